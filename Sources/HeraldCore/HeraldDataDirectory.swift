@@ -1,0 +1,61 @@
+import Foundation
+
+/// Where Herald keeps a user's durable state: notification databases, attachments, keys.
+///
+/// Resolution order, first match wins:
+/// 1. an explicit path (a `--data-dir` option),
+/// 2. the `HERALD_DATA_DIR` environment variable,
+/// 3. `$XDG_DATA_HOME/herald`,
+/// 4. `~/.local/share/herald`.
+public struct HeraldDataDirectory: Sendable, Hashable {
+    /// The directory's location.
+    public let url: URL
+
+    /// Creates a data directory at a known location; nothing is created on disk yet.
+    ///
+    /// - Parameter url: The directory.
+    public init(url: URL) {
+        self.url = url.standardizedFileURL
+    }
+
+    /// Resolves the data directory for this user.
+    ///
+    /// - Parameters:
+    ///   - explicitPath: A path given on the command line, if any.
+    ///   - environment: The process environment (injectable for tests).
+    public static func resolve(
+        explicitPath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> HeraldDataDirectory {
+        if let explicitPath, !explicitPath.isEmpty {
+            return HeraldDataDirectory(url: URL(fileURLWithPath: explicitPath))
+        }
+        if let path = environment["HERALD_DATA_DIR"], !path.isEmpty {
+            return HeraldDataDirectory(url: URL(fileURLWithPath: path))
+        }
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            return HeraldDataDirectory(url: URL(fileURLWithPath: xdg).appendingPathComponent("herald"))
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return HeraldDataDirectory(
+            url: URL(fileURLWithPath: home).appendingPathComponent(".local/share/herald")
+        )
+    }
+
+    /// The SQLite database holding every app's local-notification state for this user.
+    public var notificationDatabase: URL { url.appendingPathComponent("notifications.sqlite") }
+
+    /// The attachment data store: files moved out of apps' containers when a request is added.
+    public var attachmentStore: URL { url.appendingPathComponent("attachments", isDirectory: true) }
+
+    /// Creates the directory (and parents) with owner-only permissions if it does not exist.
+    ///
+    /// - Throws: The file system's error when the directory cannot be created.
+    public func create() throws {
+        try FileManager.default.createDirectory(
+            at: url,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
+    }
+}

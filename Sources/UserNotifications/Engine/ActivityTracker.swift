@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// Knows when an engine has nothing left to do at the current time, so a virtual clock can step safely.
+///
+/// Work counts from the moment it is requested (a center call, a delivery) until it is done; the scheduler loop
+/// reports whether it is sleeping and until when. The engine is idle at `now` when no work is in flight and the
+/// loop sleeps until after `now`.
+package final class ActivityTracker: Sendable {
+    private struct State {
+        var inFlight = 0
+        /// `nil` while the loop is running; the deadline it sleeps until otherwise.
+        var sleepingUntil: Date? = .distantFuture
+        var waiters: [(id: UInt64, now: @Sendable () -> Date, continuation: CheckedContinuation<Void, Never>)] = []
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    /// Marks the start of a piece of work.
+    package func begin() {
+        state.withLock { $0.inFlight += 1 }
+    }
+
+    /// Marks the end of a piece of work begun with ``begin()``.
+    package func end() {
+        state.withLock { $0.inFlight -= 1 }
+        resumeIdleWaiters()
+    }
+
+    /// The scheduler loop is awake.
+    package func loopRunning() {
+        state.withLock { $0.sleepingUntil = nil }
+    }
+
+    /// The scheduler loop sleeps until `deadline` (`.distantFuture`: until woken, or stopped).
+    package func loopSleeping(until deadline: Date) {
+        state.withLock { $0.sleepingUntil = deadline }
+        resumeIdleWaiters()
+    }
+
+    /// Returns once the engine is idle at the time `now` reads.
+    ///
+    /// - Parameter now: Reads the clock the scheduler sleeps on.
+    package func waitUntilIdle(now: @escaping @Sendable () -> Date) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                if Self.isIdle(state, now: now()) { return true }
+                state.nextWaiter += 1
+                state.waiters.append((state.nextWaiter, now, continuation))
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    private static func isIdle(_ state: State, now: Date) -> Bool {
+        guard state.inFlight == 0, let until = state.sleepingUntil else { return false }
+        return until > now
+    }
+
+    private func resumeIdleWaiters() {
+        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            var ready: [CheckedContinuation<Void, Never>] = []
+            var waiting = state.waiters
+            waiting.removeAll { waiter in
+                guard Self.isIdle(state, now: waiter.now()) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            state.waiters = waiting
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+}

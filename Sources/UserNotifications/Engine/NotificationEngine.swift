@@ -1,0 +1,668 @@
+import CoreLocation
+import Foundation
+import HeraldCore
+import Logging
+import Metrics
+import ServiceLifecycle
+
+/// The local-notification engine: authorization, scheduling, delivery and responses for one or many apps.
+///
+/// It runs inside an app's process behind `UNUserNotificationCenter.current()`, and will run in the device daemon
+/// for all apps. State is in a ``NotificationStore``; time comes from the configured clock.
+package actor NotificationEngine: Service {
+    package struct Configuration: Sendable {
+        package var clock: any HeraldClock
+        /// The device's time zone, for calendar triggers without one.
+        package var timeZone: TimeZone
+        /// Apple's pending limit per app (B-18).
+        package var pendingLimit = 64
+        /// How long a delegate has to call a completion handler ("in a timely manner", C-20; Apple gives no number).
+        package var delegateTimeout: Duration = .seconds(10)
+        /// What the person answers when an app asks for authorization and nobody is there to ask.
+        package var authorizationAnswer: AuthorizationAnswer = .allow
+        /// The largest encoded request accepted.
+        package var maximumRequestSize = 4 * 1024 * 1024
+        /// How often (real time) to look for changes other processes made to the store.
+        package var externalChangePollInterval: Duration? = .seconds(2)
+        package var presenter: any NotificationPresenter
+        package var attachmentDirectory: URL
+        package var logger: Logger
+        /// The apps this engine schedules for; `nil` for every app in the store (the daemon's view).
+        package var scope: [String]?
+
+        package init(
+            clock: any HeraldClock, timeZone: TimeZone, presenter: any NotificationPresenter,
+            attachmentDirectory: URL, logger: Logger, scope: [String]?
+        ) {
+            self.clock = clock
+            self.timeZone = timeZone
+            self.presenter = presenter
+            self.attachmentDirectory = attachmentDirectory
+            self.logger = logger
+            self.scope = scope
+        }
+    }
+
+    package nonisolated let store: any NotificationStore
+    package nonisolated let configuration: Configuration
+    package nonisolated let activity = ActivityTracker()
+    private nonisolated let attachments: AttachmentDataStore
+    private var logger: Logger { configuration.logger }
+
+    private var heap = ScheduleHeap()
+    private var hosts: [String: any NotificationHost] = [:]
+    private var answers: [String: AuthorizationAnswer] = [:]
+    private var deliveryChains: [String: Task<Void, Never>] = [:]
+    private var inFlight: Set<Int64> = []
+    private var sleepTask: Task<Void, Never>?
+    private var sleepDeadline: Date?
+    private var loopRunning = false
+    /// Requests due before this instant fired while no engine ran: the app was not running (B-17).
+    private var startedAt: Date?
+    private var backoffUntil: Date?
+    private var regionInside: [String: Bool] = [:]
+    private var locationCache: [(bundleIdentifier: String, pending: PendingNotification)]?
+    private var lastExternalToken: Int64?
+
+    private let deliveredCounter = Counter(label: "herald_local_notifications_delivered_total")
+    private let scheduledCounter = Counter(label: "herald_local_notifications_scheduled_total")
+
+    package init(store: any NotificationStore, configuration: Configuration) {
+        self.store = store
+        self.configuration = configuration
+        self.attachments = AttachmentDataStore(root: configuration.attachmentDirectory, logger: configuration.logger)
+    }
+
+    package nonisolated var triggerContext: TriggerContext {
+        TriggerContext(clock: configuration.clock, timeZone: configuration.timeZone)
+    }
+
+    // MARK: Hosts and the person
+
+    /// Connects the running app's center, and hands it any responses that waited for it.
+    package func attach(_ host: any NotificationHost, for bundleIdentifier: String) {
+        hosts[bundleIdentifier] = host
+        deliverQueuedResponses(for: bundleIdentifier)
+    }
+
+    /// Sets what the person will answer when this app asks for authorization.
+    package func setAuthorizationAnswer(_ answer: AuthorizationAnswer, for bundleIdentifier: String) {
+        answers[bundleIdentifier] = answer
+    }
+
+    /// The delegate of `bundleIdentifier` changed: waiting responses may now be delivered.
+    package func delegateChanged(for bundleIdentifier: String) {
+        deliverQueuedResponses(for: bundleIdentifier)
+    }
+
+    // MARK: Authorization and settings
+
+    /// Apple's `requestAuthorization(options:)` (B-1, B-2): the first request asks the person and stores the
+    /// answer; later requests return it. `.provisional` is granted without asking and stays provisional until an
+    /// explicit request (which asks) or the person decides.
+    package func requestAuthorization(_ options: UNAuthorizationOptions, for bundleIdentifier: String) async throws -> Bool {
+        let answer = answers[bundleIdentifier] ?? configuration.authorizationAnswer
+        let state = try await store.updateAppState(for: bundleIdentifier) { state in
+            let status = state.settings.authorizationStatus
+            let asks = status == .notDetermined || (status == .provisional && !options.contains(.provisional))
+            guard asks else { return }
+            if status == .notDetermined && options.contains(.provisional) {
+                state.settings = .decided(.provisional, options: options)
+            } else {
+                state.settings = .decided(answer == .allow ? .authorized : .denied, options: options)
+            }
+            state.requestedOptions = options.rawValue
+        }
+        logger.debug("Authorization requested", metadata: [
+            "app.bundle_id": "\(bundleIdentifier)", "authorization.status": "\(state.settings.authorizationStatus)",
+        ])
+        return state.settings.allowsDelivery
+    }
+
+    /// The person changes the app's decision (as in Settings), e.g. from `herald notifications deny`.
+    package func setAuthorization(
+        _ status: UNAuthorizationStatus, options: UNAuthorizationOptions, for bundleIdentifier: String
+    ) async throws {
+        _ = try await store.updateAppState(for: bundleIdentifier) { state in
+            state.settings = .decided(status, options: options)
+            state.requestedOptions = options.rawValue
+        }
+    }
+
+    /// Replaces the app's settings record (the testing kit's and CLI's fine-grained changes).
+    package func updateSettings(
+        for bundleIdentifier: String, _ change: @escaping @Sendable (inout NotificationSettingsRecord) -> Void
+    ) async throws {
+        _ = try await store.updateAppState(for: bundleIdentifier) { change(&$0.settings) }
+    }
+
+    /// Apple's `setBadgeCount` (C-15): a negative count is `badgeInputInvalid`.
+    package func setBadgeCount(_ count: Int, for bundleIdentifier: String) async throws {
+        guard count >= 0 else { throw UNError.make(.badgeInputInvalid, reason: "Badge count \(count) is negative") }
+        _ = try await store.updateAppState(for: bundleIdentifier) { $0.badgeCount = count }
+    }
+
+    // MARK: Requests
+
+    /// Apple's `add` (C-8, B-10, B-16, B-18, B-40).
+    package func add(_ request: NotificationRequestRecord, for bundleIdentifier: String) async throws {
+        if let trigger = request.trigger {
+            if let error = TriggerSchedule.validationError(trigger) { throw error }
+            if case .push = trigger {
+                throw UNError.make(.notificationInvalidNoDate, reason: "A push trigger cannot schedule a local notification")
+            }
+        }
+        guard request.content.hasUserVisibleContent else {
+            throw UNError.make(.notificationInvalidNoContent,
+                               reason: "Set a title, subtitle, body, sound, badge or attachment")
+        }
+        let size = (try? JSONEncoder().encode(request).count) ?? 0
+        guard size <= configuration.maximumRequestSize else {
+            throw HeraldNotificationError.requestTooLarge(size: size, limit: configuration.maximumRequestSize)
+        }
+        let state = try await store.appState(for: bundleIdentifier)
+        if state.settings.authorizationStatus == .denied {
+            // B-5: on iOS the add completes without error and nothing is scheduled.
+            logger.info("Not scheduling: notifications are not allowed for this app", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
+            ])
+            return
+        }
+        let now = configuration.clock.now
+        var fireDate: Date?
+        switch request.trigger {
+        case nil:
+            fireDate = now
+        case .timeInterval, .calendar:
+            fireDate = TriggerSchedule.firstFireDate(of: request.trigger!, addedAt: now, timeZone: configuration.timeZone)
+            guard fireDate != nil else {
+                // B-16: a trigger that will never fire is accepted without error and not retained.
+                logger.info("Not scheduling: the trigger matches no future date", metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
+                ])
+                return
+            }
+        case .location, .push:
+            fireDate = nil
+        }
+        var stored = request
+        stored.content.attachments = try attachments.moveIn(request.content.attachments, for: bundleIdentifier)
+        let addition: PendingAddition
+        do {
+            addition = try await store.addPending(
+                stored, addedAt: now, nextFireDate: fireDate, for: bundleIdentifier, limit: configuration.pendingLimit
+            )
+        } catch {
+            attachments.delete(stored.content.attachments)
+            throw error
+        }
+        if let replaced = addition.replaced { await releaseAttachments(of: replaced.request, bundleIdentifier: bundleIdentifier) }
+        for discarded in addition.discarded {
+            logger.info("Pending limit reached: discarded the latest-firing request", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(discarded.request.identifier)",
+                "pending.limit": "\(configuration.pendingLimit)",
+            ])
+            await releaseAttachments(of: discarded.request, bundleIdentifier: bundleIdentifier)
+        }
+        guard let pending = addition.stored else {
+            logger.info("Pending limit reached: the new request fires latest and was discarded", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
+            ])
+            attachments.delete(stored.content.attachments)
+            return
+        }
+        scheduledCounter.increment()
+        if let fireDate {
+            schedule(ScheduleHeap.Entry(fireTime: fireDate.timeIntervalSince1970, sequence: pending.sequence))
+        } else {
+            locationCache = nil
+            await evaluateLocation()
+        }
+    }
+
+    /// Apple's pending requests (C-9), in the order they were added.
+    package func pending(for bundleIdentifier: String) async throws -> [PendingNotification] {
+        try await store.pending(for: bundleIdentifier)
+    }
+
+    /// Apple's `removePendingNotificationRequests` (B-13); `nil` removes all (C-11).
+    package func removePending(identifiers: [String]?, for bundleIdentifier: String) async throws {
+        let removed = try await store.removePending(identifiers: identifiers, for: bundleIdentifier)
+        for item in removed {
+            await releaseAttachments(of: item.request, bundleIdentifier: bundleIdentifier)
+            if item.nextFireDate == nil { locationCache = nil }
+        }
+    }
+
+    /// Apple's delivered notifications (C-12), most recent first.
+    package func delivered(for bundleIdentifier: String) async throws -> [DeliveredNotification] {
+        try await store.delivered(for: bundleIdentifier)
+    }
+
+    /// Apple's `removeDeliveredNotifications` (B-14); `nil` removes all (C-14).
+    package func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws {
+        let removed = try await store.removeDelivered(identifiers: identifiers, for: bundleIdentifier)
+        for item in removed { await releaseAttachments(of: item.request, bundleIdentifier: bundleIdentifier) }
+    }
+
+    /// Deletes a request's attachment files unless a pending or delivered notification with its identifier still
+    /// uses them (a repeating request and its delivered copy share files).
+    private func releaseAttachments(of request: NotificationRequestRecord, bundleIdentifier: String) async {
+        guard !request.content.attachments.isEmpty else { return }
+        var stillUsed: [NotificationAttachmentRecord] = []
+        if let pending = try? await store.pending(for: bundleIdentifier) {
+            stillUsed += pending.filter { $0.request.identifier == request.identifier }.flatMap(\.request.content.attachments)
+        }
+        if let delivered = try? await store.delivered(for: bundleIdentifier) {
+            stillUsed += delivered.filter { $0.request.identifier == request.identifier }.flatMap(\.request.content.attachments)
+        }
+        attachments.delete(request.content.attachments, keeping: stillUsed)
+    }
+
+    // MARK: Location
+
+    /// A new device location from the feed: fires location triggers whose region was entered or left (B-25).
+    ///
+    /// The first location after start only establishes inside/outside; a trigger fires on a later crossing.
+    package func updateLocation(latitude: Double, longitude: Double) async throws {
+        try await store.setDeviceLocation(latitude: latitude, longitude: longitude)
+        await evaluateLocation(latitude: latitude, longitude: longitude)
+    }
+
+    private func evaluateLocation(latitude: Double? = nil, longitude: Double? = nil) async {
+        var coordinate: (Double, Double)?
+        if let latitude, let longitude {
+            coordinate = (latitude, longitude)
+        } else if let stored = try? await store.deviceLocation() {
+            coordinate = stored
+        }
+        guard let (latitude, longitude) = coordinate else { return }
+        if locationCache == nil {
+            locationCache = (try? await store.locationPending(for: configuration.scope)) ?? []
+        }
+        let here = CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
+        var crossings: [(String, PendingNotification)] = []
+        for (bundleIdentifier, pending) in locationCache ?? [] {
+            guard case .location(let region, _) = pending.request.trigger else { continue }
+            let circle = CLCircularRegion(
+                center: CLLocationCoordinate2D(latitude: region.latitude, longitude: region.longitude),
+                radius: region.radius, identifier: region.identifier
+            )
+            let inside = circle.contains(here)
+            let key = "\(bundleIdentifier)\u{0}\(pending.sequence)"
+            let previous = regionInside[key]
+            regionInside[key] = inside
+            guard let previous, previous != inside else { continue }
+            if (inside && region.notifyOnEntry) || (!inside && region.notifyOnExit) {
+                crossings.append((bundleIdentifier, pending))
+            }
+        }
+        guard !crossings.isEmpty else { return }
+        locationCache = nil
+        let now = configuration.clock.now
+        await deliver(crossings.map { (bundleIdentifier: $0.0, pending: $0.1, expected: nil) }, now: now)
+    }
+
+    // MARK: Responses
+
+    /// A person's interaction with a delivered notification (B-31), from the testing kit or a presenter.
+    ///
+    /// The notification leaves the delivered list. The app's delegate gets the response now if it has one, or
+    /// when it sets one (the response is kept in the store meanwhile). A dismissal is reported only when the
+    /// category has `.customDismissAction`.
+    package func interact(_ interaction: NotificationInteraction, withNotification identifier: String, for bundleIdentifier: String) async throws {
+        guard let notification = try await store.delivered(for: bundleIdentifier).first(where: { $0.request.identifier == identifier })
+        else { throw NotificationInteractionError.notDelivered(identifier: identifier) }
+        let categoryIdentifier = notification.request.content.categoryIdentifier
+        let category = try await store.categories(for: bundleIdentifier).first { $0.identifier == categoryIdentifier }
+        let actionIdentifier: String?
+        var userText: String?
+        switch interaction {
+        case .open:
+            actionIdentifier = UNNotificationDefaultActionIdentifier
+        case .dismiss:
+            actionIdentifier = category?.categoryOptions.contains(.customDismissAction) == true
+                ? UNNotificationDismissActionIdentifier : nil
+        case .action(let id):
+            guard let action = category?.actions.first(where: { $0.identifier == id }) else {
+                throw NotificationInteractionError.unknownAction(identifier: id, category: categoryIdentifier)
+            }
+            guard action.textInput == nil else { throw NotificationInteractionError.notTextInput(identifier: id) }
+            actionIdentifier = id
+        case .reply(let id, let text):
+            guard let action = category?.actions.first(where: { $0.identifier == id }) else {
+                throw NotificationInteractionError.unknownAction(identifier: id, category: categoryIdentifier)
+            }
+            guard action.textInput != nil else { throw NotificationInteractionError.notTextInput(identifier: id) }
+            actionIdentifier = id
+            userText = text
+        }
+        _ = try await store.removeDelivered(identifiers: [identifier], for: bundleIdentifier)
+        guard let actionIdentifier else {
+            await releaseAttachments(of: notification.request, bundleIdentifier: bundleIdentifier)
+            return
+        }
+        _ = try await store.enqueueResponse(
+            notification: notification, actionIdentifier: actionIdentifier, userText: userText, for: bundleIdentifier
+        )
+        deliverQueuedResponses(for: bundleIdentifier)
+    }
+
+    /// Hands waiting responses to the app's delegate, in order, each removed from the store once handled.
+    private func deliverQueuedResponses(for bundleIdentifier: String) {
+        guard let host = hosts[bundleIdentifier], host.takesResponses else { return }
+        enqueueHostWork(for: bundleIdentifier) { engine in
+            guard let responses = try? await engine.store.queuedResponses(for: bundleIdentifier) else { return }
+            for response in responses {
+                guard await host.didReceive(response) else { return }
+                try? await engine.store.deleteResponse(id: response.id)
+                await engine.releaseAttachments(of: response.notification.request, bundleIdentifier: bundleIdentifier)
+            }
+        }
+    }
+
+    /// Runs `work` after the app's earlier host work, so its delegate sees notifications and responses in order.
+    private func enqueueHostWork(for bundleIdentifier: String, _ work: @escaping @Sendable (NotificationEngine) async -> Void) {
+        activity.begin()
+        let previous = deliveryChains[bundleIdentifier]
+        deliveryChains[bundleIdentifier] = Task {
+            _ = await previous?.value
+            await work(self)
+            self.activity.end()
+        }
+    }
+
+    // MARK: Scheduler
+
+    /// Runs the scheduler until cancelled or shut down gracefully.
+    package func run() async throws {
+        await runScheduler()
+    }
+
+    /// Starts the scheduler in its own task (the in-process center's way; a daemon uses `run()` in a service group).
+    package nonisolated func start() -> Task<Void, Never> {
+        Task { await self.runScheduler() }
+    }
+
+    private func runScheduler() async {
+        guard !loopRunning else { return }
+        loopRunning = true
+        activity.loopRunning()
+        defer {
+            loopRunning = false
+            activity.loopSleeping(until: .distantFuture)
+        }
+        await recover()
+        let poller = startExternalChangePoller()
+        defer { poller?.cancel() }
+        await withGracefulShutdownHandler {
+            while !Task.isCancelled {
+                let now = configuration.clock.now
+                if let backoffUntil, backoffUntil > now {
+                    await sleep(until: backoffUntil)
+                    continue
+                }
+                let due = heap.popDue(upTo: now.timeIntervalSince1970, limit: 2_000)
+                if !due.isEmpty {
+                    await fire(due, now: now)
+                    continue
+                }
+                await sleep(until: heap.first?.fireDate)
+            }
+        } onGracefulShutdown: {
+            Task { await self.stopSleeping() }
+        }
+    }
+
+    private func stopSleeping() {
+        sleepTask?.cancel()
+    }
+
+    private func sleep(until deadline: Date?) async {
+        let clock = configuration.clock
+        let target = deadline ?? .distantFuture
+        sleepDeadline = target
+        activity.loopSleeping(until: target)
+        let task = Task<Void, Never> { _ = try? await clock.sleep(until: target) }
+        sleepTask = task
+        await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
+        sleepTask = nil
+        sleepDeadline = nil
+        activity.loopRunning()
+    }
+
+    /// Adds an entry to the queue and wakes the loop if it sleeps past it.
+    private func schedule(_ entry: ScheduleHeap.Entry) {
+        heap.push(entry)
+        if let sleepDeadline, entry.fireDate < sleepDeadline, let sleepTask {
+            activity.loopRunning()
+            sleepTask.cancel()
+        }
+    }
+
+    /// Loads the queue from the store; requests already due fired while no engine ran (B-17).
+    private func recover() async {
+        let now = configuration.clock.now
+        startedAt = now
+        do {
+            let index = try await store.scheduleIndex(for: configuration.scope)
+            var merged = index
+            merged.reserveCapacity(index.count + heap.count)
+            while let entry = heap.popDue(upTo: .infinity, limit: 1).first { merged.append(entry) }
+            heap = ScheduleHeap(merged)
+            lastExternalToken = try await store.externalChangeToken()
+            logger.debug("Scheduler recovered", metadata: ["pending.count": "\(index.count)"])
+        } catch {
+            logger.error("Could not load pending notifications", metadata: ["error": "\(error)"])
+        }
+        await evaluateLocation()
+    }
+
+    private nonisolated func startExternalChangePoller() -> Task<Void, Never>? {
+        guard let interval = configuration.externalChangePollInterval else { return nil }
+        return Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                await self.reloadIfChangedElsewhere()
+            }
+        }
+    }
+
+    /// Another process (the `herald` CLI, another app's engine) wrote to the store: reload the queue.
+    private func reloadIfChangedElsewhere() async {
+        guard let token = try? await store.externalChangeToken(), token != lastExternalToken else { return }
+        lastExternalToken = token
+        guard let index = try? await store.scheduleIndex(for: configuration.scope) else { return }
+        heap = ScheduleHeap(index.filter { !inFlight.contains($0.sequence) })
+        locationCache = nil
+        activity.loopRunning()
+        sleepTask?.cancel()
+        await evaluateLocation()
+    }
+
+    /// Fires due entries: foreground apps ask their delegate, the rest are committed together.
+    private func fire(_ due: [ScheduleHeap.Entry], now: Date) async {
+        var seen = Set<Int64>()
+        let unique = due.filter { !inFlight.contains($0.sequence) && seen.insert($0.sequence).inserted }
+        let rows: [Int64: (bundleIdentifier: String, pending: PendingNotification)]
+        do {
+            rows = try await store.pending(sequences: unique.map(\.sequence))
+        } catch {
+            logger.error("Could not load due notifications; retrying", metadata: ["error": "\(error)"])
+            for entry in unique { heap.push(entry) }
+            backoffUntil = now.addingTimeInterval(1)
+            return
+        }
+        var items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)] = []
+        for entry in unique {
+            guard let (bundleIdentifier, pending) = rows[entry.sequence],
+                  pending.nextFireDate?.timeIntervalSince1970 == entry.fireTime
+            else { continue }
+            items.append((bundleIdentifier, pending, entry.fireDate))
+        }
+        await deliver(items, now: now)
+    }
+
+    private func deliver(_ items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)], now: Date) async {
+        var settings: [String: NotificationAppState] = [:]
+        var background: [PlannedFiring] = []
+        for item in items {
+            let state: NotificationAppState
+            if let cached = settings[item.bundleIdentifier] {
+                state = cached
+            } else {
+                state = (try? await store.appState(for: item.bundleIdentifier))
+                    ?? NotificationAppState(bundleIdentifier: item.bundleIdentifier)
+                settings[item.bundleIdentifier] = state
+            }
+            let fireDate = item.expected ?? now
+            let missed = startedAt.map { fireDate < $0 } ?? false
+            if !missed, state.settings.allowsDelivery, let host = hosts[item.bundleIdentifier], host.presentsInForeground {
+                inFlight.insert(item.pending.sequence)
+                let bundleIdentifier = item.bundleIdentifier
+                let pending = item.pending
+                let expected = item.expected
+                enqueueHostWork(for: bundleIdentifier) { engine in
+                    let notification = DeliveredNotification(request: pending.request, date: fireDate)
+                    let options = await host.willPresent(notification) ?? []
+                    await engine.commitForeground(pending, bundleIdentifier: bundleIdentifier, expected: expected,
+                                                  options: options, now: fireDate)
+                }
+            } else {
+                var planned = makeFiring(item.pending, bundleIdentifier: item.bundleIdentifier, expected: item.expected,
+                                         options: Self.systemPresentation, state: state, date: fireDate, now: now)
+                planned.missed = missed
+                background.append(planned)
+            }
+        }
+        await commit(background)
+    }
+
+    private func commitForeground(
+        _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
+        options: UNNotificationPresentationOptions, now: Date
+    ) async {
+        let state = (try? await store.appState(for: bundleIdentifier)) ?? NotificationAppState(bundleIdentifier: bundleIdentifier)
+        let planned = makeFiring(pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options,
+                                 state: state, date: now, now: configuration.clock.now)
+        await commit([planned])
+        inFlight.remove(pending.sequence)
+    }
+
+    /// What the system does without a foreground delegate: the notification's own options (C-20).
+    static let systemPresentation: UNNotificationPresentationOptions = [.banner, .list, .sound, .badge]
+
+    private func makeFiring(
+        _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
+        options: UNNotificationPresentationOptions, state: NotificationAppState, date: Date, now: Date
+    ) -> PlannedFiring {
+        let request = pending.request
+        let reschedule: Firing.Reschedule
+        if request.trigger?.repeats == true {
+            switch request.trigger {
+            case .location:
+                reschedule = .keep(nextFireDate: nil)
+            case .some(let trigger):
+                let next = TriggerSchedule.nextFireDate(
+                    of: trigger, after: max(now, date), anchor: pending.addedAt, timeZone: configuration.timeZone
+                )
+                reschedule = next.map { .keep(nextFireDate: $0) } ?? .remove
+            case nil:
+                reschedule = .remove
+            }
+        } else {
+            reschedule = .remove
+        }
+        let style = Self.style(options, settings: state.settings, content: request.content)
+        let firing = Firing(
+            bundleIdentifier: bundleIdentifier, sequence: pending.sequence, expectedFireDate: expected,
+            reschedule: reschedule,
+            delivered: style.list ? DeliveredNotification(request: request, date: date) : nil,
+            badge: style.badge ? request.content.badge : nil
+        )
+        return PlannedFiring(firing: firing, pending: pending, style: style, date: date, missed: false)
+    }
+
+    /// A firing with what the presenter needs once it is committed.
+    struct PlannedFiring: Sendable {
+        var firing: Firing
+        var pending: PendingNotification
+        var style: NotificationPresentation.Style
+        var date: Date
+        var missed: Bool
+    }
+
+    /// How a notification is shown: the app's options within the person's settings (B-2, B-3, B-30).
+    static func style(
+        _ options: UNNotificationPresentationOptions, settings: NotificationSettingsRecord, content: NotificationContentRecord
+    ) -> NotificationPresentation.Style {
+        guard settings.allowsDelivery else { return .init(banner: false, list: false, sound: false, badge: false) }
+        return NotificationPresentation.Style(
+            banner: options.includesBanner && settings.alertSetting == .enabled,
+            list: options.includesList && settings.notificationCenterSetting == .enabled,
+            sound: options.contains(.sound) && settings.soundSetting == .enabled && content.sound != nil,
+            badge: options.contains(.badge) && settings.badgeSetting == .enabled && content.badge != nil
+        )
+    }
+
+    private func commit(_ batch: [PlannedFiring]) async {
+        guard !batch.isEmpty else { return }
+        let outcomes: [FiringOutcome]
+        do {
+            outcomes = try await store.commit(batch.map(\.firing))
+        } catch {
+            logger.error("Could not record fired notifications; retrying", metadata: ["error": "\(error)"])
+            for item in batch {
+                if let expected = item.firing.expectedFireDate {
+                    heap.push(.init(fireTime: expected.timeIntervalSince1970, sequence: item.firing.sequence))
+                }
+            }
+            backoffUntil = configuration.clock.now.addingTimeInterval(1)
+            return
+        }
+        var presentations: [NotificationPresentation] = []
+        var categories: [String: [NotificationCategoryRecord]] = [:]
+        for (item, outcome) in zip(batch, outcomes) where outcome.applied {
+            let firing = item.firing
+            let request = item.pending.request
+            switch firing.reschedule {
+            case .keep(let next?):
+                heap.push(.init(fireTime: next.timeIntervalSince1970, sequence: firing.sequence))
+            case .keep(nil):
+                locationCache = nil
+            case .remove:
+                if firing.delivered == nil { attachments.delete(request.content.attachments) }
+            }
+            if let replaced = outcome.replacedDelivered {
+                attachments.delete(replaced.request.content.attachments, keeping: request.content.attachments)
+            }
+            deliveredCounter.increment()
+            logger.debug("Notification fired", metadata: [
+                "app.bundle_id": "\(firing.bundleIdentifier)", "request.id": "\(request.identifier)",
+                "notification.listed": "\(firing.delivered != nil)", "notification.missed": "\(item.missed)",
+            ])
+            let style = item.style
+            guard style.banner || style.list || style.sound || style.badge else { continue }
+            if categories[firing.bundleIdentifier] == nil {
+                categories[firing.bundleIdentifier] = (try? await store.categories(for: firing.bundleIdentifier)) ?? []
+            }
+            let content = request.content
+            let category = categories[firing.bundleIdentifier]?.first { $0.identifier == content.categoryIdentifier }
+            presentations.append(NotificationPresentation(
+                bundleIdentifier: firing.bundleIdentifier, identifier: request.identifier,
+                title: content.title, subtitle: content.subtitle, body: content.body,
+                soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
+                categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
+                actionTitles: category?.actions.map(\.title) ?? [], attachmentPaths: content.attachments.map(\.path),
+                date: item.date, style: style, deliveredWhileNotRunning: item.missed
+            ))
+        }
+        for presentation in presentations {
+            await configuration.presenter.present(presentation)
+        }
+    }
+}

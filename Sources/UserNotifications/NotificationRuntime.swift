@@ -1,0 +1,70 @@
+import Foundation
+import HeraldCore
+import Logging
+
+/// How `UNUserNotificationCenter.current()` finds its center.
+package enum NotificationRuntime {
+    /// A center that `current()` returns within a task (the testing kit runs app code against its own center).
+    @TaskLocal package static var scopedCenter: UncheckedSendableBox<UNUserNotificationCenter>?
+
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var shared: UNUserNotificationCenter?
+
+    /// The process's center, made on first use from the environment (see ``environmentConfiguration(_:)``).
+    package static func processCenter() -> UNUserNotificationCenter {
+        lock.withLock {
+            if let shared { return shared }
+            let center = makeProcessCenter(environment: ProcessInfo.processInfo.environment)
+            shared = center
+            return center
+        }
+    }
+
+    /// The bundle identifier a process without an app bundle gets.
+    ///
+    /// - Parameter environment: The process environment.
+    package static func bundleIdentifier(environment: [String: String]) -> String {
+        if let explicit = environment["HERALD_BUNDLE_ID"], !explicit.isEmpty { return explicit }
+        if let bundle = Bundle.main.bundleIdentifier, !bundle.isEmpty { return bundle }
+        return "local." + ProcessInfo.processInfo.processName
+    }
+
+    /// Builds the center a process gets from `current()`: SQLite in the user's data directory, the real clock,
+    /// the terminal presenter (`HERALD_PRESENTER=none` silences it), and the person's answer to authorization
+    /// requests from `HERALD_AUTHORIZATION_ANSWER` (`allow`, the default, or `deny`).
+    package static func makeProcessCenter(environment: [String: String]) -> UNUserNotificationCenter {
+        let logger = Logger(label: "herald.usernotifications")
+        let bundleIdentifier = bundleIdentifier(environment: environment)
+        let directory = HeraldDataDirectory.resolve(environment: environment)
+        let presenter: any NotificationPresenter = environment["HERALD_PRESENTER"] == "none"
+            ? SilentPresenter() : TerminalPresenter()
+        do {
+            try directory.create()
+            let store = try SQLiteNotificationStore(url: directory.notificationDatabase, logger: logger)
+            var configuration = NotificationEngine.Configuration(
+                clock: SystemClock(), timeZone: .current, presenter: presenter,
+                attachmentDirectory: directory.attachmentStore, logger: logger, scope: [bundleIdentifier]
+            )
+            if let answer = environment["HERALD_AUTHORIZATION_ANSWER"].flatMap(AuthorizationAnswer.init(rawValue:)) {
+                configuration.authorizationAnswer = answer
+            }
+            let engine = NotificationEngine(store: store, configuration: configuration)
+            _ = engine.start()
+            return UNUserNotificationCenter(bundleIdentifier: bundleIdentifier, engine: .success(engine))
+        } catch {
+            logger.error("Cannot open the notification database; the center will refuse every request", metadata: [
+                "store.path": "\(directory.notificationDatabase.path)", "error": "\(error)",
+            ])
+            return UNUserNotificationCenter(
+                bundleIdentifier: bundleIdentifier,
+                engine: .failure(.storeUnavailable(path: directory.notificationDatabase.path, reason: "\(error)"))
+            )
+        }
+    }
+}
+
+/// A presenter that shows nothing (`HERALD_PRESENTER=none`).
+package struct SilentPresenter: NotificationPresenter {
+    package init() {}
+    package func present(_ presentation: NotificationPresentation) async {}
+}

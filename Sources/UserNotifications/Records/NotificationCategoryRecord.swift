@@ -1,0 +1,50 @@
+/// The value behind a `UNNotificationCategory`.
+package struct NotificationCategoryRecord: Sendable, Codable, Hashable {
+    package var identifier: String
+    package var actions: [NotificationActionRecord]
+    package var intentIdentifiers: [String]
+    package var hiddenPreviewsBodyPlaceholder: String?
+    package var categorySummaryFormat: String?
+    package var options: UInt
+
+    package init(
+        identifier: String, actions: [NotificationActionRecord], intentIdentifiers: [String],
+        hiddenPreviewsBodyPlaceholder: String?, categorySummaryFormat: String?, options: UInt
+    ) {
+        self.identifier = identifier
+        self.actions = actions
+        self.intentIdentifiers = intentIdentifiers
+        self.hiddenPreviewsBodyPlaceholder = hiddenPreviewsBodyPlaceholder
+        self.categorySummaryFormat = categorySummaryFormat
+        self.options = options
+    }
+
+    package var categoryOptions: UNNotificationCategoryOptions { UNNotificationCategoryOptions(rawValue: options) }
+}
+
+/// The value behind a `UNNotificationAction` or `UNTextInputNotificationAction`.
+package struct NotificationActionRecord: Sendable, Codable, Hashable {
+    package struct TextInput: Sendable, Codable, Hashable {
+        package var buttonTitle: String
+        package var placeholder: String
+    }
+
+    package struct Icon: Sendable, Codable, Hashable {
+        package var systemImageName: String?
+        package var templateImageName: String?
+    }
+
+    package var identifier: String
+    package var title: String
+    package var options: UInt
+    package var icon: Icon?
+    package var textInput: TextInput?
+
+    package init(identifier: String, title: String, options: UInt, icon: Icon?, textInput: TextInput?) {
+        self.identifier = identifier
+        self.title = title
+        self.options = options
+        self.icon = icon
+        self.textInput = textInput
+    }
+}

@@ -1,0 +1,97 @@
+/// The value behind a `UNNotificationSettings`, and the per-app authorization state the store keeps.
+package struct NotificationSettingsRecord: Sendable, Codable, Hashable {
+    package var authorizationStatus: UNAuthorizationStatus = .notDetermined
+    package var soundSetting: UNNotificationSetting = .notSupported
+    package var badgeSetting: UNNotificationSetting = .notSupported
+    package var alertSetting: UNNotificationSetting = .notSupported
+    package var notificationCenterSetting: UNNotificationSetting = .notSupported
+    package var lockScreenSetting: UNNotificationSetting = .notSupported
+    package var carPlaySetting: UNNotificationSetting = .notSupported
+    package var criticalAlertSetting: UNNotificationSetting = .notSupported
+    package var announcementSetting: UNNotificationSetting = .notSupported
+    package var timeSensitiveSetting: UNNotificationSetting = .notSupported
+    package var scheduledDeliverySetting: UNNotificationSetting = .notSupported
+    package var directMessagesSetting: UNNotificationSetting = .notSupported
+    package var alertStyle: UNAlertStyle = .none
+    package var showPreviewsSetting: UNShowPreviewsSetting = .always
+    package var providesAppNotificationSettings = false
+
+    package init() {}
+
+    /// Settings before the app has asked (B-3): `notDetermined`, everything `notSupported`, alert style `none`.
+    package static let notDetermined = NotificationSettingsRecord()
+
+    /// The settings that follow from a person's decision on a request for `options` (B-1…B-3).
+    ///
+    /// Where Apple documents no value (GAP), Herald's choice: options that were asked for are `enabled` and those
+    /// that were not are `disabled`; lock screen and Notification Center follow `alert`; features a Linux machine
+    /// has no notion of (announcements, time-sensitive entitlement, direct messages, scheduled summary) are
+    /// `notSupported`. Provisional authorization is quiet (B-2): Notification Center only.
+    ///
+    /// - Parameters:
+    ///   - status: The decision.
+    ///   - options: The options the app asked for.
+    package static func decided(_ status: UNAuthorizationStatus, options: UNAuthorizationOptions) -> Self {
+        var settings = NotificationSettingsRecord()
+        settings.authorizationStatus = status
+        settings.providesAppNotificationSettings = options.contains(.providesAppNotificationSettings)
+        func granted(_ option: UNAuthorizationOptions) -> UNNotificationSetting {
+            options.contains(option) ? .enabled : .disabled
+        }
+        switch status {
+        case .notDetermined:
+            return .notDetermined
+        case .denied:
+            settings.soundSetting = .disabled
+            settings.badgeSetting = .disabled
+            settings.alertSetting = .disabled
+            settings.notificationCenterSetting = .disabled
+            settings.lockScreenSetting = .disabled
+            settings.carPlaySetting = .disabled
+            settings.criticalAlertSetting = .disabled
+        case .provisional:
+            settings.soundSetting = .disabled
+            settings.badgeSetting = .disabled
+            settings.alertSetting = .disabled
+            settings.notificationCenterSetting = .enabled
+            settings.lockScreenSetting = .disabled
+            settings.carPlaySetting = .disabled
+            settings.criticalAlertSetting = .disabled
+        case .authorized, .ephemeral:
+            settings.soundSetting = granted(.sound)
+            settings.badgeSetting = granted(.badge)
+            settings.alertSetting = granted(.alert)
+            settings.notificationCenterSetting = granted(.alert)
+            settings.lockScreenSetting = granted(.alert)
+            settings.carPlaySetting = granted(.carPlay)
+            settings.criticalAlertSetting = granted(.criticalAlert)
+            settings.alertStyle = options.contains(.alert) ? .banner : .none
+        }
+        return settings
+    }
+
+    /// Whether notifications may be delivered at all.
+    package var allowsDelivery: Bool {
+        switch authorizationStatus {
+        case .authorized, .provisional, .ephemeral: true
+        case .notDetermined, .denied: false
+        }
+    }
+}
+
+/// One app's durable state besides its requests: the decision, its settings and its badge.
+package struct NotificationAppState: Sendable, Codable, Hashable {
+    package var bundleIdentifier: String
+    package var settings: NotificationSettingsRecord
+    /// The options of the request that produced the decision.
+    package var requestedOptions: UInt
+    package var badgeCount: Int
+
+    package init(bundleIdentifier: String, settings: NotificationSettingsRecord = .notDetermined,
+                 requestedOptions: UInt = 0, badgeCount: Int = 0) {
+        self.bundleIdentifier = bundleIdentifier
+        self.settings = settings
+        self.requestedOptions = requestedOptions
+        self.badgeCount = badgeCount
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// The durable state of every app's local notifications on one device, for one user.
+///
+/// Every method is atomic. ``SQLiteNotificationStore`` is the implementation, on a file or in memory.
+package protocol NotificationStore: Sendable {
+    /// The app's decision, settings and badge; a fresh `notDetermined` state for an app never seen.
+    func appState(for bundleIdentifier: String) async throws -> NotificationAppState
+
+    /// Reads, changes and writes back the app's state in one transaction, and returns the new state.
+    func updateAppState(
+        for bundleIdentifier: String, _ change: @escaping @Sendable (inout NotificationAppState) -> Void
+    ) async throws -> NotificationAppState
+
+    /// Every app the store knows.
+    func bundleIdentifiers() async throws -> [String]
+
+    func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord]
+    func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws
+
+    /// Adds a request, replacing a pending one with the same identifier, then keeps only the `limit` soonest-firing.
+    func addPending(
+        _ request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?,
+        for bundleIdentifier: String, limit: Int
+    ) async throws -> PendingAddition
+
+    /// The app's pending requests in the order they were added.
+    func pending(for bundleIdentifier: String) async throws -> [PendingNotification]
+
+    /// Pending requests by store sequence, with their app.
+    func pending(sequences: [Int64]) async throws -> [Int64: (bundleIdentifier: String, pending: PendingNotification)]
+
+    /// Removes the app's pending requests with these identifiers (`nil`: all) and returns what was removed.
+    func removePending(identifiers: [String]?, for bundleIdentifier: String) async throws -> [PendingNotification]
+
+    /// Every dated pending request's sequence and fire time: what a scheduler needs to start.
+    ///
+    /// - Parameter bundleIdentifiers: Only these apps' requests; `nil` for every app.
+    func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleHeap.Entry]
+
+    /// Every pending request with a location trigger, of these apps (`nil`: every app).
+    func locationPending(for bundleIdentifiers: [String]?) async throws -> [(bundleIdentifier: String, pending: PendingNotification)]
+
+    /// A number that changes when another process writes to the store; `nil` for a store no one else can write.
+    func externalChangeToken() async throws -> Int64?
+
+    /// The app's delivered notifications, most recent first.
+    func delivered(for bundleIdentifier: String) async throws -> [DeliveredNotification]
+
+    /// Removes the app's delivered notifications with these identifiers (`nil`: all) and returns them.
+    func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws -> [DeliveredNotification]
+
+    /// Records that requests fired, each atomically with the rest: pending removed or rescheduled, delivered list
+    /// and badge updated.
+    func commit(_ firings: [Firing]) async throws -> [FiringOutcome]
+
+    /// Keeps a response until the app's delegate can take it.
+    func enqueueResponse(
+        notification: DeliveredNotification, actionIdentifier: String, userText: String?, for bundleIdentifier: String
+    ) async throws -> QueuedResponse
+
+    /// The app's waiting responses, oldest first.
+    func queuedResponses(for bundleIdentifier: String) async throws -> [QueuedResponse]
+
+    func deleteResponse(id: Int64) async throws
+
+    /// The device's last known location, if any.
+    func deviceLocation() async throws -> (latitude: Double, longitude: Double)?
+
+    func setDeviceLocation(latitude: Double, longitude: Double) async throws
+}
+
+/// What ``NotificationStore/addPending(_:addedAt:nextFireDate:for:limit:)`` did.
+package struct PendingAddition: Sendable {
+    /// The stored request; `nil` when the pending limit discarded the new request itself.
+    package var stored: PendingNotification?
+    /// A request with the same identifier that was replaced.
+    package var replaced: PendingNotification?
+    /// Requests discarded by the pending limit.
+    package var discarded: [PendingNotification]
+}
+
+/// One request firing, as the scheduler commits it.
+package struct Firing: Sendable {
+    /// What happens to the pending request after it fires.
+    package enum Reschedule: Sendable, Hashable {
+        /// It is done: removed from the pending list.
+        case remove
+        /// It repeats: it stays pending, firing next at this date (`nil` for a location trigger).
+        case keep(nextFireDate: Date?)
+    }
+
+    package var bundleIdentifier: String
+    /// The pending row that fired.
+    package var sequence: Int64
+    /// The fire date the scheduler saw (`nil` for location triggers); a row that changed since is left alone.
+    package var expectedFireDate: Date?
+    package var reschedule: Reschedule
+    /// The notification to put in the delivered list (replacing one with the same identifier), if listed.
+    package var delivered: DeliveredNotification?
+    /// The badge to set, if the notification changes it.
+    package var badge: Int?
+
+    package init(
+        bundleIdentifier: String, sequence: Int64, expectedFireDate: Date?, reschedule: Reschedule,
+        delivered: DeliveredNotification?, badge: Int?
+    ) {
+        self.bundleIdentifier = bundleIdentifier
+        self.sequence = sequence
+        self.expectedFireDate = expectedFireDate
+        self.reschedule = reschedule
+        self.delivered = delivered
+        self.badge = badge
+    }
+}
+
+/// What committing a ``Firing`` did.
+package struct FiringOutcome: Sendable {
+    /// `false` when the request was removed or replaced before the commit: nothing changed.
+    package var applied: Bool
+    /// The delivered notification this one replaced (its attachments may now be unreferenced).
+    package var replacedDelivered: DeliveredNotification?
+}

@@ -1,0 +1,472 @@
+import Foundation
+import GRDB
+import Logging
+
+/// The SQLite store: one database file per user holding every app's notifications.
+///
+/// WAL journal with `synchronous = FULL`: a write that returned survives a crash of the process or the machine.
+/// Concurrent writes share transactions (group commit). Opening a file that is not a database, or is damaged
+/// beyond opening, moves it aside (`<name>.corrupt-<timestamp>`) and starts a new one: the damaged file is kept
+/// for recovery, the error is logged and reported in ``quarantinedFile``.
+package final class SQLiteNotificationStore: NotificationStore {
+    private let writer: any DatabaseWriter
+    private let groupCommit: GroupCommitWriter
+    /// Where a damaged database was moved when this store opened, if it was.
+    package let quarantinedFile: URL?
+
+    /// Opens (creating if needed) the database at `url`.
+    ///
+    /// - Parameters:
+    ///   - url: The database file.
+    ///   - logger: Where the quarantine of a damaged file is reported.
+    /// - Throws: `DatabaseError` when the file cannot be opened or created (permissions, disk full).
+    package init(url: URL, logger: Logger = Logger(label: "herald.store")) throws {
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true
+        )
+        do {
+            self.writer = try SQLiteNotificationStore.open(url)
+            self.quarantinedFile = nil
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
+            let quarantine = url.appendingPathExtension("corrupt-\(stamp)")
+            try FileManager.default.moveItem(at: url, to: quarantine)
+            for suffix in ["-wal", "-shm"] {
+                let side = URL(fileURLWithPath: url.path + suffix)
+                if FileManager.default.fileExists(atPath: side.path) {
+                    try? FileManager.default.moveItem(at: side, to: URL(fileURLWithPath: quarantine.path + suffix))
+                }
+            }
+            logger.error(
+                "Notification database was damaged; moved it aside and started a new one",
+                metadata: ["store.path": "\(url.path)", "store.quarantine": "\(quarantine.path)", "error": "\(error)"]
+            )
+            self.writer = try SQLiteNotificationStore.open(url)
+            self.quarantinedFile = quarantine
+        }
+        self.groupCommit = GroupCommitWriter(writer: writer)
+    }
+
+    /// A store in memory, for tests and benchmarks' references.
+    package init() throws {
+        let queue = try DatabaseQueue()
+        try SQLiteNotificationStore.migrator.migrate(queue)
+        self.writer = queue
+        self.groupCommit = GroupCommitWriter(writer: queue)
+        self.quarantinedFile = nil
+    }
+
+    private static func open(_ url: URL) throws -> DatabasePool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE app (
+                    id INTEGER PRIMARY KEY,
+                    bundle_id TEXT NOT NULL UNIQUE,
+                    state BLOB NOT NULL,
+                    categories BLOB NOT NULL
+                );
+                CREATE TABLE pending (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app_id INTEGER NOT NULL REFERENCES app(id),
+                    identifier TEXT NOT NULL,
+                    request BLOB NOT NULL,
+                    added_at REAL NOT NULL,
+                    next_fire REAL,
+                    UNIQUE (app_id, identifier)
+                );
+                CREATE INDEX pending_by_fire ON pending(app_id, next_fire);
+                CREATE TABLE delivered (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app_id INTEGER NOT NULL REFERENCES app(id),
+                    identifier TEXT NOT NULL,
+                    request BLOB NOT NULL,
+                    date REAL NOT NULL,
+                    UNIQUE (app_id, identifier)
+                );
+                CREATE TABLE response (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    app_id INTEGER NOT NULL REFERENCES app(id),
+                    notification BLOB NOT NULL,
+                    date REAL NOT NULL,
+                    action TEXT NOT NULL,
+                    user_text TEXT
+                );
+                CREATE TABLE device (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Encoding
+
+    private static func encode<T: Encodable>(_ value: T) throws -> Data {
+        try JSONEncoder().encode(value)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        try JSONDecoder().decode(type, from: data)
+    }
+
+    /// The app's row id, creating the row when asked to.
+    private static func appID(_ db: Database, _ bundleIdentifier: String, create: Bool) throws -> Int64? {
+        if let id = try Int64.fetchOne(db, sql: "SELECT id FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier]) {
+            return id
+        }
+        guard create else { return nil }
+        try db.execute(
+            sql: "INSERT INTO app (bundle_id, state, categories) VALUES (?, ?, ?)",
+            arguments: [
+                bundleIdentifier, try encode(NotificationAppState(bundleIdentifier: bundleIdentifier)),
+                try encode([NotificationCategoryRecord]()),
+            ]
+        )
+        return db.lastInsertedRowID
+    }
+
+    private static func pendingRow(_ row: Row) throws -> PendingNotification {
+        PendingNotification(
+            sequence: row["seq"],
+            request: try decode(NotificationRequestRecord.self, row["request"]),
+            addedAt: Date(timeIntervalSince1970: row["added_at"]),
+            nextFireDate: (row["next_fire"] as Double?).map(Date.init(timeIntervalSince1970:))
+        )
+    }
+
+    private static func deliveredRow(_ row: Row) throws -> DeliveredNotification {
+        DeliveredNotification(
+            request: try decode(NotificationRequestRecord.self, row["request"]),
+            date: Date(timeIntervalSince1970: row["date"])
+        )
+    }
+
+    // MARK: Apps
+
+    package func appState(for bundleIdentifier: String) async throws -> NotificationAppState {
+        try await writer.read { db in
+            guard let data = try Data.fetchOne(db, sql: "SELECT state FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier])
+            else { return NotificationAppState(bundleIdentifier: bundleIdentifier) }
+            return try Self.decode(NotificationAppState.self, data)
+        }
+    }
+
+    package func updateAppState(
+        for bundleIdentifier: String, _ change: @escaping @Sendable (inout NotificationAppState) -> Void
+    ) async throws -> NotificationAppState {
+        try await groupCommit.write { db in
+            let id = try Self.appID(db, bundleIdentifier, create: true)!
+            let data = try Data.fetchOne(db, sql: "SELECT state FROM app WHERE id = ?", arguments: [id])!
+            var state = try Self.decode(NotificationAppState.self, data)
+            change(&state)
+            try db.execute(sql: "UPDATE app SET state = ? WHERE id = ?", arguments: [try Self.encode(state), id])
+            return state
+        }
+    }
+
+    package func bundleIdentifiers() async throws -> [String] {
+        try await writer.read { db in try String.fetchAll(db, sql: "SELECT bundle_id FROM app ORDER BY bundle_id") }
+    }
+
+    package func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord] {
+        try await writer.read { db in
+            guard let data = try Data.fetchOne(
+                db, sql: "SELECT categories FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier]
+            ) else { return [] }
+            return try Self.decode([NotificationCategoryRecord].self, data)
+        }
+    }
+
+    package func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws {
+        try await groupCommit.write { db in
+            let id = try Self.appID(db, bundleIdentifier, create: true)!
+            try db.execute(sql: "UPDATE app SET categories = ? WHERE id = ?", arguments: [try Self.encode(categories), id])
+        }
+    }
+
+    // MARK: Pending
+
+    package func addPending(
+        _ request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?,
+        for bundleIdentifier: String, limit: Int
+    ) async throws -> PendingAddition {
+        let encoded = try Self.encode(request)
+        return try await groupCommit.write { db in
+            let appID = try Self.appID(db, bundleIdentifier, create: true)!
+            var replaced: PendingNotification?
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM pending WHERE app_id = ? AND identifier = ?", arguments: [appID, request.identifier]
+            ) {
+                replaced = try Self.pendingRow(row)
+                try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [replaced!.sequence])
+            }
+            try db.execute(
+                sql: "INSERT INTO pending (app_id, identifier, request, added_at, next_fire) VALUES (?, ?, ?, ?, ?)",
+                arguments: [appID, request.identifier, encoded, addedAt.timeIntervalSince1970, nextFireDate?.timeIntervalSince1970]
+            )
+            let sequence = db.lastInsertedRowID
+            var stored: PendingNotification? = PendingNotification(
+                sequence: sequence, request: request, addedAt: addedAt, nextFireDate: nextFireDate
+            )
+            // The pending limit (B-18): keep the `limit` soonest-firing; requests without a fire date (location)
+            // rank last; among equal dates the earlier-added request is kept.
+            var discarded: [PendingNotification] = []
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending WHERE app_id = ?", arguments: [appID]) ?? 0
+            if count > limit {
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT * FROM pending WHERE app_id = ?
+                    ORDER BY next_fire IS NULL, next_fire, seq LIMIT -1 OFFSET ?
+                    """, arguments: [appID, limit])
+                discarded = try rows.map(Self.pendingRow)
+                for item in discarded {
+                    try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [item.sequence])
+                    if item.sequence == sequence { stored = nil }
+                }
+            }
+            return PendingAddition(stored: stored, replaced: replaced, discarded: discarded.filter { $0.sequence != sequence })
+        }
+    }
+
+    package func pending(for bundleIdentifier: String) async throws -> [PendingNotification] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT pending.* FROM pending JOIN app ON app.id = pending.app_id
+                WHERE app.bundle_id = ? ORDER BY pending.seq
+                """, arguments: [bundleIdentifier]).map(Self.pendingRow)
+        }
+    }
+
+    package func pending(sequences: [Int64]) async throws -> [Int64: (bundleIdentifier: String, pending: PendingNotification)] {
+        if sequences.isEmpty { return [:] }
+        return try await writer.read { db in
+            var result: [Int64: (bundleIdentifier: String, pending: PendingNotification)] = [:]
+            for chunk in stride(from: 0, to: sequences.count, by: 500) {
+                let slice = Array(sequences[chunk..<min(chunk + 500, sequences.count)])
+                let placeholders = databaseQuestionMarks(count: slice.count)
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT pending.*, app.bundle_id FROM pending JOIN app ON app.id = pending.app_id
+                    WHERE pending.seq IN (\(placeholders))
+                    """, arguments: StatementArguments(slice))
+                for row in rows {
+                    let item = try Self.pendingRow(row)
+                    result[item.sequence] = (row["bundle_id"], item)
+                }
+            }
+            return result
+        }
+    }
+
+    package func removePending(identifiers: [String]?, for bundleIdentifier: String) async throws -> [PendingNotification] {
+        try await groupCommit.write { db in
+            guard let appID = try Self.appID(db, bundleIdentifier, create: false) else { return [] }
+            let rows: [Row]
+            if let identifiers {
+                if identifiers.isEmpty { return [] }
+                rows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM pending WHERE app_id = ? AND identifier IN (\(databaseQuestionMarks(count: identifiers.count)))",
+                    arguments: StatementArguments([appID]) + StatementArguments(identifiers)
+                )
+            } else {
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM pending WHERE app_id = ?", arguments: [appID])
+            }
+            let removed = try rows.map(Self.pendingRow)
+            for item in removed {
+                try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [item.sequence])
+            }
+            return removed
+        }
+    }
+
+    package func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleHeap.Entry] {
+        try await writer.read { db in
+            var index: [ScheduleHeap.Entry] = []
+            let cursor: RowCursor
+            if let bundleIdentifiers {
+                cursor = try Row.fetchCursor(db, sql: """
+                    SELECT pending.seq, pending.next_fire FROM pending JOIN app ON app.id = pending.app_id
+                    WHERE pending.next_fire IS NOT NULL AND app.bundle_id IN (\(databaseQuestionMarks(count: bundleIdentifiers.count)))
+                    """, arguments: StatementArguments(bundleIdentifiers))
+            } else {
+                index.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending") ?? 0)
+                cursor = try Row.fetchCursor(db, sql: "SELECT seq, next_fire FROM pending WHERE next_fire IS NOT NULL")
+            }
+            while let row = try cursor.next() {
+                index.append(ScheduleHeap.Entry(fireTime: row[1], sequence: row[0]))
+            }
+            return index
+        }
+    }
+
+    package func locationPending(for bundleIdentifiers: [String]?) async throws -> [(bundleIdentifier: String, pending: PendingNotification)] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT pending.*, app.bundle_id FROM pending JOIN app ON app.id = pending.app_id
+                WHERE pending.next_fire IS NULL ORDER BY pending.seq
+                """).compactMap { row in
+                let bundleIdentifier: String = row["bundle_id"]
+                if let bundleIdentifiers, !bundleIdentifiers.contains(bundleIdentifier) { return nil }
+                let item = try Self.pendingRow(row)
+                guard case .location = item.request.trigger else { return nil }
+                return (bundleIdentifier, item)
+            }
+        }
+    }
+
+    package func externalChangeToken() async throws -> Int64? {
+        guard writer is DatabasePool else { return nil }
+        return try await writer.writeWithoutTransaction { db in try Int64.fetchOne(db, sql: "PRAGMA data_version") }
+    }
+
+    // MARK: Delivered
+
+    package func delivered(for bundleIdentifier: String) async throws -> [DeliveredNotification] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT delivered.* FROM delivered JOIN app ON app.id = delivered.app_id
+                WHERE app.bundle_id = ? ORDER BY delivered.date DESC, delivered.seq DESC
+                """, arguments: [bundleIdentifier]).map(Self.deliveredRow)
+        }
+    }
+
+    package func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws -> [DeliveredNotification] {
+        try await groupCommit.write { db in
+            guard let appID = try Self.appID(db, bundleIdentifier, create: false) else { return [] }
+            let filter: String
+            var arguments = StatementArguments([appID])
+            if let identifiers {
+                if identifiers.isEmpty { return [] }
+                filter = "AND identifier IN (\(databaseQuestionMarks(count: identifiers.count)))"
+                arguments += StatementArguments(identifiers)
+            } else {
+                filter = ""
+            }
+            let removed = try Row.fetchAll(db, sql: "SELECT * FROM delivered WHERE app_id = ? \(filter)", arguments: arguments)
+                .map(Self.deliveredRow)
+            try db.execute(sql: "DELETE FROM delivered WHERE app_id = ? \(filter)", arguments: arguments)
+            return removed
+        }
+    }
+
+    // MARK: Firing
+
+    package func commit(_ firings: [Firing]) async throws -> [FiringOutcome] {
+        if firings.isEmpty { return [] }
+        let encoded = try firings.map { try $0.delivered.map { try Self.encode($0.request) } }
+        return try await groupCommit.write { db in
+            var outcomes: [FiringOutcome] = []
+            outcomes.reserveCapacity(firings.count)
+            for (firing, deliveredRequest) in zip(firings, encoded) {
+                guard let row = try Row.fetchOne(
+                    db, sql: "SELECT app_id, next_fire FROM pending WHERE seq = ?", arguments: [firing.sequence]
+                ), (row["next_fire"] as Double?) == firing.expectedFireDate?.timeIntervalSince1970
+                else {
+                    outcomes.append(FiringOutcome(applied: false, replacedDelivered: nil))
+                    continue
+                }
+                let appID: Int64 = row["app_id"]
+                switch firing.reschedule {
+                case .remove:
+                    try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [firing.sequence])
+                case .keep(let next):
+                    try db.execute(sql: "UPDATE pending SET next_fire = ? WHERE seq = ?",
+                                   arguments: [next?.timeIntervalSince1970, firing.sequence])
+                }
+                var replaced: DeliveredNotification?
+                if let delivered = firing.delivered, let deliveredRequest {
+                    if let old = try Row.fetchOne(
+                        db, sql: "SELECT * FROM delivered WHERE app_id = ? AND identifier = ?",
+                        arguments: [appID, delivered.request.identifier]
+                    ) {
+                        replaced = try Self.deliveredRow(old)
+                        try db.execute(sql: "DELETE FROM delivered WHERE seq = ?", arguments: [old["seq"] as Int64])
+                    }
+                    try db.execute(
+                        sql: "INSERT INTO delivered (app_id, identifier, request, date) VALUES (?, ?, ?, ?)",
+                        arguments: [appID, delivered.request.identifier, deliveredRequest, delivered.date.timeIntervalSince1970]
+                    )
+                }
+                if let badge = firing.badge {
+                    let data = try Data.fetchOne(db, sql: "SELECT state FROM app WHERE id = ?", arguments: [appID])!
+                    var state = try Self.decode(NotificationAppState.self, data)
+                    state.badgeCount = badge
+                    try db.execute(sql: "UPDATE app SET state = ? WHERE id = ?", arguments: [try Self.encode(state), appID])
+                }
+                outcomes.append(FiringOutcome(applied: true, replacedDelivered: replaced))
+            }
+            return outcomes
+        }
+    }
+
+    // MARK: Responses
+
+    package func enqueueResponse(
+        notification: DeliveredNotification, actionIdentifier: String, userText: String?, for bundleIdentifier: String
+    ) async throws -> QueuedResponse {
+        let encoded = try Self.encode(notification.request)
+        return try await groupCommit.write { db in
+            let appID = try Self.appID(db, bundleIdentifier, create: true)!
+            try db.execute(
+                sql: "INSERT INTO response (app_id, notification, date, action, user_text) VALUES (?, ?, ?, ?, ?)",
+                arguments: [appID, encoded, notification.date.timeIntervalSince1970, actionIdentifier, userText]
+            )
+            return QueuedResponse(
+                id: db.lastInsertedRowID, notification: notification, actionIdentifier: actionIdentifier, userText: userText
+            )
+        }
+    }
+
+    package func queuedResponses(for bundleIdentifier: String) async throws -> [QueuedResponse] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT response.* FROM response JOIN app ON app.id = response.app_id
+                WHERE app.bundle_id = ? ORDER BY response.id
+                """, arguments: [bundleIdentifier]).map { row in
+                QueuedResponse(
+                    id: row["id"],
+                    notification: DeliveredNotification(
+                        request: try Self.decode(NotificationRequestRecord.self, row["notification"]),
+                        date: Date(timeIntervalSince1970: row["date"])
+                    ),
+                    actionIdentifier: row["action"],
+                    userText: row["user_text"]
+                )
+            }
+        }
+    }
+
+    package func deleteResponse(id: Int64) async throws {
+        try await groupCommit.write { db in try db.execute(sql: "DELETE FROM response WHERE id = ?", arguments: [id]) }
+    }
+
+    // MARK: Device
+
+    private struct Location: Codable {
+        var latitude: Double
+        var longitude: Double
+    }
+
+    package func deviceLocation() async throws -> (latitude: Double, longitude: Double)? {
+        try await writer.read { db in
+            guard let data = try Data.fetchOne(db, sql: "SELECT value FROM device WHERE key = 'location'") else { return nil }
+            let location = try Self.decode(Location.self, data)
+            return (location.latitude, location.longitude)
+        }
+    }
+
+    package func setDeviceLocation(latitude: Double, longitude: Double) async throws {
+        let data = try Self.encode(Location(latitude: latitude, longitude: longitude))
+        try await groupCommit.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO device (key, value) VALUES ('location', ?)", arguments: [data])
+        }
+    }
+}

@@ -1,0 +1,17 @@
+/// Apple's `UNAuthorizationOptions`: what an app asks the person to allow (raw values from Apple's headers).
+public struct UNAuthorizationOptions: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+
+    public static let badge = UNAuthorizationOptions(rawValue: 1 << 0)
+    public static let sound = UNAuthorizationOptions(rawValue: 1 << 1)
+    public static let alert = UNAuthorizationOptions(rawValue: 1 << 2)
+    public static let carPlay = UNAuthorizationOptions(rawValue: 1 << 3)
+    public static let criticalAlert = UNAuthorizationOptions(rawValue: 1 << 4)
+    public static let providesAppNotificationSettings = UNAuthorizationOptions(rawValue: 1 << 5)
+    public static let provisional = UNAuthorizationOptions(rawValue: 1 << 6)
+    @available(*, deprecated, message: "Announcement authorization is always included")
+    public static let announcement = UNAuthorizationOptions(rawValue: 1 << 7)
+    @available(*, deprecated, message: "Use time-sensitive entitlement")
+    public static let timeSensitive = UNAuthorizationOptions(rawValue: 1 << 8)
+}

@@ -1,0 +1,450 @@
+@_exported import CoreLocation
+@_exported import Foundation
+import HeraldCore
+import Logging
+
+/// Apple's `UNUserNotificationCenter`: the app's notification center.
+///
+/// Calls are applied in the order they are made. Completion handlers run on a background task (B-33); both the
+/// completion-handler and the `async` spellings of each method exist (C-4…C-15).
+open class UNUserNotificationCenter: NSObject {
+    /// The app this center belongs to.
+    package let bundleIdentifier: String
+    /// The engine behind it, or why there is none (the notification database could not be opened).
+    let engine: Result<NotificationEngine, HeraldNotificationError>
+    private let queue = SerialWorkQueue()
+    private let lock = NSLock()
+    nonisolated(unsafe) private weak var storedDelegate: (any UNUserNotificationCenterDelegate)?
+    nonisolated(unsafe) private var storedApplicationState: ApplicationState = .active
+    private lazy var host = CenterHost(center: self)
+
+    /// Whether the app is in front of the person (foreground notifications ask the delegate, B-30).
+    package enum ApplicationState: Sendable {
+        case active, background
+    }
+
+    package init(bundleIdentifier: String, engine: Result<NotificationEngine, HeraldNotificationError>) {
+        self.bundleIdentifier = bundleIdentifier
+        self.engine = engine
+        super.init()
+        if case .success(let engine) = engine {
+            let host = self.host
+            Task { await engine.attach(host, for: bundleIdentifier) }
+        }
+    }
+
+    /// The center of the running app (C-1).
+    ///
+    /// Apple ends a process without an app bundle here (B-7); Herald instead names the app from
+    /// `HERALD_BUNDLE_ID`, the main bundle's identifier, or `local.<process name>`, and keeps its state in the
+    /// user's data directory (`HERALD_DATA_DIR`, else `$XDG_DATA_HOME/herald`, else `~/.local/share/herald`).
+    public class func current() -> UNUserNotificationCenter {
+        if let scoped = NotificationRuntime.scopedCenter { return scoped.value }
+        return NotificationRuntime.processCenter()
+    }
+
+    /// The center's delegate (C-2). Set it before the app finishes launching: responses that waited for the app
+    /// are delivered as soon as it is set.
+    public weak var delegate: (any UNUserNotificationCenterDelegate)? {
+        get { lock.withLock { storedDelegate } }
+        set {
+            lock.withLock { storedDelegate = newValue }
+            if case .success(let engine) = engine {
+                let bundleIdentifier = self.bundleIdentifier
+                engine.activity.begin()
+                queue.enqueue {
+                    await engine.delegateChanged(for: bundleIdentifier)
+                    engine.activity.end()
+                }
+            }
+        }
+    }
+
+    /// Whether the app is in the foreground; the testing kit moves it to the background.
+    package var applicationState: ApplicationState {
+        get { lock.withLock { storedApplicationState } }
+        set { lock.withLock { storedApplicationState = newValue } }
+    }
+
+    /// Content extensions are supported (C-3).
+    public var supportsContentExtensions: Bool { true }
+
+    // MARK: Running work in order
+
+    /// Runs `body` on the center's serial queue and returns its result.
+    private func perform<T: Sendable>(_ body: @escaping @Sendable (NotificationEngine) async throws -> T) async throws -> T {
+        let engine = try engine.get()
+        engine.activity.begin()
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.enqueue {
+                do {
+                    continuation.resume(returning: try await body(engine))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+                engine.activity.end()
+            }
+        }
+    }
+
+    /// Runs `body` on the serial queue and hands its result to `completion` on a background task.
+    private func submit<T: Sendable>(
+        _ body: @escaping @Sendable (NotificationEngine) async throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let engine: NotificationEngine
+        switch self.engine {
+        case .success(let value): engine = value
+        case .failure(let error):
+            Task { completion(.failure(error)) }
+            return
+        }
+        engine.activity.begin()
+        queue.enqueue {
+            do {
+                completion(.success(try await body(engine)))
+            } catch {
+                completion(.failure(error))
+            }
+            engine.activity.end()
+        }
+    }
+
+    private func logFailure(_ error: any Error, operation: String) {
+        Self.log(error, operation: operation, bundleIdentifier: bundleIdentifier)
+    }
+
+    private static func log(_ error: any Error, operation: String, bundleIdentifier: String) {
+        Logger(label: "herald.usernotifications").warning("Notification center operation failed", metadata: [
+            "app.bundle_id": "\(bundleIdentifier)", "operation": "\(operation)", "error": "\(error)",
+        ])
+    }
+
+    /// A completion that logs the failure of a call Apple gives no way to report.
+    private func reportFailure(of operation: String) -> @Sendable (Result<Void, any Error>) -> Void {
+        let bundleIdentifier = self.bundleIdentifier
+        return { result in
+            if case .failure(let error) = result { Self.log(error, operation: operation, bundleIdentifier: bundleIdentifier) }
+        }
+    }
+
+    private var triggerContext: TriggerContext {
+        (try? engine.get().triggerContext) ?? .standalone
+    }
+
+    // MARK: Authorization
+
+    /// Asks the person to allow notifications (C-4, B-1, B-2).
+    public func requestAuthorization(
+        options: UNAuthorizationOptions = [], completionHandler: @escaping (Bool, (any Error)?) -> Void
+    ) {
+        let handler = UncheckedSendableBox(completionHandler)
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.requestAuthorization(options, for: bundleIdentifier) }) { result in
+            switch result {
+            case .success(let granted): handler.value(granted, nil)
+            case .failure(let error): handler.value(false, error)
+            }
+        }
+    }
+
+    /// Asks the person to allow notifications (C-4, B-1, B-2).
+    public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
+        let bundleIdentifier = self.bundleIdentifier
+        return try await perform { try await $0.requestAuthorization(options, for: bundleIdentifier) }
+    }
+
+    /// The app's current settings (C-7, B-3).
+    public func getNotificationSettings(completionHandler: @escaping (UNNotificationSettings) -> Void) {
+        let handler = UncheckedSendableBox(completionHandler)
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.store.appState(for: bundleIdentifier).settings }) { result in
+            handler.value(UNNotificationSettings(record: (try? result.get()) ?? .notDetermined))
+        }
+    }
+
+    /// The app's current settings (C-7, B-3).
+    public func notificationSettings() async -> UNNotificationSettings {
+        let bundleIdentifier = self.bundleIdentifier
+        do {
+            return UNNotificationSettings(record: try await perform { try await $0.store.appState(for: bundleIdentifier).settings })
+        } catch {
+            logFailure(error, operation: "notificationSettings")
+            return UNNotificationSettings(record: .notDetermined)
+        }
+    }
+
+    // MARK: Categories
+
+    /// Replaces all of the app's categories (C-5).
+    public func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
+        let records = categories.map(\.record).sorted { $0.identifier < $1.identifier }
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.store.replaceCategories(records, for: bundleIdentifier) }, completion: reportFailure(of: "setNotificationCategories"))
+    }
+
+    /// The app's registered categories (C-6).
+    public func getNotificationCategories(completionHandler: @escaping (Set<UNNotificationCategory>) -> Void) {
+        let handler = UncheckedSendableBox(completionHandler)
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.store.categories(for: bundleIdentifier) }) { result in
+            handler.value(Set(((try? result.get()) ?? []).map(UNNotificationCategory.init(record:))))
+        }
+    }
+
+    /// The app's registered categories (C-6).
+    public func notificationCategories() async -> Set<UNNotificationCategory> {
+        let bundleIdentifier = self.bundleIdentifier
+        do {
+            return Set(try await perform { try await $0.store.categories(for: bundleIdentifier) }.map(UNNotificationCategory.init(record:)))
+        } catch {
+            logFailure(error, operation: "notificationCategories")
+            return []
+        }
+    }
+
+    // MARK: Requests
+
+    /// Schedules a local notification (C-8). A request with the identifier of a pending one replaces it; one with
+    /// the identifier of a delivered one replaces that when it fires (B-10).
+    public func add(_ request: UNNotificationRequest, withCompletionHandler completionHandler: (((any Error)?) -> Void)? = nil) {
+        let handler = UncheckedSendableBox(completionHandler)
+        let record: NotificationRequestRecord
+        do {
+            record = try request.makeRecord()
+        } catch {
+            Task { handler.value?(error) }
+            return
+        }
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.add(record, for: bundleIdentifier) }) { result in
+            switch result {
+            case .success: handler.value?(nil)
+            case .failure(let error): handler.value?(error)
+            }
+        }
+    }
+
+    /// Schedules a local notification (C-8).
+    public func add(_ request: UNNotificationRequest) async throws {
+        let record = try request.makeRecord()
+        let bundleIdentifier = self.bundleIdentifier
+        try await perform { try await $0.add(record, for: bundleIdentifier) }
+    }
+
+    /// Requests waiting for their trigger (C-9).
+    public func getPendingNotificationRequests(completionHandler: @escaping ([UNNotificationRequest]) -> Void) {
+        let handler = UncheckedSendableBox(completionHandler)
+        let bundleIdentifier = self.bundleIdentifier
+        let context = triggerContext
+        submit({ try await $0.pending(for: bundleIdentifier) }) { result in
+            handler.value(((try? result.get()) ?? []).map { Self.requestObject($0, context: context) })
+        }
+    }
+
+    /// Requests waiting for their trigger (C-9).
+    public func pendingNotificationRequests() async -> [UNNotificationRequest] {
+        let bundleIdentifier = self.bundleIdentifier
+        do {
+            let context = triggerContext
+            return try await perform { try await $0.pending(for: bundleIdentifier) }.map { Self.requestObject($0, context: context) }
+        } catch {
+            logFailure(error, operation: "pendingNotificationRequests")
+            return []
+        }
+    }
+
+    private static func requestObject(_ pending: PendingNotification, context: TriggerContext) -> UNNotificationRequest {
+        var context = context
+        context.anchor = pending.addedAt
+        return UNNotificationRequest(record: pending.request, context: context)
+    }
+
+    /// Removes pending requests; unknown identifiers are ignored (C-10, B-13).
+    public func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.removePending(identifiers: identifiers, for: bundleIdentifier) }, completion: reportFailure(of: "removePendingNotificationRequests"))
+    }
+
+    /// Removes every pending request (C-11).
+    public func removeAllPendingNotificationRequests() {
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.removePending(identifiers: nil, for: bundleIdentifier) }, completion: reportFailure(of: "removeAllPendingNotificationRequests"))
+    }
+
+    /// Notifications still in Notification Center, most recent first (C-12). As Apple's header says, notifications
+    /// triggered by location are not returned, but can be removed.
+    public func getDeliveredNotifications(completionHandler: @escaping ([UNNotification]) -> Void) {
+        let handler = UncheckedSendableBox(completionHandler)
+        let bundleIdentifier = self.bundleIdentifier
+        let context = triggerContext
+        submit({ try await $0.delivered(for: bundleIdentifier) }) { result in
+            handler.value(Self.notificationObjects((try? result.get()) ?? [], context: context))
+        }
+    }
+
+    /// Notifications still in Notification Center, most recent first (C-12).
+    public func deliveredNotifications() async -> [UNNotification] {
+        let bundleIdentifier = self.bundleIdentifier
+        do {
+            let context = triggerContext
+            return Self.notificationObjects(try await perform { try await $0.delivered(for: bundleIdentifier) }, context: context)
+        } catch {
+            logFailure(error, operation: "deliveredNotifications")
+            return []
+        }
+    }
+
+    private static func notificationObjects(_ delivered: [DeliveredNotification], context: TriggerContext) -> [UNNotification] {
+        delivered.compactMap { item in
+            if case .location = item.request.trigger { return nil }
+            return UNNotification(delivered: item, context: context)
+        }
+    }
+
+    /// Removes delivered notifications; unknown identifiers are ignored (C-13, B-14).
+    public func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.removeDelivered(identifiers: identifiers, for: bundleIdentifier) }, completion: reportFailure(of: "removeDeliveredNotifications"))
+    }
+
+    /// Removes every delivered notification (C-14).
+    public func removeAllDeliveredNotifications() {
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.removeDelivered(identifiers: nil, for: bundleIdentifier) }, completion: reportFailure(of: "removeAllDeliveredNotifications"))
+    }
+
+    // MARK: Badge
+
+    /// Sets the app's badge; a negative count fails with `badgeInputInvalid` (C-15).
+    public func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (((any Error)?) -> Void)? = nil) {
+        let handler = UncheckedSendableBox(completionHandler)
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.setBadgeCount(newBadgeCount, for: bundleIdentifier) }) { result in
+            switch result {
+            case .success: handler.value?(nil)
+            case .failure(let error): handler.value?(error)
+            }
+        }
+    }
+
+    /// Sets the app's badge; a negative count fails with `badgeInputInvalid` (C-15).
+    public func setBadgeCount(_ newBadgeCount: Int) async throws {
+        let bundleIdentifier = self.bundleIdentifier
+        try await perform { try await $0.setBadgeCount(newBadgeCount, for: bundleIdentifier) }
+    }
+
+    // MARK: The delegate bridge
+
+    /// Calls the delegate's `willPresent` and waits for its answer, at most the configured timeout.
+    fileprivate func askDelegateToPresent(_ delivered: DeliveredNotification, timeout: Duration) async -> UNNotificationPresentationOptions? {
+        guard let delegate = self.delegate else { return nil }
+        let notification = UNNotification(delivered: delivered, context: triggerContext)
+        let call = UncheckedSendableBox((delegate, self, notification))
+        return await Self.awaitCompletion(timeout: timeout) { finish in
+            let (delegate, center, notification) = call.value
+            delegate.userNotificationCenter(center, willPresent: notification) { options in finish(options) }
+        }
+    }
+
+    /// Calls the delegate's `didReceive` and waits until it calls its completion handler (or the timeout passes,
+    /// with Apple's warning logged, B-34).
+    fileprivate func askDelegateToReceive(_ queued: QueuedResponse, timeout: Duration) async -> Bool {
+        guard let delegate = self.delegate else { return false }
+        let notification = UNNotification(delivered: queued.notification, context: triggerContext)
+        let response: UNNotificationResponse = queued.userText.map {
+            UNTextInputNotificationResponse(notification: notification, actionIdentifier: queued.actionIdentifier, userText: $0)
+        } ?? UNNotificationResponse(notification: notification, actionIdentifier: queued.actionIdentifier)
+        let call = UncheckedSendableBox((delegate, self, response))
+        let completed: Bool? = await Self.awaitCompletion(timeout: timeout) { finish in
+            let (delegate, center, response) = call.value
+            delegate.userNotificationCenter(center, didReceive: response) { finish(true) }
+        }
+        if completed == nil {
+            Logger(label: "herald.usernotifications").warning(
+                "UNUserNotificationCenter delegate received call to -userNotificationCenter:didReceiveNotificationResponse:withCompletionHandler: but the completion handler was never called.",
+                metadata: ["app.bundle_id": "\(bundleIdentifier)"]
+            )
+        }
+        return true
+    }
+
+    /// Starts `call`, which must call `finish` once; returns what it passed, or `nil` after `timeout`.
+    private static func awaitCompletion<T: Sendable>(
+        timeout: Duration, _ call: @escaping @Sendable (@escaping @Sendable (T) -> Void) -> Void
+    ) async -> T? {
+        let once = ResumeOnce<T?>()
+        return await withCheckedContinuation { continuation in
+            once.set(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: timeout)
+                once.resume(nil)
+            }
+            Task {
+                call { value in
+                    once.resume(value)
+                    timer.cancel()
+                }
+            }
+        }
+    }
+
+    fileprivate var presentsInForeground: Bool { applicationState == .active && delegate != nil }
+    fileprivate var hasDelegate: Bool { delegate != nil }
+}
+
+/// The engine's handle on a center: weak, so a released center stops receiving deliveries.
+private final class CenterHost: NotificationHost, @unchecked Sendable {
+    private weak var center: UNUserNotificationCenter?
+    private let lock = NSLock()
+
+    init(center: UNUserNotificationCenter) {
+        self.center = center
+    }
+
+    private var current: UNUserNotificationCenter? { lock.withLock { center } }
+
+    private var timeout: Duration {
+        (try? current?.engine.get().configuration.delegateTimeout) ?? .seconds(10)
+    }
+
+    var presentsInForeground: Bool { current?.presentsInForeground ?? false }
+    var takesResponses: Bool { current?.hasDelegate ?? false }
+
+    func willPresent(_ notification: DeliveredNotification) async -> UNNotificationPresentationOptions? {
+        await current?.askDelegateToPresent(notification, timeout: timeout)
+    }
+
+    func didReceive(_ response: QueuedResponse) async -> Bool {
+        await current?.askDelegateToReceive(response, timeout: timeout) ?? false
+    }
+}
+
+/// Resumes a continuation exactly once, whoever comes first.
+private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<T, Never>?
+    private var early: T??
+
+    func set(_ continuation: CheckedContinuation<T, Never>) {
+        let value: T?? = lock.withLock {
+            if let early { return early }
+            self.continuation = continuation
+            return nil
+        }
+        if let value { continuation.resume(returning: value!) }
+    }
+
+    func resume(_ value: T) {
+        let continuation: CheckedContinuation<T, Never>? = lock.withLock {
+            guard let pending = self.continuation else {
+                if early == nil { early = .some(value) }
+                return nil
+            }
+            self.continuation = nil
+            early = .some(value)
+            return pending
+        }
+        continuation?.resume(returning: value)
+    }
+}
