@@ -62,10 +62,11 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecur
     }
 
     public required init?(coder: NSCoder) {
-        guard let record = coder.decodeHeraldRecord(NotificationContentRecord.self) else { return nil }
-        self.storage = record
+        guard var record = coder.decodeHeraldRecord(NotificationContentRecord.self) else { return nil }
         self.storedUserInfo = UNNotificationContent.decodeUserInfo(record.userInfo)
         self.storedAttachments = record.attachments.map(UNNotificationAttachment.init(record:))
+        record.userInfo = nil
+        self.storage = record
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
@@ -73,7 +74,13 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecur
         var lhs = storage, rhs = other.storage
         lhs.attachments = storedAttachments.map(\.record)
         rhs.attachments = other.storedAttachments.map(\.record)
-        return lhs == rhs && NSDictionary(dictionary: storedUserInfo).isEqual(to: other.storedUserInfo)
+        lhs.userInfo = nil
+        rhs.userInfo = nil
+        guard lhs == rhs else { return false }
+        // Compare userInfo in its property-list form, so `7` and a decoded `NSNumber(7)` are equal.
+        let mine = UNNotificationContent.decodeUserInfo(try? UNNotificationContent.encodeUserInfo(storedUserInfo))
+        let theirs = UNNotificationContent.decodeUserInfo(try? UNNotificationContent.encodeUserInfo(other.storedUserInfo))
+        return NSDictionary(dictionary: mine).isEqual(to: theirs)
     }
 
     open override var hash: Int {
@@ -104,8 +111,10 @@ extension UNNotificationContent {
 
     /// Builds immutable content from a record, as the center hands it out.
     package convenience init(record: NotificationContentRecord) {
+        var storage = record
+        storage.userInfo = nil
         self.init(
-            storage: record,
+            storage: storage,
             userInfo: UNNotificationContent.decodeUserInfo(record.userInfo),
             attachments: record.attachments.map(UNNotificationAttachment.init(record:))
         )

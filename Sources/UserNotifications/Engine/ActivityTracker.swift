@@ -19,6 +19,11 @@ package final class ActivityTracker: Sendable {
 
     package init() {}
 
+    /// The instant the scheduler loop sleeps until, if it is asleep with a deadline.
+    package var loopDeadline: Date? {
+        state.withLock { state in state.sleepingUntil.flatMap { $0 == .distantFuture ? nil : $0 } }
+    }
+
     /// Marks the start of a piece of work.
     package func begin() {
         state.withLock { $0.inFlight += 1 }

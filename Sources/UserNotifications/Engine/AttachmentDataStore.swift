@@ -33,7 +33,7 @@ package struct AttachmentDataStore: Sendable {
                 let destination = folder.appendingPathComponent(source.lastPathComponent)
                 do {
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                    let copied = !FileManager.default.isDeletableFile(atPath: source.path)
+                    let copied = Self.isInsideBundle(source) || !FileManager.default.isDeletableFile(atPath: source.path)
                     if copied {
                         try FileManager.default.copyItem(at: source, to: destination)
                     } else {
@@ -70,6 +70,13 @@ package struct AttachmentDataStore: Sendable {
             } catch {
                 logger.debug("Attachment already gone", metadata: ["attachment.path": "\(attachment.path)"])
             }
+        }
+    }
+
+    /// Whether a file belongs to a bundle (an app's, or a SwiftPM resource bundle), whose files are copied, not moved.
+    static func isInsideBundle(_ url: URL) -> Bool {
+        url.deletingLastPathComponent().pathComponents.contains { component in
+            [".app", ".appex", ".bundle", ".resources", ".framework"].contains { component.hasSuffix($0) }
         }
     }
 

@@ -1,0 +1,191 @@
+import Foundation
+import HeraldCore
+import Logging
+import UserNotifications
+
+/// A device for tests: an engine on a virtual clock, a store, a presenter that records, and a simulated person.
+///
+/// ```swift
+/// let device = try NotificationTestEnvironment()
+/// let center = device.center()
+/// try await center.add(UNNotificationRequest(identifier: "a", content: content,
+///     trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5, repeats: false)))
+/// await device.advance(by: 5)
+/// #expect(await center.deliveredNotifications().count == 1)
+/// try await device.user.open("a")
+/// ```
+///
+/// Use a `databaseURL` to test durability: ``restart()`` makes a new engine on the same file, as a relaunch would.
+public final class NotificationTestEnvironment: Sendable {
+    /// The clock every engine of this environment runs on.
+    public let clock: VirtualClock
+    /// What the device showed.
+    public let presenter: RecordingPresenter
+    /// The person holding the device.
+    public var user: SimulatedUser { SimulatedUser(environment: self) }
+    /// The default app's bundle identifier.
+    public let bundleIdentifier: String
+
+    private let databaseURL: URL?
+    private let attachmentDirectory: URL
+    private let timeZone: TimeZone
+    private let delegateTimeout: Duration
+    private let state: EngineState
+
+    private final class EngineState: @unchecked Sendable {
+        let lock = NSLock()
+        var engine: NotificationEngine
+        var runner: Task<Void, Never>
+        var centers: [String: UNUserNotificationCenter] = [:]
+
+        init(engine: NotificationEngine, runner: Task<Void, Never>) {
+            self.engine = engine
+            self.runner = runner
+        }
+    }
+
+    /// Creates a device.
+    ///
+    /// - Parameters:
+    ///   - bundleIdentifier: The app ``center(for:)`` returns by default.
+    ///   - databaseURL: A SQLite file for durable state; `nil` keeps state in memory.
+    ///   - attachmentDirectory: The attachment data store; a fresh temporary folder by default.
+    ///   - clock: The virtual clock.
+    ///   - timeZone: The device's time zone; UTC by default, so tests do not depend on the machine.
+    ///   - delegateTimeout: How long delegates have to call their completion handlers (real time).
+    public init(
+        bundleIdentifier: String = "com.example.app",
+        databaseURL: URL? = nil,
+        attachmentDirectory: URL? = nil,
+        clock: VirtualClock = VirtualClock(),
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        delegateTimeout: Duration = .seconds(2)
+    ) throws {
+        self.bundleIdentifier = bundleIdentifier
+        self.clock = clock
+        self.presenter = RecordingPresenter()
+        self.databaseURL = databaseURL
+        self.attachmentDirectory = attachmentDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("herald-attachments-\(UUID().uuidString)", isDirectory: true)
+        self.timeZone = timeZone
+        self.delegateTimeout = delegateTimeout
+        let engine = try Self.makeEngine(
+            databaseURL: databaseURL, attachmentDirectory: self.attachmentDirectory, clock: clock,
+            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout
+        )
+        state = EngineState(engine: engine, runner: engine.start())
+    }
+
+    deinit {
+        state.runner.cancel()
+    }
+
+    private static func makeEngine(
+        databaseURL: URL?, attachmentDirectory: URL, clock: VirtualClock, timeZone: TimeZone,
+        presenter: RecordingPresenter, delegateTimeout: Duration
+    ) throws -> NotificationEngine {
+        let logger = Logger(label: "herald.testing")
+        let store = try databaseURL.map { try SQLiteNotificationStore(url: $0, logger: logger) } ?? SQLiteNotificationStore()
+        var configuration = NotificationEngine.Configuration(
+            clock: clock, timeZone: timeZone, presenter: presenter,
+            attachmentDirectory: attachmentDirectory, logger: logger, scope: nil
+        )
+        configuration.delegateTimeout = delegateTimeout
+        configuration.externalChangePollInterval = nil
+        return NotificationEngine(store: store, configuration: configuration)
+    }
+
+    package var engine: NotificationEngine { state.lock.withLock { state.engine } }
+
+    /// The attachment data store's folder.
+    public var attachmentStore: URL { attachmentDirectory }
+
+    /// The center of an app on this device (one per bundle identifier, as `current()` is one per app).
+    ///
+    /// - Parameter bundleIdentifier: The app; the environment's default app when `nil`.
+    public func center(for bundleIdentifier: String? = nil) -> UNUserNotificationCenter {
+        let bundleIdentifier = bundleIdentifier ?? self.bundleIdentifier
+        return state.lock.withLock {
+            if let center = state.centers[bundleIdentifier] { return center }
+            let center = UNUserNotificationCenter(bundleIdentifier: bundleIdentifier, engine: .success(state.engine))
+            state.centers[bundleIdentifier] = center
+            return center
+        }
+    }
+
+    /// Runs `body` with `UNUserNotificationCenter.current()` returning this device's center for the app, so code
+    /// written against `current()` (the seeds' code, an app's code) runs unchanged.
+    ///
+    /// - Parameters:
+    ///   - bundleIdentifier: The app; the environment's default app when `nil`.
+    ///   - body: The code to run.
+    public func withCurrentCenter<T>(
+        for bundleIdentifier: String? = nil, _ body: () async throws -> T
+    ) async rethrows -> T {
+        try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center(for: bundleIdentifier)), operation: body)
+    }
+
+    /// Waits until the engine has finished everything that is due now (deliveries, delegate calls, queued work).
+    public func settle() async {
+        let clock = self.clock
+        await engine.activity.waitUntilIdle(now: { clock.now })
+    }
+
+    /// Moves time forward by `interval` seconds, firing everything that comes due at its exact instant, in order.
+    ///
+    /// - Parameter interval: Seconds to advance.
+    public func advance(by interval: TimeInterval) async {
+        await advance(to: clock.now.addingTimeInterval(interval))
+    }
+
+    /// Moves time forward to `date`, firing everything that comes due, in order.
+    ///
+    /// - Parameter date: The instant to stop at.
+    public func advance(to date: Date) async {
+        await settle()
+        while let next = nextDeadline(), next <= date {
+            clock.advance(to: next)
+            await settle()
+        }
+        clock.advance(to: date)
+        await settle()
+    }
+
+    /// The earliest instant anything waits for: a clock sleeper, or the scheduler about to sleep.
+    private func nextDeadline() -> Date? {
+        [clock.nextDeadline, engine.activity.loopDeadline].compactMap { $0 }.min()
+    }
+
+    /// Simulates the app's process ending and starting again: the engine stops, a new one opens the same store
+    /// (requires a `databaseURL`), and the app gets a new center — without a delegate until the app sets one.
+    ///
+    /// Notifications due while the "process" was down fire at the restart as Apple's do for an app that is not
+    /// running (B-17): into the delivered list, without `willPresent`.
+    ///
+    /// - Parameter downtime: Seconds that pass while the app is not running.
+    public func restart(after downtime: TimeInterval = 0) async throws {
+        await settle()
+        state.lock.withLock { state.runner.cancel() }
+        clock.advance(by: downtime)
+        let engine = try Self.makeEngine(
+            databaseURL: databaseURL, attachmentDirectory: attachmentDirectory, clock: clock,
+            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout
+        )
+        state.lock.withLock {
+            state.engine = engine
+            state.runner = engine.start()
+            state.centers = [:]
+        }
+        await settle()
+    }
+
+    /// The app's badge number.
+    public func badgeCount(for bundleIdentifier: String? = nil) async throws -> Int {
+        try await engine.store.appState(for: bundleIdentifier ?? self.bundleIdentifier).badgeCount
+    }
+
+    /// Moves an app to the background (no `willPresent`, notifications shown by the system) or back (B-30).
+    public func setForeground(_ foreground: Bool, for bundleIdentifier: String? = nil) {
+        center(for: bundleIdentifier).applicationState = foreground ? .active : .background
+    }
+}
