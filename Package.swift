@@ -43,7 +43,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "UserNotificationsUI", dependencies: ["HeraldCore", "UserNotifications"], swiftSettings: swiftSettings),
+        .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: swiftSettings),
         .target(
             name: "HeraldTesting",
             dependencies: ["HeraldCore", "UserNotifications", "UserNotificationsUI"],

@@ -110,10 +110,23 @@ package enum TriggerSchedule {
             matching.weekOfMonth, matching.weekOfYear, matching.yearForWeekOfYear,
         ]
         guard fields.contains(where: { $0 != nil }) else { return nil }
-        return calendar.nextDate(
-            after: date, matching: matching,
-            matchingPolicy: .nextTimePreservingSmallerComponents,
-            repeatedTimePolicy: .first, direction: .forward
-        )
+        // The policy that moves a DST-skipped time forward also turns Feb 30 into Mar 1: only the time of day may
+        // shift, so a result whose date components differ is skipped, and a date that never exists gives nil.
+        var after = date
+        for _ in 0..<8 {
+            guard let candidate = calendar.nextDate(
+                after: after, matching: matching,
+                matchingPolicy: .nextTimePreservingSmallerComponents,
+                repeatedTimePolicy: .first, direction: .forward
+            ) else { return nil }
+            let found = calendar.dateComponents([.era, .year, .month, .day, .weekday, .weekdayOrdinal], from: candidate)
+            let matches = [
+                (matching.era, found.era), (matching.year, found.year), (matching.month, found.month),
+                (matching.day, found.day), (matching.weekday, found.weekday), (matching.weekdayOrdinal, found.weekdayOrdinal),
+            ].allSatisfy { wanted, actual in wanted == nil || wanted == actual }
+            if matches { return candidate }
+            after = candidate
+        }
+        return nil
     }
 }

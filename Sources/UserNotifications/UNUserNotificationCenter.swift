@@ -43,9 +43,9 @@ open class UNUserNotificationCenter: NSObject {
         return NotificationRuntime.processCenter()
     }
 
-    /// The center's delegate (C-2). Set it before the app finishes launching: responses that waited for the app
+    /// The center's delegate, held weakly (C-2). Set it before the app finishes launching: responses that waited for the app
     /// are delivered as soon as it is set.
-    public weak var delegate: (any UNUserNotificationCenterDelegate)? {
+    public var delegate: (any UNUserNotificationCenterDelegate)? {
         get { lock.withLock { storedDelegate } }
         set {
             lock.withLock { storedDelegate = newValue }

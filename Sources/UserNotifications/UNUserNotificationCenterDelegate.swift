@@ -1,5 +1,4 @@
 import Foundation
-import HeraldCore
 
 /// Apple's `UNUserNotificationCenterDelegate`. Every method is optional, in either its completion-handler or its
 /// `async` form (SC-2).
@@ -41,10 +40,9 @@ extension UNUserNotificationCenterDelegate {
         _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
         withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
     ) {
-        let call = UncheckedSendableBox((self as any UNUserNotificationCenterDelegate, center, notification, completionHandler))
+        let call = DelegateCall(delegate: self, center: center, argument: notification, completion: completionHandler)
         Task {
-            let (delegate, center, notification, completionHandler) = call.value
-            completionHandler(await delegate.userNotificationCenter(center, willPresent: notification))
+            call.completion(await call.delegate.userNotificationCenter(call.center, willPresent: call.argument))
         }
     }
 
@@ -58,15 +56,31 @@ extension UNUserNotificationCenterDelegate {
         _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
         withCompletionHandler completionHandler: @escaping () -> Void
     ) {
-        let call = UncheckedSendableBox((self as any UNUserNotificationCenterDelegate, center, response, completionHandler))
+        let call = DelegateCall(delegate: self, center: center, argument: response, completion: completionHandler)
         Task {
-            let (delegate, center, response, completionHandler) = call.value
-            await delegate.userNotificationCenter(center, didReceive: response)
-            completionHandler()
+            await call.delegate.userNotificationCenter(call.center, didReceive: call.argument)
+            call.completion()
         }
     }
 
     public func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse) async {}
 
     public func userNotificationCenter(_ center: UNUserNotificationCenter, openSettingsFor notification: UNNotification?) {}
+}
+
+/// One call of a delegate's default completion-handler method, carried to the task that runs its `async` form.
+///
+/// Apple calls delegates "on a background thread"; the parts are not `Sendable` but are used by that one task only.
+private final class DelegateCall<Argument: AnyObject, Completion>: @unchecked Sendable {
+    let delegate: any UNUserNotificationCenterDelegate
+    let center: UNUserNotificationCenter
+    let argument: Argument
+    let completion: Completion
+
+    init(delegate: any UNUserNotificationCenterDelegate, center: UNUserNotificationCenter, argument: Argument, completion: Completion) {
+        self.delegate = delegate
+        self.center = center
+        self.argument = argument
+        self.completion = completion
+    }
 }

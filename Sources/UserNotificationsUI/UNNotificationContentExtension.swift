@@ -1,4 +1,3 @@
-import HeraldCore
 @_exported import UserNotifications
 
 /// Apple's `UNNotificationContentExtensionMediaPlayPauseButtonType`.
@@ -55,10 +54,9 @@ extension UNNotificationContentExtension {
         _ response: UNNotificationResponse,
         completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void
     ) {
-        let call = UncheckedSendableBox((self as any UNNotificationContentExtension, response, completion))
+        let call = ExtensionCall(extensionObject: self, response: response, completion: completion)
         Task { @MainActor in
-            let (extensionObject, response, completion) = call.value
-            completion(await extensionObject.didReceive(response))
+            call.completion(await call.extensionObject.didReceive(call.response))
         }
     }
 
@@ -70,4 +68,22 @@ extension UNNotificationContentExtension {
     public var mediaPlayPauseButtonFrame: CGRect { .zero }
     public func mediaPlay() {}
     public func mediaPause() {}
+}
+
+/// One call of the default `didReceive(_:completionHandler:)`, carried to the task that runs the `async` form.
+///
+/// A class rather than a generic tuple box: the parameters arrive at +0 and must be retained explicitly.
+private final class ExtensionCall: @unchecked Sendable {
+    let extensionObject: any UNNotificationContentExtension
+    let response: UNNotificationResponse
+    let completion: (UNNotificationContentExtensionResponseOption) -> Void
+
+    init(
+        extensionObject: any UNNotificationContentExtension, response: UNNotificationResponse,
+        completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void
+    ) {
+        self.extensionObject = extensionObject
+        self.response = response
+        self.completion = completion
+    }
 }
