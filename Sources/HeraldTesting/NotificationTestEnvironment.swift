@@ -127,8 +127,7 @@ public final class NotificationTestEnvironment: Sendable {
 
     /// Waits until the engine has finished everything that is due now (deliveries, delegate calls, queued work).
     public func settle() async {
-        let clock = self.clock
-        await engine.activity.waitUntilIdle(now: { clock.now })
+        await clock.settle(engine)
     }
 
     /// Moves time forward by `interval` seconds, firing everything that comes due at its exact instant, in order.
@@ -142,18 +141,7 @@ public final class NotificationTestEnvironment: Sendable {
     ///
     /// - Parameter date: The instant to stop at.
     public func advance(to date: Date) async {
-        await settle()
-        while let next = nextDeadline(), next <= date {
-            clock.advance(to: next)
-            await settle()
-        }
-        clock.advance(to: date)
-        await settle()
-    }
-
-    /// The earliest instant anything waits for: a clock sleeper, or the scheduler about to sleep.
-    private func nextDeadline() -> Date? {
-        [clock.nextDeadline, engine.activity.loopDeadline].compactMap { $0 }.min()
+        await clock.drive(engine, to: date)
     }
 
     /// Simulates the app's process ending and starting again: the engine stops, a new one opens the same store

@@ -39,16 +39,10 @@ package enum NotificationRuntime {
         let presenter: any NotificationPresenter = environment["HERALD_PRESENTER"] == "none"
             ? SilentPresenter() : TerminalPresenter()
         do {
-            try directory.create()
-            let store = try SQLiteNotificationStore(url: directory.notificationDatabase, logger: logger)
-            var configuration = NotificationEngine.Configuration(
-                clock: SystemClock(), timeZone: .current, presenter: presenter,
-                attachmentDirectory: directory.attachmentStore, logger: logger, scope: [bundleIdentifier]
-            )
+            let engine = try NotificationEngine.forDataDirectory(directory, presenter: presenter, scope: [bundleIdentifier], logger: logger)
             if let answer = environment["HERALD_AUTHORIZATION_ANSWER"].flatMap(AuthorizationAnswer.init(rawValue:)) {
-                configuration.authorizationAnswer = answer
+                Task { await engine.setAuthorizationAnswer(answer, for: bundleIdentifier) }
             }
-            let engine = NotificationEngine(store: store, configuration: configuration)
             _ = engine.start()
             return UNUserNotificationCenter(bundleIdentifier: bundleIdentifier, engine: .success(engine))
         } catch {

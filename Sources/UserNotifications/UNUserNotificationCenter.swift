@@ -29,7 +29,11 @@ open class UNUserNotificationCenter: NSObject {
         super.init()
         if case .success(let engine) = engine {
             let host = self.host
-            Task { await engine.attach(host, for: bundleIdentifier) }
+            engine.activity.begin()
+            queue.enqueue {
+                await engine.attach(host, for: bundleIdentifier)
+                engine.activity.end()
+            }
         }
     }
 

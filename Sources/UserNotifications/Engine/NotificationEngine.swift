@@ -57,6 +57,7 @@ package actor NotificationEngine: Service {
     private var sleepTask: Task<Void, Never>?
     private var sleepDeadline: Date?
     private var loopRunning = false
+    private var shuttingDown = false
     /// Requests due before this instant fired while no engine ran: the app was not running (B-17).
     private var startedAt: Date?
     private var backoffUntil: Date?
@@ -156,10 +157,6 @@ package actor NotificationEngine: Service {
             throw UNError.make(.notificationInvalidNoContent,
                                reason: "Set a title, subtitle, body, sound, badge or attachment")
         }
-        let size = (try? JSONEncoder().encode(request).count) ?? 0
-        guard size <= configuration.maximumRequestSize else {
-            throw HeraldNotificationError.requestTooLarge(size: size, limit: configuration.maximumRequestSize)
-        }
         let state = try await store.appState(for: bundleIdentifier)
         if state.settings.authorizationStatus == .denied {
             // B-5: on iOS the add completes without error and nothing is scheduled.
@@ -190,7 +187,8 @@ package actor NotificationEngine: Service {
         let addition: PendingAddition
         do {
             addition = try await store.addPending(
-                stored, addedAt: now, nextFireDate: fireDate, for: bundleIdentifier, limit: configuration.pendingLimit
+                stored, addedAt: now, nextFireDate: fireDate, for: bundleIdentifier,
+                limit: configuration.pendingLimit, maximumSize: configuration.maximumRequestSize
             )
         } catch {
             attachments.delete(stored.content.attachments)
@@ -381,7 +379,8 @@ package actor NotificationEngine: Service {
 
     /// Starts the scheduler in its own task (the in-process center's way; a daemon uses `run()` in a service group).
     package nonisolated func start() -> Task<Void, Never> {
-        Task { await self.runScheduler() }
+        activity.loopRunning() // busy from now, not from when the task first runs: recovery counts as work
+        return Task { await self.runScheduler() }
     }
 
     private func runScheduler() async {
@@ -395,8 +394,9 @@ package actor NotificationEngine: Service {
         await recover()
         let poller = startExternalChangePoller()
         defer { poller?.cancel() }
+        shuttingDown = false
         await withGracefulShutdownHandler {
-            while !Task.isCancelled {
+            while !Task.isCancelled && !shuttingDown {
                 let now = configuration.clock.now
                 if let backoffUntil, backoffUntil > now {
                     await sleep(until: backoffUntil)
@@ -414,7 +414,10 @@ package actor NotificationEngine: Service {
         }
     }
 
+    /// Graceful shutdown: finish the current step, then leave the loop. Nothing is lost: what has not fired is
+    /// still pending in the store.
     private func stopSleeping() {
+        shuttingDown = true
         sleepTask?.cancel()
     }
 

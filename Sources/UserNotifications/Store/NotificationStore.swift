@@ -19,9 +19,11 @@ package protocol NotificationStore: Sendable {
     func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws
 
     /// Adds a request, replacing a pending one with the same identifier, then keeps only the `limit` soonest-firing.
+    ///
+    /// - Throws: ``HeraldNotificationError/requestTooLarge(size:limit:)`` when the encoded request is over `maximumSize`.
     func addPending(
         _ request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?,
-        for bundleIdentifier: String, limit: Int
+        for bundleIdentifier: String, limit: Int, maximumSize: Int
     ) async throws -> PendingAddition
 
     /// The app's pending requests in the order they were added.

@@ -198,9 +198,12 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func addPending(
         _ request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?,
-        for bundleIdentifier: String, limit: Int
+        for bundleIdentifier: String, limit: Int, maximumSize: Int
     ) async throws -> PendingAddition {
         let encoded = try Self.encode(request)
+        guard encoded.count <= maximumSize else {
+            throw HeraldNotificationError.requestTooLarge(size: encoded.count, limit: maximumSize)
+        }
         return try await groupCommit.write { db in
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             var replaced: PendingNotification?

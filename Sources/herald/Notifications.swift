@@ -1,0 +1,145 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import Logging
+import UserNotifications
+
+extension HeraldCommand {
+    /// Inspects and changes apps' local notifications, as the person holding the device would.
+    struct Notifications: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List apps' notifications, change their authorization, or schedule one.",
+            subcommands: [List.self, Allow.self, Deny.self, Reset.self, Send.self]
+        )
+    }
+}
+
+/// Opens the engine of a data directory without running its scheduler (a `herald up` or the app fires).
+func openEngine(_ data: DataDirectoryOptions) throws -> NotificationEngine {
+    let directory = data.directory
+    do {
+        return try NotificationEngine.forDataDirectory(
+            directory, presenter: SilentPresenter(), scope: nil, logger: Logger(label: "herald")
+        )
+    } catch {
+        throw ValidationError("Cannot open \(directory.notificationDatabase.path): \(error). Pass a writable --data-dir.")
+    }
+}
+
+extension HeraldCommand.Notifications {
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show each app's authorization, badge, pending and delivered notifications.")
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Argument(help: "Only this app (bundle identifier).") var bundleIdentifier: String?
+
+        func run() async throws {
+            let engine = try openEngine(data)
+            var apps = [String]()
+            if let bundleIdentifier {
+                apps = [bundleIdentifier]
+            } else {
+                apps = try await engine.store.bundleIdentifiers()
+            }
+            if apps.isEmpty { print("No apps have used notifications in \(data.directory.url.path) yet.") }
+            let formatter = ISO8601DateFormatter()
+            for app in apps {
+                let state = try await engine.store.appState(for: app)
+                let pending = try await engine.store.pending(for: app)
+                let delivered = try await engine.store.delivered(for: app)
+                print("\(app)  authorization: \(state.settings.authorizationStatus)  badge: \(state.badgeCount)")
+                for item in pending {
+                    let when = item.nextFireDate.map { formatter.string(from: $0) } ?? "on location"
+                    print("  pending    \(item.request.identifier)  \(when)  \(item.request.content.title)")
+                }
+                for item in delivered {
+                    print("  delivered  \(item.request.identifier)  \(formatter.string(from: item.date))  \(item.request.content.title)")
+                }
+            }
+        }
+    }
+
+    struct Allow: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Allow an app's notifications (alerts, sounds, badges), as in Settings.")
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
+
+        func run() async throws {
+            try await openEngine(data).setAuthorization(.authorized, options: [.alert, .sound, .badge], for: bundleIdentifier)
+            print("\(bundleIdentifier): notifications allowed")
+        }
+    }
+
+    struct Deny: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn an app's notifications off, as in Settings.")
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
+
+        func run() async throws {
+            try await openEngine(data).setAuthorization(.denied, options: [], for: bundleIdentifier)
+            print("\(bundleIdentifier): notifications denied")
+        }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Forget an app's decision: its next request asks again.")
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
+
+        func run() async throws {
+            try await openEngine(data).setAuthorization(.notDetermined, options: [], for: bundleIdentifier)
+            print("\(bundleIdentifier): authorization not determined")
+        }
+    }
+
+    struct Send: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Schedule a local notification for an app, as the app's own code would.",
+            discussion: "`herald up` (or the app, while it runs) fires it. Allows the app's notifications if it never asked."
+        )
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
+        @Option(help: "The title.") var title: String = ""
+        @Option(help: "The subtitle.") var subtitle: String = ""
+        @Option(help: "The body.") var body: String = ""
+        @Option(help: "The request identifier (default: a new UUID).") var identifier: String?
+        @Option(name: .customLong("in"), help: "Seconds until it fires (default: now).") var seconds: Double?
+        @Option(help: "The badge number.") var badge: Int?
+        @Flag(help: "Play the default sound.") var sound = false
+        @Option(help: "The category identifier.") var category: String?
+
+        func validate() throws {
+            if title.isEmpty && subtitle.isEmpty && body.isEmpty && badge == nil && !sound {
+                throw ValidationError("Nothing to show: give --title, --subtitle, --body, --badge or --sound.")
+            }
+            if let seconds, !(seconds > 0) {
+                throw ValidationError("--in must be a number of seconds greater than 0 (leave it out to deliver now).")
+            }
+        }
+
+        func run() async throws {
+            let engine = try openEngine(data)
+            if try await engine.store.appState(for: bundleIdentifier).settings.authorizationStatus == .notDetermined {
+                try await engine.setAuthorization(.authorized, options: [.alert, .sound, .badge], for: bundleIdentifier)
+            }
+            let content = UNMutableNotificationContent()
+            content.title = title
+            content.subtitle = subtitle
+            content.body = body
+            content.badge = badge.map { NSNumber(value: $0) }
+            content.sound = sound ? .default : nil
+            content.categoryIdentifier = category ?? ""
+            let trigger = seconds.map { UNTimeIntervalNotificationTrigger(timeInterval: $0, repeats: false) }
+            let request = UNNotificationRequest(identifier: identifier ?? UUID().uuidString, content: content, trigger: trigger)
+            try await engine.add(request.makeRecord(), for: bundleIdentifier)
+            let pending = try await engine.store.pending(for: bundleIdentifier).contains { $0.request.identifier == request.identifier }
+            print(pending
+                  ? "\(bundleIdentifier): scheduled \(request.identifier)\(seconds.map { " in \($0) s" } ?? " now")"
+                  : "\(bundleIdentifier): not scheduled (notifications are denied for this app)")
+        }
+    }
+}
