@@ -65,7 +65,10 @@ let package = Package(
         ),
         .testTarget(
             name: "UserNotificationsTests",
-            dependencies: ["UserNotifications", "UserNotificationsUI", "HeraldTesting", "CoreLocation", "HeraldCore"],
+            dependencies: [
+                "UserNotifications", "UserNotificationsUI", "HeraldTesting", "CoreLocation", "HeraldCore",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -30,6 +30,7 @@ public final class NotificationTestEnvironment: Sendable {
     private let attachmentDirectory: URL
     private let timeZone: TimeZone
     private let delegateTimeout: Duration
+    private let logger: Logger
     private let state: EngineState
 
     private final class EngineState: @unchecked Sendable {
@@ -53,13 +54,15 @@ public final class NotificationTestEnvironment: Sendable {
     ///   - clock: The virtual clock.
     ///   - timeZone: The device's time zone; UTC by default, so tests do not depend on the machine.
     ///   - delegateTimeout: How long delegates have to call their completion handlers (real time).
+    ///   - logger: Where the engine logs (pass one with an in-memory handler to assert on warnings).
     public init(
         bundleIdentifier: String = "com.example.app",
         databaseURL: URL? = nil,
         attachmentDirectory: URL? = nil,
         clock: VirtualClock = VirtualClock(),
         timeZone: TimeZone = TimeZone(identifier: "UTC")!,
-        delegateTimeout: Duration = .seconds(2)
+        delegateTimeout: Duration = .seconds(2),
+        logger: Logger = Logger(label: "herald.testing")
     ) throws {
         self.bundleIdentifier = bundleIdentifier
         self.clock = clock
@@ -69,9 +72,10 @@ public final class NotificationTestEnvironment: Sendable {
             .appendingPathComponent("herald-attachments-\(UUID().uuidString)", isDirectory: true)
         self.timeZone = timeZone
         self.delegateTimeout = delegateTimeout
+        self.logger = logger
         let engine = try Self.makeEngine(
             databaseURL: databaseURL, attachmentDirectory: self.attachmentDirectory, clock: clock,
-            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout
+            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout, logger: logger
         )
         state = EngineState(engine: engine, runner: engine.start())
     }
@@ -82,9 +86,8 @@ public final class NotificationTestEnvironment: Sendable {
 
     private static func makeEngine(
         databaseURL: URL?, attachmentDirectory: URL, clock: VirtualClock, timeZone: TimeZone,
-        presenter: RecordingPresenter, delegateTimeout: Duration
+        presenter: RecordingPresenter, delegateTimeout: Duration, logger: Logger
     ) throws -> NotificationEngine {
-        let logger = Logger(label: "herald.testing")
         let store = try databaseURL.map { try SQLiteNotificationStore(url: $0, logger: logger) } ?? SQLiteNotificationStore()
         var configuration = NotificationEngine.Configuration(
             clock: clock, timeZone: timeZone, presenter: presenter,
@@ -157,7 +160,7 @@ public final class NotificationTestEnvironment: Sendable {
         clock.advance(by: downtime)
         let engine = try Self.makeEngine(
             databaseURL: databaseURL, attachmentDirectory: attachmentDirectory, clock: clock,
-            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout
+            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout, logger: logger
         )
         state.lock.withLock {
             state.engine = engine

@@ -119,7 +119,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     private static func log(_ error: any Error, operation: String, bundleIdentifier: String) {
-        Logger(label: "herald.usernotifications").warning("Notification center operation failed", metadata: [
+        Logger(label: "herald.usernotifications").info("Notification center operation failed", metadata: [
             "app.bundle_id": "\(bundleIdentifier)", "operation": "\(operation)", "error": "\(error)",
         ])
     }
@@ -365,7 +365,8 @@ open class UNUserNotificationCenter: NSObject {
             delegate.userNotificationCenter(center, didReceive: response) { finish(true) }
         }
         if completed == nil {
-            Logger(label: "herald.usernotifications").warning(
+            let logger = (try? engine.get().configuration.logger) ?? Logger(label: "herald.usernotifications")
+            logger.warning(
                 "UNUserNotificationCenter delegate received call to -userNotificationCenter:didReceiveNotificationResponse:withCompletionHandler: but the completion handler was never called.",
                 metadata: ["app.bundle_id": "\(bundleIdentifier)"]
             )

@@ -26,6 +26,15 @@ func openEngine(_ data: DataDirectoryOptions) throws -> NotificationEngine {
     }
 }
 
+/// The person changes an app's decision, as in Settings, and the command says what it now is.
+func changeDecision(
+    _ data: DataDirectoryOptions, _ bundleIdentifier: String, to status: UNAuthorizationStatus,
+    options: UNAuthorizationOptions, _ outcome: String
+) async throws {
+    try await openEngine(data).setAuthorization(status, options: options, for: bundleIdentifier)
+    print("\(bundleIdentifier): \(outcome)")
+}
+
 extension HeraldCommand.Notifications {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show each app's authorization, badge, pending and delivered notifications.")
@@ -66,8 +75,7 @@ extension HeraldCommand.Notifications {
         @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
 
         func run() async throws {
-            try await openEngine(data).setAuthorization(.authorized, options: [.alert, .sound, .badge], for: bundleIdentifier)
-            print("\(bundleIdentifier): notifications allowed")
+            try await changeDecision(data, bundleIdentifier, to: .authorized, options: [.alert, .sound, .badge], "notifications allowed")
         }
     }
 
@@ -78,8 +86,7 @@ extension HeraldCommand.Notifications {
         @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
 
         func run() async throws {
-            try await openEngine(data).setAuthorization(.denied, options: [], for: bundleIdentifier)
-            print("\(bundleIdentifier): notifications denied")
+            try await changeDecision(data, bundleIdentifier, to: .denied, options: [], "notifications denied")
         }
     }
 
@@ -90,8 +97,7 @@ extension HeraldCommand.Notifications {
         @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
 
         func run() async throws {
-            try await openEngine(data).setAuthorization(.notDetermined, options: [], for: bundleIdentifier)
-            print("\(bundleIdentifier): authorization not determined")
+            try await changeDecision(data, bundleIdentifier, to: .notDetermined, options: [], "authorization not determined")
         }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
 import HeraldTesting
+import InMemoryLogging
+import Logging
 import Testing
 import UserNotifications
 
@@ -214,5 +216,34 @@ import UserNotifications
         await device.settle()
         try await device.user.open("o")
         #expect(delegate.lock.withLock { delegate.received } == [UNNotificationDefaultActionIdentifier])
+    }
+
+    @Test("B-34: a didReceive handler that is never called logs Apple's warning, and later responses still arrive")
+    func didReceiveNeverCompletes() async throws {
+        final class ForgetfulDelegate: NSObject, UNUserNotificationCenterDelegate, @unchecked Sendable {
+            let lock = NSLock()
+            var count = 0
+            func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+                                        withCompletionHandler completionHandler: @escaping () -> Void) {
+                lock.withLock { count += 1 }
+            }
+        }
+        let handler = InMemoryLogHandler()
+        let device = try NotificationTestEnvironment(delegateTimeout: .milliseconds(100), logger: Logger(label: "test") { _ in handler })
+        let center = device.center()
+        _ = try await center.requestAuthorization(options: [.alert])
+        let delegate = ForgetfulDelegate()
+        center.delegate = delegate
+        device.setForeground(false)
+        for id in ["a", "b"] {
+            try await center.add(UNNotificationRequest(identifier: id, content: makeContent(id), trigger: nil))
+        }
+        await device.settle()
+        try await device.user.open("a")
+        try await device.user.open("b")
+        #expect(delegate.lock.withLock { delegate.count } == 2)
+        let warnings = handler.entries.filter { $0.level == .warning }.map { "\($0.message)" }
+        #expect(warnings.count == 2)
+        #expect(warnings.first?.contains("but the completion handler was never called") == true)
     }
 }
