@@ -115,7 +115,7 @@ import UserNotifications
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
-    @Test("B-18: the 64 soonest-firing requests are kept; overflow is silent")
+    @Test("B-18, B-19: the 64 soonest-firing requests are kept; overflow is silent, even for the request just added")
     func pendingLimit() async throws {
         let (_, center) = try await authorizedDevice()
         for index in 0..<70 {

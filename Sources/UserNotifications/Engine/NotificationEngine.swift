@@ -407,6 +407,12 @@ package actor NotificationEngine: Service {
                     await fire(due, now: now)
                     continue
                 }
+                let next = heap.first?.fireDate
+                if next.map({ $0.timeIntervalSince(now) >= Self.maintenanceHeadroom }) ?? true {
+                    await store.performMaintenance()
+                    if Task.isCancelled || shuttingDown { break }
+                    if let next, next <= configuration.clock.now { continue }
+                }
                 await sleep(until: heap.first?.fireDate)
             }
         } onGracefulShutdown: {
@@ -555,6 +561,9 @@ package actor NotificationEngine: Service {
         await commit([planned])
         inFlight.remove(pending.sequence)
     }
+
+    /// How much time must remain before the next firing for the loop to do store housekeeping first.
+    static let maintenanceHeadroom: TimeInterval = 0.2
 
     /// What the system does without a foreground delegate: the notification's own options (C-20).
     static let systemPresentation: UNNotificationPresentationOptions = [.banner, .list, .sound, .badge]

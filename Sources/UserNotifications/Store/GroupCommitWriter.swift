@@ -5,18 +5,34 @@ import Synchronization
 /// Runs writes from many concurrent callers in shared transactions, so they share one commit (and one fsync).
 ///
 /// Each caller's work runs in its own savepoint: one failing write rolls back only itself. Callers resume only
-/// after the transaction holding their write has committed, so a returned write is durable.
+/// after the transaction holding their write has committed. ``Durability/durable`` writes are fsync'd before
+/// they return; ``Durability/crashSafe`` writes survive a crash of the process and become durable with the next
+/// durable commit. The WAL is checkpointed by ``checkpoint()`` when the caller is idle, and every
+/// `checkpointInterval` transactions at the latest — never by SQLite in the middle of a latency-sensitive commit.
 final class GroupCommitWriter: Sendable {
+    /// How far a write must survive before its caller resumes.
+    enum Durability: Sendable {
+        /// Through a crash of the machine (`synchronous = FULL`).
+        case durable
+        /// Through a crash of the process (`synchronous = NORMAL`): for state that can be rebuilt, such as a
+        /// firing, which re-fires after a power loss rather than being lost.
+        case crashSafe
+    }
+
+    /// Transactions after which the WAL is checkpointed even if the caller never is idle.
+    static let checkpointInterval = 1_000
     private struct Job: Sendable {
         /// Applies the write inside the open transaction and returns what to do once the commit's outcome is known.
         let apply: @Sendable (Database) -> @Sendable ((any Error)?) -> Void
         /// Answers a caller whose write never ran because the transaction could not begin.
         let abandon: @Sendable (any Error) -> Void
+        let durability: Durability
     }
 
     private struct State {
         var queue: [Job] = []
         var draining = false
+        var transactionsSinceCheckpoint = 0
     }
 
     private let writer: any DatabaseWriter
@@ -30,7 +46,9 @@ final class GroupCommitWriter: Sendable {
     /// Runs `body` in a transaction shared with other concurrent writes and returns its result once committed.
     ///
     /// - Parameter body: The write; throwing rolls back this write only.
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(
+        _ durability: Durability = .durable, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(apply: { db in
                 let result: Result<T, any Error>
@@ -51,7 +69,7 @@ final class GroupCommitWriter: Sendable {
                         continuation.resume(with: result)
                     }
                 }
-            }, abandon: { error in continuation.resume(throwing: error) })
+            }, abandon: { error in continuation.resume(throwing: error) }, durability: durability)
             let startDrain = state.withLock { state -> Bool in
                 state.queue.append(job)
                 if state.draining { return false }
@@ -62,6 +80,25 @@ final class GroupCommitWriter: Sendable {
                 drainQueue.async { self.drain() }
             }
         }
+    }
+
+    /// Checkpoints the WAL if anything was written since the last checkpoint; waits for writes in flight.
+    func checkpoint() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            drainQueue.async {
+                self.checkpointNow()
+                continuation.resume()
+            }
+        }
+    }
+
+    private func checkpointNow() {
+        let due = state.withLock { state -> Bool in
+            defer { state.transactionsSinceCheckpoint = 0 }
+            return state.transactionsSinceCheckpoint > 0
+        }
+        guard due else { return }
+        _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
     }
 
     private func drain() {
@@ -75,20 +112,35 @@ final class GroupCommitWriter: Sendable {
                 return state.queue
             }
             if jobs.isEmpty { return }
-            var finishers: [@Sendable ((any Error)?) -> Void] = []
-            finishers.reserveCapacity(jobs.count)
-            do {
-                try writer.writeWithoutTransaction { db in
-                    try db.inTransaction(.immediate) {
-                        for job in jobs { finishers.append(job.apply(db)) }
-                        return .commit
-                    }
-                }
-                for finish in finishers { finish(nil) }
-            } catch {
-                for finish in finishers { finish(error) }
-                for job in jobs.dropFirst(finishers.count) { job.abandon(error) }
+            let crashSafe = jobs.filter { $0.durability == .crashSafe }
+            let durable = jobs.filter { $0.durability == .durable }
+            if !crashSafe.isEmpty { run(crashSafe, synchronous: "NORMAL") }
+            if !durable.isEmpty { run(durable, synchronous: nil) }
+            let checkpointDue = state.withLock { state -> Bool in
+                state.transactionsSinceCheckpoint += (crashSafe.isEmpty ? 0 : 1) + (durable.isEmpty ? 0 : 1)
+                return state.transactionsSinceCheckpoint >= Self.checkpointInterval
             }
+            if checkpointDue { checkpointNow() }
+        }
+    }
+
+    /// Runs `jobs` in one transaction, at `synchronous` for this transaction only (`nil`: the connection's FULL).
+    private func run(_ jobs: [Job], synchronous: String?) {
+        var finishers: [@Sendable ((any Error)?) -> Void] = []
+        finishers.reserveCapacity(jobs.count)
+        do {
+            try writer.writeWithoutTransaction { db in
+                if let synchronous { try db.execute(sql: "PRAGMA synchronous = \(synchronous)") }
+                defer { if synchronous != nil { try? db.execute(sql: "PRAGMA synchronous = FULL") } }
+                try db.inTransaction(.immediate) {
+                    for job in jobs { finishers.append(job.apply(db)) }
+                    return .commit
+                }
+            }
+            for finish in finishers { finish(nil) }
+        } catch {
+            for finish in finishers { finish(error) }
+            for job in jobs.dropFirst(finishers.count) { job.abandon(error) }
         }
     }
 }

@@ -66,6 +66,9 @@ package protocol NotificationStore: Sendable {
 
     func deleteResponse(id: Int64) async throws
 
+    /// Housekeeping that must not delay a commit (the SQLite store checkpoints its WAL); called when idle.
+    func performMaintenance() async
+
     /// The device's last known location, if any.
     func deviceLocation() async throws -> (latitude: Double, longitude: Double)?
 
