@@ -6,16 +6,9 @@ import Testing
 import UserNotifications
 
 @Suite struct DeliveryTests {
-    private func device() async throws -> (NotificationTestEnvironment, UNUserNotificationCenter) {
-        let device = try NotificationTestEnvironment()
-        let center = device.center()
-        _ = try await center.requestAuthorization(options: [.alert, .sound, .badge])
-        return (device, center)
-    }
-
     @Test("B-30: willPresent decides; [] silences and keeps it out of the list")
     func willPresentSilences() async throws {
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = RecordingDelegate(options: [])
         center.delegate = delegate
         try await center.add(makeRequest("quiet", after: 1))
@@ -28,7 +21,7 @@ import UserNotifications
 
     @Test("B-30: banner without list shows but is not kept; list without banner is kept quietly")
     func bannerAndList() async throws {
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = RecordingDelegate(options: [.banner])
         center.delegate = delegate
         try await center.add(makeRequest("banner", after: 1))
@@ -47,7 +40,7 @@ import UserNotifications
                 [.banner, .list]
             }
         }
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = AsyncDelegate()
         center.delegate = delegate
         try await center.add(makeRequest("a", after: 1))
@@ -59,7 +52,7 @@ import UserNotifications
     @Test("C-20: a delegate that implements neither form presents nothing; no delegate presents normally")
     func unimplementedWillPresent() async throws {
         final class EmptyDelegate: NSObject, UNUserNotificationCenterDelegate {}
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = EmptyDelegate()
         center.delegate = delegate
         try await center.add(makeRequest("a", after: 1))
@@ -90,7 +83,7 @@ import UserNotifications
 
     @Test("A background app's notifications skip willPresent and are shown by the system")
     func background() async throws {
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = RecordingDelegate(options: [])
         center.delegate = delegate
         device.setForeground(false)
@@ -102,7 +95,7 @@ import UserNotifications
 
     @Test("Settings limit presentation: sound off keeps the banner silent")
     func settingsLimit() async throws {
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         try await device.user.changeSetting(\.soundSetting, to: .disabled)
         let content = makeContent("s")
         content.sound = .default
@@ -134,7 +127,7 @@ import UserNotifications
 
     @Test("B-31, N-25: tap, action and text reply reach didReceive with the right identifiers and text")
     func responses() async throws {
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = RecordingDelegate()
         center.delegate = delegate
         registerSeedCategory(center)
@@ -153,7 +146,7 @@ import UserNotifications
 
     @Test("N-27, B-31: dismiss is reported only with .customDismissAction")
     func dismiss() async throws {
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = RecordingDelegate()
         center.delegate = delegate
         registerSeedCategory(center)
@@ -169,7 +162,7 @@ import UserNotifications
 
     @Test("B-32, C-5: actions exist only for a registered category; setNotificationCategories replaces all")
     func categoriesReplace() async throws {
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         registerSeedCategory(center)
         center.setNotificationCategories([UNNotificationCategory(identifier: "other", actions: [], intentIdentifiers: [])])
         #expect(await center.notificationCategories().map(\.identifier) == ["other"])
@@ -208,7 +201,7 @@ import UserNotifications
                 lock.withLock { received.append(response.actionIdentifier) }
             }
         }
-        let (device, center) = try await device()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = AsyncReceiver()
         center.delegate = delegate
         device.setForeground(false) // no willPresent: shown by the system, so it is in the list to tap

@@ -4,16 +4,9 @@ import Testing
 import UserNotifications
 
 @Suite struct SchedulingTests {
-    private func authorizedDevice(_ databaseURL: URL? = nil) async throws -> (NotificationTestEnvironment, UNUserNotificationCenter) {
-        let device = try NotificationTestEnvironment(databaseURL: databaseURL)
-        let center = device.center()
-        _ = try await center.requestAuthorization(options: [.alert, .sound, .badge])
-        return (device, center)
-    }
-
     @Test("nil trigger delivers right away (N-20)")
     func nilTrigger() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         try await center.add(UNNotificationRequest(identifier: "now", content: makeContent("Now"), trigger: nil))
         await device.settle()
         #expect(await center.pendingNotificationRequests().isEmpty)
@@ -23,7 +16,7 @@ import UserNotifications
 
     @Test("a time-interval request fires at its instant, not before")
     func firesOnTime() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         let start = device.clock.now
         try await center.add(makeRequest("t", after: 5))
         await device.advance(by: 4.999)
@@ -38,7 +31,7 @@ import UserNotifications
 
     @Test("B-10, B-11: add with a pending identifier replaces the pending request")
     func replacePending() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         try await center.add(makeRequest("same", after: 50, title: "first"))
         try await center.add(makeRequest("same", after: 10, title: "second"))
         let pending = await center.pendingNotificationRequests()
@@ -51,7 +44,7 @@ import UserNotifications
 
     @Test("B-10: a request with a delivered identifier replaces the delivered notification when it fires")
     func replaceDelivered() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         try await center.add(makeRequest("d", after: 5, title: "old"))
         await device.advance(by: 5)
         try await center.add(makeRequest("d", after: 5, title: "new"))
@@ -64,7 +57,7 @@ import UserNotifications
 
     @Test("B-13: remove pending by identifier; unknown and already-fired identifiers are ignored; calls apply in order")
     func removePending() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         try await center.add(makeRequest("fired", after: 1))
         await device.advance(by: 1)
         center.add(makeRequest("a", after: 10), withCompletionHandler: nil)
@@ -79,7 +72,7 @@ import UserNotifications
 
     @Test("B-12: a repeating request stays pending and fires every interval until removed")
     func repeating() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         try await center.add(makeRequest("r", after: 60, repeats: true))
         await device.advance(by: 180)
         #expect(device.presenter.presentations.count == 3)
@@ -92,7 +85,7 @@ import UserNotifications
 
     @Test("B-14, C-14: remove delivered by identifier or all")
     func removeDelivered() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         for id in ["a", "b", "c"] { try await center.add(makeRequest(id, after: 1)) }
         await device.advance(by: 1)
         center.removeDeliveredNotifications(withIdentifiers: ["b", "nope"])
@@ -103,7 +96,7 @@ import UserNotifications
 
     @Test("B-16: a one-shot calendar trigger in the past is accepted without error and not retained")
     func pastCalendarTrigger() async throws {
-        let (_, center) = try await authorizedDevice()
+        let (_, center) = try await makeAuthorizedDevice()
         var components = DateComponents()
         components.year = 2020
         components.month = 1
@@ -117,7 +110,7 @@ import UserNotifications
 
     @Test("B-18, B-19: the 64 soonest-firing requests are kept; overflow is silent, even for the request just added")
     func pendingLimit() async throws {
-        let (_, center) = try await authorizedDevice()
+        let (_, center) = try await makeAuthorizedDevice()
         for index in 0..<70 {
             // later-added requests fire sooner: the first six added fire latest and must go
             try await center.add(makeRequest("r\(index)", after: TimeInterval(1_000 - index)))
@@ -132,7 +125,7 @@ import UserNotifications
 
     @Test("B-18: a repeating request counts once toward the limit")
     func repeatingCountsOnce() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         try await center.add(makeRequest("repeat", after: 60, repeats: true))
         for index in 0..<63 { try await center.add(makeRequest("r\(index)", after: 10_000 + TimeInterval(index))) }
         await device.advance(by: 600) // fired ten times, still one request
@@ -144,7 +137,7 @@ import UserNotifications
     @Test("B-17: a request due while the app was not running is in the delivered list at the next start, without willPresent")
     func firedWhileNotRunning() async throws {
         let database = try makeTemporaryDirectory().appendingPathComponent("n.sqlite")
-        let (device, center) = try await authorizedDevice(database)
+        let (device, center) = try await makeAuthorizedDevice(databaseURL: database)
         try await center.add(makeRequest("later", after: 30))
         try await device.restart(after: 60)
         let relaunched = device.center()
@@ -159,7 +152,7 @@ import UserNotifications
 
     @Test("B-17: foreground delivery calls willPresent; afterwards the request is delivered, not pending")
     func foregroundDelivery() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         let delegate = RecordingDelegate()
         center.delegate = delegate
         try await center.add(makeRequest("fg", after: 2))
@@ -172,7 +165,7 @@ import UserNotifications
     @Test("pending requests, delivered notifications, categories, badge and settings survive a restart")
     func durability() async throws {
         let database = try makeTemporaryDirectory().appendingPathComponent("n.sqlite")
-        let (device, center) = try await authorizedDevice(database)
+        let (device, center) = try await makeAuthorizedDevice(databaseURL: database)
         center.setNotificationCategories([UNNotificationCategory(identifier: "cat", actions: [], intentIdentifiers: [])])
         try await center.setBadgeCount(7)
         let content = makeContent("kept")
@@ -196,7 +189,7 @@ import UserNotifications
 
     @Test("C-15: setBadgeCount sets the badge; negative is badgeInputInvalid; content badge applies on delivery")
     func badge() async throws {
-        let (device, center) = try await authorizedDevice()
+        let (device, center) = try await makeAuthorizedDevice()
         try await center.setBadgeCount(3)
         #expect(try await device.badgeCount() == 3)
         await #expect(throws: UNError.self) { try await center.setBadgeCount(-1) }

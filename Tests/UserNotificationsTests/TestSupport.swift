@@ -3,6 +3,14 @@ import HeraldTesting
 import Testing
 import UserNotifications
 
+/// A test device whose default app has been allowed alerts, sounds and badges.
+func makeAuthorizedDevice(databaseURL: URL? = nil) async throws -> (NotificationTestEnvironment, UNUserNotificationCenter) {
+    let device = try NotificationTestEnvironment(databaseURL: databaseURL)
+    let center = device.center()
+    _ = try await center.requestAuthorization(options: [.alert, .sound, .badge])
+    return (device, center)
+}
+
 /// Content with a title and body, the most common shape in the seeds.
 func makeContent(_ title: String, body: String = "body") -> UNMutableNotificationContent {
     let content = UNMutableNotificationContent()
