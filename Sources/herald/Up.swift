@@ -35,11 +35,16 @@ extension HeraldCommand {
             let apps = try await engine.store.bundleIdentifiers()
             var pendingCount = 0
             for app in apps { pendingCount += try await engine.store.pending(for: app).count }
-            print("Herald is up.")
-            print("  data directory: \(directory.url.path)")
-            print("  apps: \(apps.count), pending notifications: \(pendingCount)")
-            print("  schedule one:   herald notifications send com.example.app --title Hello --body 'from Herald' --in 5")
-            print("Notifications appear below as they fire. Ctrl-C stops.")
+            // Through the presenter's own file handle, unbuffered, so the banner always comes first.
+            let banner = """
+                Herald is up.
+                  data directory: \(directory.url.path)
+                  apps: \(apps.count), pending notifications: \(pendingCount)
+                  schedule one:   herald notifications send com.example.app --title Hello --body 'from Herald' --in 5
+                Notifications appear below as they fire. Ctrl-C stops.
+
+                """
+            FileHandle.standardOutput.write(Data(banner.utf8))
             let group = ServiceGroup(services: [engine], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             try await group.run()
         }
