@@ -30,6 +30,9 @@ package struct ScheduleHeap: Sendable {
     }
 
     package var count: Int { entries.count }
+
+    /// Every entry, in heap order (not sorted): for rebuilding a heap together with other entries.
+    package var unorderedEntries: [Entry] { entries }
     package var first: Entry? { entries.first }
 
     package mutating func push(_ entry: Entry) {
