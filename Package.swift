@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
         .library(name: "UserNotificationsUI", targets: ["UserNotificationsUI"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
+        .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
+        .library(name: "HeraldDeviceChannel", targets: ["HeraldDeviceChannel"]),
         .executable(name: "herald", targets: ["herald"]),
     ],
     dependencies: [
@@ -23,11 +25,73 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .target(
             name: "HeraldCore",
-            dependencies: [.product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HeraldStorage",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HeraldGateway",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "HeraldDeviceChannel",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(name: "CoreLocation", swiftSettings: swiftSettings),
@@ -35,6 +99,7 @@ let package = Package(
             name: "UserNotifications",
             dependencies: [
                 "HeraldCore",
+                "HeraldStorage",
                 "CoreLocation",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -55,6 +120,8 @@ let package = Package(
                 "HeraldCore",
                 "UserNotifications",
                 "HeraldTesting",
+                "HeraldGateway",
+                "HeraldDeviceChannel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -70,6 +137,21 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldGatewayTests",
+            dependencies: [
+                "HeraldGateway", "HeraldDeviceChannel", "HeraldCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

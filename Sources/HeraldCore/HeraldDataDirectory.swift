@@ -48,6 +48,12 @@ public struct HeraldDataDirectory: Sendable, Hashable {
     /// The attachment data store: files moved out of apps' containers when a request is added.
     public var attachmentStore: URL { url.appendingPathComponent("attachments", isDirectory: true) }
 
+    /// The gateway's database: provider keys, devices, tokens, stored notifications and the delivery log.
+    public var gatewayDatabase: URL { url.appendingPathComponent("gateway.sqlite") }
+
+    /// The gateway's development CA and server certificate.
+    public var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
+
     /// Creates the directory (and parents) with owner-only permissions if it does not exist.
     ///
     /// - Throws: The file system's error when the directory cannot be created.

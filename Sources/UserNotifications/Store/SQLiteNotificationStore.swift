@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HeraldStorage
 import Logging
 
 /// The SQLite store: one database file per user holding every app's notifications.
@@ -21,29 +22,9 @@ package final class SQLiteNotificationStore: NotificationStore {
     ///   - logger: Where the quarantine of a damaged file is reported.
     /// - Throws: `DatabaseError` when the file cannot be opened or created (permissions, disk full).
     package init(url: URL, logger: Logger = Logger(label: "herald.store")) throws {
-        try FileManager.default.createDirectory(
-            at: url.deletingLastPathComponent(), withIntermediateDirectories: true
-        )
-        do {
-            self.writer = try SQLiteNotificationStore.open(url)
-            self.quarantinedFile = nil
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
-            let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
-            let quarantine = url.appendingPathExtension("corrupt-\(stamp)")
-            try FileManager.default.moveItem(at: url, to: quarantine)
-            for suffix in ["-wal", "-shm"] {
-                let side = URL(fileURLWithPath: url.path + suffix)
-                if FileManager.default.fileExists(atPath: side.path) {
-                    try? FileManager.default.moveItem(at: side, to: URL(fileURLWithPath: quarantine.path + suffix))
-                }
-            }
-            logger.error(
-                "Notification database was damaged; moved it aside and started a new one",
-                metadata: ["store.path": "\(url.path)", "store.quarantine": "\(quarantine.path)", "error": "\(error)"]
-            )
-            self.writer = try SQLiteNotificationStore.open(url)
-            self.quarantinedFile = quarantine
-        }
+        let (pool, quarantinedFile) = try SQLiteFile.open(url, migrator: Self.migrator, logger: logger)
+        self.writer = pool
+        self.quarantinedFile = quarantinedFile
         self.groupCommit = GroupCommitWriter(writer: writer)
     }
 
@@ -54,19 +35,6 @@ package final class SQLiteNotificationStore: NotificationStore {
         self.writer = queue
         self.groupCommit = GroupCommitWriter(writer: queue)
         self.quarantinedFile = nil
-    }
-
-    private static func open(_ url: URL) throws -> DatabasePool {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            // Checkpoints are the store's to schedule (GroupCommitWriter), not a side effect of some commit.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-        }
-        let pool = try DatabasePool(path: url.path, configuration: configuration)
-        try migrator.migrate(pool)
-        return pool
     }
 
     private static var migrator: DatabaseMigrator {

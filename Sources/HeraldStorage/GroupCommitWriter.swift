@@ -9,9 +9,9 @@ import Synchronization
 /// they return; ``Durability/crashSafe`` writes survive a crash of the process and become durable with the next
 /// durable commit. The WAL is checkpointed by ``checkpoint()`` when the caller is idle, and every
 /// `checkpointInterval` transactions at the latest — never by SQLite in the middle of a latency-sensitive commit.
-final class GroupCommitWriter: Sendable {
+package final class GroupCommitWriter: Sendable {
     /// How far a write must survive before its caller resumes.
-    enum Durability: Sendable {
+    package enum Durability: Sendable {
         /// Through a crash of the machine (`synchronous = FULL`).
         case durable
         /// Through a crash of the process (`synchronous = NORMAL`): for state that can be rebuilt, such as a
@@ -20,7 +20,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Transactions after which the WAL is checkpointed even if the caller never is idle.
-    static let checkpointInterval = 1_000
+    package static let checkpointInterval = 1_000
     private struct Job: Sendable {
         /// Applies the write inside the open transaction and returns what to do once the commit's outcome is known.
         let apply: @Sendable (Database) -> @Sendable ((any Error)?) -> Void
@@ -39,14 +39,14 @@ final class GroupCommitWriter: Sendable {
     private let state = Mutex(State())
     private let drainQueue = DispatchQueue(label: "herald.store.group-commit")
 
-    init(writer: any DatabaseWriter) {
+    package init(writer: any DatabaseWriter) {
         self.writer = writer
     }
 
     /// Runs `body` in a transaction shared with other concurrent writes and returns its result once committed.
     ///
     /// - Parameter body: The write; throwing rolls back this write only.
-    func write<T: Sendable>(
+    package func write<T: Sendable>(
         _ durability: Durability = .durable, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
@@ -83,7 +83,7 @@ final class GroupCommitWriter: Sendable {
     }
 
     /// Checkpoints the WAL if anything was written since the last checkpoint; waits for writes in flight.
-    func checkpoint() async {
+    package func checkpoint() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             drainQueue.async {
                 self.checkpointNow()

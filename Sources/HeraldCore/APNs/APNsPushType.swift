@@ -1,0 +1,63 @@
+/// The `apns-push-type` header's values (apns-spec §1.3, P-01…P-11).
+public enum APNsPushType: String, CaseIterable, Sendable {
+    case alert
+    case background
+    case complication
+    case controls
+    case fileprovider
+    case liveactivity
+    case location
+    case mdm
+    case pushtotalk
+    case voip
+    case widgets
+
+    /// What `apns-topic` must end with for this push type, after the bundle ID (P-01…P-11); empty for none.
+    ///
+    /// `mdm` topics are the MDM certificate's UID, not a bundle ID, so they have no suffix.
+    public var topicSuffix: String {
+        switch self {
+        case .alert, .background, .mdm: ""
+        case .complication: ".complication"
+        case .controls: ".push-type.controls"
+        case .fileprovider: ".pushkit.fileprovider"
+        case .liveactivity: ".push-type.liveactivity"
+        case .location: ".location-query"
+        case .pushtotalk: ".voip-ptt"
+        case .voip: ".voip"
+        case .widgets: ".push-type.widgets"
+        }
+    }
+
+    /// The largest payload APNs accepts for this push type, in bytes (S-11: 4096, VoIP 5120).
+    public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }
+
+    /// The push type whose topic suffix `topic` carries, and the bundle ID without it.
+    ///
+    /// A topic without a known suffix is a bundle ID for `alert`/`background`.
+    /// - Parameter topic: An `apns-topic` value.
+    public static func split(topic: String) -> (bundleID: String, suffixType: APNsPushType?) {
+        // Longest suffixes first so `.voip-ptt` is not read as `.voip`.
+        let suffixed = allCases.filter { !$0.topicSuffix.isEmpty }.sorted { $0.topicSuffix.count > $1.topicSuffix.count }
+        for type in suffixed where topic.hasSuffix(type.topicSuffix) && topic.count > type.topicSuffix.count {
+            return (String(topic.dropLast(type.topicSuffix.count)), type)
+        }
+        return (topic, nil)
+    }
+}
+
+/// The `apns-priority` header's values (S-07).
+public enum APNsPriority: Int, CaseIterable, Sendable {
+    /// Prioritise the device's power over everything; never wake it.
+    case low = 1
+    /// Send based on the device's power considerations.
+    case throttled = 5
+    /// Send immediately (the default).
+    case immediate = 10
+}
+
+/// Apple's two APNs environments: development (sandbox) and production.
+public enum APNsEnvironment: String, CaseIterable, Codable, Sendable {
+    case development
+    case production
+}

@@ -1,0 +1,171 @@
+import Foundation
+
+/// The APNs headers of one `POST /3/device/<token>` request, read and checked per apns-spec §1.2–§1.3.
+///
+/// Checks that need no state (syntax, ranges, push type/topic/priority combinations) happen here, so the
+/// gateway and the provider library refuse the same requests with the same reasons.
+public struct APNsRequestHeaders: Sendable, Equatable {
+    /// When a notification stops being worth delivering (`apns-expiration`, S-06).
+    public enum Expiration: Sendable, Equatable {
+        /// Header absent: stored under the default policy (30 days, D-03).
+        case storagePolicy
+        /// `0`: one delivery attempt, never stored (D-05).
+        case immediately
+        /// Stored and retried until this time.
+        case at(Date)
+    }
+
+    /// `apns-id`, lowercased, if the request carried one.
+    public var apnsID: String?
+    /// `apns-push-type`, or `nil` when absent (the gateway infers it from the payload).
+    public var pushType: APNsPushType?
+    /// `apns-expiration`.
+    public var expiration: Expiration
+    /// `apns-priority`, `nil` when absent (10 by default; 5 for background).
+    public var priority: APNsPriority?
+    /// `apns-topic`, if present.
+    public var topic: String?
+    /// `apns-collapse-id`, if present.
+    public var collapseID: String?
+    /// The JWT after `bearer ` in `authorization`; `nil` when the header is absent or empty.
+    public var bearerToken: String?
+
+    /// The longest `apns-collapse-id`, in bytes (S-09).
+    public static let maximumCollapseIDSize = 64
+
+    /// Reads the headers; the first rule broken decides the reason.
+    ///
+    /// - Parameter fields: Every non-pseudo header as (lowercased name, value), repeats included.
+    /// - Returns: The headers, or the reason to refuse the request with, and the `apns-id` to answer with when it
+    ///   was valid.
+    public static func parse(_ fields: [(name: String, value: String)]) -> Result<APNsRequestHeaders, APNsRefusal> {
+        var seen = Set<String>()
+        var values: [String: String] = [:]
+        var duplicate = false
+        for (name, value) in fields {
+            let name = name.lowercased()
+            if !seen.insert(name).inserted { duplicate = true }
+            values[name] = value
+        }
+        var headers = APNsRequestHeaders(expiration: .storagePolicy)
+        // The id first: every answer, including the errors below, echoes it (R-01).
+        if let id = values["apns-id"] {
+            guard Self.isCanonicalUUID(id) else { return .failure(APNsRefusal(.badMessageId)) }
+            headers.apnsID = id.lowercased()
+        }
+        func refuse(_ reason: APNsReason) -> Result<APNsRequestHeaders, APNsRefusal> {
+            .failure(APNsRefusal(reason, apnsID: headers.apnsID))
+        }
+        if duplicate { return refuse(.duplicateHeaders) }
+        if let type = values["apns-push-type"] {
+            guard let pushType = APNsPushType(rawValue: type) else { return refuse(.invalidPushType) }
+            headers.pushType = pushType
+        }
+        if let text = values["apns-expiration"] {
+            guard let seconds = Int64(text.trimmingCharacters(in: .whitespaces)), seconds >= 0,
+                seconds < 253_402_300_800  // year 10000
+            else { return refuse(.badExpirationDate) }
+            headers.expiration = seconds == 0 ? .immediately : .at(Date(timeIntervalSince1970: Double(seconds)))
+        }
+        if let text = values["apns-priority"] {
+            guard let number = Int(text), let priority = APNsPriority(rawValue: number) else {
+                return refuse(.badPriority)
+            }
+            headers.priority = priority
+        }
+        if let topic = values["apns-topic"] {
+            guard Self.isValidTopic(topic) else { return refuse(topic.isEmpty ? .missingTopic : .badTopic) }
+            headers.topic = topic
+        }
+        if let collapseID = values["apns-collapse-id"] {
+            guard collapseID.utf8.count <= Self.maximumCollapseIDSize else { return refuse(.badCollapseId) }
+            headers.collapseID = collapseID
+        }
+        if let authorization = values["authorization"] {
+            // The scheme is case-insensitive (RFC 9110 §11.1); an empty token is a missing one.
+            let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                let token = parts[1].trimmingCharacters(in: .whitespaces)
+                headers.bearerToken = token.isEmpty ? nil : token
+            } else if !authorization.trimmingCharacters(in: .whitespaces).isEmpty
+                && authorization.lowercased().trimmingCharacters(in: .whitespaces) != "bearer"
+            {
+                // Something other than a bearer token: a token APNs cannot read.
+                headers.bearerToken = authorization
+            }
+        }
+        return .success(headers)
+    }
+
+    /// Whether `text` is a canonical UUID: 8-4-4-4-12 hex digits (S-05; either case is read).
+    public static func isCanonicalUUID(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return false }
+        for (index, c) in utf8.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                guard c == UInt8(ascii: "-") else { return false }
+            } else {
+                let isHex =
+                    (c >= 0x30 && c <= 0x39) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
+                    || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"))
+                guard isHex else { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether `topic` can be a bundle ID with an optional push-type suffix: 1–255 characters of letters,
+    /// digits, `.`, `-` and `_`, not starting or ending with a dot.
+    public static func isValidTopic(_ topic: String) -> Bool {
+        guard !topic.isEmpty, topic.utf8.count <= 255, !topic.hasPrefix("."), !topic.hasSuffix(".") else {
+            return false
+        }
+        return topic.utf8.allSatisfy { c in
+            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
+                || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+        }
+    }
+
+    /// The push type a request means: the header's, or inferred from the payload when absent.
+    ///
+    /// Apple only recommends the header outside watchOS (S-04). Without it, a payload whose `aps` holds
+    /// `content-available: 1` and no alert, badge or sound is `background`; anything else is `alert`.
+    /// - Parameter aps: The payload's `aps` dictionary, if any.
+    public func effectivePushType(aps: [String: Any]?) -> APNsPushType {
+        if let pushType { return pushType }
+        guard let aps else { return .alert }
+        let contentAvailable = (aps["content-available"] as? NSNumber)?.intValue == 1
+        let visible = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
+        return contentAvailable && !visible ? .background : .alert
+    }
+
+    /// The priority a request means: the header's, else 5 for background pushes and 10 for the rest.
+    public func effectivePriority(for pushType: APNsPushType) -> APNsPriority {
+        priority ?? (pushType == .background ? .throttled : .immediate)
+    }
+}
+
+/// A refused request: the reason, and the `apns-id` to answer with (`nil`: generate one).
+public struct APNsRefusal: Error, Sendable, Equatable {
+    /// Apple's status and reason.
+    public let reason: APNsReason
+    /// The request's `apns-id`, when it had a valid one.
+    public let apnsID: String?
+    /// For 410 answers: when the token stopped being valid (R-04).
+    public let timestamp: Date?
+
+    /// Creates a refusal.
+    public init(_ reason: APNsReason, apnsID: String? = nil, timestamp: Date? = nil) {
+        self.reason = reason
+        self.apnsID = apnsID
+        self.timestamp = timestamp
+    }
+
+    /// The JSON error body APNs sends: `{"reason": …}`, plus `timestamp` in milliseconds for 410 (R-04).
+    public var body: String {
+        if reason.status == 410, let timestamp {
+            return #"{"reason":"\#(reason.reason)","timestamp":\#(Int64(timestamp.timeIntervalSince1970 * 1000))}"#
+        }
+        return #"{"reason":"\#(reason.reason)"}"#
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// A device token: the bytes that address one app in one environment on one device, written as hex in
+/// `/3/device/<token>`.
+///
+/// Apple says not to assume a size (S-02; simulator tokens are longer than device tokens), so any non-empty even
+/// number of hex digits up to ``maximumByteCount`` bytes is a well-formed token.
+public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
+    /// The longest token Herald accepts, in bytes; longer ones are `BadDeviceToken`.
+    public static let maximumByteCount = 100
+
+    /// The token's bytes.
+    public let bytes: [UInt8]
+
+    /// Creates a token from its bytes.
+    public init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Reads a token from its hex form (either case); `nil` if it is not a well-formed token.
+    public init?(hex: some StringProtocol) {
+        let utf8 = Array(hex.utf8)
+        guard !utf8.isEmpty, utf8.count % 2 == 0, utf8.count / 2 <= Self.maximumByteCount else { return nil }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(utf8.count / 2)
+        var index = 0
+        while index < utf8.count {
+            guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        self.bytes = bytes
+    }
+
+    /// A new random 32-byte token, the size of today's device tokens.
+    public static func random() -> DeviceToken {
+        var generator = SystemRandomNumberGenerator()
+        return DeviceToken(bytes: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    }
+
+    /// The lowercase hex form used in `:path`.
+    public var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public var description: String { hex }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

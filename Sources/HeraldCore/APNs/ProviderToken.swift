@@ -1,0 +1,136 @@
+import Crypto
+import Foundation
+
+/// An APNs provider authentication token: an ES256 JSON Web Token with header `{alg, kid}` and claims
+/// `{iss, iat}` (apns-spec §3.1, A-01).
+///
+/// Parsing is as liberal as real clients need: header and claims may be pretty-printed (I-03), `iat` may be a
+/// number or a numeric string, extra claims are ignored, and the signature may be the 64-byte `r‖s` form of
+/// RFC 7518 or DER (A-08: Apple's own sample looks DER).
+public struct ProviderToken: Sendable, Equatable {
+    /// The key ID from the header (`kid`).
+    public let keyID: String
+    /// The team ID from the claims (`iss`).
+    public let teamID: String
+    /// When the token was issued (`iat`), to the second.
+    public let issuedAt: Date
+    /// The token exactly as sent, which is also its identity on a connection.
+    public let compact: String
+
+    private let signingInput: Substring
+    private let signature: Data
+
+    /// How long a token stays valid after `iat`.
+    public static let lifetime: Duration = .seconds(3600)
+
+    /// Why a token was refused.
+    public enum Failure: Error, Equatable, Sendable {
+        /// Not a well-formed ES256 JWT with `kid`, `iss` and `iat`.
+        case malformed(String)
+        /// Issued more than ``ProviderToken/lifetime`` ago.
+        case expired
+        /// `iat` lies more than ``ProviderToken/lifetime`` in the future.
+        case issuedInFuture
+        /// The signature does not verify with the key.
+        case badSignature
+
+        /// The APNs reason answered for this failure.
+        public var reason: APNsReason {
+            self == .expired ? .expiredProviderToken : .invalidProviderToken
+        }
+    }
+
+    /// Parses a compact JWT; checks its shape, not its signature or age.
+    ///
+    /// - Parameter compact: The token as sent after `bearer `.
+    public init(parsing compact: String) throws(Failure) {
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw .malformed("a JWT has three dot-separated parts") }
+        guard let headerData = Data(base64URLEncoded: parts[0]),
+            let header = (try? JSONSerialization.jsonObject(with: headerData)) as? [String: Any]
+        else { throw .malformed("the header is not base64url JSON") }
+        guard let claimsData = Data(base64URLEncoded: parts[1]),
+            let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
+        else { throw .malformed("the claims are not base64url JSON") }
+        guard header["alg"] as? String == "ES256" else { throw .malformed("alg must be ES256") }
+        // Newer clients put `kid` only in the header; some older ones put it in the claims as well.
+        guard let keyID = (header["kid"] as? String) ?? (claims["kid"] as? String), !keyID.isEmpty else {
+            throw .malformed("kid is missing")
+        }
+        guard let teamID = claims["iss"] as? String, !teamID.isEmpty else { throw .malformed("iss is missing") }
+        let seconds: Double
+        if let number = claims["iat"] as? NSNumber, !number.isJSONBoolean {
+            seconds = number.doubleValue
+        } else if let text = claims["iat"] as? String, let number = Double(text) {
+            seconds = number
+        } else {
+            throw .malformed("iat is missing or not a number")
+        }
+        guard seconds.isFinite, let signature = Data(base64URLEncoded: parts[2]), !signature.isEmpty else {
+            throw .malformed("iat or signature is invalid")
+        }
+        self.keyID = keyID
+        self.teamID = teamID
+        self.issuedAt = Date(timeIntervalSince1970: seconds.rounded(.down))
+        self.compact = compact
+        self.signingInput = compact[compact.startIndex..<parts[1].endIndex]
+        self.signature = signature
+    }
+
+    /// Checks the signature with `key` and the age against `now`.
+    ///
+    /// - Parameters:
+    ///   - key: The provider's public key registered under ``keyID``.
+    ///   - now: The current time.
+    public func validate(with key: P256.Signing.PublicKey, now: Date) throws(Failure) {
+        let ecdsa: P256.Signing.ECDSASignature?
+        if signature.count == 64 {
+            ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
+        } else {
+            ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature)
+        }
+        guard let ecdsa, key.isValidSignature(ecdsa, for: Data(signingInput.utf8)) else { throw .badSignature }
+        let age = now.timeIntervalSince(issuedAt)
+        if age > Double(Self.lifetime.components.seconds) { throw .expired }
+        if -age > Double(Self.lifetime.components.seconds) { throw .issuedInFuture }
+    }
+
+    /// Makes a signed token, as a provider does.
+    ///
+    /// - Parameters:
+    ///   - keyID: The 10-character key ID.
+    ///   - teamID: The 10-character team ID.
+    ///   - issuedAt: The `iat` claim.
+    ///   - privateKey: The key that signs it.
+    public static func sign(
+        keyID: String, teamID: String, issuedAt: Date, privateKey: P256.Signing.PrivateKey
+    ) throws -> String {
+        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": keyID], options: .sortedKeys)
+        let claims = try JSONSerialization.data(
+            withJSONObject: ["iss": teamID, "iat": Int(issuedAt.timeIntervalSince1970)], options: .sortedKeys)
+        let input = header.base64URLEncodedString() + "." + claims.base64URLEncodedString()
+        let signature = try privateKey.signature(for: Data(input.utf8))
+        return input + "." + signature.rawRepresentation.base64URLEncodedString()
+    }
+}
+
+extension NSNumber {
+    /// Whether `JSONSerialization` made this number from `true`/`false` (booleans are not times).
+    fileprivate var isJSONBoolean: Bool { String(cString: objCType) == "c" }
+}
+
+extension Data {
+    /// Decodes base64url without padding, as JWTs use it; `nil` if it is not base64url.
+    public init?(base64URLEncoded text: some StringProtocol) {
+        var base64 = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        guard !base64.contains("=") || base64.hasSuffix("=") else { return nil }
+        while base64.count % 4 != 0 { base64 += "=" }
+        self.init(base64Encoded: base64)
+    }
+
+    /// Encodes as base64url without padding.
+    public func base64URLEncodedString() -> String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

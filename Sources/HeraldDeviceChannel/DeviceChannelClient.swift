@@ -1,0 +1,186 @@
+import Foundation
+import HeraldCore
+import HummingbirdWSClient
+import Logging
+import NIOSSL
+import NIOWebSocket
+import Synchronization
+
+/// A device's end of the device channel: connects to a gateway, registers apps for device tokens, and receives
+/// pushes, which it acknowledges once it has them safe.
+///
+/// ```swift
+/// let device = try await DeviceChannelClient.connect(
+///     to: "wss://127.0.0.1:2199/device/v1", deviceID: "laptop", secret: secret, tlsConfiguration: tls)
+/// let token = try await device.register(bundleID: "com.example.app", environment: .development)
+/// for await push in device.pushes {
+///     show(push)
+///     try await device.acknowledge(push)
+/// }
+/// ```
+public final class DeviceChannelClient: Sendable {
+    /// Why the channel failed.
+    public enum Failure: Error, Equatable, Sendable {
+        /// The gateway refused a message; the text says why.
+        case refused(String)
+        /// The connection closed before an answer came.
+        case closed
+    }
+
+    /// Pushes in the order the gateway sent them; ends when the connection closes.
+    public let pushes: AsyncStream<DevicePush>
+    /// The device's ID.
+    public let deviceID: String
+
+    private let pushSink: AsyncStream<DevicePush>.Continuation
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    private struct State {
+        var writer: WebSocketOutboundWriter?
+        var welcome: CheckedContinuation<Void, any Error>?
+        var registrations: [(key: String, continuation: CheckedContinuation<String, any Error>)] = []
+        var task: Task<Void, Never>?
+        var closed = false
+    }
+
+    private init(deviceID: String, logger: Logger) {
+        self.deviceID = deviceID
+        self.logger = logger
+        (pushes, pushSink) = AsyncStream.makeStream(of: DevicePush.self)
+    }
+
+    /// Connects and authenticates; returns once the gateway welcomed the device.
+    ///
+    /// - Parameters:
+    ///   - url: The gateway's device channel, `ws://` or `wss://…/device/v1`.
+    ///   - deviceID: The device's ID (1–128 letters, digits, `.`, `-`, `_`).
+    ///   - secret: The device's secret; the first connection of an ID enrols it.
+    ///   - tlsConfiguration: For `wss://`: trust the gateway's CA here.
+    ///   - logger: Where the client logs.
+    /// - Throws: ``Failure`` when the gateway refuses the device or the connection fails.
+    public static func connect(
+        to url: String, deviceID: String, secret: String, tlsConfiguration: TLSConfiguration? = nil,
+        logger: Logger = Logger(label: "herald.device-channel")
+    ) async throws -> DeviceChannelClient {
+        let client = DeviceChannelClient(deviceID: deviceID, logger: logger)
+        try await withCheckedThrowingContinuation { (welcome: CheckedContinuation<Void, any Error>) in
+            client.state.withLock { $0.welcome = welcome }
+            let task = Task {
+                await client.run(url: url, secret: secret, tlsConfiguration: tlsConfiguration)
+            }
+            client.state.withLock { $0.task = task }
+        }
+        return client
+    }
+
+    /// Registers an app and returns its device token (hex), stable until revoked.
+    public func register(bundleID: String, environment: APNsEnvironment = .development) async throws -> String {
+        let key = "\(bundleID)|\(environment.rawValue)"
+        return try await withCheckedThrowingContinuation { continuation in
+            let writer = state.withLock { state -> WebSocketOutboundWriter? in
+                guard !state.closed, let writer = state.writer else { return nil }
+                state.registrations.append((key, continuation))
+                return writer
+            }
+            guard let writer else { return continuation.resume(throwing: Failure.closed) }
+            Task {
+                do {
+                    try await writer.write(
+                        .text(DeviceChannelMessage.register(bundleID: bundleID, environment: environment).jsonText()))
+                } catch {
+                    self.failRegistration(key, error: Failure.closed)
+                }
+            }
+        }
+    }
+
+    /// Tells the gateway the device has `push`; until then the gateway keeps it for redelivery.
+    public func acknowledge(_ push: DevicePush) async throws {
+        guard let writer = state.withLock({ $0.writer }) else { throw Failure.closed }
+        try await writer.write(.text(DeviceChannelMessage.ack(deliveryID: push.deliveryID).jsonText()))
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        let (writer, task) = state.withLock { ($0.writer, $0.task) }
+        try? await writer?.close(.normalClosure, reason: nil)
+        task?.cancel()
+        await task?.value
+    }
+
+    private func run(url: String, secret: String, tlsConfiguration: TLSConfiguration?) async {
+        do {
+            try await WebSocketClient.connect(url: url, tlsConfiguration: tlsConfiguration, logger: logger) {
+                inbound, outbound, _ in
+                self.state.withLock { $0.writer = outbound }
+                try await outbound.write(.text(DeviceChannelMessage.hello(deviceID: self.deviceID, secret: secret).jsonText()))
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message, let decoded = DeviceChannelMessage(jsonText: text) else {
+                        continue
+                    }
+                    self.receive(decoded)
+                }
+            }
+        } catch {
+            logger.debug("Device channel closed", metadata: ["error": "\(error)"])
+        }
+        finish()
+    }
+
+    private func receive(_ message: DeviceChannelMessage) {
+        switch message {
+        case .welcome:
+            state.withLock { state in
+                defer { state.welcome = nil }
+                return state.welcome
+            }?.resume()
+        case .registered(let bundleID, let environment, let token):
+            let key = "\(bundleID)|\(environment.rawValue)"
+            let continuation = state.withLock { state -> CheckedContinuation<String, any Error>? in
+                guard let index = state.registrations.firstIndex(where: { $0.key == key }) else { return nil }
+                return state.registrations.remove(at: index).continuation
+            }
+            continuation?.resume(returning: token)
+        case .push(let push):
+            pushSink.yield(push)
+        case .error(let text):
+            // An error answers the oldest outstanding request: the hello, else the first registration.
+            let target = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                defer { state.welcome = nil }
+                return state.welcome
+            }
+            if let target {
+                target.resume(throwing: Failure.refused(text))
+            } else {
+                let first = state.withLock { $0.registrations.isEmpty ? nil : $0.registrations.removeFirst() }
+                first?.continuation.resume(throwing: Failure.refused(text))
+            }
+        case .hello, .register, .ack:
+            break
+        }
+    }
+
+    private func failRegistration(_ key: String, error: Failure) {
+        let continuation = state.withLock { state -> CheckedContinuation<String, any Error>? in
+            guard let index = state.registrations.firstIndex(where: { $0.key == key }) else { return nil }
+            return state.registrations.remove(at: index).continuation
+        }
+        continuation?.resume(throwing: error)
+    }
+
+    private func finish() {
+        let (welcome, registrations) = state.withLock { state in
+            state.closed = true
+            state.writer = nil
+            defer {
+                state.welcome = nil
+                state.registrations.removeAll()
+            }
+            return (state.welcome, state.registrations)
+        }
+        welcome?.resume(throwing: Failure.closed)
+        for registration in registrations { registration.continuation.resume(throwing: Failure.closed) }
+        pushSink.finish()
+    }
+}

@@ -1,0 +1,68 @@
+import CoreMetrics
+
+import HeraldCore
+import Prometheus
+import Synchronization
+
+/// The gateway's metrics, in Apple's delivery categories (C-07), exported in Prometheus text format.
+///
+/// Counters are made through swift-metrics with a factory of the gateway's own, so several gateways in one
+/// process (tests) keep separate registries and no global bootstrap is needed.
+public final class GatewayMetrics: Sendable {
+    /// Apple's metric categories (C-07).
+    public enum Category: String, Sendable, CaseIterable {
+        case received = "Received by APNs"
+        case delivered = "Delivered to Device"
+        case deliveredFromStorage = "Delivered to Device (From Storage)"
+        case storedDeviceOffline = "Stored - Device Offline"
+        case discardedTokenUnregistered = "Discarded - Token Unregistered"
+        case discardedTokenUnregisteredFromStorage = "Discarded - Token Unregistered (From Storage)"
+        case discardedExpired = "Discarded - Expired"
+    }
+
+    /// The registry `/metrics` prints.
+    public let registry: PrometheusCollectorRegistry
+    private let factory: PrometheusMetricsFactory
+    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
+
+    /// Creates an empty set of metrics.
+    public init() {
+        self.registry = PrometheusCollectorRegistry()
+        self.factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    /// Counts a notification in `category`.
+    func record(_ category: Category, pushType: APNsPushType, priority: APNsPriority) {
+        counter(
+            "apns_notifications_total",
+            [("status", category.rawValue), ("push_type", pushType.rawValue), ("priority", "\(priority.rawValue)")]
+        ).increment()
+    }
+
+    /// Counts an answer to a provider.
+    func recordResponse(status: Int, reason: String?) {
+        counter("apns_responses_total", [("status", "\(status)"), ("reason", reason ?? "")]).increment()
+    }
+
+    /// Counts a device connection.
+    func recordDeviceConnection() {
+        counter("herald_device_connections_total", []).increment()
+    }
+
+    /// The metrics in Prometheus text format.
+    public func prometheusText() -> String {
+        var buffer: [UInt8] = []
+        registry.emit(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
+        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
+        return counters.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
+            counters[key] = counter
+            return counter
+        }
+    }
+}

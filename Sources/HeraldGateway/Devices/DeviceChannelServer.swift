@@ -1,0 +1,104 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HummingbirdWebSocket
+import Logging
+import NIOWebSocket
+
+/// The gateway's side of the device channel: authenticates devices, registers their apps' tokens, and hands
+/// each connected device to the dispatcher.
+struct DeviceChannelServer: Sendable {
+    let store: any GatewayStore
+    let hub: DeviceHub
+    let dispatcher: PushDispatcher
+    let metrics: GatewayMetrics
+    let clock: any HeraldClock
+
+    /// The largest message a device may send.
+    static let maximumMessageSize = 64 * 1024
+
+    /// Serves one device connection until it closes.
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
+        var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
+        func fail(_ text: String) async {
+            try? await outbound.write(.text(DeviceChannelMessage.error(text).jsonText()))
+            try? await outbound.close(.policyViolation, reason: text)
+        }
+        guard case .text(let first)? = try? await messages.next(),
+            case .hello(let deviceID, let secret)? = DeviceChannelMessage(jsonText: first)
+        else {
+            await fail("The first message must be hello with deviceID and secret.")
+            return
+        }
+        guard Self.isValidDeviceID(deviceID), !secret.isEmpty else {
+            await fail("deviceID must be 1-128 letters, digits, '.', '-' or '_', and secret must not be empty.")
+            return
+        }
+        let secretHash = Data(SHA256.hash(data: Data(secret.utf8)))
+        do {
+            switch try await store.deviceSecretHash(deviceID: deviceID) {
+            case .some(.some(let known)) where known != secretHash:
+                await fail("Wrong secret for this device.")
+                return
+            case .some(.some):
+                break
+            case .some(.none), .none:
+                try await store.enrollDevice(id: deviceID, secretHash: secretHash, at: clock.now)
+            }
+        } catch {
+            logger.error("Device store failed", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
+            await fail("The gateway could not read its store; try again.")
+            return
+        }
+        var logger = logger
+        logger[metadataKey: "device.id"] = "\(deviceID)"
+        let session = DeviceSession(deviceID: deviceID, clock: clock) { text in
+            try await outbound.write(.text(text))
+        }
+        hub.attach(session)?.close()
+        metrics.recordDeviceConnection()
+        logger.info("Device connected")
+        await withTaskGroup(of: Void.self) { group in
+            do {
+                try await session.sendMessage(.welcome(deviceID: deviceID))
+                group.addTask { await dispatcher.sendStored(to: deviceID) }
+                while let message = try await messages.next() {
+                    guard case .text(let text) = message, let decoded = DeviceChannelMessage(jsonText: text) else {
+                        try await session.sendMessage(.error("Messages are JSON text frames with a type."))
+                        continue
+                    }
+                    switch decoded {
+                    case .ack(let deliveryID):
+                        session.acknowledge(deliveryID)
+                    case .register(let bundleID, let environment):
+                        guard APNsRequestHeaders.isValidTopic(bundleID), APNsPushType.split(topic: bundleID).suffixType == nil
+                        else {
+                            try await session.sendMessage(.error("\(bundleID) is not a bundle ID."))
+                            continue
+                        }
+                        let record = try await store.activeToken(
+                            deviceID: deviceID, bundleID: bundleID, environment: environment, at: clock.now)
+                        try await session.sendMessage(
+                            .registered(bundleID: bundleID, environment: environment, token: record.token))
+                    default:
+                        try await session.sendMessage(.error("A device may send register and ack only."))
+                    }
+                }
+            } catch {
+                logger.debug("Device channel ended", metadata: ["error": "\(error)"])
+            }
+            session.close()
+            hub.detach(session)
+        }
+        logger.info("Device disconnected")
+    }
+
+    /// Whether `id` can name a device: 1–128 letters, digits, `.`, `-` or `_`.
+    static func isValidDeviceID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 128
+            && id.utf8.allSatisfy { c in
+                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
+                    || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+            }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HeraldCore
+
+/// How a gateway listens and behaves.
+public struct GatewayConfiguration: Sendable {
+    /// One provider-API listener: its address, transport and the APNs environment it stands for.
+    public struct ProviderListener: Sendable {
+        /// The interface to bind.
+        public var host: String
+        /// The port; 0 picks a free one.
+        public var port: Int
+        /// TLS 1.2+ with ALPN `h2` (Apple's transport, H-03/H-04), or plaintext h2c prior knowledge and HTTP/1.1.
+        public var usesTLS: Bool
+        /// The environment its pushes go to, as Apple's sandbox and production hosts (H-01).
+        public var environment: APNsEnvironment
+
+        /// Creates a listener.
+        public init(host: String = "127.0.0.1", port: Int, usesTLS: Bool, environment: APNsEnvironment = .development) {
+            self.host = host
+            self.port = port
+            self.usesTLS = usesTLS
+            self.environment = environment
+        }
+    }
+
+    /// The provider-API listeners. Default: TLS on 2197 (H-02) and plaintext on 2198, both development.
+    public var providerListeners: [ProviderListener]
+    /// The device-channel listener's interface.
+    public var deviceHost: String
+    /// The device-channel listener's port (WebSocket at `/device/v1`, metrics at `/metrics`); 0 picks one.
+    public var devicePort: Int
+    /// Whether the device channel uses TLS (`wss://`) with the gateway's certificate.
+    public var deviceChannelUsesTLS: Bool
+    /// The TLS identity; `nil` generates a development CA and server certificate in the data directory.
+    public var tlsIdentity: TLSIdentityFiles?
+    /// How long the gateway waits for a device's acknowledgement before storing the notification instead.
+    public var acknowledgementTimeout: Duration
+    /// How long a notification is stored when the provider gives no `apns-expiration` (D-03: 30 days).
+    public var defaultStorageLifetime: Duration
+    /// How long the delivery log keeps an event (C-04: 7 days).
+    public var deliveryLogRetention: Duration
+    /// How long a provider token stays usable after `iat` (A-03: one hour).
+    public var providerTokenLifetime: Duration
+    /// The shortest time between two new provider tokens on one connection (A-04: 20 minutes).
+    public var providerTokenRefreshInterval: Duration
+    /// The most concurrent streams a provider connection may open (H-20…H-22 saw 500–1,500).
+    public var maximumConcurrentStreams: Int
+
+    /// Creates a configuration; the defaults are Apple's numbers and Herald's ports.
+    public init(
+        providerListeners: [ProviderListener] = [
+            .init(port: 2197, usesTLS: true), .init(port: 2198, usesTLS: false),
+        ],
+        deviceHost: String = "127.0.0.1",
+        devicePort: Int = 2199,
+        deviceChannelUsesTLS: Bool = true,
+        tlsIdentity: TLSIdentityFiles? = nil,
+        acknowledgementTimeout: Duration = .seconds(10),
+        defaultStorageLifetime: Duration = .seconds(30 * 24 * 3600),
+        deliveryLogRetention: Duration = .seconds(7 * 24 * 3600),
+        providerTokenLifetime: Duration = .seconds(3600),
+        providerTokenRefreshInterval: Duration = .seconds(20 * 60),
+        maximumConcurrentStreams: Int = 1000
+    ) {
+        self.providerListeners = providerListeners
+        self.deviceHost = deviceHost
+        self.devicePort = devicePort
+        self.deviceChannelUsesTLS = deviceChannelUsesTLS
+        self.tlsIdentity = tlsIdentity
+        self.acknowledgementTimeout = acknowledgementTimeout
+        self.defaultStorageLifetime = defaultStorageLifetime
+        self.deliveryLogRetention = deliveryLogRetention
+        self.providerTokenLifetime = providerTokenLifetime
+        self.providerTokenRefreshInterval = providerTokenRefreshInterval
+        self.maximumConcurrentStreams = maximumConcurrentStreams
+    }
+}
+
+/// PEM files of a TLS identity: the certificate chain, its private key, and the CA that signs client
+/// certificates (for certificate-based provider connections, §3.2).
+public struct TLSIdentityFiles: Sendable, Equatable {
+    /// The server certificate chain, PEM.
+    public var certificateChain: URL
+    /// The server private key, PEM.
+    public var privateKey: URL
+    /// The CA that client certificates must chain to; `nil` turns certificate auth off.
+    public var clientCertificateAuthority: URL?
+
+    /// Creates the file set.
+    public init(certificateChain: URL, privateKey: URL, clientCertificateAuthority: URL?) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+        self.clientCertificateAuthority = clientCertificateAuthority
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `TimeInterval`.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import HeraldCore
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+import Synchronization
+
+/// Herald's APNs-compatible gateway: Apple's provider API on one or more listeners, the device channel, and
+/// store-and-forward between them. Run it as a `Service` (it shuts down gracefully with its `ServiceGroup`).
+public final class HeraldGateway: Service, Sendable {
+    /// The ports the gateway listens on, once it runs.
+    public struct Ports: Sendable, Equatable {
+        /// The provider listeners' ports, in ``GatewayConfiguration/providerListeners`` order.
+        public var provider: [Int]
+        /// The device channel's port.
+        public var device: Int
+    }
+
+    /// What `herald gateway` prints on start.
+    public let configuration: GatewayConfiguration
+    /// The metrics served at `/metrics` on the device port.
+    public let metrics = GatewayMetrics()
+    /// The development CA made or loaded for this gateway, when it uses one.
+    public let certificateAuthority: DevelopmentCertificateAuthority?
+    /// The store, shared with the CLI.
+    public let store: any GatewayStore
+
+    private let clock: any HeraldClock
+    private let logger: Logger
+    private let hub = DeviceHub()
+    private let connections = ProviderConnectionRegistry()
+    private let log: DeliveryLog
+    private let dispatcher: PushDispatcher
+    private let keyring: ProviderKeyring
+    private let shuttingDown = Mutex(false)
+    private let portState = Mutex<(provider: [Int?], device: Int?, waiters: [CheckedContinuation<Ports, Never>])>(
+        ([], nil, []))
+    private let providerTLS: TLSConfiguration?
+    private let deviceTLS: TLSConfiguration?
+
+    /// Creates a gateway; nothing listens until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - configuration: Listeners, TLS and Apple's timings.
+    ///   - store: Keys, tokens, stored notifications and the delivery log.
+    ///   - dataDirectory: Where the development CA lives when `configuration.tlsIdentity` is `nil`.
+    ///   - clock: The time source for expiry, token age and acknowledgement timeouts.
+    ///   - logger: Where the gateway logs.
+    /// - Throws: When TLS files cannot be read or created.
+    public init(
+        configuration: GatewayConfiguration = .init(),
+        store: any GatewayStore,
+        dataDirectory: HeraldDataDirectory,
+        clock: any HeraldClock = SystemClock(),
+        logger: Logger = Logger(label: "herald.gateway")
+    ) throws {
+        self.configuration = configuration
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        self.log = DeliveryLog(store: store, logger: logger)
+        self.keyring = ProviderKeyring(store: store, clock: clock)
+        self.dispatcher = PushDispatcher(
+            store: store, hub: hub, log: log, metrics: metrics, clock: clock, configuration: configuration,
+            logger: logger)
+        let needsTLS = configuration.providerListeners.contains(where: \.usesTLS) || configuration.deviceChannelUsesTLS
+        var identity = configuration.tlsIdentity
+        if identity == nil && needsTLS {
+            let (ca, created) = try DevelopmentCertificateAuthority.loadOrCreate(in: dataDirectory.tlsDirectory)
+            if created {
+                logger.notice("Created a development CA", metadata: ["tls.ca": "\(ca.certificateURL.path)"])
+            }
+            self.certificateAuthority = ca
+            identity = ca.identityFiles
+        } else {
+            self.certificateAuthority = nil
+        }
+        if let identity, needsTLS {
+            providerTLS = try Self.tlsConfiguration(identity, protocols: ["h2"])
+            deviceTLS = try Self.tlsConfiguration(identity, protocols: ["http/1.1"])
+        } else {
+            providerTLS = nil
+            deviceTLS = nil
+        }
+        portState.withLock { $0.provider = Array(repeating: nil, count: configuration.providerListeners.count) }
+    }
+
+    private static func tlsConfiguration(_ identity: TLSIdentityFiles, protocols: [String]) throws -> TLSConfiguration {
+        let chain = try NIOSSLCertificate.fromPEMFile(identity.certificateChain.path).map {
+            NIOSSLCertificateSource.certificate($0)
+        }
+        let key = try NIOSSLPrivateKey(file: identity.privateKey.path, format: .pem)
+        var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = protocols
+        if let ca = identity.clientCertificateAuthority {
+            // §3.2: a client certificate is optional (token auth otherwise) but must chain to the CA if presented.
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca.path))
+            tls.certificateVerification = .optionalVerification
+        }
+        return tls
+    }
+
+    /// Waits until every listener is bound and returns the ports (useful with port 0).
+    public func ports() async -> Ports {
+        await withCheckedContinuation { continuation in
+            let ready = portState.withLock { state -> Ports? in
+                if let ports = Self.ports(state) { return ports }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    private static func ports(_ state: (provider: [Int?], device: Int?, waiters: [CheckedContinuation<Ports, Never>]))
+        -> Ports?
+    {
+        guard let device = state.device, state.provider.allSatisfy({ $0 != nil }) else { return nil }
+        return Ports(provider: state.provider.compactMap { $0 }, device: device)
+    }
+
+    private func bound(provider index: Int?, port: Int) {
+        let (waiters, ports) = portState.withLock { state -> ([CheckedContinuation<Ports, Never>], Ports?) in
+            if let index { state.provider[index] = port } else { state.device = port }
+            guard let ports = Self.ports(state) else { return ([], nil) }
+            defer { state.waiters.removeAll() }
+            return (state.waiters, ports)
+        }
+        if let ports { for waiter in waiters { waiter.resume(returning: ports) } }
+    }
+
+    /// Waits until the delivery log holds every event so far (for tests and `herald log` right after a push).
+    public func flushDeliveryLog() async {
+        await log.flush()
+    }
+
+    /// How many devices are connected now.
+    public var connectedDevices: Int { hub.count }
+
+    /// Listens and serves until cancelled or shut down gracefully.
+    public func run() async throws {
+        var applications: [any Service] = []
+        let responder = ProviderAPIResponder(
+            store: store, keyring: keyring, connections: connections, dispatcher: dispatcher, metrics: metrics,
+            clock: clock, configuration: configuration, isShuttingDown: { [weak self] in self?.shuttingDown.withLock { $0 } ?? true })
+        for (index, listener) in configuration.providerListeners.enumerated() {
+            let sslContext = try listener.usesTLS ? providerTLS.map { try NIOSSLContext(configuration: $0) } : nil
+            let connections = self.connections
+            let environment = listener.environment
+            let server = HTTPServerBuilder { handler in
+                ProviderChannel(
+                    responder: handler, sslContext: sslContext, environment: environment, connections: connections)
+            }
+            applications.append(
+                Application(
+                    responder: responder, server: server,
+                    configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
+                    onServerRunning: { [weak self] channel in
+                        self?.bound(provider: index, port: channel.localAddress?.port ?? listener.port)
+                    },
+                    logger: logger))
+        }
+        applications.append(try deviceApplication())
+        logger.info(
+            "Gateway starting",
+            metadata: [
+                "gateway.listeners": "\(configuration.providerListeners.map { "\($0.host):\($0.port)\($0.usesTLS ? " tls" : "") \($0.environment.rawValue)" })"
+            ])
+        try await withGracefulShutdownHandler {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await self.log.run() }
+                try await withThrowingTaskGroup(of: Void.self) { servers in
+                    for application in applications {
+                        servers.addTask { try await application.run() }
+                    }
+                    try await servers.waitForAll()
+                }
+                log.finish()
+                try await group.waitForAll()
+            }
+        } onGracefulShutdown: {
+            self.shuttingDown.withLock { $0 = true }
+        }
+        logger.info("Gateway stopped")
+    }
+
+    private func deviceApplication() throws -> some Service {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        let server = DeviceChannelServer(store: store, hub: hub, dispatcher: dispatcher, metrics: metrics, clock: clock)
+        let metrics = self.metrics
+        router.ws("/device/v1") { inbound, outbound, context in
+            await server.serve(inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+        router.get("/metrics") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
+        }
+        router.get("/healthz") { _, _ in "ok" }
+        let base = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router)
+        let builder = try deviceTLS.map { try HTTPServerBuilder.tls(base, tlsConfiguration: $0) } ?? base
+        return Application(
+            router: Router(),
+            server: builder,
+            configuration: .init(address: .hostname(configuration.deviceHost, port: configuration.devicePort), serverName: nil),
+            onServerRunning: { [weak self] channel in
+                self?.bound(provider: nil, port: channel.localAddress?.port ?? 0)
+            },
+            logger: logger)
+    }
+}

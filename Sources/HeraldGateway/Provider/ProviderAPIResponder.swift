@@ -1,0 +1,293 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import Hummingbird
+import Logging
+import NIOCore
+import NIOSSL
+import SwiftASN1
+import Synchronization
+import X509
+
+/// Apple's provider API, `POST /3/device/<token>` (apns-spec §1.2–§3): checks a request the way APNs does and
+/// hands accepted notifications to the dispatcher.
+///
+/// Checks run in this order, the first failure deciding the answer (Apple gives no order; this one never tells
+/// an unauthenticated client whether a token exists): method, path, header syntax, authentication, payload,
+/// topic and push type, device token.
+struct ProviderAPIResponder: HTTPResponder {
+    typealias Context = ProviderRequestContext
+
+    let store: any GatewayStore
+    let keyring: ProviderKeyring
+    let connections: ProviderConnectionRegistry
+    let dispatcher: PushDispatcher
+    let metrics: GatewayMetrics
+    let clock: any HeraldClock
+    let configuration: GatewayConfiguration
+    /// Set when the gateway shuts down: new requests get 503 `Shutdown`.
+    let isShuttingDown: @Sendable () -> Bool
+
+    static let largestPayload = APNsPushType.voip.maximumPayloadSize
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let response = await answer(request, context: context)
+        return response
+    }
+
+    private func answer(_ request: Request, context: Context) async -> Response {
+        let fields = request.headers.map { (name: $0.name.canonicalName, value: $0.value) }
+        let suppliedID = fields.first { $0.name == "apns-id" }.map(\.value)
+        let echoID = suppliedID.flatMap { APNsRequestHeaders.isCanonicalUUID($0) ? $0.lowercased() : nil }
+
+        // S-01: POST only.
+        guard request.method == .post else {
+            return refuse(APNsRefusal(.methodNotAllowed, apnsID: echoID), context: context)
+        }
+        // S-02: the path.
+        let path = request.uri.path
+        let prefix = "/3/device"
+        guard path == prefix || path.hasPrefix(prefix + "/") else {
+            return refuse(APNsRefusal(.badPath, apnsID: echoID), context: context)
+        }
+        let tokenText = path.dropFirst(prefix.count).drop { $0 == "/" }
+        guard !tokenText.isEmpty else {
+            return refuse(APNsRefusal(.missingDeviceToken, apnsID: echoID), context: context)
+        }
+        guard !tokenText.contains("/") else { return refuse(APNsRefusal(.badPath, apnsID: echoID), context: context) }
+        guard let deviceToken = DeviceToken(hex: tokenText) else {
+            return refuse(APNsRefusal(.badDeviceToken, apnsID: echoID), context: context)
+        }
+        if isShuttingDown() { return refuse(APNsRefusal(.shutdown, apnsID: echoID), context: context) }
+
+        // S-03…S-10: header syntax.
+        let headers: APNsRequestHeaders
+        switch APNsRequestHeaders.parse(fields) {
+        case .success(let parsed): headers = parsed
+        case .failure(let refusal): return refuse(refusal, context: context)
+        }
+        let apnsID = headers.apnsID ?? UUID().uuidString.lowercased()
+        func fail(_ reason: APNsReason, timestamp: Date? = nil) -> Response {
+            self.refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: timestamp), context: context)
+        }
+
+        guard let connection = connections.connection(ObjectIdentifier(context.connectionChannel)) else {
+            return fail(.internalServerError)
+        }
+        let now = clock.now
+
+        // §3: authentication.
+        let identity = await identify(connection, channel: context.connectionChannel)
+        var allowedTopics: [String] = []
+        var certificateTopics: [String]?
+        switch identity {
+        case .certificate(_, let topics, let environments):
+            // A-10: the authorization header is ignored on certificate connections.
+            guard !topics.isEmpty else { return fail(.badCertificate) }
+            guard environments.contains(connection.environment) else { return fail(.badCertificateEnvironment) }
+            certificateTopics = topics
+        case .token, .unknown:
+            switch await authenticate(headers.bearerToken, connection: connection, now: now) {
+            case .success(let topics): allowedTopics = topics
+            case .failure(let reason): return fail(reason)
+            }
+        }
+
+        // S-11: the payload.
+        var body = request.body
+        var payload = ByteBuffer()
+        var tooLarge = false
+        do {
+            for try await chunk in body {
+                if payload.readableBytes + chunk.readableBytes > Self.largestPayload {
+                    tooLarge = true
+                    // Keep reading (and dropping) so the stream ends cleanly; the size is already decided.
+                    continue
+                }
+                var chunk = chunk
+                payload.writeBuffer(&chunk)
+            }
+        } catch {
+            return fail(.internalServerError)
+        }
+        body = .init(buffer: ByteBuffer())
+        if tooLarge { return fail(.payloadTooLarge) }
+        guard payload.readableBytes > 0 else { return fail(.payloadEmpty) }
+        let payloadData = Data(payload.readableBytesView)
+        // I-04: any JSON object is a payload (Apple is silent on objects without `aps`); other bodies are not.
+        guard String(data: payloadData, encoding: .utf8) != nil,
+            let object = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
+        else { return fail(.badRequestPayload) }
+        let aps = object["aps"] as? [String: Any]
+        let pushType = headers.effectivePushType(aps: aps)
+        if payloadData.count > pushType.maximumPayloadSize { return fail(.payloadTooLarge) }
+
+        // S-08, §1.3: topic and push type.
+        let topic: String
+        if let given = headers.topic {
+            topic = given
+        } else if let certificateTopics, let only = Set(certificateTopics.map { APNsPushType.split(topic: $0).bundleID }).first,
+            Set(certificateTopics.map { APNsPushType.split(topic: $0).bundleID }).count == 1
+        {
+            // A-14: a single-app certificate's bundle ID is the default topic.
+            topic = only + pushType.topicSuffix
+        } else {
+            return fail(.missingTopic)
+        }
+        let (bundleID, suffixType) = APNsPushType.split(topic: topic)
+        if pushType != .mdm {
+            // GAP (P-14): Apple names no reason for a topic whose suffix does not match the push type; Herald
+            // answers InvalidPushType, since the header is what disagrees with the topic.
+            let expected: APNsPushType? = pushType.topicSuffix.isEmpty ? nil : pushType
+            if suffixType != expected { return fail(.invalidPushType) }
+        }
+        if let certificateTopics {
+            guard certificateTopics.contains(topic) else { return fail(.topicDisallowed) }
+            // P-07: location pushes need token auth.
+            if pushType == .location { return fail(.invalidPushType) }
+        } else if !allowedTopics.isEmpty && !allowedTopics.contains(bundleID) {
+            return fail(.topicDisallowed)
+        }
+        let priority = headers.effectivePriority(for: pushType)
+        // P-02: background pushes are always priority 5. GAP (P-14): Apple names no reason; Herald answers
+        // BadPriority.
+        if pushType == .background && priority == .immediate { return fail(.badPriority) }
+
+        // The device token.
+        let record: DeviceTokenRecord?
+        do {
+            record = try await store.token(deviceToken.hex)
+        } catch {
+            context.logger.error("Token lookup failed", metadata: ["error": "\(error)"])
+            return fail(.internalServerError)
+        }
+        // D-11: a token of the other environment is a bad token here.
+        guard let record, record.environment == connection.environment else { return fail(.badDeviceToken) }
+        if let revokedAt = record.revokedAt { return fail(.unregistered, timestamp: revokedAt) }
+        guard record.bundleID == bundleID else { return fail(.deviceTokenNotForTopic) }
+
+        let uniqueID = UUID().uuidString.lowercased()
+        let accepted = AcceptedPush(
+            token: record, topic: topic, pushType: pushType, priority: priority, apnsID: apnsID, uniqueID: uniqueID,
+            collapseID: headers.collapseID, payload: payloadData, expiration: headers.expiration, receivedAt: now)
+        do {
+            try await dispatcher.dispatch(accepted)
+        } catch {
+            context.logger.error(
+                "Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
+            return fail(.internalServerError)
+        }
+        metrics.recordResponse(status: 200, reason: nil)
+        context.logger.debug(
+            "Accepted notification",
+            metadata: [
+                "apns.id": "\(apnsID)", "apns.unique_id": "\(uniqueID)", "apns.topic": "\(topic)",
+                "apns.push_type": "\(pushType.rawValue)",
+            ])
+        var responseHeaders = HTTPFields()
+        responseHeaders[.apnsID] = apnsID
+        // R-03: apns-unique-id only in the development environment.
+        if connection.environment == .development { responseHeaders[.apnsUniqueID] = uniqueID }
+        return Response(status: .ok, headers: responseHeaders)
+    }
+
+    /// Token authentication (§3.1); returns the key's topic list (empty: every topic of the team).
+    private func authenticate(
+        _ bearer: String?, connection: ProviderConnection, now: Date
+    ) async -> Result<[String], APNsReason> {
+        guard let bearer else { return .failure(.missingProviderToken) }
+        // The connection's current token was verified already: only its age can have changed.
+        let current = connection.state.withLock { state -> (issuedAt: Date, keyID: String)? in
+            guard state.currentToken == bearer, let issuedAt = state.currentTokenIssuedAt, let keyID = state.currentKeyID
+            else { return nil }
+            return (issuedAt, keyID)
+        }
+        if let current {
+            if now.timeIntervalSince(current.issuedAt) > ProviderToken.lifetime.timeInterval {
+                return .failure(.expiredProviderToken)
+            }
+            return .success((try? await keyring.key(current.keyID))?.record.topics ?? [])
+        }
+        let token: ProviderToken
+        do {
+            token = try ProviderToken(parsing: bearer)
+        } catch {
+            return .failure(error.reason)
+        }
+        var entry: ProviderKeyring.Entry?
+        do {
+            entry = try await keyring.key(token.keyID)
+            if let cached = entry, (try? token.validate(with: cached.publicKey, now: now)) == nil {
+                // Maybe the key was replaced since it was cached.
+                entry = try await keyring.key(token.keyID, reload: true)
+            }
+        } catch {
+            return .failure(.internalServerError)
+        }
+        guard let entry, entry.record.teamID == token.teamID else { return .failure(.invalidProviderToken) }
+        do {
+            try token.validate(with: entry.publicKey, now: now)
+        } catch {
+            return .failure(error.reason)
+        }
+        if let environment = entry.record.environment, environment != connection.environment {
+            return .failure(.badEnvironmentKeyIdInToken)
+        }
+        // A-04, A-06: one team per connection; a new token at most every 20 minutes.
+        let refreshInterval = configuration.providerTokenRefreshInterval.timeInterval
+        let verdict = connection.state.withLock { state -> APNsReason? in
+            if let team = state.boundTeamID, team != token.teamID { return .unrelatedKeyIdInToken }
+            if let since = state.currentTokenSince, state.currentToken != nil,
+                now.timeIntervalSince(since) < refreshInterval
+            {
+                return .tooManyProviderTokenUpdates
+            }
+            state.boundTeamID = token.teamID
+            state.currentToken = bearer
+            state.currentTokenSince = now
+            state.currentTokenIssuedAt = token.issuedAt
+            state.currentKeyID = token.keyID
+            return nil
+        }
+        if let verdict { return .failure(verdict) }
+        return .success(entry.record.topics)
+    }
+
+    /// Finds out once per connection whether it presented a client certificate.
+    private func identify(_ connection: ProviderConnection, channel: any Channel) async -> ProviderConnection.Identity {
+        let known = connection.state.withLock { $0.identity }
+        guard known == .unknown else { return known }
+        var identity = ProviderConnection.Identity.token
+        if connection.usesTLS, let certificate = try? await channel.nioSSL_peerCertificate().get() {
+            if let der = try? certificate.toDERBytes(), let parsed = try? Certificate(derEncoded: der) {
+                let commonName = parsed.subject.description
+                identity = .certificate(
+                    commonName: commonName, topics: APNsCertificateTopics.topics(of: parsed),
+                    environments: APNsCertificateTopics.environments(of: parsed))
+            } else {
+                identity = .certificate(commonName: "", topics: [], environments: [])
+            }
+        }
+        connection.state.withLock { $0.identity = identity }
+        return identity
+    }
+
+    /// An error answer: status, `apns-id`, JSON `{"reason"}` body (R-04, I-05).
+    private func refuse(_ refusal: APNsRefusal, context: Context) -> Response {
+        metrics.recordResponse(status: refusal.reason.status, reason: refusal.reason.reason)
+        context.logger.debug(
+            "Refused notification", metadata: ["apns.reason": "\(refusal.reason.reason)", "apns.id": "\(refusal.apnsID ?? "")"])
+        var headers = HTTPFields()
+        headers[.apnsID] = refusal.apnsID ?? UUID().uuidString.lowercased()
+        headers[.contentType] = "application/json"
+        let body = ByteBuffer(string: refusal.body)
+        headers[.contentLength] = "\(body.readableBytes)"
+        return Response(
+            status: HTTPResponse.Status(code: refusal.reason.status), headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
+extension HTTPField.Name {
+    static let apnsID = HTTPField.Name("apns-id")!
+    static let apnsUniqueID = HTTPField.Name("apns-unique-id")!
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HeraldCore
+import Synchronization
+
+/// What the gateway remembers about one provider connection: how it authenticates and what it is bound to.
+final class ProviderConnection: Sendable {
+    /// How the connection authenticates.
+    enum Identity: Sendable, Equatable {
+        /// Not looked at yet.
+        case unknown
+        /// No client certificate: token-based (§3.1).
+        case token
+        /// A client certificate with these topics and environments (§3.2); `topics` empty = not an APNs certificate.
+        case certificate(commonName: String, topics: [String], environments: Set<APNsEnvironment>)
+    }
+
+    struct State {
+        var identity: Identity = .unknown
+        /// The team and key the first accepted push bound the connection to.
+        var boundTeamID: String?
+        var boundKeyEnvironment: APNsEnvironment??
+        /// The token in use and when the connection first saw it.
+        var currentToken: String?
+        var currentTokenSince: Date?
+        var currentTokenIssuedAt: Date?
+        var currentKeyID: String?
+    }
+
+    /// Whether the connection came in over TLS.
+    let usesTLS: Bool
+    /// The environment of the listener it came in on.
+    let environment: APNsEnvironment
+    let state = Mutex(State())
+
+    init(usesTLS: Bool, environment: APNsEnvironment) {
+        self.usesTLS = usesTLS
+        self.environment = environment
+    }
+}
+
+/// Provider connections by their channel, so a request on any stream finds its connection's state.
+final class ProviderConnectionRegistry: Sendable {
+    private let connections = Mutex<[ObjectIdentifier: ProviderConnection]>([:])
+
+    func register(_ connection: ProviderConnection, for id: ObjectIdentifier) {
+        connections.withLock { $0[id] = connection }
+    }
+
+    func remove(_ id: ObjectIdentifier) {
+        connections.withLock { $0[id] = nil }
+    }
+
+    func connection(_ id: ObjectIdentifier) -> ProviderConnection? {
+        connections.withLock { $0[id] }
+    }
+
+    /// How many provider connections are open.
+    var count: Int { connections.withLock { $0.count } }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HeraldCore
+
+/// A provider signing key's public half, registered with `herald keys create|import`.
+public struct ProviderKeyRecord: Sendable, Equatable {
+    /// The 10-character key ID (`kid`).
+    public var keyID: String
+    /// The team the key belongs to (`iss`).
+    public var teamID: String
+    /// The P-256 public key, PEM.
+    public var publicKeyPEM: String
+    /// The one environment the key may push to, or `nil` for both.
+    public var environment: APNsEnvironment?
+    /// The topics (bundle IDs) the key may push to, or empty for every topic of the team.
+    public var topics: [String]
+    /// When it was registered.
+    public var createdAt: Date
+
+    /// Creates a record.
+    public init(
+        keyID: String, teamID: String, publicKeyPEM: String, environment: APNsEnvironment? = nil,
+        topics: [String] = [], createdAt: Date
+    ) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.publicKeyPEM = publicKeyPEM
+        self.environment = environment
+        self.topics = topics
+        self.createdAt = createdAt
+    }
+}
+
+/// A device token: which device and app it addresses, in which environment, and whether it was revoked.
+public struct DeviceTokenRecord: Sendable, Equatable {
+    /// The token, lowercase hex.
+    public var token: String
+    /// The device it addresses.
+    public var deviceID: String
+    /// The app's bundle ID.
+    public var bundleID: String
+    /// The environment it was issued for (D-11).
+    public var environment: APNsEnvironment
+    /// When it was issued.
+    public var createdAt: Date
+    /// When it was revoked; pushes after that answer 410 `Unregistered` with this time.
+    public var revokedAt: Date?
+}
+
+/// A notification kept for an offline device (D-02…D-04).
+public struct StoredNotification: Sendable, Equatable {
+    /// The token it was sent to.
+    public var token: String
+    /// The device it is for.
+    public var deviceID: String
+    /// The `apns-topic`; one notification is kept per token and topic.
+    public var topic: String
+    /// The app's bundle ID.
+    public var bundleID: String
+    /// `apns-id`.
+    public var apnsID: String
+    /// `apns-unique-id`: its key in the delivery log.
+    public var uniqueID: String
+    /// The push type.
+    public var pushType: APNsPushType
+    /// The priority.
+    public var priority: APNsPriority
+    /// `apns-collapse-id`.
+    public var collapseID: String?
+    /// The JSON payload as received.
+    public var payload: Data
+    /// When the gateway accepted it.
+    public var receivedAt: Date
+    /// When it expires (the provider's `apns-expiration`, or 30 days).
+    public var expiresAt: Date
+}
+
+/// One line of the delivery log (C-04): something that happened to one notification.
+public struct DeliveryEvent: Sendable, Equatable {
+    /// What happened.
+    public enum Kind: String, Sendable {
+        case received
+        case stored
+        case delivered
+        case discarded
+    }
+
+    /// The notification's `apns-unique-id`.
+    public var uniqueID: String
+    /// When it happened.
+    public var at: Date
+    /// What happened.
+    public var kind: Kind
+    /// Why, in words (the metric category of C-07 where there is one).
+    public var detail: String
+
+    /// Creates an event.
+    public init(uniqueID: String, at: Date, kind: Kind, detail: String) {
+        self.uniqueID = uniqueID
+        self.at = at
+        self.kind = kind
+        self.detail = detail
+    }
+}

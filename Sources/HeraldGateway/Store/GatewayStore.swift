@@ -1,0 +1,44 @@
+import Foundation
+import HeraldCore
+
+/// Where the gateway keeps keys, devices, tokens, stored notifications and the delivery log.
+///
+/// A write that returned is durable (fsync'd), except ``appendEvents(_:)``, which survives a crash of the
+/// process and becomes durable with the next durable write.
+public protocol GatewayStore: Sendable {
+    /// The provider key with this key ID.
+    func providerKey(id: String) async throws -> ProviderKeyRecord?
+    /// Registers or replaces a provider key.
+    func saveProviderKey(_ key: ProviderKeyRecord) async throws
+    /// Every registered provider key.
+    func providerKeys() async throws -> [ProviderKeyRecord]
+
+    /// The device's secret hash, `nil` for an unknown device; `.some(nil)` for one enrolled without a secret.
+    func deviceSecretHash(deviceID: String) async throws -> Data??
+    /// Enrols a device, or sets the secret of one created offline (by `herald tokens create`).
+    func enrollDevice(id: String, secretHash: Data?, at: Date) async throws
+
+    /// The record for a token.
+    func token(_ token: String) async throws -> DeviceTokenRecord?
+    /// The device's active token for an app in an environment, issuing a new one if it has none.
+    func activeToken(deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date) async throws
+        -> DeviceTokenRecord
+    /// Revokes a token; returns its record, or `nil` if no such token exists.
+    func revokeToken(_ token: String, at: Date) async throws -> DeviceTokenRecord?
+
+    /// Keeps a notification for an offline device, replacing the one kept for the same token and topic.
+    ///
+    /// - Returns: The notification it replaced, if any.
+    func store(_ notification: StoredNotification) async throws -> StoredNotification?
+    /// The notifications kept for a device, oldest first.
+    func storedNotifications(deviceID: String) async throws -> [StoredNotification]
+    /// Forgets a kept notification once it was delivered or expired (only if it is still the one kept).
+    func removeStoredNotification(token: String, topic: String, uniqueID: String) async throws
+
+    /// Adds lines to the delivery log.
+    func appendEvents(_ events: [DeliveryEvent]) async throws
+    /// The delivery log of one notification, oldest first.
+    func events(uniqueID: String) async throws -> [DeliveryEvent]
+    /// Forgets log lines older than `date` (Apple keeps the log 7 days, C-04).
+    func pruneEvents(before date: Date) async throws
+}

@@ -1,0 +1,293 @@
+import Foundation
+import GRDB
+import HeraldCore
+import HeraldStorage
+import Logging
+
+/// The gateway's SQLite store (`<data-dir>/gateway.sqlite`), or the same schema in memory for tests.
+///
+/// Shared by `herald gateway` and the `herald keys|tokens|log` commands: every read goes to the file, so a key
+/// registered or a token revoked by another process counts for the next push.
+public final class SQLiteGatewayStore: GatewayStore {
+    private let writer: any DatabaseWriter
+    private let groupCommit: GroupCommitWriter
+    /// Where a damaged database was moved when this store opened, if it was.
+    public let quarantinedFile: URL?
+
+    /// Opens (creating if needed) the database at `url`.
+    ///
+    /// - Parameters:
+    ///   - url: The database file.
+    ///   - logger: Where the quarantine of a damaged file is reported.
+    public init(url: URL, logger: Logger = Logger(label: "herald.gateway.store")) throws {
+        let (pool, quarantinedFile) = try SQLiteFile.open(url, migrator: Self.migrator, logger: logger)
+        self.writer = pool
+        self.quarantinedFile = quarantinedFile
+        self.groupCommit = GroupCommitWriter(writer: pool)
+    }
+
+    /// A store in memory.
+    public init() throws {
+        let queue = try DatabaseQueue()
+        try Self.migrator.migrate(queue)
+        self.writer = queue
+        self.groupCommit = GroupCommitWriter(writer: queue)
+        self.quarantinedFile = nil
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE provider_key (
+                    key_id TEXT PRIMARY KEY,
+                    team_id TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    environment TEXT,
+                    topics TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE device (
+                    id TEXT PRIMARY KEY,
+                    secret_hash BLOB,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE device_token (
+                    token TEXT PRIMARY KEY,
+                    device_id TEXT NOT NULL REFERENCES device(id),
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    revoked_at REAL
+                );
+                CREATE INDEX device_token_by_app ON device_token(device_id, bundle_id, environment);
+                CREATE TABLE stored_notification (
+                    token TEXT NOT NULL,
+                    topic TEXT NOT NULL,
+                    device_id TEXT NOT NULL,
+                    bundle_id TEXT NOT NULL,
+                    apns_id TEXT NOT NULL,
+                    unique_id TEXT NOT NULL,
+                    push_type TEXT NOT NULL,
+                    priority INTEGER NOT NULL,
+                    collapse_id TEXT,
+                    payload BLOB NOT NULL,
+                    received_at REAL NOT NULL,
+                    expires_at REAL NOT NULL,
+                    PRIMARY KEY (token, topic)
+                );
+                CREATE INDEX stored_by_device ON stored_notification(device_id, received_at);
+                CREATE TABLE delivery_event (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    unique_id TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    kind TEXT NOT NULL,
+                    detail TEXT NOT NULL
+                );
+                CREATE INDEX delivery_event_by_id ON delivery_event(unique_id);
+                CREATE INDEX delivery_event_by_time ON delivery_event(at);
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: Keys
+
+    public func providerKey(id: String) async throws -> ProviderKeyRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM provider_key WHERE key_id = ?", arguments: [id]).map(Self.key)
+        }
+    }
+
+    public func providerKeys() async throws -> [ProviderKeyRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM provider_key ORDER BY created_at").map(Self.key)
+        }
+    }
+
+    public func saveProviderKey(_ key: ProviderKeyRecord) async throws {
+        try await groupCommit.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO provider_key (key_id, team_id, public_key, environment, topics, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    key.keyID, key.teamID, key.publicKeyPEM, key.environment?.rawValue,
+                    key.topics.joined(separator: " "), key.createdAt.timeIntervalSince1970,
+                ])
+        }
+    }
+
+    private static func key(_ row: Row) -> ProviderKeyRecord {
+        let topics: String = row["topics"]
+        return ProviderKeyRecord(
+            keyID: row["key_id"], teamID: row["team_id"], publicKeyPEM: row["public_key"],
+            environment: (row["environment"] as String?).flatMap(APNsEnvironment.init(rawValue:)),
+            topics: topics.split(separator: " ").map(String.init),
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    // MARK: Devices and tokens
+
+    public func deviceSecretHash(deviceID: String) async throws -> Data?? {
+        try await writer.read { db -> Data?? in
+            guard let row = try Row.fetchOne(db, sql: "SELECT secret_hash FROM device WHERE id = ?", arguments: [deviceID])
+            else { return nil }
+            return .some(row["secret_hash"] as Data?)
+        }
+    }
+
+    public func enrollDevice(id: String, secretHash: Data?, at: Date) async throws {
+        try await groupCommit.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO device (id, secret_hash, created_at) VALUES (?, ?, ?)
+                    ON CONFLICT(id) DO UPDATE SET secret_hash = excluded.secret_hash WHERE device.secret_hash IS NULL
+                    """,
+                arguments: [id, secretHash, at.timeIntervalSince1970])
+        }
+    }
+
+    public func token(_ token: String) async throws -> DeviceTokenRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM device_token WHERE token = ?", arguments: [token.lowercased()])
+                .map(Self.tokenRecord)
+        }
+    }
+
+    public func activeToken(
+        deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date
+    ) async throws -> DeviceTokenRecord {
+        try await groupCommit.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO device (id, secret_hash, created_at) VALUES (?, NULL, ?)",
+                arguments: [deviceID, at.timeIntervalSince1970])
+            if let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT * FROM device_token WHERE device_id = ? AND bundle_id = ? AND environment = ?
+                    AND revoked_at IS NULL
+                    """,
+                arguments: [deviceID, bundleID, environment.rawValue])
+            {
+                return Self.tokenRecord(row)
+            }
+            let record = DeviceTokenRecord(
+                token: DeviceToken.random().hex, deviceID: deviceID, bundleID: bundleID, environment: environment,
+                createdAt: at, revokedAt: nil)
+            try db.execute(
+                sql: """
+                    INSERT INTO device_token (token, device_id, bundle_id, environment, created_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [record.token, deviceID, bundleID, environment.rawValue, at.timeIntervalSince1970])
+            return record
+        }
+    }
+
+    public func revokeToken(_ token: String, at: Date) async throws -> DeviceTokenRecord? {
+        try await groupCommit.write { db in
+            try db.execute(
+                sql: "UPDATE device_token SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL",
+                arguments: [at.timeIntervalSince1970, token.lowercased()])
+            // Stored notifications for a revoked token will never be delivered (D-08).
+            try db.execute(sql: "DELETE FROM stored_notification WHERE token = ?", arguments: [token.lowercased()])
+            return try Row.fetchOne(
+                db, sql: "SELECT * FROM device_token WHERE token = ?", arguments: [token.lowercased()]
+            ).map(Self.tokenRecord)
+        }
+    }
+
+    private static func tokenRecord(_ row: Row) -> DeviceTokenRecord {
+        DeviceTokenRecord(
+            token: row["token"], deviceID: row["device_id"], bundleID: row["bundle_id"],
+            environment: APNsEnvironment(rawValue: row["environment"]) ?? .development,
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+    }
+
+    // MARK: Stored notifications
+
+    public func store(_ n: StoredNotification) async throws -> StoredNotification? {
+        try await groupCommit.write(.durable) { db in
+            let previous = try Row.fetchOne(
+                db, sql: "SELECT * FROM stored_notification WHERE token = ? AND topic = ?", arguments: [n.token, n.topic]
+            ).map(Self.stored)
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO stored_notification
+                    (token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id, payload,
+                     received_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    n.token, n.topic, n.deviceID, n.bundleID, n.apnsID, n.uniqueID, n.pushType.rawValue,
+                    n.priority.rawValue, n.collapseID, n.payload, n.receivedAt.timeIntervalSince1970,
+                    n.expiresAt.timeIntervalSince1970,
+                ])
+            return previous
+        }
+    }
+
+    public func storedNotifications(deviceID: String) async throws -> [StoredNotification] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM stored_notification WHERE device_id = ? ORDER BY received_at, rowid",
+                arguments: [deviceID]
+            ).map(Self.stored)
+        }
+    }
+
+    public func removeStoredNotification(token: String, topic: String, uniqueID: String) async throws {
+        try await groupCommit.write(.crashSafe) { db in
+            try db.execute(
+                sql: "DELETE FROM stored_notification WHERE token = ? AND topic = ? AND unique_id = ?",
+                arguments: [token, topic, uniqueID])
+        }
+    }
+
+    private static func stored(_ row: Row) -> StoredNotification {
+        StoredNotification(
+            token: row["token"], deviceID: row["device_id"], topic: row["topic"], bundleID: row["bundle_id"],
+            apnsID: row["apns_id"], uniqueID: row["unique_id"],
+            pushType: APNsPushType(rawValue: row["push_type"]) ?? .alert,
+            priority: APNsPriority(rawValue: row["priority"]) ?? .immediate, collapseID: row["collapse_id"],
+            payload: row["payload"], receivedAt: Date(timeIntervalSince1970: row["received_at"]),
+            expiresAt: Date(timeIntervalSince1970: row["expires_at"]))
+    }
+
+    // MARK: Delivery log
+
+    public func appendEvents(_ events: [DeliveryEvent]) async throws {
+        guard !events.isEmpty else { return }
+        try await groupCommit.write(.crashSafe) { db in
+            let statement = try db.cachedStatement(
+                sql: "INSERT INTO delivery_event (unique_id, at, kind, detail) VALUES (?, ?, ?, ?)")
+            for event in events {
+                try statement.execute(arguments: [
+                    event.uniqueID, event.at.timeIntervalSince1970, event.kind.rawValue, event.detail,
+                ])
+            }
+        }
+    }
+
+    public func events(uniqueID: String) async throws -> [DeliveryEvent] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM delivery_event WHERE unique_id = ? ORDER BY id", arguments: [uniqueID.lowercased()]
+            ).map { row in
+                DeliveryEvent(
+                    uniqueID: row["unique_id"], at: Date(timeIntervalSince1970: row["at"]),
+                    kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"])
+            }
+        }
+    }
+
+    public func pruneEvents(before date: Date) async throws {
+        try await groupCommit.write(.crashSafe) { db in
+            try db.execute(sql: "DELETE FROM delivery_event WHERE at < ?", arguments: [date.timeIntervalSince1970])
+        }
+        await groupCommit.checkpoint()
+    }
+}
