@@ -1,0 +1,176 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldDeviceChannel
+import HeraldGateway
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import ServiceLifecycle
+import Testing
+
+/// A real gateway on 127.0.0.1 (port 0) with a file store in a temporary data directory, a registered provider
+/// key, and clients for both sides.
+final class GatewayHarness: Sendable {
+    static let teamID = "TEAM123456"
+    static let keyID = "KEY1234567"
+    static let bundleID = "com.example.herald"
+
+    let directory: URL
+    let dataDirectory: HeraldDataDirectory
+    let store: SQLiteGatewayStore
+    let gateway: HeraldGateway
+    let clock: any HeraldClock
+    let providerKey = P256.Signing.PrivateKey()
+    let ports: HeraldGateway.Ports
+    private let task: Task<Void, any Error>
+    private let group: ServiceGroup
+
+    /// Provider listeners in order: TLS development, plaintext development, TLS production.
+    var tlsPort: Int { ports.provider[0] }
+    var plaintextPort: Int { ports.provider[1] }
+    var productionPort: Int { ports.provider[2] }
+    var caPath: String { gateway.certificateAuthority!.certificateURL.path }
+
+    init(clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(5)) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gw-\(UUID().uuidString)")
+        dataDirectory = HeraldDataDirectory(url: directory)
+        try dataDirectory.create()
+        store = try SQLiteGatewayStore(url: dataDirectory.gatewayDatabase)
+        self.clock = clock
+        var logger = Logger(label: "test.gateway")
+        logger.logLevel = .warning
+        let configuration = GatewayConfiguration(
+            providerListeners: [
+                .init(port: 0, usesTLS: true), .init(port: 0, usesTLS: false),
+                .init(port: 0, usesTLS: true, environment: .production),
+            ],
+            devicePort: 0, acknowledgementTimeout: acknowledgementTimeout)
+        gateway = try HeraldGateway(
+            configuration: configuration, store: store, dataDirectory: dataDirectory, clock: clock, logger: logger)
+        try await store.saveProviderKey(
+            ProviderKeyRecord(
+                keyID: Self.keyID, teamID: Self.teamID, publicKeyPEM: providerKey.publicKey.pemRepresentation,
+                createdAt: clock.now))
+        let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [], logger: logger)
+        self.group = group
+        task = Task { try await group.run() }
+        ports = await gateway.ports()
+    }
+
+    deinit {
+        task.cancel()
+    }
+
+    /// Stops the gateway gracefully and removes its files.
+    func shutdown() async {
+        await group.triggerGracefulShutdown()
+        _ = await task.result
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// A provider token signed with the harness key.
+    func jwt(issuedAt: Date? = nil, keyID: String = GatewayHarness.keyID, teamID: String = GatewayHarness.teamID,
+             key: P256.Signing.PrivateKey? = nil) throws -> String {
+        try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: issuedAt ?? clock.now, privateKey: key ?? providerKey)
+    }
+
+    /// Client TLS that trusts the gateway's CA.
+    func clientTLS() throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath))
+        return tls
+    }
+
+    /// A new HTTP/2 client (its own connections) that trusts the gateway's CA.
+    func makeHTTPClient() throws -> HTTPClient {
+        var configuration = HTTPClient.Configuration(tlsConfiguration: try clientTLS())
+        configuration.httpVersion = .automatic
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Connects a device over `wss://`.
+    func connectDevice(_ id: String = "device-\(UUID().uuidString.prefix(8))", secret: String = "s3cret") async throws
+        -> DeviceChannelClient
+    {
+        try await DeviceChannelClient.connect(
+            to: "wss://localhost:\(ports.device)/device/v1", deviceID: id, secret: secret,
+            tlsConfiguration: try clientTLS(), logger: { var l = Logger(label: "test.device"); l.logLevel = .debug; return l }())
+    }
+
+    /// A token for an app on a device that is not connected.
+    func offlineToken(device: String = "offline-\(UUID().uuidString.prefix(8))", bundleID: String = GatewayHarness.bundleID,
+                      environment: APNsEnvironment = .development) async throws -> DeviceTokenRecord {
+        try await store.activeToken(deviceID: device, bundleID: bundleID, environment: environment, at: clock.now)
+    }
+}
+
+/// One answer of the provider API.
+struct PushAnswer {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: String
+    var httpVersion: HTTPVersion
+
+    /// The `reason` of an error body.
+    var reason: String? {
+        (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["reason"] as? String
+    }
+    var apnsID: String? { headers.first(name: "apns-id") }
+}
+
+extension HTTPClient {
+    /// Sends one provider-API request.
+    func push(
+        port: Int, scheme: String = "https", token: String, method: HTTPMethod = .POST, path: String? = nil,
+        headers: [(String, String)], body: String?
+    ) async throws -> PushAnswer {
+        var request = HTTPClientRequest(url: "\(scheme)://127.0.0.1:\(port)\(path ?? "/3/device/\(token)")")
+        request.method = method
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        if let body { request.body = .bytes(ByteBuffer(string: body)) }
+        let response = try await execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return PushAnswer(
+            status: Int(response.status.code), headers: response.headers, body: String(buffer: bytes),
+            httpVersion: response.version)
+    }
+}
+
+/// Waits for the next push on a device, failing after `seconds`.
+func nextPush(_ device: DeviceChannelClient, seconds: Double = 10) async throws -> DevicePush? {
+    try await withThrowingTaskGroup(of: DevicePush?.self) { group in
+        group.addTask {
+            var iterator = device.pushes.makeAsyncIterator()
+            return await iterator.next()
+        }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
+
+/// Runs `body` against a fresh gateway and an HTTP/2 client, and always stops both.
+func withGateway(
+    clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(5),
+    _ body: (GatewayHarness, HTTPClient) async throws -> Void
+) async throws {
+    let harness = try await GatewayHarness(clock: clock, acknowledgementTimeout: acknowledgementTimeout)
+    let client = try harness.makeHTTPClient()
+    do {
+        try await body(harness, client)
+    } catch {
+        try? await client.shutdown()
+        await harness.shutdown()
+        throw error
+    }
+    try await client.shutdown()
+    await harness.shutdown()
+}
