@@ -101,11 +101,14 @@ public final class DeviceChannelClient: Sendable {
         try await writer.write(.text(DeviceChannelMessage.ack(deliveryID: push.deliveryID).jsonText()))
     }
 
-    /// Closes the connection.
+    /// Closes the connection with the WebSocket close handshake and waits until it is closed.
     public func close() async {
         let (writer, task) = state.withLock { ($0.writer, $0.task) }
-        try? await writer?.close(.normalClosure, reason: nil)
-        task?.cancel()
+        do {
+            try await writer?.close(.normalClosure, reason: nil)
+        } catch {
+            task?.cancel()
+        }
         await task?.value
     }
 

@@ -1,0 +1,224 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldGateway
+import HeraldTesting
+import NIOHTTP1
+import Testing
+
+/// Token-based authentication (apns-spec §3.1) and environments, over real TLS HTTP/2.
+@Suite struct AuthenticationTests {
+    static let alert = #"{"aps":{"alert":"Hi"}}"#
+
+    func headers(_ authorization: String?) -> [(String, String)] {
+        var headers = [("apns-topic", GatewayHarness.bundleID)]
+        if let authorization { headers.append(("authorization", authorization)) }
+        return headers
+    }
+
+    /// A JWT from literal header and claims JSON, signed by `key` (raw or DER signature).
+    func handmadeJWT(header: String, claims: String, key: P256.Signing.PrivateKey, der: Bool = false) throws -> String {
+        let input = Data(header.utf8).base64URLEncodedString() + "." + Data(claims.utf8).base64URLEncodedString()
+        let signature = try key.signature(for: Data(input.utf8))
+        return input + "." + (der ? signature.derRepresentation : signature.rawRepresentation).base64URLEncodedString()
+    }
+
+    @Test("A-02 S-03: no authorization, or an empty bearer, is MissingProviderToken")
+    func missingToken() async throws {
+        try await withGateway { harness, client in
+            let token = try await harness.offlineToken().token
+            for authorization in [nil, "bearer ", ""] as [String?] {
+                let answer = try await client.push(
+                    port: harness.tlsPort, token: token, headers: headers(authorization), body: Self.alert)
+                #expect(answer.status == 403)
+                #expect(answer.reason == "MissingProviderToken")
+            }
+        }
+    }
+
+    @Test("A-01 A-08: malformed, non-ES256, wrongly signed or unknown-key tokens are InvalidProviderToken")
+    func invalidTokens() async throws {
+        try await withGateway { harness, client in
+            let token = try await harness.offlineToken().token
+            let now = Int(harness.clock.now.timeIntervalSince1970)
+            let otherKey = P256.Signing.PrivateKey()
+            let candidates = [
+                "bearer not.a.jwt",
+                "bearer abc",
+                "bearer " + (try harness.jwt(key: otherKey)),
+                "bearer " + (try harness.jwt(keyID: "UNKNOWN123")),
+                "bearer " + (try harness.jwt(teamID: "OTHERTEAM1")),
+                "bearer " + (try handmadeJWT(
+                    header: #"{"alg":"HS256","kid":"\#(GatewayHarness.keyID)"}"#,
+                    claims: #"{"iss":"\#(GatewayHarness.teamID)","iat":\#(now)}"#, key: harness.providerKey)),
+                "Basic dXNlcjpwYXNz",
+            ]
+            for authorization in candidates {
+                // A new connection per token: a connection accepts a new token only every 20 minutes (A-04).
+                let fresh = try harness.makeHTTPClient()
+                let answer = try await fresh.push(
+                    port: harness.tlsPort, token: token, headers: headers(authorization), body: Self.alert)
+                try await fresh.shutdown()
+                #expect(answer.status == 403, "\(authorization)")
+                #expect(answer.reason == "InvalidProviderToken", "\(authorization)")
+            }
+            _ = client
+        }
+    }
+
+    @Test("I-03 A-08: pretty-printed JSON, iat as a string, kid in the claims, DER signatures and a capitalised scheme are accepted")
+    func liberalTokens() async throws {
+        try await withGateway { harness, _ in
+            let token = try await harness.offlineToken().token
+            let now = Int(harness.clock.now.timeIntervalSince1970)
+            let variants = [
+                "bearer " + (try handmadeJWT(
+                    header: "{\n  \"alg\" : \"ES256\",\n  \"kid\" : \"\(GatewayHarness.keyID)\"\n}",
+                    claims: "{\n  \"iss\" : \"\(GatewayHarness.teamID)\",\n  \"iat\" : \"\(now)\",\n  \"kid\" : \"\(GatewayHarness.keyID)\"\n}",
+                    key: harness.providerKey)),
+                "bearer " + (try handmadeJWT(
+                    header: #"{"alg":"ES256","kid":"\#(GatewayHarness.keyID)"}"#,
+                    claims: #"{"iss":"\#(GatewayHarness.teamID)","iat":\#(now)}"#, key: harness.providerKey, der: true)),
+                "Bearer " + (try harness.jwt()),
+                "BEARER " + (try harness.jwt()),
+            ]
+            for authorization in variants {
+                let fresh = try harness.makeHTTPClient()
+                let answer = try await fresh.push(
+                    port: harness.tlsPort, token: token, headers: headers(authorization), body: Self.alert)
+                try await fresh.shutdown()
+                #expect(answer.status == 200, "\(authorization): \(answer.body)")
+            }
+        }
+    }
+
+    @Test("A-03: a token issued more than an hour ago is ExpiredProviderToken, also on a connection that used it")
+    func expiredTokens() async throws {
+        let clock = VirtualClock()
+        try await withGateway(clock: clock) { harness, client in
+            let token = try await harness.offlineToken().token
+            let stale = try harness.jwt(issuedAt: clock.now.addingTimeInterval(-3601))
+            let first = try await client.push(
+                port: harness.tlsPort, token: token, headers: headers("bearer \(stale)"), body: Self.alert)
+            #expect(first.status == 403)
+            #expect(first.reason == "ExpiredProviderToken")
+
+            let fresh = try harness.makeHTTPClient()
+            let jwt = try harness.jwt()
+            let accepted = try await fresh.push(
+                port: harness.tlsPort, token: token, headers: headers("bearer \(jwt)"), body: Self.alert)
+            #expect(accepted.status == 200)
+            clock.advance(by: 3601)
+            let later = try await fresh.push(
+                port: harness.tlsPort, token: token, headers: headers("bearer \(jwt)"), body: Self.alert)
+            try await fresh.shutdown()
+            #expect(later.status == 403)
+            #expect(later.reason == "ExpiredProviderToken")
+        }
+    }
+
+    @Test("A-04: a second new token within 20 minutes on one connection is 429 TooManyProviderTokenUpdates")
+    func tokenUpdatesAreLimited() async throws {
+        let clock = VirtualClock()
+        try await withGateway(clock: clock) { harness, client in
+            let token = try await harness.offlineToken().token
+            let first = try harness.jwt()
+            #expect(try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(first)"), body: Self.alert).status == 200)
+            clock.advance(by: 60)
+            let second = try harness.jwt()
+            let refused = try await client.push(
+                port: harness.tlsPort, token: token, headers: headers("bearer \(second)"), body: Self.alert)
+            #expect(refused.status == 429)
+            #expect(refused.reason == "TooManyProviderTokenUpdates")
+            // The first token still works on that connection, and after 20 minutes the new one is taken.
+            #expect(try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(first)"), body: Self.alert).status == 200)
+            clock.advance(by: 20 * 60)
+            let third = try harness.jwt()
+            #expect(try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(third)"), body: Self.alert).status == 200)
+        }
+    }
+
+    @Test("A-06: a connection is bound to the team of its first push")
+    func connectionIsBoundToTeam() async throws {
+        try await withGateway { harness, client in
+            let token = try await harness.offlineToken().token
+            let otherKey = P256.Signing.PrivateKey()
+            try await harness.store.saveProviderKey(
+                ProviderKeyRecord(keyID: "OTHERKEY01", teamID: "OTHERTEAM1", publicKeyPEM: otherKey.publicKey.pemRepresentation,
+                                  createdAt: harness.clock.now))
+            #expect(try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(try harness.jwt())"), body: Self.alert).status == 200)
+            let other = try harness.jwt(keyID: "OTHERKEY01", teamID: "OTHERTEAM1", key: otherKey)
+            let refused = try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(other)"), body: Self.alert)
+            #expect(refused.status == 403)
+            #expect(refused.reason == "UnrelatedKeyIdInToken")
+        }
+    }
+
+    @Test("A-07: an environment-scoped key is BadEnvironmentKeyIdInToken elsewhere; a topic-scoped key is TopicDisallowed for other apps")
+    func scopedKeys() async throws {
+        try await withGateway { harness, _ in
+            let token = try await harness.offlineToken().token
+            let productionKey = P256.Signing.PrivateKey()
+            try await harness.store.saveProviderKey(
+                ProviderKeyRecord(keyID: "PRODKEY001", teamID: GatewayHarness.teamID,
+                                  publicKeyPEM: productionKey.publicKey.pemRepresentation, environment: .production,
+                                  createdAt: harness.clock.now))
+            let topicKey = P256.Signing.PrivateKey()
+            try await harness.store.saveProviderKey(
+                ProviderKeyRecord(keyID: "TOPICKEY01", teamID: GatewayHarness.teamID,
+                                  publicKeyPEM: topicKey.publicKey.pemRepresentation, topics: ["com.example.other"],
+                                  createdAt: harness.clock.now))
+            let a = try harness.makeHTTPClient()
+            let wrongEnvironment = try await a.push(
+                port: harness.tlsPort, token: token,
+                headers: headers("bearer \(try harness.jwt(keyID: "PRODKEY001", key: productionKey))"), body: Self.alert)
+            try await a.shutdown()
+            #expect(wrongEnvironment.status == 403)
+            #expect(wrongEnvironment.reason == "BadEnvironmentKeyIdInToken")
+            let b = try harness.makeHTTPClient()
+            let wrongTopic = try await b.push(
+                port: harness.tlsPort, token: token,
+                headers: headers("bearer \(try harness.jwt(keyID: "TOPICKEY01", key: topicKey))"), body: Self.alert)
+            try await b.shutdown()
+            #expect(wrongTopic.status == 400)
+            #expect(wrongTopic.reason == "TopicDisallowed")
+        }
+    }
+
+    @Test("D-11: a development token pushed through the production listener is BadDeviceToken")
+    func environmentsAreSeparate() async throws {
+        try await withGateway { harness, client in
+            let development = try await harness.offlineToken().token
+            let jwt = try harness.jwt()
+            let answer = try await client.push(
+                port: harness.productionPort, token: development, headers: headers("bearer \(jwt)"),
+                body: Self.alert)
+            #expect(answer.status == 400)
+            #expect(answer.reason == "BadDeviceToken")
+            #expect(answer.headers.first(name: "apns-unique-id") == nil)
+            let production = try await harness.offlineToken(environment: .production).token
+            let accepted = try await client.push(
+                port: harness.productionPort, token: production, headers: headers("bearer \(jwt)"),
+                body: Self.alert)
+            #expect(accepted.status == 200)
+            // R-03: apns-unique-id only in the development environment.
+            #expect(accepted.headers.first(name: "apns-unique-id") == nil)
+        }
+    }
+
+    @Test("R-04 D-12: a revoked token answers 410 Unregistered with the revocation time in milliseconds")
+    func revokedTokens() async throws {
+        try await withGateway { harness, client in
+            let token = try await harness.offlineToken().token
+            let revoked = try #require(try await harness.store.revokeToken(token, at: harness.clock.now))
+            let answer = try await client.push(
+                port: harness.tlsPort, token: token, headers: headers("bearer \(try harness.jwt())"), body: Self.alert)
+            #expect(answer.status == 410)
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
+            #expect(body["reason"] as? String == "Unregistered")
+            let timestamp = try #require((body["timestamp"] as? NSNumber)?.int64Value)
+            #expect(timestamp == Int64(try #require(revoked.revokedAt).timeIntervalSince1970 * 1000))
+        }
+    }
+}
