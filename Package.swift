@@ -155,6 +155,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 "HeraldTesting",
             ],
+            resources: [.copy("Clients")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

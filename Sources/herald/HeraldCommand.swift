@@ -4,8 +4,8 @@ import ArgumentParser
 struct HeraldCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "herald",
-        abstract: "Apple's user-notification system, self-hosted: local notifications today, push next.",
+        abstract: "Apple's user-notification system, self-hosted: local notifications and an APNs-compatible gateway.",
         version: "0.1.0",
-        subcommands: [Up.self, Notifications.self, Location.self, Bench.self]
+        subcommands: [Up.self, Gateway.self, Keys.self, Tokens.self, Log.self, Notifications.self, Location.self, Bench.self]
     )
 }

@@ -71,13 +71,13 @@ struct ProviderAPIResponder: HTTPResponder {
             self.refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: timestamp), context: context)
         }
 
-        guard let connection = connections.connection(ObjectIdentifier(context.connectionChannel)) else {
+        guard let (connectionChannel, connection) = context.connectionChannel(in: connections) else {
             return fail(.internalServerError)
         }
         let now = clock.now
 
         // §3: authentication.
-        let identity = await identify(connection, channel: context.connectionChannel)
+        let identity = await identify(connection, channel: connectionChannel)
         var allowedTopics: [String] = []
         var certificateTopics: [String]?
         switch identity {

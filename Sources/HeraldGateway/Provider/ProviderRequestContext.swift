@@ -12,6 +12,12 @@ struct ProviderRequestContext: RequestContext {
         self.channel = source.channel
     }
 
-    /// The TCP connection's channel: the parent of an HTTP/2 stream.
-    var connectionChannel: any Channel { channel.parent ?? channel }
+    /// The TCP connection's channel: the channel itself for HTTP/1.1, the parent of an HTTP/2 stream.
+    func connectionChannel(in registry: ProviderConnectionRegistry) -> (any Channel, ProviderConnection)? {
+        if let connection = registry.connection(ObjectIdentifier(channel)) { return (channel, connection) }
+        if let parent = channel.parent, let connection = registry.connection(ObjectIdentifier(parent)) {
+            return (parent, connection)
+        }
+        return nil
+    }
 }

@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldGateway
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+extension HeraldCommand {
+    /// Runs the APNs-compatible gateway.
+    struct Gateway: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run the APNs-compatible gateway: Apple's provider API, the device channel, store-and-forward.",
+            discussion: """
+                Providers push with Apple's API (`POST /3/device/<token>`, JWT or client certificate) to the TLS port \
+                (HTTP/2, ALPN h2) or the plaintext port (h2c prior knowledge or HTTP/1.1). Without --cert, a \
+                development CA and server certificate are made in <data-dir>/tls; providers trust tls/ca.pem. Keys \
+                and tokens (`herald keys`, `herald tokens`) can change while the gateway runs.
+                """
+        )
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Option(help: "The interface to listen on.") var host = "127.0.0.1"
+        @Option(help: "The TLS provider port (development environment).") var port = 2197
+        @Option(help: "The plaintext provider port (development; h2c and HTTP/1.1); 0 picks one, -1 turns it off.")
+        var plaintextPort = 2198
+        @Option(help: "A TLS provider port for the production environment (off unless given).") var productionPort: Int?
+        @Option(help: "The device-channel port (WebSocket at /device/v1; /metrics and /healthz).") var devicePort = 2199
+        @Flag(help: "Serve the device channel without TLS (ws:// instead of wss://).") var plaintextDevices = false
+        @Option(help: "Server certificate chain (PEM) instead of the development CA.") var cert: String?
+        @Option(help: "Server private key (PEM), with --cert.") var key: String?
+        @Option(help: "CA that provider client certificates must chain to, with --cert.") var clientCA: String?
+        @Option(help: "Seconds to wait for a device's acknowledgement before storing a notification.")
+        var ackTimeout: Double = 10
+
+        func validate() throws {
+            if (cert == nil) != (key == nil) { throw ValidationError("Give --cert and --key together.") }
+            if clientCA != nil && cert == nil { throw ValidationError("--client-ca needs --cert and --key.") }
+            guard ackTimeout > 0 else { throw ValidationError("--ack-timeout must be positive.") }
+        }
+
+        func run() async throws {
+            var logger = Logger(label: "herald.gateway")
+            logger.logLevel = .info
+            let directory = data.directory
+            try directory.create()
+            var listeners = [GatewayConfiguration.ProviderListener(host: host, port: port, usesTLS: true)]
+            if plaintextPort >= 0 { listeners.append(.init(host: host, port: plaintextPort, usesTLS: false)) }
+            if let productionPort {
+                listeners.append(.init(host: host, port: productionPort, usesTLS: true, environment: .production))
+            }
+            let identity = cert.map { cert in
+                TLSIdentityFiles(
+                    certificateChain: URL(fileURLWithPath: cert), privateKey: URL(fileURLWithPath: key!),
+                    clientCertificateAuthority: clientCA.map { URL(fileURLWithPath: $0) })
+            }
+            let configuration = GatewayConfiguration(
+                providerListeners: listeners, deviceHost: host, devicePort: devicePort,
+                deviceChannelUsesTLS: !plaintextDevices, tlsIdentity: identity,
+                acknowledgementTimeout: .milliseconds(Int(ackTimeout * 1000)))
+            let store: SQLiteGatewayStore
+            do {
+                store = try SQLiteGatewayStore(url: directory.gatewayDatabase, logger: logger)
+            } catch {
+                throw ValidationError("Cannot open \(directory.gatewayDatabase.path): \(error). Pass a writable --data-dir.")
+            }
+            let gateway = try HeraldGateway(
+                configuration: configuration, store: store, dataDirectory: directory, logger: logger)
+            let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            let banner = Task {
+                let ports = await gateway.ports()
+                var lines = ["Herald gateway is up.", "  data directory: \(directory.url.path)"]
+                for (listener, port) in zip(listeners, ports.provider) {
+                    let scheme = listener.usesTLS ? "https" : "http"
+                    lines.append("  provider API:   \(scheme)://\(host):\(port)/3/device/<token> (\(listener.environment.rawValue))")
+                }
+                lines.append("  device channel: \(plaintextDevices ? "ws" : "wss")://\(host):\(ports.device)/device/v1")
+                lines.append("  metrics:        \(plaintextDevices ? "http" : "https")://\(host):\(ports.device)/metrics")
+                if let ca = gateway.certificateAuthority {
+                    lines.append("  trust this CA:  \(ca.certificateURL.path)")
+                }
+                lines.append("  keys:           herald keys create --team-id TEAMID --out key.p8")
+                lines.append("  tokens:         herald tokens create --topic com.example.app")
+                FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+            }
+            try await group.run()
+            banner.cancel()
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldGateway
+
+extension HeraldCommand {
+    /// Manages provider signing keys (token-based authentication).
+    struct Keys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create, import and list provider signing keys (.p8, ES256) the gateway accepts.",
+            subcommands: [Create.self, Import.self, List.self]
+        )
+
+        struct KeyScope: ParsableArguments {
+            @Option(help: "Restrict the key to one environment (development or production); default both.")
+            var environment: APNsEnvironment?
+            @Option(name: .customLong("topic"), help: "Restrict the key to these bundle IDs (repeatable); default all.")
+            var topics: [String] = []
+        }
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Write a new Apple-style PKCS#8 ES256 key (.p8) and register its public half.")
+            @OptionGroup var data: DataDirectoryOptions
+            @Option(help: "Your team ID (the JWT's iss).") var teamID: String
+            @Option(help: "The key ID (the JWT's kid); default: 10 random characters.") var keyID: String?
+            @Option(help: "Where to write the private key (.p8).") var out: String
+            @OptionGroup var scope: KeyScope
+
+            func run() async throws {
+                let keyID = self.keyID ?? Self.randomKeyID()
+                let url = URL(fileURLWithPath: out)
+                guard !FileManager.default.fileExists(atPath: url.path) else {
+                    throw ValidationError("\(out) exists; choose another --out or remove it first.")
+                }
+                let key = P256.Signing.PrivateKey()
+                try Data(key.pemRepresentation.utf8).write(to: url, options: .withoutOverwriting)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+                let store = try openGatewayStore(data)
+                try await store.saveProviderKey(
+                    ProviderKeyRecord(
+                        keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation,
+                        environment: scope.environment, topics: scope.topics, createdAt: Date()))
+                print("Wrote \(url.path)")
+                print("key id:  \(keyID)")
+                print("team id: \(teamID)")
+            }
+
+            static func randomKeyID() -> String {
+                let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+                return String((0..<10).map { _ in alphabet.randomElement()! })
+            }
+        }
+
+        struct Import: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Register an existing key: a .p8 private key (only its public half is kept) or a public key PEM.")
+            @OptionGroup var data: DataDirectoryOptions
+            @Option(help: "The team ID (iss).") var teamID: String
+            @Option(help: "The key ID (kid).") var keyID: String
+            @Argument(help: "The .p8 (PKCS#8 PEM) or public key PEM file.") var file: String
+            @OptionGroup var scope: KeyScope
+
+            func run() async throws {
+                let text: String
+                do {
+                    text = try String(contentsOfFile: file, encoding: .utf8)
+                } catch {
+                    throw ValidationError("Cannot read \(file): \(error.localizedDescription)")
+                }
+                let publicKey: P256.Signing.PublicKey
+                if let privateKey = try? P256.Signing.PrivateKey(pemRepresentation: text) {
+                    publicKey = privateKey.publicKey
+                } else if let key = try? P256.Signing.PublicKey(pemRepresentation: text) {
+                    publicKey = key
+                } else {
+                    throw ValidationError("\(file) is not a P-256 (ES256) private or public key in PEM form.")
+                }
+                let store = try openGatewayStore(data)
+                try await store.saveProviderKey(
+                    ProviderKeyRecord(
+                        keyID: keyID, teamID: teamID, publicKeyPEM: publicKey.pemRepresentation,
+                        environment: scope.environment, topics: scope.topics, createdAt: Date()))
+                print("Registered key \(keyID) for team \(teamID)")
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the registered keys.")
+            @OptionGroup var data: DataDirectoryOptions
+
+            func run() async throws {
+                for key in try await openGatewayStore(data).providerKeys() {
+                    let environment = key.environment?.rawValue ?? "development+production"
+                    let topics = key.topics.isEmpty ? "all topics" : key.topics.joined(separator: ",")
+                    print("\(key.keyID)  team \(key.teamID)  \(environment)  \(topics)")
+                }
+            }
+        }
+    }
+}
+
+extension APNsEnvironment: ExpressibleByArgument {}
+
+/// Opens the gateway store in the data directory, with a message that says what to do when it cannot.
+func openGatewayStore(_ data: DataDirectoryOptions) throws -> SQLiteGatewayStore {
+    let directory = data.directory
+    do {
+        try directory.create()
+        return try SQLiteGatewayStore(url: directory.gatewayDatabase)
+    } catch {
+        throw ValidationError("Cannot open \(directory.gatewayDatabase.path): \(error). Pass a writable --data-dir.")
+    }
+}
