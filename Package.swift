@@ -160,7 +160,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldCommandTests",
-            dependencies: ["HeraldTesting", "UserNotifications"],
+            dependencies: [
+                "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel",
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -5,6 +5,11 @@ set -euo pipefail
 
 missing=()
 dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
+# The gateway's interop tests drive it with real clients: curl (HTTP/2) with openssl (Apple's JWT recipe) and
+# Python's aioapns.
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-pip)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing ${missing[*]} (needed by GRDB, Herald's SQLite store)…" >&2
   if [ "$(id -u)" -eq 0 ]; then
@@ -12,4 +17,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   else
     sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   fi
+fi
+
+if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] && ! python3 -c "import aioapns" >/dev/null 2>&1; then
+  echo "Installing aioapns 4.0 from PyPI (the gateway's third-party client test)…" >&2
+  python3 -m pip install --quiet --disable-pip-version-check aioapns==4.0 \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages aioapns==4.0
 fi

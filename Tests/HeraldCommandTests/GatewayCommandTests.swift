@@ -1,0 +1,156 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldDeviceChannel
+import NIOSSL
+import Synchronization
+import Testing
+
+/// `herald gateway`, `keys`, `tokens` and `log` as a user runs them: separate processes sharing a data directory.
+@Suite struct GatewayCommandTests {
+    /// A running `herald gateway` process and the ports from its banner.
+    final class GatewayProcess: Sendable {
+        let process: Process
+        let provider: Int
+        let plaintext: Int
+        let device: Int
+
+        init(_ herald: HeraldProcess) throws {
+            let (process, output, _) = herald.makeProcess(["gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+            let banner = Mutex("")
+            output.fileHandleForReading.readabilityHandler = { handle in
+                let data = handle.availableData
+                banner.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+            try process.run()
+            self.process = process
+            let deadline = Date().addingTimeInterval(30)
+            var text = ""
+            while Date() < deadline {
+                text = banner.withLock { $0 }
+                if text.contains("trust this CA") { break }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            func port(_ marker: String) -> Int {
+                guard let line = text.split(separator: "\n").first(where: { $0.contains(marker) }),
+                    let range = line.range(of: #":(\d+)/"#, options: .regularExpression)
+                else { return -1 }
+                return Int(line[range].dropFirst().dropLast()) ?? -1
+            }
+            provider = port("(development)")
+            plaintext = text.split(separator: "\n").filter { $0.contains("http://") }.first.map { line in
+                Int(line[line.range(of: #":(\d+)/"#, options: .regularExpression)!].dropFirst().dropLast()) ?? -1
+            } ?? -1
+            device = port("device channel")
+        }
+    }
+
+    /// Runs a program on a Dispatch thread and returns its standard output.
+    static func run(_ arguments: [String]) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                    process.arguments = arguments
+                    let output = Pipe()
+                    process.standardOutput = output
+                    process.standardError = Pipe()
+                    try process.run()
+                    let data = output.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    return String(decoding: data, as: UTF8.self)
+                })
+            }
+        }
+    }
+
+    @Test("A notification answered 200 survives `kill -9` before delivery; revoke → 410; SIGTERM stops gracefully")
+    func restartDurability() async throws {
+        let herald = try HeraldProcess()
+        let created = try herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+                                      "--out", herald.dataDirectory.appendingPathComponent("key.p8").path])
+        #expect(created.status == 0, "\(created.error)")
+        let token = try herald.run(["tokens", "create", "--topic", "com.example.app", "--device", "phone"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(DeviceToken(hex: token) != nil)
+
+        let first = try GatewayProcess(herald)
+        #expect(first.plaintext > 0 && first.device > 0)
+        let key = try P256Key(pemFile: herald.dataDirectory.appendingPathComponent("key.p8").path)
+        let jwt = try key.jwt(keyID: "KEY1234567", teamID: "TEAM123456")
+        let answer = try await Self.run([
+            "curl", "--silent", "--max-time", "20", "--http2-prior-knowledge", "--dump-header", "-",
+            "--header", "apns-topic: com.example.app", "--header", "authorization: bearer \(jwt)",
+            "--data", #"{"aps":{"alert":"survive"}}"#, "http://127.0.0.1:\(first.plaintext)/3/device/\(token)",
+        ])
+        #expect(answer.hasPrefix("HTTP/2 200"), "\(answer)")
+        let uniqueID = try #require(
+            answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("apns-unique-id:") }?
+                .split(separator: " ").last.map(String.init))
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+
+        let second = try GatewayProcess(herald)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(herald.dataDirectory.appendingPathComponent("tls/ca.pem").path))
+        let device = try await DeviceChannelClient.connect(
+            to: "wss://localhost:\(second.device)/device/v1", deviceID: "phone", secret: "s", tlsConfiguration: tls)
+        var pushes = device.pushes.makeAsyncIterator()
+        let push = try #require(await pushes.next())
+        #expect(push.payload == #"{"aps":{"alert":"survive"}}"#)
+        #expect(push.fromStorage)
+        try await device.acknowledge(push)
+        // The acknowledgement is in before the registration's answer: the log now holds the delivery.
+        _ = try await device.register(bundleID: "com.example.other")
+        await device.close()
+
+        #expect(try herald.run(["tokens", "revoke", token]).status == 0)
+        let gone = try await Self.run([
+            "curl", "--silent", "--max-time", "20", "--http2-prior-knowledge",
+            "--header", "apns-topic: com.example.app", "--header", "authorization: bearer \(jwt)",
+            "--data", #"{"aps":{"alert":"gone"}}"#, "http://127.0.0.1:\(second.plaintext)/3/device/\(token)",
+        ])
+        #expect(gone.contains(#""reason":"Unregistered""#))
+
+        second.process.terminate()  // SIGTERM: graceful shutdown
+        second.process.waitUntilExit()
+        #expect(second.process.terminationStatus == 0)
+
+        let log = try herald.run(["log", uniqueID])
+        #expect(log.status == 0)
+        #expect(log.output.contains("received") && log.output.contains("stored") && log.output.contains("delivered"), "\(log.output)")
+        let missing = try herald.run(["log", "00000000-0000-0000-0000-000000000000"])
+        #expect(missing.status != 0)
+        #expect(missing.error.contains("No delivery log"))
+    }
+
+    @Test("keys and tokens misuse gets a clear message")
+    func misuse() throws {
+        let herald = try HeraldProcess()
+        let badTopic = try herald.run(["tokens", "create", "--topic", "com.example.app.voip"])
+        #expect(badTopic.status != 0)
+        #expect(badTopic.error.contains("bundle ID"))
+        let unknown = try herald.run(["tokens", "revoke", "abcd"])
+        #expect(unknown.status != 0)
+        #expect(unknown.error.contains("No such token"))
+        let notAKey = herald.dataDirectory.appendingPathComponent("x.pem")
+        try Data("hello".utf8).write(to: notAKey)
+        let imported = try herald.run(["keys", "import", "--team-id", "T", "--key-id", "K", notAKey.path])
+        #expect(imported.status != 0)
+        #expect(imported.error.contains("not a P-256"))
+    }
+}
+
+/// A provider key read from a .p8, for signing JWTs in these tests.
+struct P256Key {
+    let pem: String
+
+    init(pemFile: String) throws {
+        pem = try String(contentsOfFile: pemFile, encoding: .utf8)
+    }
+
+    func jwt(keyID: String, teamID: String) throws -> String {
+        try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: Date(), privateKey: .init(pemRepresentation: pem))
+    }
+}
