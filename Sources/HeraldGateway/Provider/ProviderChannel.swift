@@ -28,8 +28,12 @@ struct ProviderChannel: ServerChildChannel {
         responder: @escaping HTTPChannelHandler.Responder, sslContext: NIOSSLContext?, environment: APNsEnvironment,
         connections: ProviderConnectionRegistry
     ) {
-        self.http1 = HTTP1Channel(responder: responder)
-        self.http2 = HTTP2Channel(responder: responder)
+        // A request that stalls half-way (slow or stuck client) is dropped after a minute; an HTTP/2 connection
+        // may idle for hours (Apple's advice, H-10), and a graceful shutdown waits at most 10 s for its streams.
+        self.http1 = HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(60)))
+        self.http2 = HTTP2Channel(
+            responder: responder,
+            configuration: .init(gracefulCloseTimeout: .seconds(10), streamConfiguration: .init(idleTimeout: .seconds(60))))
         self.sslContext = sslContext
         self.environment = environment
         self.connections = connections
@@ -85,12 +89,33 @@ final class HTTPVersionSniffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = ByteBuffer
 
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+    /// How long a connection may take to send enough bytes to tell HTTP/2 from HTTP/1.1.
+    static let decisionTimeout = TimeAmount.seconds(10)
+    private var timeout: Scheduled<Void>?
     private let configure: (Bool) -> EventLoopFuture<Void>
     private var buffered: ByteBuffer?
     private var decided = false
 
     init(configure: @escaping (Bool) -> EventLoopFuture<Void>) {
         self.configure = configure
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        timeout = context.eventLoop.scheduleTask(in: Self.decisionTimeout) { loopBound.value.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timeout?.cancel()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The client closed its side before saying which protocol it speaks: nothing more will come.
+        if !decided, let event = event as? ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -106,6 +131,7 @@ final class HTTPVersionSniffer: ChannelInboundHandler, RemovableChannelHandler {
         let matches = bytes.prefix(compared).elementsEqual(Self.preface.prefix(compared))
         guard !matches || compared == Self.preface.count else { return }  // need more bytes
         decided = true
+        timeout?.cancel()
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         configure(matches).whenComplete { result in
