@@ -87,7 +87,7 @@ struct HeraldProcess {
     func up() async throws {
         let herald = try HeraldProcess()
         #expect(try herald.run(["notifications", "send", "com.example.app", "--title", "Welcome", "--body", "to Herald", "--sound"]).status == 0)
-        let (process, output, _) = herald.makeProcess(["up"])
+        let (process, output, _) = herald.makeProcess(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
         try process.run()
         let lines = LineCollector(output.fileHandleForReading)
         let shown = await lines.waitForLine(containing: "Welcome", timeout: .seconds(20))
@@ -96,6 +96,9 @@ struct HeraldProcess {
         #expect(shown?.contains("com.example.app  Welcome: to Herald") == true)
         #expect(shown?.contains("sound: default") == true)
         #expect(process.terminationStatus == 0)
+        // The sandbox's gateway made its provider key and development CA in the data directory.
+        #expect(FileManager.default.fileExists(atPath: herald.dataDirectory.appendingPathComponent("AuthKey_HERALDKEY1.p8").path))
+        #expect(FileManager.default.fileExists(atPath: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path))
         let listed = try herald.run(["notifications", "list", "com.example.app"])
         #expect(listed.output.contains("delivered"))
     }
