@@ -173,6 +173,18 @@ public final class HeraldGateway: Service, Sendable {
             metadata: [
                 "gateway.listeners": "\(configuration.providerListeners.map { "\($0.host):\($0.port)\($0.usesTLS ? " tls" : "") \($0.environment.rawValue)" })"
             ])
+        // C-04: the delivery log keeps 7 days; prune at start and hourly.
+        let pruner = Task { [store, clock, logger, retention = configuration.deliveryLogRetention] in
+            while !Task.isCancelled {
+                do {
+                    try await store.pruneEvents(before: clock.now.addingTimeInterval(-retention.timeInterval))
+                } catch {
+                    logger.warning("Could not prune the delivery log", metadata: ["error": "\(error)"])
+                }
+                try? await clock.sleep(until: clock.now.addingTimeInterval(3600))
+            }
+        }
+        defer { pruner.cancel() }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await self.log.run() }
