@@ -9,10 +9,11 @@ import Logging
 /// Shared by `herald gateway` and the `herald keys|tokens|log` commands: every read goes to the file, so a key
 /// registered or a token revoked by another process counts for the next push.
 public final class SQLiteGatewayStore: GatewayStore {
-    private let writer: any DatabaseWriter
-    private let groupCommit: GroupCommitWriter
+    private let database: SQLiteDatabase
+    private var writer: any DatabaseWriter { database.writer }
+    private var groupCommit: GroupCommitWriter { database.groupCommit }
     /// Where a damaged database was moved when this store opened, if it was.
-    public let quarantinedFile: URL?
+    public var quarantinedFile: URL? { database.quarantinedFile }
 
     /// Opens (creating if needed) the database at `url`.
     ///
@@ -20,19 +21,12 @@ public final class SQLiteGatewayStore: GatewayStore {
     ///   - url: The database file.
     ///   - logger: Where the quarantine of a damaged file is reported.
     public init(url: URL, logger: Logger = Logger(label: "herald.gateway.store")) throws {
-        let (pool, quarantinedFile) = try SQLiteFile.open(url, migrator: Self.migrator, logger: logger)
-        self.writer = pool
-        self.quarantinedFile = quarantinedFile
-        self.groupCommit = GroupCommitWriter(writer: pool)
+        database = try SQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
     }
 
     /// A store in memory.
     public init() throws {
-        let queue = try DatabaseQueue()
-        try Self.migrator.migrate(queue)
-        self.writer = queue
-        self.groupCommit = GroupCommitWriter(writer: queue)
-        self.quarantinedFile = nil
+        database = try SQLiteDatabase(inMemoryWith: Self.migrator)
     }
 
     private static var migrator: DatabaseMigrator {

@@ -10,10 +10,11 @@ import Logging
 /// beyond opening, moves it aside (`<name>.corrupt-<timestamp>`) and starts a new one: the damaged file is kept
 /// for recovery, the error is logged and reported in ``quarantinedFile``.
 package final class SQLiteNotificationStore: NotificationStore {
-    private let writer: any DatabaseWriter
-    private let groupCommit: GroupCommitWriter
+    private let database: SQLiteDatabase
+    private var writer: any DatabaseWriter { database.writer }
+    private var groupCommit: GroupCommitWriter { database.groupCommit }
     /// Where a damaged database was moved when this store opened, if it was.
-    package let quarantinedFile: URL?
+    package var quarantinedFile: URL? { database.quarantinedFile }
 
     /// Opens (creating if needed) the database at `url`.
     ///
@@ -22,19 +23,12 @@ package final class SQLiteNotificationStore: NotificationStore {
     ///   - logger: Where the quarantine of a damaged file is reported.
     /// - Throws: `DatabaseError` when the file cannot be opened or created (permissions, disk full).
     package init(url: URL, logger: Logger = Logger(label: "herald.store")) throws {
-        let (pool, quarantinedFile) = try SQLiteFile.open(url, migrator: Self.migrator, logger: logger)
-        self.writer = pool
-        self.quarantinedFile = quarantinedFile
-        self.groupCommit = GroupCommitWriter(writer: writer)
+        database = try SQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
     }
 
     /// A store in memory, for tests and benchmarks' references.
     package init() throws {
-        let queue = try DatabaseQueue()
-        try SQLiteNotificationStore.migrator.migrate(queue)
-        self.writer = queue
-        self.groupCommit = GroupCommitWriter(writer: queue)
-        self.quarantinedFile = nil
+        database = try SQLiteDatabase(inMemoryWith: Self.migrator)
     }
 
     private static var migrator: DatabaseMigrator {

@@ -2,22 +2,44 @@ import Foundation
 import GRDB
 import Logging
 
-/// Opens Herald's SQLite database files the one way every store wants them.
+/// One of Herald's SQLite databases, opened the one way every store wants it, with its group-commit writer.
 ///
-/// WAL journal with `synchronous = FULL`; checkpoints are the store's to schedule (``GroupCommitWriter``), not a
+/// On file: WAL journal with `synchronous = FULL`; checkpoints are the store's to schedule (``GroupCommitWriter``), not a
 /// side effect of some commit. A file that is not a database, or is damaged beyond opening, is moved aside
 /// (`<name>.corrupt-<timestamp>`, with its `-wal`/`-shm`) and a new one started: the damaged file is kept for
 /// recovery and the move is logged.
-package enum SQLiteFile {
+package struct SQLiteDatabase: Sendable {
+    /// Reads and direct writes.
+    package let writer: any DatabaseWriter
+    /// Writes that share transactions (and fsyncs) with concurrent ones.
+    package let groupCommit: GroupCommitWriter
+    /// Where a damaged database was moved when this one opened, if it was.
+    package let quarantinedFile: URL?
+
     /// Opens (creating if needed) the database at `url` and migrates it.
     ///
     /// - Parameters:
     ///   - url: The database file.
     ///   - migrator: The schema's migrations.
     ///   - logger: Where a quarantine is reported.
-    /// - Returns: The pool, and where a damaged file was moved if it was.
     /// - Throws: `DatabaseError` when the file cannot be opened or created (permissions, disk full).
-    package static func open(
+    package init(url: URL, migrator: DatabaseMigrator, logger: Logger) throws {
+        let (pool, quarantinedFile) = try Self.open(url, migrator: migrator, logger: logger)
+        self.writer = pool
+        self.groupCommit = GroupCommitWriter(writer: pool)
+        self.quarantinedFile = quarantinedFile
+    }
+
+    /// A migrated database in memory, for tests and benchmarks' references.
+    package init(inMemoryWith migrator: DatabaseMigrator) throws {
+        let queue = try DatabaseQueue()
+        try migrator.migrate(queue)
+        self.writer = queue
+        self.groupCommit = GroupCommitWriter(writer: queue)
+        self.quarantinedFile = nil
+    }
+
+    private static func open(
         _ url: URL, migrator: DatabaseMigrator, logger: Logger
     ) throws -> (pool: DatabasePool, quarantinedFile: URL?) {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
