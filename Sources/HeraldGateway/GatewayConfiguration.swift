@@ -39,12 +39,8 @@ public struct GatewayConfiguration: Sendable {
     public var defaultStorageLifetime: Duration
     /// How long the delivery log keeps an event (C-04: 7 days).
     public var deliveryLogRetention: Duration
-    /// How long a provider token stays usable after `iat` (A-03: one hour).
-    public var providerTokenLifetime: Duration
     /// The shortest time between two new provider tokens on one connection (A-04: 20 minutes).
     public var providerTokenRefreshInterval: Duration
-    /// The most concurrent streams a provider connection may open (H-20…H-22 saw 500–1,500).
-    public var maximumConcurrentStreams: Int
 
     /// Creates a configuration; the defaults are Apple's numbers and Herald's ports.
     public init(
@@ -58,9 +54,7 @@ public struct GatewayConfiguration: Sendable {
         acknowledgementTimeout: Duration = .seconds(10),
         defaultStorageLifetime: Duration = .seconds(30 * 24 * 3600),
         deliveryLogRetention: Duration = .seconds(7 * 24 * 3600),
-        providerTokenLifetime: Duration = .seconds(3600),
-        providerTokenRefreshInterval: Duration = .seconds(20 * 60),
-        maximumConcurrentStreams: Int = 1000
+        providerTokenRefreshInterval: Duration = .seconds(20 * 60)
     ) {
         self.providerListeners = providerListeners
         self.deviceHost = deviceHost
@@ -70,9 +64,7 @@ public struct GatewayConfiguration: Sendable {
         self.acknowledgementTimeout = acknowledgementTimeout
         self.defaultStorageLifetime = defaultStorageLifetime
         self.deliveryLogRetention = deliveryLogRetention
-        self.providerTokenLifetime = providerTokenLifetime
         self.providerTokenRefreshInterval = providerTokenRefreshInterval
-        self.maximumConcurrentStreams = maximumConcurrentStreams
     }
 }
 

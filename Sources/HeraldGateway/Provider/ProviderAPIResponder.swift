@@ -31,11 +31,6 @@ struct ProviderAPIResponder: HTTPResponder {
     static let largestPayload = APNsPushType.voip.maximumPayloadSize
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        let response = await answer(request, context: context)
-        return response
-    }
-
-    private func answer(_ request: Request, context: Context) async -> Response {
         let fields = request.headers.map { (name: $0.name.canonicalName, value: $0.value) }
         let suppliedID = fields.first { $0.name == "apns-id" }.map(\.value)
         let echoID = suppliedID.flatMap { APNsRequestHeaders.isCanonicalUUID($0) ? $0.lowercased() : nil }
@@ -94,11 +89,10 @@ struct ProviderAPIResponder: HTTPResponder {
         }
 
         // S-11: the payload.
-        var body = request.body
         var payload = ByteBuffer()
         var tooLarge = false
         do {
-            for try await chunk in body {
+            for try await chunk in request.body {
                 if payload.readableBytes + chunk.readableBytes > Self.largestPayload {
                     tooLarge = true
                     // Keep reading (and dropping) so the stream ends cleanly; the size is already decided.
@@ -110,7 +104,6 @@ struct ProviderAPIResponder: HTTPResponder {
         } catch {
             return fail(.internalServerError)
         }
-        body = .init(buffer: ByteBuffer())
         if tooLarge { return fail(.payloadTooLarge) }
         guard payload.readableBytes > 0 else { return fail(.payloadEmpty) }
         let payloadData = Data(payload.readableBytesView)
@@ -126,8 +119,8 @@ struct ProviderAPIResponder: HTTPResponder {
         let topic: String
         if let given = headers.topic {
             topic = given
-        } else if let certificateTopics, let only = Set(certificateTopics.map { APNsPushType.split(topic: $0).bundleID }).first,
-            Set(certificateTopics.map { APNsPushType.split(topic: $0).bundleID }).count == 1
+        } else if let apps = certificateTopics.map({ Set($0.map { APNsPushType.split(topic: $0).bundleID }) }),
+            apps.count == 1, let only = apps.first
         {
             // a single-app certificate's bundle ID is the default topic.
             topic = only + pushType.topicSuffix
@@ -214,22 +207,29 @@ struct ProviderAPIResponder: HTTPResponder {
         } catch {
             return .failure(error.reason)
         }
+        func verify(_ entry: ProviderKeyring.Entry) -> ProviderToken.Failure? {
+            do {
+                try token.validate(with: entry.publicKey, now: now)
+                return nil
+            } catch {
+                return error
+            }
+        }
         var entry: ProviderKeyring.Entry?
+        var failure: ProviderToken.Failure?
         do {
             entry = try await keyring.key(token.keyID)
-            if let cached = entry, (try? token.validate(with: cached.publicKey, now: now)) == nil {
-                // Maybe the key was replaced since it was cached.
+            failure = entry.flatMap(verify)
+            if failure == .badSignature {
+                // Maybe the key was replaced since it was cached: read it again, once.
                 entry = try await keyring.key(token.keyID, reload: true)
+                failure = entry.flatMap(verify)
             }
         } catch {
             return .failure(.internalServerError)
         }
         guard let entry, entry.record.teamID == token.teamID else { return .failure(.invalidProviderToken) }
-        do {
-            try token.validate(with: entry.publicKey, now: now)
-        } catch {
-            return .failure(error.reason)
-        }
+        if let failure { return .failure(failure.reason) }
         if let environment = entry.record.environment, environment != connection.environment {
             return .failure(.badEnvironmentKeyIdInToken)
         }

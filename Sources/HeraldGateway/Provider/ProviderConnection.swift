@@ -16,9 +16,8 @@ final class ProviderConnection: Sendable {
 
     struct State {
         var identity: Identity = .unknown
-        /// The team and key the first accepted push bound the connection to.
+        /// The team the first accepted push bound the connection to.
         var boundTeamID: String?
-        var boundKeyEnvironment: APNsEnvironment??
         /// The token in use and when the connection first saw it.
         var currentToken: String?
         var currentTokenSince: Date?
