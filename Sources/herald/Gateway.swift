@@ -43,7 +43,6 @@ extension HeraldCommand {
             var logger = Logger(label: "herald.gateway")
             logger.logLevel = .info
             let directory = data.directory
-            try directory.create()
             var listeners = [GatewayConfiguration.ProviderListener(host: host, port: port, usesTLS: true)]
             if plaintextPort >= 0 { listeners.append(.init(host: host, port: plaintextPort, usesTLS: false)) }
             if let productionPort {
@@ -58,12 +57,7 @@ extension HeraldCommand {
                 providerListeners: listeners, deviceHost: host, devicePort: devicePort,
                 deviceChannelUsesTLS: !plaintextDevices, tlsIdentity: identity,
                 acknowledgementTimeout: .milliseconds(Int(ackTimeout * 1000)))
-            let store: SQLiteGatewayStore
-            do {
-                store = try SQLiteGatewayStore(url: directory.gatewayDatabase, logger: logger)
-            } catch {
-                throw ValidationError("Cannot open \(directory.gatewayDatabase.path): \(error). Pass a writable --data-dir.")
-            }
+            let store = try openGatewayStore(data, logger: logger)
             let gateway = try HeraldGateway(
                 configuration: configuration, store: store, dataDirectory: directory, logger: logger)
             let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)

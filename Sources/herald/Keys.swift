@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldGateway
+import Logging
 
 extension HeraldCommand {
     /// Manages provider signing keys (token-based authentication).
@@ -34,14 +35,9 @@ extension HeraldCommand {
                 guard !FileManager.default.fileExists(atPath: url.path) else {
                     throw ValidationError("\(out) exists; choose another --out or remove it first.")
                 }
-                let key = P256.Signing.PrivateKey()
-                try Data(key.pemRepresentation.utf8).write(to: url, options: .withoutOverwriting)
-                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
-                let store = try openGatewayStore(data)
-                try await store.saveProviderKey(
-                    ProviderKeyRecord(
-                        keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation,
-                        environment: scope.environment, topics: scope.topics, createdAt: Date()))
+                try await createProviderKey(
+                    keyID: keyID, teamID: teamID, environment: scope.environment, topics: scope.topics, file: url,
+                    replacingFile: false, in: try openGatewayStore(data))
                 print("Wrote \(url.path)")
                 print("key id:  \(keyID)")
                 print("team id: \(teamID)")
@@ -103,12 +99,37 @@ extension HeraldCommand {
 
 extension APNsEnvironment: ExpressibleByArgument {}
 
+/// Writes a new ES256 key as an Apple-style PKCS#8 `.p8` (owner-only) and registers its public half.
+///
+/// - Parameters:
+///   - file: Where the private key goes.
+///   - replacingFile: Whether an existing file there may be replaced; otherwise writing it fails.
+///   - store: Where the public half is registered.
+@discardableResult
+func createProviderKey(
+    keyID: String, teamID: String, environment: APNsEnvironment? = nil, topics: [String] = [], file: URL,
+    replacingFile: Bool, in store: SQLiteGatewayStore
+) async throws -> ProviderKeyRecord {
+    let key = P256.Signing.PrivateKey()
+    try Data(key.pemRepresentation.utf8).write(to: file, options: replacingFile ? .atomic : .withoutOverwriting)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+    let record = ProviderKeyRecord(
+        keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation, environment: environment,
+        topics: topics, createdAt: Date())
+    try await store.saveProviderKey(record)
+    return record
+}
+
 /// Opens the gateway store in the data directory, with a message that says what to do when it cannot.
-func openGatewayStore(_ data: DataDirectoryOptions) throws -> SQLiteGatewayStore {
+///
+/// - Parameter logger: Where the quarantine of a damaged database is reported.
+func openGatewayStore(
+    _ data: DataDirectoryOptions, logger: Logger = Logger(label: "herald.gateway.store")
+) throws -> SQLiteGatewayStore {
     let directory = data.directory
     do {
         try directory.create()
-        return try SQLiteGatewayStore(url: directory.gatewayDatabase)
+        return try SQLiteGatewayStore(url: directory.gatewayDatabase, logger: logger)
     } catch {
         throw ValidationError("Cannot open \(directory.gatewayDatabase.path): \(error). Pass a writable --data-dir.")
     }

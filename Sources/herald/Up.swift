@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Crypto
 import HeraldCore
 import HeraldGateway
 import Logging
@@ -38,7 +37,7 @@ extension HeraldCommand {
             } catch {
                 throw ValidationError("Cannot open \(directory.notificationDatabase.path): \(error). Pass a writable --data-dir.")
             }
-            let gatewayStore = try SQLiteGatewayStore(url: directory.gatewayDatabase, logger: logger)
+            let gatewayStore = try openGatewayStore(data, logger: logger)
             let gateway = try HeraldGateway(
                 configuration: GatewayConfiguration(
                     providerListeners: [.init(port: port, usesTLS: true), .init(port: plaintextPort, usesTLS: false)],
@@ -47,15 +46,13 @@ extension HeraldCommand {
             var keys = try await gatewayStore.providerKeys()
             if keys.isEmpty {
                 // One provider key for the sandbox, so `herald up` alone is enough to push.
-                let key = P256.Signing.PrivateKey()
-                let record = ProviderKeyRecord(
-                    keyID: "HERALDKEY1", teamID: "HERALDTEAM", publicKeyPEM: key.publicKey.pemRepresentation,
-                    createdAt: Date())
-                let file = directory.url.appendingPathComponent("AuthKey_\(record.keyID).p8")
-                try Data(key.pemRepresentation.utf8).write(to: file, options: .atomic)
-                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-                try await gatewayStore.saveProviderKey(record)
-                keys = [record]
+                let keyID = "HERALDKEY1"
+                keys = [
+                    try await createProviderKey(
+                        keyID: keyID, teamID: "HERALDTEAM",
+                        file: directory.url.appendingPathComponent("AuthKey_\(keyID).p8"), replacingFile: true,
+                        in: gatewayStore)
+                ]
             }
             let apps = try await engine.store.bundleIdentifiers()
             var pendingCount = 0
