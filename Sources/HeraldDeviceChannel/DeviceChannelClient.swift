@@ -89,7 +89,7 @@ public final class DeviceChannelClient: Sendable {
                     try await writer.write(
                         .text(DeviceChannelMessage.register(bundleID: bundleID, environment: environment).jsonText()))
                 } catch {
-                    self.failRegistration(key, error: Failure.closed)
+                    self.takeRegistration(key)?.resume(throwing: Failure.closed)
                 }
             }
         }
@@ -139,12 +139,7 @@ public final class DeviceChannelClient: Sendable {
                 return state.welcome
             }?.resume()
         case .registered(let bundleID, let environment, let token):
-            let key = "\(bundleID)|\(environment.rawValue)"
-            let continuation = state.withLock { state -> CheckedContinuation<String, any Error>? in
-                guard let index = state.registrations.firstIndex(where: { $0.key == key }) else { return nil }
-                return state.registrations.remove(at: index).continuation
-            }
-            continuation?.resume(returning: token)
+            takeRegistration("\(bundleID)|\(environment.rawValue)")?.resume(returning: token)
         case .push(let push):
             pushSink.yield(push)
         case .error(let text):
@@ -164,12 +159,12 @@ public final class DeviceChannelClient: Sendable {
         }
     }
 
-    private func failRegistration(_ key: String, error: Failure) {
-        let continuation = state.withLock { state -> CheckedContinuation<String, any Error>? in
+    /// Removes and returns the oldest registration waiting for `key` (bundle ID and environment).
+    private func takeRegistration(_ key: String) -> CheckedContinuation<String, any Error>? {
+        state.withLock { state in
             guard let index = state.registrations.firstIndex(where: { $0.key == key }) else { return nil }
             return state.registrations.remove(at: index).continuation
         }
-        continuation?.resume(throwing: error)
     }
 
     private func finish() {

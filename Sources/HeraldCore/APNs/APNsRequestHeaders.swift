@@ -105,10 +105,7 @@ public struct APNsRequestHeaders: Sendable, Equatable {
             if [8, 13, 18, 23].contains(index) {
                 guard c == UInt8(ascii: "-") else { return false }
             } else {
-                let isHex =
-                    (c >= 0x30 && c <= 0x39) || (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "f"))
-                    || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "F"))
-                guard isHex else { return false }
+                guard c.hexDigitValue != nil else { return false }
             }
         }
         return true
@@ -120,10 +117,7 @@ public struct APNsRequestHeaders: Sendable, Equatable {
         guard !topic.isEmpty, topic.utf8.count <= 255, !topic.hasPrefix("."), !topic.hasSuffix(".") else {
             return false
         }
-        return topic.utf8.allSatisfy { c in
-            (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
-                || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
-        }
+        return topic.utf8.allSatisfy(\.isIdentifierByte)
     }
 
     /// The push type a request means: the header's, or inferred from the payload when absent.

@@ -95,10 +95,6 @@ struct DeviceChannelServer: Sendable {
 
     /// Whether `id` can name a device: 1–128 letters, digits, `.`, `-` or `_`.
     static func isValidDeviceID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 128
-            && id.utf8.allSatisfy { c in
-                (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a)
-                    || c == UInt8(ascii: ".") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
-            }
+        !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy(\.isIdentifierByte)
     }
 }

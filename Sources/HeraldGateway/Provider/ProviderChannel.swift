@@ -120,12 +120,9 @@ final class HTTPVersionSniffer: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var incoming = unwrapInboundIn(data)
-        if decided {
-            // Bytes that arrive while the pipeline is being configured.
-            if buffered == nil { buffered = incoming } else { buffered!.writeBuffer(&incoming) }
-            return
-        }
         if buffered == nil { buffered = incoming } else { buffered!.writeBuffer(&incoming) }
+        // Once decided, bytes only wait here while the pipeline is being configured.
+        guard !decided else { return }
         let bytes = buffered!.readableBytesView
         let compared = min(bytes.count, Self.preface.count)
         let matches = bytes.prefix(compared).elementsEqual(Self.preface.prefix(compared))
