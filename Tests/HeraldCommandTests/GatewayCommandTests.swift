@@ -125,6 +125,46 @@ import Testing
         #expect(missing.error.contains("No delivery log"))
     }
 
+    @Test("A-10 A-11 A-14: `herald certificates create` while the gateway runs; curl --cert pushes with no token and no topic")
+    func certificateWithCurl() async throws {
+        let herald = try HeraldProcess()
+        let gateway = try GatewayProcess(herald)
+        defer {
+            gateway.process.terminate()
+            gateway.process.waitUntilExit()
+        }
+        let token = try herald.run(["tokens", "create", "--topic", "com.example.cert"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let pem = herald.dataDirectory.appendingPathComponent("push-cert.pem").path
+        let created = try herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
+        #expect(created.status == 0, "\(created.error)")
+        let mode = try FileManager.default.attributesOfItem(atPath: pem)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let ca = herald.dataDirectory.appendingPathComponent("tls/ca.pem").path
+        let answer = try await Self.run([
+            "curl", "--silent", "--max-time", "20", "--http2", "--cacert", ca, "--cert", pem, "--dump-header", "-",
+            "--data", #"{"aps":{"alert":"certified"}}"#, "https://localhost:\(gateway.provider)/3/device/\(token)",
+        ])
+        #expect(answer.hasPrefix("HTTP/2 200"), "\(answer)")
+
+        // The certificate is for com.example.cert only: another app's topic is refused.
+        let other = try herald.run(["tokens", "create", "--topic", "com.example.other"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused = try await Self.run([
+            "curl", "--silent", "--max-time", "20", "--http2", "--cacert", ca, "--cert", pem,
+            "--header", "apns-topic: com.example.other",
+            "--data", #"{"aps":{"alert":"no"}}"#, "https://localhost:\(gateway.provider)/3/device/\(other)",
+        ])
+        #expect(refused == #"{"reason":"TopicDisallowed"}"#)
+
+        let again = try herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
+        #expect(again.status != 0)
+        #expect(again.error.contains("does not exist yet"))
+        let suffixed = try herald.run(["certificates", "create", "--bundle-id", "com.example.cert.voip", "--out", pem + "2"])
+        #expect(suffixed.status != 0)
+        #expect(suffixed.error.contains("without a push-type suffix"))
+    }
+
     @Test("keys and tokens misuse gets a clear message")
     func misuse() throws {
         let herald = try HeraldProcess()

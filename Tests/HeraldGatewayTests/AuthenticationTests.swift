@@ -118,6 +118,30 @@ import Testing
         }
     }
 
+    @Test("A-04 H-05: concurrent first requests carrying the same new token are one token, not an update")
+    func concurrentFirstRequestsShareToken() async throws {
+        try await withGateway { harness, client in
+            var collected: [String] = []
+            for index in 0..<8 { collected.append(try await harness.offlineToken(device: "concurrent-\(index)").token) }
+            let tokens = collected
+            let jwt = try harness.jwt()
+            let headers = headers("bearer \(jwt)")
+            // h2load found this: streams opened before the first one finished authenticating were answered 429.
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<64 {
+                    group.addTask {
+                        try await client.push(
+                            port: harness.tlsPort, token: tokens[index % 8],
+                            headers: headers, body: Self.alert
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses == Array(repeating: 200, count: 64))
+        }
+    }
+
     @Test("A-04: a second new token within 20 minutes on one connection is 429 TooManyProviderTokenUpdates")
     func tokenUpdatesAreLimited() async throws {
         let clock = VirtualClock()

@@ -144,4 +144,39 @@ import Testing
             }
         }
     }
+
+    @Test("C-04: the delivery log keeps 7 days; the gateway prunes older events hourly")
+    func deliveryLogIsPruned() async throws {
+        let clock = VirtualClock()
+        try await withGateway(clock: clock) { harness, client in
+            let start = clock.now
+            /// Waits until the pruner has run and sleeps again for an hour after `clock.now`.
+            func prunerIdle() async throws {
+                let expected = clock.now.addingTimeInterval(3600)
+                for _ in 0..<500 where clock.nextDeadline != expected { try await Task.sleep(for: .milliseconds(10)) }
+                #expect(clock.nextDeadline == expected)
+            }
+            try await prunerIdle()
+            let token = try await harness.offlineToken().token
+            let old = try await send(client, harness, token: token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"old"}}"#)
+            let oldID = try #require(old.headers.first(name: "apns-unique-id"))
+
+            clock.advance(by: 2 * 86_400)
+            try await prunerIdle()
+            let fresh = try harness.makeHTTPClient()
+            let recent = try await send(fresh, harness, token: token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"new"}}"#)
+            try await fresh.shutdown()
+            let recentID = try #require(recent.headers.first(name: "apns-unique-id"))
+            await harness.gateway.flushDeliveryLog()
+            #expect(try await harness.store.events(uniqueID: oldID).count == 3)  // received, stored, discarded (replaced)
+            #expect(try await harness.store.events(uniqueID: recentID).count == 2)
+
+            // Seven days and two hours after the first push: its events are older than 7 days, the second's are not.
+            clock.advance(to: start.addingTimeInterval(7 * 86_400 + 7_200))
+            try await prunerIdle()
+            let oldEvents = try await harness.store.events(uniqueID: oldID)
+            #expect(oldEvents.map(\.kind) == [.discarded], "only the replacement, logged at day 2, is left")
+            #expect(try await harness.store.events(uniqueID: recentID).count == 2)
+        }
+    }
 }

@@ -62,7 +62,7 @@ public struct APNsRequestHeaders: Sendable, Equatable {
             headers.pushType = pushType
         }
         if let text = values["apns-expiration"] {
-            guard let seconds = Int64(text.trimmingCharacters(in: .whitespaces)), seconds >= 0,
+            guard let seconds = Int64(text.trimmingOptionalWhitespace()), seconds >= 0,
                 seconds < 253_402_300_800  // year 10000
             else { return refuse(.badExpirationDate) }
             headers.expiration = seconds == 0 ? .immediately : .at(Date(timeIntervalSince1970: Double(seconds)))
@@ -85,10 +85,10 @@ public struct APNsRequestHeaders: Sendable, Equatable {
             // The scheme is case-insensitive (RFC 9110 §11.1); an empty token is a missing one.
             let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
-                let token = parts[1].trimmingCharacters(in: .whitespaces)
+                let token = String(parts[1].trimmingOptionalWhitespace())
                 headers.bearerToken = token.isEmpty ? nil : token
-            } else if !authorization.trimmingCharacters(in: .whitespaces).isEmpty
-                && authorization.lowercased().trimmingCharacters(in: .whitespaces) != "bearer"
+            } else if !authorization.trimmingOptionalWhitespace().isEmpty
+                && authorization.trimmingOptionalWhitespace().lowercased() != "bearer"
             {
                 // Something other than a bearer token: a token APNs cannot read.
                 headers.bearerToken = authorization
@@ -161,5 +161,19 @@ public struct APNsRefusal: Error, Sendable, Equatable {
             return #"{"reason":"\#(reason.reason)","timestamp":\#(Int64(timestamp.timeIntervalSince1970 * 1000))}"#
         }
         return #"{"reason":"\#(reason.reason)"}"#
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace, RFC 9110 §5.6.3).
+    ///
+    /// Foundation's `trimmingCharacters(in:)` bridges through `NSString`: on the provider API's hot path this is
+    /// cheaper.
+    func trimmingOptionalWhitespace() -> SubSequence {
+        let isOptionalWhitespace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isOptionalWhitespace($0) }),
+            let last = lastIndex(where: { !isOptionalWhitespace($0) })
+        else { return self[endIndex...] }
+        return self[first...last]
     }
 }

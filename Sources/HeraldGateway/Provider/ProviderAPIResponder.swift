@@ -199,7 +199,15 @@ struct ProviderAPIResponder: HTTPResponder {
             if now.timeIntervalSince(current.issuedAt) > ProviderToken.lifetime.timeInterval {
                 return .failure(.expiredProviderToken)
             }
-            return .success((try? await keyring.key(current.keyID))?.record.topics ?? [])
+            // The key's topic list may have changed, or the key been removed, since the token was verified.
+            let entry: ProviderKeyring.Entry?
+            do {
+                entry = try await keyring.key(current.keyID)
+            } catch {
+                return .failure(.internalServerError)
+            }
+            guard let entry else { return .failure(.invalidProviderToken) }
+            return .success(entry.record.topics)
         }
         let token: ProviderToken
         do {
@@ -237,6 +245,8 @@ struct ProviderAPIResponder: HTTPResponder {
         let refreshInterval = configuration.providerTokenRefreshInterval.timeInterval
         let verdict = connection.state.withLock { state -> APNsReason? in
             if let team = state.boundTeamID, team != token.teamID { return .unrelatedKeyIdInToken }
+            // Concurrent first requests with the same token: the first one to get here installed it.
+            if state.currentToken == bearer { return nil }
             if let since = state.currentTokenSince, state.currentToken != nil,
                 now.timeIntervalSince(since) < refreshInterval
             {

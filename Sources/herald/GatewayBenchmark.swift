@@ -1,0 +1,332 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldDeviceChannel
+import HeraldGateway
+import Hummingbird
+import HummingbirdHTTP2
+import Logging
+import NIOSSL
+import ServiceLifecycle
+
+extension HeraldCommand.Bench {
+    /// The gateway's provider API under h2load, beside nginx answering an empty 200 over the same TLS and HTTP/2.
+    struct Gateway: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load the gateway's provider API with h2load, for online and offline devices, beside nginx.",
+            discussion: """
+                Starts a gateway in a temporary data directory, connects --devices devices that acknowledge every \
+                push, and creates as many tokens for devices that are not connected. h2load (Debian's \
+                nghttp2-client) then posts a small alert with a valid provider token, round robin over the tokens: \
+                first to the online devices (200 after the device's acknowledgement), then to the offline ones \
+                (200 after the notification is durably stored). The reference in the same run is nginx answering \
+                an empty 200 over TLS and HTTP/2 with the same certificate, headers and body — the ceiling. \
+                Reports requests/s and p50/p99 latency for each, and the ratio. Build with -c release.
+                """
+        )
+
+        @Option(help: "Requests per run.") var requests = 100_000
+        @Option(help: "h2load clients (connections).") var clients = 10
+        @Option(help: "Concurrent streams per connection.") var streams = 10
+        @Option(help: "Devices online, and tokens of offline devices.") var devices = 50
+        @Option(help: "The h2load executable.") var h2load = "/usr/bin/h2load"
+        @Option(help: "The nginx executable.") var nginx = "/usr/sbin/nginx"
+        @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
+
+        func validate() throws {
+            for (name, path) in [("h2load", h2load), ("nginx", nginx)] where !FileManager.default.isExecutableFile(atPath: path) {
+                throw ValidationError(
+                    "\(name) not found at \(path). Install it (apt-get install -y nghttp2-client nginx) or pass --\(name) PATH.")
+            }
+            guard requests > 0, clients > 0, streams > 0, devices > 0 else {
+                throw ValidationError("--requests, --clients, --streams and --devices must be positive.")
+            }
+        }
+
+        func run() async throws {
+            var logger = Logger(label: "herald.bench")
+            logger.logLevel = .error
+            let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
+                .appendingPathComponent("herald-bench-\(UUID().uuidString)", isDirectory: true)
+            let dataDirectory = HeraldDataDirectory(url: folder)
+            try dataDirectory.create()
+            defer { try? FileManager.default.removeItem(at: folder) }
+
+            let store = try SQLiteGatewayStore(url: dataDirectory.gatewayDatabase, logger: logger)
+            let gateway = try HeraldGateway(
+                configuration: GatewayConfiguration(providerListeners: [.init(port: 0, usesTLS: true)], devicePort: 0),
+                store: store, dataDirectory: dataDirectory, logger: logger)
+            let keyFile = folder.appendingPathComponent("AuthKey_BENCHKEY01.p8")
+            _ = try await createProviderKey(
+                keyID: "BENCHKEY01", teamID: "BENCHTEAM1", file: keyFile, replacingFile: true, in: store)
+            let privateKey = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: keyFile, encoding: .utf8))
+            let jwt = try ProviderToken.sign(keyID: "BENCHKEY01", teamID: "BENCHTEAM1", issuedAt: Date(), privateKey: privateKey)
+            let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [], logger: logger)
+            let gatewayTask = Task { try await group.run() }
+            let ports = await gateway.ports()
+            guard let authority = gateway.certificateAuthority else { throw ValidationError("The gateway made no certificate.") }
+
+            let topic = "com.example.bench"
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authority.certificateURL.path))
+            var online: [DeviceChannelClient] = []
+            var onlineTokens: [String] = []
+            for index in 0..<devices {
+                let client = try await DeviceChannelClient.connect(
+                    to: "wss://localhost:\(ports.device)/device/v1", deviceID: "bench-online-\(index)", secret: "bench",
+                    tlsConfiguration: tls, logger: logger)
+                onlineTokens.append(try await client.register(bundleID: topic))
+                online.append(client)
+            }
+            let acknowledgers = online.map { client in
+                Task {
+                    for await push in client.pushes { try? await client.acknowledge(push) }
+                }
+            }
+            var offlineTokens: [String] = []
+            for index in 0..<devices {
+                let record = try await store.activeToken(
+                    deviceID: "bench-offline-\(index)", bundleID: topic, environment: .development, at: Date())
+                offlineTokens.append(record.token)
+            }
+
+            let payload = folder.appendingPathComponent("payload.json")
+            try Data(#"{"aps":{"alert":{"title":"Benchmark","body":"A small alert from h2load"},"badge":1,"sound":"default"}}"#.utf8)
+                .write(to: payload)
+            let (nginxPort, nginxProcess) = try await startNginx(in: folder, authority: authority)
+            defer { nginxProcess.terminate() }
+            let (frameworkPort, frameworkServer) = try await startFrameworkReference(authority: authority, logger: logger)
+
+            let load = H2Load(
+                executable: h2load, requests: requests, clients: clients, streams: streams, payload: payload,
+                headers: ["authorization: bearer \(jwt)", "apns-topic: \(topic)", "apns-push-type: alert"])
+            print("herald bench gateway: \(requests) requests, \(clients) connections × \(streams) streams, \(devices) devices")
+
+            // Warm up both servers (TLS session setup, first allocations) before measuring.
+            _ = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), count: min(requests, 5_000), in: folder)
+            _ = try await load.run(urls: urls(port: ports.provider[0], tokens: onlineTokens), count: min(requests, 5_000), in: folder)
+
+            _ = try await load.run(urls: urls(port: frameworkPort, tokens: onlineTokens), count: min(requests, 5_000), in: folder)
+            let reference = try await load.run(urls: urls(port: nginxPort, tokens: onlineTokens), in: folder)
+            let framework = try await load.run(urls: urls(port: frameworkPort, tokens: onlineTokens), in: folder)
+            let onlineRun = try await load.run(urls: urls(port: ports.provider[0], tokens: onlineTokens), in: folder)
+            let offlineRun = try await load.run(urls: urls(port: ports.provider[0], tokens: offlineTokens), in: folder)
+            let referenceAgain = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), in: folder)
+            frameworkServer.cancel()
+            _ = await frameworkServer.result
+            await gateway.flushDeliveryLog()
+            let stored = try await store.storedNotifications(deviceID: "bench-offline-0").count
+
+            func row(_ name: String, _ run: H2Load.Result, _ ceiling: H2Load.Result) -> String {
+                let ratio = String(format: "%.2f×", run.requestsPerSecond / ceiling.requestsPerSecond)
+                return "| \(name) | \(run.summary) | \(ceiling.summary) | \(ratio) |"
+            }
+            print("""
+
+                | run | Herald | nginx empty 200 (same run) | ratio |
+                |---|---|---|---|
+                \(row("online devices (200 after the device's ack)", onlineRun, reference))
+                \(row("offline devices (200 after the durable store)", offlineRun, referenceAgain))
+                \(row("reference: Hummingbird 2 alone, empty 200, same TLS and HTTP/2", framework, reference))
+
+                nginx before: \(reference.summary); after: \(referenceAgain.summary)
+                stored notifications for one offline device (one per topic): \(stored)
+                """)
+
+            for task in acknowledgers { task.cancel() }
+            for client in online { await client.close() }
+            await group.triggerGracefulShutdown()
+            _ = await gatewayTask.result
+            let failures = [reference, framework, onlineRun, offlineRun, referenceAgain].reduce(0) { $0 + $1.failed }
+            if failures > 0 { throw ExitCode(1) }
+        }
+
+        private func urls(port: Int, tokens: [String]) -> [String] {
+            tokens.map { "https://localhost:\(port)/3/device/\($0)" }
+        }
+
+        /// Starts Hummingbird 2 alone answering an empty 200 over TLS and HTTP/2 with the gateway's certificate:
+        /// what the framework costs before Herald does anything.
+        private func startFrameworkReference(
+            authority: DevelopmentCertificateAuthority, logger: Logger
+        ) async throws -> (port: Int, server: Task<Void, any Error>) {
+            let router = Router()
+            router.post("/3/device/:token") { request, _ -> HTTPResponse.Status in
+                for try await _ in request.body {}
+                return .ok
+            }
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(authority.serverCertificateURL.path).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: authority.serverPrivateKeyURL.path, format: .pem)))
+            tls.applicationProtocols = ["h2"]
+            let (ports, portsContinuation) = AsyncStream.makeStream(of: Int.self)
+            let app = Application(
+                router: router, server: try .http2Upgrade(tlsConfiguration: tls),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                onServerRunning: { portsContinuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+            let server = Task { try await app.runService() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next(), port > 0 else {
+                server.cancel()
+                throw ValidationError("The Hummingbird reference server did not start.")
+            }
+            return (port, server)
+        }
+
+        /// Starts nginx in the foreground on a free loopback port with the gateway's server certificate.
+        private func startNginx(in folder: URL, authority: DevelopmentCertificateAuthority) async throws -> (port: Int, process: Process) {
+            let port = try freeLoopbackPort()
+            let prefix = folder.appendingPathComponent("nginx", isDirectory: true)
+            try FileManager.default.createDirectory(at: prefix.appendingPathComponent("logs"), withIntermediateDirectories: true)
+            let configuration = """
+                worker_processes auto;
+                daemon off;
+                master_process on;
+                pid \(prefix.path)/nginx.pid;
+                error_log \(prefix.path)/logs/error.log error;
+                events { worker_connections 4096; }
+                http {
+                    access_log off;
+                    keepalive_requests 100000000;
+                    client_body_temp_path \(prefix.path)/body;
+                    server {
+                        listen 127.0.0.1:\(port) ssl http2;
+                        ssl_certificate \(authority.serverCertificateURL.path);
+                        ssl_certificate_key \(authority.serverPrivateKeyURL.path);
+                        ssl_protocols TLSv1.2 TLSv1.3;
+                        http2_max_concurrent_streams 1000;
+                        location / { return 200; }
+                    }
+                }
+                """
+            let file = prefix.appendingPathComponent("nginx.conf")
+            try Data(configuration.utf8).write(to: file)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: nginx)
+            process.arguments = ["-p", prefix.path, "-c", file.path, "-e", "\(prefix.path)/logs/error.log"]
+            try process.run()
+            // Ready once the port accepts a connection.
+            for _ in 0..<100 {
+                if !process.isRunning {
+                    throw ValidationError("nginx did not start; see \(prefix.path)/logs/error.log.")
+                }
+                if loopbackPortAccepts(port) { return (port, process) }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            process.terminate()
+            throw ValidationError("nginx did not listen on port \(port) within 5 s; see \(prefix.path)/logs/error.log.")
+        }
+    }
+}
+
+/// One h2load configuration, run against several servers.
+struct H2Load {
+    var executable: String
+    var requests: Int
+    var clients: Int
+    var streams: Int
+    var payload: URL
+    var headers: [String]
+
+    /// What one run measured.
+    struct Result {
+        var requestsPerSecond: Double
+        var latency: Percentiles
+        var succeeded: Int
+        var failed: Int
+        /// Statuses other than 200, with their counts (-1: the stream failed).
+        var otherStatuses: [Int: Int]
+
+        var summary: String {
+            let rate = Int(requestsPerSecond.rounded()).formatted()
+            let statuses = otherStatuses.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
+            let failures = failed > 0 ? ", **\(failed) failed** (\(statuses))" : ""
+            return String(format: "%@ req/s, p50 %.2f ms, p99 %.2f ms%@", rate, latency.p50, latency.p99, failures)
+        }
+    }
+
+    /// Runs h2load once over `urls` (round robin) and reads its per-request log.
+    func run(urls: [String], count: Int? = nil, in folder: URL) async throws -> Result {
+        let log = folder.appendingPathComponent("h2load-\(UUID().uuidString).tsv")
+        defer { try? FileManager.default.removeItem(at: log) }
+        var arguments = [
+            "-n", String(count ?? requests), "-c", String(clients), "-m", String(streams), "-t", "1",
+            "-d", payload.path, "--log-file", log.path,
+        ]
+        for header in headers { arguments += ["-H", header] }
+        arguments += urls
+        let output = Pipe()
+        let status = try await runProcess(executable, arguments, output: output)
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard status == 0, let finished = text.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }) else {
+            throw ValidationError("h2load failed (exit \(status)):\n\(text)")
+        }
+        // "finished in 1.23s, 81234.56 req/s, 4.56MB/s"
+        let rate = finished.split(separator: ",").dropFirst().first
+            .flatMap { Double($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") } ?? 0
+        var latencies: [Double] = []
+        var failed = 0
+        var otherStatuses: [Int: Int] = [:]
+        for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
+            let columns = line.split(separator: "\t")
+            guard columns.count >= 3, let status = Int(columns[1]), let micros = Double(columns[2]) else { continue }
+            if status == 200 { latencies.append(micros / 1_000) } else { failed += 1; otherStatuses[status, default: 0] += 1 }
+        }
+        let missing = max(0, (count ?? requests) - latencies.count - failed)
+        if missing > 0 { otherStatuses[0] = missing }
+        failed += missing
+        return Result(
+            requestsPerSecond: rate, latency: Percentiles(latencies), succeeded: latencies.count, failed: failed,
+            otherStatuses: otherStatuses)
+    }
+}
+
+/// Runs a program to its end without blocking a thread of the cooperative pool; returns its exit status.
+@discardableResult
+func runProcess(_ executable: String, _ arguments: [String], output: Pipe? = nil) async throws -> Int32 {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let output {
+        process.standardOutput = output
+        process.standardError = output
+    }
+    return try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do { try process.run() } catch { continuation.resume(throwing: error) }
+    }
+}
+
+/// A loopback port that was free a moment ago.
+func freeLoopbackPort() throws -> Int {
+    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { throw ValidationError("Cannot open a socket to find a free port.") }
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+        }
+    }
+    guard bound else { throw ValidationError("Cannot bind a loopback socket to find a free port.") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Whether something accepts TCP connections on a loopback port.
+func loopbackPortAccepts(_ port: Int) -> Bool {
+    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard socket >= 0 else { return false }
+    defer { close(socket) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+}
