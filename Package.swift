@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldDeviceChannel", targets: ["HeraldDeviceChannel"]),
+        .library(name: "HeraldProvider", targets: ["HeraldProvider"]),
         .executable(name: "herald", targets: ["herald"]),
     ],
     dependencies: [
@@ -94,6 +95,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HeraldProvider",
+            dependencies: [
+                "HeraldCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "CoreLocation", swiftSettings: swiftSettings),
         .target(
             name: "UserNotifications",
@@ -122,6 +136,7 @@ let package = Package(
                 "HeraldTesting",
                 "HeraldGateway",
                 "HeraldDeviceChannel",
+                "HeraldProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,6 +161,7 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
+                "HeraldProvider",
                 "HeraldGateway", "HeraldDeviceChannel", "HeraldCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

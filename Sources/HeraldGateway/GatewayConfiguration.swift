@@ -41,6 +41,21 @@ public struct GatewayConfiguration: Sendable {
     public var deliveryLogRetention: Duration
     /// The shortest time between two new provider tokens on one connection (A-04: 20 minutes).
     public var providerTokenRefreshInterval: Duration
+    /// How many pushes one device token takes per window before the gateway answers 429 `TooManyRequests`
+    /// (apns-spec §2; Apple publishes no threshold). `nil`, the default, never answers it.
+    public var perTokenRateLimit: RateLimit?
+
+    /// At most `count` requests per `window`.
+    public struct RateLimit: Sendable, Hashable {
+        public var count: Int
+        public var window: Duration
+
+        /// Creates a limit.
+        public init(count: Int, per window: Duration) {
+            self.count = count
+            self.window = window
+        }
+    }
 
     /// Creates a configuration; the defaults are Apple's numbers and Herald's ports.
     public init(
@@ -83,13 +98,5 @@ public struct TLSIdentityFiles: Sendable, Equatable {
         self.certificateChain = certificateChain
         self.privateKey = privateKey
         self.clientCertificateAuthority = clientCertificateAuthority
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -149,7 +149,8 @@ public final class HeraldGateway: Service, Sendable {
         var applications: [any Service] = []
         let responder = ProviderAPIResponder(
             store: store, keyring: keyring, connections: connections, dispatcher: dispatcher, metrics: metrics,
-            clock: clock, configuration: configuration, isShuttingDown: { [weak self] in self?.shuttingDown.withLock { $0 } ?? true })
+            clock: clock, configuration: configuration,
+            rateLimiter: configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:)), isShuttingDown: { [weak self] in self?.shuttingDown.withLock { $0 } ?? true })
         for (index, listener) in configuration.providerListeners.enumerated() {
             let sslContext = try listener.usesTLS ? providerTLS.map { try NIOSSLContext(configuration: $0) } : nil
             let connections = self.connections

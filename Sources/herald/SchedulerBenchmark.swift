@@ -84,14 +84,14 @@ extension HeraldCommand.Bench {
                     if next < appIDs.count { addApp(next); next += 1 }
                 }
             }
-            let addSeconds = (ContinuousClock.now - addStarted).seconds
+            let addSeconds = (ContinuousClock.now - addStarted).timeInterval
             let addRate = Double(total) / addSeconds
             let afterAddRSS = Memory.residentBytes()
 
             // Phase 2: the virtual clock steps through the first ten minutes; every due request fires at its instant.
             let fireStarted = ContinuousClock.now
             await clock.drive(engine, to: start.addingTimeInterval(700))
-            let virtualFireSeconds = (ContinuousClock.now - fireStarted).seconds
+            let virtualFireSeconds = (ContinuousClock.now - fireStarted).timeInterval
             let virtual = lateness.take()
 
             // Phase 3: "restart": a new engine on the same file with the real clock; time until it is scheduling.
@@ -101,7 +101,7 @@ extension HeraldCommand.Bench {
             let recoveryStarted = ContinuousClock.now
             let realRunner = engine.start()
             await engine.activity.waitUntilIdle(now: { Date() })
-            let recoverySeconds = (ContinuousClock.now - recoveryStarted).seconds
+            let recoverySeconds = (ContinuousClock.now - recoveryStarted).timeInterval
             let referenceScanSeconds = try rawScanSeconds(databaseURL)
 
             // Phase 4: real-clock fires, 1…10 s out, among all the pending requests.
@@ -171,7 +171,7 @@ extension HeraldCommand.Bench {
                     }
                 }
             }
-            return Double(rows) / (ContinuousClock.now - started).seconds
+            return Double(rows) / (ContinuousClock.now - started).timeInterval
         }
 
         private func rawScanSeconds(_ url: URL) throws -> Double {
@@ -183,7 +183,7 @@ extension HeraldCommand.Bench {
                 while let row = try cursor.next() { sum += row[1] as Double? ?? 0 }
                 _ = sum
             }
-            return (ContinuousClock.now - started).seconds
+            return (ContinuousClock.now - started).timeInterval
         }
 
         /// Reference: how late a bare `Task.sleep` wakes, for the same spread of deadlines.
@@ -282,12 +282,5 @@ enum Memory {
         else { return 0 }
         let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
         return kilobytes * 1_024
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

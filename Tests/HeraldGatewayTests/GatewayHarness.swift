@@ -34,7 +34,10 @@ final class GatewayHarness: Sendable {
     var productionPort: Int { ports.provider[2] }
     var caPath: String { gateway.certificateAuthority!.certificateURL.path }
 
-    init(clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(5)) async throws {
+    init(
+        clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(5),
+        configure: (inout GatewayConfiguration) -> Void = { _ in }
+    ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gw-\(UUID().uuidString)")
         dataDirectory = HeraldDataDirectory(url: directory)
         try dataDirectory.create()
@@ -42,12 +45,13 @@ final class GatewayHarness: Sendable {
         self.clock = clock
         var logger = Logger(label: "test.gateway")
         logger.logLevel = .warning
-        let configuration = GatewayConfiguration(
+        var configuration = GatewayConfiguration(
             providerListeners: [
                 .init(port: 0, usesTLS: true), .init(port: 0, usesTLS: false),
                 .init(port: 0, usesTLS: true, environment: .production),
             ],
             devicePort: 0, acknowledgementTimeout: acknowledgementTimeout)
+        configure(&configuration)
         gateway = try HeraldGateway(
             configuration: configuration, store: store, dataDirectory: dataDirectory, clock: clock, logger: logger)
         try await store.saveProviderKey(
@@ -160,9 +164,11 @@ func nextPush(_ device: DeviceChannelClient, seconds: Double = 10) async throws 
 /// Runs `body` against a fresh gateway and an HTTP/2 client, and always stops both.
 func withGateway(
     clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(5),
+    configure: (inout GatewayConfiguration) -> Void = { _ in },
     _ body: (GatewayHarness, HTTPClient) async throws -> Void
 ) async throws {
-    let harness = try await GatewayHarness(clock: clock, acknowledgementTimeout: acknowledgementTimeout)
+    let harness = try await GatewayHarness(
+        clock: clock, acknowledgementTimeout: acknowledgementTimeout, configure: configure)
     let client = try harness.makeHTTPClient()
     do {
         try await body(harness, client)

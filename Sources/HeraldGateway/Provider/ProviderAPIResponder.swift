@@ -25,6 +25,8 @@ struct ProviderAPIResponder: HTTPResponder {
     let metrics: GatewayMetrics
     let clock: any HeraldClock
     let configuration: GatewayConfiguration
+    /// Answers 429 `TooManyRequests` past ``GatewayConfiguration/perTokenRateLimit``.
+    let rateLimiter: TokenRateLimiter?
     /// Set when the gateway shuts down: new requests get 503 `Shutdown`.
     let isShuttingDown: @Sendable () -> Bool
 
@@ -158,6 +160,7 @@ struct ProviderAPIResponder: HTTPResponder {
         guard let record, record.environment == connection.environment else { return fail(.badDeviceToken) }
         if let revokedAt = record.revokedAt { return fail(.unregistered, timestamp: revokedAt) }
         guard record.bundleID == bundleID else { return fail(.deviceTokenNotForTopic) }
+        if let rateLimiter, !rateLimiter.admit(record.token, at: now) { return fail(.tooManyRequests) }
 
         let uniqueID = UUID().uuidString.lowercased()
         let accepted = AcceptedPush(

@@ -1,0 +1,185 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// Sends notifications to APNs or a Herald gateway over HTTP/2 (apns-spec §1).
+///
+/// One client holds one authentication: APNs binds a connection to the team of its first token (A-06), so make
+/// one client per (server, key or certificate). Requests share connections (many concurrent streams on each, up
+/// to the server's `SETTINGS_MAX_CONCURRENT_STREAMS`). Call ``shutdown()`` when done.
+public final class APNsClient: Sendable {
+    /// Where notifications go.
+    public let server: APNsServer
+    /// When to send again.
+    public let retryPolicy: APNsRetryPolicy
+    private let authentication: APNsAuthentication
+    private let http: HTTPClient
+    private let clock: any HeraldClock
+    private let logger: Logger
+    private let onInvalidToken: (@Sendable (APNsResult) -> Void)?
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - server: ``APNsServer/production``, ``APNsServer/development`` or a gateway's address.
+    ///   - authentication: A token signer or a client certificate.
+    ///   - retryPolicy: Retries for 429, 500 and 503 answers and failed connections.
+    ///   - clock: The time source for retry waits (a virtual clock in tests).
+    ///   - logger: Where each answer is logged at debug level and failures at warning.
+    ///   - onInvalidToken: Called with every answer that says to forget the token (410, `BadDeviceToken`), so the
+    ///     caller can prune it.
+    public init(
+        server: APNsServer, authentication: APNsAuthentication, retryPolicy: APNsRetryPolicy = .default,
+        clock: any HeraldClock = SystemClock(), logger: Logger = Logger(label: "herald.provider"),
+        onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil
+    ) throws {
+        self.server = server
+        self.authentication = authentication
+        self.retryPolicy = retryPolicy
+        self.clock = clock
+        self.logger = logger
+        self.onInvalidToken = onInvalidToken
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let file = server.certificateAuthorityFile {
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
+        }
+        if case .certificate(let certificatePEM, let privateKeyPEM) = authentication {
+            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
+            tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem))
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        configuration.decompression = .disabled
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Sends one notification to one device, retrying where Apple's table says to.
+    ///
+    /// - Parameters:
+    ///   - notification: The notification; checked with ``APNsNotification/validate()`` first.
+    ///   - deviceToken: The device token, hex.
+    /// - Returns: The last answer. APNs' refusals are results, not errors.
+    /// - Throws: The ``APNsReason`` APNs would answer when the notification or token is invalid; nothing is sent.
+    public func send(_ notification: APNsNotification, to deviceToken: String) async throws -> APNsResult {
+        try notification.validate()
+        guard DeviceToken(hex: deviceToken) != nil else { throw APNsReason.badDeviceToken }
+        return await deliver(notification, to: deviceToken)
+    }
+
+    /// Sends one notification to many devices, at most `concurrency` at a time.
+    ///
+    /// - Parameters:
+    ///   - notification: The notification; checked once before anything is sent.
+    ///   - deviceTokens: The device tokens, hex; a malformed one gets a 400 `BadDeviceToken` result unsent.
+    ///   - concurrency: How many requests are in flight at once.
+    ///   - progress: Called after each answer with (answered, total).
+    /// - Returns: One result per token, in the order given.
+    public func send(
+        _ notification: APNsNotification, to deviceTokens: [String], concurrency: Int = 100,
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+    ) async throws -> [APNsResult] {
+        try notification.validate()
+        var results = [APNsResult?](repeating: nil, count: deviceTokens.count)
+        await withTaskGroup(of: (Int, APNsResult).self) { group in
+            var next = 0
+            var done = 0
+            func startNext() {
+                let index = next
+                next += 1
+                let token = deviceTokens[index]
+                group.addTask {
+                    guard DeviceToken(hex: token) != nil else {
+                        return (index, APNsResult(deviceToken: token, status: 400, reasonText: "BadDeviceToken", attempts: 0))
+                    }
+                    return (index, await self.deliver(notification, to: token))
+                }
+            }
+            while next < deviceTokens.count && next < max(1, concurrency) { startNext() }
+            for await (index, result) in group {
+                results[index] = result
+                done += 1
+                progress?(done, deviceTokens.count)
+                if next < deviceTokens.count { startNext() }
+            }
+        }
+        return results.map { $0! }
+    }
+
+    /// Closes the connections once requests in flight are answered.
+    public func shutdown() async throws {
+        try await http.shutdown()
+    }
+
+    private func deliver(_ notification: APNsNotification, to deviceToken: String) async -> APNsResult {
+        var attempt = 1
+        while true {
+            var result = await attemptOnce(notification, to: deviceToken)
+            result.attempts = attempt
+            let retryable = result.status == 0 || APNsRetryPolicy.isRetryable(status: result.status, reason: result.reasonText)
+            if !retryable || attempt >= retryPolicy.maximumAttempts {
+                if result.invalidatesToken { onInvalidToken?(result) }
+                if !result.isSuccess {
+                    logger.warning(
+                        "Notification refused",
+                        metadata: [
+                            "apns.status": "\(result.status)", "apns.reason": "\(result.reasonText ?? result.failure ?? "")",
+                            "apns.device_token": "\(deviceToken)", "apns.attempts": "\(attempt)",
+                        ])
+                }
+                return result
+            }
+            attempt += 1
+            let delay = retryPolicy.delay(beforeAttempt: attempt)
+            logger.debug(
+                "Retrying notification",
+                metadata: ["apns.status": "\(result.status)", "apns.reason": "\(result.reasonText ?? result.failure ?? "")",
+                           "retry.delay": "\(delay)"])
+            do {
+                try await clock.sleep(until: clock.now.addingTimeInterval(delay.timeInterval))
+            } catch {
+                return result  // cancelled
+            }
+        }
+    }
+
+    private func attemptOnce(_ notification: APNsNotification, to deviceToken: String) async -> APNsResult {
+        var request = HTTPClientRequest(url: server.url.absoluteString + "/3/device/" + deviceToken)
+        request.method = .POST
+        for (name, value) in notification.headers { request.headers.add(name: name, value: value) }
+        if case .token(let signer) = authentication {
+            do {
+                request.headers.add(name: "authorization", value: "bearer " + (try signer.token()))
+            } catch {
+                return APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "cannot sign a provider token: \(error)")
+            }
+        }
+        request.headers.add(name: "content-length", value: String(notification.payload.count))
+        request.body = .bytes(ByteBuffer(bytes: notification.payload))
+        do {
+            let response = try await http.execute(request, timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            var result = APNsResult(
+                deviceToken: deviceToken, status: Int(response.status.code), apnsID: response.headers.first(name: "apns-id"),
+                uniqueID: response.headers.first(name: "apns-unique-id"), attempts: 1)
+            if result.status != 200, body.readableBytes > 0,
+                let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            {
+                result.reasonText = object["reason"] as? String
+                if let milliseconds = (object["timestamp"] as? NSNumber)?.doubleValue {
+                    result.timestamp = Date(timeIntervalSince1970: milliseconds / 1000)
+                }
+            }
+            logger.debug(
+                "Notification answered",
+                metadata: ["apns.status": "\(result.status)", "apns.id": "\(result.apnsID ?? "")", "apns.device_token": "\(deviceToken)"])
+            return result
+        } catch {
+            return APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Where notifications go: Apple's two environments, or a Herald gateway.
+public struct APNsServer: Sendable, Hashable {
+    /// `https://host:port`.
+    public var url: URL
+    /// PEM file of the CA to trust instead of the system's (a Herald gateway's `tls/ca.pem`).
+    public var certificateAuthorityFile: String?
+
+    /// Creates a server address.
+    ///
+    /// - Parameters:
+    ///   - url: The base URL, e.g. `https://localhost:2197`; `http://` speaks HTTP/1.1 to a plaintext listener.
+    ///   - certificateAuthorityFile: A PEM CA to trust, for a gateway with its own CA.
+    public init(url: URL, certificateAuthorityFile: String? = nil) {
+        self.url = url
+        self.certificateAuthorityFile = certificateAuthorityFile
+    }
+
+    /// Apple's production environment, `api.push.apple.com:443` (H-01).
+    public static let production = APNsServer(url: URL(string: "https://api.push.apple.com")!)
+    /// Apple's development (sandbox) environment, `api.sandbox.push.apple.com:443` (H-01).
+    public static let development = APNsServer(url: URL(string: "https://api.sandbox.push.apple.com")!)
+}

@@ -1,0 +1,60 @@
+import Crypto
+import Foundation
+import HeraldCore
+import Synchronization
+
+/// Makes provider tokens (ES256 JWTs, apns-spec §3.1) and reuses each until it is due for renewal.
+///
+/// APNs refuses tokens older than an hour (`ExpiredProviderToken`) and new tokens more often than every 20 minutes
+/// on a connection (`TooManyProviderTokenUpdates`), so a token is renewed after ``refreshInterval`` — between 20 and
+/// 60 minutes, 50 by default.
+public final class ProviderTokenSigner: Sendable {
+    /// The key's ID (`kid`).
+    public let keyID: String
+    /// The team's ID (`iss`).
+    public let teamID: String
+    /// How old a token gets before a new one is made.
+    public let refreshInterval: Duration
+    private let privateKey: P256.Signing.PrivateKey
+    private let clock: any HeraldClock
+    private let current = Mutex<(token: String, issuedAt: Date)?>(nil)
+
+    /// The shortest and longest renewal intervals APNs allows.
+    public static let allowedRefreshIntervals: ClosedRange<Duration> = .seconds(20 * 60) ... .seconds(59 * 60)
+
+    /// Creates a signer from a PKCS#8 PEM key (the contents of Apple's `AuthKey_<KEYID>.p8`).
+    ///
+    /// - Parameters:
+    ///   - pem: The key, PEM.
+    ///   - keyID: The key ID Apple shows for it.
+    ///   - teamID: The developer team ID.
+    ///   - refreshInterval: Token age at which a new one is made; clamped to 20…59 minutes.
+    ///   - clock: The time source (a virtual clock in tests).
+    public init(
+        pem: String, keyID: String, teamID: String, refreshInterval: Duration = .seconds(50 * 60),
+        clock: any HeraldClock = SystemClock()
+    ) throws {
+        self.privateKey = try P256.Signing.PrivateKey(pemRepresentation: pem)
+        self.keyID = keyID
+        self.teamID = teamID
+        self.refreshInterval = min(max(refreshInterval, Self.allowedRefreshIntervals.lowerBound), Self.allowedRefreshIntervals.upperBound)
+        self.clock = clock
+    }
+
+    /// The token to send now: the cached one, or a new one when the cached one is due for renewal.
+    public func token() throws -> String {
+        let now = clock.now
+        // Signed under the lock: concurrent first requests must share one token, or the second is a token update
+        // on the connection (ES256 signatures differ every time, even for the same claims).
+        return try current.withLock { current in
+            if let cached = current, now.timeIntervalSince(cached.issuedAt) < refreshInterval.timeInterval,
+                now >= cached.issuedAt
+            {
+                return cached.token
+            }
+            let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: now, privateKey: privateKey)
+            current = (token, now)
+            return token
+        }
+    }
+}

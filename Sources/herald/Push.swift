@@ -1,0 +1,260 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldProvider
+import Logging
+
+/// A command that cannot go on: one line that says what to fix (no usage text, exit 1).
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// Where provider credentials come from: options, else environment variables (so they stay out of shell history).
+struct ProviderCredentialOptions: ParsableArguments {
+    @Option(help: "The .p8 key file (or HERALD_P8).") var p8: String?
+    @Option(help: "The key's ID (or HERALD_KEY_ID).") var keyId: String?
+    @Option(help: "The team ID (or HERALD_TEAM_ID).") var teamId: String?
+
+    /// The token signer these options describe.
+    func signer() throws -> ProviderTokenSigner {
+        let environment = ProcessInfo.processInfo.environment
+        guard let path = p8 ?? environment["HERALD_P8"], let keyID = keyId ?? environment["HERALD_KEY_ID"],
+            let teamID = teamId ?? environment["HERALD_TEAM_ID"]
+        else {
+            throw ValidationError(
+                "Give --p8 FILE --key-id ID --team-id ID (or HERALD_P8, HERALD_KEY_ID, HERALD_TEAM_ID), or --cert FILE.")
+        }
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw CommandFailure("Cannot read the key \(path). Check the --p8 path.")
+        }
+        do {
+            return try ProviderTokenSigner(pem: pem, keyID: keyID, teamID: teamID)
+        } catch {
+            throw CommandFailure("\(path) is not a P-256 private key in PEM (Apple's AuthKey_<KEYID>.p8).")
+        }
+    }
+}
+
+extension HeraldCommand {
+    /// Sends a remote notification, as a provider server does.
+    struct Push: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send a remote notification to Apple's APNs or a Herald gateway.",
+            discussion: """
+                Prints one line per token: `200 <apns-id>`, or the status and Apple's reason (`410 Unregistered since …`). \
+                Exits 1 if any token failed. Retries only where Apple says to (429, 500, 503).
+                """)
+
+        @OptionGroup var credentials: ProviderCredentialOptions
+        @Option(help: "A PEM file with a client certificate and its key, instead of a .p8 key (or HERALD_CERT).")
+        var cert: String?
+        @Option(help: "The app's bundle ID; the push type's suffix is added.") var topic: String
+        @Option(name: .customLong("token"), help: "A device token, hex; repeat for several.") var tokens: [String] = []
+        @Option(help: "A file with one device token per line.") var tokensFile: String?
+        @Flag(help: "Apple's development environment (api.sandbox.push.apple.com).") var sandbox = false
+        @Flag(help: "Apple's production environment (api.push.apple.com).") var production = false
+        @Option(help: "A Herald gateway, e.g. https://localhost:2197.") var gateway: String?
+        @Option(help: "The CA to trust for --gateway (e.g. <data-dir>/tls/ca.pem).") var cacert: String?
+
+        @Option(help: "Alert text (the body).") var alert: String?
+        @Option(help: "Alert title.") var title: String?
+        @Option(help: "Alert subtitle.") var subtitle: String?
+        @Option(help: "Alert body.") var body: String?
+        @Option(help: "Badge number; 0 removes it.") var badge: Int?
+        @Option(help: "Sound name; default is the system sound.") var sound: String?
+        @Option(help: "Category identifier.") var category: String?
+        @Option(help: "Thread identifier.") var threadId: String?
+        @Flag(help: "Let a notification service extension change it.") var mutableContent = false
+        @Flag(help: "Wake the app in the background.") var contentAvailable = false
+        @Option(help: "A JSON file merged under the options above (custom keys, more aps keys).") var payload: String?
+        @Option(help: "apns-push-type (default: background for content-available only, else alert).") var pushType: String?
+        @Option(help: "apns-priority: 10, 5 or 1.") var priority: Int?
+        @Option(help: "apns-expiration: a UNIX time, or 0 for one attempt only.") var expiration: Int64?
+        @Option(help: "apns-collapse-id.") var collapseId: String?
+        @Option(help: "apns-id (a UUID).") var apnsId: String?
+        @Option(help: "Requests in flight at once.") var concurrency = 100
+
+        func run() async throws {
+            let server = try server()
+            let authentication = try authentication()
+            let tokens = try deviceTokens()
+            let notification = try notification()
+            var logger = Logger(label: "herald.push")
+            logger.logLevel = .error
+            let client = try APNsClient(server: server, authentication: authentication, logger: logger)
+            let showProgress = tokens.count >= 100
+            let results: [APNsResult]
+            do {
+                results = try await client.send(notification, to: tokens, concurrency: concurrency) { done, total in
+                    guard showProgress, done == total || done % max(1, total / 100) == 0 else { return }
+                    let width = 30
+                    let filled = width * done / total
+                    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+                    FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)\(done == total ? "\n" : "")".utf8))
+                }
+            } catch let reason as APNsReason {
+                try? await client.shutdown()
+                throw CommandFailure("Not sent: APNs would answer \(reason). \(Self.advice(for: reason, notification))")
+            }
+            try await client.shutdown()
+            let format = ISO8601DateFormatter()
+            for result in results {
+                print("\(result.deviceToken) \(Self.describe(result, format: format))")
+            }
+            if results.contains(where: { !$0.isSuccess }) { throw ExitCode(1) }
+        }
+
+        static func describe(_ result: APNsResult, format: ISO8601DateFormatter) -> String {
+            if result.isSuccess { return "200 \(result.apnsID ?? "")" }
+            if result.status == 0 { return "failed: \(result.failure ?? "no answer")" }
+            var text = "\(result.status) \(result.reasonText ?? "")"
+            if let timestamp = result.timestamp { text += " since \(format.string(from: timestamp))" }
+            return text
+        }
+
+        static func advice(for reason: APNsReason, _ notification: APNsNotification) -> String {
+            switch reason {
+            case .payloadTooLarge:
+                "The payload is \(notification.payload.count) bytes; \(notification.pushType.rawValue) allows \(notification.pushType.maximumPayloadSize)."
+            case .badRequestPayload, .payloadEmpty: "The payload must be a JSON object."
+            case .badCollapseId: "--collapse-id takes at most 64 bytes."
+            case .badPriority: "Background pushes take --priority 5."
+            case .badTopic, .invalidPushType: "--topic takes the bundle ID; --push-type adds the suffix."
+            default: ""
+            }
+        }
+
+        private func server() throws -> APNsServer {
+            let chosen = [sandbox, production, gateway != nil].filter { $0 }.count
+            guard chosen == 1 else { throw ValidationError("Choose one of --sandbox, --production or --gateway URL.") }
+            if sandbox { return .development }
+            if production { return .production }
+            guard let gateway, let url = URL(string: gateway), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+                throw ValidationError("--gateway takes a URL such as https://localhost:2197.")
+            }
+            if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
+                throw CommandFailure("Cannot read --cacert \(cacert).")
+            }
+            return APNsServer(url: url, certificateAuthorityFile: cacert)
+        }
+
+        private func authentication() throws -> APNsAuthentication {
+            if let path = cert ?? (credentials.p8 == nil ? ProcessInfo.processInfo.environment["HERALD_CERT"] : nil) {
+                guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw CommandFailure("Cannot read the certificate \(path). Check the --cert path.")
+                }
+                guard pem.contains("BEGIN CERTIFICATE"), pem.contains("PRIVATE KEY") else {
+                    throw CommandFailure("\(path) must hold a PEM certificate and its private key (herald certificates create writes one).")
+                }
+                return .certificate(certificatePEM: pem, privateKeyPEM: pem)
+            }
+            return .token(try credentials.signer())
+        }
+
+        private func deviceTokens() throws -> [String] {
+            var all = tokens
+            if let tokensFile {
+                guard let text = try? String(contentsOfFile: tokensFile, encoding: .utf8) else {
+                    throw CommandFailure("Cannot read --tokens-file \(tokensFile).")
+                }
+                all += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            guard !all.isEmpty else { throw ValidationError("Give at least one --token HEX or a --tokens-file.") }
+            for token in all where DeviceToken(hex: token) == nil {
+                throw ValidationError("\(token) is not a device token: an even number of hex digits.")
+            }
+            return all
+        }
+
+        private func notification() throws -> APNsNotification {
+            guard APNsRequestHeaders.isValidTopic(topic) else {
+                throw ValidationError("--topic takes a bundle ID such as com.example.app.")
+            }
+            var aps = APNsPayload(
+                badge: badge, sound: sound.map(APNsPayload.Sound.named), threadIdentifier: threadId,
+                categoryIdentifier: category, contentAvailable: contentAvailable, mutableContent: mutableContent)
+            if title != nil || subtitle != nil || body != nil {
+                if alert != nil { throw ValidationError("Give --alert TEXT or --title/--subtitle/--body, not both.") }
+                aps.alert = .fields(.init(title: title, subtitle: subtitle, body: body))
+            } else if let alert {
+                aps.alert = .text(alert)
+            }
+            var json = aps.jsonValue
+            if let payload {
+                guard let data = FileManager.default.contents(atPath: payload) else {
+                    throw CommandFailure("Cannot read --payload \(payload).")
+                }
+                guard let file = try? JSONValue(parsing: data), case .object = file else {
+                    throw CommandFailure("--payload \(payload) is not a JSON object.")
+                }
+                json = Self.merge(options: json, over: file)
+            }
+            let resolvedType: APNsPushType
+            if let pushType {
+                guard let type = APNsPushType(rawValue: pushType) else {
+                    throw ValidationError(
+                        "--push-type \(pushType) is not one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                resolvedType = type
+            } else {
+                let visible = aps.alert != nil || aps.badge != nil || aps.sound != nil
+                resolvedType = contentAvailable && !visible ? .background : .alert
+            }
+            var priorityValue: APNsPriority?
+            if let priority {
+                guard let value = APNsPriority(rawValue: priority) else { throw ValidationError("--priority takes 10, 5 or 1.") }
+                priorityValue = value
+            } else if resolvedType == .background {
+                priorityValue = .throttled
+            }
+            var uuid: UUID?
+            if let apnsId {
+                guard APNsRequestHeaders.isCanonicalUUID(apnsId), let value = UUID(uuidString: apnsId) else {
+                    throw ValidationError("--apns-id takes a UUID such as 123e4567-e89b-12d3-a456-4266554400a0.")
+                }
+                uuid = value
+            }
+            let suffixed = APNsPushType.split(topic: topic).suffixType == nil && resolvedType != .mdm
+                ? topic + resolvedType.topicSuffix : topic
+            return APNsNotification(
+                pushType: resolvedType, topic: suffixed, priority: priorityValue,
+                expiration: expiration.map { $0 == 0 ? .immediately : .at(Date(timeIntervalSince1970: Double($0))) }
+                    ?? .storagePolicy,
+                collapseID: collapseId, apnsID: uuid, payload: Data(json.jsonText.utf8))
+        }
+
+        /// The file's payload with the options' `aps` keys laid over its `aps` (options win).
+        static func merge(options: JSONValue, over file: JSONValue) -> JSONValue {
+            guard case .object(var members) = file, case .object(let optionMembers) = options,
+                case .object(let optionAPS)? = optionMembers.first(where: { $0.key == "aps" })?.value
+            else { return file }
+            var aps: [JSONValue.Member] = []
+            if let index = members.firstIndex(where: { $0.key == "aps" }) {
+                if case .object(let existing) = members[index].value { aps = existing }
+                members.remove(at: index)
+            }
+            for member in optionAPS {
+                if let index = aps.firstIndex(where: { $0.key == member.key }) { aps[index] = member } else { aps.append(member) }
+            }
+            return .object([.init("aps", .object(aps))] + members)
+        }
+    }
+
+    /// Prints a provider token for curl and other clients.
+    struct JWT: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "jwt", abstract: "Print a provider token (ES256 JWT) to use as `authorization: bearer …`; valid one hour.")
+        @OptionGroup var credentials: ProviderCredentialOptions
+
+        func run() throws {
+            print(try credentials.signer().token())
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import Crypto
+import Foundation
+import HeraldCore
+import HeraldDeviceChannel
+import HeraldGateway
+import HeraldProvider
+import HeraldTesting
+import Synchronization
+import Testing
+
+/// `HeraldProvider` against the real gateway over TLS HTTP/2.
+@Suite struct ProviderLibraryTests {
+    func tokenClient(
+        _ harness: GatewayHarness, clock: (any HeraldClock)? = nil, retry: APNsRetryPolicy = .default,
+        onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil
+    ) throws -> (APNsClient, ProviderTokenSigner) {
+        let signer = try ProviderTokenSigner(
+            pem: harness.providerKey.pemRepresentation, keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID,
+            clock: clock ?? harness.clock)
+        let client = try APNsClient(
+            server: APNsServer(url: URL(string: "https://localhost:\(harness.tlsPort)")!, certificateAuthorityFile: harness.caPath),
+            authentication: .token(signer), retryPolicy: retry, clock: clock ?? harness.clock, onInvalidToken: onInvalidToken)
+        return (client, signer)
+    }
+
+    @Test("Y-01 P-01: an alert reaches the device byte for byte, with apns-id and apns-unique-id in the result")
+    func alertToOnlineDevice() async throws {
+        try await withGateway { harness, _ in
+            let device = try await harness.connectDevice()
+            let token = try await device.register(bundleID: GatewayHarness.bundleID)
+            let (client, _) = try tokenClient(harness)
+            let payload = APNsPayload(
+                alert: .fields(.init(title: "Game Request", subtitle: "Five Card Draw", body: "Bob wants to play poker")),
+                categoryIdentifier: "GAME_INVITATION", custom: [.init("gameID", "12345678")])
+            var notification = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: payload)
+            notification.collapseID = "game-1"
+            let receiver = Task { () -> DevicePush? in
+                let push = try await nextPush(device)
+                if let push { try await device.acknowledge(push) }
+                return push
+            }
+            let result = try await client.send(notification, to: token)
+            #expect(result.status == 200)
+            #expect(result.apnsID.map(APNsRequestHeaders.isCanonicalUUID) == true)
+            #expect(result.uniqueID != nil)
+            #expect(result.attempts == 1)
+            let push = try #require(try await receiver.value)
+            // Apple's documented example payload, exactly (apns-spec §4, A5).
+            #expect(
+                push.payload
+                    == #"{"aps":{"alert":{"title":"Game Request","subtitle":"Five Card Draw","body":"Bob wants to play poker"},"category":"GAME_INVITATION"},"gameID":"12345678"}"#
+            )
+            #expect(push.collapseID == "game-1")
+            #expect(push.apnsID == result.apnsID)
+            try await client.shutdown()
+            await device.close()
+        }
+    }
+
+    @Test("P-01…P-11: every push type gets its topic suffix, push type and priority, and is accepted")
+    func everyPushType() async throws {
+        try await withGateway { harness, _ in
+            let (client, _) = try tokenClient(harness)
+            let bundle = GatewayHarness.bundleID
+            let now = Date()
+            let cases: [(APNsNotification, String, APNsPriority)] = [
+                (.alert(bundleID: bundle, payload: APNsPayload(alert: .text("Hi"))), bundle, .immediate),
+                (.background(bundleID: bundle), bundle, .throttled),
+                (.voip(bundleID: bundle), bundle + ".voip", .immediate),
+                (.complication(bundleID: bundle), bundle + ".complication", .immediate),
+                (.fileProvider(bundleID: bundle), bundle + ".pushkit.fileprovider", .immediate),
+                (.location(bundleID: bundle), bundle + ".location-query", .immediate),
+                (.mdm(topic: "com.apple.mgmt.External.9f3c", pushMagic: "magic"), "com.apple.mgmt.External.9f3c", .immediate),
+                (.liveActivity(bundleID: bundle, event: "update", contentState: .object([.init("score", 3)]), timestamp: now),
+                 bundle + ".push-type.liveactivity", .immediate),
+                (.pushToTalk(bundleID: bundle), bundle + ".voip-ptt", .immediate),
+                (.widgets(bundleID: bundle), bundle + ".push-type.widgets", .immediate),
+                (.controls(bundleID: bundle), bundle + ".push-type.controls", .immediate),
+            ]
+            #expect(Set(cases.map(\.0.pushType)) == Set(APNsPushType.allCases))
+            for (notification, topic, priority) in cases {
+                #expect(notification.topic == topic)
+                let app = notification.pushType == .mdm ? topic : bundle
+                let device = "types-\(notification.pushType.rawValue)"
+                let token = try await harness.offlineToken(device: device, bundleID: app).token
+                let result = try await client.send(notification, to: token)
+                #expect(result.status == 200, "\(notification.pushType): \(result.reasonText ?? "")")
+                let stored = try #require(try await harness.store.storedNotifications(deviceID: device).first)
+                #expect(stored.pushType == notification.pushType)
+                #expect(stored.topic == topic)
+                #expect(stored.priority == priority, "\(notification.pushType)")
+                #expect(stored.payload == notification.payload)
+            }
+            try await client.shutdown()
+        }
+    }
+
+    @Test("S-11 P-02: what APNs would refuse is refused before sending")
+    func localValidation() async throws {
+        try await withGateway { harness, _ in
+            let (client, _) = try tokenClient(harness)
+            let token = try await harness.offlineToken().token
+            let big = APNsPayload(alert: .text(String(repeating: "x", count: 4_100)))
+            await #expect(throws: APNsReason.payloadTooLarge) {
+                _ = try await client.send(.alert(bundleID: GatewayHarness.bundleID, payload: big), to: token)
+            }
+            // VoIP allows 5120 bytes.
+            #expect(try await client.send(.voip(bundleID: GatewayHarness.bundleID, payload: big), to: try await harness.offlineToken(device: "v").token).status == 200)
+            var background = APNsNotification.background(bundleID: GatewayHarness.bundleID)
+            background.priority = .immediate
+            await #expect(throws: APNsReason.badPriority) { _ = try await client.send(background, to: token) }
+            var collapse = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("x")))
+            collapse.collapseID = String(repeating: "c", count: 65)
+            await #expect(throws: APNsReason.badCollapseId) { _ = try await client.send(collapse, to: token) }
+            collapse.collapseID = "ok"
+            await #expect(throws: APNsReason.badDeviceToken) { _ = try await client.send(collapse, to: "not-hex") }
+            try await client.shutdown()
+            await harness.gateway.flushDeliveryLog()
+        }
+    }
+
+    @Test("A-03 A-04: the signer reuses a token for 50 minutes, then makes a new one the gateway accepts")
+    func tokenRefresh() async throws {
+        let clock = VirtualClock()
+        try await withGateway(clock: clock) { harness, _ in
+            let (client, signer) = try tokenClient(harness, clock: clock)
+            let token = try await harness.offlineToken().token
+            let alert = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("x")))
+            let first = try signer.token()
+            #expect(try await client.send(alert, to: token).status == 200)
+            clock.advance(by: 49 * 60)
+            #expect(try signer.token() == first)
+            #expect(try await client.send(alert, to: token).status == 200)
+            clock.advance(by: 2 * 60)  // 51 minutes: renewed, and more than 20 minutes since the last new token
+            let second = try signer.token()
+            #expect(second != first)
+            #expect(try await client.send(alert, to: token).status == 200)
+            // Never more often than every 20 minutes, whatever the caller asks for.
+            let eager = try ProviderTokenSigner(
+                pem: harness.providerKey.pemRepresentation, keyID: "K", teamID: "T", refreshInterval: .seconds(60), clock: clock)
+            #expect(eager.refreshInterval == .seconds(20 * 60))
+            try await client.shutdown()
+        }
+    }
+
+    @Test("R-04: a revoked token answers 410 with its timestamp, reported to the pruning callback; never retried")
+    func unregisteredIsReported() async throws {
+        try await withGateway { harness, _ in
+            let pruned = Mutex<[APNsResult]>([])
+            let (client, _) = try tokenClient(harness) { result in pruned.withLock { $0.append(result) } }
+            let token = try await harness.offlineToken().token
+            let revoked = try #require(try await harness.store.revokeToken(token, at: Date(timeIntervalSince1970: 1_700_000_000.25)))
+            let result = try await client.send(
+                .alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("x"))), to: revoked.token)
+            #expect(result.status == 410)
+            #expect(result.reason == .unregistered)
+            #expect(result.timestamp == Date(timeIntervalSince1970: 1_700_000_000.25))
+            #expect(result.attempts == 1)
+            #expect(pruned.withLock { $0.map(\.deviceToken) } == [token])
+            try await client.shutdown()
+        }
+    }
+
+    @Test("§2: 429 TooManyRequests is retried after a delay on the injected clock; the retry succeeds")
+    func retriesTooManyRequests() async throws {
+        let clock = VirtualClock()
+        try await withGateway(clock: clock, configure: { $0.perTokenRateLimit = .init(count: 1, per: .seconds(10)) }) {
+            harness, _ in
+            let (client, _) = try tokenClient(harness, clock: clock, retry: .init(maximumAttempts: 3, initialDelay: .seconds(20)))
+            let token = try await harness.offlineToken().token
+            let alert = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("x")))
+            #expect(try await client.send(alert, to: token).status == 200)
+            let second = Task { try await client.send(alert, to: token) }
+            // The second push is answered 429 and the client waits 20 s on the virtual clock before trying again.
+            // (The gateway's hourly log pruner sleeps on the same clock, further out.)
+            let retryAt = clock.now.addingTimeInterval(20)
+            for _ in 0..<500 where clock.nextDeadline != retryAt { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(clock.nextDeadline == retryAt)
+            clock.advance(by: 20)
+            let result = try await second.value
+            #expect(result.status == 200)
+            #expect(result.attempts == 2)
+
+            // Without retries the answer is the 429 itself.
+            let (once, _) = try tokenClient(harness, clock: clock, retry: .never)
+            let refused = try await once.send(alert, to: token)
+            #expect(refused.status == 429)
+            #expect(refused.reason == .tooManyRequests)
+            try await once.shutdown()
+            try await client.shutdown()
+        }
+    }
+
+    @Test("§2: only 429 TooManyRequests, 500 and 503 are retryable; 400, 403, 410 and 413 never are")
+    func retryTable() {
+        for reason in APNsReason.all {
+            let expected = reason == .tooManyRequests || reason.status == 500 || reason.status == 503
+            #expect(APNsRetryPolicy.isRetryable(status: reason.status, reason: reason.reason) == expected, "\(reason)")
+        }
+        #expect(APNsRetryPolicy.isRetryable(status: 503, reason: "SomethingNew"))
+        #expect(!APNsRetryPolicy.isRetryable(status: 400, reason: "SomethingNew"))
+        let policy = APNsRetryPolicy(maximumAttempts: 5, initialDelay: .seconds(1), maximumDelay: .seconds(3))
+        #expect((2...5).map(policy.delay(beforeAttempt:)) == [.seconds(1), .seconds(2), .seconds(3), .seconds(3)])
+    }
+
+    @Test("A-10: certificate authentication through the library")
+    func certificateAuthentication() async throws {
+        try await withGateway { harness, _ in
+            let issued = try harness.gateway.certificateAuthority!.issueClientCertificate(bundleID: GatewayHarness.bundleID)
+            let client = try APNsClient(
+                server: APNsServer(url: URL(string: "https://localhost:\(harness.tlsPort)")!, certificateAuthorityFile: harness.caPath),
+                authentication: .certificate(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM))
+            let token = try await harness.offlineToken().token
+            let result = try await client.send(
+                .alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("certified"))), to: token)
+            #expect(result.status == 200, "\(result.reasonText ?? result.failure ?? "")")
+            try await client.shutdown()
+        }
+    }
+
+    @Test("Batch: 300 tokens with bounded concurrency, results in order, progress to the end, a bad token unsent")
+    func batchSending() async throws {
+        try await withGateway { harness, _ in
+            let (client, _) = try tokenClient(harness)
+            var tokens: [String] = []
+            for index in 0..<300 { tokens.append(try await harness.offlineToken(device: "batch-\(index)").token) }
+            tokens.insert("zz", at: 7)
+            let progress = Mutex<[Int]>([])
+            let results = try await client.send(
+                .alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("all"))), to: tokens,
+                concurrency: 16
+            ) { done, total in
+                #expect(total == 301)
+                progress.withLock { $0.append(done) }
+            }
+            #expect(results.map(\.deviceToken) == tokens)
+            #expect(results.filter(\.isSuccess).count == 300)
+            #expect(results[7].status == 400 && results[7].reason == .badDeviceToken && results[7].attempts == 0)
+            #expect(progress.withLock { $0.sorted() } == Array(1...301))
+            try await client.shutdown()
+        }
+    }
+}
