@@ -53,6 +53,7 @@ extension HeraldCommand {
                 """)
 
         @OptionGroup var credentials: ProviderCredentialOptions
+        @OptionGroup var data: DataDirectoryOptions
         @Option(help: "A PEM file with a client certificate and its key, instead of a .p8 key (or HERALD_CERT).")
         var cert: String?
         @Option(help: "The app's bundle ID; the push type's suffix is added.") var topic: String
@@ -61,7 +62,7 @@ extension HeraldCommand {
         @Flag(help: "Apple's development environment (api.sandbox.push.apple.com).") var sandbox = false
         @Flag(help: "Apple's production environment (api.push.apple.com).") var production = false
         @Option(help: "A Herald gateway, e.g. https://localhost:2197.") var gateway: String?
-        @Option(help: "The CA to trust for --gateway (e.g. <data-dir>/tls/ca.pem).") var cacert: String?
+        @Option(help: "The CA to trust for --gateway (default: <data-dir>/tls/ca.pem when it exists).") var cacert: String?
 
         @Option(help: "Alert text (the body).") var alert: String?
         @Option(help: "Alert title.") var title: String?
@@ -142,7 +143,9 @@ extension HeraldCommand {
             if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
                 throw CommandFailure("Cannot read --cacert \(cacert).")
             }
-            return APNsServer(url: url, certificateAuthorityFile: cacert)
+            let localCA = data.directory.tlsDirectory.appendingPathComponent("ca.pem").path
+            let authority = cacert ?? (FileManager.default.isReadableFile(atPath: localCA) ? localCA : nil)
+            return APNsServer(url: url, certificateAuthorityFile: authority)
         }
 
         private func authentication() throws -> APNsAuthentication {

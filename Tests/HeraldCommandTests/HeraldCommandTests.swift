@@ -13,10 +13,10 @@ struct HeraldProcess {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
     }
 
-    func makeProcess(_ arguments: [String]) -> (Process, Pipe, Pipe) {
+    func makeProcess(_ arguments: [String], passingDataDirectory: Bool = true) -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = arguments + ["--data-dir", dataDirectory.path]
+        process.arguments = arguments + (passingDataDirectory ? ["--data-dir", dataDirectory.path] : [])
         var environment = ProcessInfo.processInfo.environment
         environment["HERALD_DATA_DIR"] = nil
         process.environment = environment
@@ -26,9 +26,9 @@ struct HeraldProcess {
         return (process, output, error)
     }
 
-    /// Runs `herald arguments… --data-dir <dir>` to completion.
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
-        let (process, output, error) = makeProcess(arguments)
+    /// Runs `herald arguments… --data-dir <dir>` (or without `--data-dir`) to completion.
+    func run(_ arguments: [String], passingDataDirectory: Bool = true) throws -> (status: Int32, output: String, error: String) {
+        let (process, output, error) = makeProcess(arguments, passingDataDirectory: passingDataDirectory)
         try process.run()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()

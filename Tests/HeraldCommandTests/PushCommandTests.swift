@@ -1,0 +1,89 @@
+import Foundation
+import HeraldCore
+import Testing
+
+/// `herald push` and `herald jwt` as a user runs them, against a `herald gateway` process.
+@Suite struct PushCommandTests {
+    @Test("herald push: 200 per token, 410 with its date, exit 1 on any failure; the gateway's CA from --data-dir")
+    func pushThroughGateway() async throws {
+        let herald = try HeraldProcess()
+        let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
+        #expect(try herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
+        let first = try herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let second = try herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let gateway = try GatewayCommandTests.GatewayProcess(herald)
+        defer {
+            gateway.process.terminate()
+            gateway.process.waitUntilExit()
+        }
+        let payload = herald.dataDirectory.appendingPathComponent("extra.json")
+        try Data(#"{"aps":{"sound":"ping.aiff"},"gameID":"42"}"#.utf8).write(to: payload)
+        let base = [
+            "push", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--topic", "com.example.app",
+            "--gateway", "https://localhost:\(gateway.provider)",
+        ]
+        let sent = try herald.run(base + ["--token", first, "--token", second, "--title", "Hi", "--body", "there", "--badge", "2", "--payload", payload.path])
+        #expect(sent.status == 0, "\(sent.error)")
+        let lines = sent.output.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.allSatisfy { $0.split(separator: " ")[1] == "200" }, "\(sent.output)")
+
+        #expect(try herald.run(["tokens", "revoke", first]).status == 0)
+        let gone = try herald.run(base + ["--token", first, "--token", second, "--alert", "again"])
+        #expect(gone.status == 1)
+        #expect(gone.output.contains("\(first) 410 Unregistered since 20"), "\(gone.output)")
+        #expect(gone.output.contains("\(second) 200 "))
+
+        // Credentials from the environment, so they stay out of shell history.
+        let (process, output, _) = herald.makeProcess(
+            ["push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", second,
+             "--content-available"])
+        process.environment?["HERALD_P8"] = key
+        process.environment?["HERALD_KEY_ID"] = "KEY1234567"
+        process.environment?["HERALD_TEAM_ID"] = "TEAM123456"
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(text.contains("\(second) 200 "))
+
+        let jwt = try herald.run(["jwt", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"], passingDataDirectory: false)
+        let token = try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(token.keyID == "KEY1234567" && token.teamID == "TEAM123456")
+    }
+
+    @Test("herald push: bad input gets one line that says what to fix, and nothing is sent")
+    func badInput() throws {
+        let herald = try HeraldProcess()
+        let key = herald.dataDirectory.appendingPathComponent("key.p8").path
+        #expect(try herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
+        let notAKey = herald.dataDirectory.appendingPathComponent("notakey.p8").path
+        try Data("hello".utf8).write(to: URL(fileURLWithPath: notAKey))
+        let badJSON = herald.dataDirectory.appendingPathComponent("bad.json").path
+        try Data("{not json".utf8).write(to: URL(fileURLWithPath: badJSON))
+        // Nothing listens here: had anything been sent, the answer would be a connection failure, not the message.
+        let nowhere = ["--gateway", "https://localhost:9", "--topic", "com.example.app"]
+        let credentials = ["--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"]
+        let token = String(repeating: "ab", count: 32)
+        let cases: [([String], String)] = [
+            (nowhere + ["--token", token, "--alert", "x"], "Give --p8 FILE --key-id ID --team-id ID"),
+            (nowhere + ["--p8", "/no/such.p8", "--key-id", "K", "--team-id", "T", "--token", token, "--alert", "x"],
+             "Cannot read the key /no/such.p8"),
+            (nowhere + ["--p8", notAKey, "--key-id", "K", "--team-id", "T", "--token", token, "--alert", "x"],
+             "is not a P-256 private key"),
+            (nowhere + credentials + ["--token", "xyz", "--alert", "x"], "xyz is not a device token"),
+            (nowhere + credentials + ["--token", token, "--alert", String(repeating: "x", count: 5000)],
+             "PayloadTooLarge. The payload is"),
+            (nowhere + credentials + ["--token", token, "--payload", badJSON], "is not a JSON object"),
+            (["--topic", "com.example.app"] + credentials + ["--token", token, "--alert", "x"],
+             "Choose one of --sandbox, --production or --gateway URL"),
+        ]
+        for (arguments, message) in cases {
+            let result = try herald.run(["push"] + arguments, passingDataDirectory: false)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.output.isEmpty, "\(arguments): \(result.output)")
+            #expect(result.error.contains(message), "\(arguments): \(result.error)")
+            #expect(!result.error.contains("failed:"), "\(arguments)")
+        }
+    }
+}
