@@ -151,11 +151,8 @@ public struct APNsNotification: Sendable, Hashable {
         guard payload.count <= pushType.maximumPayloadSize else { throw .payloadTooLarge }
         guard (try? JSONSerialization.jsonObject(with: payload)) is [String: Any] else { throw .badRequestPayload }
         guard APNsRequestHeaders.isValidTopic(topic) else { throw .badTopic }
-        if pushType != .mdm {
-            let expected: APNsPushType? = pushType.topicSuffix.isEmpty ? nil : pushType
-            guard APNsPushType.split(topic: topic).suffixType == expected else { throw .invalidPushType }
-        }
-        if pushType == .background && priority == .immediate { throw .badPriority }
+        guard pushType.acceptsTopicSuffix(APNsPushType.split(topic: topic).suffixType) else { throw .invalidPushType }
+        if let priority, !pushType.allows(priority) { throw .badPriority }
         if let collapseID, collapseID.utf8.count > APNsRequestHeaders.maximumCollapseIDSize { throw .badCollapseId }
     }
 }

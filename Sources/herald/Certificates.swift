@@ -44,9 +44,7 @@ extension HeraldCommand {
             }
 
             func validate() throws {
-                guard APNsRequestHeaders.isValidTopic(bundleId), APNsPushType.split(topic: bundleId).suffixType == nil else {
-                    throw ValidationError("--bundle-id takes a bundle ID such as com.example.app, without a push-type suffix.")
-                }
+                try requireBundleID(bundleId, option: "--bundle-id")
                 for topic in topics where !APNsRequestHeaders.isValidTopic(topic) {
                     throw ValidationError("--topic \(topic) is not a topic: a bundle ID, optionally with a suffix such as .voip.")
                 }

@@ -233,7 +233,6 @@ struct H2Load {
     struct Result {
         var requestsPerSecond: Double
         var latency: Percentiles
-        var succeeded: Int
         var failed: Int
         /// Statuses other than 200, with their counts (-1: the stream failed).
         var otherStatuses: [Int: Int]
@@ -277,7 +276,7 @@ struct H2Load {
         if missing > 0 { otherStatuses[0] = missing }
         failed += missing
         return Result(
-            requestsPerSecond: rate, latency: Percentiles(latencies), succeeded: latencies.count, failed: failed,
+            requestsPerSecond: rate, latency: Percentiles(latencies), failed: failed,
             otherStatuses: otherStatuses)
     }
 }
@@ -303,10 +302,7 @@ func freeLoopbackPort() throws -> Int {
     let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { throw ValidationError("Cannot open a socket to find a free port.") }
     defer { close(socket) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
+    var address = loopbackAddress(port: 0)
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -322,11 +318,17 @@ func loopbackPortAccepts(_ port: Int) -> Bool {
     let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard socket >= 0 else { return false }
     defer { close(socket) }
+    var address = loopbackAddress(port: port)
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+}
+
+/// `127.0.0.1:port` as a socket address.
+private func loopbackAddress(port: Int) -> sockaddr_in {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
+    return address
 }

@@ -19,9 +19,7 @@ extension HeraldCommand {
             @Option(help: "The device ID (default: a new offline device).") var device: String?
 
             func run() async throws {
-                guard APNsRequestHeaders.isValidTopic(topic), APNsPushType.split(topic: topic).suffixType == nil else {
-                    throw ValidationError("--topic takes a bundle ID such as com.example.app, without a push-type suffix.")
-                }
+                try requireBundleID(topic, option: "--topic")
                 let store = try openGatewayStore(data)
                 let deviceID = device ?? "offline-\(UUID().uuidString.prefix(8).lowercased())"
                 let record = try await store.activeToken(

@@ -37,12 +37,26 @@ public enum APNsPushType: String, CaseIterable, Sendable {
     /// A topic without a known suffix is a bundle ID for `alert`/`background`.
     /// - Parameter topic: An `apns-topic` value.
     public static func split(topic: String) -> (bundleID: String, suffixType: APNsPushType?) {
-        // Longest suffixes first so `.voip-ptt` is not read as `.voip`.
-        let suffixed = allCases.filter { !$0.topicSuffix.isEmpty }.sorted { $0.topicSuffix.count > $1.topicSuffix.count }
-        for type in suffixed where topic.hasSuffix(type.topicSuffix) && topic.count > type.topicSuffix.count {
+        for type in suffixedLongestFirst where topic.hasSuffix(type.topicSuffix) && topic.count > type.topicSuffix.count {
             return (String(topic.dropLast(type.topicSuffix.count)), type)
         }
         return (topic, nil)
+    }
+
+    /// The push types with a topic suffix, longest suffix first so `.voip-ptt` is not read as `.voip`.
+    private static let suffixedLongestFirst = allCases.filter { !$0.topicSuffix.isEmpty }
+        .sorted { $0.topicSuffix.count > $1.topicSuffix.count }
+
+    /// Whether a topic whose suffix names `suffixType` (from ``split(topic:)``) suits this push type (P-01…P-11).
+    ///
+    /// `mdm` topics are certificate UIDs and suit any; the others need exactly their own suffix, or none.
+    public func acceptsTopicSuffix(_ suffixType: APNsPushType?) -> Bool {
+        self == .mdm || suffixType == (topicSuffix.isEmpty ? nil : self)
+    }
+
+    /// Whether this push type may be sent with `priority`: background pushes never at 10 (P-02).
+    public func allows(_ priority: APNsPriority) -> Bool {
+        !(self == .background && priority == .immediate)
     }
 }
 

@@ -87,8 +87,8 @@ public struct APNsRequestHeaders: Sendable, Equatable {
             if parts.count == 2, parts[0].lowercased() == "bearer" {
                 let token = String(parts[1].trimmingOptionalWhitespace())
                 headers.bearerToken = token.isEmpty ? nil : token
-            } else if !authorization.trimmingOptionalWhitespace().isEmpty
-                && authorization.trimmingOptionalWhitespace().lowercased() != "bearer"
+            } else if case let trimmed = authorization.trimmingOptionalWhitespace(), !trimmed.isEmpty,
+                trimmed.lowercased() != "bearer"
             {
                 // Something other than a bearer token: a token APNs cannot read.
                 headers.bearerToken = authorization

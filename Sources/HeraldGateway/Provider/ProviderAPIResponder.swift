@@ -130,12 +130,9 @@ struct ProviderAPIResponder: HTTPResponder {
             return fail(.missingTopic)
         }
         let (bundleID, suffixType) = APNsPushType.split(topic: topic)
-        if pushType != .mdm {
-            // GAP (P-14): Apple names no reason for a topic whose suffix does not match the push type; Herald
-            // answers InvalidPushType, since the header is what disagrees with the topic.
-            let expected: APNsPushType? = pushType.topicSuffix.isEmpty ? nil : pushType
-            if suffixType != expected { return fail(.invalidPushType) }
-        }
+        // GAP (P-14): Apple names no reason for a topic whose suffix does not match the push type; Herald
+        // answers InvalidPushType, since the header is what disagrees with the topic.
+        if !pushType.acceptsTopicSuffix(suffixType) { return fail(.invalidPushType) }
         if let certificateTopics {
             guard certificateTopics.contains(topic) else { return fail(.topicDisallowed) }
             // P-07: location pushes need token auth.
@@ -146,7 +143,7 @@ struct ProviderAPIResponder: HTTPResponder {
         let priority = headers.effectivePriority(for: pushType)
         // P-02: background pushes are always priority 5. GAP (P-14): Apple names no reason; Herald answers
         // BadPriority.
-        if pushType == .background && priority == .immediate { return fail(.badPriority) }
+        if !pushType.allows(priority) { return fail(.badPriority) }
 
         // The device token.
         let record: DeviceTokenRecord?
