@@ -104,7 +104,7 @@ import Testing
         }
     }
 
-    @Test("aioapns from PyPI, unmodified but for host and CA: alert and background are 200, a revoked token is 410")
+    @Test("aioapns from PyPI, unmodified but for host and CA: alert and background are 200, a revoked token is 410, all on one connection")
     func aioapnsClient() async throws {
         try await withGateway { harness, _ in
             let device = try await harness.connectDevice()
@@ -126,7 +126,9 @@ import Testing
                  try writeKey(harness), GatewayHarness.keyID, GatewayHarness.teamID, GatewayHarness.bundleID, token,
                  revoked])
             #expect(status == 0)
-            #expect(output.split(separator: "\n") == ["200 -", "200 -", "410 Unregistered"], "\(output)")
+            // aioapns parses every DATA frame as JSON: an empty one ending a stream (not APNs' framing) broke the connection
+            // after each answer, so it would report 3 here.
+            #expect(output.split(separator: "\n") == ["200 -", "200 -", "410 Unregistered", "connections 1"], "\(output)")
             let pushes = try await receiver.value
             #expect(pushes.map(\.pushType) == ["alert", "background"])
             #expect(pushes.last?.priority == 5)

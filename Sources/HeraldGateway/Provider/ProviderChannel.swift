@@ -30,10 +30,14 @@ struct ProviderChannel: ServerChildChannel {
     ) {
         // A request that stalls half-way (slow or stuck client) is dropped after a minute; an HTTP/2 connection
         // may idle for hours (Apple's advice, H-10), and a graceful shutdown waits at most 10 s for its streams.
+        // Each HTTP/2 response ends on its last frame, as APNs frames it (ResponseFrameCoalescer).
         self.http1 = HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(60)))
         self.http2 = HTTP2Channel(
             responder: responder,
-            configuration: .init(gracefulCloseTimeout: .seconds(10), streamConfiguration: .init(idleTimeout: .seconds(60))))
+            configuration: .init(
+                gracefulCloseTimeout: .seconds(10),
+                streamConfiguration: .init(
+                    additionalChannelHandlers: [ResponseFrameCoalescer.Installer()], idleTimeout: .seconds(60))))
         self.sslContext = sslContext
         self.environment = environment
         self.connections = connections

@@ -1,7 +1,8 @@
 """Pushes with aioapns (PyPI), unmodified: only the host, port and trusted CA change.
 
 Usage: aioapns_client.py HOST PORT CA_FILE KEY_FILE KEY_ID TEAM_ID TOPIC TOKEN [REVOKED_TOKEN]
-Prints one line per notification: "<status> <description or ->".
+Prints one line per notification: "<status> <description or ->", then "connections <n>": how many connections
+aioapns opened (1 unless the server broke one).
 """
 import asyncio
 import ssl
@@ -28,12 +29,22 @@ async def main() -> None:
         NotificationRequest(device_token=token, message={"aps": {"content-available": 1}},
                             push_type=PushType.BACKGROUND, priority=5),
     ]
+    opened = 0
+    create_connection = client.pool.create_connection
+
+    async def counting_create_connection():
+        nonlocal opened
+        opened += 1
+        return await create_connection()
+
+    client.pool.create_connection = counting_create_connection
     if revoked:
         requests.append(NotificationRequest(device_token=revoked, message={"aps": {"alert": "gone"}},
                                             push_type=PushType.ALERT))
     for request in requests:
         result = await asyncio.wait_for(client.send_notification(request), timeout=20)
         print(result.status, result.description or "-", flush=True)
+    print("connections", opened, flush=True)
 
 
 asyncio.run(main())
