@@ -158,7 +158,6 @@ public final class APNsClient: Sendable {
                 return APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "cannot sign a provider token: \(error)")
             }
         }
-        request.headers.add(name: "content-length", value: String(notification.payload.count))
         request.body = .bytes(ByteBuffer(bytes: notification.payload))
         do {
             let response = try await http.execute(request, timeout: .seconds(30))

@@ -42,14 +42,14 @@ public final class ProviderTokenSigner: Sendable {
     }
 
     /// The token to send now: the cached one, or a new one when the cached one is due for renewal.
+    ///
+    /// The time is read under the lock: a caller that read it earlier but got the lock later would otherwise see a
+    /// token "from the future" and sign another, and a connection whose first request carried the other token
+    /// answers every later one `TooManyProviderTokenUpdates`. A clock that steps back keeps the cached token.
     public func token() throws -> String {
-        let now = clock.now
-        // Signed under the lock: concurrent first requests must share one token, or the second is a token update
-        // on the connection (ES256 signatures differ every time, even for the same claims).
-        return try current.withLock { current in
-            if let cached = current, now.timeIntervalSince(cached.issuedAt) < refreshInterval.timeInterval,
-                now >= cached.issuedAt
-            {
+        try current.withLock { current in
+            let now = clock.now
+            if let cached = current, now.timeIntervalSince(cached.issuedAt) < refreshInterval.timeInterval {
                 return cached.token
             }
             let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: now, privateKey: privateKey)

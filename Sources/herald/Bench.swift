@@ -5,7 +5,7 @@ extension HeraldCommand {
     struct Bench: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Measure Herald against a reference measured in the same run.",
-            subcommands: [Scheduler.self, Gateway.self]
+            subcommands: [Scheduler.self, Gateway.self, Provider.self]
         )
     }
 }

@@ -22,7 +22,9 @@ extension HeraldCommand {
         @OptionGroup var data: DataDirectoryOptions
         @Option(help: "The interface to listen on.") var host = "127.0.0.1"
         @Option(help: "The TLS provider port (development environment).") var port = 2197
-        @Option(help: "The plaintext provider port (development; h2c and HTTP/1.1); 0 picks one, -1 turns it off.")
+        @Option(
+            parsing: .unconditional,
+            help: "The plaintext provider port (development; h2c and HTTP/1.1); 0 picks one, -1 turns it off.")
         var plaintextPort = 2198
         @Option(help: "A TLS provider port for the production environment (off unless given).") var productionPort: Int?
         @Option(help: "The device-channel port (WebSocket at /device/v1; /metrics and /healthz).") var devicePort = 2199

@@ -94,7 +94,7 @@ extension HeraldCommand.Bench {
             let payload = folder.appendingPathComponent("payload.json")
             try Data(#"{"aps":{"alert":{"title":"Benchmark","body":"A small alert from h2load"},"badge":1,"sound":"default"}}"#.utf8)
                 .write(to: payload)
-            let (nginxPort, nginxProcess) = try await startNginx(in: folder, authority: authority)
+            let (nginxPort, nginxProcess) = try await NginxReference(executable: nginx).start(in: folder, authority: authority)
             defer { nginxProcess.terminate() }
             let (frameworkPort, frameworkServer) = try await startFrameworkReference(authority: authority, logger: logger)
 
@@ -173,50 +173,6 @@ extension HeraldCommand.Bench {
             }
             return (port, server)
         }
-
-        /// Starts nginx in the foreground on a free loopback port with the gateway's server certificate.
-        private func startNginx(in folder: URL, authority: DevelopmentCertificateAuthority) async throws -> (port: Int, process: Process) {
-            let port = try freeLoopbackPort()
-            let prefix = folder.appendingPathComponent("nginx", isDirectory: true)
-            try FileManager.default.createDirectory(at: prefix.appendingPathComponent("logs"), withIntermediateDirectories: true)
-            let configuration = """
-                worker_processes auto;
-                daemon off;
-                master_process on;
-                pid \(prefix.path)/nginx.pid;
-                error_log \(prefix.path)/logs/error.log error;
-                events { worker_connections 4096; }
-                http {
-                    access_log off;
-                    keepalive_requests 100000000;
-                    client_body_temp_path \(prefix.path)/body;
-                    server {
-                        listen 127.0.0.1:\(port) ssl http2;
-                        ssl_certificate \(authority.serverCertificateURL.path);
-                        ssl_certificate_key \(authority.serverPrivateKeyURL.path);
-                        ssl_protocols TLSv1.2 TLSv1.3;
-                        http2_max_concurrent_streams 1000;
-                        location / { return 200; }
-                    }
-                }
-                """
-            let file = prefix.appendingPathComponent("nginx.conf")
-            try Data(configuration.utf8).write(to: file)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: nginx)
-            process.arguments = ["-p", prefix.path, "-c", file.path, "-e", "\(prefix.path)/logs/error.log"]
-            try process.run()
-            // Ready once the port accepts a connection.
-            for _ in 0..<100 {
-                if !process.isRunning {
-                    throw ValidationError("nginx did not start; see \(prefix.path)/logs/error.log.")
-                }
-                if loopbackPortAccepts(port) { return (port, process) }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            process.terminate()
-            throw ValidationError("nginx did not listen on port \(port) within 5 s; see \(prefix.path)/logs/error.log.")
-        }
     }
 }
 
@@ -282,8 +238,12 @@ struct H2Load {
 }
 
 /// Runs a program to its end without blocking a thread of the cooperative pool; returns its exit status.
+///
+/// - Parameters:
+///   - output: Where standard output goes, and standard error too unless `errors` is given.
+///   - errors: Where standard error goes.
 @discardableResult
-func runProcess(_ executable: String, _ arguments: [String], output: Pipe? = nil) async throws -> Int32 {
+func runProcess(_ executable: String, _ arguments: [String], output: Pipe? = nil, errors: FileHandle? = nil) async throws -> Int32 {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -291,6 +251,7 @@ func runProcess(_ executable: String, _ arguments: [String], output: Pipe? = nil
         process.standardOutput = output
         process.standardError = output
     }
+    if let errors { process.standardError = errors }
     return try await withCheckedThrowingContinuation { continuation in
         process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
         do { try process.run() } catch { continuation.resume(throwing: error) }

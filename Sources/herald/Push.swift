@@ -13,20 +13,77 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
-/// Where provider credentials come from: options, else environment variables (so they stay out of shell history).
+/// Where provider credentials come from: options, else environment variables, else a credentials file — the last
+/// two keep them out of shell history.
 struct ProviderCredentialOptions: ParsableArguments {
     @Option(help: "The .p8 key file (or HERALD_P8).") var p8: String?
     @Option(help: "The key's ID (or HERALD_KEY_ID).") var keyId: String?
     @Option(help: "The team ID (or HERALD_TEAM_ID).") var teamId: String?
+    @Option(
+        name: .customLong("credentials"),
+        help: """
+            A credentials file (or HERALD_CREDENTIALS; default ~/.config/herald/credentials when it exists) with lines             `p8 = AuthKey_ABC123.p8`, `key-id = ABC123`, `team-id = TEAM123456` or `cert = client.pem`; paths are             relative to the file.
+            """)
+    var credentialsFile: String?
 
-    /// The token signer these options describe.
-    func signer() throws -> ProviderTokenSigner {
+    /// What one place (options, environment, file) says.
+    struct Source {
+        var name: String
+        var p8: String?
+        var keyID: String?
+        var teamID: String?
+        var cert: String?
+    }
+
+    /// The places credentials come from, most important first.
+    ///
+    /// - Parameter cert: The command's `--cert` option, if it has one.
+    func sources(cert: String? = nil) throws -> [Source] {
         let environment = ProcessInfo.processInfo.environment
-        guard let path = p8 ?? environment["HERALD_P8"], let keyID = keyId ?? environment["HERALD_KEY_ID"],
-            let teamID = teamId ?? environment["HERALD_TEAM_ID"]
+        var sources = [
+            Source(name: "options", p8: p8, keyID: keyId, teamID: teamId, cert: cert),
+            Source(
+                name: "environment", p8: environment["HERALD_P8"], keyID: environment["HERALD_KEY_ID"],
+                teamID: environment["HERALD_TEAM_ID"], cert: environment["HERALD_CERT"]),
+        ]
+        if let file = try fileSource(environment: environment) { sources.append(file) }
+        return sources
+    }
+
+    /// The authentication the options, environment or credentials file name: the first of them that names a key
+    /// or a certificate decides.
+    ///
+    /// - Parameter cert: The command's `--cert` option.
+    func authentication(cert: String?) throws -> APNsAuthentication {
+        let sources = try sources(cert: cert)
+        guard let decisive = sources.first(where: { $0.p8 != nil || $0.cert != nil }) else {
+            throw ValidationError(Self.missing)
+        }
+        if decisive.p8 != nil && decisive.cert != nil {
+            throw ValidationError("The \(decisive.name) give both a .p8 key and a certificate; keep one.")
+        }
+        if let path = decisive.cert {
+            guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw CommandFailure("Cannot read the certificate \(path). Check the --cert path.")
+            }
+            guard pem.contains("BEGIN CERTIFICATE"), pem.contains("PRIVATE KEY") else {
+                throw CommandFailure("\(path) must hold a PEM certificate and its private key (herald certificates create writes one).")
+            }
+            return .certificate(certificatePEM: pem, privateKeyPEM: pem)
+        }
+        return .token(try signer(sources: sources))
+    }
+
+    /// The token signer the options, environment or credentials file describe.
+    func signer() throws -> ProviderTokenSigner {
+        try signer(sources: try sources())
+    }
+
+    private func signer(sources: [Source]) throws -> ProviderTokenSigner {
+        guard let path = sources.lazy.compactMap(\.p8).first, let keyID = sources.lazy.compactMap(\.keyID).first,
+            let teamID = sources.lazy.compactMap(\.teamID).first
         else {
-            throw ValidationError(
-                "Give --p8 FILE --key-id ID --team-id ID (or HERALD_P8, HERALD_KEY_ID, HERALD_TEAM_ID), or --cert FILE.")
+            throw ValidationError(Self.missing)
         }
         let pem: String
         do {
@@ -39,6 +96,52 @@ struct ProviderCredentialOptions: ParsableArguments {
         } catch {
             throw CommandFailure("\(path) is not a P-256 private key in PEM (Apple's AuthKey_<KEYID>.p8).")
         }
+    }
+
+    private static let missing = """
+        Give --p8 FILE --key-id ID --team-id ID (or HERALD_P8, HERALD_KEY_ID, HERALD_TEAM_ID, or a --credentials file), \
+        or --cert FILE.
+        """
+
+    /// Reads the credentials file: the one named, else the default one if it exists.
+    private func fileSource(environment: [String: String]) throws -> Source? {
+        let named = credentialsFile ?? environment["HERALD_CREDENTIALS"]
+        let path: String
+        if let named {
+            path = named
+        } else {
+            let configuration = environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+            path = configuration.appendingPathComponent("herald/credentials").path
+            guard FileManager.default.fileExists(atPath: path) else { return nil }
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CommandFailure("Cannot read the credentials file \(path).")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        func resolved(_ file: String) -> String {
+            file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path
+        }
+        var source = Source(name: "credentials file \(path)")
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let content = line.trimmingCharacters(in: .whitespaces)
+            if content.isEmpty || content.hasPrefix("#") { continue }
+            guard let equals = content.firstIndex(of: "=") else {
+                throw CommandFailure("\(path):\(number + 1): expected `name = value`.")
+            }
+            let name = content[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = content[content.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            switch name {
+            case "p8": source.p8 = resolved(value)
+            case "key-id": source.keyID = value
+            case "team-id": source.teamID = value
+            case "cert": source.cert = resolved(value)
+            default:
+                throw CommandFailure("\(path):\(number + 1): unknown setting `\(name)`; use p8, key-id, team-id or cert.")
+            }
+        }
+        return source
     }
 }
 
@@ -75,7 +178,8 @@ extension HeraldCommand {
         @Flag(help: "Let a notification service extension change it.") var mutableContent = false
         @Flag(help: "Wake the app in the background.") var contentAvailable = false
         @Option(help: "A JSON file merged under the options above (custom keys, more aps keys).") var payload: String?
-        @Option(help: "apns-push-type (default: background for content-available only, else alert).") var pushType: String?
+        @Option(help: "apns-push-type (default: background when the payload, --payload included, has content-available and nothing visible; else alert).")
+        var pushType: String?
         @Option(help: "apns-priority: 10, 5 or 1.") var priority: Int?
         @Option(help: "apns-expiration: a UNIX time, or 0 for one attempt only.") var expiration: Int64?
         @Option(help: "apns-collapse-id.") var collapseId: String?
@@ -84,7 +188,7 @@ extension HeraldCommand {
 
         func run() async throws {
             let server = try server()
-            let authentication = try authentication()
+            let authentication = try credentials.authentication(cert: cert)
             let tokens = try deviceTokens()
             let notification = try notification()
             var logger = Logger(label: "herald.push")
@@ -148,19 +252,6 @@ extension HeraldCommand {
             return APNsServer(url: url, certificateAuthorityFile: authority)
         }
 
-        private func authentication() throws -> APNsAuthentication {
-            if let path = cert ?? (credentials.p8 == nil ? ProcessInfo.processInfo.environment["HERALD_CERT"] : nil) {
-                guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
-                    throw CommandFailure("Cannot read the certificate \(path). Check the --cert path.")
-                }
-                guard pem.contains("BEGIN CERTIFICATE"), pem.contains("PRIVATE KEY") else {
-                    throw CommandFailure("\(path) must hold a PEM certificate and its private key (herald certificates create writes one).")
-                }
-                return .certificate(certificatePEM: pem, privateKeyPEM: pem)
-            }
-            return .token(try credentials.signer())
-        }
-
         private func deviceTokens() throws -> [String] {
             var all = tokens
             if let tokensFile {
@@ -207,8 +298,9 @@ extension HeraldCommand {
                 }
                 resolvedType = type
             } else {
-                let visible = aps.alert != nil || aps.badge != nil || aps.sound != nil
-                resolvedType = contentAvailable && !visible ? .background : .alert
+                // What the gateway or APNs would infer from the payload sent, --payload file included.
+                let object = try? JSONSerialization.jsonObject(with: Data(json.jsonText.utf8)) as? [String: Any]
+                resolvedType = .inferred(fromAPS: object?["aps"] as? [String: Any])
             }
             var priorityValue: APNsPriority?
             if let priority {

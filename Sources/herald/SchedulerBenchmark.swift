@@ -250,6 +250,13 @@ struct Percentiles {
         p50 = at(0.5)
         p99 = at(0.99)
     }
+
+    /// Percentiles measured elsewhere (another process).
+    init(p50: Double, p99: Double, count: Int) {
+        self.count = count
+        self.p50 = p50
+        self.p99 = p99
+    }
 }
 
 /// A small deterministic generator, so every run schedules the same dates.

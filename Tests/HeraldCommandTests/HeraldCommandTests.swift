@@ -13,12 +13,19 @@ struct HeraldProcess {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
     }
 
+    /// Where `~/.config` is for the process: inside the data directory, so a developer's own credentials file
+    /// never leaks into a test.
+    var configurationDirectory: URL { dataDirectory.appendingPathComponent("config", isDirectory: true) }
+
     func makeProcess(_ arguments: [String], passingDataDirectory: Bool = true) -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments + (passingDataDirectory ? ["--data-dir", dataDirectory.path] : [])
         var environment = ProcessInfo.processInfo.environment
-        environment["HERALD_DATA_DIR"] = nil
+        for name in ["HERALD_DATA_DIR", "HERALD_P8", "HERALD_KEY_ID", "HERALD_TEAM_ID", "HERALD_CERT", "HERALD_CREDENTIALS"] {
+            environment[name] = nil
+        }
+        environment["XDG_CONFIG_HOME"] = configurationDirectory.path
         process.environment = environment
         let output = Pipe(), error = Pipe()
         process.standardOutput = output

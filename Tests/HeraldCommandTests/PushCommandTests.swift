@@ -52,6 +52,66 @@ import Testing
         #expect(token.keyID == "KEY1234567" && token.teamID == "TEAM123456")
     }
 
+    @Test("herald push and jwt: credentials from a file (default place, --credentials, HERALD_CREDENTIALS), options first; --cert")
+    func credentialsFileAndCertificate() async throws {
+        let herald = try HeraldProcess()
+        let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
+        #expect(try herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
+        let token = try herald.run(["tokens", "create", "--topic", "com.example.app"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let gateway = try GatewayCommandTests.GatewayProcess(herald)
+        defer {
+            gateway.process.terminate()
+            gateway.process.waitUntilExit()
+        }
+        let push = [
+            "push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", token,
+            "--alert", "from a file",
+        ]
+        // ~/.config/herald/credentials, with the key's path relative to the file.
+        let folder = herald.configurationDirectory.appendingPathComponent("herald", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("credentials")
+        try Data("# Herald provider credentials\np8 = ../../AuthKey_KEY1234567.p8\nkey-id = KEY1234567\nteam-id = \"TEAM123456\"\n".utf8)
+            .write(to: file)
+        let sent = try herald.run(push)
+        #expect(sent.status == 0, "\(sent.error)")
+        #expect(sent.output.contains("\(token) 200 "), "\(sent.output)")
+        let jwt = try herald.run(["jwt"], passingDataDirectory: false)
+        #expect(try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines)).keyID == "KEY1234567")
+
+        // Named with --credentials or HERALD_CREDENTIALS, from anywhere.
+        let moved = herald.dataDirectory.appendingPathComponent("provider.credentials")
+        try Data("p8 = AuthKey_KEY1234567.p8\nkey-id = KEY1234567\nteam-id = TEAM123456\n".utf8).write(to: moved)
+        try FileManager.default.removeItem(at: file)
+        #expect(try herald.run(push + ["--credentials", moved.path]).status == 0)
+        let (process, output, _) = herald.makeProcess(push)
+        process.environment?["HERALD_CREDENTIALS"] = moved.path
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0 && text.contains("\(token) 200 "), "\(text)")
+
+        // Options come first: a wrong --key-id beats the file's, and the gateway refuses the token.
+        let wrong = try herald.run(push + ["--credentials", moved.path, "--key-id", "OTHERKEY99"])
+        #expect(wrong.status == 1)
+        #expect(wrong.output.contains("403 InvalidProviderToken"), "\(wrong.output)")
+
+        // A setting the file cannot have: one line naming the file and line, nothing sent.
+        let bad = herald.dataDirectory.appendingPathComponent("bad.credentials")
+        try Data("p8 = key.p8\ncolour = blue\n".utf8).write(to: bad)
+        let refused = try herald.run(push + ["--credentials", bad.path])
+        #expect(refused.status != 0 && refused.output.isEmpty)
+        #expect(refused.error.contains("bad.credentials:2: unknown setting `colour`"), "\(refused.error)")
+
+        // --cert: a client certificate from `herald certificates create`, no key and no token.
+        let certificate = herald.dataDirectory.appendingPathComponent("client.pem").path
+        #expect(try herald.run(["certificates", "create", "--bundle-id", "com.example.app", "--out", certificate]).status == 0)
+        let viaCertificate = try herald.run(push + ["--cert", certificate])
+        #expect(viaCertificate.status == 0, "\(viaCertificate.error)")
+        #expect(viaCertificate.output.contains("\(token) 200 "), "\(viaCertificate.output)")
+    }
+
     @Test("herald push: bad input gets one line that says what to fix, and nothing is sent")
     func badInput() throws {
         let herald = try HeraldProcess()
@@ -61,6 +121,9 @@ import Testing
         try Data("hello".utf8).write(to: URL(fileURLWithPath: notAKey))
         let badJSON = herald.dataDirectory.appendingPathComponent("bad.json").path
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: badJSON))
+        // S-04: the push type comes from the payload sent, --payload included: this one is a background push.
+        let background = herald.dataDirectory.appendingPathComponent("background.json").path
+        try Data(#"{"aps":{"content-available":1},"sync":"inbox"}"#.utf8).write(to: URL(fileURLWithPath: background))
         // Nothing listens here: had anything been sent, the answer would be a connection failure, not the message.
         let nowhere = ["--gateway", "https://localhost:9", "--topic", "com.example.app"]
         let credentials = ["--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"]
@@ -75,6 +138,8 @@ import Testing
             (nowhere + credentials + ["--token", token, "--alert", String(repeating: "x", count: 5000)],
              "PayloadTooLarge. The payload is"),
             (nowhere + credentials + ["--token", token, "--payload", badJSON], "is not a JSON object"),
+            (nowhere + credentials + ["--token", token, "--payload", background, "--priority", "10"],
+             "BadPriority. Background pushes take --priority 5"),
             (["--topic", "com.example.app"] + credentials + ["--token", token, "--alert", "x"],
              "Choose one of --sandbox, --production or --gateway URL"),
         ]

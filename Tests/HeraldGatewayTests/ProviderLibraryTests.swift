@@ -143,6 +143,21 @@ import Testing
         }
     }
 
+    @Test("A-04: callers whose clock readings arrive out of order share one token (a second one is a token update)")
+    func tokenSharedWhenTimeStepsBack() throws {
+        // The second reading is a second earlier than the first: what a caller sees when it read the time before
+        // another caller but took the signer's lock after it.
+        let clock = SettableClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let signer = try ProviderTokenSigner(
+            pem: P256.Signing.PrivateKey().pemRepresentation, keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID,
+            clock: clock)
+        let first = try signer.token()
+        clock.set(Date(timeIntervalSince1970: 1_800_000_000 - 1))
+        #expect(try signer.token() == first)
+        clock.set(Date(timeIntervalSince1970: 1_800_000_000 + 50 * 60))
+        #expect(try signer.token() != first)
+    }
+
     @Test("R-04: a revoked token answers 410 with its timestamp, reported to the pruning callback; never retried")
     func unregisteredIsReported() async throws {
         try await withGateway { harness, _ in
@@ -240,4 +255,33 @@ import Testing
             try await client.shutdown()
         }
     }
+
+    @Test("H-05: 250 requests at once against the gateway's limit of 100 streams a connection: each answered 200 on its first attempt")
+    func staysWithinTheStreamLimit() async throws {
+        try await withGateway { harness, _ in
+            // No retries: a stream the server refused for going over its SETTINGS_MAX_CONCURRENT_STREAMS would show.
+            let (client, _) = try tokenClient(harness, retry: .never)
+            var tokens: [String] = []
+            for index in 0..<25 { tokens.append(try await harness.offlineToken(device: "streams-\(index)").token) }
+            let results = try await client.send(
+                .alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("many"))),
+                to: Array(repeating: tokens, count: 10).flatMap { $0 }, concurrency: 250)
+            #expect(results.count == 250)
+            #expect(results.allSatisfy { $0.status == 200 && $0.attempts == 1 }, "\(results.filter { !$0.isSuccess }.prefix(3))")
+            try await client.shutdown()
+        }
+    }
+}
+
+/// A clock set by hand, backwards too; it never sleeps.
+private final class SettableClock: HeraldClock {
+    private let current: Mutex<Date>
+
+    init(_ date: Date) { current = Mutex(date) }
+
+    var now: Date { current.withLock { $0 } }
+
+    func set(_ date: Date) { current.withLock { $0 = date } }
+
+    func sleep(until deadline: Date) async throws {}
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The `apns-push-type` header's values (apns-spec §1.3, P-01…P-11).
 public enum APNsPushType: String, CaseIterable, Sendable {
     case alert
@@ -57,6 +59,17 @@ public enum APNsPushType: String, CaseIterable, Sendable {
     /// Whether this push type may be sent with `priority`: background pushes never at 10 (P-02).
     public func allows(_ priority: APNsPriority) -> Bool {
         !(self == .background && priority == .immediate)
+    }
+
+    /// The push type a payload means when no `apns-push-type` is given (S-04): `background` when its `aps` holds
+    /// `content-available: 1` and no alert, badge or sound; `alert` otherwise.
+    ///
+    /// - Parameter aps: The payload's `aps` dictionary, if any.
+    public static func inferred(fromAPS aps: [String: Any]?) -> APNsPushType {
+        guard let aps else { return .alert }
+        let contentAvailable = (aps["content-available"] as? NSNumber)?.intValue == 1
+        let visible = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
+        return contentAvailable && !visible ? .background : .alert
     }
 }
 

@@ -122,15 +122,10 @@ public struct APNsRequestHeaders: Sendable, Equatable {
 
     /// The push type a request means: the header's, or inferred from the payload when absent.
     ///
-    /// Apple only recommends the header outside watchOS (S-04). Without it, a payload whose `aps` holds
-    /// `content-available: 1` and no alert, badge or sound is `background`; anything else is `alert`.
+    /// Apple only recommends the header outside watchOS (S-04); see ``APNsPushType/inferred(fromAPS:)``.
     /// - Parameter aps: The payload's `aps` dictionary, if any.
     public func effectivePushType(aps: [String: Any]?) -> APNsPushType {
-        if let pushType { return pushType }
-        guard let aps else { return .alert }
-        let contentAvailable = (aps["content-available"] as? NSNumber)?.intValue == 1
-        let visible = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
-        return contentAvailable && !visible ? .background : .alert
+        pushType ?? .inferred(fromAPS: aps)
     }
 
     /// The priority a request means: the header's, else 5 for background pushes and 10 for the rest.

@@ -31,7 +31,6 @@ def main() -> None:
     parser.add_argument("--payload-file", required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--concurrency", type=int, required=True)
-    parser.add_argument("--connections", type=int, required=True)
     arguments = parser.parse_args()
     print(json.dumps(asyncio.run(run(arguments))), flush=True)
 
@@ -40,6 +39,8 @@ async def run(arguments: argparse.Namespace) -> dict:
     APNsDevelopmentClientProtocol.APNS_SERVER = arguments.host
     APNsDevelopmentClientProtocol.APNS_PORT = arguments.port
     context = ssl.create_default_context(cafile=arguments.cafile)
+    # aioapns offers no ALPN; Apple's servers and Herald's gateway speak HTTP/2 without it, nginx needs it.
+    context.set_alpn_protocols(["h2"])
     with open(arguments.key_file) as file:
         key = file.read()
     with open(arguments.tokens_file) as file:
@@ -53,7 +54,6 @@ async def run(arguments: argparse.Namespace) -> dict:
         topic=arguments.topic,
         use_sandbox=True,
         ssl_context=context,
-        max_connections=arguments.connections,
     )
     latencies: list[float] = []
     statuses: dict[str, int] = {}

@@ -1,0 +1,268 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldGateway
+import HeraldProvider
+import Logging
+import Synchronization
+
+extension HeraldCommand.Bench {
+    /// HeraldProvider against aioapns (PyPI), sending the same pushes to the same servers in one run.
+    struct Provider: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send pushes with HeraldProvider and with aioapns (PyPI) in one run, to the gateway and to nginx.",
+            discussion: """
+                Starts `herald gateway` as its own process in a temporary data directory with a provider key and \
+                --devices tokens of devices that are not connected (each push is answered 200 once it is durably \
+                stored), and nginx answering 200 with the request's apns-id over the same TLS and HTTP/2 — a server \
+                far faster than either client, so that run measures the clients alone. Each client then sends \
+                --pushes alert notifications with a JWT, --concurrency at a time, round robin over the tokens: \
+                HeraldProvider's APNsClient in this process, aioapns 4.0 in a Python process (pip install \
+                aioapns==4.0). Reports pushes/s and p50/p99 latency per push, and the ratio. Build with -c release.
+                """
+        )
+
+        @Option(help: "Pushes per run.") var pushes = 200_000
+        @Option(help: "Pushes in flight at once, for each client.") var concurrency = 100
+        @Option(help: "Tokens of offline devices the pushes go to, round robin.") var devices = 50
+        @Option(help: "The Python that has aioapns (pip install aioapns==4.0).") var python = "python3"
+        @Option(help: "The nginx executable.") var nginx = "/usr/sbin/nginx"
+        @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
+
+        static let keyID = "BENCHKEY01"
+        static let teamID = "BENCHTEAM1"
+        static let topic = "com.example.bench"
+
+        func validate() throws {
+            guard FileManager.default.isExecutableFile(atPath: nginx) else {
+                throw ValidationError("nginx not found at \(nginx). Install it (apt-get install -y nginx) or pass --nginx PATH.")
+            }
+            guard pushes > 0, concurrency > 0, devices > 0 else {
+                throw ValidationError("--pushes, --concurrency and --devices must be positive.")
+            }
+        }
+
+        func run() async throws {
+            var logger = Logger(label: "herald.bench")
+            logger.logLevel = .error
+            let script = try aioapnsScript()
+            guard try await runProcess("/usr/bin/env", [python, "-c", "import aioapns"]) == 0 else {
+                throw ValidationError("\(python) cannot import aioapns. Install it: \(python) -m pip install aioapns==4.0")
+            }
+            let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
+                .appendingPathComponent("herald-bench-\(UUID().uuidString)", isDirectory: true)
+            let dataDirectory = HeraldDataDirectory(url: folder)
+            try dataDirectory.create()
+            defer { try? FileManager.default.removeItem(at: folder) }
+
+            let keyFile = folder.appendingPathComponent("AuthKey_\(Self.keyID).p8")
+            let tokens = try await prepareGatewayData(dataDirectory, keyFile: keyFile, logger: logger)
+            let (authority, _) = try DevelopmentCertificateAuthority.loadOrCreate(in: dataDirectory.tlsDirectory)
+            let (gatewayPort, gatewayProcess) = try await startGateway(dataDirectory)
+            defer { gatewayProcess.terminate() }
+            let (nginxPort, nginxProcess) = try await NginxReference(executable: nginx, answer: .apnsOKAfterReadingBody)
+                .start(in: folder, authority: authority)
+            defer { nginxProcess.terminate() }
+
+            let notification = APNsNotification.alert(
+                bundleID: Self.topic,
+                payload: APNsPayload(
+                    alert: .fields(.init(title: "Benchmark", body: "A small alert from herald bench provider")), badge: 1,
+                    sound: .named("default")))
+            let tokensFile = folder.appendingPathComponent("tokens.txt")
+            try Data(tokens.joined(separator: "\n").utf8).write(to: tokensFile)
+            let payloadFile = folder.appendingPathComponent("payload.json")
+            try notification.payload.write(to: payloadFile)
+            let keyPEM = try String(contentsOf: keyFile, encoding: .utf8)
+
+            func heraldProvider(port: Int, count: Int) async throws -> PushRun {
+                try await sendWithHeraldProvider(
+                    notification, port: port, certificateAuthority: authority.certificateURL.path, keyPEM: keyPEM,
+                    tokens: tokens, count: count, logger: logger)
+            }
+            func aioapns(port: Int, count: Int) async throws -> PushRun {
+                try await sendWithAioapns(
+                    script: script, port: port, certificateAuthority: authority.certificateURL.path, keyFile: keyFile,
+                    tokensFile: tokensFile, payloadFile: payloadFile, count: count, in: folder)
+            }
+
+            print("herald bench provider: \(pushes) pushes per run, \(concurrency) in flight, \(devices) offline devices")
+            // Warm up both servers and both clients (TLS, first allocations, Python imports).
+            let warmUp = min(pushes, 2_000)
+            for port in [nginxPort, gatewayPort] {
+                _ = try await heraldProvider(port: port, count: warmUp)
+                _ = try await aioapns(port: port, count: warmUp)
+            }
+            let nginxSwift = try await heraldProvider(port: nginxPort, count: pushes)
+            let nginxPython = try await aioapns(port: nginxPort, count: pushes)
+            let gatewaySwift = try await heraldProvider(port: gatewayPort, count: pushes)
+            let gatewayPython = try await aioapns(port: gatewayPort, count: pushes)
+
+            func row(_ server: String, _ swift: PushRun, _ python: PushRun) -> String {
+                let ratio = String(format: "%.1f×", swift.pushesPerSecond / python.pushesPerSecond)
+                return "| \(server) | \(swift.summary) | \(python.summary) | \(ratio) |"
+            }
+            print("""
+
+                | server | HeraldProvider | \(nginxPython.client) | ratio |
+                |---|---|---|---|
+                \(row("nginx, 200 with the apns-id (the clients alone)", nginxSwift, nginxPython))
+                \(row("Herald gateway, offline devices (200 after the durable store)", gatewaySwift, gatewayPython))
+                """)
+            let runs = [nginxSwift, nginxPython, gatewaySwift, gatewayPython]
+            if runs.contains(where: { !$0.failures.isEmpty }) { throw ExitCode(1) }
+        }
+
+        /// The aioapns driver shipped with this executable.
+        private func aioapnsScript() throws -> String {
+            guard let url = Bundle.module.url(forResource: "Resources/aioapns-bench", withExtension: "py") else {
+                throw ValidationError("The aioapns driver (Resources/aioapns-bench.py) is missing beside the herald executable.")
+            }
+            return url.path
+        }
+
+        /// Registers the provider key (written to `keyFile`) and one token per offline device; returns the tokens.
+        private func prepareGatewayData(_ dataDirectory: HeraldDataDirectory, keyFile: URL, logger: Logger) async throws -> [String] {
+            let store = try SQLiteGatewayStore(url: dataDirectory.gatewayDatabase, logger: logger)
+            _ = try await createProviderKey(
+                keyID: Self.keyID, teamID: Self.teamID, file: keyFile, replacingFile: true, in: store)
+            var tokens: [String] = []
+            for index in 0..<devices {
+                let record = try await store.activeToken(
+                    deviceID: "bench-offline-\(index)", bundleID: Self.topic, environment: .development, at: Date())
+                tokens.append(record.token)
+            }
+            return tokens
+        }
+
+        /// Runs `herald gateway` (this executable) on free loopback ports, its output in the data directory.
+        private func startGateway(_ dataDirectory: HeraldDataDirectory) async throws -> (port: Int, process: Process) {
+            guard let executable = Bundle.main.executableURL else {
+                throw ValidationError("Cannot tell where the herald executable is.")
+            }
+            let port = try freeLoopbackPort()
+            let devicePort = try freeLoopbackPort()
+            let log = dataDirectory.url.appendingPathComponent("gateway.log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            let output = try FileHandle(forWritingTo: log)
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = [
+                "gateway", "--data-dir", dataDirectory.url.path, "--port", String(port), "--plaintext-port", "-1",
+                "--device-port", String(devicePort),
+            ]
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            try await waitUntilListening(port: port, process: process, name: "herald gateway", log: log.path)
+            return (port, process)
+        }
+
+        /// Sends `count` pushes with APNsClient, `concurrency` at a time, each timed from call to answer.
+        private func sendWithHeraldProvider(
+            _ notification: APNsNotification, port: Int, certificateAuthority: String, keyPEM: String, tokens: [String],
+            count: Int, logger: Logger
+        ) async throws -> PushRun {
+            let signer = try ProviderTokenSigner(pem: keyPEM, keyID: Self.keyID, teamID: Self.teamID)
+            let client = try APNsClient(
+                server: APNsServer(url: URL(string: "https://localhost:\(port)")!, certificateAuthorityFile: certificateAuthority),
+                authentication: .token(signer), retryPolicy: .never, logger: logger)
+            let next = TicketCounter()
+            let clock = ContinuousClock()
+            let started = clock.now
+            let outcomes = await withTaskGroup(of: ([Double], [String: Int]).self) { group in
+                for _ in 0..<min(concurrency, count) {
+                    group.addTask {
+                        var latencies: [Double] = []
+                        var failures: [String: Int] = [:]
+                        while true {
+                            let index = next.take()
+                            guard index < count else { break }
+                            let sent = clock.now
+                            do {
+                                let result = try await client.send(notification, to: tokens[index % tokens.count])
+                                if !result.isSuccess {
+                                    failures["\(result.status) \(result.reasonText ?? result.failure ?? "")", default: 0] += 1
+                                }
+                            } catch {
+                                failures["\(error)", default: 0] += 1
+                            }
+                            latencies.append((clock.now - sent).timeInterval * 1000)
+                        }
+                        return (latencies, failures)
+                    }
+                }
+                var all: ([Double], [String: Int]) = ([], [:])
+                for await (latencies, failures) in group {
+                    all.0 += latencies
+                    all.1.merge(failures, uniquingKeysWith: +)
+                }
+                return all
+            }
+            let seconds = (clock.now - started).timeInterval
+            try await client.shutdown()
+            return PushRun(
+                client: "HeraldProvider", pushes: count, seconds: seconds, latency: Percentiles(outcomes.0),
+                failures: outcomes.1)
+        }
+
+        /// Runs the aioapns driver in a Python process and reads its one line of JSON figures.
+        private func sendWithAioapns(
+            script: String, port: Int, certificateAuthority: String, keyFile: URL, tokensFile: URL, payloadFile: URL,
+            count: Int, in folder: URL
+        ) async throws -> PushRun {
+            let output = Pipe()
+            let errorLog = folder.appendingPathComponent("aioapns-\(UUID().uuidString).log")
+            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+            let status = try await runProcess(
+                "/usr/bin/env",
+                [
+                    python, script, "--host", "localhost", "--port", String(port), "--cafile", certificateAuthority,
+                    "--key-file", keyFile.path, "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic,
+                    "--tokens-file", tokensFile.path, "--payload-file", payloadFile.path, "--count", String(count),
+                    "--concurrency", String(concurrency),
+                ],
+                output: output, errors: try FileHandle(forWritingTo: errorLog))
+            let text = output.fileHandleForReading.readDataToEndOfFile()
+            guard status == 0,
+                let figures = try? JSONSerialization.jsonObject(with: text) as? [String: Any],
+                let seconds = figures["seconds"] as? Double, let statuses = figures["statuses"] as? [String: Int],
+                let p50 = figures["p50"] as? Double, let p99 = figures["p99"] as? Double
+            else {
+                let errors = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+                throw ValidationError("The aioapns driver failed (exit \(status)):\n\(String(decoding: text, as: UTF8.self))\(errors.suffix(2_000))")
+            }
+            return PushRun(
+                client: figures["library"] as? String ?? "aioapns", pushes: count, seconds: seconds,
+                latency: Percentiles(p50: p50, p99: p99, count: count), failures: statuses.filter { $0.key != "200" })
+        }
+    }
+}
+
+/// What one client measured sending one batch of pushes.
+struct PushRun {
+    var client: String
+    var pushes: Int
+    var seconds: Double
+    /// Milliseconds from sending a push to its answer.
+    var latency: Percentiles
+    /// Answers other than 200, by status and reason (or error), with their counts.
+    var failures: [String: Int]
+
+    var pushesPerSecond: Double { Double(pushes) / seconds }
+
+    var summary: String {
+        let rate = Int(pushesPerSecond.rounded()).formatted()
+        let failed = failures.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
+        return String(format: "%@ pushes/s, p50 %.2f ms, p99 %.2f ms", rate, latency.p50, latency.p99)
+            + (failures.isEmpty ? "" : ", **failed: \(failed)**")
+    }
+}
+
+/// Hands out 0, 1, 2, … to concurrent workers.
+final class TicketCounter: Sendable {
+    private let next = Atomic<Int>(0)
+
+    /// The next number.
+    func take() -> Int { next.add(1, ordering: .relaxed).oldValue }
+}
