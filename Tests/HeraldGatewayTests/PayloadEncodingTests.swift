@@ -49,4 +49,47 @@ import Testing
         notification.expiration = .immediately
         #expect(notification.headers.contains { $0 == ("apns-expiration", "0") })
     }
+
+    @Test("A1: Apple's sample request — apns-id, push type, expiration 0, priority 10, topic — read back by the gateway's parser")
+    func applesSampleRequest() throws {
+        var notification = APNsNotification.alert(bundleID: "com.example.MyApp", payload: APNsPayload(alert: .text("Hello")))
+        notification.apnsID = UUID(uuidString: "eabeae54-14a8-11e5-b60b-1697f925ec7b")
+        notification.expiration = .immediately
+        notification.priority = .immediate
+        let sent = Dictionary(uniqueKeysWithValues: notification.headers.map { ($0.name, $0.value) })
+        #expect(sent == [
+            "apns-id": "eabeae54-14a8-11e5-b60b-1697f925ec7b", "apns-push-type": "alert", "apns-expiration": "0",
+            "apns-priority": "10", "apns-topic": "com.example.MyApp",
+        ])
+        #expect(String(decoding: notification.payload, as: UTF8.self) == #"{"aps":{"alert":"Hello"}}"#)
+        let parsed = try APNsRequestHeaders.parse(notification.headers).get()
+        #expect(parsed.apnsID == "eabeae54-14a8-11e5-b60b-1697f925ec7b")
+        #expect(parsed.pushType == .alert && parsed.priority == .immediate && parsed.topic == "com.example.MyApp")
+    }
+
+    @Test("P-01…P-11: each builder's push type, topic suffix and priority as Apple's table gives them")
+    func pushTypeHeaders() {
+        let bundle = "com.example.app"
+        let cases: [(APNsNotification, String, String, String?)] = [
+            (.alert(bundleID: bundle, payload: APNsPayload(alert: .text("x"))), "alert", bundle, nil),
+            (.background(bundleID: bundle), "background", bundle, "5"),
+            (.complication(bundleID: bundle), "complication", bundle + ".complication", nil),
+            (.controls(bundleID: bundle), "controls", bundle + ".push-type.controls", nil),
+            (.fileProvider(bundleID: bundle), "fileprovider", bundle + ".pushkit.fileprovider", nil),
+            // Pushes that must reach the device at once say so: location (P-07: 10 for an immediate answer), and
+            // mdm, push-to-talk and VoIP, where Apple states no rule and a delayed push is useless.
+            (.location(bundleID: bundle), "location", bundle + ".location-query", "10"),
+            (.mdm(topic: "com.apple.mgmt.External.18a16429", pushMagic: "magic"), "mdm", "com.apple.mgmt.External.18a16429", "10"),
+            (.pushToTalk(bundleID: bundle), "pushtotalk", bundle + ".voip-ptt", "10"),
+            (.voip(bundleID: bundle), "voip", bundle + ".voip", "10"),
+            (.widgets(bundleID: bundle), "widgets", bundle + ".push-type.widgets", nil),
+        ]
+        for (notification, pushType, topic, priority) in cases {
+            let headers = Dictionary(uniqueKeysWithValues: notification.headers.map { ($0.name, $0.value) })
+            #expect(headers["apns-push-type"] == pushType)
+            #expect(headers["apns-topic"] == topic, "\(pushType)")
+            #expect(headers["apns-priority"] == priority, "\(pushType)")
+            #expect((try? notification.validate()) != nil, "\(pushType)")
+        }
+    }
 }
