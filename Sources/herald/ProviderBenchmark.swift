@@ -14,8 +14,8 @@ extension HeraldCommand.Bench {
             discussion: """
                 Starts `herald gateway` as its own process in a temporary data directory with a provider key and \
                 --devices tokens of devices that are not connected (each push is answered 200 once it is durably \
-                stored), and nginx answering 200 with the request's apns-id over the same TLS and HTTP/2 — a server \
-                far faster than either client, so that run measures the clients alone. Each client then sends \
+                stored), and nginx reading each request and answering 200 with its apns-id over the same TLS and \
+                HTTP/2 — a server far faster than either client, so that run measures the clients alone. Each client then sends \
                 --pushes alert notifications with a JWT, --concurrency at a time, round robin over the tokens: \
                 HeraldProvider's APNsClient in this process, aioapns 4.0 in a Python process (pip install \
                 aioapns==4.0). Reports pushes/s and p50/p99 latency per push, and the ratio. Build with -c release.
