@@ -35,10 +35,8 @@ extension HeraldCommand.Bench {
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
         func validate() throws {
-            for (name, path) in [("h2load", h2load), ("nginx", nginx)] where !FileManager.default.isExecutableFile(atPath: path) {
-                throw ValidationError(
-                    "\(name) not found at \(path). Install it (apt-get install -y nghttp2-client nginx) or pass --\(name) PATH.")
-            }
+            try requireExecutable(h2load, option: "h2load", package: "nghttp2-client")
+            try requireExecutable(nginx, option: "nginx", package: "nginx")
             guard requests > 0, clients > 0, streams > 0, devices > 0 else {
                 throw ValidationError("--requests, --clients, --streams and --devices must be positive.")
             }
@@ -47,27 +45,24 @@ extension HeraldCommand.Bench {
         func run() async throws {
             var logger = Logger(label: "herald.bench")
             logger.logLevel = .error
-            let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
-                .appendingPathComponent("herald-bench-\(UUID().uuidString)", isDirectory: true)
-            let dataDirectory = HeraldDataDirectory(url: folder)
-            try dataDirectory.create()
-            defer { try? FileManager.default.removeItem(at: folder) }
+            let workspace = try BenchmarkWorkspace(in: directory)
+            defer { workspace.remove() }
+            let folder = workspace.folder
 
-            let store = try SQLiteGatewayStore(url: dataDirectory.gatewayDatabase, logger: logger)
+            let store = try SQLiteGatewayStore(url: workspace.dataDirectory.gatewayDatabase, logger: logger)
             let gateway = try HeraldGateway(
                 configuration: GatewayConfiguration(providerListeners: [.init(port: 0, usesTLS: true)], devicePort: 0),
-                store: store, dataDirectory: dataDirectory, logger: logger)
-            let keyFile = folder.appendingPathComponent("AuthKey_BENCHKEY01.p8")
-            _ = try await createProviderKey(
-                keyID: "BENCHKEY01", teamID: "BENCHTEAM1", file: keyFile, replacingFile: true, in: store)
-            let privateKey = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: keyFile, encoding: .utf8))
-            let jwt = try ProviderToken.sign(keyID: "BENCHKEY01", teamID: "BENCHTEAM1", issuedAt: Date(), privateKey: privateKey)
+                store: store, dataDirectory: workspace.dataDirectory, logger: logger)
+            try await workspace.registerProviderKey(in: store)
+            let privateKey = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: workspace.keyFile, encoding: .utf8))
+            let jwt = try ProviderToken.sign(
+                keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID, issuedAt: Date(), privateKey: privateKey)
             let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [], logger: logger)
             let gatewayTask = Task { try await group.run() }
             let ports = await gateway.ports()
             guard let authority = gateway.certificateAuthority else { throw ValidationError("The gateway made no certificate.") }
 
-            let topic = "com.example.bench"
+            let topic = BenchmarkWorkspace.topic
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authority.certificateURL.path))
             var online: [DeviceChannelClient] = []
@@ -84,12 +79,7 @@ extension HeraldCommand.Bench {
                     for await push in client.pushes { try? await client.acknowledge(push) }
                 }
             }
-            var offlineTokens: [String] = []
-            for index in 0..<devices {
-                let record = try await store.activeToken(
-                    deviceID: "bench-offline-\(index)", bundleID: topic, environment: .development, at: Date())
-                offlineTokens.append(record.token)
-            }
+            let offlineTokens = try await workspace.offlineTokens(devices, in: store)
 
             let payload = folder.appendingPathComponent("payload.json")
             try Data(#"{"aps":{"alert":{"title":"Benchmark","body":"A small alert from h2load"},"badge":1,"sound":"default"}}"#.utf8)

@@ -29,14 +29,8 @@ extension HeraldCommand.Bench {
         @Option(help: "The nginx executable.") var nginx = "/usr/sbin/nginx"
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
-        static let keyID = "BENCHKEY01"
-        static let teamID = "BENCHTEAM1"
-        static let topic = "com.example.bench"
-
         func validate() throws {
-            guard FileManager.default.isExecutableFile(atPath: nginx) else {
-                throw ValidationError("nginx not found at \(nginx). Install it (apt-get install -y nginx) or pass --nginx PATH.")
-            }
+            try requireExecutable(nginx, option: "nginx", package: "nginx")
             guard pushes > 0, concurrency > 0, devices > 0 else {
                 throw ValidationError("--pushes, --concurrency and --devices must be positive.")
             }
@@ -49,14 +43,17 @@ extension HeraldCommand.Bench {
             guard try await runProcess("/usr/bin/env", [python, "-c", "import aioapns"]) == 0 else {
                 throw ValidationError("\(python) cannot import aioapns. Install it: \(python) -m pip install aioapns==4.0")
             }
-            let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
-                .appendingPathComponent("herald-bench-\(UUID().uuidString)", isDirectory: true)
-            let dataDirectory = HeraldDataDirectory(url: folder)
-            try dataDirectory.create()
-            defer { try? FileManager.default.removeItem(at: folder) }
-
-            let keyFile = folder.appendingPathComponent("AuthKey_\(Self.keyID).p8")
-            let tokens = try await prepareGatewayData(dataDirectory, keyFile: keyFile, logger: logger)
+            let workspace = try BenchmarkWorkspace(in: directory)
+            defer { workspace.remove() }
+            let folder = workspace.folder
+            let dataDirectory = workspace.dataDirectory
+            let keyFile = workspace.keyFile
+            let tokens: [String]
+            do {
+                let store = try SQLiteGatewayStore(url: dataDirectory.gatewayDatabase, logger: logger)
+                try await workspace.registerProviderKey(in: store)
+                tokens = try await workspace.offlineTokens(devices, in: store)
+            }
             let (authority, _) = try DevelopmentCertificateAuthority.loadOrCreate(in: dataDirectory.tlsDirectory)
             let (gatewayPort, gatewayProcess) = try await startGateway(dataDirectory)
             defer { gatewayProcess.terminate() }
@@ -65,7 +62,7 @@ extension HeraldCommand.Bench {
             defer { nginxProcess.terminate() }
 
             let notification = APNsNotification.alert(
-                bundleID: Self.topic,
+                bundleID: BenchmarkWorkspace.topic,
                 payload: APNsPayload(
                     alert: .fields(.init(title: "Benchmark", body: "A small alert from herald bench provider")), badge: 1,
                     sound: .named("default")))
@@ -121,20 +118,6 @@ extension HeraldCommand.Bench {
             return url.path
         }
 
-        /// Registers the provider key (written to `keyFile`) and one token per offline device; returns the tokens.
-        private func prepareGatewayData(_ dataDirectory: HeraldDataDirectory, keyFile: URL, logger: Logger) async throws -> [String] {
-            let store = try SQLiteGatewayStore(url: dataDirectory.gatewayDatabase, logger: logger)
-            _ = try await createProviderKey(
-                keyID: Self.keyID, teamID: Self.teamID, file: keyFile, replacingFile: true, in: store)
-            var tokens: [String] = []
-            for index in 0..<devices {
-                let record = try await store.activeToken(
-                    deviceID: "bench-offline-\(index)", bundleID: Self.topic, environment: .development, at: Date())
-                tokens.append(record.token)
-            }
-            return tokens
-        }
-
         /// Runs `herald gateway` (this executable) on free loopback ports, its output in the data directory.
         private func startGateway(_ dataDirectory: HeraldDataDirectory) async throws -> (port: Int, process: Process) {
             guard let executable = Bundle.main.executableURL else {
@@ -163,7 +146,7 @@ extension HeraldCommand.Bench {
             _ notification: APNsNotification, port: Int, certificateAuthority: String, keyPEM: String, tokens: [String],
             count: Int, logger: Logger
         ) async throws -> PushRun {
-            let signer = try ProviderTokenSigner(pem: keyPEM, keyID: Self.keyID, teamID: Self.teamID)
+            let signer = try ProviderTokenSigner(pem: keyPEM, keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID)
             let client = try APNsClient(
                 server: APNsServer(url: URL(string: "https://localhost:\(port)")!, certificateAuthorityFile: certificateAuthority),
                 authentication: .token(signer), retryPolicy: .never, logger: logger)
@@ -218,7 +201,8 @@ extension HeraldCommand.Bench {
                 "/usr/bin/env",
                 [
                     python, script, "--host", "localhost", "--port", String(port), "--cafile", certificateAuthority,
-                    "--key-file", keyFile.path, "--key-id", Self.keyID, "--team-id", Self.teamID, "--topic", Self.topic,
+                    "--key-file", keyFile.path, "--key-id", BenchmarkWorkspace.keyID, "--team-id", BenchmarkWorkspace.teamID,
+                    "--topic", BenchmarkWorkspace.topic,
                     "--tokens-file", tokensFile.path, "--payload-file", payloadFile.path, "--count", String(count),
                     "--concurrency", String(concurrency),
                 ],
