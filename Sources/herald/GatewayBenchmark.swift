@@ -87,6 +87,7 @@ extension HeraldCommand.Bench {
             let (nginxPort, nginxProcess) = try await NginxReference(executable: nginx).start(in: folder, authority: authority)
             defer { nginxProcess.terminate() }
             let (frameworkPort, frameworkServer) = try await startFrameworkReference(authority: authority, logger: logger)
+            let (nioPort, nioServer) = try await NIOHTTP2Reference().start(authority: authority)
 
             let load = H2Load(
                 executable: h2load, requests: requests, clients: clients, streams: streams, payload: payload,
@@ -98,12 +99,15 @@ extension HeraldCommand.Bench {
             _ = try await load.run(urls: urls(port: ports.provider[0], tokens: onlineTokens), count: min(requests, 5_000), in: folder)
 
             _ = try await load.run(urls: urls(port: frameworkPort, tokens: onlineTokens), count: min(requests, 5_000), in: folder)
+            _ = try await load.run(urls: urls(port: nioPort, tokens: onlineTokens), count: min(requests, 5_000), in: folder)
             let reference = try await load.run(urls: urls(port: nginxPort, tokens: onlineTokens), in: folder)
+            let nio = try await load.run(urls: urls(port: nioPort, tokens: onlineTokens), in: folder)
             let framework = try await load.run(urls: urls(port: frameworkPort, tokens: onlineTokens), in: folder)
             let onlineRun = try await load.run(urls: urls(port: ports.provider[0], tokens: onlineTokens), in: folder)
             let offlineRun = try await load.run(urls: urls(port: ports.provider[0], tokens: offlineTokens), in: folder)
             let referenceAgain = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), in: folder)
             frameworkServer.cancel()
+            try? await nioServer.close()
             _ = await frameworkServer.result
             await gateway.flushDeliveryLog()
             let stored = try await store.storedNotifications(deviceID: "bench-offline-0").count
@@ -118,6 +122,7 @@ extension HeraldCommand.Bench {
                 |---|---|---|---|
                 \(row("online devices (200 after the device's ack)", onlineRun, reference))
                 \(row("offline devices (200 after the durable store)", offlineRun, referenceAgain))
+                \(row("reference: SwiftNIO HTTP/2 alone, empty 200, same TLS", nio, reference))
                 \(row("reference: Hummingbird 2 alone, empty 200, same TLS and HTTP/2", framework, reference))
 
                 nginx before: \(reference.summary); after: \(referenceAgain.summary)
@@ -128,7 +133,7 @@ extension HeraldCommand.Bench {
             for client in online { await client.close() }
             await group.triggerGracefulShutdown()
             _ = await gatewayTask.result
-            let failures = [reference, framework, onlineRun, offlineRun, referenceAgain].reduce(0) { $0 + $1.failed }
+            let failures = [reference, nio, framework, onlineRun, offlineRun, referenceAgain].reduce(0) { $0 + $1.failed }
             if failures > 0 { throw ExitCode(1) }
         }
 

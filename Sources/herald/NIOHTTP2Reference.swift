@@ -1,0 +1,56 @@
+import Foundation
+import HeraldGateway
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+/// SwiftNIO's HTTP/2 alone answering 200 after reading each request, over TLS with the gateway's certificate:
+/// the floor under any Swift server on this stack, between nginx and Hummingbird in the gateway benchmark.
+struct NIOHTTP2Reference {
+    /// Starts the server on a free loopback port; close the returned channel to stop it.
+    func start(authority: DevelopmentCertificateAuthority) async throws -> (port: Int, channel: any Channel) {
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(authority.serverCertificateURL.path).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: authority.serverPrivateKeyURL.path, format: .pem)))
+        tls.applicationProtocols = ["h2"]
+        let context = try NIOSSLContext(configuration: tls)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+                        mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
+                    ) { stream in
+                        stream.eventLoop.makeCompletedFuture {
+                            try stream.pipeline.syncOperations.addHandler(EmptyOKHandler())
+                        }
+                    }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return (channel.localAddress?.port ?? 0, channel)
+    }
+
+    /// Reads one request's frames and answers a bare 200 in one HEADERS frame.
+    final class EmptyOKHandler: ChannelInboundHandler {
+        typealias InboundIn = HTTP2Frame.FramePayload
+        typealias OutboundOut = HTTP2Frame.FramePayload
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let ended: Bool
+            switch unwrapInboundIn(data) {
+            case .headers(let headers): ended = headers.endStream
+            case .data(let data): ended = data.endStream
+            default: ended = false
+            }
+            guard ended else { return }
+            let headers = HPACKHeaders([(":status", "200"), ("apns-id", UUID().uuidString.lowercased())])
+            context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: nil)
+        }
+    }
+}
