@@ -44,6 +44,13 @@ public struct GatewayConfiguration: Sendable {
     /// How many pushes one device token takes per window before the gateway answers 429 `TooManyRequests`
     /// (apns-spec §2; Apple publishes no threshold). `nil`, the default, never answers it.
     public var perTokenRateLimit: RateLimit?
+    /// How many concurrent streams a provider connection may open once it has authenticated (H-22: Apple's
+    /// production value in 2021 was 1,000). Until then a token-authenticated connection gets one (H-05, H-23).
+    public var maximumConcurrentStreams: Int
+    /// How long a provider connection with no open stream may go without a frame before the gateway closes it
+    /// with GOAWAY `IdleTimeout`. Apple publishes no figure and advises clients to PING after an hour of quiet
+    /// (H-10); Herald waits two hours, and any frame, a PING too, counts as activity.
+    public var providerIdleTimeout: Duration
 
     /// At most `count` requests per `window`.
     public struct RateLimit: Sendable, Hashable {
@@ -69,7 +76,9 @@ public struct GatewayConfiguration: Sendable {
         acknowledgementTimeout: Duration = .seconds(10),
         defaultStorageLifetime: Duration = .seconds(30 * 24 * 3600),
         deliveryLogRetention: Duration = .seconds(7 * 24 * 3600),
-        providerTokenRefreshInterval: Duration = .seconds(20 * 60)
+        providerTokenRefreshInterval: Duration = .seconds(20 * 60),
+        maximumConcurrentStreams: Int = 1000,
+        providerIdleTimeout: Duration = .seconds(2 * 3600)
     ) {
         self.providerListeners = providerListeners
         self.deviceHost = deviceHost
@@ -80,6 +89,8 @@ public struct GatewayConfiguration: Sendable {
         self.defaultStorageLifetime = defaultStorageLifetime
         self.deliveryLogRetention = deliveryLogRetention
         self.providerTokenRefreshInterval = providerTokenRefreshInterval
+        self.maximumConcurrentStreams = maximumConcurrentStreams
+        self.providerIdleTimeout = providerIdleTimeout
     }
 }
 

@@ -99,6 +99,9 @@ public final class HeraldGateway: Service, Sendable {
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
         tls.applicationProtocols = protocols
+        // Closing a connection waits for the client's close_notify this long at most (NIOSSL's default is 5 s,
+        // which held graceful shutdown up whenever a client had already gone).
+        tls.shutdownTimeout = .seconds(1)
         if let ca = identity.clientCertificateAuthority {
             // §3.2: a client certificate is optional (token auth otherwise) but must chain to the CA if presented.
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca.path))
@@ -148,7 +151,7 @@ public final class HeraldGateway: Service, Sendable {
     public func run() async throws {
         var applications: [any Service] = []
         let responder = ProviderAPIResponder(
-            store: store, keyring: keyring, connections: connections, dispatcher: dispatcher, metrics: metrics,
+            store: store, keyring: keyring, dispatcher: dispatcher, metrics: metrics,
             clock: clock, configuration: configuration,
             rateLimiter: configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:)), isShuttingDown: { [weak self] in self?.shuttingDown.withLock { $0 } ?? true })
         for (index, listener) in configuration.providerListeners.enumerated() {
@@ -157,11 +160,12 @@ public final class HeraldGateway: Service, Sendable {
             let environment = listener.environment
             let server = HTTPServerBuilder { handler in
                 ProviderChannel(
-                    responder: handler, sslContext: sslContext, environment: environment, connections: connections)
+                    http1Responder: handler, responder: responder, sslContext: sslContext, environment: environment,
+                    connections: connections)
             }
             applications.append(
                 Application(
-                    responder: responder, server: server,
+                    responder: ProviderHTTP1Responder(responder: responder, connections: connections), server: server,
                     configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
                     onServerRunning: { [weak self] channel in
                         self?.bound(provider: index, port: channel.localAddress?.port ?? listener.port)

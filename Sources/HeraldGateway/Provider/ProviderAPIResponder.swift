@@ -1,7 +1,5 @@
 import Foundation
-import HTTPTypes
 import HeraldCore
-import Hummingbird
 import Logging
 import NIOCore
 import NIOSSL
@@ -15,12 +13,9 @@ import X509
 /// Checks run in this order, the first failure deciding the answer (Apple gives no order; this one never tells
 /// an unauthenticated client whether a token exists): method, path, header syntax, authentication, payload,
 /// topic and push type, device token.
-struct ProviderAPIResponder: HTTPResponder {
-    typealias Context = ProviderRequestContext
-
+struct ProviderAPIResponder: Sendable {
     let store: any GatewayStore
     let keyring: ProviderKeyring
-    let connections: ProviderConnectionRegistry
     let dispatcher: PushDispatcher
     let metrics: GatewayMetrics
     let clock: any HeraldClock
@@ -30,51 +25,59 @@ struct ProviderAPIResponder: HTTPResponder {
     /// Set when the gateway shuts down: new requests get 503 `Shutdown`.
     let isShuttingDown: @Sendable () -> Bool
 
+    /// The largest body any push type may have; longer bodies are PayloadTooLarge whatever their type.
     static let largestPayload = APNsPushType.voip.maximumPayloadSize
 
-    func respond(to request: Request, context: Context) async throws -> Response {
-        let fields = request.headers.map { (name: $0.name.canonicalName, value: $0.value) }
+    /// Checks one request and, when it is accepted, hands the notification to the dispatcher.
+    /// - Parameters:
+    ///   - request: The request, its body read.
+    ///   - connection: The state of the connection it came on.
+    ///   - channel: The connection's channel (for its client certificate).
+    ///   - logger: Where to log.
+    func answer(
+        _ request: ProviderRequest, connection: ProviderConnection, channel: any Channel, logger: Logger
+    ) async -> ProviderAnswer {
+        let fields = request.fields
         let suppliedID = fields.first { $0.name == "apns-id" }.map(\.value)
         let echoID = suppliedID.flatMap { APNsRequestHeaders.isCanonicalUUID($0) ? $0.lowercased() : nil }
 
         // S-01: POST only.
-        guard request.method == .post else {
-            return refuse(APNsRefusal(.methodNotAllowed, apnsID: echoID), context: context)
+        guard request.method == "POST" else {
+            return refuse(APNsRefusal(.methodNotAllowed, apnsID: echoID), logger: logger)
         }
         // S-02: the path.
-        let path = request.uri.path
+        let path = request.path
         let prefix = "/3/device"
         guard path == prefix || path.hasPrefix(prefix + "/") else {
-            return refuse(APNsRefusal(.badPath, apnsID: echoID), context: context)
+            return refuse(APNsRefusal(.badPath, apnsID: echoID), logger: logger)
         }
         let tokenText = path.dropFirst(prefix.count).drop { $0 == "/" }
         guard !tokenText.isEmpty else {
-            return refuse(APNsRefusal(.missingDeviceToken, apnsID: echoID), context: context)
+            return refuse(APNsRefusal(.missingDeviceToken, apnsID: echoID), logger: logger)
         }
-        guard !tokenText.contains("/") else { return refuse(APNsRefusal(.badPath, apnsID: echoID), context: context) }
+        guard !tokenText.contains("/") else { return refuse(APNsRefusal(.badPath, apnsID: echoID), logger: logger) }
         guard let deviceToken = DeviceToken(hex: tokenText) else {
-            return refuse(APNsRefusal(.badDeviceToken, apnsID: echoID), context: context)
+            return refuse(APNsRefusal(.badDeviceToken, apnsID: echoID), logger: logger)
         }
-        if isShuttingDown() { return refuse(APNsRefusal(.shutdown, apnsID: echoID), context: context) }
+        if isShuttingDown() { return refuse(APNsRefusal(.shutdown, apnsID: echoID), logger: logger) }
 
         // S-03…S-10: header syntax.
         let headers: APNsRequestHeaders
         switch APNsRequestHeaders.parse(fields) {
         case .success(let parsed): headers = parsed
-        case .failure(let refusal): return refuse(refusal, context: context)
+        case .failure(let refusal): return refuse(refusal, logger: logger)
         }
         let apnsID = headers.apnsID ?? UUID().uuidString.lowercased()
-        func fail(_ reason: APNsReason, timestamp: Date? = nil) -> Response {
-            self.refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: timestamp), context: context)
-        }
-
-        guard let (connectionChannel, connection) = context.connectionChannel(in: connections) else {
-            return fail(.internalServerError)
+        var authenticated = false
+        func fail(_ reason: APNsReason, timestamp: Date? = nil) -> ProviderAnswer {
+            var answer = self.refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: timestamp), logger: logger)
+            answer.authenticated = authenticated
+            return answer
         }
         let now = clock.now
 
         // §3: authentication.
-        let identity = await identify(connection, channel: connectionChannel)
+        let identity = await identify(connection, channel: channel)
         var allowedTopics: [String] = []
         var certificateTopics: [String]?
         switch identity {
@@ -85,28 +88,16 @@ struct ProviderAPIResponder: HTTPResponder {
             certificateTopics = topics
         case .token, .unknown:
             switch await authenticate(headers.bearerToken, connection: connection, now: now) {
-            case .success(let topics): allowedTopics = topics
+            case .success(let topics):
+                allowedTopics = topics
+                authenticated = true
             case .failure(let reason): return fail(reason)
             }
         }
 
         // S-11: the payload.
-        var payload = ByteBuffer()
-        var tooLarge = false
-        do {
-            for try await chunk in request.body {
-                if payload.readableBytes + chunk.readableBytes > Self.largestPayload {
-                    tooLarge = true
-                    // Keep reading (and dropping) so the stream ends cleanly; the size is already decided.
-                    continue
-                }
-                var chunk = chunk
-                payload.writeBuffer(&chunk)
-            }
-        } catch {
-            return fail(.internalServerError)
-        }
-        if tooLarge { return fail(.payloadTooLarge) }
+        if request.payloadTooLarge { return fail(.payloadTooLarge) }
+        let payload = request.payload
         guard payload.readableBytes > 0 else { return fail(.payloadEmpty) }
         let payloadData = Data(payload.readableBytesView)
         // I-04: any JSON object is a payload (Apple is silent on objects without `aps`); other bodies are not.
@@ -150,7 +141,7 @@ struct ProviderAPIResponder: HTTPResponder {
         do {
             record = try await store.token(deviceToken.hex)
         } catch {
-            context.logger.error("Token lookup failed", metadata: ["error": "\(error)"])
+            logger.error("Token lookup failed", metadata: ["error": "\(error)"])
             return fail(.internalServerError)
         }
         // D-11: a token of the other environment is a bad token here.
@@ -166,22 +157,21 @@ struct ProviderAPIResponder: HTTPResponder {
         do {
             try await dispatcher.dispatch(accepted)
         } catch {
-            context.logger.error(
+            logger.error(
                 "Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
             return fail(.internalServerError)
         }
         metrics.recordResponse(status: 200, reason: nil)
-        context.logger.debug(
+        logger.debug(
             "Accepted notification",
             metadata: [
                 "apns.id": "\(apnsID)", "apns.unique_id": "\(uniqueID)", "apns.topic": "\(topic)",
                 "apns.push_type": "\(pushType.rawValue)",
             ])
-        var responseHeaders = HTTPFields()
-        responseHeaders[.apnsID] = apnsID
+        var responseFields = [(name: "apns-id", value: apnsID)]
         // R-03: apns-unique-id only in the development environment.
-        if connection.environment == .development { responseHeaders[.apnsUniqueID] = uniqueID }
-        return Response(status: .ok, headers: responseHeaders)
+        if connection.environment == .development { responseFields.append((name: "apns-unique-id", value: uniqueID)) }
+        return ProviderAnswer(status: 200, fields: responseFields, body: ByteBuffer(), authenticated: true)
     }
 
     /// Token authentication (§3.1); returns the key's topic list (empty: every topic of the team).
@@ -283,21 +273,18 @@ struct ProviderAPIResponder: HTTPResponder {
     }
 
     /// An error answer: status, `apns-id`, JSON `{"reason"}` body (R-04, I-05).
-    private func refuse(_ refusal: APNsRefusal, context: Context) -> Response {
+    private func refuse(_ refusal: APNsRefusal, logger: Logger) -> ProviderAnswer {
         metrics.recordResponse(status: refusal.reason.status, reason: refusal.reason.reason)
-        context.logger.debug(
+        logger.debug(
             "Refused notification", metadata: ["apns.reason": "\(refusal.reason.reason)", "apns.id": "\(refusal.apnsID ?? "")"])
-        var headers = HTTPFields()
-        headers[.apnsID] = refusal.apnsID ?? UUID().uuidString.lowercased()
-        headers[.contentType] = "application/json"
         let body = ByteBuffer(string: refusal.body)
-        headers[.contentLength] = "\(body.readableBytes)"
-        return Response(
-            status: HTTPResponse.Status(code: refusal.reason.status), headers: headers, body: .init(byteBuffer: body))
+        return ProviderAnswer(
+            status: refusal.reason.status,
+            fields: [
+                (name: "apns-id", value: refusal.apnsID ?? UUID().uuidString.lowercased()),
+                (name: "content-type", value: "application/json"),
+                (name: "content-length", value: String(body.readableBytes)),
+            ],
+            body: body, authenticated: false)
     }
-}
-
-extension HTTPField.Name {
-    static let apnsID = HTTPField.Name("apns-id")!
-    static let apnsUniqueID = HTTPField.Name("apns-unique-id")!
 }

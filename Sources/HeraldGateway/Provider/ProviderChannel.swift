@@ -1,16 +1,22 @@
 import HeraldCore
 import HummingbirdCore
-import HummingbirdHTTP2
+import NIOHTTP2
 import Logging
 import NIOCore
 import NIOSSL
+import NIOTLS
 
 /// One provider connection's pipeline: HTTP/2 over TLS (ALPN `h2` only, or prior knowledge; H-03/H-04), or on the
 /// plaintext listener h2c with prior knowledge or HTTP/1.1, told apart by the HTTP/2 connection preface.
+///
+/// HTTP/2 is served straight on SwiftNIO's HTTP/2 handler — ``ProviderStreamHandler`` per stream,
+/// ``ProviderConnectionManager`` for the connection — so the gateway controls what APNs controls: the stream limit
+/// before and after authentication, the SETTINGS it starts with, and GOAWAY with a JSON reason. HTTP/1.1 goes
+/// through Hummingbird.
 struct ProviderChannel: ServerChildChannel {
     enum Negotiated: Sendable {
         case http1(HTTP1Channel.Value)
-        case http2(HTTP2Channel.Value)
+        case http2
     }
 
     struct Value: ServerChildChannelValue {
@@ -19,25 +25,18 @@ struct ProviderChannel: ServerChildChannel {
     }
 
     let http1: HTTP1Channel
-    let http2: HTTP2Channel
+    let responder: ProviderAPIResponder
     let sslContext: NIOSSLContext?
     let environment: APNsEnvironment
     let connections: ProviderConnectionRegistry
 
     init(
-        responder: @escaping HTTPChannelHandler.Responder, sslContext: NIOSSLContext?, environment: APNsEnvironment,
-        connections: ProviderConnectionRegistry
+        http1Responder: @escaping HTTPChannelHandler.Responder, responder: ProviderAPIResponder,
+        sslContext: NIOSSLContext?, environment: APNsEnvironment, connections: ProviderConnectionRegistry
     ) {
-        // A request that stalls half-way (slow or stuck client) is dropped after a minute; an HTTP/2 connection
-        // may idle for hours (Apple's advice, H-10), and a graceful shutdown waits at most 10 s for its streams.
-        // Each HTTP/2 response ends on its last frame, as APNs frames it (ResponseFrameCoalescer).
-        self.http1 = HTTP1Channel(responder: responder, configuration: .init(idleTimeout: .seconds(60)))
-        self.http2 = HTTP2Channel(
-            responder: responder,
-            configuration: .init(
-                gracefulCloseTimeout: .seconds(10),
-                streamConfiguration: .init(
-                    additionalChannelHandlers: [ResponseFrameCoalescer.Installer()], idleTimeout: .seconds(60))))
+        // An HTTP/1.1 request that stalls half-way (slow or stuck client) is dropped after a minute.
+        self.http1 = HTTP1Channel(responder: http1Responder, configuration: .init(idleTimeout: .seconds(60)))
+        self.responder = responder
         self.sslContext = sslContext
         self.environment = environment
         self.connections = connections
@@ -45,43 +44,103 @@ struct ProviderChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let id = ObjectIdentifier(channel)
-        connections.register(ProviderConnection(usesTLS: sslContext != nil, environment: environment), for: id)
+        let connection = ProviderConnection(usesTLS: sslContext != nil, environment: environment)
+        connections.register(connection, for: id)
         let connections = self.connections
         channel.closeFuture.whenComplete { _ in connections.remove(id) }
+        let negotiated = channel.eventLoop.makePromise(of: Negotiated.self)
+        channel.closeFuture.whenComplete { _ in negotiated.fail(ChannelError.ioOnClosedChannel) }
+        let configureHTTP2 = { @Sendable (hasClientCertificate: Bool) throws -> Void in
+            try self.configureHTTP2(
+                on: channel, connection: connection, hasClientCertificate: hasClientCertificate, logger: logger)
+            negotiated.succeed(.http2)
+        }
         if let sslContext {
-            do {
+            return channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
-            } catch {
-                return channel.eventLoop.makeFailedFuture(error)
-            }
-            return http2.setup(channel: channel, logger: logger).map { value in
-                Value(channel: channel, negotiated: channel.eventLoop.makeSucceededFuture(.http2(value)))
+                try channel.pipeline.syncOperations.addHandler(TLSHandshakeWaiter(configure: configureHTTP2))
+                return Value(channel: channel, negotiated: negotiated.futureResult)
             }
         }
-        let negotiated = channel.eventLoop.makePromise(of: Negotiated.self)
         let http1 = self.http1
-        let http2 = self.http2
         let sniffer = HTTPVersionSniffer { isHTTP2 in
             if isHTTP2 {
-                return http2.setup(channel: channel, logger: logger).map { negotiated.succeed(.http2($0)) }
+                return channel.eventLoop.makeCompletedFuture { try configureHTTP2(false) }
             }
             return http1.setup(channel: channel, logger: logger).map { negotiated.succeed(.http1($0)) }
         }
-        channel.closeFuture.whenComplete { _ in negotiated.fail(ChannelError.ioOnClosedChannel) }
         return channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.addHandler(sniffer)
             return Value(channel: channel, negotiated: negotiated.futureResult)
         }
     }
 
+    /// Adds HTTP/2 to a connection's pipeline: one stream until a valid provider token unless the client
+    /// presented a certificate (H-05, H-23), Apple's other settings (H-22), GOAWAY handling.
+    private func configureHTTP2(
+        on channel: any Channel, connection: ProviderConnection, hasClientCertificate: Bool, logger: Logger
+    ) throws {
+        let configuration = responder.configuration
+        if hasClientCertificate { _ = connection.liftStreamLimit() }
+        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+        connectionConfiguration.initialSettings = ProviderConnectionManager.initialSettings(
+            maximumConcurrentStreams: hasClientCertificate ? configuration.maximumConcurrentStreams : 1)
+        let responder = self.responder
+        let manager = ProviderConnectionManager(
+            maximumConcurrentStreams: configuration.maximumConcurrentStreams,
+            idleTimeout: TimeAmount(configuration.providerIdleTimeout), gracefulCloseTimeout: .seconds(10))
+        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init(),
+            streamDelegate: ProviderConnectionManager.StreamDelegate(
+                manager: NIOLoopBound(manager, eventLoop: channel.eventLoop))
+        ) { stream in
+            stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(
+                    ProviderStreamHandler(
+                        responder: responder, connection: connection, connectionChannel: channel, logger: logger))
+            }
+        }
+        try channel.pipeline.syncOperations.addHandler(manager)
+    }
+
     func handle(value: Value, logger: Logger) async {
         do {
             switch try await value.negotiated.get() {
             case .http1(let connection): await http1.handle(value: connection, logger: logger)
-            case .http2(let connection): await http2.handle(value: connection, logger: logger)
+            case .http2: try await value.channel.closeFuture.get()
             }
         } catch {
-            logger.debug("Provider connection closed before it chose a protocol", metadata: ["error": "\(error)"])
+            logger.debug("Provider connection closed", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Waits for a provider connection's TLS handshake, then configures HTTP/2 knowing whether the client presented a
+/// certificate; steps aside afterwards. Closes connections that are still shaking hands when the gateway shuts down.
+final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let configure: (Bool) throws -> Void
+
+    init(configure: @escaping (Bool) throws -> Void) {
+        self.configure = configure
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case TLSUserEvent.handshakeCompleted:
+            let certificate = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
+            do {
+                try configure(certificate != nil)
+                context.fireUserInboundEventTriggered(event)
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            } catch {
+                context.close(promise: nil)
+            }
+        case is ChannelShouldQuiesceEvent, ChannelEvent.inputClosed:
+            context.close(promise: nil)
+        default:
+            context.fireUserInboundEventTriggered(event)
         }
     }
 }
@@ -114,8 +173,9 @@ final class HTTPVersionSniffer: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        // The client closed its side before saying which protocol it speaks: nothing more will come.
-        if !decided, let event = event as? ChannelEvent, event == .inputClosed {
+        // The client closed its side before saying which protocol it speaks: nothing more will come. Or the
+        // gateway shuts down before it did.
+        if !decided, (event as? ChannelEvent) == .inputClosed || event is ChannelShouldQuiesceEvent {
             context.close(promise: nil)
             return
         }

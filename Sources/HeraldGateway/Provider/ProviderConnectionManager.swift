@@ -1,0 +1,161 @@
+import HeraldCore
+import NIOCore
+import NIOHTTP2
+
+/// The connection-level side of a provider connection, after the HTTP/2 handler: raises the stream limit once
+/// the client authenticates (H-05, H-23), and closes the connection the way APNs does — a GOAWAY whose data is
+/// JSON with a `reason` (H-07) — when it has been idle too long (`IdleTimeout`) or the gateway shuts down
+/// (`Shutdown`), letting the streams it already accepted finish.
+final class ProviderConnectionManager: ChannelDuplexHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+    typealias OutboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// Sent down the connection's pipeline by a stream whose request carried a valid provider token.
+    struct LiftStreamLimit: Sendable {}
+
+    /// The settings a connection starts with (H-22: Apple's 2021 production values), its stream limit `streams`.
+    static func initialSettings(maximumConcurrentStreams streams: Int) -> HTTP2Settings {
+        [
+            HTTP2Setting(parameter: .headerTableSize, value: 4096),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: streams),
+            HTTP2Setting(parameter: .initialWindowSize, value: 65535),
+            HTTP2Setting(parameter: .maxFrameSize, value: 16384),
+            HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
+        ]
+    }
+
+    private let maximumConcurrentStreams: Int
+    private let idleTimeout: TimeAmount
+    private let gracefulCloseTimeout: TimeAmount
+    private var openStreams = 0
+    private var lastStreamID = HTTP2StreamID.rootStream
+    private var idleTimer: Scheduled<Void>?
+    private var closeTimer: Scheduled<Void>?
+    private var isClosing = false
+
+    /// Creates the manager for one connection.
+    /// - Parameters:
+    ///   - maximumConcurrentStreams: The stream limit once the client has authenticated.
+    ///   - idleTimeout: How long the connection may go without a frame from the client while no stream is open.
+    ///   - gracefulCloseTimeout: How long streams may take to finish after the GOAWAY.
+    init(maximumConcurrentStreams: Int, idleTimeout: TimeAmount, gracefulCloseTimeout: TimeAmount) {
+        self.maximumConcurrentStreams = maximumConcurrentStreams
+        self.idleTimeout = idleTimeout
+        self.gracefulCloseTimeout = gracefulCloseTimeout
+    }
+
+    /// Tells the manager about the connection's streams (NIOHTTP2 reports them to a delegate, not down the pipeline).
+    struct StreamDelegate: NIOHTTP2StreamDelegate {
+        let manager: NIOLoopBound<ProviderConnectionManager>
+
+        func streamCreated(_ id: HTTP2StreamID, channel: any Channel) {
+            manager.value.streamCreated(id)
+        }
+
+        func streamClosed(_ id: HTTP2StreamID, channel: any Channel) {
+            manager.value.streamClosed()
+        }
+    }
+
+    private var context: ChannelHandlerContext?
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        scheduleIdleTimer(context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        idleTimer?.cancel()
+        closeTimer?.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Any frame from the client (a PING too, H-10) is activity.
+        if openStreams == 0 { scheduleIdleTimer(context: context) }
+        context.fireChannelRead(data)
+    }
+
+    private func streamCreated(_ id: HTTP2StreamID) {
+        openStreams += 1
+        if id > lastStreamID { lastStreamID = id }
+        idleTimer?.cancel()
+        idleTimer = nil
+    }
+
+    private func streamClosed() {
+        openStreams -= 1
+        guard openStreams == 0, let context else { return }
+        if isClosing { closeAfterPendingWrites(context: context) } else { scheduleIdleTimer(context: context) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case is ChannelShouldQuiesceEvent:
+            goAway(.shutdown, context: context)
+        case ChannelEvent.inputClosed:
+            // The client sent its last byte (TLS close_notify or TCP FIN): answer what is open, then close.
+            isClosing = true
+            idleTimer?.cancel()
+            if openStreams == 0 { closeAfterPendingWrites(context: context) }
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is LiftStreamLimit else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)]
+        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))), promise: promise)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // Protocol errors were answered by the HTTP/2 handler (GOAWAY or RST_STREAM); stream errors leave the
+        // connection up, connection errors close it.
+        if error is NIOHTTP2Errors.StreamError { return }
+        context.close(promise: nil)
+    }
+
+    /// Closes the connection once the current event-loop tick is over: the last stream's answer may have been
+    /// written but not flushed yet when its stream reports itself closed.
+    private func closeAfterPendingWrites(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let context = loopBound.value
+            context.flush()
+            context.close(promise: nil)
+        }
+    }
+
+    private func scheduleIdleTimer(context: ChannelHandlerContext) {
+        idleTimer?.cancel()
+        guard !isClosing else { return }
+        let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        idleTimer = context.eventLoop.scheduleTask(in: idleTimeout) {
+            let (manager, context) = handler.value
+            manager.goAway(.idleTimeout, context: context)
+        }
+    }
+
+    /// Sends GOAWAY with `{"reason": …}`, refuses new streams, and closes once the open ones have finished.
+    private func goAway(_ reason: APNsReason, context: ChannelHandlerContext) {
+        guard !isClosing else { return }
+        isClosing = true
+        idleTimer?.cancel()
+        let data = context.channel.allocator.buffer(string: APNsRefusal(reason).body)
+        let frame = HTTP2Frame(
+            streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: data))
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in
+            let (manager, context) = loopBound.value
+            if manager.openStreams == 0 { manager.closeAfterPendingWrites(context: context) }
+        }
+        closeTimer = context.eventLoop.scheduleTask(in: gracefulCloseTimeout) { loopBound.value.1.close(promise: nil) }
+    }
+}

@@ -1,0 +1,27 @@
+import NIOCore
+
+/// One provider-API request as the gateway checks it, whichever HTTP version carried it.
+struct ProviderRequest: Sendable {
+    /// The method, upper case (`POST`).
+    var method: String
+    /// The path without query (`/3/device/<token>`).
+    var path: String
+    /// The header fields in order, names lower-cased, pseudo-headers left out.
+    var fields: [(name: String, value: String)]
+    /// The body, up to ``ProviderAPIResponder/largestPayload`` bytes.
+    var payload: ByteBuffer
+    /// Whether the body was longer than ``ProviderAPIResponder/largestPayload`` (the rest was dropped).
+    var payloadTooLarge: Bool
+}
+
+/// The gateway's answer to one provider-API request.
+struct ProviderAnswer: Sendable {
+    /// The HTTP status.
+    var status: Int
+    /// Response header fields (lower-case names).
+    var fields: [(name: String, value: String)]
+    /// The JSON error body, empty for 200.
+    var body: ByteBuffer
+    /// Whether the request carried a valid provider token (lifts the one-stream limit, H-05/H-23).
+    var authenticated: Bool
+}

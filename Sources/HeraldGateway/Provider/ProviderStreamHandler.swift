@@ -1,0 +1,120 @@
+import Logging
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+
+/// One HTTP/2 stream of a provider connection: reads a request's HEADERS and DATA frames, asks the
+/// ``ProviderAPIResponder``, and writes the answer framed as APNs frames it — a 200 is one HEADERS frame that
+/// ends the stream, an error is HEADERS plus one DATA frame with the JSON reason.
+final class ProviderStreamHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    typealias OutboundOut = HTTP2Frame.FramePayload
+
+    /// How long a stream may take to send its whole request before it is reset (slow or stuck clients).
+    static let requestTimeout = TimeAmount.seconds(60)
+
+    private let responder: ProviderAPIResponder
+    private let connection: ProviderConnection
+    private let connectionChannel: any Channel
+    private let logger: Logger
+    private var head: HPACKHeaders?
+    private var payload = ByteBuffer()
+    private var payloadTooLarge = false
+    private var complete = false
+    private var timeout: Scheduled<Void>?
+
+    /// Creates the handler for one stream.
+    /// - Parameters:
+    ///   - responder: Checks and accepts requests.
+    ///   - connection: The state of the stream's connection.
+    ///   - connectionChannel: The connection's channel (for its client certificate and stream-limit changes).
+    ///   - logger: Where to log.
+    init(responder: ProviderAPIResponder, connection: ProviderConnection, connectionChannel: any Channel, logger: Logger) {
+        self.responder = responder
+        self.connection = connection
+        self.connectionChannel = connectionChannel
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let stream = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
+        timeout = context.eventLoop.scheduleTask(in: Self.requestTimeout) { stream.value.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timeout?.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !complete else { return }
+        switch unwrapInboundIn(data) {
+        case .headers(let headers):
+            // The first block is the request; a later one (trailers) only ends it.
+            if head == nil { head = headers.headers }
+            if headers.endStream { respond(context: context) }
+        case .data(let frame):
+            if case .byteBuffer(var bytes) = frame.data {
+                if payloadTooLarge || payload.readableBytes + bytes.readableBytes > ProviderAPIResponder.largestPayload {
+                    // Keep reading (and dropping) so the stream ends cleanly; the size is already decided.
+                    payloadTooLarge = true
+                } else {
+                    payload.writeBuffer(&bytes)
+                }
+            }
+            if frame.endStream { respond(context: context) }
+        default:
+            break
+        }
+    }
+
+    private func respond(context: ChannelHandlerContext) {
+        complete = true
+        timeout?.cancel()
+        guard let head else {
+            context.close(promise: nil)
+            return
+        }
+        var method = ""
+        var path = ""
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(head.count)
+        for (name, value, _) in head {
+            switch name {
+            case ":method": method = value
+            case ":path": path = String(value.prefix { $0 != "?" })
+            default: if !name.hasPrefix(":") { fields.append((name: name, value: value)) }
+            }
+        }
+        let request = ProviderRequest(
+            method: method, path: path, fields: fields, payload: payload, payloadTooLarge: payloadTooLarge)
+        payload = ByteBuffer()
+        let (responder, connection, connectionChannel, logger) = (responder, connection, connectionChannel, logger)
+        let answered = context.eventLoop.makePromise(of: ProviderAnswer.self)
+        answered.completeWithTask {
+            await responder.answer(request, connection: connection, channel: connectionChannel, logger: logger)
+        }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        answered.futureResult.whenSuccess { answer in
+            let (handler, context) = loopBound.value
+            handler.write(answer, context: context)
+        }
+    }
+
+    private func write(_ answer: ProviderAnswer, context: ChannelHandlerContext) {
+        // H-05, H-23: the first request with a valid token lifts the connection's one-stream limit. The new
+        // limit goes out before the answer, so the client can open more streams as soon as it reads it.
+        if answer.authenticated, connection.liftStreamLimit() {
+            connectionChannel.triggerUserOutboundEvent(ProviderConnectionManager.LiftStreamLimit(), promise: nil)
+        }
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(answer.fields.count + 1)
+        headers.add(name: ":status", value: String(answer.status))
+        for field in answer.fields { headers.add(name: field.name, value: field.value) }
+        let hasBody = answer.body.readableBytes > 0
+        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: !hasBody))), promise: nil)
+        if hasBody {
+            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(answer.body), endStream: true))), promise: nil)
+        }
+        context.flush()
+    }
+}
