@@ -32,6 +32,7 @@ public final class NotificationTestEnvironment: Sendable {
     private let delegateTimeout: Duration
     private let logger: Logger
     private let state: EngineState
+    private let wrapStore: @Sendable (any NotificationStore) -> any NotificationStore
 
     private final class EngineState: @unchecked Sendable {
         let lock = NSLock()
@@ -55,7 +56,7 @@ public final class NotificationTestEnvironment: Sendable {
     ///   - timeZone: The device's time zone; UTC by default, so tests do not depend on the machine.
     ///   - delegateTimeout: How long delegates have to call their completion handlers (real time).
     ///   - logger: Where the engine logs (pass one with an in-memory handler to assert on warnings).
-    public init(
+    public convenience init(
         bundleIdentifier: String = "com.example.app",
         databaseURL: URL? = nil,
         attachmentDirectory: URL? = nil,
@@ -64,6 +65,23 @@ public final class NotificationTestEnvironment: Sendable {
         delegateTimeout: Duration = .seconds(2),
         logger: Logger = Logger(label: "herald.testing")
     ) throws {
+        try self.init(
+            bundleIdentifier: bundleIdentifier, databaseURL: databaseURL, attachmentDirectory: attachmentDirectory,
+            clock: clock, timeZone: timeZone, delegateTimeout: delegateTimeout, logger: logger, wrapStore: { $0 })
+    }
+
+    /// Creates a device whose engine uses the store `wrapStore` makes of the real one (to inject failures).
+    package init(
+        bundleIdentifier: String = "com.example.app",
+        databaseURL: URL? = nil,
+        attachmentDirectory: URL? = nil,
+        clock: VirtualClock = VirtualClock(),
+        timeZone: TimeZone = TimeZone(identifier: "UTC")!,
+        delegateTimeout: Duration = .seconds(2),
+        logger: Logger = Logger(label: "herald.testing"),
+        wrapStore: @escaping @Sendable (any NotificationStore) -> any NotificationStore
+    ) throws {
+        self.wrapStore = wrapStore
         self.bundleIdentifier = bundleIdentifier
         self.clock = clock
         self.presenter = RecordingPresenter()
@@ -75,7 +93,8 @@ public final class NotificationTestEnvironment: Sendable {
         self.logger = logger
         let engine = try Self.makeEngine(
             databaseURL: databaseURL, attachmentDirectory: self.attachmentDirectory, clock: clock,
-            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout, logger: logger
+            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout, logger: logger,
+            wrapStore: wrapStore
         )
         state = EngineState(engine: engine, runner: engine.start())
     }
@@ -86,9 +105,11 @@ public final class NotificationTestEnvironment: Sendable {
 
     private static func makeEngine(
         databaseURL: URL?, attachmentDirectory: URL, clock: VirtualClock, timeZone: TimeZone,
-        presenter: RecordingPresenter, delegateTimeout: Duration, logger: Logger
+        presenter: RecordingPresenter, delegateTimeout: Duration, logger: Logger,
+        wrapStore: (any NotificationStore) -> any NotificationStore
     ) throws -> NotificationEngine {
-        let store = try databaseURL.map { try SQLiteNotificationStore(url: $0, logger: logger) } ?? SQLiteNotificationStore()
+        let store = wrapStore(
+            try databaseURL.map { try SQLiteNotificationStore(url: $0, logger: logger) } ?? SQLiteNotificationStore())
         var configuration = NotificationEngine.Configuration(
             clock: clock, timeZone: timeZone, presenter: presenter,
             attachmentDirectory: attachmentDirectory, logger: logger, scope: nil
@@ -160,7 +181,8 @@ public final class NotificationTestEnvironment: Sendable {
         clock.advance(by: downtime)
         let engine = try Self.makeEngine(
             databaseURL: databaseURL, attachmentDirectory: attachmentDirectory, clock: clock,
-            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout, logger: logger
+            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout, logger: logger,
+            wrapStore: wrapStore
         )
         state.lock.withLock {
             state.engine = engine

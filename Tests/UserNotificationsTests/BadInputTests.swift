@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import HeraldTesting
 import Testing
 import UserNotifications
@@ -53,6 +54,33 @@ import UserNotifications
         content.userInfo = [1: "integer key"]
         await #expect(throws: (any Error).self) { try await center.add(UNNotificationRequest(identifier: "y", content: content, trigger: nil)) }
         #expect(await center.pendingNotificationRequests().isEmpty)
+    }
+
+    @Test("A notification due while the app's settings cannot be read waits and is delivered once they can")
+    func settingsReadFailureDelaysDelivery() async throws {
+        let flaky = Mutex<FlakyNotificationStore?>(nil)
+        let device = try NotificationTestEnvironment(wrapStore: { base in
+            let store = FlakyNotificationStore(base)
+            flaky.withLock { $0 = store }
+            return store
+        })
+        let store = try #require(flaky.withLock { $0 })
+        let center = device.center()
+        _ = try await center.requestAuthorization(options: [.alert, .sound])
+        try await center.add(makeRequest("due", after: 5, title: "Still here"))
+
+        store.failsSettingsReads = true
+        await device.advance(by: 5)
+        // Not consumed unshown: still pending, nothing delivered or presented.
+        #expect(await center.pendingNotificationRequests().map(\.identifier) == ["due"])
+        #expect(await center.deliveredNotifications().isEmpty)
+        #expect(device.presenter.presentations.isEmpty)
+
+        store.failsSettingsReads = false
+        await device.advance(by: 1)
+        #expect(await center.pendingNotificationRequests().isEmpty)
+        #expect(await center.deliveredNotifications().map(\.request.identifier) == ["due"])
+        #expect(device.presenter.presentations.map(\.title) == ["Still here"])
     }
 
     @Test("A corrupt database file is moved aside (kept), a new one starts, and the app keeps working")

@@ -520,9 +520,12 @@ package actor NotificationEngine: Service {
             let state: NotificationAppState
             if let cached = settings[item.bundleIdentifier] {
                 state = cached
-            } else {
-                state = await deliveryState(of: item.bundleIdentifier)
+            } else if let read = await deliveryState(of: item.bundleIdentifier) {
+                state = read
                 settings[item.bundleIdentifier] = state
+            } else {
+                retryLater(item.pending.sequence, expected: item.expected)
+                continue
             }
             let fireDate = item.expected ?? now
             let missed = startedAt.map { fireDate < $0 } ?? false
@@ -551,18 +554,34 @@ package actor NotificationEngine: Service {
         _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
         options: UNNotificationPresentationOptions, now: Date
     ) async {
-        let state = await deliveryState(of: bundleIdentifier)
+        guard let state = await deliveryState(of: bundleIdentifier) else {
+            inFlight.remove(pending.sequence)
+            retryLater(pending.sequence, expected: expected)
+            return
+        }
         let planned = makeFiring(pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options,
                                  state: state, date: now, now: configuration.clock.now)
         await commit([planned])
         inFlight.remove(pending.sequence)
     }
 
-    /// The app's state for a delivery decision. If the store cannot be read, the app counts as not determined:
-    /// the firing that follows is committed without being shown. (Known gap: a transient read failure consumes
-    /// the notification; retrying with backoff, as a failed commit does, would be right.)
-    private func deliveryState(of bundleIdentifier: String) async -> NotificationAppState {
-        (try? await store.appState(for: bundleIdentifier)) ?? NotificationAppState(bundleIdentifier: bundleIdentifier)
+    /// The app's state for a delivery decision, or `nil` when the store cannot be read: then the firing waits and is
+    /// tried again (``retryLater(_:expected:)``), as a failed commit is — it is never consumed unshown.
+    private func deliveryState(of bundleIdentifier: String) async -> NotificationAppState? {
+        do {
+            return try await store.appState(for: bundleIdentifier)
+        } catch {
+            logger.error(
+                "Could not read the app's settings to deliver a notification; retrying",
+                metadata: ["app.bundle_id": "\(bundleIdentifier)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Puts a due notification back in the queue at its fire time and pauses firing for a second.
+    private func retryLater(_ sequence: Int64, expected: Date?) {
+        if let expected { heap.push(.init(fireTime: expected.timeIntervalSince1970, sequence: sequence)) }
+        backoffUntil = configuration.clock.now.addingTimeInterval(1)
     }
 
     /// How much time must remain before the next firing for the loop to do store housekeeping first.
@@ -631,12 +650,7 @@ package actor NotificationEngine: Service {
             outcomes = try await store.commit(batch.map(\.firing))
         } catch {
             logger.error("Could not record fired notifications; retrying", metadata: ["error": "\(error)"])
-            for item in batch {
-                if let expected = item.firing.expectedFireDate {
-                    heap.push(.init(fireTime: expected.timeIntervalSince1970, sequence: item.firing.sequence))
-                }
-            }
-            backoffUntil = configuration.clock.now.addingTimeInterval(1)
+            for item in batch { retryLater(item.firing.sequence, expected: item.firing.expectedFireDate) }
             return
         }
         var presentations: [NotificationPresentation] = []

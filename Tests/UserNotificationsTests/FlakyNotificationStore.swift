@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+@testable import UserNotifications
+
+/// A store that passes everything to a real one, except that reading an app's settings fails while
+/// ``failsSettingsReads`` is set (a database busy past its timeout, a disk error).
+final class FlakyNotificationStore: NotificationStore {
+    struct ReadFailure: Error {}
+
+    private let base: any NotificationStore
+    private let failing = Mutex(false)
+
+    init(_ base: any NotificationStore) {
+        self.base = base
+    }
+
+    /// Whether `appState(for:)` fails.
+    var failsSettingsReads: Bool {
+        get { failing.withLock { $0 } }
+        set { failing.withLock { $0 = newValue } }
+    }
+
+    func appState(for bundleIdentifier: String) async throws -> NotificationAppState {
+        if failsSettingsReads { throw ReadFailure() }
+        return try await base.appState(for: bundleIdentifier)
+    }
+
+    func updateAppState(
+        for bundleIdentifier: String, _ change: @escaping @Sendable (inout NotificationAppState) -> Void
+    ) async throws -> NotificationAppState {
+        try await base.updateAppState(for: bundleIdentifier, change)
+    }
+
+    func bundleIdentifiers() async throws -> [String] { try await base.bundleIdentifiers() }
+
+    func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord] {
+        try await base.categories(for: bundleIdentifier)
+    }
+
+    func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws {
+        try await base.replaceCategories(categories, for: bundleIdentifier)
+    }
+
+    func addPending(
+        _ request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?,
+        for bundleIdentifier: String, limit: Int, maximumSize: Int
+    ) async throws -> PendingAddition {
+        try await base.addPending(
+            request, addedAt: addedAt, nextFireDate: nextFireDate, for: bundleIdentifier, limit: limit,
+            maximumSize: maximumSize)
+    }
+
+    func pending(for bundleIdentifier: String) async throws -> [PendingNotification] {
+        try await base.pending(for: bundleIdentifier)
+    }
+
+    func pending(sequences: [Int64]) async throws -> [Int64: (bundleIdentifier: String, pending: PendingNotification)] {
+        try await base.pending(sequences: sequences)
+    }
+
+    func removePending(identifiers: [String]?, for bundleIdentifier: String) async throws -> [PendingNotification] {
+        try await base.removePending(identifiers: identifiers, for: bundleIdentifier)
+    }
+
+    func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleHeap.Entry] {
+        try await base.scheduleIndex(for: bundleIdentifiers)
+    }
+
+    func locationPending(for bundleIdentifiers: [String]?) async throws
+        -> [(bundleIdentifier: String, pending: PendingNotification)]
+    {
+        try await base.locationPending(for: bundleIdentifiers)
+    }
+
+    func externalChangeToken() async throws -> Int64? { try await base.externalChangeToken() }
+
+    func delivered(for bundleIdentifier: String) async throws -> [DeliveredNotification] {
+        try await base.delivered(for: bundleIdentifier)
+    }
+
+    func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws -> [DeliveredNotification] {
+        try await base.removeDelivered(identifiers: identifiers, for: bundleIdentifier)
+    }
+
+    func commit(_ firings: [Firing]) async throws -> [FiringOutcome] { try await base.commit(firings) }
+
+    func enqueueResponse(
+        notification: DeliveredNotification, actionIdentifier: String, userText: String?, for bundleIdentifier: String
+    ) async throws -> QueuedResponse {
+        try await base.enqueueResponse(
+            notification: notification, actionIdentifier: actionIdentifier, userText: userText, for: bundleIdentifier)
+    }
+
+    func queuedResponses(for bundleIdentifier: String) async throws -> [QueuedResponse] {
+        try await base.queuedResponses(for: bundleIdentifier)
+    }
+
+    func deleteResponse(id: Int64) async throws { try await base.deleteResponse(id: id) }
+
+    func performMaintenance() async { await base.performMaintenance() }
+
+    func deviceLocation() async throws -> (latitude: Double, longitude: Double)? { try await base.deviceLocation() }
+
+    func setDeviceLocation(latitude: Double, longitude: Double) async throws {
+        try await base.setDeviceLocation(latitude: latitude, longitude: longitude)
+    }
+}
