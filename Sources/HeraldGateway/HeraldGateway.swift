@@ -2,7 +2,6 @@ import Foundation
 import HeraldCore
 import Hummingbird
 import HummingbirdCore
-import HummingbirdHTTP2
 import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
