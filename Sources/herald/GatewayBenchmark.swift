@@ -152,10 +152,7 @@ extension HeraldCommand.Bench {
                 for try await _ in request.body {}
                 return .ok
             }
-            var tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: try NIOSSLCertificate.fromPEMFile(authority.serverCertificateURL.path).map { .certificate($0) },
-                privateKey: .privateKey(try NIOSSLPrivateKey(file: authority.serverPrivateKeyURL.path, format: .pem)))
-            tls.applicationProtocols = ["h2"]
+            let tls = try authority.referenceServerTLS()
             let (ports, portsContinuation) = AsyncStream.makeStream(of: Int.self)
             let app = Application(
                 router: router, server: try .http2Upgrade(tlsConfiguration: tls),

@@ -11,11 +11,7 @@ import NIOSSL
 struct NIOHTTP2Reference {
     /// Starts the server on a free loopback port; close the returned channel to stop it.
     func start(authority: DevelopmentCertificateAuthority) async throws -> (port: Int, channel: any Channel) {
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(authority.serverCertificateURL.path).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: authority.serverPrivateKeyURL.path, format: .pem)))
-        tls.applicationProtocols = ["h2"]
-        let context = try NIOSSLContext(configuration: tls)
+        let context = try NIOSSLContext(configuration: try authority.referenceServerTLS())
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -47,9 +47,11 @@ struct ProviderChannel: ServerChildChannel {
         let connection = ProviderConnection(usesTLS: sslContext != nil, environment: environment)
         connections.register(connection, for: id)
         let connections = self.connections
-        channel.closeFuture.whenComplete { _ in connections.remove(id) }
         let negotiated = channel.eventLoop.makePromise(of: Negotiated.self)
-        channel.closeFuture.whenComplete { _ in negotiated.fail(ChannelError.ioOnClosedChannel) }
+        channel.closeFuture.whenComplete { _ in
+            connections.remove(id)
+            negotiated.fail(ChannelError.ioOnClosedChannel)
+        }
         let configureHTTP2 = { @Sendable (hasClientCertificate: Bool) throws -> Void in
             try self.configureHTTP2(
                 on: channel, connection: connection, hasClientCertificate: hasClientCertificate, logger: logger)
@@ -81,14 +83,12 @@ struct ProviderChannel: ServerChildChannel {
         on channel: any Channel, connection: ProviderConnection, hasClientCertificate: Bool, logger: Logger
     ) throws {
         let configuration = responder.configuration
-        if hasClientCertificate { _ = connection.liftStreamLimit() }
-        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
-        connectionConfiguration.initialSettings = ProviderConnectionManager.initialSettings(
-            maximumConcurrentStreams: hasClientCertificate ? configuration.maximumConcurrentStreams : 1)
         let responder = self.responder
         let manager = ProviderConnectionManager(
-            maximumConcurrentStreams: configuration.maximumConcurrentStreams,
+            maximumConcurrentStreams: configuration.maximumConcurrentStreams, isAuthenticated: hasClientCertificate,
             idleTimeout: TimeAmount(configuration.providerIdleTimeout), gracefulCloseTimeout: .seconds(10))
+        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+        connectionConfiguration.initialSettings = manager.initialSettings
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init(),
             streamDelegate: ProviderConnectionManager.StreamDelegate(

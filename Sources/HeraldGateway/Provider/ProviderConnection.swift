@@ -23,9 +23,6 @@ final class ProviderConnection: Sendable {
         var currentTokenSince: Date?
         var currentTokenIssuedAt: Date?
         var currentKeyID: String?
-        /// Whether the connection has its full stream limit (from the start with a client certificate; after the
-        /// first valid provider token otherwise, H-05/H-23).
-        var hasFullStreamLimit = false
     }
 
     /// Whether the connection came in over TLS.
@@ -37,14 +34,6 @@ final class ProviderConnection: Sendable {
     init(usesTLS: Bool, environment: APNsEnvironment) {
         self.usesTLS = usesTLS
         self.environment = environment
-    }
-
-    /// Records that the connection now has its full stream limit; `true` only the first time.
-    func liftStreamLimit() -> Bool {
-        state.withLock { state in
-            defer { state.hasFullStreamLimit = true }
-            return !state.hasFullStreamLimit
-        }
     }
 }
 

@@ -15,11 +15,12 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     /// Sent down the connection's pipeline by a stream whose request carried a valid provider token.
     struct LiftStreamLimit: Sendable {}
 
-    /// The settings a connection starts with (H-22: Apple's 2021 production values), its stream limit `streams`.
-    static func initialSettings(maximumConcurrentStreams streams: Int) -> HTTP2Settings {
+    /// The settings the connection starts with (H-22: Apple's 2021 production values): its whole stream limit if
+    /// it starts authenticated, one stream otherwise (H-05, H-23).
+    var initialSettings: HTTP2Settings {
         [
             HTTP2Setting(parameter: .headerTableSize, value: 4096),
-            HTTP2Setting(parameter: .maxConcurrentStreams, value: streams),
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: hasFullStreamLimit ? maximumConcurrentStreams : 1),
             HTTP2Setting(parameter: .initialWindowSize, value: 65535),
             HTTP2Setting(parameter: .maxFrameSize, value: 16384),
             HTTP2Setting(parameter: .maxHeaderListSize, value: 8000),
@@ -27,6 +28,8 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     }
 
     private let maximumConcurrentStreams: Int
+    /// Whether the client may open ``maximumConcurrentStreams`` streams yet.
+    private var hasFullStreamLimit: Bool
     private let idleTimeout: TimeAmount
     private let gracefulCloseTimeout: TimeAmount
     private var openStreams = 0
@@ -38,10 +41,12 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     /// Creates the manager for one connection.
     /// - Parameters:
     ///   - maximumConcurrentStreams: The stream limit once the client has authenticated.
+    ///   - isAuthenticated: Whether the client is authenticated from the start (a client certificate).
     ///   - idleTimeout: How long the connection may go without a frame from the client while no stream is open.
     ///   - gracefulCloseTimeout: How long streams may take to finish after the GOAWAY.
-    init(maximumConcurrentStreams: Int, idleTimeout: TimeAmount, gracefulCloseTimeout: TimeAmount) {
+    init(maximumConcurrentStreams: Int, isAuthenticated: Bool, idleTimeout: TimeAmount, gracefulCloseTimeout: TimeAmount) {
         self.maximumConcurrentStreams = maximumConcurrentStreams
+        self.hasFullStreamLimit = isAuthenticated
         self.idleTimeout = idleTimeout
         self.gracefulCloseTimeout = gracefulCloseTimeout
     }
@@ -111,6 +116,11 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
             context.triggerUserOutboundEvent(event, promise: promise)
             return
         }
+        guard !hasFullStreamLimit else {
+            promise?.succeed()
+            return
+        }
+        hasFullStreamLimit = true
         let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)]
         context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))), promise: promise)
     }

@@ -12,21 +12,10 @@ struct ProviderHTTP1Responder: HTTPResponder {
     let connections: ProviderConnectionRegistry
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        var payload = ByteBuffer()
-        var tooLarge = false
-        for try await chunk in request.body {
-            // Keep reading (and dropping) so the request ends cleanly; the size is already decided.
-            if tooLarge || payload.readableBytes + chunk.readableBytes > ProviderAPIResponder.largestPayload {
-                tooLarge = true
-                continue
-            }
-            var chunk = chunk
-            payload.writeBuffer(&chunk)
-        }
-        let providerRequest = ProviderRequest(
+        var providerRequest = ProviderRequest(
             method: request.method.rawValue, path: request.uri.path,
-            fields: request.headers.map { (name: $0.name.canonicalName, value: $0.value) }, payload: payload,
-            payloadTooLarge: tooLarge)
+            fields: request.headers.map { (name: $0.name.canonicalName, value: $0.value) })
+        for try await chunk in request.body { providerRequest.appendPayload(chunk) }
         let answer: ProviderAnswer
         if let connection = connections.connection(ObjectIdentifier(context.channel)) {
             answer = await responder.answer(

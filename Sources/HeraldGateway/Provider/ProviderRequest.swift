@@ -9,9 +9,20 @@ struct ProviderRequest: Sendable {
     /// The header fields in order, names lower-cased, pseudo-headers left out.
     var fields: [(name: String, value: String)]
     /// The body, up to ``ProviderAPIResponder/largestPayload`` bytes.
-    var payload: ByteBuffer
+    var payload = ByteBuffer()
     /// Whether the body was longer than ``ProviderAPIResponder/largestPayload`` (the rest was dropped).
-    var payloadTooLarge: Bool
+    var payloadTooLarge = false
+
+    /// Adds the next piece of the body. Past ``ProviderAPIResponder/largestPayload`` bytes the body is only marked
+    /// too large and the rest dropped: the request is read to its end, its size already decided.
+    mutating func appendPayload(_ chunk: ByteBuffer) {
+        guard !payloadTooLarge, payload.readableBytes + chunk.readableBytes <= ProviderAPIResponder.largestPayload else {
+            payloadTooLarge = true
+            return
+        }
+        var chunk = chunk
+        payload.writeBuffer(&chunk)
+    }
 }
 
 /// The gateway's answer to one provider-API request.

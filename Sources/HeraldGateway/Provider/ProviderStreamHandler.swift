@@ -17,9 +17,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     private let connection: ProviderConnection
     private let connectionChannel: any Channel
     private let logger: Logger
-    private var head: HPACKHeaders?
-    private var payload = ByteBuffer()
-    private var payloadTooLarge = false
+    private var request: ProviderRequest?
     private var complete = false
     private var timeout: Scheduled<Void>?
 
@@ -50,30 +48,18 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         switch unwrapInboundIn(data) {
         case .headers(let headers):
             // The first block is the request; a later one (trailers) only ends it.
-            if head == nil { head = headers.headers }
+            if request == nil { request = Self.request(from: headers.headers) }
             if headers.endStream { respond(context: context) }
         case .data(let frame):
-            if case .byteBuffer(var bytes) = frame.data {
-                if payloadTooLarge || payload.readableBytes + bytes.readableBytes > ProviderAPIResponder.largestPayload {
-                    // Keep reading (and dropping) so the stream ends cleanly; the size is already decided.
-                    payloadTooLarge = true
-                } else {
-                    payload.writeBuffer(&bytes)
-                }
-            }
+            if case .byteBuffer(let bytes) = frame.data { request?.appendPayload(bytes) }
             if frame.endStream { respond(context: context) }
         default:
             break
         }
     }
 
-    private func respond(context: ChannelHandlerContext) {
-        complete = true
-        timeout?.cancel()
-        guard let head else {
-            context.close(promise: nil)
-            return
-        }
+    /// The request a HEADERS block starts: method, path without query, the other fields in order.
+    private static func request(from head: HPACKHeaders) -> ProviderRequest {
         var method = ""
         var path = ""
         var fields: [(name: String, value: String)] = []
@@ -85,9 +71,17 @@ final class ProviderStreamHandler: ChannelInboundHandler {
             default: if !name.hasPrefix(":") { fields.append((name: name, value: value)) }
             }
         }
-        let request = ProviderRequest(
-            method: method, path: path, fields: fields, payload: payload, payloadTooLarge: payloadTooLarge)
-        payload = ByteBuffer()
+        return ProviderRequest(method: method, path: path, fields: fields)
+    }
+
+    private func respond(context: ChannelHandlerContext) {
+        complete = true
+        timeout?.cancel()
+        guard let request else {
+            context.close(promise: nil)
+            return
+        }
+        self.request = nil
         let (responder, connection, connectionChannel, logger) = (responder, connection, connectionChannel, logger)
         let answered = context.eventLoop.makePromise(of: ProviderAnswer.self)
         answered.completeWithTask {
@@ -101,9 +95,9 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     }
 
     private func write(_ answer: ProviderAnswer, context: ChannelHandlerContext) {
-        // H-05, H-23: the first request with a valid token lifts the connection's one-stream limit. The new
-        // limit goes out before the answer, so the client can open more streams as soon as it reads it.
-        if answer.authenticated, connection.liftStreamLimit() {
+        // H-05, H-23: a request with a valid token lifts the connection's one-stream limit (the manager sends the
+        // new limit once). It goes out before the answer, so the client can open more streams as soon as it reads it.
+        if answer.authenticated {
             connectionChannel.triggerUserOutboundEvent(ProviderConnectionManager.LiftStreamLimit(), promise: nil)
         }
         var headers = HPACKHeaders()
