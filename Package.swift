@@ -168,7 +168,8 @@ let package = Package(
             name: "HeraldGatewayTests",
             dependencies: [
                 "HeraldProvider",
-                "HeraldGateway", "HeraldDeviceChannel", "HeraldCore",
+                "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

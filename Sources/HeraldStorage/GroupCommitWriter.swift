@@ -17,6 +17,10 @@ package final class GroupCommitWriter: Sendable {
         /// Through a crash of the process (`synchronous = NORMAL`): for state that can be rebuilt, such as a
         /// firing, which re-fires after a power loss rather than being lost.
         case crashSafe
+        /// Through a crash of the process, committed together with whatever else is waiting — inside the durable
+        /// transaction when there is one — so it adds no commit of its own: for writes whose latency does not
+        /// matter, such as a log.
+        case crashSafeShared
     }
 
     /// Transactions after which the WAL is checkpointed even if the caller never is idle.
@@ -82,6 +86,11 @@ package final class GroupCommitWriter: Sendable {
         }
     }
 
+    /// Writes waiting for a transaction (not those of the transaction running now).
+    package var queuedWrites: Int {
+        state.withLock { $0.queue.count }
+    }
+
     /// Checkpoints the WAL if anything was written since the last checkpoint; waits for writes in flight.
     package func checkpoint() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -114,10 +123,25 @@ package final class GroupCommitWriter: Sendable {
             if jobs.isEmpty { return }
             let crashSafe = jobs.filter { $0.durability == .crashSafe }
             let durable = jobs.filter { $0.durability == .durable }
-            if !crashSafe.isEmpty { run(crashSafe, synchronous: "NORMAL") }
-            if !durable.isEmpty { run(durable, synchronous: nil) }
+            let shared = jobs.filter { $0.durability == .crashSafeShared }
+            var transactions = 0
+            if durable.isEmpty {
+                if !crashSafe.isEmpty || !shared.isEmpty {
+                    run(crashSafe + shared, synchronous: "NORMAL")
+                    transactions += 1
+                }
+            } else {
+                // Latency-sensitive crash-safe writes first, without waiting for an fsync; shared ones ride along
+                // with the durable commit instead of costing a commit of their own.
+                if !crashSafe.isEmpty {
+                    run(crashSafe, synchronous: "NORMAL")
+                    transactions += 1
+                }
+                run(durable + shared, synchronous: nil)
+                transactions += 1
+            }
             let checkpointDue = state.withLock { state -> Bool in
-                state.transactionsSinceCheckpoint += (crashSafe.isEmpty ? 0 : 1) + (durable.isEmpty ? 0 : 1)
+                state.transactionsSinceCheckpoint += transactions
                 return state.transactionsSinceCheckpoint >= Self.checkpointInterval
             }
             if checkpointDue { checkpointNow() }

@@ -15,6 +15,8 @@ package struct SQLiteDatabase: Sendable {
     package let groupCommit: GroupCommitWriter
     /// Where a damaged database was moved when this one opened, if it was.
     package let quarantinedFile: URL?
+    /// A read-only connection of its own for ``lookup(_:)``.
+    private let lookupConnection: DatabaseQueue
 
     /// Opens (creating if needed) the database at `url` and migrates it.
     ///
@@ -28,6 +30,10 @@ package struct SQLiteDatabase: Sendable {
         self.writer = pool
         self.groupCommit = GroupCommitWriter(writer: pool)
         self.quarantinedFile = quarantinedFile
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        self.lookupConnection = try DatabaseQueue(path: url.path, configuration: configuration)
     }
 
     /// A migrated database in memory, for tests and benchmarks' references.
@@ -37,6 +43,19 @@ package struct SQLiteDatabase: Sendable {
         self.writer = queue
         self.groupCommit = GroupCommitWriter(writer: queue)
         self.quarantinedFile = nil
+        self.lookupConnection = queue
+    }
+
+    /// Runs a single-statement read synchronously, on the caller's thread, on a connection of its own.
+    ///
+    /// For lookups on a hot path (one row by key): it saves the two thread hops of an asynchronous read. It never
+    /// waits for the writer (WAL) and never takes a connection from GRDB's reader pool — blocking a task's thread
+    /// on that pool can deadlock, since the pool's asynchronous readers need a task thread to give their connection
+    /// back. Concurrent lookups take turns on the one connection.
+    ///
+    /// - Parameter body: The read; it runs outside a transaction, so it should be one statement.
+    package func lookup<T>(_ body: (Database) throws -> T) throws -> T {
+        try lookupConnection.inDatabase(body)
     }
 
     private static func open(
@@ -71,6 +90,8 @@ package struct SQLiteDatabase: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            // Statement journals (one per savepoint of a group commit) in memory, not a temporary file per commit.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
         let pool = try DatabasePool(path: url.path, configuration: configuration)
         try migrator.migrate(pool)

@@ -70,10 +70,13 @@ import Testing
 
     @Test("H-07 §2 IdleTimeout: a connection idle past the timeout gets GOAWAY {\"reason\":\"IdleTimeout\"} and is closed")
     func idleConnectionsGoAway() async throws {
-        try await withGateway(configure: { $0.providerIdleTimeout = .milliseconds(300) }) { harness, _ in
+        // The timeout runs on the event loop's real clock: long enough that a loaded machine gets the first request
+        // in before it (everything the request needs is made before connecting), short enough for a unit test.
+        try await withGateway(configure: { $0.providerIdleTimeout = .seconds(1) }) { harness, _ in
             let token = try await harness.offlineToken().token
+            let jwt = try harness.jwt()
             let (channel, recorder) = try await FrameRecorder.connect(harness)
-            FrameRecorder.push(on: channel, stream: 1, token: token, topic: GatewayHarness.bundleID, jwt: try harness.jwt())
+            FrameRecorder.push(on: channel, stream: 1, token: token, topic: GatewayHarness.bundleID, jwt: jwt)
             let closed = await recorder.wait { $0.isClosed }
             #expect(closed.statuses[1] == "200")
             #expect(closed.goAways == [.init(lastStreamID: 1, errorCode: .noError, data: #"{"reason":"IdleTimeout"}"#)])

@@ -86,7 +86,7 @@ final class PushDispatcher: Sendable {
         if let replaced {
             log.record(
                 DeliveryEvent(
-                    uniqueID: replaced.uniqueID, at: now, kind: .discarded,
+                    uniqueID: replaced, at: now, kind: .discarded,
                     detail: "Discarded - Replaced: a newer notification for the same device and topic was stored"))
         }
         // The device may have connected between the check above and the store: hand it over now.

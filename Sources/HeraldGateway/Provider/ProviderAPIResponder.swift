@@ -67,7 +67,7 @@ struct ProviderAPIResponder: Sendable {
         case .success(let parsed): headers = parsed
         case .failure(let refusal): return refuse(refusal, logger: logger)
         }
-        let apnsID = headers.apnsID ?? UUID().uuidString.lowercased()
+        let apnsID = headers.apnsID ?? RandomUUID.lowercasedString()
         var authenticated = false
         func fail(_ reason: APNsReason, timestamp: Date? = nil) -> ProviderAnswer {
             var answer = self.refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: timestamp), logger: logger)
@@ -150,7 +150,7 @@ struct ProviderAPIResponder: Sendable {
         guard record.bundleID == bundleID else { return fail(.deviceTokenNotForTopic) }
         if let rateLimiter, !rateLimiter.admit(record.token, at: now) { return fail(.tooManyRequests) }
 
-        let uniqueID = UUID().uuidString.lowercased()
+        let uniqueID = RandomUUID.lowercasedString()
         let accepted = AcceptedPush(
             token: record, topic: topic, pushType: pushType, priority: priority, apnsID: apnsID, uniqueID: uniqueID,
             collapseID: headers.collapseID, payload: payloadData, expiration: headers.expiration, receivedAt: now)
@@ -281,7 +281,7 @@ struct ProviderAPIResponder: Sendable {
         return ProviderAnswer(
             status: refusal.reason.status,
             fields: [
-                (name: "apns-id", value: refusal.apnsID ?? UUID().uuidString.lowercased()),
+                (name: "apns-id", value: refusal.apnsID ?? RandomUUID.lowercasedString()),
                 (name: "content-type", value: "application/json"),
                 (name: "content-length", value: String(body.readableBytes)),
             ],

@@ -28,8 +28,8 @@ public protocol GatewayStore: Sendable {
 
     /// Keeps a notification for an offline device, replacing the one kept for the same token and topic.
     ///
-    /// - Returns: The notification it replaced, if any.
-    func store(_ notification: StoredNotification) async throws -> StoredNotification?
+    /// - Returns: The `apns-unique-id` of the notification it replaced, if any.
+    func store(_ notification: StoredNotification) async throws -> String?
     /// The notifications kept for a device, oldest first.
     func storedNotifications(deviceID: String) async throws -> [StoredNotification]
     /// Forgets a kept notification once it was delivered or expired (only if it is still the one kept).

@@ -144,8 +144,9 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func token(_ token: String) async throws -> DeviceTokenRecord? {
-        try await writer.read { db in
-            // Every push reads its token: a cached statement saves compiling the query each time.
+        // Every push reads its token: synchronously, on a connection of its own (see `SQLiteDatabase.lookup`), with a
+        // cached statement.
+        try database.lookup { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT * FROM device_token WHERE token = ?"), arguments: [token.lowercased()]
             ).map(Self.tokenRecord)
@@ -205,12 +206,11 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     // MARK: Stored notifications
 
-    public func store(_ n: StoredNotification) async throws -> StoredNotification? {
+    public func store(_ n: StoredNotification) async throws -> String? {
         try await groupCommit.write(.durable) { db in
-            let previous = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM stored_notification WHERE token = ? AND topic = ?"),
-                arguments: [n.token, n.topic]
-            ).map(Self.stored)
+            let previous = try String.fetchOne(
+                db.cachedStatement(sql: "SELECT unique_id FROM stored_notification WHERE token = ? AND topic = ?"),
+                arguments: [n.token, n.topic])
             try db.cachedStatement(
                 sql: """
                     INSERT OR REPLACE INTO stored_notification
@@ -259,7 +259,7 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func appendEvents(_ events: [DeliveryEvent]) async throws {
         guard !events.isEmpty else { return }
-        try await groupCommit.write(.crashSafe) { db in
+        try await groupCommit.write(.crashSafeShared) { db in
             let statement = try db.cachedStatement(
                 sql: "INSERT INTO delivery_event (unique_id, at, kind, detail) VALUES (?, ?, ?, ?)")
             for event in events {

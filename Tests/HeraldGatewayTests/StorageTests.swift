@@ -1,0 +1,143 @@
+import Dispatch
+import Foundation
+import GRDB
+import HeraldCore
+@testable import HeraldGateway
+import HeraldStorage
+import Synchronization
+import Testing
+
+/// The storage pieces the gateway's hot path relies on: the synchronous token lookup, shared commits, identifiers.
+@Suite struct StorageTests {
+    private static func temporaryFile() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("gateway.sqlite")
+    }
+
+    @Test("D-08: the token lookup sees a revocation committed by another connection (another process) at once")
+    func lookupSeesOtherConnectionsRevocation() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let gateway = try SQLiteGatewayStore(url: file)
+        let command = try SQLiteGatewayStore(url: file)  // what `herald tokens revoke` opens
+        let issued = try await gateway.activeToken(
+            deviceID: "device-1", bundleID: "com.example.app", environment: .development, at: Date())
+        // Warm the lookup connection's cached statement and page cache.
+        #expect(try await gateway.token(issued.token)?.revokedAt == nil)
+        #expect(try await gateway.token(issued.token.uppercased())?.token == issued.token)
+
+        let revokedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        _ = try await command.revokeToken(issued.token, at: revokedAt)
+        #expect(try await gateway.token(issued.token)?.revokedAt == revokedAt)
+
+        // And a token issued by the other connection is found at once.
+        let other = try await command.activeToken(
+            deviceID: "device-2", bundleID: "com.example.app", environment: .production, at: Date())
+        #expect(try await gateway.token(other.token)?.deviceID == "device-2")
+        #expect(try await gateway.token(String(repeating: "ab", count: 32)) == nil)
+    }
+
+    @Test("D-04: storing for the same device token and topic reports the apns-unique-id it replaced")
+    func storeReportsReplacedUniqueID() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let store = try SQLiteGatewayStore(url: file)
+        func notification(_ uniqueID: String, topic: String = "com.example.app") -> StoredNotification {
+            StoredNotification(
+                token: "aa", deviceID: "device-1", topic: topic, bundleID: "com.example.app", apnsID: uniqueID,
+                uniqueID: uniqueID, pushType: .alert, priority: .immediate, collapseID: nil, payload: Data("{}".utf8),
+                receivedAt: Date(), expiresAt: Date().addingTimeInterval(60))
+        }
+        #expect(try await store.store(notification("first")) == nil)
+        #expect(try await store.store(notification("second")) == "first")
+        #expect(try await store.store(notification("other-topic", topic: "com.example.app.voip")) == nil)
+        #expect(try await store.storedNotifications(deviceID: "device-1").map(\.uniqueID) == ["second", "other-topic"])
+    }
+
+    /// Holds the group-commit writer's transaction open until released, so the next writes queue up behind it.
+    private final class Gate: Sendable {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+    }
+
+    /// Counts committed transactions.
+    private final class CommitCounter: TransactionObserver, Sendable {
+        let commits = Mutex(0)
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+        func databaseDidChange(with event: DatabaseEvent) {}
+        func databaseDidCommit(_ db: Database) { commits.withLock { $0 += 1 } }
+        func databaseDidRollback(_ db: Database) {}
+    }
+
+    /// Runs a blocking write, queues `queued` behind it, releases it, and returns the commits all of them took.
+    private func commits(for queued: [GroupCommitWriter.Durability]) async throws -> Int {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let pool = try DatabasePool(path: file.path)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL)") }
+        let counter = CommitCounter()
+        pool.add(transactionObserver: counter, extent: .databaseLifetime)
+        let writer = GroupCommitWriter(writer: pool)
+        let gate = Gate()
+        let first = Task {
+            try await writer.write(.durable) { db in
+                gate.entered.signal()
+                gate.release.wait()
+                try db.execute(sql: "INSERT INTO line VALUES ('first')")
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                gate.entered.wait()
+                continuation.resume()
+            }
+        }
+        let before = counter.commits.withLock { $0 }
+        var tasks: [Task<Void, any Error>] = []
+        for (index, durability) in queued.enumerated() {
+            tasks.append(Task {
+                try await writer.write(durability) { db in
+                    try db.execute(sql: "INSERT INTO line VALUES (?)", arguments: ["\(index)"])
+                }
+            })
+        }
+        // Bounded wait for every write to be queued behind the held transaction.
+        for _ in 0..<10_000 where writer.queuedWrites < queued.count { await Task.yield() }
+        #expect(writer.queuedWrites == queued.count)
+        gate.release.signal()
+        try await first.value
+        for task in tasks { try await task.value }
+        let lines = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM line") }
+        #expect(lines == queued.count + 1)
+        return counter.commits.withLock { $0 } - before
+    }
+
+    @Test("Crash-safe-shared writes (the delivery log) ride along with a durable commit instead of adding one")
+    func sharedWritesJoinTheDurableCommit() async throws {
+        // The held transaction, then one for the durable write and the shared one together.
+        #expect(try await commits(for: [.durable, .crashSafeShared, .crashSafeShared]) == 2)
+        // Latency-sensitive crash-safe writes still commit first, on their own, without waiting for an fsync.
+        #expect(try await commits(for: [.durable, .crashSafe]) == 3)
+        // Without a durable write, shared and crash-safe writes share one crash-safe commit.
+        #expect(try await commits(for: [.crashSafe, .crashSafeShared]) == 2)
+    }
+
+    @Test("R-01, R-03: generated apns-id and apns-unique-id are random version-4 UUIDs in lowercase 8-4-4-4-12 form")
+    func randomUUIDs() throws {
+        var seen = Set<String>()
+        // More than one refill of the random pool (256 UUIDs per refill).
+        for _ in 0..<1_000 {
+            let text = RandomUUID.lowercasedString()
+            #expect(APNsRequestHeaders.isCanonicalUUID(text))
+            #expect(text == text.lowercased())
+            let characters = Array(text)
+            #expect(characters[14] == "4")
+            #expect("89ab".contains(characters[19]))
+            #expect(UUID(uuidString: text) != nil)
+            seen.insert(text)
+        }
+        #expect(seen.count == 1_000)
+        #expect(RandomUUID.format(Array(0..<16)) == "00010203-0405-0607-0809-0a0b0c0d0e0f")
+    }
+}
