@@ -4,20 +4,25 @@ import HeraldCore
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// Sends notifications to APNs or a Herald gateway over HTTP/2 (apns-spec §1).
 ///
 /// One client holds one authentication: APNs binds a connection to the team of its first token, so make
 /// one client per (server, key or certificate). Requests share connections (many concurrent streams on each, up
-/// to the server's `SETTINGS_MAX_CONCURRENT_STREAMS`). Call ``shutdown()`` when done.
+/// to the server's `SETTINGS_MAX_CONCURRENT_STREAMS`), taking the client's connections in turn. Call ``shutdown()``
+/// when done.
 public final class APNsClient: Sendable {
     /// Where notifications go.
     public let server: APNsServer
     /// When to send again.
     public let retryPolicy: APNsRetryPolicy
     private let authentication: APNsAuthentication
-    private let http: HTTPClient
+    /// One HTTP client per connection, each on an event loop of its own.
+    private let http: [HTTPClient]
+    private let nextConnection = Atomic<UInt>(0)
     private let clock: any HeraldClock
     private let logger: Logger
     private let onInvalidToken: (@Sendable (APNsResult) -> Void)?
@@ -32,10 +37,13 @@ public final class APNsClient: Sendable {
     ///   - logger: Where each answer is logged at debug level and failures at warning.
     ///   - onInvalidToken: Called with every answer that says to forget the token (410, `BadDeviceToken`), so the
     ///     caller can prune it.
+    ///   - connections: How many HTTP/2 connections to spread requests over, each on its own event loop (Apple
+    ///     suggests spreading bursts over several, H-10). One connection carries up to the server's stream limit;
+    ///     more use more cores. All carry the same authentication.
     public init(
         server: APNsServer, authentication: APNsAuthentication, retryPolicy: APNsRetryPolicy = .default,
         clock: any HeraldClock = SystemClock(), logger: Logger = Logger(label: "herald.provider"),
-        onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil
+        onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil, connections: Int = 1
     ) throws {
         self.server = server
         self.authentication = authentication
@@ -55,7 +63,12 @@ public final class APNsClient: Sendable {
         configuration.httpVersion = .automatic
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         configuration.decompression = .disabled
-        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        var loops = MultiThreadedEventLoopGroup.singleton.makeIterator()
+        http = (0..<max(1, connections)).map { _ in
+            // Pinned to one event loop, each client opens one HTTP/2 connection per server and multiplexes on it.
+            let loop = loops.next() ?? MultiThreadedEventLoopGroup.singleton.next()
+            return HTTPClient(eventLoopGroupProvider: .shared(loop), configuration: configuration)
+        }
     }
 
     /// Sends one notification to one device, retrying where Apple's table says to.
@@ -112,7 +125,7 @@ public final class APNsClient: Sendable {
 
     /// Closes the connections once requests in flight are answered.
     public func shutdown() async throws {
-        try await http.shutdown()
+        for client in http { try await client.shutdown() }
     }
 
     private func deliver(_ notification: APNsNotification, to deviceToken: String) async -> APNsResult {
@@ -160,7 +173,8 @@ public final class APNsClient: Sendable {
         }
         request.body = .bytes(ByteBuffer(bytes: notification.payload))
         do {
-            let response = try await http.execute(request, timeout: .seconds(30))
+            let connection = nextConnection.wrappingAdd(1, ordering: .relaxed).oldValue
+            let response = try await http[Int(connection % UInt(http.count))].execute(request, timeout: .seconds(30))
             let body = try await response.body.collect(upTo: 64 * 1024)
             var result = APNsResult(
                 deviceToken: deviceToken, status: Int(response.status.code), apnsID: response.headers.first(name: "apns-id"),

@@ -17,7 +17,7 @@ extension HeraldCommand.Bench {
                 stored), and nginx reading each request and answering 200 with its apns-id over the same TLS and \
                 HTTP/2 — a server far faster than either client, so that run measures the clients alone. Each client then sends \
                 --pushes alert notifications with a JWT, --concurrency at a time, round robin over the tokens: \
-                HeraldProvider's APNsClient in this process, aioapns 4.0 in a Python process (pip install \
+                HeraldProvider's APNsClient in this process (on --connections connections), aioapns 4.0 in a Python process (pip install \
                 aioapns==4.0). Reports pushes/s and p50/p99 latency per push, and the ratio. Build with -c release.
                 """
         )
@@ -25,14 +25,16 @@ extension HeraldCommand.Bench {
         @Option(help: "Pushes per run.") var pushes = 200_000
         @Option(help: "Pushes in flight at once, for each client.") var concurrency = 100
         @Option(help: "Tokens of offline devices the pushes go to, round robin.") var devices = 50
+        @Option(help: "HeraldProvider's connections (APNsClient connections:); aioapns opens up to 10 of its own.")
+        var connections = 2
         @Option(help: "The Python that has aioapns (pip install aioapns==4.0).") var python = "python3"
         @Option(help: "The nginx executable.") var nginx = "/usr/sbin/nginx"
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
         func validate() throws {
             try requireExecutable(nginx, option: "nginx", package: "nginx")
-            guard pushes > 0, concurrency > 0, devices > 0 else {
-                throw ValidationError("--pushes, --concurrency and --devices must be positive.")
+            guard pushes > 0, concurrency > 0, devices > 0, connections > 0 else {
+                throw ValidationError("--pushes, --concurrency, --devices and --connections must be positive.")
             }
         }
 
@@ -83,7 +85,9 @@ extension HeraldCommand.Bench {
                     tokensFile: tokensFile, payloadFile: payloadFile, count: count, in: folder)
             }
 
-            print("herald bench provider: \(pushes) pushes per run, \(concurrency) in flight, \(devices) offline devices")
+            print(
+                "herald bench provider: \(pushes) pushes per run, \(concurrency) in flight, \(devices) offline devices, "
+                    + "HeraldProvider on \(connections) connection\(connections == 1 ? "" : "s")")
             // Warm up both servers and both clients (TLS, first allocations, Python imports).
             let warmUp = min(pushes, 2_000)
             for port in [nginxPort, gatewayPort] {
@@ -149,7 +153,7 @@ extension HeraldCommand.Bench {
             let signer = try ProviderTokenSigner(pem: keyPEM, keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID)
             let client = try APNsClient(
                 server: APNsServer(url: URL(string: "https://localhost:\(port)")!, certificateAuthorityFile: certificateAuthority),
-                authentication: .token(signer), retryPolicy: .never, logger: logger)
+                authentication: .token(signer), retryPolicy: .never, logger: logger, connections: connections)
             let next = TicketCounter()
             let clock = ContinuousClock()
             let started = clock.now

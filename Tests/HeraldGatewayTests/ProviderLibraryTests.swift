@@ -12,15 +12,40 @@ import Testing
 @Suite struct ProviderLibraryTests {
     func tokenClient(
         _ harness: GatewayHarness, clock: (any HeraldClock)? = nil, retry: APNsRetryPolicy = .default,
-        onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil
+        onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil, connections: Int = 1
     ) throws -> (APNsClient, ProviderTokenSigner) {
         let signer = try ProviderTokenSigner(
             pem: harness.providerKey.pemRepresentation, keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID,
             clock: clock ?? harness.clock)
         let client = try APNsClient(
             server: APNsServer(url: URL(string: "https://localhost:\(harness.tlsPort)")!, certificateAuthorityFile: harness.caPath),
-            authentication: .token(signer), retryPolicy: retry, clock: clock ?? harness.clock, onInvalidToken: onInvalidToken)
+            authentication: .token(signer), retryPolicy: retry, clock: clock ?? harness.clock, onInvalidToken: onInvalidToken,
+            connections: connections)
         return (client, signer)
+    }
+
+    /// The gateway's count of provider connections so far.
+    private func providerConnections(_ harness: GatewayHarness) -> Int {
+        let line = harness.gateway.metrics.prometheusText().split(separator: "\n")
+            .first { $0.hasPrefix("herald_provider_connections_total ") }
+        return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
+    @Test("H-10 A-06: a client with three connections spreads its requests over three, each authenticated with the same key")
+    func spreadsOverConnections() async throws {
+        try await withGateway { harness, _ in
+            var tokens: [String] = []
+            for index in 0..<6 { tokens.append(try await harness.offlineToken(device: "spread-\(index)").token) }
+            let before = providerConnections(harness)
+            let (client, _) = try tokenClient(harness, connections: 3)
+            let notification = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("Hi")))
+            let results = try await client.send(notification, to: tokens + tokens + tokens, concurrency: 9)
+            #expect(results.allSatisfy { $0.status == 200 })
+            #expect(providerConnections(harness) - before == 3)
+            // Each connection stays bound to the key's team and its one token: nothing was refused.
+            #expect(!harness.gateway.metrics.prometheusText().contains("TooManyProviderTokenUpdates"))
+            try await client.shutdown()
+        }
     }
 
     @Test("Y-01 P-01: an alert reaches the device byte for byte, with apns-id and apns-unique-id in the result")

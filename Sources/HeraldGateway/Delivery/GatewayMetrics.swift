@@ -44,6 +44,11 @@ public final class GatewayMetrics: Sendable {
         counter("apns_responses_total", [("status", "\(status)"), ("reason", reason ?? "")]).increment()
     }
 
+    /// Counts a provider connection (TLS or plaintext, before it says anything).
+    func recordProviderConnection() {
+        counter("herald_provider_connections_total", []).increment()
+    }
+
     /// Counts a device connection.
     func recordDeviceConnection() {
         counter("herald_device_connections_total", []).increment()

@@ -46,6 +46,7 @@ struct ProviderChannel: ServerChildChannel {
         let id = ObjectIdentifier(channel)
         let connection = ProviderConnection(usesTLS: sslContext != nil, environment: environment)
         connections.register(connection, for: id)
+        responder.metrics.recordProviderConnection()
         let connections = self.connections
         let negotiated = channel.eventLoop.makePromise(of: Negotiated.self)
         channel.closeFuture.whenComplete { _ in
