@@ -154,10 +154,13 @@ extension HeraldCommand.Bench {
             }
             let tls = try authority.referenceServerTLS()
             let (ports, portsContinuation) = AsyncStream.makeStream(of: Int.self)
+            // The reference is stopped by cancelling it, which Hummingbird reports as errors: keep it quiet.
+            var quiet = logger
+            quiet.logLevel = .critical
             let app = Application(
                 router: router, server: try .http2Upgrade(tlsConfiguration: tls),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                onServerRunning: { portsContinuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+                onServerRunning: { portsContinuation.yield($0.localAddress?.port ?? 0) }, logger: quiet)
             let server = Task { try await app.runService() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next(), port > 0 else {
