@@ -14,8 +14,9 @@ import Synchronization
 /// call) and formats the text directly.
 package enum RandomUUID {
     private static let bytesPerRefill = 4096
-    private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-    private static let pool = Mutex<(bytes: [UInt8], next: Int)>(([UInt8](repeating: 0, count: 4096), 4096))
+    /// Random bytes and the first one not handed out yet (none at first: the first UUID fills the pool).
+    private static let pool = Mutex<(bytes: [UInt8], next: Int)>(
+        ([UInt8](repeating: 0, count: bytesPerRefill), bytesPerRefill))
 
     /// A new random UUID, e.g. `"77b1d7c4-7c3a-4d55-a8f0-1c2b3a4d5e6f"`.
     package static func lowercasedString() -> String {
@@ -43,8 +44,8 @@ package enum RandomUUID {
                     text[position] = UInt8(ascii: "-")
                     position += 1
                 }
-                text[position] = digits[Int(byte >> 4)]
-                text[position + 1] = digits[Int(byte & 0x0F)]
+                text[position] = .lowercaseHexDigit(byte >> 4)
+                text[position + 1] = .lowercaseHexDigit(byte & 0x0F)
                 position += 2
             }
             return position

@@ -17,8 +17,9 @@ extension HeraldCommand.Bench {
                 stored), and nginx reading each request and answering 200 with its apns-id over the same TLS and \
                 HTTP/2 — a server far faster than either client, so that run measures the clients alone. Each client then sends \
                 --pushes alert notifications with a JWT, --concurrency at a time, round robin over the tokens: \
-                HeraldProvider's APNsClient in this process (on --connections connections), aioapns 4.0 in a Python process (pip install \
-                aioapns==4.0). Reports pushes/s and p50/p99 latency per push, and the ratio. Build with -c release.
+                HeraldProvider's APNsClient in this process (on --connections connections), aioapns 4.0 in a \
+                Python process (pip install aioapns==4.0). Reports pushes/s and p50/p99 latency per push, and the \
+                ratio. Build with -c release.
                 """
         )
 

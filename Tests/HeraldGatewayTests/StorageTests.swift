@@ -103,7 +103,11 @@ import Testing
             })
         }
         // Bounded wait for every write to be queued behind the held transaction.
-        for _ in 0..<10_000 where writer.queuedWrites < queued.count { await Task.yield() }
+        var yields = 0
+        while writer.queuedWrites < queued.count && yields < 10_000 {
+            await Task.yield()
+            yields += 1
+        }
         #expect(writer.queuedWrites == queued.count)
         gate.release.signal()
         try await first.value

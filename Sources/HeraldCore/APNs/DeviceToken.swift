@@ -40,12 +40,11 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
 
     /// The lowercase hex form used in `:path`.
     public var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
         for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+            out.append(.lowercaseHexDigit(byte >> 4))
+            out.append(.lowercaseHexDigit(byte & 0x0f))
         }
         return String(decoding: out, as: UTF8.self)
     }
