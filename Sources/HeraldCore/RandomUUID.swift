@@ -5,9 +5,10 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import Synchronization
 
-/// Random (version 4) UUIDs as lowercase strings, the form APNs uses for `apns-id` and `apns-unique-id`.
+/// Random (version 4) and time-ordered (version 7) UUIDs as lowercase strings, the form APNs uses for `apns-id` and `apns-unique-id`.
 ///
 /// Foundation's `UUID()` opens, reads and closes `/dev/urandom` for every UUID on Linux — three system calls per
 /// identifier, twice per push. This source draws the operating system's randomness 4 KiB at a time (256 UUIDs per
@@ -20,18 +21,43 @@ package enum RandomUUID {
 
     /// A new random UUID, e.g. `"77b1d7c4-7c3a-4d55-a8f0-1c2b3a4d5e6f"`.
     package static func lowercasedString() -> String {
-        var uuid = [UInt8](repeating: 0, count: 16)
+        var uuid = randomBytes()
+        uuid[6] = 0x40 | (uuid[6] & 0x0F)  // version 4
+        uuid[8] = 0x80 | (uuid[8] & 0x3F)  // RFC 4122 variant
+        return format(uuid)
+    }
+
+    /// A new time-ordered (version 7, RFC 9562) UUID for `instant`, e.g. `"019aa3c2-5f10-7a3b-9c4d-…"`.
+    ///
+    /// The first 48 bits are the Unix time in milliseconds and the next 12 the fraction of that millisecond
+    /// (RFC 9562 §6.2, method 3), the other 62 random: identifiers made later sort later, so an index over them
+    /// grows at one end instead of touching a random page per insert.
+    ///
+    /// - Parameter instant: When the identifier is made; times before 1970 count as 1970.
+    package static func timeOrderedLowercasedString(at instant: Date) -> String {
+        var uuid = randomBytes()
+        let microseconds = UInt64(max(0, (instant.timeIntervalSince1970 * 1_000_000).rounded(.down)))
+        let milliseconds = microseconds / 1_000 & 0xFFFF_FFFF_FFFF
+        let fraction = (microseconds % 1_000) * 4_096 / 1_000  // 12 bits
+        for index in 0..<6 { uuid[index] = UInt8(truncatingIfNeeded: milliseconds >> (40 - 8 * UInt64(index))) }
+        uuid[6] = 0x70 | UInt8(truncatingIfNeeded: fraction >> 8)  // version 7
+        uuid[7] = UInt8(truncatingIfNeeded: fraction)
+        uuid[8] = 0x80 | (uuid[8] & 0x3F)  // RFC 4122 variant
+        return format(uuid)
+    }
+
+    /// 16 bytes from the pool, refilling it when it runs out.
+    private static func randomBytes() -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 16)
         pool.withLock { pool in
             if pool.next + 16 > bytesPerRefill {
                 fill(&pool.bytes)
                 pool.next = 0
             }
-            for index in 0..<16 { uuid[index] = pool.bytes[pool.next + index] }
+            for index in 0..<16 { bytes[index] = pool.bytes[pool.next + index] }
             pool.next += 16
         }
-        uuid[6] = 0x40 | (uuid[6] & 0x0F)  // version 4
-        uuid[8] = 0x80 | (uuid[8] & 0x3F)  // RFC 4122 variant
-        return format(uuid)
+        return bytes
     }
 
     /// The 8-4-4-4-12 lowercase text of 16 bytes.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// One of Herald's SQLite databases, opened the one way every store wants it, with its group-commit writer.
 ///
@@ -15,8 +16,8 @@ package struct SQLiteDatabase: Sendable {
     package let groupCommit: GroupCommitWriter
     /// Where a damaged database was moved when this one opened, if it was.
     package let quarantinedFile: URL?
-    /// A read-only connection of its own for ``lookup(_:)``.
-    private let lookupConnection: DatabaseQueue
+    /// Read-only connections of their own for ``lookup(_:)`` (none in memory: lookups use the writer).
+    private let lookupConnections: LookupConnections?
 
     /// Opens (creating if needed) the database at `url` and migrates it.
     ///
@@ -30,10 +31,7 @@ package struct SQLiteDatabase: Sendable {
         self.writer = pool
         self.groupCommit = GroupCommitWriter(writer: pool)
         self.quarantinedFile = quarantinedFile
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(10)
-        self.lookupConnection = try DatabaseQueue(path: url.path, configuration: configuration)
+        self.lookupConnections = LookupConnections(path: url.path)
     }
 
     /// A migrated database in memory, for tests and benchmarks' references.
@@ -43,7 +41,7 @@ package struct SQLiteDatabase: Sendable {
         self.writer = queue
         self.groupCommit = GroupCommitWriter(writer: queue)
         self.quarantinedFile = nil
-        self.lookupConnection = queue
+        self.lookupConnections = nil
     }
 
     /// Runs a single-statement read synchronously, on the caller's thread, on a connection of its own.
@@ -51,11 +49,13 @@ package struct SQLiteDatabase: Sendable {
     /// For lookups on a hot path (one row by key): it saves the two thread hops of an asynchronous read. It never
     /// waits for the writer (WAL) and never takes a connection from GRDB's reader pool — blocking a task's thread
     /// on that pool can deadlock, since the pool's asynchronous readers need a task thread to give their connection
-    /// back. Concurrent lookups take turns on the one connection.
+    /// back. Concurrent lookups each get an idle read-only connection, opened on first need, so they never queue
+    /// behind each other; a database that is never looked up opens none.
     ///
     /// - Parameter body: The read; it runs outside a transaction, so it should be one statement.
     package func lookup<T>(_ body: (Database) throws -> T) throws -> T {
-        try lookupConnection.inDatabase(body)
+        guard let lookupConnections else { return try writer.unsafeReentrantRead(body) }
+        return try lookupConnections.withConnection { try $0.inDatabase(body) }
     }
 
     private static func open(
@@ -96,5 +96,31 @@ package struct SQLiteDatabase: Sendable {
         let pool = try DatabasePool(path: url.path, configuration: configuration)
         try migrator.migrate(pool)
         return pool
+    }
+}
+
+/// Idle read-only connections to one database file, opened when none is idle.
+///
+/// There are never more than there were lookups at once — on the gateway, about one per thread that runs tasks.
+private final class LookupConnections: Sendable {
+    private let path: String
+    private let idle = Mutex<[DatabaseQueue]>([])
+
+    init(path: String) {
+        self.path = path
+    }
+
+    /// Runs `body` with an idle connection (a new one when none is idle), then returns it to the idle ones.
+    func withConnection<T>(_ body: (DatabaseQueue) throws -> T) throws -> T {
+        let connection = try idle.withLock { $0.popLast() } ?? open()
+        defer { idle.withLock { $0.append(connection) } }
+        return try body(connection)
+    }
+
+    private func open() throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(10)
+        return try DatabaseQueue(path: path, configuration: configuration)
     }
 }

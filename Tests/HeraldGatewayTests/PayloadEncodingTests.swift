@@ -92,4 +92,78 @@ import Testing
             #expect((try? notification.validate()) != nil, "\(pushType)")
         }
     }
+
+    @Test("I-04, S-11: the JSON-object scan is RFC 8259 strict, and what it passes JSONSerialization reads as an object")
+    func jsonObjectScan() throws {
+        func scan(_ text: String) -> JSONSyntax.Verdict {
+            Array(text.utf8).withUnsafeBytes(JSONSyntax.classify)
+        }
+        // Plain objects: the payloads providers send.
+        for text in [
+            #"{"aps":{"alert":"Hello"}}"#, #"{}"#, " {\n\t\"a\" : [ 1 , -2.5, 0, true, false, null, {}, [] ] }\r\n",
+            #"{"aps":{"alert":{"title":"发送通知","body":"\"q\" \\ \/ \b\f\n\r\t \u00e9"},"badge":0}}"#,
+            #"{"a":{"b":{"c":[[["d"]]]}}}"#,
+        ] {
+            #expect(scan(text) == .object, "\(text)")
+            #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8))) is [String: Any])
+        }
+        // Objects under RFC 8259 that use what parsers differ on: the gateway asks JSONSerialization too.
+        for text in [
+            #"{"a":1e5}"#, #"{"a":-0.5E-3}"#, #"{"a":2e+1}"#, #"{"a":1234567890123456}"#, #"{"a":"\ud83c\udf89"}"#,
+            #"{"a":"\udc00"}"#, "{\"a\":" + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}",
+        ] {
+            #expect(scan(text) == .unusualObject, "\(text)")
+        }
+        // Not JSON under RFC 8259, or not an object — including what JSONSerialization would let through.
+        for text in [
+            "", " ", "[]", "1", #""a""#, "{", "}", #"{"a"}"#, #"{"a":}"#, #"{"a":1,}"#, #"{"a":1}}"#, #"{"a":1} x"#,
+            #"{a:1}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":-}"#, #"{"a":.5}"#, #"{"a":tru}"#, #"{"a":nul}"#,
+            #"{"a":"\x"}"#, #"{"a":"\u12"}"#, "{\"a\":\"\u{01}\"}", #"{"a":[1,]}"#, #"{"a":[,1]}"#,
+            #"{"a":[1 2]}"#, #"{"a":1 "b":2}"#, #"{"a":"unterminated}"#, #"{"a":1e}"#, #"{"a":1e+}"#, #"{"a":+1}"#,
+            #"{'a':1}"#, #"{"a":1 /* c */}"#, #"{"a":NaN}"#, "\u{FEFF}{}",
+        ] {
+            #expect(scan(text) == .notAnObject, "\(text)")
+        }
+        // Any mutation of a real payload: whenever the scan passes it, JSONSerialization reads an object too.
+        let payload = Array(#"{"aps":{"alert":{"title":"Hi","body":"A \"small\" alert"},"badge":12,"sound":"default"},"k":[1.5,-3,true,null]}"#.utf8)
+        let alphabet = Array(#"{}[]:,"\ -.0123456789eEtrufalsn/ubx"#.utf8)
+        var generator = SplitMix64(seed: 0x4845_5241_4C44)
+        var confirmed = 0
+        for _ in 0..<20_000 {
+            var bytes = payload
+            for _ in 0...Int(generator.next() % 3) {
+                let position = Int(generator.next() % UInt64(bytes.count))
+                switch generator.next() % 3 {
+                case 0: bytes[position] = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: position)
+                }
+            }
+            if bytes.withUnsafeBytes(JSONSyntax.classify) != .notAnObject {
+                confirmed += 1
+                #expect(
+                    (try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any],
+                    "\(String(decoding: bytes, as: UTF8.self))")
+            }
+        }
+        // The mutations are not all fatal: some still scan as objects, so the cross-check checked something.
+        #expect(confirmed > 1_000)
+    }
+}
+
+/// A small deterministic random source (SplitMix64), so a failing mutation can be reproduced.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -55,6 +55,29 @@ import Testing
         }
     }
 
+    @Test("I-04: valid payloads that parsers differ on (exponents, surrogate escapes, deep nesting) are accepted")
+    func acceptsUnusualValidPayloads() async throws {
+        try await withGateway { harness, client in
+        // One provider token for all (a new one per request on one connection would be TooManyProviderTokenUpdates).
+        let jwt = try harness.jwt()
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        for body in [
+            #"{"aps":{"alert":"\ud83c\udf89","badge":1E0},"n":-1.5e-3}"#, #" {"aps":{"alert":"x"},"d":\#(deep)} "#,
+            #"{"aps":{"alert":"x"},"big":12345678901234567890}"#,
+        ] {
+            let token = try await harness.offlineToken()
+            let result = try await client.push(
+                port: harness.tlsPort, token: token.token,
+                headers: [
+                    ("apns-topic", GatewayHarness.bundleID), ("apns-push-type", "alert"),
+                    ("authorization", "bearer \(jwt)"),
+                ],
+                body: body)
+            #expect(result.status == 200, "\(body)")
+        }
+        }
+    }
+
     /// One malformed request and the reason Apple answers it with.
     struct Case: Sendable, CustomTestStringConvertible {
         var id: String
@@ -88,6 +111,15 @@ import Testing
         Case(id: "S-11 too large", body: #"{"aps":{"alert":""# + String(repeating: "x", count: 4096) + #""}}"#, status: 413, reason: "PayloadTooLarge"),
         Case(id: "S-11 not JSON", body: "hello", status: 400, reason: "BadRequestPayload"),
         Case(id: "S-11 not an object", body: "[1,2]", status: 400, reason: "BadRequestPayload"),
+        // With apns-push-type, the payload is only scanned, not parsed: the scan must refuse what the parser would.
+        Case(id: "S-11 trailing comma, typed", headers: [("apns-push-type", "alert")], body: #"{"aps":{"alert":"x"},}"#,
+             status: 400, reason: "BadRequestPayload"),
+        Case(id: "S-11 two objects, typed", headers: [("apns-push-type", "alert")], body: #"{"aps":{}} {}"#,
+             status: 400, reason: "BadRequestPayload"),
+        Case(id: "S-11 control character, typed", headers: [("apns-push-type", "alert")], body: "{\"aps\":{\"alert\":\"a\u{01}\"}}",
+             status: 400, reason: "BadRequestPayload"),
+        Case(id: "S-11 array, typed", headers: [("apns-push-type", "alert")], body: #"[{"aps":{}}]"#,
+             status: 400, reason: "BadRequestPayload"),
         Case(id: "P-02 background at 10", headers: [("apns-push-type", "background"), ("apns-priority", "10")],
              body: #"{"aps":{"content-available":1}}"#, status: 400, reason: "BadPriority"),
         Case(id: "P-10 voip without .voip topic", headers: [("apns-push-type", "voip")], status: 400, reason: "InvalidPushType"),

@@ -139,6 +139,10 @@ import Testing
             await #expect(throws: APNsReason.badCollapseId) { _ = try await client.send(collapse, to: token) }
             collapse.collapseID = "ok"
             await #expect(throws: APNsReason.badDeviceToken) { _ = try await client.send(collapse, to: "not-hex") }
+            // As strict as the gateway: a trailing comma (which JSONSerialization lets through) is not JSON.
+            var lenient = collapse
+            lenient.payload = Data(#"{"aps":{"alert":"x"},}"#.utf8)
+            await #expect(throws: APNsReason.badRequestPayload) { _ = try await client.send(lenient, to: token) }
             try await client.shutdown()
             await harness.gateway.flushDeliveryLog()
         }

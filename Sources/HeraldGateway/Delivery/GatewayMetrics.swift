@@ -23,7 +23,23 @@ public final class GatewayMetrics: Sendable {
     /// The registry `/metrics` prints.
     public let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
-    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
+    /// Counters made so far, by what tells them apart: a lookup per push must not build a string.
+    private let counters = Mutex(Counters())
+
+    private struct Counters {
+        struct NotificationKey: Hashable {
+            let category: Category
+            let pushType: APNsPushType
+            let priority: APNsPriority
+        }
+        struct ResponseKey: Hashable {
+            let status: Int
+            let reason: String?
+        }
+        var notifications: [NotificationKey: CoreMetrics.Counter] = [:]
+        var responses: [ResponseKey: CoreMetrics.Counter] = [:]
+        var others: [String: CoreMetrics.Counter] = [:]
+    }
 
     /// Creates an empty set of metrics.
     public init() {
@@ -33,25 +49,27 @@ public final class GatewayMetrics: Sendable {
 
     /// Counts a notification in `category`.
     func record(_ category: Category, pushType: APNsPushType, priority: APNsPriority) {
-        counter(
-            "apns_notifications_total",
+        let key = Counters.NotificationKey(category: category, pushType: pushType, priority: priority)
+        counter(\.notifications, key, label: "apns_notifications_total") {
             [("status", category.rawValue), ("push_type", pushType.rawValue), ("priority", "\(priority.rawValue)")]
-        ).increment()
+        }.increment()
     }
 
     /// Counts an answer to a provider.
     func recordResponse(status: Int, reason: String?) {
-        counter("apns_responses_total", [("status", "\(status)"), ("reason", reason ?? "")]).increment()
+        counter(\.responses, Counters.ResponseKey(status: status, reason: reason), label: "apns_responses_total") {
+            [("status", "\(status)"), ("reason", reason ?? "")]
+        }.increment()
     }
 
     /// Counts a provider connection (TLS or plaintext, before it says anything).
     func recordProviderConnection() {
-        counter("herald_provider_connections_total", []).increment()
+        counter(\.others, "provider", label: "herald_provider_connections_total") { [] }.increment()
     }
 
     /// Counts a device connection.
     func recordDeviceConnection() {
-        counter("herald_device_connections_total", []).increment()
+        counter(\.others, "device", label: "herald_device_connections_total") { [] }.increment()
     }
 
     /// The metrics in Prometheus text format.
@@ -61,12 +79,15 @@ public final class GatewayMetrics: Sendable {
         return String(decoding: buffer, as: UTF8.self)
     }
 
-    private func counter(_ label: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
-        let key = label + dimensions.map { "|\($0.0)=\($0.1)" }.joined()
-        return counters.withLock { counters in
-            if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: label, dimensions: dimensions, factory: factory)
-            counters[key] = counter
+    /// The counter cached under `key` in `cache`, made with `label` and `dimensions()` the first time.
+    private func counter<Key: Hashable>(
+        _ cache: WritableKeyPath<Counters, [Key: CoreMetrics.Counter]>, _ key: Key, label: String,
+        dimensions: () -> [(String, String)]
+    ) -> CoreMetrics.Counter {
+        counters.withLock { counters in
+            if let counter = counters[keyPath: cache][key] { return counter }
+            let counter = CoreMetrics.Counter(label: label, dimensions: dimensions(), factory: factory)
+            counters[keyPath: cache][key] = counter
             return counter
         }
     }

@@ -55,7 +55,7 @@ struct ProviderAPIResponder: Sendable {
         guard !tokenText.isEmpty else {
             return refuse(APNsRefusal(.missingDeviceToken, apnsID: echoID), logger: logger)
         }
-        guard !tokenText.contains("/") else { return refuse(APNsRefusal(.badPath, apnsID: echoID), logger: logger) }
+        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return refuse(APNsRefusal(.badPath, apnsID: echoID), logger: logger) }
         guard let deviceToken = DeviceToken(hex: tokenText) else {
             return refuse(APNsRefusal(.badDeviceToken, apnsID: echoID), logger: logger)
         }
@@ -100,12 +100,20 @@ struct ProviderAPIResponder: Sendable {
         let payload = request.payload
         guard payload.readableBytes > 0 else { return fail(.payloadEmpty) }
         let payloadData = Data(payload.readableBytesView)
-        // I-04: any JSON object is a payload (Apple is silent on objects without `aps`); other bodies are not.
-        guard String(data: payloadData, encoding: .utf8) != nil,
-            let object = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
-        else { return fail(.badRequestPayload) }
-        let aps = object["aps"] as? [String: Any]
-        let pushType = headers.effectivePushType(aps: aps)
+        // I-04: any JSON object is a payload (Apple is silent on objects without `aps`); other bodies are not. GAP:
+        // Apple does not say how strict; Herald takes RFC 8259 JSON only (no trailing commas, comments or the like).
+        guard String(validating: payload.readableBytesView, as: UTF8.self) != nil else { return fail(.badRequestPayload) }
+        let syntax = payload.withUnsafeReadableBytes(JSONSyntax.classify)
+        let pushType: APNsPushType
+        if syntax == .object, let given = headers.pushType {
+            // The common case, settled without building the object.
+            pushType = given
+        } else {
+            guard syntax != .notAnObject,
+                let object = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
+            else { return fail(.badRequestPayload) }
+            pushType = headers.effectivePushType(aps: object["aps"] as? [String: Any])
+        }
         if payloadData.count > pushType.maximumPayloadSize { return fail(.payloadTooLarge) }
 
         // S-08, §1.3: topic and push type.
@@ -150,7 +158,8 @@ struct ProviderAPIResponder: Sendable {
         guard record.bundleID == bundleID else { return fail(.deviceTokenNotForTopic) }
         if let rateLimiter, !rateLimiter.admit(record.token, at: now) { return fail(.tooManyRequests) }
 
-        let uniqueID = RandomUUID.lowercasedString()
+        // Time-ordered, so the delivery log's index by unique id grows at one end (R-03 leaves the format open).
+        let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
         let accepted = AcceptedPush(
             token: record, topic: topic, pushType: pushType, priority: priority, apnsID: apnsID, uniqueID: uniqueID,
             collapseID: headers.collapseID, payload: payloadData, expiration: headers.expiration, receivedAt: now)

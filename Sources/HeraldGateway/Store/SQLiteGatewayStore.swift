@@ -145,11 +145,20 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func token(_ token: String) async throws -> DeviceTokenRecord? {
         // Every push reads its token: synchronously, on a connection of its own (see `SQLiteDatabase.lookup`), with a
-        // cached statement.
-        try database.lookup { db in
-            try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM device_token WHERE token = ?"), arguments: [token.lowercased()]
-            ).map(Self.tokenRecord)
+        // cached statement, columns read by position.
+        let key = token.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? token.lowercased() : token
+        return try database.lookup { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT token, device_id, bundle_id, environment, created_at, revoked_at
+                    FROM device_token WHERE token = ?
+                    """)
+            guard let row = try Row.fetchOne(statement, arguments: [key]) else { return nil }
+            return DeviceTokenRecord(
+                token: row[0], deviceID: row[1], bundleID: row[2],
+                environment: APNsEnvironment(rawValue: row[3]) ?? .development,
+                createdAt: Date(timeIntervalSince1970: row[4]),
+                revokedAt: (row[5] as Double?).map(Date.init(timeIntervalSince1970:)))
         }
     }
 

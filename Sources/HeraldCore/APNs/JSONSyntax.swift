@@ -1,0 +1,208 @@
+/// A strict check that a payload is a JSON object (RFC 8259), without building it.
+///
+/// The gateway must refuse a body that is not a JSON object (`BadRequestPayload`), but only needs the parsed object
+/// when a request has no `apns-push-type` (the type is then inferred from `aps`). Parsing every payload with
+/// `JSONSerialization` builds a dictionary of Foundation objects per push, and that parser is also more lenient than
+/// the RFC (it takes trailing commas, for one); this scanner only reads the bytes, and strictly.
+package enum JSONSyntax {
+    /// What a document is.
+    package enum Verdict: Sendable, Equatable {
+        /// A JSON object in the plain subset every parser reads alike.
+        case object
+        /// A JSON object that uses what parsers differ on — exponents, numbers over 15 digits, `\u` escapes of
+        /// UTF-16 surrogates, nesting deeper than ``JSONSyntax/plainDepth`` — to be confirmed by the parser that
+        /// will read it.
+        case unusualObject
+        /// Not JSON, or JSON but not an object.
+        case notAnObject
+    }
+
+    /// The deepest nesting counted as plain.
+    package static let plainDepth = 64
+
+    /// What `bytes` (already valid UTF-8) are: one JSON object with optional whitespace around it, or not.
+    ///
+    /// - Parameter bytes: The document.
+    package static func classify(_ bytes: UnsafeRawBufferPointer) -> Verdict {
+        var scanner = Scanner(bytes: bytes)
+        scanner.skipWhitespace()
+        guard scanner.peek() == UInt8(ascii: "{"), scanner.value() else { return .notAnObject }
+        scanner.skipWhitespace()
+        guard scanner.atEnd else { return .notAnObject }
+        return scanner.unusual ? .unusualObject : .object
+    }
+
+    private struct Scanner {
+        let bytes: UnsafeRawBufferPointer
+        var position = 0
+        /// Whether something parsers differ on was seen.
+        var unusual = false
+
+        init(bytes: UnsafeRawBufferPointer) {
+            self.bytes = bytes
+        }
+
+        var atEnd: Bool { position == bytes.count }
+
+        func peek() -> UInt8? {
+            position < bytes.count ? bytes[position] : nil
+        }
+
+        mutating func skipWhitespace() {
+            while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
+        }
+
+        mutating func expect(_ literal: StaticString) -> Bool {
+            let count = literal.utf8CodeUnitCount
+            guard bytes.count - position >= count else { return false }
+            for index in 0..<count where bytes[position + index] != literal.utf8Start[index] { return false }
+            position += count
+            return true
+        }
+
+        /// Reads one value of any kind; containers iteratively, with a stack of what is open.
+        mutating func value() -> Bool {
+            // true: an object is open; false: an array.
+            var open: [Bool] = []
+            while true {
+                skipWhitespace()
+                guard let byte = peek() else { return false }
+                switch byte {
+                case UInt8(ascii: "{"):
+                    if open.count >= JSONSyntax.plainDepth { unusual = true }
+                    position += 1
+                    skipWhitespace()
+                    if peek() == UInt8(ascii: "}") {
+                        position += 1
+                    } else {
+                        open.append(true)
+                        guard member() else { return false }
+                        continue
+                    }
+                case UInt8(ascii: "["):
+                    if open.count >= JSONSyntax.plainDepth { unusual = true }
+                    position += 1
+                    skipWhitespace()
+                    if peek() == UInt8(ascii: "]") {
+                        position += 1
+                    } else {
+                        open.append(false)
+                        continue
+                    }
+                case UInt8(ascii: "\""):
+                    guard string() else { return false }
+                case UInt8(ascii: "t"):
+                    guard expect("true") else { return false }
+                case UInt8(ascii: "f"):
+                    guard expect("false") else { return false }
+                case UInt8(ascii: "n"):
+                    guard expect("null") else { return false }
+                default:
+                    guard number() else { return false }
+                }
+                // A value is complete: close containers or go on to the next element.
+                while let inObject = open.last {
+                    skipWhitespace()
+                    guard let next = peek() else { return false }
+                    position += 1
+                    if next == UInt8(ascii: ",") {
+                        if inObject {
+                            skipWhitespace()
+                            guard member() else { return false }
+                        }
+                        break
+                    } else if next == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                        open.removeLast()
+                    } else {
+                        return false
+                    }
+                }
+                if open.isEmpty { return true }
+            }
+        }
+
+        /// Reads `"key" :` of an object member, leaving the position at its value.
+        mutating func member() -> Bool {
+            guard peek() == UInt8(ascii: "\""), string() else { return false }
+            skipWhitespace()
+            guard peek() == UInt8(ascii: ":") else { return false }
+            position += 1
+            return true
+        }
+
+        mutating func string() -> Bool {
+            position += 1  // the opening quote
+            while let byte = peek() {
+                position += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return true
+                case UInt8(ascii: "\\"):
+                    guard let escaped = peek() else { return false }
+                    position += 1
+                    switch escaped {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        continue
+                    case UInt8(ascii: "u"):
+                        guard bytes.count - position >= 4 else { return false }
+                        var scalar: UInt32 = 0
+                        for _ in 0..<4 {
+                            guard let digit = bytes[position].hexDigitValue else { return false }
+                            scalar = scalar << 4 | UInt32(digit)
+                            position += 1
+                        }
+                        // Surrogates, paired or not: parsers differ on unpaired ones.
+                        if (0xD800...0xDFFF).contains(scalar) { unusual = true }
+                    default:
+                        return false
+                    }
+                case 0x00..<0x20:
+                    return false
+                default:
+                    continue
+                }
+            }
+            return false
+        }
+
+        mutating func number() -> Bool {
+            var digits = 0
+            if peek() == UInt8(ascii: "-") { position += 1 }
+            guard let first = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+            if first == UInt8(ascii: "0") {
+                position += 1
+                digits = 1
+            } else {
+                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                    position += 1
+                    digits += 1
+                }
+            }
+            if peek() == UInt8(ascii: ".") {
+                position += 1
+                var fraction = 0
+                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                    position += 1
+                    fraction += 1
+                }
+                guard fraction > 0 else { return false }
+                digits += fraction
+            }
+            if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                position += 1
+                if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
+                var exponent = 0
+                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
+                    position += 1
+                    exponent += 1
+                }
+                guard exponent > 0 else { return false }
+                // Exponents are where parsers differ (range, precision).
+                unusual = true
+            }
+            if digits > 15 { unusual = true }
+            return true
+        }
+    }
+}
