@@ -55,17 +55,7 @@ package final class GroupCommitWriter: Sendable {
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let job = Job(apply: { db in
-                let result: Result<T, any Error>
-                do {
-                    var value: T?
-                    try db.inSavepoint {
-                        value = try body(db)
-                        return .commit
-                    }
-                    result = .success(value!)
-                } catch {
-                    result = .failure(error)
-                }
+                let result = Self.inSavepoint(db, body)
                 return { commitError in
                     if let commitError {
                         continuation.resume(throwing: commitError)
@@ -83,6 +73,28 @@ package final class GroupCommitWriter: Sendable {
             if startDrain {
                 drainQueue.async { self.drain() }
             }
+        }
+    }
+
+    /// Runs `body` in a savepoint of the open transaction: on error, only what `body` did is rolled back.
+    ///
+    /// GRDB's `inSavepoint` prepares its three statements anew each time; these are cached per connection (GRDB
+    /// still tracks the savepoint, from the statements themselves).
+    private static func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) -> Result<T, any Error> {
+        do {
+            try db.cachedStatement(sql: "SAVEPOINT groupCommitJob").execute()
+        } catch {
+            return .failure(error)
+        }
+        do {
+            let value = try body(db)
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT groupCommitJob").execute()
+            return .success(value)
+        } catch {
+            // If even this fails, the transaction itself is broken and its commit fails for every job.
+            try? db.cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT groupCommitJob").execute()
+            try? db.cachedStatement(sql: "RELEASE SAVEPOINT groupCommitJob").execute()
+            return .failure(error)
         }
     }
 

@@ -55,6 +55,47 @@ import Testing
         #expect(try await store.storedNotifications(deviceID: "device-1").map(\.uniqueID) == ["second", "other-topic"])
     }
 
+    @Test("C-04: a delivery log written by the first schema survives the upgrade, in order, and is pruned by age")
+    func deliveryLogMigration() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let day0 = Date(timeIntervalSince1970: 1_800_000_000)
+        do {
+            // A gateway.sqlite as the first release left it, with an AUTOINCREMENT log.
+            let queue = try DatabaseQueue(path: file.path)
+            try SQLiteGatewayStore.migrator.migrate(queue, upTo: "v1")
+            try await queue.write { db in
+                for (index, kind) in ["received", "stored", "delivered"].enumerated() {
+                    try db.execute(
+                        sql: "INSERT INTO delivery_event (unique_id, at, kind, detail) VALUES ('old', ?, ?, ?)",
+                        arguments: [day0.timeIntervalSince1970 + Double(index), kind, "event \(index)"])
+                }
+            }
+        }
+        let store = try SQLiteGatewayStore(url: file)
+        #expect(try await store.events(uniqueID: "old").map(\.kind) == [.received, .stored, .delivered])
+        #expect(try await store.events(uniqueID: "old").map(\.detail) == ["event 0", "event 1", "event 2"])
+        // New events go after the migrated ones.
+        try await store.appendEvents([
+            DeliveryEvent(uniqueID: "new", at: day0.addingTimeInterval(86_400), kind: .received, detail: "a"),
+            DeliveryEvent(uniqueID: "old", at: day0.addingTimeInterval(86_400), kind: .discarded, detail: "b"),
+        ])
+        #expect(try await store.events(uniqueID: "old").map(\.kind) == [.received, .stored, .delivered, .discarded])
+        // Pruning takes everything before the first event at or after the cut-off...
+        try await store.pruneEvents(before: day0.addingTimeInterval(3_600))
+        #expect(try await store.events(uniqueID: "old").map(\.kind) == [.discarded])
+        #expect(try await store.events(uniqueID: "new").count == 1)
+        // ...and everything when nothing is that recent; ids go on from there.
+        try await store.pruneEvents(before: day0.addingTimeInterval(30 * 86_400))
+        #expect(try await store.events(uniqueID: "old").isEmpty)
+        #expect(try await store.events(uniqueID: "new").isEmpty)
+        try await store.appendEvents([
+            DeliveryEvent(uniqueID: "later", at: day0.addingTimeInterval(31 * 86_400), kind: .received, detail: "c"),
+            DeliveryEvent(uniqueID: "later", at: day0.addingTimeInterval(31 * 86_400), kind: .stored, detail: "d"),
+        ])
+        #expect(try await store.events(uniqueID: "later").map(\.kind) == [.received, .stored])
+    }
+
     /// Holds the group-commit writer's transaction open until released, so the next writes queue up behind it.
     private final class Gate: Sendable {
         let entered = DispatchSemaphore(value: 0)
@@ -115,6 +156,67 @@ import Testing
         let lines = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM line") }
         #expect(lines == queued.count + 1)
         return counter.commits.withLock { $0 } - before
+    }
+
+    @Test("Writes sharing a transaction: one that fails is rolled back alone, the others commit")
+    func failingWriteRollsBackAlone() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let pool = try DatabasePool(path: file.path)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL UNIQUE)") }
+        let writer = GroupCommitWriter(writer: pool)
+        let gate = Gate()
+        let first = Task {
+            try await writer.write(.durable) { db in
+                gate.entered.signal()
+                gate.release.wait()
+                try db.execute(sql: "INSERT INTO line VALUES ('first')")
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                gate.entered.wait()
+                continuation.resume()
+            }
+        }
+        struct Refused: Error {}
+        let before = Task { try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('before')") } }
+        var yields = 0
+        while writer.queuedWrites < 1 && yields < 10_000 {
+            await Task.yield()
+            yields += 1
+        }
+        // Writes something, then throws: its row must not survive.
+        let failing = Task {
+            try await writer.write { db in
+                try db.execute(sql: "INSERT INTO line VALUES ('failing')")
+                throw Refused()
+            }
+        }
+        // A constraint error half-way: its first row must not survive either.
+        let conflicting = Task {
+            try await writer.write { db in
+                try db.execute(sql: "INSERT INTO line VALUES ('conflicting')")
+                try db.execute(sql: "INSERT INTO line VALUES ('before')")
+            }
+        }
+        let after = Task { try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('after')") } }
+        while writer.queuedWrites < 4 && yields < 20_000 {
+            await Task.yield()
+            yields += 1
+        }
+        #expect(writer.queuedWrites == 4)
+        gate.release.signal()
+        try await first.value
+        try await before.value
+        await #expect(throws: Refused.self) { try await failing.value }
+        await #expect(throws: DatabaseError.self) { try await conflicting.value }
+        try await after.value
+        let lines = try await pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM line ORDER BY rowid") }
+        #expect(lines == ["first", "before", "after"])
+        // The writer goes on working afterwards.
+        try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('later')") }
+        #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM line") } == 4)
     }
 
     @Test("Crash-safe-shared writes (the delivery log) ride along with a durable commit instead of adding one")
