@@ -125,17 +125,110 @@ extension DeviceChannelMessage: Codable {
         }
     }
 
-    /// The message as one JSON text frame.
+    /// The message as one JSON text frame (the same text its `Codable` form gives, written directly).
     public func jsonText() -> String {
-        // Encoding these plain values cannot fail.
-        String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
+        jsonValue.jsonText
     }
 
-    /// Reads a message from a text frame; `nil` if it is not one.
+    /// Reads a message from a text frame; `nil` if it is not one. Reads what the `Codable` form reads: members in
+    /// any order, unknown ones ignored.
     public init?(jsonText: String) {
-        guard let message = try? JSONDecoder().decode(DeviceChannelMessage.self, from: Data(jsonText.utf8)) else {
+        guard let value = try? JSONValue(reading: jsonText), let message = DeviceChannelMessage(value) else {
             return nil
         }
         self = message
+    }
+
+    private var jsonValue: JSONValue {
+        switch self {
+        case .hello(let deviceID, let secret):
+            .object([.init("type", "hello"), .init("deviceID", .string(deviceID)), .init("secret", .string(secret))])
+        case .welcome(let deviceID):
+            .object([.init("type", "welcome"), .init("deviceID", .string(deviceID))])
+        case .register(let bundleID, let environment):
+            .object([
+                .init("type", "register"), .init("bundleID", .string(bundleID)),
+                .init("environment", .string(environment.rawValue)),
+            ])
+        case .registered(let bundleID, let environment, let token):
+            .object([
+                .init("type", "registered"), .init("bundleID", .string(bundleID)),
+                .init("environment", .string(environment.rawValue)), .init("token", .string(token)),
+            ])
+        case .push(let push):
+            .object([.init("type", "push"), .init("push", push.jsonValue)])
+        case .ack(let deliveryID):
+            .object([.init("type", "ack"), .init("deliveryID", .string(deliveryID))])
+        case .error(let message):
+            .object([.init("type", "error"), .init("message", .string(message))])
+        }
+    }
+
+    private init?(_ value: JSONValue) {
+        func string(_ key: String) -> String? {
+            if case .string(let text)? = value[key] { text } else { nil }
+        }
+        switch string("type") {
+        case "hello":
+            guard let deviceID = string("deviceID"), let secret = string("secret") else { return nil }
+            self = .hello(deviceID: deviceID, secret: secret)
+        case "welcome":
+            guard let deviceID = string("deviceID") else { return nil }
+            self = .welcome(deviceID: deviceID)
+        case "register":
+            guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init)
+            else { return nil }
+            self = .register(bundleID: bundleID, environment: environment)
+        case "registered":
+            guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init),
+                let token = string("token")
+            else { return nil }
+            self = .registered(bundleID: bundleID, environment: environment, token: token)
+        case "push":
+            guard let push = value["push"].flatMap(DevicePush.init) else { return nil }
+            self = .push(push)
+        case "ack":
+            guard let deliveryID = string("deliveryID") else { return nil }
+            self = .ack(deliveryID: deliveryID)
+        case "error":
+            guard let message = string("message") else { return nil }
+            self = .error(message)
+        default:
+            return nil
+        }
+    }
+}
+
+extension DevicePush {
+    fileprivate var jsonValue: JSONValue {
+        var members: [JSONValue.Member] = [
+            .init("deliveryID", .string(deliveryID)), .init("token", .string(token)), .init("topic", .string(topic)),
+            .init("bundleID", .string(bundleID)), .init("pushType", .string(pushType)),
+            .init("priority", .integer(Int64(priority))), .init("apnsID", .string(apnsID)),
+        ]
+        if let collapseID { members.append(.init("collapseID", .string(collapseID))) }
+        members.append(.init("payload", .string(payload)))
+        members.append(.init("fromStorage", .bool(fromStorage)))
+        return .object(members)
+    }
+
+    fileprivate init?(_ value: JSONValue) {
+        func string(_ key: String) -> String? {
+            if case .string(let text)? = value[key] { text } else { nil }
+        }
+        guard let deliveryID = string("deliveryID"), let token = string("token"), let topic = string("topic"),
+            let bundleID = string("bundleID"), let pushType = string("pushType"), let apnsID = string("apnsID"),
+            let payload = string("payload"), case .integer(let priority)? = value["priority"],
+            let priority = Int(exactly: priority), case .bool(let fromStorage)? = value["fromStorage"]
+        else { return nil }
+        let collapseID: String?
+        switch value["collapseID"] {
+        case nil, .null?: collapseID = nil
+        case .string(let text)?: collapseID = text
+        default: return nil
+        }
+        self.init(
+            deliveryID: deliveryID, token: token, topic: topic, bundleID: bundleID, pushType: pushType,
+            priority: priority, apnsID: apnsID, collapseID: collapseID, payload: payload, fromStorage: fromStorage)
     }
 }

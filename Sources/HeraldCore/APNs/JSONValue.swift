@@ -98,6 +98,12 @@ public enum JSONValue: Sendable, Hashable {
 
     private static func writeString(_ value: String, to text: inout String) {
         text += "\""
+        // Most strings need no escape: copied in one piece.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            text += value
+            text += "\""
+            return
+        }
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\"": text += "\\\""

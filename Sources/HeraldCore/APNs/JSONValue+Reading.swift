@@ -1,0 +1,218 @@
+/// Reading JSON text straight from its UTF-8 bytes, without Foundation: for messages read on a hot path (the device
+/// channel), where building Foundation objects or going through `Decodable` costs more than the work itself.
+extension JSONValue {
+    /// Why JSON text could not be read.
+    public struct ReadingError: Error, Sendable, Equatable {
+        /// The byte offset where reading stopped.
+        public var offset: Int
+    }
+
+    /// The deepest nesting read; deeper text is refused.
+    public static let maximumReadingDepth = 512
+
+    /// Reads JSON text (RFC 8259, any value at the top); object members keep the text's order.
+    ///
+    /// Integers that fit in 64 bits become ``integer(_:)``, other numbers ``number(_:)``.
+    ///
+    /// - Parameter text: The JSON text.
+    /// - Throws: ``ReadingError`` when the text is not JSON.
+    public init(reading text: String) throws(ReadingError) {
+        var text = text
+        let result = text.withUTF8 { bytes -> Result<JSONValue, ReadingError> in
+            var reader = Reader(bytes: UnsafeRawBufferPointer(bytes))
+            do throws(ReadingError) {
+                let value = try reader.value(depth: 0)
+                reader.skipWhitespace()
+                guard reader.position == bytes.count else { throw reader.failure() }
+                return .success(value)
+            } catch {
+                return .failure(error)
+            }
+        }
+        self = try result.get()
+    }
+
+    private struct Reader {
+        let bytes: UnsafeRawBufferPointer
+        var position = 0
+
+        init(bytes: UnsafeRawBufferPointer) {
+            self.bytes = bytes
+        }
+
+        func peek() -> UInt8? {
+            position < bytes.count ? bytes[position] : nil
+        }
+
+        func failure() -> ReadingError {
+            ReadingError(offset: position)
+        }
+
+        mutating func skipWhitespace() {
+            while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
+        }
+
+        mutating func literal(_ text: StaticString, _ value: JSONValue) throws(ReadingError) -> JSONValue {
+            let count = text.utf8CodeUnitCount
+            guard bytes.count - position >= count else { throw failure() }
+            for index in 0..<count where bytes[position + index] != text.utf8Start[index] { throw failure() }
+            position += count
+            return value
+        }
+
+        mutating func value(depth: Int) throws(ReadingError) -> JSONValue {
+            skipWhitespace()
+            guard let byte = peek() else { throw failure() }
+            switch byte {
+            case UInt8(ascii: "{"):
+                guard depth < JSONValue.maximumReadingDepth else { throw failure() }
+                position += 1
+                var members: [Member] = []
+                skipWhitespace()
+                if peek() == UInt8(ascii: "}") {
+                    position += 1
+                    return .object(members)
+                }
+                while true {
+                    skipWhitespace()
+                    guard peek() == UInt8(ascii: "\"") else { throw failure() }
+                    let key = try string()
+                    skipWhitespace()
+                    guard peek() == UInt8(ascii: ":") else { throw failure() }
+                    position += 1
+                    members.append(Member(key, try value(depth: depth + 1)))
+                    skipWhitespace()
+                    guard let next = peek() else { throw failure() }
+                    position += 1
+                    if next == UInt8(ascii: "}") { return .object(members) }
+                    guard next == UInt8(ascii: ",") else { throw failure() }
+                }
+            case UInt8(ascii: "["):
+                guard depth < JSONValue.maximumReadingDepth else { throw failure() }
+                position += 1
+                var elements: [JSONValue] = []
+                skipWhitespace()
+                if peek() == UInt8(ascii: "]") {
+                    position += 1
+                    return .array(elements)
+                }
+                while true {
+                    elements.append(try value(depth: depth + 1))
+                    skipWhitespace()
+                    guard let next = peek() else { throw failure() }
+                    position += 1
+                    if next == UInt8(ascii: "]") { return .array(elements) }
+                    guard next == UInt8(ascii: ",") else { throw failure() }
+                }
+            case UInt8(ascii: "\""): return .string(try string())
+            case UInt8(ascii: "t"): return try literal("true", .bool(true))
+            case UInt8(ascii: "f"): return try literal("false", .bool(false))
+            case UInt8(ascii: "n"): return try literal("null", .null)
+            default: return try number()
+            }
+        }
+
+        /// Reads a string from its opening quote; text without escapes is copied in one piece.
+        mutating func string() throws(ReadingError) -> String {
+            position += 1
+            let start = position
+            while let byte = peek(), byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                guard byte >= 0x20 else { throw failure() }
+                position += 1
+            }
+            guard let stop = peek() else { throw failure() }
+            if stop == UInt8(ascii: "\"") {
+                position += 1
+                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position - 1]), as: UTF8.self)
+            }
+            var text = Array(bytes[start..<position])
+            while let byte = peek() {
+                position += 1
+                switch byte {
+                case UInt8(ascii: "\""):
+                    return String(decoding: text, as: UTF8.self)
+                case UInt8(ascii: "\\"):
+                    try escape(into: &text)
+                case 0x00..<0x20:
+                    throw failure()
+                default:
+                    text.append(byte)
+                }
+            }
+            throw failure()
+        }
+
+        /// Reads the escape after a backslash and appends what it stands for, as UTF-8.
+        mutating func escape(into text: inout [UInt8]) throws(ReadingError) {
+            guard let escaped = peek() else { throw failure() }
+            position += 1
+            switch escaped {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escaped)
+            case UInt8(ascii: "b"): text.append(0x08)
+            case UInt8(ascii: "f"): text.append(0x0C)
+            case UInt8(ascii: "n"): text.append(0x0A)
+            case UInt8(ascii: "r"): text.append(0x0D)
+            case UInt8(ascii: "t"): text.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hexQuad()
+                if (0xD800...0xDBFF).contains(scalar) {
+                    // A high surrogate must be followed by an escaped low one.
+                    guard bytes.count - position >= 2, bytes[position] == UInt8(ascii: "\\"),
+                        bytes[position + 1] == UInt8(ascii: "u")
+                    else { throw failure() }
+                    position += 2
+                    let low = try hexQuad()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw failure() }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let unicode = Unicode.Scalar(scalar) else { throw failure() }
+                text.append(contentsOf: UTF8.encode(unicode)!)
+            default:
+                throw failure()
+            }
+        }
+
+        mutating func hexQuad() throws(ReadingError) -> UInt32 {
+            guard bytes.count - position >= 4 else { throw failure() }
+            var value: UInt32 = 0
+            for _ in 0..<4 {
+                guard let digit = bytes[position].hexDigitValue else { throw failure() }
+                value = value << 4 | UInt32(digit)
+                position += 1
+            }
+            return value
+        }
+
+        mutating func number() throws(ReadingError) -> JSONValue {
+            let start = position
+            var isInteger = true
+            if peek() == UInt8(ascii: "-") { position += 1 }
+            guard let first = peek(), Self.isDigit(first) else { throw failure() }
+            position += 1
+            if first != UInt8(ascii: "0") {
+                while let byte = peek(), Self.isDigit(byte) { position += 1 }
+            }
+            if peek() == UInt8(ascii: ".") {
+                isInteger = false
+                position += 1
+                guard let byte = peek(), Self.isDigit(byte) else { throw failure() }
+                while let byte = peek(), Self.isDigit(byte) { position += 1 }
+            }
+            if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                isInteger = false
+                position += 1
+                if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
+                guard let byte = peek(), Self.isDigit(byte) else { throw failure() }
+                while let byte = peek(), Self.isDigit(byte) { position += 1 }
+            }
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+            if isInteger, let integer = Int64(text) { return .integer(integer) }
+            guard let number = Double(text) else { throw failure() }
+            return .number(number)
+        }
+
+        static func isDigit(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HeraldCore
+import Testing
+
+/// The device channel's messages, written and read without Foundation's coders, must stay what their `Codable`
+/// form is: either side may be an older build, or another implementation.
+@Suite struct DeviceChannelMessageTests {
+    static let messages: [DeviceChannelMessage] = [
+        .hello(deviceID: "laptop", secret: "s3cr\"t\\"),
+        .welcome(deviceID: "laptop"),
+        .register(bundleID: "com.example.app", environment: .development),
+        .registered(bundleID: "com.example.app", environment: .production, token: String(repeating: "ab", count: 32)),
+        .push(
+            DevicePush(
+                deliveryID: "019aa3c2-5f10-7a3b-9c4d-0123456789ab", token: "aa", topic: "com.example.app.voip",
+                bundleID: "com.example.app", pushType: "voip", priority: 10, apnsID: "e5e2b2a0-0000-4000-8000-000000000000",
+                collapseID: "score", payload: #"{"aps":{"alert":"发送通知 \"hi\" \\ / 🎉"},"n":[1,2.5,null]}"#,
+                fromStorage: true)),
+        .push(
+            DevicePush(
+                deliveryID: "d", token: "t", topic: "com.example.app", bundleID: "com.example.app", pushType: "background",
+                priority: 5, apnsID: "a", collapseID: nil, payload: "{\"x\":\"\u{01}\t\"}", fromStorage: false)),
+        .ack(deliveryID: "019aa3c2-5f10-7a3b-9c4d-0123456789ab"),
+        .error("Wrong secret for this device.\n"),
+    ]
+
+    @Test("Every message reads back as written, and both ways agree with its Codable form", arguments: messages)
+    func roundTrip(_ message: DeviceChannelMessage) throws {
+        let text = message.jsonText()
+        #expect(DeviceChannelMessage(jsonText: text) == message)
+        // What Foundation's coders write is read, and what is written Foundation's coders read.
+        let foundationText = String(decoding: try JSONEncoder().encode(message), as: UTF8.self)
+        #expect(DeviceChannelMessage(jsonText: foundationText) == message)
+        #expect(try JSONDecoder().decode(DeviceChannelMessage.self, from: Data(text.utf8)) == message)
+        // The same members and values (JSONValue(parsing:) sorts members; JSONEncoder's order is its own).
+        #expect(try JSONValue(parsing: Data(text.utf8)) == JSONValue(parsing: Data(foundationText.utf8)))
+    }
+
+    @Test("Members in any order, spaces, unknown members and a null collapse ID are read; wrong shapes are not")
+    func tolerantReading() {
+        let reordered = """
+            { "push" : {"fromStorage":false, "payload":"{}", "collapseID":null, "apnsID":"a", "priority":10,
+              "pushType":"alert", "bundleID":"b", "topic":"b", "token":"t", "deliveryID":"d", "extra":[1,{"x":true}]},
+              "type" : "push", "version": 2 }
+            """
+        guard case .push(let push)? = DeviceChannelMessage(jsonText: reordered) else {
+            Issue.record("not read")
+            return
+        }
+        #expect(push.collapseID == nil && push.priority == 10 && push.deliveryID == "d")
+        #expect(DeviceChannelMessage(jsonText: #"{"deliveryID":"x","type":"ack"}"#) == .ack(deliveryID: "x"))
+        for text in [
+            "", "{}", #"{"type":"ack"}"#, #"{"type":"ack","deliveryID":1}"#, #"{"type":"nope"}"#,
+            #"{"type":"register","bundleID":"b","environment":"staging"}"#, #"{"type":"ack","deliveryID":"x"} x"#,
+            #"{"type":"push","push":{"deliveryID":"d"}}"#, #"["ack"]"#, #"{"type":"ack","deliveryID":"x",}"#,
+        ] {
+            #expect(DeviceChannelMessage(jsonText: text) == nil, "\(text)")
+        }
+    }
+
+    @Test("JSON reading matches JSONSerialization on values, escapes and numbers, and refuses what is not JSON")
+    func reading() throws {
+        func sorted(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let members): .object(members.map { .init($0.key, sorted($0.value)) }.sorted { $0.key < $1.key })
+            case .array(let values): .array(values.map(sorted))
+            default: value
+            }
+        }
+        for text in [
+            #"{"a":[true,false,null,0,-1,9223372036854775807,1.5,-2.5e-3,1E2],"b":{"c":"\u00e9\ud83c\udf89\n\/"}}"#,
+            " [ ] ", #""plain""#, "12", "-0.0", #"{"":{}}"#,
+        ] {
+            #expect(sorted(try JSONValue(reading: text)) == (try JSONValue(parsing: Data(text.utf8))), "\(text)")
+        }
+        #expect(try JSONValue(reading: #"{"b":1,"a":2}"#) == .object([.init("b", 1), .init("a", 2)]))
+        #expect(try JSONValue(reading: "18446744073709551616") == .number(18_446_744_073_709_551_616))
+        for text in [
+            "", "{", #"{"a" 1}"#, #"{"a":1,}"#, "[1,]", "01", "1.", "-", "tru", #""\x""#, #""\ud83c""#, #""\udc00""#,
+            "\"a\u{01}\"", #""unterminated"#, "[1] 2", "NaN", "{'a':1}",
+            String(repeating: "[", count: 513) + String(repeating: "]", count: 513),
+        ] {
+            #expect(throws: JSONValue.ReadingError.self, "\(text)") { try JSONValue(reading: text) }
+        }
+        let deepest = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        #expect(throws: Never.self) { try JSONValue(reading: deepest) }
+    }
+}
