@@ -209,7 +209,9 @@ public final class HeraldGateway: Service, Sendable {
 
     private func deviceApplication() throws -> some Service {
         let router = Router(context: BasicWebSocketRequestContext.self)
-        let server = DeviceChannelServer(store: store, hub: hub, dispatcher: dispatcher, metrics: metrics, clock: clock)
+        let server = DeviceChannelServer(
+            store: store, hub: hub, dispatcher: dispatcher, metrics: metrics, clock: clock,
+            acknowledgementTimeout: configuration.acknowledgementTimeout)
         let metrics = self.metrics
         router.ws("/device/v1") { inbound, outbound, context in
             await server.serve(inbound: inbound, outbound: outbound, logger: context.logger)

@@ -58,68 +58,66 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Compact JSON text: no spaces, members in order, `/` not escaped, non-ASCII as UTF-8 (Y-03).
     public var jsonText: String {
-        var text = ""
-        write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func write(to text: inout String) {
+    private func write(to bytes: inout [UInt8]) {
         switch self {
-        case .null: text += "null"
-        case .bool(let value): text += value ? "true" : "false"
-        case .integer(let value): text += String(value)
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value): bytes.append(contentsOf: String(value).utf8)
         case .number(let value):
             if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
-                text += String(Int64(value))
+                bytes.append(contentsOf: String(Int64(value)).utf8)
             } else if value.isFinite {
-                text += "\(value)"
+                bytes.append(contentsOf: "\(value)".utf8)
             } else {
-                text += "null"  // JSON has no NaN or infinity
+                bytes.append(contentsOf: "null".utf8)  // JSON has no NaN or infinity
             }
-        case .string(let value): Self.writeString(value, to: &text)
+        case .string(let value): Self.writeString(value, to: &bytes)
         case .array(let values):
-            text += "["
+            bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
-                if index > 0 { text += "," }
-                value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                value.write(to: &bytes)
             }
-            text += "]"
+            bytes.append(UInt8(ascii: "]"))
         case .object(let members):
-            text += "{"
+            bytes.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
-                if index > 0 { text += "," }
-                Self.writeString(member.key, to: &text)
-                text += ":"
-                member.value.write(to: &text)
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                Self.writeString(member.key, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                member.value.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 
-    private static func writeString(_ value: String, to text: inout String) {
-        text += "\""
-        // Most strings need no escape: copied in one piece.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            text += value
-            text += "\""
-            return
-        }
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case _ where scalar.value < 0x20:
-                text += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: text.unicodeScalars.append(scalar)
+    private static func writeString(_ value: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+            case 0x00..<0x20:
+                // \u00XX, lowercase hex as before.
+                bytes.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    .lowercaseHexDigit(byte >> 4), .lowercaseHexDigit(byte & 0x0F),
+                ])
+            default: bytes.append(byte)  // UTF-8 passes through: non-ASCII is never escaped (Y-03)
             }
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
     }
 }
 

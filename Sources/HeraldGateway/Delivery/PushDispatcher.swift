@@ -56,7 +56,7 @@ final class PushDispatcher: Sendable {
                 token: push.token.token, topic: push.topic, bundleID: push.token.bundleID, pushType: push.pushType,
                 priority: push.priority, apnsID: push.apnsID, uniqueID: push.uniqueID, collapseID: push.collapseID,
                 payload: push.payload, fromStorage: false)
-            if await session.deliver(message, timeout: configuration.acknowledgementTimeout) {
+            if await session.deliver(message) {
                 log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .delivered, detail: "Delivered to Device"))
                 metrics.record(.delivered, pushType: push.pushType, priority: push.priority)
                 return
@@ -144,7 +144,7 @@ final class PushDispatcher: Sendable {
                 token: stored.token, topic: stored.topic, bundleID: stored.bundleID, pushType: stored.pushType,
                 priority: stored.priority, apnsID: stored.apnsID, uniqueID: stored.uniqueID,
                 collapseID: stored.collapseID, payload: stored.payload, fromStorage: true)
-            guard await session.deliver(message, timeout: configuration.acknowledgementTimeout) else { return }
+            guard await session.deliver(message) else { return }
             do {
                 try await store.removeStoredNotification(
                     token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)

@@ -13,6 +13,8 @@ struct DeviceChannelServer: Sendable {
     let dispatcher: PushDispatcher
     let metrics: GatewayMetrics
     let clock: any HeraldClock
+    /// How long a push waits for the device's acknowledgement.
+    let acknowledgementTimeout: Duration
 
     /// The largest message a device may send.
     static let maximumMessageSize = 64 * 1024
@@ -52,12 +54,15 @@ struct DeviceChannelServer: Sendable {
         }
         var logger = logger
         logger[metadataKey: "device.id"] = "\(deviceID)"
-        let session = DeviceSession(deviceID: deviceID, clock: clock) { text in
-            try await outbound.write(.text(text))
+        let session = DeviceSession(deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout) {
+            text in try await outbound.write(.text(text))
         }
         hub.attach(session)?.close()
         metrics.recordDeviceConnection()
         logger.info("Device connected")
+        // Acknowledgement timeouts, until the session ends (cancelled then, as it may be asleep until a deadline).
+        let expiry = Task { await session.expireUnacknowledged() }
+        defer { expiry.cancel() }
         await withTaskGroup(of: Void.self) { group in
             do {
                 try await session.sendMessage(.welcome(deviceID: deviceID))

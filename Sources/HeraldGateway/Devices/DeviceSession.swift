@@ -4,13 +4,15 @@ import Synchronization
 
 /// One connected device: sends it pushes and matches its acknowledgements.
 ///
-/// Pushes go out in the order ``deliver(_:timeout:)`` is called; each call returns once the device acknowledged
-/// that push, or `false` when the device did not within the timeout or went away.
+/// Pushes go out in the order ``deliver(_:)`` is called; each call returns once the device acknowledged that push,
+/// or `false` when the device did not within the acknowledgement timeout or went away. Timeouts are kept by one
+/// loop per session, ``expireUnacknowledged()``, not a timer per push.
 final class DeviceSession: Sendable {
     /// The device's ID.
     let deviceID: String
     private let send: @Sendable (String) async throws -> Void
     private let clock: any HeraldClock
+    private let acknowledgementTimeout: Duration
     private let state = Mutex(State())
     private let sendLock = SendQueue()
 
@@ -24,53 +26,127 @@ final class DeviceSession: Sendable {
     }
 
     private struct State {
-        var slots: [String: Slot] = [:]
+        /// Deliveries in flight by delivery ID, each with the number of its deadline.
+        var slots: [String: (deadline: UInt64, slot: Slot)] = [:]
         var closed = false
+        /// Deadlines of deliveries, oldest first: made with one timeout from a clock that never goes back, so
+        /// appending keeps them in order. Entries before `firstDeadline` are spent.
+        var deadlines: [(at: Date, id: String, number: UInt64)] = []
+        var firstDeadline = 0
+        var deadlinesMade: UInt64 = 0
+        /// The expiry loop, waiting for a deadline to exist.
+        var expiryWaiting: CheckedContinuation<Void, Never>?
+
+        var nextDeadline: Date? {
+            firstDeadline < deadlines.count ? deadlines[firstDeadline].at : nil
+        }
     }
 
     /// Creates a session that writes text frames with `send`.
-    init(deviceID: String, clock: any HeraldClock, send: @escaping @Sendable (String) async throws -> Void) {
+    ///
+    /// - Parameters:
+    ///   - deviceID: The device's ID.
+    ///   - clock: The gateway's clock.
+    ///   - acknowledgementTimeout: How long a push waits for the device's acknowledgement.
+    ///   - send: Writes one text frame to the device.
+    init(
+        deviceID: String, clock: any HeraldClock, acknowledgementTimeout: Duration,
+        send: @escaping @Sendable (String) async throws -> Void
+    ) {
         self.deviceID = deviceID
         self.clock = clock
+        self.acknowledgementTimeout = acknowledgementTimeout
         self.send = send
     }
 
     /// Sends `push` and waits for its acknowledgement.
     ///
-    /// - Returns: Whether the device acknowledged it within `timeout`.
-    func deliver(_ push: DevicePush, timeout: Duration) async -> Bool {
+    /// - Returns: Whether the device acknowledged it within the acknowledgement timeout.
+    func deliver(_ push: DevicePush) async -> Bool {
         let id = push.deliveryID
-        let open = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            state.slots[id] = .pending
-            return true
+        let deadline = clock.now.addingTimeInterval(acknowledgementTimeout.timeInterval)
+        let (open, expiry) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+            guard !state.closed else { return (false, nil) }
+            state.deadlinesMade += 1
+            state.slots[id] = (state.deadlinesMade, .pending)
+            state.deadlines.append((deadline, id, state.deadlinesMade))
+            defer { state.expiryWaiting = nil }
+            return (true, state.expiryWaiting)
         }
         guard open else { return false }
+        expiry?.resume()
         do {
             try await sendLock.run { try await self.send(DeviceChannelMessage.push(push).jsonText()) }
         } catch {
             resolve(id, acknowledged: false)
         }
-        let deadline = clock.now.addingTimeInterval(timeout.timeInterval)
-        let timer = Task {
-            try? await self.clock.sleep(until: deadline)
-            self.resolve(id, acknowledged: false)
-        }
-        defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
             let answer = state.withLock { state -> Bool? in
                 switch state.slots[id] {
-                case .done(let answer):
+                case (_, .done(let answer))?:
                     state.slots[id] = nil
                     return answer
-                case .pending:
-                    state.slots[id] = .waiting(continuation)
+                case (let number, .pending)?:
+                    state.slots[id] = (number, .waiting(continuation))
                     return nil
-                case .waiting, nil:
+                case (_, .waiting)?, nil:
                     return false
                 }
             }
             if let answer { continuation.resume(returning: answer) }
+        }
+    }
+
+    /// Answers `false` to every delivery not acknowledged by its deadline.
+    ///
+    /// Runs until cancelled, or until ``close()`` while it waits for a first delivery; the session's owner cancels
+    /// it when the session ends, since it may be asleep until a deadline.
+    func expireUnacknowledged() async {
+        while true {
+            let next = state.withLock { state -> Date?? in state.closed ? nil : .some(state.nextDeadline) }
+            switch next {
+            case nil:
+                return
+            case .some(nil):
+                // Nothing in flight: wait for the next delivery (or the end).
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { state -> Bool in
+                        if state.closed || state.nextDeadline != nil { return true }
+                        state.expiryWaiting = continuation
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            case .some(.some(let deadline)):
+                do {
+                    try await clock.sleep(until: deadline)
+                } catch {
+                    return
+                }
+                let now = clock.now
+                let expired = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+                    var expired: [CheckedContinuation<Bool, Never>] = []
+                    while state.firstDeadline < state.deadlines.count, state.deadlines[state.firstDeadline].at <= now {
+                        let entry = state.deadlines[state.firstDeadline]
+                        state.firstDeadline += 1
+                        // Only the delivery this deadline was made for (not an acknowledged one, nor a later
+                        // delivery of the same notification).
+                        switch state.slots[entry.id] {
+                        case (entry.number, .pending)?: state.slots[entry.id] = (entry.number, .done(false))
+                        case (entry.number, .waiting(let continuation))?:
+                            state.slots[entry.id] = nil
+                            expired.append(continuation)
+                        default: break
+                        }
+                    }
+                    if state.firstDeadline > 1_024, state.firstDeadline * 2 > state.deadlines.count {
+                        state.deadlines.removeFirst(state.firstDeadline)
+                        state.firstDeadline = 0
+                    }
+                    return expired
+                }
+                for continuation in expired { continuation.resume(returning: false) }
+            }
         }
     }
 
@@ -79,23 +155,25 @@ final class DeviceSession: Sendable {
         resolve(deliveryID, acknowledged: true)
     }
 
-    /// Fails every delivery still waiting; later ones fail at once.
+    /// Fails every delivery still waiting; later ones fail at once. Ends ``expireUnacknowledged()``.
     func close() {
-        let waiting = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+        let (waiting, expiry) = state.withLock { state -> ([CheckedContinuation<Bool, Never>], CheckedContinuation<Void, Never>?) in
             state.closed = true
             var waiting: [CheckedContinuation<Bool, Never>] = []
-            for (id, slot) in state.slots {
-                switch slot {
+            for (id, entry) in state.slots {
+                switch entry.slot {
                 case .waiting(let continuation):
                     waiting.append(continuation)
                     state.slots[id] = nil
-                case .pending: state.slots[id] = .done(false)
+                case .pending: state.slots[id] = (entry.deadline, .done(false))
                 case .done: break
                 }
             }
-            return waiting
+            defer { state.expiryWaiting = nil }
+            return (waiting, state.expiryWaiting)
         }
         for continuation in waiting { continuation.resume(returning: false) }
+        expiry?.resume()
     }
 
     /// Sends a message that needs no acknowledgement.
@@ -107,13 +185,13 @@ final class DeviceSession: Sendable {
     private func resolve(_ id: String, acknowledged: Bool) {
         let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             switch state.slots[id] {
-            case .pending:
-                state.slots[id] = .done(acknowledged)
+            case (let number, .pending)?:
+                state.slots[id] = (number, .done(acknowledged))
                 return nil
-            case .waiting(let continuation):
+            case (_, .waiting(let continuation))?:
                 state.slots[id] = nil
                 return continuation
-            case .done, nil:
+            case (_, .done)?, nil:
                 return nil
             }
         }

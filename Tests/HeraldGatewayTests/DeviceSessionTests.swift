@@ -1,0 +1,79 @@
+import Foundation
+import HeraldCore
+@testable import HeraldGateway
+import HeraldTesting
+import Synchronization
+import Testing
+
+/// A connected device's session: acknowledgement timeouts kept by one loop per session, on an injected clock.
+@Suite struct DeviceSessionTests {
+    private static func push(_ id: String) -> DevicePush {
+        DevicePush(
+            deliveryID: id, token: "aa", topic: "com.example.app", bundleID: "com.example.app", pushType: "alert",
+            priority: 10, apnsID: id, collapseID: nil, payload: "{}", fromStorage: false)
+    }
+
+    /// Waits (bounded) until `condition` holds, yielding to the tasks under test.
+    private func eventually(_ condition: () -> Bool) async {
+        for _ in 0..<2_000 where !condition() { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(condition())
+    }
+
+    @Test("Each push waits for its own acknowledgement or its own deadline; a later delivery of the same id gets a new one")
+    func deadlines() async throws {
+        let clock = VirtualClock()
+        let sent = Mutex<[String]>([])
+        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10)) { text in
+            sent.withLock { $0.append(text) }
+        }
+        let expiry = Task { await session.expireUnacknowledged() }
+        defer { expiry.cancel() }
+
+        let a = Task { await session.deliver(Self.push("a")) }
+        let b = Task { await session.deliver(Self.push("b")) }
+        let c = Task { await session.deliver(Self.push("c")) }
+        await eventually { sent.withLock { $0.count } == 3 && clock.nextDeadline != nil }
+        session.acknowledge("a")
+        session.acknowledge("c")
+        #expect(await a.value == true)
+        #expect(await c.value == true)
+        // "c" again, five seconds later: due at 15 s, not at the 10 s deadline of its first delivery.
+        clock.advance(by: 5)
+        let cAgain = Task { await session.deliver(Self.push("c")) }
+        await eventually { sent.withLock { $0.count } == 4 }
+        clock.advance(by: 5)
+        #expect(await b.value == false)
+        try await Task.sleep(for: .milliseconds(50))
+        session.acknowledge("c")
+        #expect(await cAgain.value == true)
+        // An acknowledgement after the deadline changes nothing; one for an unknown id is ignored.
+        session.acknowledge("b")
+        session.acknowledge("zzz")
+
+        // A push left unanswered when the session closes fails at once, as does one after; the loop ends.
+        let d = Task { await session.deliver(Self.push("d")) }
+        await eventually { sent.withLock { $0.count } == 5 }
+        session.close()
+        #expect(await d.value == false)
+        #expect(await session.deliver(Self.push("e")) == false)
+        // The loop may be asleep until a deadline still queued: the session's owner cancels it (as the gateway does).
+        expiry.cancel()
+        await expiry.value
+    }
+
+    @Test("The expiry loop sleeps on the clock only while a push is in flight")
+    func idleLoopDoesNotSleepOnTheClock() async throws {
+        let clock = VirtualClock()
+        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10)) { _ in }
+        let expiry = Task { await session.expireUnacknowledged() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(clock.nextDeadline == nil)
+        let a = Task { await session.deliver(Self.push("a")) }
+        await eventually { clock.nextDeadline == clock.now.addingTimeInterval(10) }
+        clock.advance(by: 10)
+        #expect(await a.value == false)
+        await eventually { clock.nextDeadline == nil }
+        session.close()
+        await expiry.value
+    }
+}
