@@ -259,23 +259,6 @@ struct Percentiles {
     }
 }
 
-/// A small deterministic generator, so every run schedules the same dates.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed &+ 0x9E37_79B9_7F4A_7C15
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
-
 enum Memory {
     /// The process's resident set size now.
     static func residentBytes() -> Int { statusField("VmRSS:") }

@@ -102,6 +102,26 @@ import Testing
         let release = DispatchSemaphore(value: 0)
     }
 
+    /// Starts a durable write of the row `first` that holds the writer's transaction open until `gate.release` is
+    /// signalled, and returns once it is inside.
+    private func holdTransaction(_ writer: GroupCommitWriter) async -> (Task<Void, any Error>, Gate) {
+        let gate = Gate()
+        let first = Task {
+            try await writer.write(.durable) { db in
+                gate.entered.signal()
+                gate.release.wait()
+                try db.execute(sql: "INSERT INTO line VALUES ('first')")
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                gate.entered.wait()
+                continuation.resume()
+            }
+        }
+        return (first, gate)
+    }
+
     /// Counts committed transactions.
     private final class CommitCounter: TransactionObserver, Sendable {
         let commits = Mutex(0)
@@ -120,20 +140,7 @@ import Testing
         let counter = CommitCounter()
         pool.add(transactionObserver: counter, extent: .databaseLifetime)
         let writer = GroupCommitWriter(writer: pool)
-        let gate = Gate()
-        let first = Task {
-            try await writer.write(.durable) { db in
-                gate.entered.signal()
-                gate.release.wait()
-                try db.execute(sql: "INSERT INTO line VALUES ('first')")
-            }
-        }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                gate.entered.wait()
-                continuation.resume()
-            }
-        }
+        let (first, gate) = await holdTransaction(writer)
         let before = counter.commits.withLock { $0 }
         var tasks: [Task<Void, any Error>] = []
         for (index, durability) in queued.enumerated() {
@@ -165,20 +172,7 @@ import Testing
         let pool = try DatabasePool(path: file.path)
         try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL UNIQUE)") }
         let writer = GroupCommitWriter(writer: pool)
-        let gate = Gate()
-        let first = Task {
-            try await writer.write(.durable) { db in
-                gate.entered.signal()
-                gate.release.wait()
-                try db.execute(sql: "INSERT INTO line VALUES ('first')")
-            }
-        }
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                gate.entered.wait()
-                continuation.resume()
-            }
-        }
+        let (first, gate) = await holdTransaction(writer)
         struct Refused: Error {}
         let before = Task { try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('before')") } }
         var yields = 0
