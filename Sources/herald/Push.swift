@@ -185,15 +185,20 @@ extension HeraldCommand {
         @Option(help: "apns-collapse-id.") var collapseId: String?
         @Option(help: "apns-id (a UUID).") var apnsId: String?
         @Option(help: "Requests in flight at once.") var concurrency = 100
+        @Option(help: "HTTP/2 connections to spread the requests over (1-16); Apple suggests several for big batches.")
+        var connections = 1
 
         func run() async throws {
+            guard concurrency >= 1 else { throw ValidationError("--concurrency takes a number of requests, 1 or more.") }
+            guard (1...16).contains(connections) else { throw ValidationError("--connections takes 1 to 16.") }
             let server = try server()
             let authentication = try credentials.authentication(cert: cert)
             let tokens = try deviceTokens()
             let notification = try notification()
             var logger = Logger(label: "herald.push")
             logger.logLevel = .error
-            let client = try APNsClient(server: server, authentication: authentication, logger: logger)
+            let client = try APNsClient(
+                server: server, authentication: authentication, logger: logger, connections: connections)
             let showProgress = tokens.count >= 100
             let results: [APNsResult]
             do {

@@ -22,7 +22,9 @@ import Testing
             "push", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--topic", "com.example.app",
             "--gateway", "https://localhost:\(gateway.provider)",
         ]
-        let sent = try herald.run(base + ["--token", first, "--token", second, "--title", "Hi", "--body", "there", "--badge", "2", "--payload", payload.path])
+        let sent = try herald.run(
+            base + ["--token", first, "--token", second, "--title", "Hi", "--body", "there", "--badge", "2", "--payload", payload.path,
+                    "--connections", "2"])
         #expect(sent.status == 0, "\(sent.error)")
         let lines = sent.output.split(separator: "\n")
         #expect(lines.count == 2)
@@ -142,6 +144,9 @@ import Testing
              "BadPriority. Background pushes take --priority 5"),
             (["--topic", "com.example.app"] + credentials + ["--token", token, "--alert", "x"],
              "Choose one of --sandbox, --production or --gateway URL"),
+            (nowhere + credentials + ["--token", token, "--alert", "x", "--connections", "0"], "--connections takes 1 to 16"),
+            (nowhere + credentials + ["--token", token, "--alert", "x", "--concurrency", "0"],
+             "--concurrency takes a number of requests, 1 or more"),
         ]
         for (arguments, message) in cases {
             let result = try herald.run(["push"] + arguments, passingDataDirectory: false)
