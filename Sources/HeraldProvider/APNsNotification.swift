@@ -149,11 +149,8 @@ public struct APNsNotification: Sendable, Hashable {
     public func validate() throws(APNsReason) {
         guard !payload.isEmpty else { throw .payloadEmpty }
         guard payload.count <= pushType.maximumPayloadSize else { throw .payloadTooLarge }
-        // As strict as the gateway: RFC 8259 (JSONSerialization alone would let a trailing comma through).
-        guard String(validating: payload, as: UTF8.self) != nil,
-            payload.withUnsafeBytes(JSONSyntax.classify) != .notAnObject,
-            (try? JSONSerialization.jsonObject(with: payload)) is [String: Any]
-        else { throw .badRequestPayload }
+        // The gateway's own check: RFC 8259 (JSONSerialization alone would let a trailing comma through).
+        guard payload.withUnsafeBytes(JSONSyntax.isPayloadObject) else { throw .badRequestPayload }
         guard APNsRequestHeaders.isValidTopic(topic) else { throw .badTopic }
         guard pushType.acceptsTopicSuffix(APNsPushType.split(topic: topic).suffixType) else { throw .invalidPushType }
         if let priority, !pushType.allows(priority) { throw .badPriority }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A strict check that a payload is a JSON object (RFC 8259), without building it.
 ///
 /// The gateway must refuse a body that is not a JSON object (`BadRequestPayload`), but only needs the parsed object
@@ -19,6 +21,22 @@ package enum JSONSyntax {
 
     /// The deepest nesting counted as plain.
     package static let plainDepth = 64
+
+    /// Whether `bytes` are an APNs payload: UTF-8 text holding one JSON object under RFC 8259 (S-11, I-04).
+    ///
+    /// The one check the gateway (`BadRequestPayload`) and the provider library (before sending) share. A plain
+    /// object is settled by the scanner alone; an unusual one must also be read by `JSONSerialization`, the parser
+    /// a receiving app uses.
+    ///
+    /// - Parameter bytes: The request body.
+    package static func isPayloadObject(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return false }
+        switch classify(bytes) {
+        case .object: return true
+        case .unusualObject: return (try? JSONSerialization.jsonObject(with: Data(bytes))) is [String: Any]
+        case .notAnObject: return false
+        }
+    }
 
     /// What `bytes` (already valid UTF-8) are: one JSON object with optional whitespace around it, or not.
     ///

@@ -102,17 +102,14 @@ struct ProviderAPIResponder: Sendable {
         let payloadData = Data(payload.readableBytesView)
         // I-04: any JSON object is a payload (Apple is silent on objects without `aps`); other bodies are not. GAP:
         // Apple does not say how strict; Herald takes RFC 8259 JSON only (no trailing commas, comments or the like).
-        guard String(validating: payload.readableBytesView, as: UTF8.self) != nil else { return fail(.badRequestPayload) }
-        let syntax = payload.withUnsafeReadableBytes(JSONSyntax.classify)
+        guard payload.withUnsafeReadableBytes(JSONSyntax.isPayloadObject) else { return fail(.badRequestPayload) }
         let pushType: APNsPushType
-        if syntax == .object, let given = headers.pushType {
+        if let given = headers.pushType {
             // The common case, settled without building the object.
             pushType = given
         } else {
-            guard syntax != .notAnObject,
-                let object = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
-            else { return fail(.badRequestPayload) }
-            pushType = headers.effectivePushType(aps: object["aps"] as? [String: Any])
+            let object = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
+            pushType = headers.effectivePushType(aps: object?["aps"] as? [String: Any])
         }
         if payloadData.count > pushType.maximumPayloadSize { return fail(.payloadTooLarge) }
 

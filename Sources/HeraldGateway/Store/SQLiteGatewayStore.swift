@@ -163,20 +163,12 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func token(_ token: String) async throws -> DeviceTokenRecord? {
         // Every push reads its token: synchronously, on a connection of its own (see `SQLiteDatabase.lookup`), with a
-        // cached statement, columns read by position.
+        // cached statement.
         let key = token.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? token.lowercased() : token
         return try database.lookup { db in
-            let statement = try db.cachedStatement(
-                sql: """
-                    SELECT token, device_id, bundle_id, environment, created_at, revoked_at
-                    FROM device_token WHERE token = ?
-                    """)
-            guard let row = try Row.fetchOne(statement, arguments: [key]) else { return nil }
-            return DeviceTokenRecord(
-                token: row[0], deviceID: row[1], bundleID: row[2],
-                environment: APNsEnvironment(rawValue: row[3]) ?? .development,
-                createdAt: Date(timeIntervalSince1970: row[4]),
-                revokedAt: (row[5] as Double?).map(Date.init(timeIntervalSince1970:)))
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(Self.tokenColumns) FROM device_token WHERE token = ?"), arguments: [key]
+            ).map(Self.tokenRecord)
         }
     }
 
@@ -190,7 +182,7 @@ public final class SQLiteGatewayStore: GatewayStore {
             if let row = try Row.fetchOne(
                 db,
                 sql: """
-                    SELECT * FROM device_token WHERE device_id = ? AND bundle_id = ? AND environment = ?
+                    SELECT \(Self.tokenColumns) FROM device_token WHERE device_id = ? AND bundle_id = ? AND environment = ?
                     AND revoked_at IS NULL
                     """,
                 arguments: [deviceID, bundleID, environment.rawValue])
@@ -218,17 +210,21 @@ public final class SQLiteGatewayStore: GatewayStore {
             // Stored notifications for a revoked token will never be delivered (D-08).
             try db.execute(sql: "DELETE FROM stored_notification WHERE token = ?", arguments: [token.lowercased()])
             return try Row.fetchOne(
-                db, sql: "SELECT * FROM device_token WHERE token = ?", arguments: [token.lowercased()]
+                db, sql: "SELECT \(Self.tokenColumns) FROM device_token WHERE token = ?", arguments: [token.lowercased()]
             ).map(Self.tokenRecord)
         }
     }
 
+    /// The columns ``tokenRecord(_:)`` reads, in its order.
+    private static let tokenColumns = "token, device_id, bundle_id, environment, created_at, revoked_at"
+
+    /// A token from a row of ``tokenColumns``, read by position (no column-name lookups on the hot path).
     private static func tokenRecord(_ row: Row) -> DeviceTokenRecord {
         DeviceTokenRecord(
-            token: row["token"], deviceID: row["device_id"], bundleID: row["bundle_id"],
-            environment: APNsEnvironment(rawValue: row["environment"]) ?? .development,
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            revokedAt: (row["revoked_at"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            token: row[0], deviceID: row[1], bundleID: row[2],
+            environment: APNsEnvironment(rawValue: row[3]) ?? .development,
+            createdAt: Date(timeIntervalSince1970: row[4]),
+            revokedAt: (row[5] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 
     // MARK: Stored notifications
