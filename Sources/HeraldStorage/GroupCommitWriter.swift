@@ -133,15 +133,22 @@ package final class GroupCommitWriter: Sendable {
                 return state.queue
             }
             if jobs.isEmpty { return }
-            let crashSafe = jobs.filter { $0.durability == .crashSafe }
-            let durable = jobs.filter { $0.durability == .durable }
-            let shared = jobs.filter { $0.durability == .crashSafeShared }
+            // One pass: crash-safe jobs, and the jobs of the durable commit (durable ones, then shared ones).
+            var crashSafe: [Job] = []
+            var durable: [Job] = []
+            var shared: [Job] = []
+            for job in jobs {
+                switch job.durability {
+                case .crashSafe: crashSafe.append(job)
+                case .durable: durable.append(job)
+                case .crashSafeShared: shared.append(job)
+                }
+            }
             var transactions = 0
             if durable.isEmpty {
-                if !crashSafe.isEmpty || !shared.isEmpty {
-                    run(crashSafe + shared, synchronous: "NORMAL")
-                    transactions += 1
-                }
+                // Nothing needs an fsync: every write commits crash-safe, in one transaction.
+                run(crashSafe + shared, synchronous: "NORMAL")
+                transactions += 1
             } else {
                 // Latency-sensitive crash-safe writes first, without waiting for an fsync; shared ones ride along
                 // with the durable commit instead of costing a commit of their own.

@@ -22,7 +22,9 @@ struct ProviderCredentialOptions: ParsableArguments {
     @Option(
         name: .customLong("credentials"),
         help: """
-            A credentials file (or HERALD_CREDENTIALS; default ~/.config/herald/credentials when it exists) with lines             `p8 = AuthKey_ABC123.p8`, `key-id = ABC123`, `team-id = TEAM123456` or `cert = client.pem`; paths are             relative to the file.
+            A credentials file (or HERALD_CREDENTIALS; default ~/.config/herald/credentials when it exists) with \
+            lines `p8 = AuthKey_ABC123.p8`, `key-id = ABC123`, `team-id = TEAM123456` or `cert = client.pem`; \
+            paths are relative to the file.
             """)
     var credentialsFile: String?
 
