@@ -50,7 +50,7 @@ package enum JSONSyntax {
         return scanner.unusual ? .unusualObject : .object
     }
 
-    private struct Scanner {
+    private struct Scanner: JSONCursor {
         let bytes: UnsafeRawBufferPointer
         var position = 0
         /// Whether something parsers differ on was seen.
@@ -62,22 +62,6 @@ package enum JSONSyntax {
 
         var atEnd: Bool { position == bytes.count }
 
-        func peek() -> UInt8? {
-            position < bytes.count ? bytes[position] : nil
-        }
-
-        mutating func skipWhitespace() {
-            while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
-        }
-
-        mutating func expect(_ literal: StaticString) -> Bool {
-            let count = literal.utf8CodeUnitCount
-            guard bytes.count - position >= count else { return false }
-            for index in 0..<count where bytes[position + index] != literal.utf8Start[index] { return false }
-            position += count
-            return true
-        }
-
         /// Reads one value of any kind; containers iteratively, with a stack of what is open.
         mutating func value() -> Bool {
             // true: an object is open; false: an array.
@@ -86,37 +70,31 @@ package enum JSONSyntax {
                 skipWhitespace()
                 guard let byte = peek() else { return false }
                 switch byte {
-                case UInt8(ascii: "{"):
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    let isObject = byte == UInt8(ascii: "{")
                     if open.count >= JSONSyntax.plainDepth { unusual = true }
                     position += 1
                     skipWhitespace()
-                    if peek() == UInt8(ascii: "}") {
+                    if peek() == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         position += 1
                     } else {
-                        open.append(true)
-                        guard member() else { return false }
-                        continue
-                    }
-                case UInt8(ascii: "["):
-                    if open.count >= JSONSyntax.plainDepth { unusual = true }
-                    position += 1
-                    skipWhitespace()
-                    if peek() == UInt8(ascii: "]") {
-                        position += 1
-                    } else {
-                        open.append(false)
+                        open.append(isObject)
+                        // An object's first member starts with its key; an array's first element is a value.
+                        if isObject { guard member() else { return false } }
                         continue
                     }
                 case UInt8(ascii: "\""):
                     guard string() else { return false }
                 case UInt8(ascii: "t"):
-                    guard expect("true") else { return false }
+                    guard skip("true") else { return false }
                 case UInt8(ascii: "f"):
-                    guard expect("false") else { return false }
+                    guard skip("false") else { return false }
                 case UInt8(ascii: "n"):
-                    guard expect("null") else { return false }
+                    guard skip("null") else { return false }
                 default:
-                    guard number() else { return false }
+                    // Exponents and numbers over 15 digits are where parsers differ (range, precision).
+                    guard let number = number() else { return false }
+                    if number.hasExponent || number.digits > 15 { unusual = true }
                 }
                 // A value is complete: close containers or go on to the next element.
                 while let inObject = open.last {
@@ -163,13 +141,7 @@ package enum JSONSyntax {
                         UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         continue
                     case UInt8(ascii: "u"):
-                        guard bytes.count - position >= 4 else { return false }
-                        var scalar: UInt32 = 0
-                        for _ in 0..<4 {
-                            guard let digit = bytes[position].hexDigitValue else { return false }
-                            scalar = scalar << 4 | UInt32(digit)
-                            position += 1
-                        }
+                        guard let scalar = hexQuad() else { return false }
                         // Surrogates, paired or not: parsers differ on unpaired ones.
                         if (0xD800...0xDFFF).contains(scalar) { unusual = true }
                     default:
@@ -182,45 +154,6 @@ package enum JSONSyntax {
                 }
             }
             return false
-        }
-
-        mutating func number() -> Bool {
-            var digits = 0
-            if peek() == UInt8(ascii: "-") { position += 1 }
-            guard let first = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
-            if first == UInt8(ascii: "0") {
-                position += 1
-                digits = 1
-            } else {
-                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-                    position += 1
-                    digits += 1
-                }
-            }
-            if peek() == UInt8(ascii: ".") {
-                position += 1
-                var fraction = 0
-                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-                    position += 1
-                    fraction += 1
-                }
-                guard fraction > 0 else { return false }
-                digits += fraction
-            }
-            if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-                position += 1
-                if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
-                var exponent = 0
-                while let byte = peek(), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) {
-                    position += 1
-                    exponent += 1
-                }
-                guard exponent > 0 else { return false }
-                // Exponents are where parsers differ (range, precision).
-                unusual = true
-            }
-            if digits > 15 { unusual = true }
-            return true
         }
     }
 }

@@ -32,7 +32,7 @@ extension JSONValue {
         self = try result.get()
     }
 
-    private struct Reader {
+    private struct Reader: JSONCursor {
         let bytes: UnsafeRawBufferPointer
         var position = 0
 
@@ -40,23 +40,12 @@ extension JSONValue {
             self.bytes = bytes
         }
 
-        func peek() -> UInt8? {
-            position < bytes.count ? bytes[position] : nil
-        }
-
         func failure() -> ReadingError {
             ReadingError(offset: position)
         }
 
-        mutating func skipWhitespace() {
-            while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { position += 1 }
-        }
-
         mutating func literal(_ text: StaticString, _ value: JSONValue) throws(ReadingError) -> JSONValue {
-            let count = text.utf8CodeUnitCount
-            guard bytes.count - position >= count else { throw failure() }
-            for index in 0..<count where bytes[position + index] != text.utf8Start[index] { throw failure() }
-            position += count
+            guard skip(text) else { throw failure() }
             return value
         }
 
@@ -108,7 +97,7 @@ extension JSONValue {
             case UInt8(ascii: "t"): return try literal("true", .bool(true))
             case UInt8(ascii: "f"): return try literal("false", .bool(false))
             case UInt8(ascii: "n"): return try literal("null", .null)
-            default: return try number()
+            default: return try numberValue()
             }
         }
 
@@ -154,15 +143,14 @@ extension JSONValue {
             case UInt8(ascii: "r"): text.append(0x0D)
             case UInt8(ascii: "t"): text.append(0x09)
             case UInt8(ascii: "u"):
-                var scalar = try hexQuad()
+                guard var scalar = hexQuad() else { throw failure() }
                 if (0xD800...0xDBFF).contains(scalar) {
                     // A high surrogate must be followed by an escaped low one.
                     guard bytes.count - position >= 2, bytes[position] == UInt8(ascii: "\\"),
                         bytes[position + 1] == UInt8(ascii: "u")
                     else { throw failure() }
                     position += 2
-                    let low = try hexQuad()
-                    guard (0xDC00...0xDFFF).contains(low) else { throw failure() }
+                    guard let low = hexQuad(), (0xDC00...0xDFFF).contains(low) else { throw failure() }
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                 }
                 guard let unicode = Unicode.Scalar(scalar) else { throw failure() }
@@ -172,47 +160,15 @@ extension JSONValue {
             }
         }
 
-        mutating func hexQuad() throws(ReadingError) -> UInt32 {
-            guard bytes.count - position >= 4 else { throw failure() }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                guard let digit = bytes[position].hexDigitValue else { throw failure() }
-                value = value << 4 | UInt32(digit)
-                position += 1
-            }
-            return value
-        }
-
-        mutating func number() throws(ReadingError) -> JSONValue {
+        /// Reads a number: ``JSONValue/integer(_:)`` when it is written as an integer that fits in 64 bits.
+        mutating func numberValue() throws(ReadingError) -> JSONValue {
             let start = position
-            var isInteger = true
-            if peek() == UInt8(ascii: "-") { position += 1 }
-            guard let first = peek(), Self.isDigit(first) else { throw failure() }
-            position += 1
-            if first != UInt8(ascii: "0") {
-                while let byte = peek(), Self.isDigit(byte) { position += 1 }
-            }
-            if peek() == UInt8(ascii: ".") {
-                isInteger = false
-                position += 1
-                guard let byte = peek(), Self.isDigit(byte) else { throw failure() }
-                while let byte = peek(), Self.isDigit(byte) { position += 1 }
-            }
-            if let byte = peek(), byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
-                isInteger = false
-                position += 1
-                if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { position += 1 }
-                guard let byte = peek(), Self.isDigit(byte) else { throw failure() }
-                while let byte = peek(), Self.isDigit(byte) { position += 1 }
-            }
+            guard let shape = number() else { throw failure() }
+            let isInteger = !shape.hasFraction && !shape.hasExponent
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
             if isInteger, let integer = Int64(text) { return .integer(integer) }
             guard let number = Double(text) else { throw failure() }
             return .number(number)
-        }
-
-        static func isDigit(_ byte: UInt8) -> Bool {
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
         }
     }
 }

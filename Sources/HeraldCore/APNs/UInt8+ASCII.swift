@@ -9,6 +9,11 @@ extension UInt8 {
         }
     }
 
+    /// Whether this byte is an ASCII digit, `0` to `9`.
+    package var isASCIIDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    }
+
     /// The lowercase ASCII hex digit of a value from 0 to 15: the inverse of ``hexDigitValue``.
     package static func lowercaseHexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
