@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldGateway
 import NIOCore
 import NIOHPACK
@@ -45,7 +46,7 @@ struct NIOHTTP2Reference {
             default: ended = false
             }
             guard ended else { return }
-            let headers = HPACKHeaders([(":status", "200"), ("apns-id", UUID().uuidString.lowercased())])
+            let headers = HPACKHeaders([(":status", "200"), ("apns-id", RandomUUID.lowercasedString())])
             context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: nil)
         }
     }
