@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .target(
@@ -127,7 +129,11 @@ let package = Package(
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: swiftSettings),
         .target(
             name: "HeraldTesting",
-            dependencies: ["HeraldCore", "UserNotifications", "UserNotificationsUI"],
+            dependencies: [
+                "HeraldCore", "UserNotifications", "UserNotificationsUI",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -182,6 +188,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 "HeraldTesting",
             ],
             resources: [.copy("Clients")],

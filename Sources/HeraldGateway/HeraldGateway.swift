@@ -6,6 +6,7 @@ import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 import Synchronization
@@ -29,6 +30,8 @@ public final class HeraldGateway: Service, Sendable {
     public let certificateAuthority: DevelopmentCertificateAuthority?
     /// The store, shared with the CLI.
     public let store: any GatewayStore
+    /// Measures how late the gateway's event loops run their tasks while it runs (`herald_event_loop_lag_seconds`).
+    public let eventLoopLag: EventLoopLagMonitor
 
     private let clock: any HeraldClock
     private let logger: Logger
@@ -42,6 +45,7 @@ public final class HeraldGateway: Service, Sendable {
         ([], nil, []))
     private let providerTLS: TLSConfiguration?
     private let deviceTLS: TLSConfiguration?
+    private let eventLoopGroup: any EventLoopGroup
 
     /// Creates a gateway; nothing listens until ``run()``.
     ///
@@ -51,15 +55,22 @@ public final class HeraldGateway: Service, Sendable {
     ///   - dataDirectory: Where the development CA lives when `configuration.tlsIdentity` is `nil`.
     ///   - clock: The time source for expiry, token age and acknowledgement timeouts.
     ///   - logger: Where the gateway logs.
+    ///   - eventLoopGroup: The event loops every listener runs on.
     /// - Throws: When TLS files cannot be read or created.
     public init(
         configuration: GatewayConfiguration = .init(),
         store: any GatewayStore,
         dataDirectory: HeraldDataDirectory,
         clock: any HeraldClock = SystemClock(),
-        logger: Logger = Logger(label: "herald.gateway")
+        logger: Logger = Logger(label: "herald.gateway"),
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
         self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
+        let metrics = self.metrics
+        self.eventLoopLag = EventLoopLagMonitor(group: eventLoopGroup, logger: logger) { lag, loop in
+            metrics.recordEventLoopLag(lag.nanoseconds, loop: loop)
+        }
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -169,6 +180,7 @@ public final class HeraldGateway: Service, Sendable {
                     onServerRunning: { [weak self] channel in
                         self?.bound(provider: index, port: channel.localAddress?.port ?? listener.port)
                     },
+                    eventLoopGroupProvider: .shared(eventLoopGroup),
                     logger: logger))
         }
         applications.append(try deviceApplication())
@@ -189,6 +201,8 @@ public final class HeraldGateway: Service, Sendable {
             }
         }
         defer { pruner.cancel() }
+        eventLoopLag.start()
+        defer { eventLoopLag.stop() }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await self.log.run() }
@@ -216,21 +230,24 @@ public final class HeraldGateway: Service, Sendable {
         router.ws("/device/v1") { inbound, outbound, context in
             await server.serve(inbound: inbound, outbound: outbound, logger: context.logger)
         }
-        router.get("/metrics") { _, _ -> Response in
+        // Plain HTTP requests (not upgrades) are answered by the application's router.
+        let http = Router()
+        http.get("/metrics") { _, _ -> Response in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
         }
-        router.get("/healthz") { _, _ in "ok" }
+        http.get("/healthz") { _, _ in "ok" }
         let base = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router)
         let builder = try deviceTLS.map { try HTTPServerBuilder.tls(base, tlsConfiguration: $0) } ?? base
         return Application(
-            router: Router(),
+            router: http,
             server: builder,
             configuration: .init(address: .hostname(configuration.deviceHost, port: configuration.devicePort), serverName: nil),
             onServerRunning: { [weak self] channel in
                 self?.bound(provider: nil, port: channel.localAddress?.port ?? 0)
             },
+            eventLoopGroupProvider: .shared(eventLoopGroup),
             logger: logger)
     }
 }

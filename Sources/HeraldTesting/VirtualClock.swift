@@ -64,6 +64,23 @@ public final class VirtualClock: HeraldClock {
         }
     }
 
+    /// Waits until the earliest sleeper's deadline is `deadline`: some task has gone to sleep until then.
+    ///
+    /// For a test that must let code on another task reach its next sleep before it moves the clock.
+    ///
+    /// - Parameters:
+    ///   - deadline: The deadline to wait for.
+    ///   - timeout: How long to wait, in real time.
+    /// - Returns: Whether it happened within `timeout`.
+    public func waitForSleeper(until deadline: Date, timeout: Duration = .seconds(30)) async -> Bool {
+        let giveUp = ContinuousClock.now + timeout
+        while nextDeadline != deadline {
+            if ContinuousClock.now >= giveUp { return false }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     /// Moves the clock to `date` (never backwards) and wakes the sleepers whose deadline has come.
     ///
     /// - Parameter date: The new instant.

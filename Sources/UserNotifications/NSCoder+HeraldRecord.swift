@@ -12,8 +12,31 @@ extension NSCoder {
         encode(NSData(data: data), forKey: NSCoder.heraldRecordKey)
     }
 
+    /// The record archived under Herald's key, or `nil` with the coder's error set (Apple's `init?(coder:)`
+    /// contract) when the archive has no such record, holds something else there, or a damaged one.
     func decodeHeraldRecord<Record: Decodable>(_ type: Record.Type) -> Record? {
-        guard let data = decodeObject(of: NSData.self, forKey: NSCoder.heraldRecordKey) else { return nil }
-        return try? JSONDecoder().decode(type, from: data as Data)
+        // Asking for a key that is not there, or for the wrong class, ends the process in Foundation on Linux:
+        // check first, and read whatever is there before judging it.
+        guard containsValue(forKey: NSCoder.heraldRecordKey) else {
+            return fail(type, "the archive has no \(NSCoder.heraldRecordKey) (not written by Herald)")
+        }
+        guard let data = decodeObject(forKey: NSCoder.heraldRecordKey) as? Data else {
+            return fail(type, "\(NSCoder.heraldRecordKey) does not hold data")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            return fail(type, "\(NSCoder.heraldRecordKey) is damaged: \(error)")
+        }
+    }
+
+    /// Reports a record that cannot be decoded: the error goes to the coder when its policy is to keep errors;
+    /// under `.raiseException`, Foundation on Linux cannot raise and would end the process, so the `nil` alone
+    /// says it (the unarchiver then fails the whole decode, as it does for any `init?(coder:)` returning `nil`).
+    private func fail<Record>(_ type: Record.Type, _ reason: String) -> Record? {
+        guard decodingFailurePolicy == .setErrorAndReturn else { return nil }
+        failWithError(
+            CocoaError(.coderReadCorrupt, userInfo: [NSDebugDescriptionErrorKey: "Cannot decode \(Record.self): \(reason)"]))
+        return nil
     }
 }

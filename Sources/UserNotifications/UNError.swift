@@ -39,6 +39,29 @@ public struct UNError: _BridgedStoredNSError {
     }
 }
 
+extension UNError: Hashable {
+    /// Hashes the domain and code: equal errors have both equal.
+    ///
+    /// Written out because the hashing Foundation gives a bridged error on Linux calls back into itself until the
+    /// stack overflows, which ended any app that put a `UNError` in a `Set` or used it as a dictionary key.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(_nsError.domain)
+        hasher.combine(_nsError.code)
+    }
+
+    /// The hash of ``hash(into:)``; Foundation's own `hashValue` for bridged errors is the one that recursed.
+    public var hashValue: Int {
+        var hasher = Hasher()
+        hash(into: &hasher)
+        return hasher.finalize()
+    }
+
+    /// Whether both wrap equal `NSError`s (domain, code and user info).
+    public static func == (lhs: UNError, rhs: UNError) -> Bool {
+        lhs._nsError.isEqual(rhs._nsError)
+    }
+}
+
 extension UNError {
     public static var notificationsNotAllowed: UNError.Code { .notificationsNotAllowed }
     public static var attachmentInvalidURL: UNError.Code { .attachmentInvalidURL }

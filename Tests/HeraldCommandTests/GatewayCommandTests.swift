@@ -4,78 +4,69 @@ import HeraldCore
 import HeraldDeviceChannel
 import NIOSSL
 import Synchronization
+import HeraldTesting
 import Testing
 
 /// `herald gateway`, `keys`, `tokens` and `log` as a user runs them: separate processes sharing a data directory.
 @Suite struct GatewayCommandTests {
     /// A running `herald gateway` process and the ports from its banner.
-    final class GatewayProcess: Sendable {
-        let process: Process
+    struct GatewayProcess: Sendable {
+        let child: ChildProcess
         let provider: Int
         let plaintext: Int
         let device: Int
 
-        init(_ herald: HeraldProcess) throws {
-            let (process, output, _) = herald.makeProcess(["gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
-            let banner = Mutex("")
-            output.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                banner.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        /// Starts `herald gateway` on free ports and waits for its banner (30 s at most).
+        static func start(_ herald: HeraldProcess) async throws -> GatewayProcess {
+            let child = try await herald.launch(["gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+            if await child.waitForOutput(containing: "trust this CA", timeout: .seconds(30)) == nil {
+                await child.stop()
+                Issue.record("herald gateway printed no banner: \(child.output) \(child.error)")
             }
-            try process.run()
-            self.process = process
-            let deadline = Date().addingTimeInterval(30)
-            var text = ""
-            while Date() < deadline {
-                text = banner.withLock { $0 }
-                if text.contains("trust this CA") { break }
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            func port(_ marker: String) -> Int {
-                guard let line = text.split(separator: "\n").first(where: { $0.contains(marker) }),
-                    let range = line.range(of: #":(\d+)/"#, options: .regularExpression)
-                else { return -1 }
+            let lines = child.output.split(separator: "\n")
+            func port(_ line: Substring?) -> Int {
+                guard let line, let range = line.range(of: #":(\d+)/"#, options: .regularExpression) else { return -1 }
                 return Int(line[range].dropFirst().dropLast()) ?? -1
             }
-            provider = port("(development)")
-            plaintext = text.split(separator: "\n").filter { $0.contains("http://") }.first.map { line in
-                Int(line[line.range(of: #":(\d+)/"#, options: .regularExpression)!].dropFirst().dropLast()) ?? -1
-            } ?? -1
-            device = port("device channel")
+            return GatewayProcess(
+                child: child, provider: port(lines.first { $0.contains("(development)") }),
+                plaintext: port(lines.first { $0.contains("http://") }),
+                device: port(lines.first { $0.contains("device channel") }))
         }
     }
 
-    /// Runs a program on a Dispatch thread and returns its standard output.
-    static func run(_ arguments: [String]) async throws -> String {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                    process.arguments = arguments
-                    let output = Pipe()
-                    process.standardOutput = output
-                    process.standardError = Pipe()
-                    try process.run()
-                    let data = output.fileHandleForReading.readDataToEndOfFile()
-                    process.waitUntilExit()
-                    return String(decoding: data, as: UTF8.self)
-                })
-            }
+    /// Runs `body` with a `herald gateway` process, and always stops it (SIGTERM, then SIGKILL).
+    static func withGatewayProcess(
+        _ herald: HeraldProcess, _ body: (GatewayProcess) async throws -> Void
+    ) async throws {
+        let gateway = try await GatewayProcess.start(herald)
+        do {
+            try await body(gateway)
+        } catch {
+            await gateway.child.stop()
+            throw error
         }
+        await gateway.child.stop()
+    }
+
+    /// Runs a program and returns its standard output (curl here; 30 s at most).
+    static func run(_ arguments: [String]) async throws -> String {
+        let result = try await ChildProcess.run(arguments[0], Array(arguments.dropFirst()), timeout: .seconds(30))
+        if result.timedOut { Issue.record("\(arguments[0]) ran longer than 30 s") }
+        return result.output
     }
 
     @Test("A notification answered 200 survives `kill -9` before delivery; revoke → 410; SIGTERM stops gracefully")
     func restartDurability() async throws {
         let herald = try HeraldProcess()
-        let created = try herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+        let created = try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
                                       "--out", herald.dataDirectory.appendingPathComponent("key.p8").path])
         #expect(created.status == 0, "\(created.error)")
-        let token = try herald.run(["tokens", "create", "--topic", "com.example.app", "--device", "phone"]).output
+        let token = try await herald.run(["tokens", "create", "--topic", "com.example.app", "--device", "phone"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(DeviceToken(hex: token) != nil)
 
-        let first = try GatewayProcess(herald)
+        let first = try await GatewayProcess.start(herald)
         #expect(first.plaintext > 0 && first.device > 0)
         let key = try P256Key(pemFile: herald.dataDirectory.appendingPathComponent("key.p8").path)
         let jwt = try key.jwt(keyID: "KEY1234567", teamID: "TEAM123456")
@@ -88,16 +79,19 @@ import Testing
         let uniqueID = try #require(
             answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("apns-unique-id:") }?
                 .split(separator: " ").last.map(String.init))
-        kill(first.process.processIdentifier, SIGKILL)
-        first.process.waitUntilExit()
+        first.child.send(SIGKILL)
+        #expect(await first.child.wait(timeout: .seconds(10)).status == 128 + SIGKILL)
 
-        let second = try GatewayProcess(herald)
+        let second = try await GatewayProcess.start(herald)
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(herald.dataDirectory.appendingPathComponent("tls/ca.pem").path))
         let device = try await DeviceChannelClient.connect(
             to: "wss://localhost:\(second.device)/device/v1", deviceID: "phone", secret: "s", tlsConfiguration: tls)
-        var pushes = device.pushes.makeAsyncIterator()
-        let push = try #require(await pushes.next())
+        let push = try await withTimeout(.seconds(20)) { () -> DevicePush? in
+            var pushes = device.pushes.makeAsyncIterator()
+            return await pushes.next()
+        }
+        guard let push else { throw TimeoutError(timeout: .seconds(20)) }
         #expect(push.payload == #"{"aps":{"alert":"survive"}}"#)
         #expect(push.fromStorage)
         try await device.acknowledge(push)
@@ -105,7 +99,7 @@ import Testing
         _ = try await device.register(bundleID: "com.example.other")
         await device.close()
 
-        #expect(try herald.run(["tokens", "revoke", token]).status == 0)
+        #expect(try await herald.run(["tokens", "revoke", token]).status == 0)
         let gone = try await Self.run([
             "curl", "--silent", "--max-time", "20", "--http2-prior-knowledge",
             "--header", "apns-topic: com.example.app", "--header", "authorization: bearer \(jwt)",
@@ -113,14 +107,12 @@ import Testing
         ])
         #expect(gone.contains(#""reason":"Unregistered""#))
 
-        second.process.terminate()  // SIGTERM: graceful shutdown
-        second.process.waitUntilExit()
-        #expect(second.process.terminationStatus == 0)
+        #expect(await second.child.stop() == 0)  // SIGTERM: graceful shutdown
 
-        let log = try herald.run(["log", uniqueID])
+        let log = try await herald.run(["log", uniqueID])
         #expect(log.status == 0)
         #expect(log.output.contains("received") && log.output.contains("stored") && log.output.contains("delivered"), "\(log.output)")
-        let missing = try herald.run(["log", "00000000-0000-0000-0000-000000000000"])
+        let missing = try await herald.run(["log", "00000000-0000-0000-0000-000000000000"])
         #expect(missing.status != 0)
         #expect(missing.error.contains("No delivery log"))
     }
@@ -128,15 +120,11 @@ import Testing
     @Test("A-10 A-11 A-14: `herald certificates create` while the gateway runs; curl --cert pushes with no token and no topic")
     func certificateWithCurl() async throws {
         let herald = try HeraldProcess()
-        let gateway = try GatewayProcess(herald)
-        defer {
-            gateway.process.terminate()
-            gateway.process.waitUntilExit()
-        }
-        let token = try herald.run(["tokens", "create", "--topic", "com.example.cert"]).output
+        try await Self.withGatewayProcess(herald) { gateway in
+        let token = try await herald.run(["tokens", "create", "--topic", "com.example.cert"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let pem = herald.dataDirectory.appendingPathComponent("push-cert.pem").path
-        let created = try herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
+        let created = try await herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
         #expect(created.status == 0, "\(created.error)")
         let mode = try FileManager.default.attributesOfItem(atPath: pem)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -148,7 +136,7 @@ import Testing
         #expect(answer.hasPrefix("HTTP/2 200"), "\(answer)")
 
         // The certificate is for com.example.cert only: another app's topic is refused.
-        let other = try herald.run(["tokens", "create", "--topic", "com.example.other"]).output
+        let other = try await herald.run(["tokens", "create", "--topic", "com.example.other"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let refused = try await Self.run([
             "curl", "--silent", "--max-time", "20", "--http2", "--cacert", ca, "--cert", pem,
@@ -157,26 +145,27 @@ import Testing
         ])
         #expect(refused == #"{"reason":"TopicDisallowed"}"#)
 
-        let again = try herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
+        let again = try await herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
         #expect(again.status != 0)
         #expect(again.error.contains("does not exist yet"))
-        let suffixed = try herald.run(["certificates", "create", "--bundle-id", "com.example.cert.voip", "--out", pem + "2"])
+        let suffixed = try await herald.run(["certificates", "create", "--bundle-id", "com.example.cert.voip", "--out", pem + "2"])
         #expect(suffixed.status != 0)
         #expect(suffixed.error.contains("without a push-type suffix"))
+        }
     }
 
     @Test("keys and tokens misuse gets a clear message")
-    func misuse() throws {
+    func misuse() async throws {
         let herald = try HeraldProcess()
-        let badTopic = try herald.run(["tokens", "create", "--topic", "com.example.app.voip"])
+        let badTopic = try await herald.run(["tokens", "create", "--topic", "com.example.app.voip"])
         #expect(badTopic.status != 0)
         #expect(badTopic.error.contains("bundle ID"))
-        let unknown = try herald.run(["tokens", "revoke", "abcd"])
+        let unknown = try await herald.run(["tokens", "revoke", "abcd"])
         #expect(unknown.status != 0)
         #expect(unknown.error.contains("No such token"))
         let notAKey = herald.dataDirectory.appendingPathComponent("x.pem")
         try Data("hello".utf8).write(to: notAKey)
-        let imported = try herald.run(["keys", "import", "--team-id", "T", "--key-id", "K", notAKey.path])
+        let imported = try await herald.run(["keys", "import", "--team-id", "T", "--key-id", "K", notAKey.path])
         #expect(imported.status != 0)
         #expect(imported.error.contains("not a P-256"))
     }

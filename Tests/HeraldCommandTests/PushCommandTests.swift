@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTesting
 import Testing
 
 /// `herald push` and `herald jwt` as a user runs them, against a `herald gateway` process.
@@ -8,21 +9,17 @@ import Testing
     func pushThroughGateway() async throws {
         let herald = try HeraldProcess()
         let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
-        #expect(try herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
-        let first = try herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let second = try herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let gateway = try GatewayCommandTests.GatewayProcess(herald)
-        defer {
-            gateway.process.terminate()
-            gateway.process.waitUntilExit()
-        }
+        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
+        let first = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let second = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
         let payload = herald.dataDirectory.appendingPathComponent("extra.json")
         try Data(#"{"aps":{"sound":"ping.aiff"},"gameID":"42"}"#.utf8).write(to: payload)
         let base = [
             "push", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--topic", "com.example.app",
             "--gateway", "https://localhost:\(gateway.provider)",
         ]
-        let sent = try herald.run(
+        let sent = try await herald.run(
             base + ["--token", first, "--token", second, "--title", "Hi", "--body", "there", "--badge", "2", "--payload", payload.path,
                     "--connections", "2"])
         #expect(sent.status == 0, "\(sent.error)")
@@ -30,42 +27,34 @@ import Testing
         #expect(lines.count == 2)
         #expect(lines.allSatisfy { $0.split(separator: " ")[1] == "200" }, "\(sent.output)")
 
-        #expect(try herald.run(["tokens", "revoke", first]).status == 0)
-        let gone = try herald.run(base + ["--token", first, "--token", second, "--alert", "again"])
+        #expect(try await herald.run(["tokens", "revoke", first]).status == 0)
+        let gone = try await herald.run(base + ["--token", first, "--token", second, "--alert", "again"])
         #expect(gone.status == 1)
         #expect(gone.output.contains("\(first) 410 Unregistered since 20"), "\(gone.output)")
         #expect(gone.output.contains("\(second) 200 "))
 
         // Credentials from the environment, so they stay out of shell history.
-        let (process, output, _) = herald.makeProcess(
+        let fromEnvironment = try await herald.run(
             ["push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", second,
-             "--content-available"])
-        process.environment?["HERALD_P8"] = key
-        process.environment?["HERALD_KEY_ID"] = "KEY1234567"
-        process.environment?["HERALD_TEAM_ID"] = "TEAM123456"
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(text.contains("\(second) 200 "))
+             "--content-available"],
+            environment: ["HERALD_P8": key, "HERALD_KEY_ID": "KEY1234567", "HERALD_TEAM_ID": "TEAM123456"])
+        #expect(fromEnvironment.status == 0)
+        #expect(fromEnvironment.output.contains("\(second) 200 "))
 
-        let jwt = try herald.run(["jwt", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"], passingDataDirectory: false)
+        let jwt = try await herald.run(["jwt", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"], passingDataDirectory: false)
         let token = try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(token.keyID == "KEY1234567" && token.teamID == "TEAM123456")
+        }
     }
 
     @Test("herald push and jwt: credentials from a file (default place, --credentials, HERALD_CREDENTIALS), options first; --cert")
     func credentialsFileAndCertificate() async throws {
         let herald = try HeraldProcess()
         let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
-        #expect(try herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
-        let token = try herald.run(["tokens", "create", "--topic", "com.example.app"]).output
+        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
+        let token = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let gateway = try GatewayCommandTests.GatewayProcess(herald)
-        defer {
-            gateway.process.terminate()
-            gateway.process.waitUntilExit()
-        }
+        try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
         let push = [
             "push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", token,
             "--alert", "from a file",
@@ -76,49 +65,46 @@ import Testing
         let file = folder.appendingPathComponent("credentials")
         try Data("# Herald provider credentials\np8 = ../../AuthKey_KEY1234567.p8\nkey-id = KEY1234567\nteam-id = \"TEAM123456\"\n".utf8)
             .write(to: file)
-        let sent = try herald.run(push)
+        let sent = try await herald.run(push)
         #expect(sent.status == 0, "\(sent.error)")
         #expect(sent.output.contains("\(token) 200 "), "\(sent.output)")
-        let jwt = try herald.run(["jwt"], passingDataDirectory: false)
+        let jwt = try await herald.run(["jwt"], passingDataDirectory: false)
         #expect(try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines)).keyID == "KEY1234567")
 
         // Named with --credentials or HERALD_CREDENTIALS, from anywhere.
         let moved = herald.dataDirectory.appendingPathComponent("provider.credentials")
         try Data("p8 = AuthKey_KEY1234567.p8\nkey-id = KEY1234567\nteam-id = TEAM123456\n".utf8).write(to: moved)
         try FileManager.default.removeItem(at: file)
-        #expect(try herald.run(push + ["--credentials", moved.path]).status == 0)
-        let (process, output, _) = herald.makeProcess(push)
-        process.environment?["HERALD_CREDENTIALS"] = moved.path
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0 && text.contains("\(token) 200 "), "\(text)")
+        #expect(try await herald.run(push + ["--credentials", moved.path]).status == 0)
+        let named = try await herald.run(push, environment: ["HERALD_CREDENTIALS": moved.path])
+        #expect(named.status == 0 && named.output.contains("\(token) 200 "), "\(named.output)")
 
         // Options come first: a wrong --key-id beats the file's, and the gateway refuses the token.
-        let wrong = try herald.run(push + ["--credentials", moved.path, "--key-id", "OTHERKEY99"])
+        let wrong = try await herald.run(push + ["--credentials", moved.path, "--key-id", "OTHERKEY99"])
         #expect(wrong.status == 1)
         #expect(wrong.output.contains("403 InvalidProviderToken"), "\(wrong.output)")
 
         // A setting the file cannot have: one line naming the file and line, nothing sent.
         let bad = herald.dataDirectory.appendingPathComponent("bad.credentials")
         try Data("p8 = key.p8\ncolour = blue\n".utf8).write(to: bad)
-        let refused = try herald.run(push + ["--credentials", bad.path])
+        let refused = try await herald.run(push + ["--credentials", bad.path])
         #expect(refused.status != 0 && refused.output.isEmpty)
         #expect(refused.error.contains("bad.credentials:2: unknown setting `colour`"), "\(refused.error)")
 
         // --cert: a client certificate from `herald certificates create`, no key and no token.
         let certificate = herald.dataDirectory.appendingPathComponent("client.pem").path
-        #expect(try herald.run(["certificates", "create", "--bundle-id", "com.example.app", "--out", certificate]).status == 0)
-        let viaCertificate = try herald.run(push + ["--cert", certificate])
+        #expect(try await herald.run(["certificates", "create", "--bundle-id", "com.example.app", "--out", certificate]).status == 0)
+        let viaCertificate = try await herald.run(push + ["--cert", certificate])
         #expect(viaCertificate.status == 0, "\(viaCertificate.error)")
         #expect(viaCertificate.output.contains("\(token) 200 "), "\(viaCertificate.output)")
+        }
     }
 
     @Test("herald push: bad input gets one line that says what to fix, and nothing is sent")
-    func badInput() throws {
+    func badInput() async throws {
         let herald = try HeraldProcess()
         let key = herald.dataDirectory.appendingPathComponent("key.p8").path
-        #expect(try herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
+        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
         let notAKey = herald.dataDirectory.appendingPathComponent("notakey.p8").path
         try Data("hello".utf8).write(to: URL(fileURLWithPath: notAKey))
         let badJSON = herald.dataDirectory.appendingPathComponent("bad.json").path
@@ -149,7 +135,7 @@ import Testing
              "--concurrency takes a number of requests, 1 or more"),
         ]
         for (arguments, message) in cases {
-            let result = try herald.run(["push"] + arguments, passingDataDirectory: false)
+            let result = try await herald.run(["push"] + arguments, passingDataDirectory: false)
             #expect(result.status != 0, "\(arguments)")
             #expect(result.output.isEmpty, "\(arguments): \(result.output)")
             #expect(result.error.contains(message), "\(arguments): \(result.error)")

@@ -56,10 +56,9 @@ import Testing
             ]
             for authorization in candidates {
                 // A new connection per token: a connection accepts a new token only every 20 minutes (A-04).
-                let fresh = try harness.makeHTTPClient()
-                let answer = try await fresh.push(
-                    port: harness.tlsPort, token: token, headers: headers(authorization), body: Self.alert)
-                try await fresh.shutdown()
+                let answer = try await using(harness.makeHTTPClient()) {
+                    try await $0.push(port: harness.tlsPort, token: token, headers: headers(authorization), body: Self.alert)
+                }
                 #expect(answer.status == 403, "\(authorization)")
                 #expect(answer.reason == "InvalidProviderToken", "\(authorization)")
             }
@@ -84,10 +83,9 @@ import Testing
                 "BEARER " + (try harness.jwt()),
             ]
             for authorization in variants {
-                let fresh = try harness.makeHTTPClient()
-                let answer = try await fresh.push(
-                    port: harness.tlsPort, token: token, headers: headers(authorization), body: Self.alert)
-                try await fresh.shutdown()
+                let answer = try await using(harness.makeHTTPClient()) {
+                    try await $0.push(port: harness.tlsPort, token: token, headers: headers(authorization), body: Self.alert)
+                }
                 #expect(answer.status == 200, "\(authorization): \(answer.body)")
             }
         }
@@ -104,17 +102,17 @@ import Testing
             #expect(first.status == 403)
             #expect(first.reason == "ExpiredProviderToken")
 
-            let fresh = try harness.makeHTTPClient()
             let jwt = try harness.jwt()
-            let accepted = try await fresh.push(
-                port: harness.tlsPort, token: token, headers: headers("bearer \(jwt)"), body: Self.alert)
-            #expect(accepted.status == 200)
-            clock.advance(by: 3601)
-            let later = try await fresh.push(
-                port: harness.tlsPort, token: token, headers: headers("bearer \(jwt)"), body: Self.alert)
-            try await fresh.shutdown()
-            #expect(later.status == 403)
-            #expect(later.reason == "ExpiredProviderToken")
+            try await using(harness.makeHTTPClient()) { fresh in
+                let accepted = try await fresh.push(
+                    port: harness.tlsPort, token: token, headers: headers("bearer \(jwt)"), body: Self.alert)
+                #expect(accepted.status == 200)
+                clock.advance(by: 3601)
+                let later = try await fresh.push(
+                    port: harness.tlsPort, token: token, headers: headers("bearer \(jwt)"), body: Self.alert)
+                #expect(later.status == 403)
+                #expect(later.reason == "ExpiredProviderToken")
+            }
         }
     }
 
@@ -193,18 +191,18 @@ import Testing
                 ProviderKeyRecord(keyID: "TOPICKEY01", teamID: GatewayHarness.teamID,
                                   publicKeyPEM: topicKey.publicKey.pemRepresentation, topics: ["com.example.other"],
                                   createdAt: harness.clock.now))
-            let a = try harness.makeHTTPClient()
-            let wrongEnvironment = try await a.push(
-                port: harness.tlsPort, token: token,
-                headers: headers("bearer \(try harness.jwt(keyID: "PRODKEY001", key: productionKey))"), body: Self.alert)
-            try await a.shutdown()
+            let wrongEnvironment = try await using(harness.makeHTTPClient()) {
+                try await $0.push(
+                    port: harness.tlsPort, token: token,
+                    headers: headers("bearer \(try harness.jwt(keyID: "PRODKEY001", key: productionKey))"), body: Self.alert)
+            }
             #expect(wrongEnvironment.status == 403)
             #expect(wrongEnvironment.reason == "BadEnvironmentKeyIdInToken")
-            let b = try harness.makeHTTPClient()
-            let wrongTopic = try await b.push(
-                port: harness.tlsPort, token: token,
-                headers: headers("bearer \(try harness.jwt(keyID: "TOPICKEY01", key: topicKey))"), body: Self.alert)
-            try await b.shutdown()
+            let wrongTopic = try await using(harness.makeHTTPClient()) {
+                try await $0.push(
+                    port: harness.tlsPort, token: token,
+                    headers: headers("bearer \(try harness.jwt(keyID: "TOPICKEY01", key: topicKey))"), body: Self.alert)
+            }
             #expect(wrongTopic.status == 400)
             #expect(wrongTopic.reason == "TopicDisallowed")
         }

@@ -55,7 +55,7 @@ import Testing
         try await withGateway { harness, client in
             let token = try await harness.offlineToken().token
             let jwt = try harness.jwt()
-            let big = try harness.makeHTTPClient()
+            try await using(harness.makeHTTPClient()) { big in
             await #expect(throws: (any Error).self) {
                 let answer = try await big.push(
                     port: harness.tlsPort, token: token,
@@ -66,7 +66,7 @@ import Testing
                 if answer.status == 200 { return }
                 throw HTTPClientError.remoteConnectionClosed
             }
-            try await big.shutdown()
+            }
 
             var request = HTTPClientRequest(url: "https://127.0.0.1:\(harness.tlsPort)/3/device/\(token)")
             request.method = .POST

@@ -3,38 +3,19 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTesting
 import Testing
 
 /// Unmodified real clients against the gateway: Apple's curl recipe, curl over h2c and HTTP/1.1, and aioapns
 /// from PyPI — each run as a separate process over loopback.
-@Suite struct ClientInteropTests {
-    /// Runs a program on a Dispatch thread (never blocking Swift's cooperative pool, which serves the gateway),
-    /// returning its exit status and standard output; fails after `timeout` seconds.
-    static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 60) async throws -> (Int32, String) {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, timeout: timeout) })
-            }
-        }
-    }
-
-    private static func runBlocking(_ executable: String, _ arguments: [String], timeout: TimeInterval) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        if process.terminationStatus != 0 { Issue.record("\(executable) failed: \(stderr)") }
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self))
+@Suite(.timeLimit(.minutes(3))) struct ClientInteropTests {
+    /// Runs a program (never blocking Swift's cooperative pool, which serves the gateway), returning its exit
+    /// status and standard output; a program that fails or runs past `timeout` is recorded as an issue.
+    static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (Int32, String) {
+        let result = try await ChildProcess.run(executable, arguments, timeout: timeout)
+        if result.timedOut { Issue.record("\(executable) ran longer than \(timeout): \(result.error)") }
+        if result.status != 0 { Issue.record("\(executable) failed: \(result.error)") }
+        return (result.status, result.output)
     }
 
     static func clientFile(_ name: String) throws -> String {
@@ -55,7 +36,7 @@ import Testing
             let script = try Self.clientFile("apple-curl-recipe.sh")
             let key = try writeKey(harness)
             let receiver = Task { () -> DevicePush? in
-                let push = try await nextPush(device)
+                let push = try await nextPush(device, seconds: 60)
                 if let push { try await device.acknowledge(push) }
                 return push
             }
@@ -111,12 +92,12 @@ import Testing
             let token = try await device.register(bundleID: GatewayHarness.bundleID)
             let revoked = try await harness.offlineToken().token
             _ = try await harness.store.revokeToken(revoked, at: harness.clock.now)
+            // Bounded: if the client fails, fewer pushes come and the wait ends with what there is.
             let receiver = Task { () -> [DevicePush] in
                 var pushes: [DevicePush] = []
-                for await push in device.pushes {
+                while pushes.count < 2, let push = try await nextPush(device, seconds: 60) {
                     try await device.acknowledge(push)
                     pushes.append(push)
-                    if pushes.count == 2 { break }
                 }
                 return pushes
             }

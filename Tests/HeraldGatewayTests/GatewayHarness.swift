@@ -4,9 +4,11 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldProvider
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 import Testing
@@ -27,6 +29,8 @@ final class GatewayHarness: Sendable {
     let ports: HeraldGateway.Ports
     private let task: Task<Void, any Error>
     private let group: ServiceGroup
+    /// The gateway's own event loops: its watchdog then measures what the gateway does, not the test's clients.
+    private let eventLoops: MultiThreadedEventLoopGroup
 
     /// Provider listeners in order: TLS development, plaintext development, TLS production.
     var tlsPort: Int { ports.provider[0] }
@@ -52,8 +56,10 @@ final class GatewayHarness: Sendable {
             ],
             devicePort: 0, acknowledgementTimeout: acknowledgementTimeout)
         configure(&configuration)
+        eventLoops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         gateway = try HeraldGateway(
-            configuration: configuration, store: store, dataDirectory: dataDirectory, clock: clock, logger: logger)
+            configuration: configuration, store: store, dataDirectory: dataDirectory, clock: clock, logger: logger,
+            eventLoopGroup: eventLoops)
         try await store.saveProviderKey(
             ProviderKeyRecord(
                 keyID: Self.keyID, teamID: Self.teamID, publicKeyPEM: providerKey.publicKey.pemRepresentation,
@@ -72,6 +78,7 @@ final class GatewayHarness: Sendable {
     func shutdown() async {
         await group.triggerGracefulShutdown()
         _ = await task.result
+        try? await eventLoops.shutdownGracefully()
         try? FileManager.default.removeItem(at: directory)
     }
 
@@ -161,6 +168,30 @@ func nextPush(_ device: DeviceChannelClient, seconds: Double = 10) async throws 
     }
 }
 
+/// A client that must be shut down before it is released.
+protocol ShutdownBeforeRelease {
+    func shutdown() async throws
+}
+
+extension HTTPClient: ShutdownBeforeRelease {}
+extension APNsClient: ShutdownBeforeRelease {}
+
+/// Runs `body` with `resource` and shuts it down afterwards, whether `body` returns or throws.
+@discardableResult
+func using<Resource: ShutdownBeforeRelease, T>(
+    _ resource: Resource, _ body: (Resource) async throws -> T
+) async throws -> T {
+    let value: T
+    do {
+        value = try await body(resource)
+    } catch {
+        try? await resource.shutdown()
+        throw error
+    }
+    try await resource.shutdown()
+    return value
+}
+
 /// Runs `body` against a fresh gateway and an HTTP/2 client, and always stops both.
 func withGateway(
     clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(5),
@@ -179,4 +210,18 @@ func withGateway(
     }
     try await client.shutdown()
     await harness.shutdown()
+    harness.expectNoStall()
+}
+
+extension GatewayHarness {
+    /// The longest an event loop of the gateway may run a task late in a test: longer means something blocked it.
+    static let tolerableLag = TimeAmount.milliseconds(250)
+
+    /// Records an issue when an event loop lagged more than ``tolerableLag`` while the gateway ran.
+    func expectNoStall(sourceLocation: SourceLocation = #_sourceLocation) {
+        let lag = gateway.eventLoopLag.maximumLag
+        #expect(
+            lag <= Self.tolerableLag, "an event loop ran a task \(lag.nanoseconds / 1_000_000) ms late",
+            sourceLocation: sourceLocation)
+    }
 }

@@ -10,10 +10,12 @@ import Testing
 
 /// `HeraldProvider` against the real gateway over TLS HTTP/2.
 @Suite struct ProviderLibraryTests {
-    func tokenClient(
+    /// Runs `body` with a token-authenticated provider client for the harness's gateway, and always shuts it down.
+    func withTokenClient(
         _ harness: GatewayHarness, clock: (any HeraldClock)? = nil, retry: APNsRetryPolicy = .default,
-        onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil, connections: Int = 1
-    ) throws -> (APNsClient, ProviderTokenSigner) {
+        onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil, connections: Int = 1,
+        _ body: (APNsClient, ProviderTokenSigner) async throws -> Void
+    ) async throws {
         let signer = try ProviderTokenSigner(
             pem: harness.providerKey.pemRepresentation, keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID,
             clock: clock ?? harness.clock)
@@ -21,7 +23,7 @@ import Testing
             server: APNsServer(url: URL(string: "https://localhost:\(harness.tlsPort)")!, certificateAuthorityFile: harness.caPath),
             authentication: .token(signer), retryPolicy: retry, clock: clock ?? harness.clock, onInvalidToken: onInvalidToken,
             connections: connections)
-        return (client, signer)
+        try await using(client) { try await body($0, signer) }
     }
 
     /// The gateway's count of provider connections so far.
@@ -37,14 +39,14 @@ import Testing
             var tokens: [String] = []
             for index in 0..<6 { tokens.append(try await harness.offlineToken(device: "spread-\(index)").token) }
             let before = providerConnections(harness)
-            let (client, _) = try tokenClient(harness, connections: 3)
+            try await withTokenClient(harness, connections: 3) { client, _ in
             let notification = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("Hi")))
             let results = try await client.send(notification, to: tokens + tokens + tokens, concurrency: 9)
             #expect(results.allSatisfy { $0.status == 200 })
             #expect(providerConnections(harness) - before == 3)
             // Each connection stays bound to the key's team and its one token: nothing was refused.
             #expect(!harness.gateway.metrics.prometheusText().contains("TooManyProviderTokenUpdates"))
-            try await client.shutdown()
+            }
         }
     }
 
@@ -53,7 +55,7 @@ import Testing
         try await withGateway { harness, _ in
             let device = try await harness.connectDevice()
             let token = try await device.register(bundleID: GatewayHarness.bundleID)
-            let (client, _) = try tokenClient(harness)
+            try await withTokenClient(harness) { client, _ in
             let payload = APNsPayload(
                 alert: .fields(.init(title: "Game Request", subtitle: "Five Card Draw", body: "Bob wants to play poker")),
                 categoryIdentifier: "GAME_INVITATION", custom: [.init("gameID", "12345678")])
@@ -77,7 +79,7 @@ import Testing
             )
             #expect(push.collapseID == "game-1")
             #expect(push.apnsID == result.apnsID)
-            try await client.shutdown()
+            }
             await device.close()
         }
     }
@@ -85,7 +87,7 @@ import Testing
     @Test("P-01…P-11: every push type gets its topic suffix, push type and priority, and is accepted")
     func everyPushType() async throws {
         try await withGateway { harness, _ in
-            let (client, _) = try tokenClient(harness)
+            try await withTokenClient(harness) { client, _ in
             let bundle = GatewayHarness.bundleID
             let now = Date()
             let cases: [(APNsNotification, String, APNsPriority)] = [
@@ -116,14 +118,14 @@ import Testing
                 #expect(stored.priority == priority, "\(notification.pushType)")
                 #expect(stored.payload == notification.payload)
             }
-            try await client.shutdown()
+            }
         }
     }
 
     @Test("S-11 P-02: what APNs would refuse is refused before sending")
     func localValidation() async throws {
         try await withGateway { harness, _ in
-            let (client, _) = try tokenClient(harness)
+            try await withTokenClient(harness) { client, _ in
             let token = try await harness.offlineToken().token
             let big = APNsPayload(alert: .text(String(repeating: "x", count: 4_100)))
             await #expect(throws: APNsReason.payloadTooLarge) {
@@ -143,7 +145,7 @@ import Testing
             var lenient = collapse
             lenient.payload = Data(#"{"aps":{"alert":"x"},}"#.utf8)
             await #expect(throws: APNsReason.badRequestPayload) { _ = try await client.send(lenient, to: token) }
-            try await client.shutdown()
+            }
             await harness.gateway.flushDeliveryLog()
         }
     }
@@ -152,7 +154,7 @@ import Testing
     func tokenRefresh() async throws {
         let clock = VirtualClock()
         try await withGateway(clock: clock) { harness, _ in
-            let (client, signer) = try tokenClient(harness, clock: clock)
+            try await withTokenClient(harness, clock: clock) { client, signer in
             let token = try await harness.offlineToken().token
             let alert = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("x")))
             let first = try signer.token()
@@ -168,7 +170,7 @@ import Testing
             let eager = try ProviderTokenSigner(
                 pem: harness.providerKey.pemRepresentation, keyID: "K", teamID: "T", refreshInterval: .seconds(60), clock: clock)
             #expect(eager.refreshInterval == .seconds(20 * 60))
-            try await client.shutdown()
+            }
         }
     }
 
@@ -191,7 +193,7 @@ import Testing
     func unregisteredIsReported() async throws {
         try await withGateway { harness, _ in
             let pruned = Mutex<[APNsResult]>([])
-            let (client, _) = try tokenClient(harness) { result in pruned.withLock { $0.append(result) } }
+            try await withTokenClient(harness, onInvalidToken: { result in pruned.withLock { $0.append(result) } }) { client, _ in
             let token = try await harness.offlineToken().token
             let revoked = try #require(try await harness.store.revokeToken(token, at: Date(timeIntervalSince1970: 1_700_000_000.25)))
             let result = try await client.send(
@@ -201,7 +203,7 @@ import Testing
             #expect(result.timestamp == Date(timeIntervalSince1970: 1_700_000_000.25))
             #expect(result.attempts == 1)
             #expect(pruned.withLock { $0.map(\.deviceToken) } == [token])
-            try await client.shutdown()
+            }
         }
     }
 
@@ -210,7 +212,7 @@ import Testing
         let clock = VirtualClock()
         try await withGateway(clock: clock, configure: { $0.perTokenRateLimit = .init(count: 1, per: .seconds(10)) }) {
             harness, _ in
-            let (client, _) = try tokenClient(harness, clock: clock, retry: .init(maximumAttempts: 3, initialDelay: .seconds(20)))
+            try await withTokenClient(harness, clock: clock, retry: .init(maximumAttempts: 3, initialDelay: .seconds(20))) { client, _ in
             let token = try await harness.offlineToken().token
             let alert = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("x")))
             #expect(try await client.send(alert, to: token).status == 200)
@@ -218,20 +220,19 @@ import Testing
             // The second push is answered 429 and the client waits 20 s on the virtual clock before trying again.
             // (The gateway's hourly log pruner sleeps on the same clock, further out.)
             let retryAt = clock.now.addingTimeInterval(20)
-            for _ in 0..<500 where clock.nextDeadline != retryAt { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(clock.nextDeadline == retryAt)
+            #expect(await clock.waitForSleeper(until: retryAt))
             clock.advance(by: 20)
             let result = try await second.value
             #expect(result.status == 200)
             #expect(result.attempts == 2)
 
             // Without retries the answer is the 429 itself.
-            let (once, _) = try tokenClient(harness, clock: clock, retry: .never)
+            try await withTokenClient(harness, clock: clock, retry: .never) { once, _ in
             let refused = try await once.send(alert, to: token)
             #expect(refused.status == 429)
             #expect(refused.reason == .tooManyRequests)
-            try await once.shutdown()
-            try await client.shutdown()
+            }
+            }
         }
     }
 
@@ -254,18 +255,19 @@ import Testing
             let client = try APNsClient(
                 server: APNsServer(url: URL(string: "https://localhost:\(harness.tlsPort)")!, certificateAuthorityFile: harness.caPath),
                 authentication: .certificate(certificatePEM: issued.certificatePEM, privateKeyPEM: issued.privateKeyPEM))
+            try await using(client) { client in
             let token = try await harness.offlineToken().token
             let result = try await client.send(
                 .alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("certified"))), to: token)
             #expect(result.status == 200, "\(result.reasonText ?? result.failure ?? "")")
-            try await client.shutdown()
+            }
         }
     }
 
     @Test("Batch: 300 tokens with bounded concurrency, results in order, progress to the end, a bad token unsent")
     func batchSending() async throws {
         try await withGateway { harness, _ in
-            let (client, _) = try tokenClient(harness)
+            try await withTokenClient(harness) { client, _ in
             var tokens: [String] = []
             for index in 0..<300 { tokens.append(try await harness.offlineToken(device: "batch-\(index)").token) }
             tokens.insert("zz", at: 7)
@@ -281,7 +283,7 @@ import Testing
             #expect(results.filter(\.isSuccess).count == 300)
             #expect(results[7].status == 400 && results[7].reason == .badDeviceToken && results[7].attempts == 0)
             #expect(progress.withLock { $0.sorted() } == Array(1...301))
-            try await client.shutdown()
+            }
         }
     }
 
@@ -289,7 +291,7 @@ import Testing
     func staysWithinTheStreamLimit() async throws {
         try await withGateway { harness, _ in
             // No retries: a stream the server refused for going over its SETTINGS_MAX_CONCURRENT_STREAMS would show.
-            let (client, _) = try tokenClient(harness, retry: .never)
+            try await withTokenClient(harness, retry: .never) { client, _ in
             var tokens: [String] = []
             for index in 0..<25 { tokens.append(try await harness.offlineToken(device: "streams-\(index)").token) }
             let results = try await client.send(
@@ -297,7 +299,7 @@ import Testing
                 to: Array(repeating: tokens, count: 10).flatMap { $0 }, concurrency: 250)
             #expect(results.count == 250)
             #expect(results.allSatisfy { $0.status == 200 && $0.attempts == 1 }, "\(results.filter { !$0.isSuccess }.prefix(3))")
-            try await client.shutdown()
+            }
         }
     }
 }

@@ -153,8 +153,7 @@ import Testing
             /// Waits until the pruner has run and sleeps again for an hour after `clock.now`.
             func prunerIdle() async throws {
                 let expected = clock.now.addingTimeInterval(3600)
-                for _ in 0..<500 where clock.nextDeadline != expected { try await Task.sleep(for: .milliseconds(10)) }
-                #expect(clock.nextDeadline == expected)
+                #expect(await clock.waitForSleeper(until: expected))
             }
             try await prunerIdle()
             let token = try await harness.offlineToken().token
@@ -163,9 +162,9 @@ import Testing
 
             clock.advance(by: 2 * 86_400)
             try await prunerIdle()
-            let fresh = try harness.makeHTTPClient()
-            let recent = try await send(fresh, harness, token: token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"new"}}"#)
-            try await fresh.shutdown()
+            let recent = try await using(harness.makeHTTPClient()) {
+                try await send($0, harness, token: token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"new"}}"#)
+            }
             let recentID = try #require(recent.headers.first(name: "apns-unique-id"))
             await harness.gateway.flushDeliveryLog()
             #expect(try await harness.store.events(uniqueID: oldID).count == 3)  // received, stored, discarded (replaced)

@@ -39,12 +39,21 @@ public final class GatewayMetrics: Sendable {
         var notifications: [NotificationKey: CoreMetrics.Counter] = [:]
         var responses: [ResponseKey: CoreMetrics.Counter] = [:]
         var others: [String: CoreMetrics.Counter] = [:]
+        var eventLoopLag: [Int: CoreMetrics.Timer] = [:]
     }
+
+    /// The histogram of event-loop lag, from ``EventLoopLagMonitor``.
+    static let eventLoopLagLabel = "herald_event_loop_lag_seconds"
 
     /// Creates an empty set of metrics.
     public init() {
         self.registry = PrometheusCollectorRegistry()
-        self.factory = PrometheusMetricsFactory(registry: registry)
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets[Self.eventLoopLagLabel] = [
+            .milliseconds(1), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+            .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5), .seconds(5),
+        ]
+        self.factory = factory
     }
 
     /// Counts a notification in `category`.
@@ -70,6 +79,17 @@ public final class GatewayMetrics: Sendable {
     /// Counts a device connection.
     func recordDeviceConnection() {
         counter(\.others, "device", label: "herald_device_connections_total") { [] }.increment()
+    }
+
+    /// Records how late a task ran on event loop `loop` (its index in the gateway's group).
+    func recordEventLoopLag(_ nanoseconds: Int64, loop: Int) {
+        let timer = counters.withLock { counters in
+            if let timer = counters.eventLoopLag[loop] { return timer }
+            let timer = CoreMetrics.Timer(label: Self.eventLoopLagLabel, dimensions: [("loop", "\(loop)")], factory: factory)
+            counters.eventLoopLag[loop] = timer
+            return timer
+        }
+        timer.recordNanoseconds(nanoseconds)
     }
 
     /// The metrics in Prometheus text format.

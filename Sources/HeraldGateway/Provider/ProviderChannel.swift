@@ -53,6 +53,11 @@ struct ProviderChannel: ServerChildChannel {
             connections.remove(id)
             negotiated.fail(ChannelError.ioOnClosedChannel)
         }
+        // One read of at most 16 KiB per turn of the event loop: a provider that opens a thousand streams at once
+        // is served a slice at a time, interleaved with every other connection on the loop, instead of holding
+        // the loop for the whole burst.
+        _ = channel.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
+        _ = channel.setOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16_384))
         let configureHTTP2 = { @Sendable (hasClientCertificate: Bool) throws -> Void in
             try self.configureHTTP2(
                 on: channel, connection: connection, hasClientCertificate: hasClientCertificate, logger: logger)

@@ -1,0 +1,65 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldGateway
+import InMemoryLogging
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// The gateway's event-loop watchdog: a stalled loop is measured, logged and exported.
+@Suite(.timeLimit(.minutes(1))) struct EventLoopLagTests {
+    @Test("A loop blocked for 400 ms is measured as lagging that long and logged; an idle loop is not")
+    func stallIsMeasuredAndLogged() async throws {
+        // A loop of its own, blocked on purpose: that is what the monitor is for.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let handler = InMemoryLogHandler()
+        let recorded = RecordedLags()
+        let monitor = EventLoopLagMonitor(
+            group: group, interval: .milliseconds(20), logger: Logger(label: "test") { _ in handler }
+        ) { lag, loop in recorded.append(lag, loop) }
+        monitor.start()
+        let loop = group.next()
+        // Idle first: several measurements, none late by more than the threshold.
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(monitor.sampleCount >= 3)
+        #expect(monitor.maximumLag < .milliseconds(100), "idle lag \(monitor.maximumLag)")
+        #expect(handler.entries.isEmpty)
+
+        _ = try await loop.submit { usleep(400_000) }.get()
+        try await Task.sleep(for: .milliseconds(100))
+        monitor.stop()
+        try await group.shutdownGracefully()
+        #expect(monitor.maximumLag >= .milliseconds(300), "measured \(monitor.maximumLag)")
+        #expect(recorded.loops == [0])
+        let warning = try #require(handler.entries.first { $0.level == .warning })
+        #expect("\(warning.message)" == "Event loop stalled")
+        #expect(Int("\(warning.metadata["event_loop.lag_ms"] ?? "0")") ?? 0 >= 300)
+    }
+
+    @Test("The gateway exports herald_event_loop_lag_seconds, a histogram per loop, on /metrics")
+    func lagIsOnMetrics() async throws {
+        try await withGateway { harness, client in
+            // The monitor measures every 100 ms: wait until each loop has been measured.
+            for _ in 0..<100 where harness.gateway.eventLoopLag.sampleCount < 4 {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let response = try await client.execute(
+                HTTPClientRequest(url: "https://localhost:\(harness.ports.device)/metrics"), timeout: .seconds(30))
+            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            #expect(text.contains("# TYPE herald_event_loop_lag_seconds histogram"), "\(text)")
+            #expect(text.contains(#"herald_event_loop_lag_seconds_bucket{loop="0",le="0.25"}"#), "\(text)")
+            #expect(text.contains(#"herald_event_loop_lag_seconds_count{loop="0"}"#))
+        }
+    }
+}
+
+/// Lags handed to the monitor's recorder.
+private final class RecordedLags: Sendable {
+    private let lags = Mutex<[(lag: TimeAmount, loop: Int)]>([])
+
+    func append(_ lag: TimeAmount, _ loop: Int) { lags.withLock { $0.append((lag, loop)) } }
+
+    var loops: Set<Int> { Set(lags.withLock { $0.map { $0.loop } }) }
+}
