@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import HeraldTesting
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
@@ -104,8 +105,10 @@ extension HeraldCommand.Bench {
             let reference = try await load.run(urls: urls(port: nginxPort, tokens: onlineTokens), in: folder)
             let nio = try await load.run(urls: urls(port: nioPort, tokens: onlineTokens), in: folder)
             let framework = try await load.run(urls: urls(port: frameworkPort, tokens: onlineTokens), in: folder)
+            let lagBefore = EventLoopLag(prometheusText: gateway.metrics.prometheusText())
             let onlineRun = try await load.run(urls: urls(port: ports.provider[0], tokens: onlineTokens), in: folder)
             let offlineRun = try await load.run(urls: urls(port: ports.provider[0], tokens: offlineTokens), in: folder)
+            let lag = EventLoopLag(prometheusText: gateway.metrics.prometheusText()).since(lagBefore)
             let referenceAgain = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), in: folder)
             frameworkServer.cancel()
             try? await nioServer.close()
@@ -126,6 +129,8 @@ extension HeraldCommand.Bench {
                 \(row("reference: SwiftNIO HTTP/2 alone, empty 200, same TLS", nio, reference))
                 \(row("reference: Hummingbird 2 alone, empty 200, same TLS and HTTP/2", framework, reference))
 
+                event-loop lag of the gateway's loops during Herald's two runs (herald_event_loop_lag_seconds, \(lag.count) \
+                samples; the loops also carry this process's \(devices) device connections): \(lag.summary)
                 nginx before: \(reference.summary); after: \(referenceAgain.summary)
                 stored notifications for one offline device (one per topic): \(stored)
                 """)
@@ -207,9 +212,9 @@ struct H2Load {
         ]
         for header in headers { arguments += ["-H", header] }
         arguments += urls
-        let output = Pipe()
-        let status = try await runProcess(executable, arguments, output: output)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let result = try await runProcess(executable, arguments)
+        let status = result.status
+        let text = result.output + result.error
         guard status == 0, let finished = text.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }) else {
             throw ValidationError("h2load failed (exit \(status)):\n\(text)")
         }
@@ -233,25 +238,48 @@ struct H2Load {
     }
 }
 
-/// Runs a program to its end without blocking a thread of the cooperative pool; returns its exit status.
-///
-/// - Parameters:
-///   - output: Where standard output goes, and standard error too unless `errors` is given.
-///   - errors: Where standard error goes.
-@discardableResult
-func runProcess(_ executable: String, _ arguments: [String], output: Pipe? = nil, errors: FileHandle? = nil) async throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let output {
-        process.standardOutput = output
-        process.standardError = output
+/// The gateway's `herald_event_loop_lag_seconds` histogram, all loops together, read from its Prometheus text.
+struct EventLoopLag {
+    /// Cumulative count per bucket bound (seconds; `.infinity` for `+Inf`).
+    var buckets: [Double: Double] = [:]
+
+    init(prometheusText text: String) {
+        for line in text.split(separator: "\n") where line.hasPrefix("herald_event_loop_lag_seconds_bucket{") {
+            guard let le = line.range(of: #"le="([^"]+)""#, options: .regularExpression),
+                let count = line.split(separator: " ").last.flatMap({ Double($0) })
+            else { continue }
+            let bound = line[le].dropFirst(4).dropLast()
+            buckets[bound == "+Inf" ? .infinity : Double(bound) ?? .infinity, default: 0] += count
+        }
     }
-    if let errors { process.standardError = errors }
-    return try await withCheckedThrowingContinuation { continuation in
-        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-        do { try process.run() } catch { continuation.resume(throwing: error) }
+
+    private init(buckets: [Double: Double]) { self.buckets = buckets }
+
+    /// The measurements taken after `earlier`.
+    func since(_ earlier: EventLoopLag) -> EventLoopLag {
+        EventLoopLag(buckets: buckets.mapValues { $0 }.merging(earlier.buckets.mapValues { -$0 }) { $0 + $1 })
     }
+
+    /// How many measurements there are.
+    var count: Int { Int(buckets[.infinity] ?? 0) }
+
+    /// The bucket bound that `quantile` of the measurements are at or under.
+    func bound(_ quantile: Double) -> Double {
+        let total = buckets[.infinity] ?? 0
+        return buckets.keys.sorted().first { (buckets[$0] ?? 0) >= quantile * total } ?? .infinity
+    }
+
+    var summary: String {
+        func ms(_ seconds: Double) -> String { seconds.isInfinite ? "> 5 s" : "≤ \(Int((seconds * 1_000).rounded())) ms" }
+        return "p50 \(ms(bound(0.5))), p99 \(ms(bound(0.99))), max \(ms(bound(1)))"
+    }
+}
+
+/// Runs a benchmark client to completion (an hour at most) without blocking a thread of the cooperative pool.
+func runProcess(_ executable: String, _ arguments: [String]) async throws -> ChildProcess.Result {
+    let result = try await ChildProcess.run(executable, arguments, timeout: .seconds(3_600))
+    if result.timedOut { throw ValidationError("\(executable) ran for more than an hour; stopped it.") }
+    return result
 }
 
 /// A loopback port that was free a moment ago.

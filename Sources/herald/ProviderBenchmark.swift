@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldTesting
 import HeraldCore
 import HeraldGateway
 import HeraldProvider
@@ -43,7 +44,7 @@ extension HeraldCommand.Bench {
             var logger = Logger(label: "herald.bench")
             logger.logLevel = .error
             let script = try aioapnsScript()
-            guard try await runProcess("/usr/bin/env", [python, "-c", "import aioapns"]) == 0 else {
+            guard try await runProcess("/usr/bin/env", [python, "-c", "import aioapns"]).status == 0 else {
                 throw ValidationError("\(python) cannot import aioapns. Install it: \(python) -m pip install aioapns==4.0")
             }
             let workspace = try BenchmarkWorkspace(in: directory)
@@ -199,10 +200,7 @@ extension HeraldCommand.Bench {
             script: String, port: Int, certificateAuthority: String, keyFile: URL, tokensFile: URL, payloadFile: URL,
             count: Int, in folder: URL
         ) async throws -> PushRun {
-            let output = Pipe()
-            let errorLog = folder.appendingPathComponent("aioapns-\(UUID().uuidString).log")
-            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
-            let status = try await runProcess(
+            let result = try await runProcess(
                 "/usr/bin/env",
                 [
                     python, script, "--host", "localhost", "--port", String(port), "--cafile", certificateAuthority,
@@ -210,15 +208,15 @@ extension HeraldCommand.Bench {
                     "--topic", BenchmarkWorkspace.topic,
                     "--tokens-file", tokensFile.path, "--payload-file", payloadFile.path, "--count", String(count),
                     "--concurrency", String(concurrency),
-                ],
-                output: output, errors: try FileHandle(forWritingTo: errorLog))
-            let text = output.fileHandleForReading.readDataToEndOfFile()
+                ])
+            let status = result.status
+            let text = Data(result.output.utf8)
             guard status == 0,
                 let figures = try? JSONSerialization.jsonObject(with: text) as? [String: Any],
                 let seconds = figures["seconds"] as? Double, let statuses = figures["statuses"] as? [String: Int],
                 let p50 = figures["p50"] as? Double, let p99 = figures["p99"] as? Double
             else {
-                let errors = (try? String(contentsOf: errorLog, encoding: .utf8)) ?? ""
+                let errors = result.error
                 throw ValidationError("The aioapns driver failed (exit \(status)):\n\(String(decoding: text, as: UTF8.self))\(errors.suffix(2_000))")
             }
             return PushRun(

@@ -8,7 +8,7 @@ import HeraldTesting
 import Testing
 
 /// `herald gateway`, `keys`, `tokens` and `log` as a user runs them: separate processes sharing a data directory.
-@Suite struct GatewayCommandTests {
+@Suite(.timeLimit(.minutes(3))) struct GatewayCommandTests {
     /// A running `herald gateway` process and the ports from its banner.
     struct GatewayProcess: Sendable {
         let child: ChildProcess

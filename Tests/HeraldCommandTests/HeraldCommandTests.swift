@@ -56,7 +56,7 @@ struct HeraldProcess {
     }
 }
 
-@Suite struct HeraldCommandTests {
+@Suite(.timeLimit(.minutes(3))) struct HeraldCommandTests {
     @Test("send, list, deny and reset change what an app's center sees")
     func notificationsCommands() async throws {
         let herald = try HeraldProcess()

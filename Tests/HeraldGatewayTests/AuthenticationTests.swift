@@ -8,7 +8,7 @@ import NIOHTTP1
 import Testing
 
 /// Token-based authentication (apns-spec §3.1) and environments, over real TLS HTTP/2.
-@Suite struct AuthenticationTests {
+@Suite(.timeLimit(.minutes(3))) struct AuthenticationTests {
     static let alert = #"{"aps":{"alert":"Hi"}}"#
 
     func headers(_ authorization: String?) -> [(String, String)] {

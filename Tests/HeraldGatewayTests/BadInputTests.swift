@@ -9,7 +9,7 @@ import Testing
 
 /// Bad input never crashes or hangs the gateway: each bad connection is answered per Apple or closed, and the
 /// rest keep working.
-@Suite struct BadInputTests {
+@Suite(.timeLimit(.minutes(3))) struct BadInputTests {
     static let alert = #"{"aps":{"alert":"still here"}}"#
 
     /// Opens a raw TCP connection to the plaintext listener and writes `bytes`; closes it unless `keepOpen`.
@@ -83,7 +83,10 @@ import Testing
 
     @Test("H-05: a thousand concurrent streams on one connection are all answered")
     func manyConcurrentStreams() async throws {
-        try await withGateway { harness, client in
+        // A thousand requests arriving at once queue on the connection's one event loop: their answers (HPACK,
+        // framing) run one after another, ~0.3 ms each in a debug build on a loaded core. That is queueing, not a
+        // stall; the other tests keep the 250 ms bound that catches blocking.
+        try await withGateway(tolerableLag: .seconds(1)) { harness, client in
             let token = try await harness.offlineToken().token
             let jwt = try harness.jwt()
             // Prime the connection so every stream shares it and its token.

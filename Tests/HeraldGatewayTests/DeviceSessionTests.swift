@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// A connected device's session: acknowledgement timeouts kept by one loop per session, on an injected clock.
-@Suite struct DeviceSessionTests {
+@Suite(.timeLimit(.minutes(3))) struct DeviceSessionTests {
     private static func push(_ id: String) -> DevicePush {
         DevicePush(
             deliveryID: id, token: "aa", topic: "com.example.app", bundleID: "com.example.app", pushType: "alert",

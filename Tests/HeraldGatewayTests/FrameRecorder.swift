@@ -43,7 +43,8 @@ final class FrameRecorder: ChannelInboundHandler, @unchecked Sendable {
 
     private let lock = NSLock()
     private var snapshot = Snapshot()
-    private var waiters: [(condition: (Snapshot) -> Bool, continuation: CheckedContinuation<Snapshot, Never>)] = []
+    private var waiters: [(id: UInt64, condition: (Snapshot) -> Bool, continuation: CheckedContinuation<Snapshot, Never>)] = []
+    private var nextWaiter: UInt64 = 0
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
@@ -91,12 +92,27 @@ final class FrameRecorder: ChannelInboundHandler, @unchecked Sendable {
         for (continuation, snapshot) in ready { continuation.resume(returning: snapshot) }
     }
 
-    /// Waits until what was received satisfies `condition` (or the connection closed), and returns it.
-    func wait(until condition: @escaping (Snapshot) -> Bool) async -> Snapshot {
-        await withCheckedContinuation { continuation in
+    /// Waits until what was received satisfies `condition` (or the connection closed), and returns it; after
+    /// `timeout` it returns what there is (the caller's expectations then fail with the frames seen so far).
+    func wait(timeout: Duration = .seconds(30), until condition: @escaping (Snapshot) -> Bool) async -> Snapshot {
+        let id = lock.withLock {
+            nextWaiter += 1
+            return nextWaiter
+        }
+        let expiry = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            guard let self else { return }
+            let expired = self.lock.withLock { () -> (CheckedContinuation<Snapshot, Never>, Snapshot)? in
+                guard let index = self.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return (self.waiters.remove(at: index).continuation, self.snapshot)
+            }
+            expired.map { $0.0.resume(returning: $0.1) }
+        }
+        defer { expiry.cancel() }
+        return await withCheckedContinuation { continuation in
             let current: Snapshot? = lock.withLock {
                 if condition(snapshot) || snapshot.isClosed { return snapshot }
-                waiters.append(({ condition($0) || $0.isClosed }, continuation))
+                waiters.append((id, { condition($0) || $0.isClosed }, continuation))
                 return nil
             }
             if let current { continuation.resume(returning: current) }

@@ -192,9 +192,11 @@ func using<Resource: ShutdownBeforeRelease, T>(
     return value
 }
 
-/// Runs `body` against a fresh gateway and an HTTP/2 client, and always stops both.
+/// Runs `body` against a fresh gateway and an HTTP/2 client, and always stops both; then checks that no event loop
+/// of the gateway ran a task more than `tolerableLag` late.
 func withGateway(
     clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(5),
+    tolerableLag: TimeAmount = GatewayHarness.tolerableLag,
     configure: (inout GatewayConfiguration) -> Void = { _ in },
     _ body: (GatewayHarness, HTTPClient) async throws -> Void
 ) async throws {
@@ -210,7 +212,7 @@ func withGateway(
     }
     try await client.shutdown()
     await harness.shutdown()
-    harness.expectNoStall()
+    harness.expectNoStall(tolerating: tolerableLag)
 }
 
 extension GatewayHarness {
@@ -218,10 +220,10 @@ extension GatewayHarness {
     static let tolerableLag = TimeAmount.milliseconds(250)
 
     /// Records an issue when an event loop lagged more than ``tolerableLag`` while the gateway ran.
-    func expectNoStall(sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectNoStall(tolerating tolerableLag: TimeAmount = tolerableLag, sourceLocation: SourceLocation = #_sourceLocation) {
         let lag = gateway.eventLoopLag.maximumLag
         #expect(
-            lag <= Self.tolerableLag, "an event loop ran a task \(lag.nanoseconds / 1_000_000) ms late",
+            lag <= tolerableLag, "an event loop ran a task \(lag.nanoseconds / 1_000_000) ms late",
             sourceLocation: sourceLocation)
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 
 /// `HeraldProvider` against the real gateway over TLS HTTP/2.
-@Suite struct ProviderLibraryTests {
+@Suite(.timeLimit(.minutes(3))) struct ProviderLibraryTests {
     /// Runs `body` with a token-authenticated provider client for the harness's gateway, and always shuts it down.
     func withTokenClient(
         _ harness: GatewayHarness, clock: (any HeraldClock)? = nil, retry: APNsRetryPolicy = .default,

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// The storage pieces the gateway's hot path relies on: the synchronous token lookup, shared commits, identifiers.
-@Suite struct StorageTests {
+@Suite(.timeLimit(.minutes(3))) struct StorageTests {
     private static func temporaryFile() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -109,13 +109,14 @@ import Testing
         let first = Task {
             try await writer.write(.durable) { db in
                 gate.entered.signal()
-                gate.release.wait()
+                // Bounded: a test that fails before releasing the gate must not hold the writer forever.
+                _ = gate.release.wait(timeout: .now() + 30)
                 try db.execute(sql: "INSERT INTO line VALUES ('first')")
             }
         }
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                gate.entered.wait()
+                _ = gate.entered.wait(timeout: .now() + 30)
                 continuation.resume()
             }
         }

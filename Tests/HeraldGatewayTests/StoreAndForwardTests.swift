@@ -8,7 +8,7 @@ import NIOHTTP1
 import Testing
 
 /// Store-and-forward (apns-spec §5) and the device channel, over real TLS HTTP/2 and WebSocket.
-@Suite struct StoreAndForwardTests {
+@Suite(.timeLimit(.minutes(3))) struct StoreAndForwardTests {
     func send(
         _ client: HTTPClient, _ harness: GatewayHarness, token: String, jwt: String, body: String,
         extra: [(String, String)] = []
