@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "HeraldDeviceChannel", targets: ["HeraldDeviceChannel"]),
         .library(name: "HeraldProvider", targets: ["HeraldProvider"]),
         .executable(name: "herald", targets: ["herald"]),
+        .executable(name: "herald-bench", targets: ["herald-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -141,6 +142,21 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 "UserNotifications",
+                "HeraldGateway",
+                "HeraldProvider",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "herald-bench",
+            dependencies: [
+                "HeraldCore",
+                "UserNotifications",
                 "HeraldTesting",
                 "HeraldGateway",
                 "HeraldDeviceChannel",
@@ -148,7 +164,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -35,9 +35,9 @@ extension HeraldCommand {
                 guard !FileManager.default.fileExists(atPath: url.path) else {
                     throw ValidationError("\(out) exists; choose another --out or remove it first.")
                 }
-                try await createProviderKey(
+                try await openGatewayStore(data).createProviderKey(
                     keyID: keyID, teamID: teamID, environment: scope.environment, topics: scope.topics, file: url,
-                    replacingFile: false, in: try openGatewayStore(data))
+                    replacingFile: false)
                 print("Wrote \(url.path)")
                 print("key id:  \(keyID)")
                 print("team id: \(teamID)")
@@ -98,27 +98,6 @@ extension HeraldCommand {
 }
 
 extension APNsEnvironment: ExpressibleByArgument {}
-
-/// Writes a new ES256 key as an Apple-style PKCS#8 `.p8` (owner-only) and registers its public half.
-///
-/// - Parameters:
-///   - file: Where the private key goes.
-///   - replacingFile: Whether an existing file there may be replaced; otherwise writing it fails.
-///   - store: Where the public half is registered.
-@discardableResult
-func createProviderKey(
-    keyID: String, teamID: String, environment: APNsEnvironment? = nil, topics: [String] = [], file: URL,
-    replacingFile: Bool, in store: SQLiteGatewayStore
-) async throws -> ProviderKeyRecord {
-    let key = P256.Signing.PrivateKey()
-    try Data(key.pemRepresentation.utf8).write(to: file, options: replacingFile ? .atomic : .withoutOverwriting)
-    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
-    let record = ProviderKeyRecord(
-        keyID: keyID, teamID: teamID, publicKeyPEM: key.publicKey.pemRepresentation, environment: environment,
-        topics: topics, createdAt: Date())
-    try await store.saveProviderKey(record)
-    return record
-}
 
 /// Opens the gateway store in the data directory, with a message that says what to do when it cannot.
 ///

@@ -48,10 +48,9 @@ extension HeraldCommand {
                 // One provider key for the sandbox, so `herald up` alone is enough to push.
                 let keyID = "HERALDKEY1"
                 keys = [
-                    try await createProviderKey(
+                    try await gatewayStore.createProviderKey(
                         keyID: keyID, teamID: "HERALDTEAM",
-                        file: directory.url.appendingPathComponent("AuthKey_\(keyID).p8"), replacingFile: true,
-                        in: gatewayStore)
+                        file: directory.url.appendingPathComponent("AuthKey_\(keyID).p8"), replacingFile: true)
                 ]
             }
             let apps = try await engine.store.bundleIdentifiers()

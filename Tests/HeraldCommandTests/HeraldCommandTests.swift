@@ -73,6 +73,19 @@ struct HeraldProcess {
         #expect(try await herald.run(["notifications", "list"]).output.contains("authorization: notDetermined"))
     }
 
+    @Test("herald lists the commands a user runs and no benchmark; herald-bench lists the benchmarks")
+    func benchmarksAreTheirOwnCommand() async throws {
+        let herald = try HeraldProcess()
+        let help = try await herald.run(["--help"], passingDataDirectory: false)
+        #expect(help.status == 0)
+        #expect(help.output.contains("push") && help.output.contains("gateway"))
+        #expect(!help.output.contains("bench"), "\(help.output)")
+        let bench = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-bench").path
+        let benchHelp = try await ChildProcess.run(bench, ["--help"], timeout: .seconds(60))
+        #expect(benchHelp.status == 0)
+        for command in ["scheduler", "gateway", "provider"] { #expect(benchHelp.output.contains(command), "\(command)") }
+    }
+
     @Test("misuse gets a one-line error that says what to do, and a non-zero exit")
     func misuse() async throws {
         let herald = try HeraldProcess()

@@ -7,7 +7,7 @@ import HeraldProvider
 import Logging
 import Synchronization
 
-extension HeraldCommand.Bench {
+extension HeraldBench {
     /// HeraldProvider against aioapns (PyPI), sending the same pushes to the same servers in one run.
     struct Provider: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -68,7 +68,7 @@ extension HeraldCommand.Bench {
             let notification = APNsNotification.alert(
                 bundleID: BenchmarkWorkspace.topic,
                 payload: APNsPayload(
-                    alert: .fields(.init(title: "Benchmark", body: "A small alert from herald bench provider")), badge: 1,
+                    alert: .fields(.init(title: "Benchmark", body: "A small alert from herald-bench provider")), badge: 1,
                     sound: .named("default")))
             let tokensFile = folder.appendingPathComponent("tokens.txt")
             try Data(tokens.joined(separator: "\n").utf8).write(to: tokensFile)
@@ -88,7 +88,7 @@ extension HeraldCommand.Bench {
             }
 
             print(
-                "herald bench provider: \(pushes) pushes per run, \(concurrency) in flight, \(devices) offline devices, "
+                "herald-bench provider: \(pushes) pushes per run, \(concurrency) in flight, \(devices) offline devices, "
                     + "HeraldProvider on \(connections) connection\(connections == 1 ? "" : "s")")
             // Warm up both servers and both clients (TLS, first allocations, Python imports).
             let warmUp = min(pushes, 2_000)
@@ -224,32 +224,4 @@ extension HeraldCommand.Bench {
                 latency: Percentiles(p50: p50, p99: p99, count: count), failures: statuses.filter { $0.key != "200" })
         }
     }
-}
-
-/// What one client measured sending one batch of pushes.
-struct PushRun {
-    var client: String
-    var pushes: Int
-    var seconds: Double
-    /// Milliseconds from sending a push to its answer.
-    var latency: Percentiles
-    /// Answers other than 200, by status and reason (or error), with their counts.
-    var failures: [String: Int]
-
-    var pushesPerSecond: Double { Double(pushes) / seconds }
-
-    var summary: String {
-        let rate = Int(pushesPerSecond.rounded()).formatted()
-        let failed = failures.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
-        return String(format: "%@ pushes/s, p50 %.2f ms, p99 %.2f ms", rate, latency.p50, latency.p99)
-            + (failures.isEmpty ? "" : ", **failed: \(failed)**")
-    }
-}
-
-/// Hands out 0, 1, 2, … to concurrent workers.
-final class TicketCounter: Sendable {
-    private let next = Atomic<Int>(0)
-
-    /// The next number.
-    func take() -> Int { next.add(1, ordering: .relaxed).oldValue }
 }

@@ -7,7 +7,7 @@ import Logging
 import Synchronization
 import UserNotifications
 
-extension HeraldCommand.Bench {
+extension HeraldBench {
     /// The local-notification scheduler at scale: many apps with many pending requests each.
     struct Scheduler: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -35,7 +35,7 @@ extension HeraldCommand.Bench {
             defer { try? FileManager.default.removeItem(at: folder) }
             let baselineRSS = Memory.residentBytes()
             let total = apps * perApp
-            print("herald bench scheduler: \(apps) apps × \(perApp) pending = \(total) requests")
+            print("herald-bench scheduler: \(apps) apps × \(perApp) pending = \(total) requests")
 
             // Reference 1: raw SQLite insert rate of comparable rows.
             let referenceInsertRate = try rawInsertRate(rows: min(total, 200_000), in: folder)
@@ -233,44 +233,5 @@ private final class LatenessRecorder: NotificationPresenter {
             defer { state.samples = [] }
             return state.samples
         })
-    }
-}
-
-struct Percentiles {
-    let count: Int
-    let p50: Double
-    let p99: Double
-
-    init(_ samples: [Double]) {
-        let sorted = samples.sorted()
-        count = sorted.count
-        func at(_ fraction: Double) -> Double {
-            sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
-        }
-        p50 = at(0.5)
-        p99 = at(0.99)
-    }
-
-    /// Percentiles measured elsewhere (another process).
-    init(p50: Double, p99: Double, count: Int) {
-        self.count = count
-        self.p50 = p50
-        self.p99 = p99
-    }
-}
-
-enum Memory {
-    /// The process's resident set size now.
-    static func residentBytes() -> Int { statusField("VmRSS:") }
-
-    /// The process's peak resident set size.
-    static func peakResidentBytes() -> Int { statusField("VmHWM:") }
-
-    private static func statusField(_ name: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) })
-        else { return 0 }
-        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-        return kilobytes * 1_024
     }
 }

@@ -11,7 +11,7 @@ import Logging
 import NIOSSL
 import ServiceLifecycle
 
-extension HeraldCommand.Bench {
+extension HeraldBench {
     /// The gateway's provider API under h2load, beside nginx answering an empty 200 over the same TLS and HTTP/2.
     struct Gateway: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -94,7 +94,7 @@ extension HeraldCommand.Bench {
             let load = H2Load(
                 executable: h2load, requests: requests, clients: clients, streams: streams, payload: payload,
                 headers: ["authorization: bearer \(jwt)", "apns-topic: \(topic)", "apns-push-type: alert"])
-            print("herald bench gateway: \(requests) requests, \(clients) connections × \(streams) streams, \(devices) devices")
+            print("herald-bench gateway: \(requests) requests, \(clients) connections × \(streams) streams, \(devices) devices")
 
             // Warm up both servers (TLS session setup, first allocations) before measuring.
             _ = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), count: min(requests, 5_000), in: folder)
@@ -175,145 +175,4 @@ extension HeraldCommand.Bench {
             return (port, server)
         }
     }
-}
-
-/// One h2load configuration, run against several servers.
-struct H2Load {
-    var executable: String
-    var requests: Int
-    var clients: Int
-    var streams: Int
-    var payload: URL
-    var headers: [String]
-
-    /// What one run measured.
-    struct Result {
-        var requestsPerSecond: Double
-        var latency: Percentiles
-        var failed: Int
-        /// Statuses other than 200, with their counts (-1: the stream failed).
-        var otherStatuses: [Int: Int]
-
-        var summary: String {
-            let rate = Int(requestsPerSecond.rounded()).formatted()
-            let statuses = otherStatuses.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: ", ")
-            let failures = failed > 0 ? ", **\(failed) failed** (\(statuses))" : ""
-            return String(format: "%@ req/s, p50 %.2f ms, p99 %.2f ms%@", rate, latency.p50, latency.p99, failures)
-        }
-    }
-
-    /// Runs h2load once over `urls` (round robin) and reads its per-request log.
-    func run(urls: [String], count: Int? = nil, in folder: URL) async throws -> Result {
-        let log = folder.appendingPathComponent("h2load-\(UUID().uuidString).tsv")
-        defer { try? FileManager.default.removeItem(at: log) }
-        var arguments = [
-            "-n", String(count ?? requests), "-c", String(clients), "-m", String(streams), "-t", "1",
-            "-d", payload.path, "--log-file", log.path,
-        ]
-        for header in headers { arguments += ["-H", header] }
-        arguments += urls
-        let result = try await runProcess(executable, arguments)
-        let status = result.status
-        let text = result.output + result.error
-        guard status == 0, let finished = text.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }) else {
-            throw ValidationError("h2load failed (exit \(status)):\n\(text)")
-        }
-        // "finished in 1.23s, 81234.56 req/s, 4.56MB/s"
-        let rate = finished.split(separator: ",").dropFirst().first
-            .flatMap { Double($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") } ?? 0
-        var latencies: [Double] = []
-        var failed = 0
-        var otherStatuses: [Int: Int] = [:]
-        for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
-            let columns = line.split(separator: "\t")
-            guard columns.count >= 3, let status = Int(columns[1]), let micros = Double(columns[2]) else { continue }
-            if status == 200 { latencies.append(micros / 1_000) } else { failed += 1; otherStatuses[status, default: 0] += 1 }
-        }
-        let missing = max(0, (count ?? requests) - latencies.count - failed)
-        if missing > 0 { otherStatuses[0] = missing }
-        failed += missing
-        return Result(
-            requestsPerSecond: rate, latency: Percentiles(latencies), failed: failed,
-            otherStatuses: otherStatuses)
-    }
-}
-
-/// The gateway's `herald_event_loop_lag_seconds` histogram, all loops together, read from its Prometheus text.
-struct EventLoopLag {
-    /// Cumulative count per bucket bound (seconds; `.infinity` for `+Inf`).
-    var buckets: [Double: Double] = [:]
-
-    init(prometheusText text: String) {
-        for line in text.split(separator: "\n") where line.hasPrefix("herald_event_loop_lag_seconds_bucket{") {
-            guard let le = line.range(of: #"le="([^"]+)""#, options: .regularExpression),
-                let count = line.split(separator: " ").last.flatMap({ Double($0) })
-            else { continue }
-            let bound = line[le].dropFirst(4).dropLast()
-            buckets[bound == "+Inf" ? .infinity : Double(bound) ?? .infinity, default: 0] += count
-        }
-    }
-
-    private init(buckets: [Double: Double]) { self.buckets = buckets }
-
-    /// The measurements taken after `earlier`.
-    func since(_ earlier: EventLoopLag) -> EventLoopLag {
-        EventLoopLag(buckets: buckets.mapValues { $0 }.merging(earlier.buckets.mapValues { -$0 }) { $0 + $1 })
-    }
-
-    /// How many measurements there are.
-    var count: Int { Int(buckets[.infinity] ?? 0) }
-
-    /// The bucket bound that `quantile` of the measurements are at or under.
-    func bound(_ quantile: Double) -> Double {
-        let total = buckets[.infinity] ?? 0
-        return buckets.keys.sorted().first { (buckets[$0] ?? 0) >= quantile * total } ?? .infinity
-    }
-
-    var summary: String {
-        func ms(_ seconds: Double) -> String { seconds.isInfinite ? "> 5 s" : "≤ \(Int((seconds * 1_000).rounded())) ms" }
-        return "p50 \(ms(bound(0.5))), p99 \(ms(bound(0.99))), max \(ms(bound(1)))"
-    }
-}
-
-/// Runs a benchmark client to completion (an hour at most) without blocking a thread of the cooperative pool.
-func runProcess(_ executable: String, _ arguments: [String]) async throws -> ChildProcess.Result {
-    let result = try await ChildProcess.run(executable, arguments, timeout: .seconds(3_600))
-    if result.timedOut { throw ValidationError("\(executable) ran for more than an hour; stopped it.") }
-    return result
-}
-
-/// A loopback port that was free a moment ago.
-func freeLoopbackPort() throws -> Int {
-    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard socket >= 0 else { throw ValidationError("Cannot open a socket to find a free port.") }
-    defer { close(socket) }
-    var address = loopbackAddress(port: 0)
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
-        }
-    }
-    guard bound else { throw ValidationError("Cannot bind a loopback socket to find a free port.") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// Whether something accepts TCP connections on a loopback port.
-func loopbackPortAccepts(_ port: Int) -> Bool {
-    let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard socket >= 0 else { return false }
-    defer { close(socket) }
-    var address = loopbackAddress(port: port)
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
-}
-
-/// `127.0.0.1:port` as a socket address.
-private func loopbackAddress(port: Int) -> sockaddr_in {
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    return address
 }

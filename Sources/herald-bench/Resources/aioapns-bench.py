@@ -1,6 +1,6 @@
 """Sends pushes with aioapns (PyPI) to an APNs-compatible server and prints one JSON line of figures.
 
-Driven by `herald bench provider`. aioapns has no option for a server other than Apple's two, so this
+Driven by `herald-bench provider`. aioapns has no option for a server other than Apple's two, so this
 points its protocol class at the given host and port; everything else (connection pool, HTTP/2 via h2,
 JWT signing, request encoding) is aioapns's own.
 """

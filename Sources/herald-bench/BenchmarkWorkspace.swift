@@ -33,8 +33,7 @@ struct BenchmarkWorkspace {
 
     /// Registers the bench key in `store` and writes it to ``keyFile``.
     func registerProviderKey(in store: SQLiteGatewayStore) async throws {
-        _ = try await createProviderKey(
-            keyID: Self.keyID, teamID: Self.teamID, file: keyFile, replacingFile: true, in: store)
+        try await store.createProviderKey(keyID: Self.keyID, teamID: Self.teamID, file: keyFile, replacingFile: true)
     }
 
     /// One token of ``topic`` for each of `count` devices that are not connected.

@@ -1,0 +1,17 @@
+import Foundation
+
+enum Memory {
+    /// The process's resident set size now.
+    static func residentBytes() -> Int { statusField("VmRSS:") }
+
+    /// The process's peak resident set size.
+    static func peakResidentBytes() -> Int { statusField("VmHWM:") }
+
+    private static func statusField(_ name: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) })
+        else { return 0 }
+        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
+        return kilobytes * 1_024
+    }
+}
