@@ -43,25 +43,4 @@ extension HeraldCommand {
             }
         }
     }
-
-    /// Prints the delivery log of one notification.
-    struct Log: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Show what happened to a notification, by the apns-unique-id the gateway answered with.")
-        @OptionGroup var data: DataDirectoryOptions
-        @Argument(help: "The notification's apns-unique-id.") var uniqueID: String
-
-        func run() async throws {
-            let events = try await openGatewayStore(data).events(uniqueID: uniqueID)
-            guard !events.isEmpty else {
-                throw ValidationError(
-                    "No delivery log for \(uniqueID). The log keeps 7 days and only development-environment pushes have one.")
-            }
-            let format = ISO8601DateFormatter()
-            format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-            for event in events {
-                print("\(format.string(from: event.at))  \(event.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))  \(event.detail)")
-            }
-        }
-    }
 }

@@ -23,7 +23,7 @@ public enum DeviceChannelMessage: Sendable, Equatable {
 }
 
 /// A notification as the gateway hands it to a device.
-public struct DevicePush: Sendable, Equatable, Codable {
+public struct DevicePush: Sendable, Equatable {
     /// Identifies this delivery on the channel; the device acknowledges it.
     public var deliveryID: String
     /// The device token the provider addressed.
@@ -63,75 +63,17 @@ public struct DevicePush: Sendable, Equatable, Codable {
     }
 }
 
-extension DeviceChannelMessage: Codable {
-    private enum Kind: String, Codable {
-        case hello, welcome, register, registered, push, ack, error
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case type, deviceID, secret, bundleID, environment, token, push, deliveryID, message
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        switch try c.decode(Kind.self, forKey: .type) {
-        case .hello:
-            self = .hello(
-                deviceID: try c.decode(String.self, forKey: .deviceID), secret: try c.decode(String.self, forKey: .secret))
-        case .welcome: self = .welcome(deviceID: try c.decode(String.self, forKey: .deviceID))
-        case .register:
-            self = .register(
-                bundleID: try c.decode(String.self, forKey: .bundleID),
-                environment: try c.decode(APNsEnvironment.self, forKey: .environment))
-        case .registered:
-            self = .registered(
-                bundleID: try c.decode(String.self, forKey: .bundleID),
-                environment: try c.decode(APNsEnvironment.self, forKey: .environment),
-                token: try c.decode(String.self, forKey: .token))
-        case .push: self = .push(try c.decode(DevicePush.self, forKey: .push))
-        case .ack: self = .ack(deliveryID: try c.decode(String.self, forKey: .deliveryID))
-        case .error: self = .error(try c.decode(String.self, forKey: .message))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        switch self {
-        case .hello(let deviceID, let secret):
-            try c.encode(Kind.hello, forKey: .type)
-            try c.encode(deviceID, forKey: .deviceID)
-            try c.encode(secret, forKey: .secret)
-        case .welcome(let deviceID):
-            try c.encode(Kind.welcome, forKey: .type)
-            try c.encode(deviceID, forKey: .deviceID)
-        case .register(let bundleID, let environment):
-            try c.encode(Kind.register, forKey: .type)
-            try c.encode(bundleID, forKey: .bundleID)
-            try c.encode(environment, forKey: .environment)
-        case .registered(let bundleID, let environment, let token):
-            try c.encode(Kind.registered, forKey: .type)
-            try c.encode(bundleID, forKey: .bundleID)
-            try c.encode(environment, forKey: .environment)
-            try c.encode(token, forKey: .token)
-        case .push(let push):
-            try c.encode(Kind.push, forKey: .type)
-            try c.encode(push, forKey: .push)
-        case .ack(let deliveryID):
-            try c.encode(Kind.ack, forKey: .type)
-            try c.encode(deliveryID, forKey: .deliveryID)
-        case .error(let message):
-            try c.encode(Kind.error, forKey: .type)
-            try c.encode(message, forKey: .message)
-        }
-    }
-
-    /// The message as one JSON text frame (the same text its `Codable` form gives, written directly).
+/// The wire form: one JSON object per WebSocket text frame, `type` naming the case and the case's values as
+/// members (`{"type":"ack","deliveryID":"…"}`; a push's fields under `push`, a `nil` collapse ID left out). Written
+/// and read here, without Foundation's coders; `DeviceChannelMessageTests` holds the exact text of every message.
+extension DeviceChannelMessage {
+    /// The message as one JSON text frame.
     public func jsonText() -> String {
         jsonValue.jsonText
     }
 
-    /// Reads a message from a text frame; `nil` if it is not one. Reads what the `Codable` form reads: members in
-    /// any order, unknown ones ignored.
+    /// Reads a message from a text frame; `nil` if it is not one. Members may come in any order; unknown ones are
+    /// ignored, so a newer peer can add members.
     public init?(jsonText: String) {
         guard let value = try? JSONValue(reading: jsonText), let message = DeviceChannelMessage(value) else {
             return nil

@@ -52,10 +52,7 @@ final class PushDispatcher: Sendable {
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs"))
         metrics.record(.received, pushType: push.pushType, priority: push.priority)
         if let session = hub.session(for: push.token.deviceID) {
-            let message = devicePush(
-                token: push.token.token, topic: push.topic, bundleID: push.token.bundleID, pushType: push.pushType,
-                priority: push.priority, apnsID: push.apnsID, uniqueID: push.uniqueID, collapseID: push.collapseID,
-                payload: push.payload, fromStorage: false)
+            let message = DevicePush(push)
             if await session.deliver(message) {
                 log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .delivered, detail: "Delivered to Device"))
                 metrics.record(.delivered, pushType: push.pushType, priority: push.priority)
@@ -76,10 +73,7 @@ final class PushDispatcher: Sendable {
         case .storagePolicy:
             expiresAt = now.addingTimeInterval(configuration.defaultStorageLifetime.timeInterval)
         }
-        let stored = StoredNotification(
-            token: push.token.token, deviceID: push.token.deviceID, topic: push.topic, bundleID: push.token.bundleID,
-            apnsID: push.apnsID, uniqueID: push.uniqueID, pushType: push.pushType, priority: push.priority,
-            collapseID: push.collapseID, payload: push.payload, receivedAt: push.receivedAt, expiresAt: expiresAt)
+        let stored = StoredNotification(push, expiresAt: expiresAt)
         let replaced = try await store.store(stored)
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: now, kind: .stored, detail: "Stored - Device Offline"))
         metrics.record(.storedDeviceOffline, pushType: push.pushType, priority: push.priority)
@@ -140,10 +134,7 @@ final class PushDispatcher: Sendable {
                 continue
             }
             guard let session = hub.session(for: deviceID) else { return }
-            let message = devicePush(
-                token: stored.token, topic: stored.topic, bundleID: stored.bundleID, pushType: stored.pushType,
-                priority: stored.priority, apnsID: stored.apnsID, uniqueID: stored.uniqueID,
-                collapseID: stored.collapseID, payload: stored.payload, fromStorage: true)
+            let message = DevicePush(stored)
             guard await session.deliver(message) else { return }
             do {
                 try await store.removeStoredNotification(
@@ -164,15 +155,5 @@ final class PushDispatcher: Sendable {
     private func discardExpired(_ push: AcceptedPush, detail: String) {
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .discarded, detail: detail))
         metrics.record(.discardedExpired, pushType: push.pushType, priority: push.priority)
-    }
-
-    private func devicePush(
-        token: String, topic: String, bundleID: String, pushType: APNsPushType, priority: APNsPriority,
-        apnsID: String, uniqueID: String, collapseID: String?, payload: Data, fromStorage: Bool
-    ) -> DevicePush {
-        DevicePush(
-            deliveryID: uniqueID, token: token, topic: topic, bundleID: bundleID, pushType: pushType.rawValue,
-            priority: priority.rawValue, apnsID: apnsID, collapseID: collapseID,
-            payload: String(decoding: payload, as: UTF8.self), fromStorage: fromStorage)
     }
 }

@@ -38,13 +38,13 @@ struct DeviceChannelServer: Sendable {
         }
         let secretHash = Data(SHA256.hash(data: Data(secret.utf8)))
         do {
-            switch try await store.deviceSecretHash(deviceID: deviceID) {
-            case .some(.some(let known)) where known != secretHash:
+            switch try await store.deviceEnrollment(deviceID: deviceID) {
+            case .secret(let known) where known != secretHash:
                 await fail("Wrong secret for this device.")
                 return
-            case .some(.some):
+            case .secret:
                 break
-            case .some(.none), .none:
+            case .withoutSecret, .unknown:
                 try await store.enrollDevice(id: deviceID, secretHash: secretHash, at: clock.now)
             }
         } catch {

@@ -13,8 +13,8 @@ public protocol GatewayStore: Sendable {
     /// Every registered provider key.
     func providerKeys() async throws -> [ProviderKeyRecord]
 
-    /// The device's secret hash, `nil` for an unknown device; `.some(nil)` for one enrolled without a secret.
-    func deviceSecretHash(deviceID: String) async throws -> Data??
+    /// Whether the device is enrolled, and with which secret.
+    func deviceEnrollment(deviceID: String) async throws -> DeviceEnrollment
     /// Enrols a device, or sets the secret of one created offline (by `herald tokens create`).
     func enrollDevice(id: String, secretHash: Data?, at: Date) async throws
 
@@ -41,4 +41,15 @@ public protocol GatewayStore: Sendable {
     func events(uniqueID: String) async throws -> [DeliveryEvent]
     /// Forgets log lines older than `date` (Apple keeps the log 7 days, C-04).
     func pruneEvents(before date: Date) async throws
+}
+
+/// What the gateway knows of a device that says hello.
+public enum DeviceEnrollment: Sendable, Equatable {
+    /// Never seen.
+    case unknown
+    /// Created without a secret (by `herald tokens create` for a device that has not connected yet): the first
+    /// device to say hello with its ID sets it.
+    case withoutSecret
+    /// Enrolled with the secret whose SHA-256 this is.
+    case secret(hash: Data)
 }

@@ -142,11 +142,11 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     // MARK: Devices and tokens
 
-    public func deviceSecretHash(deviceID: String) async throws -> Data?? {
-        try await writer.read { db -> Data?? in
+    public func deviceEnrollment(deviceID: String) async throws -> DeviceEnrollment {
+        try await writer.read { db -> DeviceEnrollment in
             guard let row = try Row.fetchOne(db, sql: "SELECT secret_hash FROM device WHERE id = ?", arguments: [deviceID])
-            else { return nil }
-            return .some(row["secret_hash"] as Data?)
+            else { return .unknown }
+            return (row["secret_hash"] as Data?).map { .secret(hash: $0) } ?? .withoutSecret
         }
     }
 

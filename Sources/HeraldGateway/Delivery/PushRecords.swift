@@ -1,0 +1,37 @@
+import Foundation
+import HeraldCore
+
+// The one place the push records turn into each other: a provider's accepted push is stored for an offline device,
+// and either is handed to a device as a `DevicePush`.
+
+extension StoredNotification {
+    /// An accepted push as the store keeps it for an offline device.
+    ///
+    /// - Parameters:
+    ///   - push: The push the provider API accepted.
+    ///   - expiresAt: When the store may discard it.
+    init(_ push: AcceptedPush, expiresAt: Date) {
+        self.init(
+            token: push.token.token, deviceID: push.token.deviceID, topic: push.topic, bundleID: push.token.bundleID,
+            apnsID: push.apnsID, uniqueID: push.uniqueID, pushType: push.pushType, priority: push.priority,
+            collapseID: push.collapseID, payload: push.payload, receivedAt: push.receivedAt, expiresAt: expiresAt)
+    }
+}
+
+extension DevicePush {
+    /// A push handed straight to a connected device.
+    init(_ push: AcceptedPush) {
+        self.init(
+            deliveryID: push.uniqueID, token: push.token.token, topic: push.topic, bundleID: push.token.bundleID,
+            pushType: push.pushType.rawValue, priority: push.priority.rawValue, apnsID: push.apnsID,
+            collapseID: push.collapseID, payload: String(decoding: push.payload, as: UTF8.self), fromStorage: false)
+    }
+
+    /// A stored push handed to its device once it connects.
+    init(_ stored: StoredNotification) {
+        self.init(
+            deliveryID: stored.uniqueID, token: stored.token, topic: stored.topic, bundleID: stored.bundleID,
+            pushType: stored.pushType.rawValue, priority: stored.priority.rawValue, apnsID: stored.apnsID,
+            collapseID: stored.collapseID, payload: String(decoding: stored.payload, as: UTF8.self), fromStorage: true)
+    }
+}
