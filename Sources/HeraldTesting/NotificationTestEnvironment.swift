@@ -194,7 +194,7 @@ public final class NotificationTestEnvironment: Sendable {
 
     /// The app's badge number.
     public func badgeCount(for bundleIdentifier: String? = nil) async throws -> Int {
-        try await engine.store.appState(for: bundleIdentifier ?? self.bundleIdentifier).badgeCount
+        try await engine.appState(for: bundleIdentifier ?? self.bundleIdentifier).badgeCount
     }
 
     /// Moves an app to the background (no `willPresent`, notifications shown by the system) or back (B-30).

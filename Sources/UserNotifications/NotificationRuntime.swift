@@ -39,10 +39,10 @@ package enum NotificationRuntime {
         let presenter: any NotificationPresenter = environment["HERALD_PRESENTER"] == "none"
             ? SilentPresenter() : TerminalPresenter()
         do {
-            let engine = try NotificationEngine.forDataDirectory(directory, presenter: presenter, scope: [bundleIdentifier], logger: logger)
-            if let answer = environment["HERALD_AUTHORIZATION_ANSWER"].flatMap(AuthorizationAnswer.init(rawValue:)) {
-                Task { await engine.setAuthorizationAnswer(answer, for: bundleIdentifier) }
-            }
+            // The answer is part of the engine's configuration, so the app's first request already sees it.
+            let answer = environment["HERALD_AUTHORIZATION_ANSWER"].flatMap(AuthorizationAnswer.init(rawValue:)) ?? .allow
+            let engine = try NotificationEngine.forDataDirectory(
+                directory, presenter: presenter, scope: [bundleIdentifier], authorizationAnswer: answer, logger: logger)
             _ = engine.start()
             return UNUserNotificationCenter(bundleIdentifier: bundleIdentifier, engine: .success(engine))
         } catch {

@@ -162,7 +162,7 @@ open class UNUserNotificationCenter: NSObject {
     public func getNotificationSettings(completionHandler: @escaping (UNNotificationSettings) -> Void) {
         let handler = UncheckedSendableBox(completionHandler)
         let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.store.appState(for: bundleIdentifier).settings }) { result in
+        submit({ try await $0.appState(for: bundleIdentifier).settings }) { result in
             handler.value(UNNotificationSettings(record: (try? result.get()) ?? .notDetermined))
         }
     }
@@ -171,7 +171,7 @@ open class UNUserNotificationCenter: NSObject {
     public func notificationSettings() async -> UNNotificationSettings {
         let bundleIdentifier = self.bundleIdentifier
         do {
-            return UNNotificationSettings(record: try await perform { try await $0.store.appState(for: bundleIdentifier).settings })
+            return UNNotificationSettings(record: try await perform { try await $0.appState(for: bundleIdentifier).settings })
         } catch {
             logFailure(error, operation: "notificationSettings")
             return UNNotificationSettings(record: .notDetermined)
@@ -184,14 +184,14 @@ open class UNUserNotificationCenter: NSObject {
     public func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
         let records = categories.map(\.record).sorted { $0.identifier < $1.identifier }
         let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.store.replaceCategories(records, for: bundleIdentifier) }, completion: reportFailure(of: "setNotificationCategories"))
+        submit({ try await $0.replaceCategories(records, for: bundleIdentifier) }, completion: reportFailure(of: "setNotificationCategories"))
     }
 
     /// The app's registered categories (C-6).
     public func getNotificationCategories(completionHandler: @escaping (Set<UNNotificationCategory>) -> Void) {
         let handler = UncheckedSendableBox(completionHandler)
         let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.store.categories(for: bundleIdentifier) }) { result in
+        submit({ try await $0.categories(for: bundleIdentifier) }) { result in
             handler.value(Set(((try? result.get()) ?? []).map(UNNotificationCategory.init(record:))))
         }
     }
@@ -200,7 +200,7 @@ open class UNUserNotificationCenter: NSObject {
     public func notificationCategories() async -> Set<UNNotificationCategory> {
         let bundleIdentifier = self.bundleIdentifier
         do {
-            return Set(try await perform { try await $0.store.categories(for: bundleIdentifier) }.map(UNNotificationCategory.init(record:)))
+            return Set(try await perform { try await $0.categories(for: bundleIdentifier) }.map(UNNotificationCategory.init(record:)))
         } catch {
             logFailure(error, operation: "notificationCategories")
             return []

@@ -21,7 +21,7 @@ extension HeraldCommand {
         }
 
         func run() async throws {
-            try await openEngine(data).store.setDeviceLocation(latitude: latitude, longitude: longitude)
+            try await openEngine(data).recordLocation(latitude: latitude, longitude: longitude)
             print("Device location: \(latitude), \(longitude)")
         }
     }

@@ -48,14 +48,14 @@ extension HeraldCommand.Notifications {
             if let bundleIdentifier {
                 apps = [bundleIdentifier]
             } else {
-                apps = try await engine.store.bundleIdentifiers()
+                apps = try await engine.bundleIdentifiers()
             }
             if apps.isEmpty { print("No apps have used notifications in \(data.directory.url.path) yet.") }
             let formatter = ISO8601DateFormatter()
             for app in apps {
-                let state = try await engine.store.appState(for: app)
-                let pending = try await engine.store.pending(for: app)
-                let delivered = try await engine.store.delivered(for: app)
+                let state = try await engine.appState(for: app)
+                let pending = try await engine.pending(for: app)
+                let delivered = try await engine.delivered(for: app)
                 print("\(app)  authorization: \(state.settings.authorizationStatus)  badge: \(state.badgeCount)")
                 for item in pending {
                     let when = item.nextFireDate.map { formatter.string(from: $0) } ?? "on location"
@@ -129,7 +129,7 @@ extension HeraldCommand.Notifications {
 
         func run() async throws {
             let engine = try openEngine(data)
-            if try await engine.store.appState(for: bundleIdentifier).settings.authorizationStatus == .notDetermined {
+            if try await engine.appState(for: bundleIdentifier).settings.authorizationStatus == .notDetermined {
                 try await engine.setAuthorization(.authorized, options: [.alert, .sound, .badge], for: bundleIdentifier)
             }
             let content = UNMutableNotificationContent()
@@ -142,7 +142,7 @@ extension HeraldCommand.Notifications {
             let trigger = seconds.map { UNTimeIntervalNotificationTrigger(timeInterval: $0, repeats: false) }
             let request = UNNotificationRequest(identifier: identifier ?? UUID().uuidString, content: content, trigger: trigger)
             try await engine.add(request.makeRecord(), for: bundleIdentifier)
-            let pending = try await engine.store.pending(for: bundleIdentifier).contains { $0.request.identifier == request.identifier }
+            let pending = try await engine.pending(for: bundleIdentifier).contains { $0.request.identifier == request.identifier }
             print(pending
                   ? "\(bundleIdentifier): scheduled \(request.identifier)\(seconds.map { " in \($0) s" } ?? " now")"
                   : "\(bundleIdentifier): not scheduled (notifications are denied for this app)")

@@ -53,9 +53,9 @@ extension HeraldCommand {
                         file: directory.url.appendingPathComponent("AuthKey_\(keyID).p8"), replacingFile: true)
                 ]
             }
-            let apps = try await engine.store.bundleIdentifiers()
+            let apps = try await engine.bundleIdentifiers()
             var pendingCount = 0
-            for app in apps { pendingCount += try await engine.store.pending(for: app).count }
+            for app in apps { pendingCount += try await engine.pending(for: app).count }
             // Through the presenter's own file handle, unbuffered, so the banner always comes first.
             let banner = """
                 Herald is up.

@@ -115,6 +115,20 @@ struct HeraldProcess {
         #expect(listed.output.contains("pending    from-app"))
     }
 
+    @Test("HERALD_AUTHORIZATION_ANSWER=deny is in force for the app's very first requestAuthorization (B-1)")
+    func authorizationAnswerFromTheEnvironment() async throws {
+        // Several fresh processes' worth of centers: each asks at once, before anything else could run.
+        for index in 0..<5 {
+            let herald = try HeraldProcess()
+            let center = NotificationRuntime.makeProcessCenter(environment: [
+                "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.denied\(index)",
+                "HERALD_PRESENTER": "none", "HERALD_AUTHORIZATION_ANSWER": "deny",
+            ])
+            #expect(try await center.requestAuthorization(options: [.alert]) == false)
+            #expect(await center.notificationSettings().authorizationStatus == .denied)
+        }
+    }
+
     @Test("herald up shows notifications that came due while nothing ran, and stops gracefully on SIGTERM")
     func up() async throws {
         let herald = try HeraldProcess()

@@ -10,18 +10,20 @@ extension NotificationEngine {
     ///   - presenter: Where delivered notifications are shown.
     ///   - scope: The apps to schedule for; `nil` for every app (the device's view).
     ///   - clock: The clock; the real one by default.
+    ///   - authorizationAnswer: What the person answers an app's authorization request (no one is asked).
     ///   - logger: Where the engine logs.
     /// - Throws: When the directory or the database cannot be created or opened.
     package static func forDataDirectory(
         _ directory: HeraldDataDirectory, presenter: any NotificationPresenter, scope: [String]?,
-        clock: any HeraldClock = SystemClock(), logger: Logger
+        clock: any HeraldClock = SystemClock(), authorizationAnswer: AuthorizationAnswer = .allow, logger: Logger
     ) throws -> NotificationEngine {
         try directory.create()
         let store = try SQLiteNotificationStore(url: directory.notificationDatabase, logger: logger)
-        let configuration = Configuration(
+        var configuration = Configuration(
             clock: clock, timeZone: .current, presenter: presenter,
             attachmentDirectory: directory.attachmentStore, logger: logger, scope: scope
         )
+        configuration.authorizationAnswer = authorizationAnswer
         return NotificationEngine(store: store, configuration: configuration)
     }
 }

@@ -43,7 +43,7 @@ package actor NotificationEngine: Service {
         }
     }
 
-    package nonisolated let store: any NotificationStore
+    private nonisolated let store: any NotificationStore
     package nonisolated let configuration: Configuration
     package nonisolated let activity = ActivityTracker()
     private nonisolated let attachments: AttachmentDataStore
@@ -130,6 +130,16 @@ package actor NotificationEngine: Service {
         }
     }
 
+    /// The apps that have used notifications, in the order they first did.
+    package func bundleIdentifiers() async throws -> [String] {
+        try await store.bundleIdentifiers()
+    }
+
+    /// The app's authorization, settings and badge (C-7, B-3).
+    package func appState(for bundleIdentifier: String) async throws -> NotificationAppState {
+        try await store.appState(for: bundleIdentifier)
+    }
+
     /// Replaces the app's settings record (the testing kit's and CLI's fine-grained changes).
     package func updateSettings(
         for bundleIdentifier: String, _ change: @escaping @Sendable (inout NotificationSettingsRecord) -> Void
@@ -141,6 +151,18 @@ package actor NotificationEngine: Service {
     package func setBadgeCount(_ count: Int, for bundleIdentifier: String) async throws {
         guard count >= 0 else { throw UNError.make(.badgeInputInvalid, reason: "Badge count \(count) is negative") }
         _ = try await store.updateAppState(for: bundleIdentifier) { $0.badgeCount = count }
+    }
+
+    // MARK: Categories
+
+    /// The app's registered categories (C-6).
+    package func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord] {
+        try await store.categories(for: bundleIdentifier)
+    }
+
+    /// Replaces all of the app's categories (C-5).
+    package func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws {
+        try await store.replaceCategories(categories, for: bundleIdentifier)
     }
 
     // MARK: Requests
@@ -265,6 +287,12 @@ package actor NotificationEngine: Service {
     package func updateLocation(latitude: Double, longitude: Double) async throws {
         try await store.setDeviceLocation(latitude: latitude, longitude: longitude)
         await evaluateLocation(latitude: latitude, longitude: longitude)
+    }
+
+    /// Records the device's location for the engine that runs (`herald up`, which notices the change in the
+    /// store) without evaluating triggers here: for the CLI, whose engine does not run.
+    package func recordLocation(latitude: Double, longitude: Double) async throws {
+        try await store.setDeviceLocation(latitude: latitude, longitude: longitude)
     }
 
     private func evaluateLocation(latitude: Double? = nil, longitude: Double? = nil) async {
