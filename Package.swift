@@ -210,6 +210,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HeraldCoreTests",
+            dependencies: ["HeraldCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldStorageTests",
+            dependencies: ["HeraldStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldProviderTests",
+            dependencies: ["HeraldProvider", "HeraldCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HeraldCommandTests",
             dependencies: [
                 "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel",

@@ -1,0 +1,143 @@
+import Dispatch
+import Foundation
+import GRDB
+import HeraldStorage
+import Synchronization
+import Testing
+
+/// The group-commit writer on a real SQLite file: shared transactions, savepoints, durability classes.
+@Suite(.timeLimit(.minutes(3))) struct GroupCommitWriterTests {
+    private static func temporaryFile() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("gateway.sqlite")
+    }
+
+    /// Holds the group-commit writer's transaction open until released, so the next writes queue up behind it.
+    private final class Gate: Sendable {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+    }
+
+    /// Starts a durable write of the row `first` that holds the writer's transaction open until `gate.release` is
+    /// signalled, and returns once it is inside.
+    private func holdTransaction(_ writer: GroupCommitWriter) async -> (Task<Void, any Error>, Gate) {
+        let gate = Gate()
+        let first = Task {
+            try await writer.write(.durable) { db in
+                gate.entered.signal()
+                // Bounded: a test that fails before releasing the gate must not hold the writer forever.
+                _ = gate.release.wait(timeout: .now() + 30)
+                try db.execute(sql: "INSERT INTO line VALUES ('first')")
+            }
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                _ = gate.entered.wait(timeout: .now() + 30)
+                continuation.resume()
+            }
+        }
+        return (first, gate)
+    }
+
+    /// Counts committed transactions.
+    private final class CommitCounter: TransactionObserver, Sendable {
+        let commits = Mutex(0)
+        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+        func databaseDidChange(with event: DatabaseEvent) {}
+        func databaseDidCommit(_ db: Database) { commits.withLock { $0 += 1 } }
+        func databaseDidRollback(_ db: Database) {}
+    }
+
+    /// Runs a blocking write, queues `queued` behind it, releases it, and returns the commits all of them took.
+    private func commits(for queued: [GroupCommitWriter.Durability]) async throws -> Int {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let pool = try DatabasePool(path: file.path)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL)") }
+        let counter = CommitCounter()
+        pool.add(transactionObserver: counter, extent: .databaseLifetime)
+        let writer = GroupCommitWriter(writer: pool)
+        let (first, gate) = await holdTransaction(writer)
+        let before = counter.commits.withLock { $0 }
+        var tasks: [Task<Void, any Error>] = []
+        for (index, durability) in queued.enumerated() {
+            tasks.append(Task {
+                try await writer.write(durability) { db in
+                    try db.execute(sql: "INSERT INTO line VALUES (?)", arguments: ["\(index)"])
+                }
+            })
+        }
+        // Bounded wait for every write to be queued behind the held transaction.
+        var yields = 0
+        while writer.queuedWrites < queued.count && yields < 10_000 {
+            await Task.yield()
+            yields += 1
+        }
+        #expect(writer.queuedWrites == queued.count)
+        gate.release.signal()
+        try await first.value
+        for task in tasks { try await task.value }
+        let lines = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM line") }
+        #expect(lines == queued.count + 1)
+        return counter.commits.withLock { $0 } - before
+    }
+
+    @Test("Writes sharing a transaction: one that fails is rolled back alone, the others commit")
+    func failingWriteRollsBackAlone() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let pool = try DatabasePool(path: file.path)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL UNIQUE)") }
+        let writer = GroupCommitWriter(writer: pool)
+        let (first, gate) = await holdTransaction(writer)
+        struct Refused: Error {}
+        let before = Task { try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('before')") } }
+        var yields = 0
+        while writer.queuedWrites < 1 && yields < 10_000 {
+            await Task.yield()
+            yields += 1
+        }
+        // Writes something, then throws: its row must not survive.
+        let failing = Task {
+            try await writer.write { db in
+                try db.execute(sql: "INSERT INTO line VALUES ('failing')")
+                throw Refused()
+            }
+        }
+        // A constraint error half-way: its first row must not survive either.
+        let conflicting = Task {
+            try await writer.write { db in
+                try db.execute(sql: "INSERT INTO line VALUES ('conflicting')")
+                try db.execute(sql: "INSERT INTO line VALUES ('before')")
+            }
+        }
+        let after = Task { try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('after')") } }
+        while writer.queuedWrites < 4 && yields < 20_000 {
+            await Task.yield()
+            yields += 1
+        }
+        #expect(writer.queuedWrites == 4)
+        gate.release.signal()
+        try await first.value
+        try await before.value
+        await #expect(throws: Refused.self) { try await failing.value }
+        await #expect(throws: DatabaseError.self) { try await conflicting.value }
+        try await after.value
+        let lines = try await pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM line ORDER BY rowid") }
+        #expect(lines == ["first", "before", "after"])
+        // The writer goes on working afterwards.
+        try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('later')") }
+        #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM line") } == 4)
+    }
+
+    @Test("Crash-safe-shared writes (the delivery log) ride along with a durable commit instead of adding one")
+    func sharedWritesJoinTheDurableCommit() async throws {
+        // The held transaction, then one for the durable write and the shared one together.
+        #expect(try await commits(for: [.durable, .crashSafeShared, .crashSafeShared]) == 2)
+        // Latency-sensitive crash-safe writes still commit first, on their own, without waiting for an fsync.
+        #expect(try await commits(for: [.durable, .crashSafe]) == 3)
+        // Without a durable write, shared and crash-safe writes share one crash-safe commit.
+        #expect(try await commits(for: [.crashSafe, .crashSafeShared]) == 2)
+    }
+}
