@@ -112,6 +112,20 @@ final class GatewayHarness: Sendable {
             tlsConfiguration: try clientTLS(), logger: { var l = Logger(label: "test.device"); l.logLevel = .debug; return l }())
     }
 
+    /// The delivery log of `uniqueID` once it has `count` events, waiting up to `timeout` (real time) for them.
+    ///
+    /// What happens after a device acknowledges a stored push (removing it, logging the delivery) runs on the
+    /// gateway's own task, after the acknowledgement: the log gets there soon, not by any message's answer.
+    func events(of uniqueID: String, count: Int, timeout: Duration = .seconds(10)) async throws -> [DeliveryEvent.Kind] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            await gateway.flushDeliveryLog()
+            let events = try await store.events(uniqueID: uniqueID).map(\.kind)
+            if events.count >= count || ContinuousClock.now >= deadline { return events }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// A token for an app on a device that is not connected.
     func offlineToken(device: String = "offline-\(UUID().uuidString.prefix(8))", bundleID: String = GatewayHarness.bundleID,
                       environment: APNsEnvironment = .development) async throws -> DeviceTokenRecord {

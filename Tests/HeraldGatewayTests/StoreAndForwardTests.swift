@@ -33,9 +33,8 @@ import Testing
             try await device.acknowledge(push)
             // The registration of the same app on the device gives the same token (stable per device/app/env).
             #expect(try await device.register(bundleID: GatewayHarness.bundleID) == record.token)
-            await harness.gateway.flushDeliveryLog()
             let uniqueID = try #require(answer.headers.first(name: "apns-unique-id"))
-            #expect(try await harness.store.events(uniqueID: uniqueID).map(\.kind) == [.received, .stored, .delivered])
+            #expect(try await harness.events(of: uniqueID, count: 3) == [.received, .stored, .delivered])
             #expect(try await harness.store.storedNotifications(deviceID: "phone-1").isEmpty)
             let metrics = harness.gateway.metrics.prometheusText()
             #expect(metrics.contains(#"status="Stored - Device Offline""#))
@@ -98,9 +97,8 @@ import Testing
             let device = try await harness.connectDevice("phone-4")
             // The device registers an app: that answer comes after the stored ones were looked at.
             _ = try await device.register(bundleID: "com.example.unrelated")
-            await harness.gateway.flushDeliveryLog()
-            let events = try await harness.store.events(uniqueID: try #require(answer.headers.first(name: "apns-unique-id")))
-            #expect(events.map(\.kind) == [.received, .stored, .discarded])
+            let events = try await harness.events(of: try #require(answer.headers.first(name: "apns-unique-id")), count: 3)
+            #expect(events == [.received, .stored, .discarded])
             #expect(try await harness.store.storedNotifications(deviceID: "phone-4").isEmpty)
             await device.close()
         }

@@ -128,9 +128,10 @@ final class PushDispatcher: Sendable {
             let now = clock.now
             if stored.expiresAt <= now {
                 try? await store.removeStoredNotification(token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)
+                // The metric first: whoever sees the logged event sees it counted too.
+                metrics.record(.discardedExpired, pushType: stored.pushType, priority: stored.priority)
                 log.record(
                     DeliveryEvent(uniqueID: stored.uniqueID, at: now, kind: .discarded, detail: "Discarded - Expired"))
-                metrics.record(.discardedExpired, pushType: stored.pushType, priority: stored.priority)
                 continue
             }
             guard let session = hub.session(for: deviceID) else { return }
@@ -144,11 +145,11 @@ final class PushDispatcher: Sendable {
                     "Could not forget a delivered notification; it may be delivered again",
                     metadata: ["apns.unique_id": "\(stored.uniqueID)", "error": "\(error)"])
             }
+            metrics.record(.deliveredFromStorage, pushType: stored.pushType, priority: stored.priority)
             log.record(
                 DeliveryEvent(
                     uniqueID: stored.uniqueID, at: clock.now, kind: .delivered,
                     detail: "Delivered to Device (From Storage)"))
-            metrics.record(.deliveredFromStorage, pushType: stored.pushType, priority: stored.priority)
         }
     }
 

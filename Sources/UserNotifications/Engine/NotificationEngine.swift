@@ -47,6 +47,7 @@ package actor NotificationEngine: Service {
     package nonisolated let configuration: Configuration
     package nonisolated let activity = ActivityTracker()
     private nonisolated let attachments: AttachmentDataStore
+    private nonisolated let planner: FiringPlanner
     private var logger: Logger { configuration.logger }
 
     private var heap = ScheduleHeap()
@@ -61,7 +62,7 @@ package actor NotificationEngine: Service {
     /// Requests due before this instant fired while no engine ran: the app was not running (B-17).
     private var startedAt: Date?
     private var backoffUntil: Date?
-    private var regionInside: [String: Bool] = [:]
+    private var locationMonitor = LocationMonitor()
     private var locationCache: [(bundleIdentifier: String, pending: PendingNotification)]?
     private var lastExternalToken: Int64?
 
@@ -72,6 +73,7 @@ package actor NotificationEngine: Service {
         self.store = store
         self.configuration = configuration
         self.attachments = AttachmentDataStore(root: configuration.attachmentDirectory, logger: configuration.logger)
+        self.planner = FiringPlanner(timeZone: configuration.timeZone)
     }
 
     package nonisolated var triggerContext: TriggerContext {
@@ -306,27 +308,11 @@ package actor NotificationEngine: Service {
         if locationCache == nil {
             locationCache = (try? await store.locationPending(for: configuration.scope)) ?? []
         }
-        let here = CLLocationCoordinate2D(latitude: latitude, longitude: longitude)
-        var crossings: [(String, PendingNotification)] = []
-        for (bundleIdentifier, pending) in locationCache ?? [] {
-            guard case .location(let region, _) = pending.request.trigger else { continue }
-            let circle = CLCircularRegion(
-                center: CLLocationCoordinate2D(latitude: region.latitude, longitude: region.longitude),
-                radius: region.radius, identifier: region.identifier
-            )
-            let inside = circle.contains(here)
-            let key = "\(bundleIdentifier)\u{0}\(pending.sequence)"
-            let previous = regionInside[key]
-            regionInside[key] = inside
-            guard let previous, previous != inside else { continue }
-            if (inside && region.notifyOnEntry) || (!inside && region.notifyOnExit) {
-                crossings.append((bundleIdentifier, pending))
-            }
-        }
+        let crossings = locationMonitor.crossings(latitude: latitude, longitude: longitude, among: locationCache ?? [])
         guard !crossings.isEmpty else { return }
         locationCache = nil
         let now = configuration.clock.now
-        await deliver(crossings.map { (bundleIdentifier: $0.0, pending: $0.1, expected: nil) }, now: now)
+        await deliver(crossings.map { (bundleIdentifier: $0.bundleIdentifier, pending: $0.pending, expected: nil) }, now: now)
     }
 
     // MARK: Responses
@@ -341,35 +327,14 @@ package actor NotificationEngine: Service {
         else { throw NotificationInteractionError.notDelivered(identifier: identifier) }
         let categoryIdentifier = notification.request.content.categoryIdentifier
         let category = try await store.categories(for: bundleIdentifier).first { $0.identifier == categoryIdentifier }
-        let actionIdentifier: String?
-        var userText: String?
-        switch interaction {
-        case .open:
-            actionIdentifier = UNNotificationDefaultActionIdentifier
-        case .dismiss:
-            actionIdentifier = category?.categoryOptions.contains(.customDismissAction) == true
-                ? UNNotificationDismissActionIdentifier : nil
-        case .action(let id):
-            guard let action = category?.actions.first(where: { $0.identifier == id }) else {
-                throw NotificationInteractionError.unknownAction(identifier: id, category: categoryIdentifier)
-            }
-            guard action.textInput == nil else { throw NotificationInteractionError.notTextInput(identifier: id) }
-            actionIdentifier = id
-        case .reply(let id, let text):
-            guard let action = category?.actions.first(where: { $0.identifier == id }) else {
-                throw NotificationInteractionError.unknownAction(identifier: id, category: categoryIdentifier)
-            }
-            guard action.textInput != nil else { throw NotificationInteractionError.notTextInput(identifier: id) }
-            actionIdentifier = id
-            userText = text
-        }
+        let route = try ResponseRouter.route(interaction, category: category, categoryIdentifier: categoryIdentifier)
         _ = try await store.removeDelivered(identifiers: [identifier], for: bundleIdentifier)
-        guard let actionIdentifier else {
+        guard let actionIdentifier = route.actionIdentifier else {
             await releaseAttachments(of: notification.request, bundleIdentifier: bundleIdentifier)
             return
         }
         _ = try await store.enqueueResponse(
-            notification: notification, actionIdentifier: actionIdentifier, userText: userText, for: bundleIdentifier
+            notification: notification, actionIdentifier: actionIdentifier, userText: route.userText, for: bundleIdentifier
         )
         deliverQueuedResponses(for: bundleIdentifier)
     }
@@ -543,7 +508,7 @@ package actor NotificationEngine: Service {
 
     private func deliver(_ items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)], now: Date) async {
         var settings: [String: NotificationAppState] = [:]
-        var background: [PlannedFiring] = []
+        var background: [FiringPlanner.PlannedFiring] = []
         for item in items {
             let state: NotificationAppState
             if let cached = settings[item.bundleIdentifier] {
@@ -569,8 +534,9 @@ package actor NotificationEngine: Service {
                                                   options: options, now: fireDate)
                 }
             } else {
-                var planned = makeFiring(item.pending, bundleIdentifier: item.bundleIdentifier, expected: item.expected,
-                                         options: Self.systemPresentation, state: state, date: fireDate, now: now)
+                var planned = planner.plan(
+                    item.pending, bundleIdentifier: item.bundleIdentifier, expected: item.expected,
+                    options: FiringPlanner.systemPresentation, state: state, date: fireDate, now: now)
                 planned.missed = missed
                 background.append(planned)
             }
@@ -587,8 +553,9 @@ package actor NotificationEngine: Service {
             retryLater(pending.sequence, expected: expected)
             return
         }
-        let planned = makeFiring(pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options,
-                                 state: state, date: now, now: configuration.clock.now)
+        let planned = planner.plan(
+            pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options, state: state, date: now,
+            now: configuration.clock.now)
         await commit([planned])
         inFlight.remove(pending.sequence)
     }
@@ -615,63 +582,7 @@ package actor NotificationEngine: Service {
     /// How much time must remain before the next firing for the loop to do store housekeeping first.
     static let maintenanceHeadroom: TimeInterval = 0.2
 
-    /// What the system does without a foreground delegate: the notification's own options (C-20).
-    static let systemPresentation: UNNotificationPresentationOptions = [.banner, .list, .sound, .badge]
-
-    private func makeFiring(
-        _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
-        options: UNNotificationPresentationOptions, state: NotificationAppState, date: Date, now: Date
-    ) -> PlannedFiring {
-        let request = pending.request
-        let reschedule: Firing.Reschedule
-        if request.trigger?.repeats == true {
-            switch request.trigger {
-            case .location:
-                reschedule = .keep(nextFireDate: nil)
-            case .some(let trigger):
-                let next = TriggerSchedule.nextFireDate(
-                    of: trigger, after: max(now, date), anchor: pending.addedAt, timeZone: configuration.timeZone
-                )
-                reschedule = next.map { .keep(nextFireDate: $0) } ?? .remove
-            case nil:
-                reschedule = .remove
-            }
-        } else {
-            reschedule = .remove
-        }
-        let style = Self.style(options, settings: state.settings, content: request.content)
-        let firing = Firing(
-            bundleIdentifier: bundleIdentifier, sequence: pending.sequence, expectedFireDate: expected,
-            reschedule: reschedule,
-            delivered: style.list ? DeliveredNotification(request: request, date: date) : nil,
-            badge: style.badge ? request.content.badge : nil
-        )
-        return PlannedFiring(firing: firing, pending: pending, style: style, date: date, missed: false)
-    }
-
-    /// A firing with what the presenter needs once it is committed.
-    struct PlannedFiring: Sendable {
-        var firing: Firing
-        var pending: PendingNotification
-        var style: NotificationPresentation.Style
-        var date: Date
-        var missed: Bool
-    }
-
-    /// How a notification is shown: the app's options within the person's settings (B-2, B-3, B-30).
-    static func style(
-        _ options: UNNotificationPresentationOptions, settings: NotificationSettingsRecord, content: NotificationContentRecord
-    ) -> NotificationPresentation.Style {
-        guard settings.allowsDelivery else { return .init(banner: false, list: false, sound: false, badge: false) }
-        return NotificationPresentation.Style(
-            banner: options.includesBanner && settings.alertSetting == .enabled,
-            list: options.includesList && settings.notificationCenterSetting == .enabled,
-            sound: options.contains(.sound) && settings.soundSetting == .enabled && content.sound != nil,
-            badge: options.contains(.badge) && settings.badgeSetting == .enabled && content.badge != nil
-        )
-    }
-
-    private func commit(_ batch: [PlannedFiring]) async {
+    private func commit(_ batch: [FiringPlanner.PlannedFiring]) async {
         guard !batch.isEmpty else { return }
         let outcomes: [FiringOutcome]
         do {

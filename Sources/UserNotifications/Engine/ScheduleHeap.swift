@@ -5,17 +5,8 @@ import Foundation
 /// Entries are never removed in place: a removed or replaced request's entry stays until it surfaces, and the
 /// store then says it is stale. That keeps every change O(log n) and the memory to two words per request.
 package struct ScheduleHeap: Sendable {
-    package struct Entry: Sendable, Hashable {
-        package var fireTime: Double
-        package var sequence: Int64
-
-        package init(fireTime: Double, sequence: Int64) {
-            self.fireTime = fireTime
-            self.sequence = sequence
-        }
-
-        package var fireDate: Date { Date(timeIntervalSince1970: fireTime) }
-    }
+    /// What the heap orders: the store's schedule entries.
+    package typealias Entry = ScheduleEntry
 
     private var entries: [Entry] = []
 

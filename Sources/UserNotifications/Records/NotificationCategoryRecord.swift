@@ -27,6 +27,11 @@ package struct NotificationActionRecord: Sendable, Codable, Hashable {
     package struct TextInput: Sendable, Codable, Hashable {
         package var buttonTitle: String
         package var placeholder: String
+
+        package init(buttonTitle: String, placeholder: String) {
+            self.buttonTitle = buttonTitle
+            self.placeholder = placeholder
+        }
     }
 
     package struct Icon: Sendable, Codable, Hashable {

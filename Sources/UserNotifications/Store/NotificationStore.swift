@@ -38,7 +38,7 @@ package protocol NotificationStore: Sendable {
     /// Every dated pending request's sequence and fire time: what a scheduler needs to start.
     ///
     /// - Parameter bundleIdentifiers: Only these apps' requests; `nil` for every app.
-    func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleHeap.Entry]
+    func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleEntry]
 
     /// Every pending request with a location trigger, of these apps (`nil`: every app).
     func locationPending(for bundleIdentifiers: [String]?) async throws -> [(bundleIdentifier: String, pending: PendingNotification)]

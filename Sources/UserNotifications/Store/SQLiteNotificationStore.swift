@@ -254,9 +254,9 @@ package final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    package func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleHeap.Entry] {
+    package func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleEntry] {
         try await writer.read { db in
-            var index: [ScheduleHeap.Entry] = []
+            var index: [ScheduleEntry] = []
             let cursor: RowCursor
             if let bundleIdentifiers {
                 cursor = try Row.fetchCursor(db, sql: """
@@ -268,7 +268,7 @@ package final class SQLiteNotificationStore: NotificationStore {
                 cursor = try Row.fetchCursor(db, sql: "SELECT seq, next_fire FROM pending WHERE next_fire IS NOT NULL")
             }
             while let row = try cursor.next() {
-                index.append(ScheduleHeap.Entry(fireTime: row[1], sequence: row[0]))
+                index.append(ScheduleEntry(fireTime: row[1], sequence: row[0]))
             }
             return index
         }

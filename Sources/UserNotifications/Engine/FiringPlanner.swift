@@ -1,0 +1,80 @@
+import Foundation
+
+/// Plans what firing a due request does, without doing it: its next fire date (or removal), whether it stays in
+/// the delivered list, the badge it sets, and how it is shown — the app's options within the person's settings.
+///
+/// Pure: the engine commits the plan to the store and hands it to the presenter.
+package struct FiringPlanner: Sendable {
+    /// The device's time zone, for calendar triggers without one.
+    package var timeZone: TimeZone
+
+    package init(timeZone: TimeZone) {
+        self.timeZone = timeZone
+    }
+
+    /// What the system does without a foreground delegate: the notification's own options (C-20).
+    package static let systemPresentation: UNNotificationPresentationOptions = [.banner, .list, .sound, .badge]
+
+    /// A firing with what the presenter needs once it is committed.
+    package struct PlannedFiring: Sendable {
+        package var firing: Firing
+        package var pending: PendingNotification
+        package var style: NotificationPresentation.Style
+        package var date: Date
+        package var missed: Bool
+    }
+
+    /// Plans the firing of `pending`.
+    ///
+    /// - Parameters:
+    ///   - pending: The due request.
+    ///   - bundleIdentifier: Its app.
+    ///   - expected: The fire date the scheduler had for it (`nil` for a location crossing).
+    ///   - options: How the app (its `willPresent`) or the system wants it shown.
+    ///   - state: The app's settings and badge.
+    ///   - date: The notification's date.
+    ///   - now: The time now, after which a repeating trigger's next date is looked for.
+    package func plan(
+        _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
+        options: UNNotificationPresentationOptions, state: NotificationAppState, date: Date, now: Date
+    ) -> PlannedFiring {
+        let request = pending.request
+        let reschedule: Firing.Reschedule
+        if request.trigger?.repeats == true {
+            switch request.trigger {
+            case .location:
+                reschedule = .keep(nextFireDate: nil)
+            case .some(let trigger):
+                let next = TriggerSchedule.nextFireDate(
+                    of: trigger, after: max(now, date), anchor: pending.addedAt, timeZone: timeZone
+                )
+                reschedule = next.map { .keep(nextFireDate: $0) } ?? .remove
+            case nil:
+                reschedule = .remove
+            }
+        } else {
+            reschedule = .remove
+        }
+        let style = Self.style(options, settings: state.settings, content: request.content)
+        let firing = Firing(
+            bundleIdentifier: bundleIdentifier, sequence: pending.sequence, expectedFireDate: expected,
+            reschedule: reschedule,
+            delivered: style.list ? DeliveredNotification(request: request, date: date) : nil,
+            badge: style.badge ? request.content.badge : nil
+        )
+        return PlannedFiring(firing: firing, pending: pending, style: style, date: date, missed: false)
+    }
+
+    /// How a notification is shown: the app's options within the person's settings (B-2, B-3, B-30).
+    package static func style(
+        _ options: UNNotificationPresentationOptions, settings: NotificationSettingsRecord, content: NotificationContentRecord
+    ) -> NotificationPresentation.Style {
+        guard settings.allowsDelivery else { return .init(banner: false, list: false, sound: false, badge: false) }
+        return NotificationPresentation.Style(
+            banner: options.includesBanner && settings.alertSetting == .enabled,
+            list: options.includesList && settings.notificationCenterSetting == .enabled,
+            sound: options.contains(.sound) && settings.soundSetting == .enabled && content.sound != nil,
+            badge: options.contains(.badge) && settings.badgeSetting == .enabled && content.badge != nil
+        )
+    }
+}
