@@ -28,92 +28,161 @@ struct ProviderAPIResponder: Sendable {
     /// The largest body any push type may have; longer bodies are PayloadTooLarge whatever their type.
     static let largestPayload = APNsPushType.voip.maximumPayloadSize
 
+    /// Why a stage refused a request: Apple's reason, and the token's unregistration date for a 410.
+    struct Refusal: Error {
+        var reason: APNsReason
+        var timestamp: Date?
+
+        init(_ reason: APNsReason, timestamp: Date? = nil) {
+            self.reason = reason
+            self.timestamp = timestamp
+        }
+    }
+
+    /// Who may push what on this request, once authenticated.
+    enum Authorization {
+        /// A provider token: its key's topics (empty: every topic of the team).
+        case token(topics: [String])
+        /// A client certificate with these topics.
+        case certificate(topics: [String])
+    }
+
+    /// What a request's payload is: its bytes and push type.
+    struct Payload {
+        var data: Data
+        var pushType: APNsPushType
+    }
+
+    /// Where a notification goes: the topic, its app and the priority.
+    struct Addressing {
+        var topic: String
+        var bundleID: String
+        var priority: APNsPriority
+    }
+
     /// Checks one request and, when it is accepted, hands the notification to the dispatcher.
+    ///
+    /// The stages run in order, the first refusal deciding the answer: ``target(of:)`` (method, path, token
+    /// syntax), header syntax, ``authorize(_:connection:now:)``, ``payload(of:headers:)``,
+    /// ``addressing(_:pushType:authorization:)``, ``deviceToken(_:bundleID:environment:now:)``, then the dispatch.
     /// - Parameters:
     ///   - request: The request, its body read.
-    ///   - connection: The state of the connection it came on.
-    ///   - channel: The connection's channel (for its client certificate).
+    ///   - connection: The state of the connection it came on, its identity decided at the handshake.
     ///   - logger: Where to log.
-    func answer(
-        _ request: ProviderRequest, connection: ProviderConnection, channel: any Channel, logger: Logger
-    ) async -> ProviderAnswer {
-        let fields = request.fields
-        let suppliedID = fields.first { $0.name == "apns-id" }.map(\.value)
+    func answer(_ request: ProviderRequest, connection: ProviderConnection, logger: Logger) async -> ProviderAnswer {
+        let suppliedID = request.fields.first { $0.name == "apns-id" }.map(\.value)
         let echoID = suppliedID.flatMap { APNsRequestHeaders.isCanonicalUUID($0) ? $0.lowercased() : nil }
-
-        // S-01: POST only.
-        guard request.method == "POST" else {
-            return refuse(APNsRefusal(.methodNotAllowed, apnsID: echoID), logger: logger)
-        }
-        // S-02: the path.
-        let path = request.path
-        let prefix = "/3/device"
-        guard path == prefix || path.hasPrefix(prefix + "/") else {
-            return refuse(APNsRefusal(.badPath, apnsID: echoID), logger: logger)
-        }
-        let tokenText = path.dropFirst(prefix.count).drop { $0 == "/" }
-        guard !tokenText.isEmpty else {
-            return refuse(APNsRefusal(.missingDeviceToken, apnsID: echoID), logger: logger)
-        }
-        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return refuse(APNsRefusal(.badPath, apnsID: echoID), logger: logger) }
-        guard let deviceToken = DeviceToken(hex: tokenText) else {
-            return refuse(APNsRefusal(.badDeviceToken, apnsID: echoID), logger: logger)
+        let deviceToken: DeviceToken
+        switch Self.target(of: request) {
+        case .success(let token): deviceToken = token
+        case .failure(let refusal): return refuse(APNsRefusal(refusal.reason, apnsID: echoID), logger: logger)
         }
         if isShuttingDown() { return refuse(APNsRefusal(.shutdown, apnsID: echoID), logger: logger) }
-
         // S-03…S-10: header syntax.
         let headers: APNsRequestHeaders
-        switch APNsRequestHeaders.parse(fields) {
+        switch APNsRequestHeaders.parse(request.fields) {
         case .success(let parsed): headers = parsed
         case .failure(let refusal): return refuse(refusal, logger: logger)
         }
         let apnsID = headers.apnsID ?? RandomUUID.lowercasedString()
+        let now = clock.now
         var authenticated = false
-        func fail(_ reason: APNsReason, timestamp: Date? = nil) -> ProviderAnswer {
-            var answer = self.refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: timestamp), logger: logger)
+        do {
+            let authorization = try await authorize(headers, connection: connection, now: now)
+            if case .token = authorization { authenticated = true }
+            let payload = try Self.payload(of: request, headers: headers)
+            let addressing = try Self.addressing(headers, pushType: payload.pushType, authorization: authorization)
+            let record = try await self.deviceToken(
+                deviceToken, bundleID: addressing.bundleID, environment: connection.environment, now: now)
+            // Time-ordered, so the delivery log's index by unique id grows at one end (R-03 leaves the format open).
+            let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
+            let accepted = AcceptedPush(
+                token: record, topic: addressing.topic, pushType: payload.pushType, priority: addressing.priority,
+                apnsID: apnsID, uniqueID: uniqueID, collapseID: headers.collapseID, payload: payload.data,
+                expiration: headers.expiration, receivedAt: now)
+            do {
+                try await dispatcher.dispatch(accepted)
+            } catch {
+                logger.error(
+                    "Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
+                throw Refusal(.internalServerError)
+            }
+            metrics.recordResponse(status: 200, reason: nil)
+            logger.debug(
+                "Accepted notification",
+                metadata: [
+                    "apns.id": "\(apnsID)", "apns.unique_id": "\(uniqueID)", "apns.topic": "\(addressing.topic)",
+                    "apns.push_type": "\(payload.pushType.rawValue)",
+                ])
+            var responseFields = [(name: "apns-id", value: apnsID)]
+            // apns-unique-id only in the development environment.
+            if connection.environment == .development { responseFields.append((name: "apns-unique-id", value: uniqueID)) }
+            return ProviderAnswer(status: 200, fields: responseFields, body: ByteBuffer(), authenticated: true)
+        } catch {
+            let refusal = (error as? Refusal) ?? Refusal(.internalServerError)
+            var answer = refuse(APNsRefusal(refusal.reason, apnsID: apnsID, timestamp: refusal.timestamp), logger: logger)
             answer.authenticated = authenticated
             return answer
         }
-        let now = clock.now
+    }
 
-        // §3: authentication.
-        let identity = await identify(connection, channel: channel)
-        var allowedTopics: [String] = []
-        var certificateTopics: [String]?
-        switch identity {
+    /// S-01, S-02: a POST to `/3/device/<token>` with a token of hex digits.
+    static func target(of request: ProviderRequest) -> Result<DeviceToken, Refusal> {
+        guard request.method == "POST" else { return .failure(Refusal(.methodNotAllowed)) }
+        let path = request.path
+        let prefix = "/3/device"
+        guard path == prefix || path.hasPrefix(prefix + "/") else { return .failure(Refusal(.badPath)) }
+        let tokenText = path.dropFirst(prefix.count).drop { $0 == "/" }
+        guard !tokenText.isEmpty else { return .failure(Refusal(.missingDeviceToken)) }
+        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return .failure(Refusal(.badPath)) }
+        guard let token = DeviceToken(hex: tokenText) else { return .failure(Refusal(.badDeviceToken)) }
+        return .success(token)
+    }
+
+    /// §3: the connection's certificate, else the request's provider token.
+    func authorize(_ headers: APNsRequestHeaders, connection: ProviderConnection, now: Date) async throws -> Authorization {
+        switch connection.identity {
         case .certificate(_, let topics, let environments):
             // the authorization header is ignored on certificate connections.
-            guard !topics.isEmpty else { return fail(.badCertificate) }
-            guard environments.contains(connection.environment) else { return fail(.badCertificateEnvironment) }
-            certificateTopics = topics
-        case .token, .unknown:
+            guard !topics.isEmpty else { throw Refusal(.badCertificate) }
+            guard environments.contains(connection.environment) else { throw Refusal(.badCertificateEnvironment) }
+            return .certificate(topics: topics)
+        case .token:
             switch await authenticate(headers.bearerToken, connection: connection, now: now) {
-            case .success(let topics):
-                allowedTopics = topics
-                authenticated = true
-            case .failure(let reason): return fail(reason)
+            case .success(let topics): return .token(topics: topics)
+            case .failure(let reason): throw Refusal(reason)
             }
         }
+    }
 
-        // S-11: the payload.
-        if request.payloadTooLarge { return fail(.payloadTooLarge) }
+    /// S-11, I-04: a non-empty RFC 8259 JSON object within the push type's size; the push type, given or inferred.
+    static func payload(of request: ProviderRequest, headers: APNsRequestHeaders) throws -> Payload {
+        if request.payloadTooLarge { throw Refusal(.payloadTooLarge) }
         let payload = request.payload
-        guard payload.readableBytes > 0 else { return fail(.payloadEmpty) }
-        let payloadData = Data(payload.readableBytesView)
+        guard payload.readableBytes > 0 else { throw Refusal(.payloadEmpty) }
         // I-04: any JSON object is a payload (Apple is silent on objects without `aps`); other bodies are not. GAP:
         // Apple does not say how strict; Herald takes RFC 8259 JSON only (no trailing commas, comments or the like).
-        guard payload.withUnsafeReadableBytes(JSONSyntax.isPayloadObject) else { return fail(.badRequestPayload) }
+        guard payload.withUnsafeReadableBytes(JSONSyntax.isPayloadObject) else { throw Refusal(.badRequestPayload) }
+        let data = Data(payload.readableBytesView)
         let pushType: APNsPushType
         if let given = headers.pushType {
             // The common case, settled without building the object.
             pushType = given
         } else {
-            let object = (try? JSONSerialization.jsonObject(with: payloadData)) as? [String: Any]
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
             pushType = headers.effectivePushType(aps: object?["aps"] as? [String: Any])
         }
-        if payloadData.count > pushType.maximumPayloadSize { return fail(.payloadTooLarge) }
+        if data.count > pushType.maximumPayloadSize { throw Refusal(.payloadTooLarge) }
+        return Payload(data: data, pushType: pushType)
+    }
 
-        // S-08, §1.3: topic and push type.
+    /// S-08, §1.3, P-02: the topic (a single-app certificate's by default), its match with the push type and what
+    /// the credentials allow, and the priority.
+    static func addressing(
+        _ headers: APNsRequestHeaders, pushType: APNsPushType, authorization: Authorization
+    ) throws -> Addressing {
+        let certificateTopics: [String]?
+        if case .certificate(let topics) = authorization { certificateTopics = topics } else { certificateTopics = nil }
         let topic: String
         if let given = headers.topic {
             topic = given
@@ -123,61 +192,42 @@ struct ProviderAPIResponder: Sendable {
             // a single-app certificate's bundle ID is the default topic.
             topic = only + pushType.topicSuffix
         } else {
-            return fail(.missingTopic)
+            throw Refusal(.missingTopic)
         }
         let (bundleID, suffixType) = APNsPushType.split(topic: topic)
         // GAP (P-14): Apple names no reason for a topic whose suffix does not match the push type; Herald
         // answers InvalidPushType, since the header is what disagrees with the topic.
-        if !pushType.acceptsTopicSuffix(suffixType) { return fail(.invalidPushType) }
-        if let certificateTopics {
-            guard certificateTopics.contains(topic) else { return fail(.topicDisallowed) }
+        if !pushType.acceptsTopicSuffix(suffixType) { throw Refusal(.invalidPushType) }
+        switch authorization {
+        case .certificate(let topics):
+            guard topics.contains(topic) else { throw Refusal(.topicDisallowed) }
             // P-07: location pushes need token auth.
-            if pushType == .location { return fail(.invalidPushType) }
-        } else if !allowedTopics.isEmpty && !allowedTopics.contains(bundleID) {
-            return fail(.topicDisallowed)
+            if pushType == .location { throw Refusal(.invalidPushType) }
+        case .token(let topics):
+            if !topics.isEmpty && !topics.contains(bundleID) { throw Refusal(.topicDisallowed) }
         }
         let priority = headers.effectivePriority(for: pushType)
         // P-02: background pushes are always priority 5. GAP (P-14): Apple names no reason; Herald answers
         // BadPriority.
-        if !pushType.allows(priority) { return fail(.badPriority) }
+        if !pushType.allows(priority) { throw Refusal(.badPriority) }
+        return Addressing(topic: topic, bundleID: bundleID, priority: priority)
+    }
 
-        // The device token.
+    /// The device token: known, of this environment (D-11), not revoked, for this app, within the rate limit.
+    func deviceToken(
+        _ token: DeviceToken, bundleID: String, environment: APNsEnvironment, now: Date
+    ) async throws -> DeviceTokenRecord {
         let record: DeviceTokenRecord?
         do {
-            record = try await store.token(deviceToken.hex)
+            record = try await store.token(token.hex)
         } catch {
-            logger.error("Token lookup failed", metadata: ["error": "\(error)"])
-            return fail(.internalServerError)
+            throw Refusal(.internalServerError)
         }
-        // D-11: a token of the other environment is a bad token here.
-        guard let record, record.environment == connection.environment else { return fail(.badDeviceToken) }
-        if let revokedAt = record.revokedAt { return fail(.unregistered, timestamp: revokedAt) }
-        guard record.bundleID == bundleID else { return fail(.deviceTokenNotForTopic) }
-        if let rateLimiter, !rateLimiter.admit(record.token, at: now) { return fail(.tooManyRequests) }
-
-        // Time-ordered, so the delivery log's index by unique id grows at one end (R-03 leaves the format open).
-        let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
-        let accepted = AcceptedPush(
-            token: record, topic: topic, pushType: pushType, priority: priority, apnsID: apnsID, uniqueID: uniqueID,
-            collapseID: headers.collapseID, payload: payloadData, expiration: headers.expiration, receivedAt: now)
-        do {
-            try await dispatcher.dispatch(accepted)
-        } catch {
-            logger.error(
-                "Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
-            return fail(.internalServerError)
-        }
-        metrics.recordResponse(status: 200, reason: nil)
-        logger.debug(
-            "Accepted notification",
-            metadata: [
-                "apns.id": "\(apnsID)", "apns.unique_id": "\(uniqueID)", "apns.topic": "\(topic)",
-                "apns.push_type": "\(pushType.rawValue)",
-            ])
-        var responseFields = [(name: "apns-id", value: apnsID)]
-        // apns-unique-id only in the development environment.
-        if connection.environment == .development { responseFields.append((name: "apns-unique-id", value: uniqueID)) }
-        return ProviderAnswer(status: 200, fields: responseFields, body: ByteBuffer(), authenticated: true)
+        guard let record, record.environment == environment else { throw Refusal(.badDeviceToken) }
+        if let revokedAt = record.revokedAt { throw Refusal(.unregistered, timestamp: revokedAt) }
+        guard record.bundleID == bundleID else { throw Refusal(.deviceTokenNotForTopic) }
+        if let rateLimiter, !rateLimiter.admit(record.token, at: now) { throw Refusal(.tooManyRequests) }
+        return record
     }
 
     /// Token authentication (§3.1); returns the key's topic list (empty: every topic of the team).
@@ -257,25 +307,6 @@ struct ProviderAPIResponder: Sendable {
         }
         if let verdict { return .failure(verdict) }
         return .success(entry.record.topics)
-    }
-
-    /// Finds out once per connection whether it presented a client certificate.
-    private func identify(_ connection: ProviderConnection, channel: any Channel) async -> ProviderConnection.Identity {
-        let known = connection.state.withLock { $0.identity }
-        guard known == .unknown else { return known }
-        var identity = ProviderConnection.Identity.token
-        if connection.usesTLS, let certificate = try? await channel.nioSSL_peerCertificate().get() {
-            if let der = try? certificate.toDERBytes(), let parsed = try? Certificate(derEncoded: der) {
-                let commonName = parsed.subject.description
-                identity = .certificate(
-                    commonName: commonName, topics: APNsCertificateTopics.topics(of: parsed),
-                    environments: APNsCertificateTopics.environments(of: parsed))
-            } else {
-                identity = .certificate(commonName: "", topics: [], environments: [])
-            }
-        }
-        connection.state.withLock { $0.identity = identity }
-        return identity
     }
 
     /// An error answer: status, `apns-id`, JSON `{"reason"}` body (R-04, I-05).

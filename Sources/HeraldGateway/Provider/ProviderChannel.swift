@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import NIOTLS
+import Synchronization
 
 /// One provider connection's pipeline: HTTP/2 over TLS (ALPN `h2` only, or prior knowledge; H-03/H-04), or on the
 /// plaintext listener h2c with prior knowledge or HTTP/1.1, told apart by the HTTP/2 connection preface.
@@ -58,9 +59,11 @@ struct ProviderChannel: ServerChildChannel {
         // the loop for the whole burst.
         _ = channel.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
         _ = channel.setOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16_384))
-        let configureHTTP2 = { @Sendable (hasClientCertificate: Bool) throws -> Void in
+        let configureHTTP2 = { @Sendable (certificate: NIOSSLCertificate?) throws -> Void in
+            // The identity is decided here, once, before HTTP/2 can carry a request.
+            connection.state.withLock { $0.identity = ProviderConnection.Identity(certificate: certificate) }
             try self.configureHTTP2(
-                on: channel, connection: connection, hasClientCertificate: hasClientCertificate, logger: logger)
+                on: channel, connection: connection, hasClientCertificate: certificate != nil, logger: logger)
             negotiated.succeed(.http2)
         }
         if let sslContext {
@@ -73,7 +76,7 @@ struct ProviderChannel: ServerChildChannel {
         let http1 = self.http1
         let sniffer = HTTPVersionSniffer { isHTTP2 in
             if isHTTP2 {
-                return channel.eventLoop.makeCompletedFuture { try configureHTTP2(false) }
+                return channel.eventLoop.makeCompletedFuture { try configureHTTP2(nil) }
             }
             return http1.setup(channel: channel, logger: logger).map { negotiated.succeed(.http1($0)) }
         }
@@ -126,9 +129,9 @@ struct ProviderChannel: ServerChildChannel {
 final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
 
-    private let configure: (Bool) throws -> Void
+    private let configure: (NIOSSLCertificate?) throws -> Void
 
-    init(configure: @escaping (Bool) throws -> Void) {
+    init(configure: @escaping (NIOSSLCertificate?) throws -> Void) {
         self.configure = configure
     }
 
@@ -137,7 +140,7 @@ final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
         case TLSUserEvent.handshakeCompleted:
             let certificate = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
             do {
-                try configure(certificate != nil)
+                try configure(certificate)
                 context.fireUserInboundEventTriggered(event)
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             } catch {

@@ -1,21 +1,40 @@
 import Foundation
 import HeraldCore
+import NIOSSL
+import SwiftASN1
 import Synchronization
+import X509
 
 /// What the gateway remembers about one provider connection: how it authenticates and what it is bound to.
 final class ProviderConnection: Sendable {
     /// How the connection authenticates.
     enum Identity: Sendable, Equatable {
-        /// Not looked at yet.
-        case unknown
         /// No client certificate: token-based (§3.1).
         case token
         /// A client certificate with these topics and environments (§3.2); `topics` empty = not an APNs certificate.
         case certificate(commonName: String, topics: [String], environments: Set<APNsEnvironment>)
+
+        /// The identity a client certificate gives (none: token authentication).
+        ///
+        /// - Parameter certificate: The certificate the client presented in the TLS handshake, if any.
+        init(certificate: NIOSSLCertificate?) {
+            guard let certificate else {
+                self = .token
+                return
+            }
+            guard let der = try? certificate.toDERBytes(), let parsed = try? Certificate(derEncoded: der) else {
+                self = .certificate(commonName: "", topics: [], environments: [])
+                return
+            }
+            self = .certificate(
+                commonName: parsed.subject.description, topics: APNsCertificateTopics.topics(of: parsed),
+                environments: APNsCertificateTopics.environments(of: parsed))
+        }
     }
 
     struct State {
-        var identity: Identity = .unknown
+        /// Decided when the TLS handshake completes, before any request (plaintext connections: by token).
+        var identity: Identity = .token
         /// The team the first accepted push bound the connection to.
         var boundTeamID: String?
         /// The token in use and when the connection first saw it.
@@ -35,6 +54,9 @@ final class ProviderConnection: Sendable {
         self.usesTLS = usesTLS
         self.environment = environment
     }
+
+    /// How the connection authenticates.
+    var identity: Identity { state.withLock { $0.identity } }
 }
 
 /// Provider connections by their channel, so a request on any stream finds its connection's state.

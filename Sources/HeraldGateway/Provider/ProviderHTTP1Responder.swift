@@ -18,8 +18,7 @@ struct ProviderHTTP1Responder: HTTPResponder {
         for try await chunk in request.body { providerRequest.appendPayload(chunk) }
         let answer: ProviderAnswer
         if let connection = connections.connection(ObjectIdentifier(context.channel)) {
-            answer = await responder.answer(
-                providerRequest, connection: connection, channel: context.channel, logger: context.logger)
+            answer = await responder.answer(providerRequest, connection: connection, logger: context.logger)
         } else {
             context.logger.error("A request came on a connection the gateway does not know")
             answer = ProviderAnswer(status: 500, fields: [], body: ByteBuffer(), authenticated: false)

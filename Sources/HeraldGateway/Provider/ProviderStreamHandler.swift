@@ -25,7 +25,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     /// - Parameters:
     ///   - responder: Checks and accepts requests.
     ///   - connection: The state of the stream's connection.
-    ///   - connectionChannel: The connection's channel (for its client certificate and stream-limit changes).
+    ///   - connectionChannel: The connection's channel (for stream-limit changes).
     ///   - logger: Where to log.
     init(responder: ProviderAPIResponder, connection: ProviderConnection, connectionChannel: any Channel, logger: Logger) {
         self.responder = responder
@@ -82,10 +82,10 @@ final class ProviderStreamHandler: ChannelInboundHandler {
             return
         }
         self.request = nil
-        let (responder, connection, connectionChannel, logger) = (responder, connection, connectionChannel, logger)
+        let (responder, connection, logger) = (responder, connection, logger)
         let answered = context.eventLoop.makePromise(of: ProviderAnswer.self)
         answered.completeWithTask {
-            await responder.answer(request, connection: connection, channel: connectionChannel, logger: logger)
+            await responder.answer(request, connection: connection, logger: logger)
         }
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         answered.futureResult.whenSuccess { answer in
