@@ -132,12 +132,12 @@ import Testing
             try headers([("apns-topic", "\(Self.bundleID).voip"), ("apns-push-type", "voip")]), pushType: .voip,
             authorization: app)
         #expect(voip.bundleID == Self.bundleID && voip.priority == .immediate)
-        #expect(throws: ProviderAPIResponder.Refusal.self) {
+        #expect(throws: APNsRefusal.self) {
             // A voip suffix on an alert push.
             try ProviderAPIResponder.addressing(
                 try headers([("apns-topic", "\(Self.bundleID).voip")]), pushType: .alert, authorization: app)
         }
-        #expect(throws: ProviderAPIResponder.Refusal.self) {
+        #expect(throws: APNsRefusal.self) {
             // Background at priority 10.
             try ProviderAPIResponder.addressing(
                 try headers([("apns-topic", Self.bundleID), ("apns-priority", "10")]), pushType: .background,
@@ -150,14 +150,14 @@ import Testing
             _ = try ProviderAPIResponder.addressing(
                 try headers([("apns-topic", "com.example.other")]), pushType: .alert, authorization: certificate)
             Issue.record("another app's topic was accepted")
-        } catch let refusal as ProviderAPIResponder.Refusal {
+        } catch let refusal as APNsRefusal {
             #expect(refusal.reason == .topicDisallowed)
         }
         let keyLimited = ProviderAPIResponder.Authorization.token(topics: ["com.example.other"])
         do {
             _ = try ProviderAPIResponder.addressing(try headers([("apns-topic", Self.bundleID)]), pushType: .alert, authorization: keyLimited)
             Issue.record("a topic outside the key's list was accepted")
-        } catch let refusal as ProviderAPIResponder.Refusal {
+        } catch let refusal as APNsRefusal {
             #expect(refusal.reason == .topicDisallowed)
         }
     }

@@ -28,17 +28,6 @@ struct ProviderAPIResponder: Sendable {
     /// The largest body any push type may have; longer bodies are PayloadTooLarge whatever their type.
     static let largestPayload = APNsPushType.voip.maximumPayloadSize
 
-    /// Why a stage refused a request: Apple's reason, and the token's unregistration date for a 410.
-    struct Refusal: Error {
-        var reason: APNsReason
-        var timestamp: Date?
-
-        init(_ reason: APNsReason, timestamp: Date? = nil) {
-            self.reason = reason
-            self.timestamp = timestamp
-        }
-    }
-
     /// Who may push what on this request, once authenticated.
     enum Authorization {
         /// A provider token: its key's topics (empty: every topic of the team).
@@ -62,9 +51,10 @@ struct ProviderAPIResponder: Sendable {
 
     /// Checks one request and, when it is accepted, hands the notification to the dispatcher.
     ///
-    /// The stages run in order, the first refusal deciding the answer: ``target(of:)`` (method, path, token
+    /// The stages run in order, each throwing an ``APNsRefusal`` (its `apns-id` filled in here), the first refusal
+    /// deciding the answer: ``target(of:)`` (method, path, token
     /// syntax), header syntax, ``authorize(_:connection:now:)``, ``payload(of:headers:)``,
-    /// ``addressing(_:pushType:authorization:)``, ``deviceToken(_:bundleID:environment:now:)``, then the dispatch.
+    /// ``addressing(_:pushType:authorization:)``, ``deviceToken(_:bundleID:environment:now:logger:)``, then the dispatch.
     /// - Parameters:
     ///   - request: The request, its body read.
     ///   - connection: The state of the connection it came on, its identity decided at the handshake.
@@ -93,7 +83,7 @@ struct ProviderAPIResponder: Sendable {
             let payload = try Self.payload(of: request, headers: headers)
             let addressing = try Self.addressing(headers, pushType: payload.pushType, authorization: authorization)
             let record = try await self.deviceToken(
-                deviceToken, bundleID: addressing.bundleID, environment: connection.environment, now: now)
+                deviceToken, bundleID: addressing.bundleID, environment: connection.environment, now: now, logger: logger)
             // Time-ordered, so the delivery log's index by unique id grows at one end (R-03 leaves the format open).
             let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
             let accepted = AcceptedPush(
@@ -105,7 +95,7 @@ struct ProviderAPIResponder: Sendable {
             } catch {
                 logger.error(
                     "Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
-                throw Refusal(.internalServerError)
+                throw APNsRefusal(.internalServerError)
             }
             metrics.recordResponse(status: 200, reason: nil)
             logger.debug(
@@ -119,7 +109,7 @@ struct ProviderAPIResponder: Sendable {
             if connection.environment == .development { responseFields.append((name: "apns-unique-id", value: uniqueID)) }
             return ProviderAnswer(status: 200, fields: responseFields, body: ByteBuffer(), authenticated: true)
         } catch {
-            let refusal = (error as? Refusal) ?? Refusal(.internalServerError)
+            let refusal = (error as? APNsRefusal) ?? APNsRefusal(.internalServerError)
             var answer = refuse(APNsRefusal(refusal.reason, apnsID: apnsID, timestamp: refusal.timestamp), logger: logger)
             answer.authenticated = authenticated
             return answer
@@ -127,15 +117,15 @@ struct ProviderAPIResponder: Sendable {
     }
 
     /// S-01, S-02: a POST to `/3/device/<token>` with a token of hex digits.
-    static func target(of request: ProviderRequest) -> Result<DeviceToken, Refusal> {
-        guard request.method == "POST" else { return .failure(Refusal(.methodNotAllowed)) }
+    static func target(of request: ProviderRequest) -> Result<DeviceToken, APNsRefusal> {
+        guard request.method == "POST" else { return .failure(APNsRefusal(.methodNotAllowed)) }
         let path = request.path
         let prefix = "/3/device"
-        guard path == prefix || path.hasPrefix(prefix + "/") else { return .failure(Refusal(.badPath)) }
+        guard path == prefix || path.hasPrefix(prefix + "/") else { return .failure(APNsRefusal(.badPath)) }
         let tokenText = path.dropFirst(prefix.count).drop { $0 == "/" }
-        guard !tokenText.isEmpty else { return .failure(Refusal(.missingDeviceToken)) }
-        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return .failure(Refusal(.badPath)) }
-        guard let token = DeviceToken(hex: tokenText) else { return .failure(Refusal(.badDeviceToken)) }
+        guard !tokenText.isEmpty else { return .failure(APNsRefusal(.missingDeviceToken)) }
+        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return .failure(APNsRefusal(.badPath)) }
+        guard let token = DeviceToken(hex: tokenText) else { return .failure(APNsRefusal(.badDeviceToken)) }
         return .success(token)
     }
 
@@ -144,25 +134,25 @@ struct ProviderAPIResponder: Sendable {
         switch connection.identity {
         case .certificate(_, let topics, let environments):
             // the authorization header is ignored on certificate connections.
-            guard !topics.isEmpty else { throw Refusal(.badCertificate) }
-            guard environments.contains(connection.environment) else { throw Refusal(.badCertificateEnvironment) }
+            guard !topics.isEmpty else { throw APNsRefusal(.badCertificate) }
+            guard environments.contains(connection.environment) else { throw APNsRefusal(.badCertificateEnvironment) }
             return .certificate(topics: topics)
         case .token:
             switch await authenticate(headers.bearerToken, connection: connection, now: now) {
             case .success(let topics): return .token(topics: topics)
-            case .failure(let reason): throw Refusal(reason)
+            case .failure(let reason): throw APNsRefusal(reason)
             }
         }
     }
 
     /// S-11, I-04: a non-empty RFC 8259 JSON object within the push type's size; the push type, given or inferred.
     static func payload(of request: ProviderRequest, headers: APNsRequestHeaders) throws -> Payload {
-        if request.payloadTooLarge { throw Refusal(.payloadTooLarge) }
+        if request.payloadTooLarge { throw APNsRefusal(.payloadTooLarge) }
         let payload = request.payload
-        guard payload.readableBytes > 0 else { throw Refusal(.payloadEmpty) }
+        guard payload.readableBytes > 0 else { throw APNsRefusal(.payloadEmpty) }
         // I-04: any JSON object is a payload (Apple is silent on objects without `aps`); other bodies are not. GAP:
         // Apple does not say how strict; Herald takes RFC 8259 JSON only (no trailing commas, comments or the like).
-        guard payload.withUnsafeReadableBytes(JSONSyntax.isPayloadObject) else { throw Refusal(.badRequestPayload) }
+        guard payload.withUnsafeReadableBytes(JSONSyntax.isPayloadObject) else { throw APNsRefusal(.badRequestPayload) }
         let data = Data(payload.readableBytesView)
         let pushType: APNsPushType
         if let given = headers.pushType {
@@ -172,7 +162,7 @@ struct ProviderAPIResponder: Sendable {
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
             pushType = headers.effectivePushType(aps: object?["aps"] as? [String: Any])
         }
-        if data.count > pushType.maximumPayloadSize { throw Refusal(.payloadTooLarge) }
+        if data.count > pushType.maximumPayloadSize { throw APNsRefusal(.payloadTooLarge) }
         return Payload(data: data, pushType: pushType)
     }
 
@@ -192,41 +182,42 @@ struct ProviderAPIResponder: Sendable {
             // a single-app certificate's bundle ID is the default topic.
             topic = only + pushType.topicSuffix
         } else {
-            throw Refusal(.missingTopic)
+            throw APNsRefusal(.missingTopic)
         }
         let (bundleID, suffixType) = APNsPushType.split(topic: topic)
         // GAP (P-14): Apple names no reason for a topic whose suffix does not match the push type; Herald
         // answers InvalidPushType, since the header is what disagrees with the topic.
-        if !pushType.acceptsTopicSuffix(suffixType) { throw Refusal(.invalidPushType) }
+        if !pushType.acceptsTopicSuffix(suffixType) { throw APNsRefusal(.invalidPushType) }
         switch authorization {
         case .certificate(let topics):
-            guard topics.contains(topic) else { throw Refusal(.topicDisallowed) }
+            guard topics.contains(topic) else { throw APNsRefusal(.topicDisallowed) }
             // P-07: location pushes need token auth.
-            if pushType == .location { throw Refusal(.invalidPushType) }
+            if pushType == .location { throw APNsRefusal(.invalidPushType) }
         case .token(let topics):
-            if !topics.isEmpty && !topics.contains(bundleID) { throw Refusal(.topicDisallowed) }
+            if !topics.isEmpty && !topics.contains(bundleID) { throw APNsRefusal(.topicDisallowed) }
         }
         let priority = headers.effectivePriority(for: pushType)
         // P-02: background pushes are always priority 5. GAP (P-14): Apple names no reason; Herald answers
         // BadPriority.
-        if !pushType.allows(priority) { throw Refusal(.badPriority) }
+        if !pushType.allows(priority) { throw APNsRefusal(.badPriority) }
         return Addressing(topic: topic, bundleID: bundleID, priority: priority)
     }
 
     /// The device token: known, of this environment (D-11), not revoked, for this app, within the rate limit.
     func deviceToken(
-        _ token: DeviceToken, bundleID: String, environment: APNsEnvironment, now: Date
+        _ token: DeviceToken, bundleID: String, environment: APNsEnvironment, now: Date, logger: Logger
     ) async throws -> DeviceTokenRecord {
         let record: DeviceTokenRecord?
         do {
             record = try await store.token(token.hex)
         } catch {
-            throw Refusal(.internalServerError)
+            logger.error("Token lookup failed", metadata: ["error": "\(error)"])
+            throw APNsRefusal(.internalServerError)
         }
-        guard let record, record.environment == environment else { throw Refusal(.badDeviceToken) }
-        if let revokedAt = record.revokedAt { throw Refusal(.unregistered, timestamp: revokedAt) }
-        guard record.bundleID == bundleID else { throw Refusal(.deviceTokenNotForTopic) }
-        if let rateLimiter, !rateLimiter.admit(record.token, at: now) { throw Refusal(.tooManyRequests) }
+        guard let record, record.environment == environment else { throw APNsRefusal(.badDeviceToken) }
+        if let revokedAt = record.revokedAt { throw APNsRefusal(.unregistered, timestamp: revokedAt) }
+        guard record.bundleID == bundleID else { throw APNsRefusal(.deviceTokenNotForTopic) }
+        if let rateLimiter, !rateLimiter.admit(record.token, at: now) { throw APNsRefusal(.tooManyRequests) }
         return record
     }
 
