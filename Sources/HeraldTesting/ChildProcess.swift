@@ -55,6 +55,17 @@ public final class ChildProcess: Sendable {
     /// The state the reading tasks and the waiters share.
     private final class Shared: Sendable {
         let state = Mutex(State())
+
+        /// Applies new output or the exit, counts it as a change and wakes every waiter.
+        func change(_ apply: (inout State) -> Void) {
+            let waiters = state.withLock { state in
+                apply(&state)
+                state.version += 1
+                defer { state.waiters.removeAll() }
+                return Array(state.waiters.values)
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 
     private let shared: Shared
@@ -72,8 +83,8 @@ public final class ChildProcess: Sendable {
     ///   - executable: A path, or a name looked up in `PATH`.
     ///   - arguments: Its arguments.
     ///   - environment: Its whole environment; `nil` inherits this process's.
-    ///   - timeout: How long it may run; then it is terminated (SIGTERM, SIGKILL a second later) and the result
-    ///     says ``Result/timedOut``.
+    ///   - timeout: How long it may run; then it is ended as ``stop(grace:)`` does (SIGTERM, SIGKILL ten seconds
+    ///     later) and the result says ``Result/timedOut``.
     /// - Throws: When the program cannot be started (not found, not executable).
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
@@ -125,13 +136,7 @@ public final class ChildProcess: Sendable {
                 started.continuation.yield(.failure(error))
                 status = 127
             }
-            let waiters = shared.state.withLock { state in
-                state.status = status
-                state.version += 1
-                defer { state.waiters.removeAll() }
-                return Array(state.waiters.values)
-            }
-            for waiter in waiters { waiter.resume() }
+            shared.change { $0.status = status }
             started.continuation.finish()
         }
         var iterator = started.stream.makeAsyncIterator()
@@ -155,15 +160,9 @@ public final class ChildProcess: Sendable {
     ) async {
         do {
             for try await chunk in sequence {
-                let waiters = chunk.withUnsafeBytes { bytes in
-                    shared.state.withLock { state in
-                        state[keyPath: field].append(contentsOf: bytes)
-                        state.version += 1
-                        defer { state.waiters.removeAll() }
-                        return Array(state.waiters.values)
-                    }
+                chunk.withUnsafeBytes { bytes in
+                    shared.change { $0[keyPath: field].append(contentsOf: bytes) }
                 }
-                for waiter in waiters { waiter.resume() }
             }
         } catch {
             // The pipe broke: what was read so far is all there is.
@@ -204,11 +203,7 @@ public final class ChildProcess: Sendable {
     /// - Returns: How it ended and everything it wrote.
     @discardableResult
     public func wait(timeout: Duration) async -> Result {
-        let deadline = ContinuousClock.now + timeout
-        while let version = shared.state.withLock({ $0.status == nil ? $0.version : nil }), ContinuousClock.now < deadline {
-            await change(since: version, before: deadline)
-        }
-        let timedOut = shared.state.withLock { $0.status == nil }
+        let timedOut = await !exited(before: ContinuousClock.now + timeout)
         if timedOut { await stop() }
         return shared.state.withLock { state in
             Result(
@@ -232,15 +227,20 @@ public final class ChildProcess: Sendable {
     @discardableResult
     public func stop(grace: Duration = .seconds(10)) async -> Int32 {
         send(SIGTERM)
-        let deadline = ContinuousClock.now + grace
-        while let version = shared.state.withLock({ $0.status == nil ? $0.version : nil }), ContinuousClock.now < deadline {
-            await change(since: version, before: deadline)
-        }
-        if shared.state.withLock({ $0.status == nil }) {
+        if await !exited(before: ContinuousClock.now + grace) {
             send(SIGKILL)
             await runner.value
         }
         return shared.state.withLock { $0.status ?? -1 }
+    }
+
+    /// Waits until the child has ended, or `deadline` passes; whether it ended.
+    private func exited(before deadline: ContinuousClock.Instant) async -> Bool {
+        while let version = shared.state.withLock({ $0.status == nil ? $0.version : nil }) {
+            if ContinuousClock.now >= deadline { return false }
+            await change(since: version, before: deadline)
+        }
+        return true
     }
 
     /// Suspends until output arrives or the child ends after `version`, or `deadline` passes (whichever is first).

@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
 import HeraldProvider
+import HeraldTesting
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -167,18 +168,13 @@ extension HTTPClient {
 
 /// Waits for the next push on a device, failing after `seconds`.
 func nextPush(_ device: DeviceChannelClient, seconds: Double = 10) async throws -> DevicePush? {
-    try await withThrowingTaskGroup(of: DevicePush?.self) { group in
-        group.addTask {
+    do {
+        return try await withTimeout(.seconds(seconds)) {
             var iterator = device.pushes.makeAsyncIterator()
             return await iterator.next()
         }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        let first = try await group.next() ?? nil
-        group.cancelAll()
-        return first
+    } catch is TimeoutError {
+        return nil
     }
 }
 
