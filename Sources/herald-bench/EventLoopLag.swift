@@ -19,7 +19,7 @@ struct EventLoopLag {
 
     /// The measurements taken after `earlier`.
     func since(_ earlier: EventLoopLag) -> EventLoopLag {
-        EventLoopLag(buckets: buckets.mapValues { $0 }.merging(earlier.buckets.mapValues { -$0 }) { $0 + $1 })
+        EventLoopLag(buckets: buckets.merging(earlier.buckets.mapValues { -$0 }) { $0 + $1 })
     }
 
     /// How many measurements there are.
