@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTesting
 import Testing
 import UserNotifications
 
@@ -120,5 +121,69 @@ import UserNotifications
         #expect(throws: NotificationInteractionError.notTextInput(identifier: "accept")) {
             try ResponseRouter.route(.reply(action: "accept", text: "x"), category: plain, categoryIdentifier: "invite")
         }
+    }
+
+    @Test("B-11 B-17: the scheduler fires what is due soonest first, once, in batches; backs off after a failure; housekeeps only with time to spare")
+    func schedulerSteps() {
+        let t0 = Self.added
+        func entry(_ offset: TimeInterval, _ sequence: Int64) -> ScheduleEntry {
+            ScheduleEntry(fireTime: t0.addingTimeInterval(offset).timeIntervalSince1970, sequence: sequence)
+        }
+        var scheduler = Scheduler()
+        #expect(scheduler.nextStep(now: t0) == .idle(next: nil, housekeeping: true))
+        scheduler.recover([entry(30, 3), entry(10, 1)])
+        scheduler.add(entry(20, 2))
+        scheduler.add(entry(10, 1))  // queued twice (a reload raced an add): fires once
+        #expect(scheduler.nextStep(now: t0) == .idle(next: t0.addingTimeInterval(10), housekeeping: true))
+        // Less than the headroom before the next firing: no housekeeping now.
+        #expect(scheduler.nextStep(now: t0.addingTimeInterval(9.9)) == .idle(next: t0.addingTimeInterval(10), housekeeping: false))
+        #expect(scheduler.nextStep(now: t0.addingTimeInterval(20)) == .fire([entry(10, 1), entry(20, 2)]))
+        #expect(scheduler.nextStep(now: t0.addingTimeInterval(20)) == .idle(next: t0.addingTimeInterval(30), housekeeping: true))
+
+        // A store failure: the entry goes back at its time, and nothing fires for the back-off interval.
+        let failedAt = t0.addingTimeInterval(31)
+        #expect(scheduler.nextStep(now: failedAt) == .fire([entry(30, 3)]))
+        scheduler.retry(3, expected: t0.addingTimeInterval(30), now: failedAt)
+        let resume = failedAt.addingTimeInterval(Scheduler.backOffInterval)
+        #expect(scheduler.nextStep(now: failedAt.addingTimeInterval(0.5)) == .backOff(until: resume))
+        #expect(scheduler.nextStep(now: resume) == .fire([entry(30, 3)]))
+
+        // A firing waiting for the app's willPresent is neither fired again nor brought back by a reload.
+        scheduler.add(entry(40, 4))
+        #expect(scheduler.nextStep(now: t0.addingTimeInterval(40)) == .fire([entry(40, 4)]))
+        scheduler.awaitDelegate(4)
+        scheduler.reload([entry(40, 4), entry(50, 5)])
+        scheduler.add(entry(40, 4))
+        #expect(scheduler.nextStep(now: t0.addingTimeInterval(50)) == .fire([entry(50, 5)]))
+        scheduler.delegateAnswered(4)
+        scheduler.add(entry(60, 4))
+        #expect(scheduler.nextStep(now: t0.addingTimeInterval(60)) == .fire([entry(60, 4)]))
+
+        // A flood commits in batches.
+        scheduler.recover((0..<Int64(Scheduler.batchLimit + 5)).map { entry(70, 100 + $0) })
+        guard case .fire(let first) = scheduler.nextStep(now: t0.addingTimeInterval(70)),
+              case .fire(let rest) = scheduler.nextStep(now: t0.addingTimeInterval(70))
+        else { Issue.record("expected two batches"); return }
+        #expect(first.count == Scheduler.batchLimit && rest.count == 5)
+    }
+
+    @Test("The scheduler's sleep ends at its deadline, or early when something earlier is scheduled")
+    func wakeableSleep() async throws {
+        let clock = VirtualClock()
+        let sleeper = WakeableSleep()
+        #expect(!sleeper.wake(), "nobody sleeps yet")
+        let deadline = clock.now.addingTimeInterval(3_600)
+        let slept = Task { await sleeper.sleep(until: deadline, on: clock) }
+        #expect(await clock.waitForSleeper(until: deadline))
+        #expect(!sleeper.wake(before: deadline.addingTimeInterval(1)), "later than the deadline: keeps sleeping")
+        #expect(sleeper.wake(before: deadline.addingTimeInterval(-1)))
+        try await withTimeout(.seconds(10)) { await slept.value }
+        #expect(clock.now < deadline, "woken without the clock moving")
+
+        let full = Task { await sleeper.sleep(until: clock.now.addingTimeInterval(5), on: clock) }
+        #expect(await clock.waitForSleeper(until: clock.now.addingTimeInterval(5)))
+        clock.advance(by: 5)
+        try await withTimeout(.seconds(10)) { await full.value }
+        #expect(!sleeper.wake(), "the finished sleep left nothing behind")
     }
 }

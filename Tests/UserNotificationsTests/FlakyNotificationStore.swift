@@ -62,7 +62,7 @@ final class FlakyNotificationStore: NotificationStore {
         try await base.removePending(identifiers: identifiers, for: bundleIdentifier)
     }
 
-    func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleHeap.Entry] {
+    func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleEntry] {
         try await base.scheduleIndex(for: bundleIdentifiers)
     }
 

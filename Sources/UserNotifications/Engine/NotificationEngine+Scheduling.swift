@@ -1,0 +1,253 @@
+import Foundation
+import HeraldCore
+import Logging
+import Metrics
+import ServiceLifecycle
+
+extension NotificationEngine {
+    /// Runs the scheduler until cancelled or shut down gracefully.
+    package func run() async throws {
+        await runScheduler()
+    }
+
+    /// Starts the scheduler in its own task (the in-process center's way; a daemon uses `run()` in a service group).
+    package nonisolated func start() -> Task<Void, Never> {
+        activity.loopRunning() // busy from now, not from when the task first runs: recovery counts as work
+        return Task { await self.runScheduler() }
+    }
+
+    private func runScheduler() async {
+        guard !loopRunning else { return }
+        loopRunning = true
+        activity.loopRunning()
+        defer {
+            loopRunning = false
+            activity.loopSleeping(until: .distantFuture)
+        }
+        await recover()
+        let poller = startExternalChangePoller()
+        defer { poller?.cancel() }
+        shuttingDown = false
+        await withGracefulShutdownHandler {
+            while !Task.isCancelled && !shuttingDown {
+                let now = configuration.clock.now
+                switch scheduler.nextStep(now: now) {
+                case .backOff(let until):
+                    await sleep(until: until)
+                case .fire(let due):
+                    await fire(due, now: now)
+                case .idle(let next, let housekeeping):
+                    if housekeeping {
+                        await store.performMaintenance()
+                        if Task.isCancelled || shuttingDown { return }
+                        if let next, next <= configuration.clock.now { continue }
+                    }
+                    await sleep(until: scheduler.nextFireDate)
+                }
+            }
+        } onGracefulShutdown: {
+            Task { await self.stopSleeping() }
+        }
+    }
+
+    /// Graceful shutdown: finish the current step, then leave the loop. Nothing is lost: what has not fired is
+    /// still pending in the store.
+    private func stopSleeping() {
+        shuttingDown = true
+        sleeper.wake()
+    }
+
+    private func sleep(until deadline: Date?) async {
+        activity.loopSleeping(until: deadline ?? .distantFuture)
+        await sleeper.sleep(until: deadline, on: configuration.clock)
+        activity.loopRunning()
+    }
+
+    /// Adds an entry to the queue and wakes the loop if it sleeps past it.
+    func schedule(_ entry: ScheduleEntry) {
+        let fireDate = scheduler.add(entry)
+        if sleeper.wake(before: fireDate) { activity.loopRunning() }
+    }
+
+    /// Loads the queue from the store; requests already due fired while no engine ran (B-17).
+    private func recover() async {
+        let now = configuration.clock.now
+        startedAt = now
+        do {
+            let index = try await store.scheduleIndex(for: configuration.scope)
+            scheduler.recover(index)
+            lastExternalToken = try await store.externalChangeToken()
+            logger.debug("Scheduler recovered", metadata: ["pending.count": "\(index.count)"])
+        } catch {
+            logger.error("Could not load pending notifications", metadata: ["error": "\(error)"])
+        }
+        await evaluateLocation()
+    }
+
+    private nonisolated func startExternalChangePoller() -> Task<Void, Never>? {
+        guard let interval = configuration.externalChangePollInterval else { return nil }
+        return Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                await self.reloadIfChangedElsewhere()
+            }
+        }
+    }
+
+    /// Another process (the `herald` CLI, another app's engine) wrote to the store: reload the queue.
+    private func reloadIfChangedElsewhere() async {
+        guard let token = try? await store.externalChangeToken(), token != lastExternalToken else { return }
+        lastExternalToken = token
+        guard let index = try? await store.scheduleIndex(for: configuration.scope) else { return }
+        scheduler.reload(index)
+        locationCache = nil
+        activity.loopRunning()
+        sleeper.wake()
+        await evaluateLocation()
+    }
+
+    /// Fires due entries: foreground apps ask their delegate, the rest are committed together.
+    private func fire(_ due: [ScheduleEntry], now: Date) async {
+        guard !due.isEmpty else { return }
+        let rows: [Int64: (bundleIdentifier: String, pending: PendingNotification)]
+        do {
+            rows = try await store.pending(sequences: due.map(\.sequence))
+        } catch {
+            logger.error("Could not load due notifications; retrying", metadata: ["error": "\(error)"])
+            for entry in due { scheduler.retry(entry.sequence, expected: entry.fireDate, now: now) }
+            return
+        }
+        var items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)] = []
+        for entry in due {
+            guard let (bundleIdentifier, pending) = rows[entry.sequence],
+                  pending.nextFireDate?.timeIntervalSince1970 == entry.fireTime
+            else { continue }
+            items.append((bundleIdentifier, pending, entry.fireDate))
+        }
+        await deliver(items, now: now)
+    }
+
+    func deliver(_ items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)], now: Date) async {
+        var settings: [String: NotificationAppState] = [:]
+        var background: [FiringPlanner.PlannedFiring] = []
+        for item in items {
+            let state: NotificationAppState
+            if let cached = settings[item.bundleIdentifier] {
+                state = cached
+            } else if let read = await deliveryState(of: item.bundleIdentifier) {
+                state = read
+                settings[item.bundleIdentifier] = state
+            } else {
+                retryLater(item.pending.sequence, expected: item.expected)
+                continue
+            }
+            let fireDate = item.expected ?? now
+            let missed = startedAt.map { fireDate < $0 } ?? false
+            if !missed, state.settings.allowsDelivery, let host = hosts[item.bundleIdentifier], host.presentsInForeground {
+                scheduler.awaitDelegate(item.pending.sequence)
+                let bundleIdentifier = item.bundleIdentifier
+                let pending = item.pending
+                let expected = item.expected
+                enqueueHostWork(for: bundleIdentifier) { engine in
+                    let notification = DeliveredNotification(request: pending.request, date: fireDate)
+                    let options = await host.willPresent(notification) ?? []
+                    await engine.commitForeground(pending, bundleIdentifier: bundleIdentifier, expected: expected,
+                                                  options: options, now: fireDate)
+                }
+            } else {
+                var planned = planner.plan(
+                    item.pending, bundleIdentifier: item.bundleIdentifier, expected: item.expected,
+                    options: FiringPlanner.systemPresentation, state: state, date: fireDate, now: now)
+                planned.missed = missed
+                background.append(planned)
+            }
+        }
+        await commit(background)
+    }
+
+    private func commitForeground(
+        _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
+        options: UNNotificationPresentationOptions, now: Date
+    ) async {
+        guard let state = await deliveryState(of: bundleIdentifier) else {
+            scheduler.delegateAnswered(pending.sequence)
+            retryLater(pending.sequence, expected: expected)
+            return
+        }
+        let planned = planner.plan(
+            pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options, state: state, date: now,
+            now: configuration.clock.now)
+        await commit([planned])
+        scheduler.delegateAnswered(pending.sequence)
+    }
+
+    /// The app's state for a delivery decision, or `nil` when the store cannot be read: then the firing waits and is
+    /// tried again (``retryLater(_:expected:)``), as a failed commit is — it is never consumed unshown.
+    private func deliveryState(of bundleIdentifier: String) async -> NotificationAppState? {
+        do {
+            return try await store.appState(for: bundleIdentifier)
+        } catch {
+            logger.error(
+                "Could not read the app's settings to deliver a notification; retrying",
+                metadata: ["app.bundle_id": "\(bundleIdentifier)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Puts a due notification back in the queue at its fire time and pauses firing for a moment.
+    private func retryLater(_ sequence: Int64, expected: Date?) {
+        scheduler.retry(sequence, expected: expected, now: configuration.clock.now)
+    }
+
+    private func commit(_ batch: [FiringPlanner.PlannedFiring]) async {
+        guard !batch.isEmpty else { return }
+        let outcomes: [FiringOutcome]
+        do {
+            outcomes = try await store.commit(batch.map(\.firing))
+        } catch {
+            logger.error("Could not record fired notifications; retrying", metadata: ["error": "\(error)"])
+            for item in batch { retryLater(item.firing.sequence, expected: item.firing.expectedFireDate) }
+            return
+        }
+        var presentations: [NotificationPresentation] = []
+        var categories: [String: [NotificationCategoryRecord]] = [:]
+        for (item, outcome) in zip(batch, outcomes) where outcome.applied {
+            let firing = item.firing
+            let request = item.pending.request
+            switch firing.reschedule {
+            case .keep(let next?):
+                scheduler.add(ScheduleEntry(fireTime: next.timeIntervalSince1970, sequence: firing.sequence))
+            case .keep(nil):
+                locationCache = nil
+            case .remove:
+                if firing.delivered == nil { attachments.delete(request.content.attachments) }
+            }
+            if let replaced = outcome.replacedDelivered {
+                attachments.delete(replaced.request.content.attachments, keeping: request.content.attachments)
+            }
+            deliveredCounter.increment()
+            logger.debug("Notification fired", metadata: [
+                "app.bundle_id": "\(firing.bundleIdentifier)", "request.id": "\(request.identifier)",
+                "notification.listed": "\(firing.delivered != nil)", "notification.missed": "\(item.missed)",
+            ])
+            let style = item.style
+            guard style.banner || style.list || style.sound || style.badge else { continue }
+            if categories[firing.bundleIdentifier] == nil {
+                categories[firing.bundleIdentifier] = (try? await store.categories(for: firing.bundleIdentifier)) ?? []
+            }
+            let content = request.content
+            let category = categories[firing.bundleIdentifier]?.first { $0.identifier == content.categoryIdentifier }
+            presentations.append(NotificationPresentation(
+                bundleIdentifier: firing.bundleIdentifier, identifier: request.identifier,
+                title: content.title, subtitle: content.subtitle, body: content.body,
+                soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
+                categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
+                actionTitles: category?.actions.map(\.title) ?? [], attachmentPaths: content.attachments.map(\.path),
+                date: item.date, style: style, deliveredWhileNotRunning: item.missed
+            ))
+        }
+        for presentation in presentations {
+            await configuration.presenter.present(presentation)
+        }
+    }
+}
