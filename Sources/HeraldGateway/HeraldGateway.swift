@@ -35,7 +35,7 @@ public final class HeraldGateway: Service, Sendable {
 
     private let clock: any HeraldClock
     private let logger: Logger
-    private let hub = DeviceHub()
+    private let hub: DeviceHub
     private let connections = ProviderConnectionRegistry()
     private let log: DeliveryLog
     private let dispatcher: PushDispatcher
@@ -76,6 +76,8 @@ public final class HeraldGateway: Service, Sendable {
         self.logger = logger
         self.log = DeliveryLog(store: store, logger: logger)
         self.keyring = ProviderKeyring(store: store, clock: clock)
+        self.hub = DeviceHub(
+            forwarder: StoredPushForwarder(store: store, log: log, metrics: metrics, clock: clock, logger: logger))
         self.dispatcher = PushDispatcher(
             store: store, hub: hub, log: log, metrics: metrics, clock: clock, configuration: configuration,
             logger: logger)
@@ -224,7 +226,7 @@ public final class HeraldGateway: Service, Sendable {
     private func deviceApplication() throws -> some Service {
         let router = Router(context: BasicWebSocketRequestContext.self)
         let server = DeviceChannelServer(
-            store: store, hub: hub, dispatcher: dispatcher, metrics: metrics, clock: clock,
+            store: store, hub: hub, metrics: metrics, clock: clock,
             acknowledgementTimeout: configuration.acknowledgementTimeout)
         let metrics = self.metrics
         router.ws("/device/v1") { inbound, outbound, context in

@@ -26,9 +26,10 @@ import Testing
             self.store = store
             let logger = Logger(label: "test.responder")
             let configuration = GatewayConfiguration()
-            let hub = DeviceHub()
             let metrics = GatewayMetrics()
             let log = DeliveryLog(store: store, logger: logger)
+            let hub = DeviceHub(
+                forwarder: StoredPushForwarder(store: store, log: log, metrics: metrics, clock: clock, logger: logger))
             responder = ProviderAPIResponder(
                 store: store, keyring: ProviderKeyring(store: store, clock: clock),
                 dispatcher: PushDispatcher(

@@ -1,7 +1,6 @@
 import Foundation
 import HeraldCore
 import Logging
-import Synchronization
 
 /// A notification the provider API accepted, on its way to a device.
 struct AcceptedPush: Sendable {
@@ -31,8 +30,6 @@ final class PushDispatcher: Sendable {
     private let clock: any HeraldClock
     private let configuration: GatewayConfiguration
     private let logger: Logger
-    /// Devices whose stored notifications are being sent, and whether another pass was asked for meanwhile.
-    private let flushing = Mutex<[String: Bool]>([:])
 
     init(
         store: any GatewayStore, hub: DeviceHub, log: DeliveryLog, metrics: GatewayMetrics, clock: any HeraldClock,
@@ -84,73 +81,7 @@ final class PushDispatcher: Sendable {
                     detail: "Discarded - Replaced: a newer notification for the same device and topic was stored"))
         }
         // The device may have connected between the check above and the store: hand it over now.
-        if hub.session(for: push.token.deviceID) != nil {
-            Task { await self.sendStored(to: push.token.deviceID) }
-        }
-    }
-
-    /// Sends a device what was stored for it, oldest first; each is forgotten once acknowledged.
-    ///
-    /// Runs once per device at a time; a call while a pass runs makes that pass look again when done.
-    func sendStored(to deviceID: String) async {
-        let start = flushing.withLock { flushing -> Bool in
-            if flushing[deviceID] != nil {
-                flushing[deviceID] = true
-                return false
-            }
-            flushing[deviceID] = false
-            return true
-        }
-        guard start else { return }
-        while true {
-            await sendStoredOnce(to: deviceID)
-            let again = flushing.withLock { flushing -> Bool in
-                if flushing[deviceID] == true {
-                    flushing[deviceID] = false
-                    return true
-                }
-                flushing[deviceID] = nil
-                return false
-            }
-            if !again { return }
-        }
-    }
-
-    private func sendStoredOnce(to deviceID: String) async {
-        let notifications: [StoredNotification]
-        do {
-            notifications = try await store.storedNotifications(deviceID: deviceID)
-        } catch {
-            logger.error("Could not read stored notifications", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
-            return
-        }
-        for stored in notifications {
-            let now = clock.now
-            if stored.expiresAt <= now {
-                try? await store.removeStoredNotification(token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)
-                // The metric first: whoever sees the logged event sees it counted too.
-                metrics.record(.discardedExpired, pushType: stored.pushType, priority: stored.priority)
-                log.record(
-                    DeliveryEvent(uniqueID: stored.uniqueID, at: now, kind: .discarded, detail: "Discarded - Expired"))
-                continue
-            }
-            guard let session = hub.session(for: deviceID) else { return }
-            let message = DevicePush(stored)
-            guard await session.deliver(message) else { return }
-            do {
-                try await store.removeStoredNotification(
-                    token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)
-            } catch {
-                logger.error(
-                    "Could not forget a delivered notification; it may be delivered again",
-                    metadata: ["apns.unique_id": "\(stored.uniqueID)", "error": "\(error)"])
-            }
-            metrics.record(.deliveredFromStorage, pushType: stored.pushType, priority: stored.priority)
-            log.record(
-                DeliveryEvent(
-                    uniqueID: stored.uniqueID, at: clock.now, kind: .delivered,
-                    detail: "Delivered to Device (From Storage)"))
-        }
+        hub.storedPushArrived(for: push.token.deviceID)
     }
 
     private func discardExpired(_ push: AcceptedPush, detail: String) {

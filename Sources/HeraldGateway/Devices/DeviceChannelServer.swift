@@ -5,12 +5,11 @@ import HummingbirdWebSocket
 import Logging
 import NIOWebSocket
 
-/// The gateway's side of the device channel: authenticates devices, registers their apps' tokens, and hands
-/// each connected device to the dispatcher.
+/// The gateway's side of the device channel: authenticates devices, registers their apps' tokens, and connects
+/// each device's session to the hub (through which pushes reach it).
 struct DeviceChannelServer: Sendable {
     let store: any GatewayStore
     let hub: DeviceHub
-    let dispatcher: PushDispatcher
     let metrics: GatewayMetrics
     let clock: any HeraldClock
     /// How long a push waits for the device's acknowledgement.
@@ -57,16 +56,15 @@ struct DeviceChannelServer: Sendable {
         let session = DeviceSession(deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout) {
             text in try await outbound.write(.text(text))
         }
-        hub.attach(session)?.close()
         metrics.recordDeviceConnection()
         logger.info("Device connected")
         // Acknowledgement timeouts, until the session ends (cancelled then, as it may be asleep until a deadline).
         let expiry = Task { await session.expireUnacknowledged() }
         defer { expiry.cancel() }
-        await withTaskGroup(of: Void.self) { group in
+        await hub.connect(session) {
             do {
+                // Once the device reads its welcome, pushes for it go straight to this session.
                 try await session.sendMessage(.welcome(deviceID: deviceID))
-                group.addTask { await dispatcher.sendStored(to: deviceID) }
                 while let message = try await messages.next() {
                     guard case .text(let text) = message, let decoded = DeviceChannelMessage(jsonText: text) else {
                         try await session.sendMessage(.error("Messages are JSON text frames with a type."))
@@ -92,8 +90,6 @@ struct DeviceChannelServer: Sendable {
             } catch {
                 logger.debug("Device channel ended", metadata: ["error": "\(error)"])
             }
-            session.close()
-            hub.detach(session)
         }
         logger.info("Device disconnected")
     }

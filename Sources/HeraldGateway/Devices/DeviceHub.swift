@@ -1,19 +1,35 @@
 import Synchronization
 
 /// The devices connected right now: at most one session per device (a new connection replaces the old one).
+///
+/// Pushes flow one way through it: the dispatcher hands a push to the device's session, or stores it and tells the
+/// hub, whose forwarder sends stored pushes to the session for as long as it lasts.
 final class DeviceHub: Sendable {
     private let sessions = Mutex<[String: DeviceSession]>([:])
+    private let forwarder: StoredPushForwarder
 
-    /// Makes `session` the device's session; returns the one it replaced.
-    func attach(_ session: DeviceSession) -> DeviceSession? {
-        sessions.withLock { $0.updateValue(session, forKey: session.deviceID) }
+    /// Creates a hub whose sessions get their stored pushes from `forwarder`.
+    init(forwarder: StoredPushForwarder) {
+        self.forwarder = forwarder
     }
 
-    /// Forgets `session` if it is still the device's current one.
-    func detach(_ session: DeviceSession) {
+    /// Makes `session` the device's session while `body` runs (closing the one it replaces), and forwards the
+    /// device's stored pushes meanwhile; then closes it and forgets it.
+    func connect(_ session: DeviceSession, during body: () async -> Void) async {
+        sessions.withLock { $0.updateValue(session, forKey: session.deviceID) }?.close()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.forwarder.forward(to: session) }
+            await body()
+            session.close()
+        }
         sessions.withLock { sessions in
             if sessions[session.deviceID] === session { sessions[session.deviceID] = nil }
         }
+    }
+
+    /// A push was stored for `deviceID`: if it is connected, its session's forwarder looks again.
+    func storedPushArrived(for deviceID: String) {
+        session(for: deviceID)?.storedPushesArrived()
     }
 
     /// The device's current session, if it is connected.

@@ -15,6 +15,9 @@ final class DeviceSession: Sendable {
     private let acknowledgementTimeout: Duration
     private let state = Mutex(State())
     private let sendLock = SendQueue()
+    /// One element each time stored pushes may be waiting for this device (the newest only); ends at ``close()``.
+    let storedPushSignals: AsyncStream<Void>
+    private let storedPushContinuation: AsyncStream<Void>.Continuation
 
     private enum Slot {
         /// Sent (or being sent); nobody waits yet.
@@ -57,6 +60,13 @@ final class DeviceSession: Sendable {
         self.clock = clock
         self.acknowledgementTimeout = acknowledgementTimeout
         self.send = send
+        (storedPushSignals, storedPushContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        storedPushContinuation.yield()  // a device that connects gets what was stored for it
+    }
+
+    /// Stored pushes may be waiting: the hub's forwarder looks again.
+    func storedPushesArrived() {
+        storedPushContinuation.yield()
     }
 
     /// Sends `push` and waits for its acknowledgement.
@@ -174,6 +184,7 @@ final class DeviceSession: Sendable {
         }
         for continuation in waiting { continuation.resume(returning: false) }
         expiry?.resume()
+        storedPushContinuation.finish()
     }
 
     /// Sends a message that needs no acknowledgement.
