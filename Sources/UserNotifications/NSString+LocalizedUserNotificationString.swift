@@ -1,20 +1,30 @@
 import Foundation
+import HeraldCore
 
 extension NSString {
-    /// Apple's deferred localization for notification text.
+    /// Apple's deferred localization for notification text (usernotifications-api §1.3).
     ///
-    /// Herald has no app bundle string tables on Linux, so the key is the format string: with arguments, they are
-    /// substituted as by `String(format:)`; without, the key is returned.
+    /// The key is looked up in the app's `Localizable.strings` — the main bundle's `<language>.lproj` folders for
+    /// the process's languages (`LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`), then `Base.lproj`, `en.lproj` and the
+    /// bundle's top level, the same lookup a push's `*-loc-key` uses — and a key found nowhere is its own format.
+    /// Arguments fill `%@`, `%d`, `%n$@` and the like as text (`"\(argument)"`), so a format can never read past
+    /// them.
     public class func localizedUserNotificationString(forKey key: String, arguments: [Any]?) -> String {
-        guard let arguments, !arguments.isEmpty else { return key }
-        let cVarArgs: [any CVarArg] = arguments.map { argument in
+        let table = MainBundleStrings.table
+        let text = (arguments ?? []).map { argument -> String in
             switch argument {
-            case let value as Int: value
-            case let value as Double: value
-            case let value as NSNumber: value.doubleValue.rounded() == value.doubleValue ? value.intValue : value.doubleValue
+            case let value as String: value
+            case let value as NSNumber: value.stringValue
             default: "\(argument)"
             }
         }
-        return String(format: key, arguments: cVarArgs)
+        return text.isEmpty ? table.text(forKey: key) : table.text(forKey: key, arguments: text)
     }
+}
+
+/// The main bundle's strings, read once per process.
+enum MainBundleStrings {
+    static let table = LocalizedStringTable.load(
+        bundlePath: Bundle.main.bundlePath,
+        languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
 }

@@ -41,6 +41,12 @@ final class FlakyNotificationStore: NotificationStore {
         try await base.replaceCategories(categories, for: bundleIdentifier)
     }
 
+    func addRemote(
+        _ request: NotificationRequestRecord, receivedAt: Date, for bundleIdentifier: String, maximumSize: Int
+    ) async throws -> PendingNotification {
+        try await base.addRemote(request, receivedAt: receivedAt, for: bundleIdentifier, maximumSize: maximumSize)
+    }
+
     func addPending(
         _ request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?,
         for bundleIdentifier: String, limit: Int, maximumSize: Int

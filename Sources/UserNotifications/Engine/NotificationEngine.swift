@@ -66,6 +66,7 @@ package actor NotificationEngine: Service {
 
     let deliveredCounter = Counter(label: "herald_local_notifications_delivered_total")
     let scheduledCounter = Counter(label: "herald_local_notifications_scheduled_total")
+    let remoteCounter = Counter(label: "herald_remote_notifications_received_total")
 
     package init(store: any NotificationStore, configuration: Configuration) {
         self.store = store
@@ -238,6 +239,31 @@ package actor NotificationEngine: Service {
             locationCache = nil
             await evaluateLocation()
         }
+    }
+
+    /// A push for one of this device's apps (T-2): kept durably, then presented like a local notification that
+    /// is due now — the app's settings decide what is shown, a foreground app's delegate is asked first, and a
+    /// delivered notification with the same identifier (`apns-collapse-id`) is replaced.
+    ///
+    /// Returns once the push is durable (or dropped by rule), so the device may acknowledge it to the gateway.
+    /// - Returns: Whether it was kept; `false` when the app's notifications are off (B-5: nothing is shown).
+    @discardableResult
+    package func receiveRemote(_ request: NotificationRequestRecord, for bundleIdentifier: String) async throws -> Bool {
+        var request = request
+        request.trigger = .push
+        let state = try await store.appState(for: bundleIdentifier)
+        if state.settings.authorizationStatus == .denied {
+            logger.info("Not presenting a push: notifications are not allowed for this app", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
+            ])
+            return false
+        }
+        let pending = try await store.addRemote(
+            request, receivedAt: configuration.clock.now, for: bundleIdentifier,
+            maximumSize: configuration.maximumRequestSize)
+        remoteCounter.increment()
+        schedule(ScheduleEntry(fireTime: pending.nextFireDate!.timeIntervalSince1970, sequence: pending.sequence))
+        return true
     }
 
     /// Apple's pending requests (C-9), in the order they were added.

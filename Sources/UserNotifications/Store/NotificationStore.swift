@@ -26,6 +26,12 @@ package protocol NotificationStore: Sendable {
         for bundleIdentifier: String, limit: Int, maximumSize: Int
     ) async throws -> PendingAddition
 
+    /// Keeps a push durably until it is presented: due now, outside the app's pending requests (not listed, not
+    /// counted against the limit, never replacing a local request with the same identifier).
+    func addRemote(
+        _ request: NotificationRequestRecord, receivedAt: Date, for bundleIdentifier: String, maximumSize: Int
+    ) async throws -> PendingNotification
+
     /// The app's pending requests in the order they were added.
     func pending(for bundleIdentifier: String) async throws -> [PendingNotification]
 

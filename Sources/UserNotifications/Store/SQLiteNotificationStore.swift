@@ -70,6 +70,12 @@ package final class SQLiteNotificationStore: NotificationStore {
                 CREATE TABLE device (key TEXT PRIMARY KEY, value BLOB NOT NULL);
                 """)
         }
+        migrator.registerMigration("v2: remote notifications") { db in
+            // A push waits in `pending` (remote = 1) from the moment the device has it durably until it is
+            // presented; it is not one of the app's pending requests (no limit, not listed, not removable), and its
+            // row is keyed by an internal identifier so it never replaces a local request.
+            try db.execute(sql: "ALTER TABLE pending ADD COLUMN remote INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 
@@ -172,7 +178,8 @@ package final class SQLiteNotificationStore: NotificationStore {
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             var replaced: PendingNotification?
             if let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM pending WHERE app_id = ? AND identifier = ?", arguments: [appID, request.identifier]
+                db, sql: "SELECT * FROM pending WHERE app_id = ? AND identifier = ? AND remote = 0",
+                arguments: [appID, request.identifier]
             ) {
                 replaced = try Self.pendingRow(row)
                 try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [replaced!.sequence])
@@ -188,10 +195,11 @@ package final class SQLiteNotificationStore: NotificationStore {
             // The pending limit (B-18): keep the `limit` soonest-firing; requests without a fire date (location)
             // rank last; among equal dates the earlier-added request is kept.
             var discarded: [PendingNotification] = []
-            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending WHERE app_id = ?", arguments: [appID]) ?? 0
+            let count = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM pending WHERE app_id = ? AND remote = 0", arguments: [appID]) ?? 0
             if count > limit {
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT * FROM pending WHERE app_id = ?
+                    SELECT * FROM pending WHERE app_id = ? AND remote = 0
                     ORDER BY next_fire IS NULL, next_fire, seq LIMIT -1 OFFSET ?
                     """, arguments: [appID, limit])
                 discarded = try rows.map(Self.pendingRow)
@@ -204,11 +212,32 @@ package final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
+    package func addRemote(
+        _ request: NotificationRequestRecord, receivedAt: Date, for bundleIdentifier: String, maximumSize: Int
+    ) async throws -> PendingNotification {
+        let encoded = try Self.encode(request)
+        guard encoded.count <= maximumSize else {
+            throw HeraldNotificationError.requestTooLarge(size: encoded.count, limit: maximumSize)
+        }
+        let key = "push:" + UUID().uuidString
+        return try await groupCommit.write { db in
+            let appID = try Self.appID(db, bundleIdentifier, create: true)!
+            try db.execute(
+                sql: """
+                    INSERT INTO pending (app_id, identifier, request, added_at, next_fire, remote)
+                    VALUES (?, ?, ?, ?, ?, 1)
+                    """,
+                arguments: [appID, key, encoded, receivedAt.timeIntervalSince1970, receivedAt.timeIntervalSince1970])
+            return PendingNotification(
+                sequence: db.lastInsertedRowID, request: request, addedAt: receivedAt, nextFireDate: receivedAt)
+        }
+    }
+
     package func pending(for bundleIdentifier: String) async throws -> [PendingNotification] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT pending.* FROM pending JOIN app ON app.id = pending.app_id
-                WHERE app.bundle_id = ? ORDER BY pending.seq
+                WHERE app.bundle_id = ? AND pending.remote = 0 ORDER BY pending.seq
                 """, arguments: [bundleIdentifier]).map(Self.pendingRow)
         }
     }
@@ -240,11 +269,14 @@ package final class SQLiteNotificationStore: NotificationStore {
             if let identifiers {
                 if identifiers.isEmpty { return [] }
                 rows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM pending WHERE app_id = ? AND identifier IN (\(databaseQuestionMarks(count: identifiers.count)))",
+                    db, sql: """
+                        SELECT * FROM pending WHERE app_id = ? AND remote = 0
+                        AND identifier IN (\(databaseQuestionMarks(count: identifiers.count)))
+                        """,
                     arguments: StatementArguments([appID]) + StatementArguments(identifiers)
                 )
             } else {
-                rows = try Row.fetchAll(db, sql: "SELECT * FROM pending WHERE app_id = ?", arguments: [appID])
+                rows = try Row.fetchAll(db, sql: "SELECT * FROM pending WHERE app_id = ? AND remote = 0", arguments: [appID])
             }
             let removed = try rows.map(Self.pendingRow)
             for item in removed {

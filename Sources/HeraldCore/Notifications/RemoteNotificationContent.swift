@@ -1,0 +1,173 @@
+import Foundation
+
+/// What a push's payload shows: the one mapping from an `aps` dictionary to notification content (apns-spec §4,
+/// usernotifications-api N-1…N-16), shared by the device daemon, `herald simulate` and tests.
+///
+/// ```swift
+/// let content = try RemoteNotificationContent(payload: body, strings: table)
+/// content.title   // "alert.title", or "title-loc-key" looked up in the app's strings with "title-loc-args"
+/// ```
+public struct RemoteNotificationContent: Sendable, Hashable {
+    /// A sound to play.
+    public enum Sound: Sendable, Hashable {
+        /// `"sound": "default"`.
+        case `default`
+        /// `"sound": "name.caf"`.
+        case named(String)
+        /// `"sound": {"critical": 1, "name": …, "volume": …}`; `name` "default" or missing is the default critical
+        /// sound; volume is 0…1 (1 when missing).
+        case critical(name: String?, volume: Double)
+    }
+
+    /// Why a payload cannot become a notification.
+    public enum Failure: Error, Sendable, Hashable {
+        /// Not a JSON object with an `aps` dictionary (Y-01).
+        case notAPayload(String)
+    }
+
+    public var title = ""
+    public var subtitle = ""
+    public var body = ""
+    /// `alert.launch-image`.
+    public var launchImageName = ""
+    /// `badge`: `nil` leaves the badge alone, 0 removes it (N-4).
+    public var badge: Int?
+    public var sound: Sound?
+    /// `thread-id`.
+    public var threadIdentifier = ""
+    /// `category`.
+    public var categoryIdentifier = ""
+    /// `target-content-id`.
+    public var targetContentIdentifier: String?
+    /// `interruption-level`: `passive`, `active`, `time-sensitive` or `critical`; `nil` when missing or unknown
+    /// (the notification is then `active`).
+    public var interruptionLevel: String?
+    /// `relevance-score`, clamped to 0…1 (N-15).
+    public var relevanceScore: Double = 0
+    /// `filter-criteria`.
+    public var filterCriteria: String?
+    /// `content-available: 1`: a background push.
+    public var contentAvailable = false
+    /// `mutable-content: 1`: the service extension may change it.
+    public var mutableContent = false
+    /// The whole payload, `aps` included: the notification's `userInfo` (N-7).
+    public var userInfo: JSONValue
+
+    /// Whether anything would be shown, heard or counted (a background push has none of it).
+    public var isUserVisible: Bool {
+        !title.isEmpty || !subtitle.isEmpty || !body.isEmpty || badge != nil || sound != nil
+    }
+
+    /// The levels `interruption-level` may name.
+    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
+
+    /// Maps a payload.
+    ///
+    /// - Parameters:
+    ///   - payload: The push's body, UTF-8 JSON.
+    ///   - strings: The app's strings for `*-loc-key`; a key not in it is its own text.
+    /// - Throws: ``Failure/notAPayload(_:)`` when the body is not a JSON object with an `aps` dictionary. Keys of
+    ///   the wrong type are ignored, as APNs ignores what it does not understand.
+    public init(payload: Data, strings: LocalizedStringTable = .init()) throws {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: payload)
+        } catch {
+            throw Failure.notAPayload("The payload is not JSON")
+        }
+        try self.init(payload: value, strings: strings)
+    }
+
+    /// Maps a parsed payload; see ``init(payload:strings:)-(Data,_)``.
+    public init(payload: JSONValue, strings: LocalizedStringTable = .init()) throws {
+        guard case .object = payload else { throw Failure.notAPayload("The payload is not a JSON object") }
+        guard let aps = payload["aps"], case .object = aps else {
+            throw Failure.notAPayload("The payload has no aps dictionary")
+        }
+        userInfo = payload
+        switch aps["alert"] {
+        case .string(let text)?:
+            body = text
+        case .object?:
+            let alert = aps["alert"]!
+            title = Self.text(alert, plain: "title", key: "title-loc-key", arguments: "title-loc-args", strings: strings)
+            subtitle = Self.text(
+                alert, plain: "subtitle", key: "subtitle-loc-key", arguments: "subtitle-loc-args", strings: strings)
+            body = Self.text(alert, plain: "body", key: "loc-key", arguments: "loc-args", strings: strings)
+            launchImageName = alert["launch-image"]?.stringValue ?? ""
+        default:
+            break
+        }
+        badge = aps["badge"]?.integerValue.map { max(0, $0) }
+        switch aps["sound"] {
+        case .string(let name)?:
+            sound = name == "default" ? .default : .named(name)
+        case let dictionary? where dictionary.isObject:
+            let name = dictionary["name"]?.stringValue
+            let volume = min(1, max(0, dictionary["volume"]?.doubleValue ?? 1))
+            if dictionary["critical"]?.integerValue == 1 {
+                sound = .critical(name: name == "default" ? nil : name, volume: volume)
+            } else if let name {
+                sound = name == "default" ? .default : .named(name)
+            }
+        default:
+            break
+        }
+        threadIdentifier = aps["thread-id"]?.stringValue ?? ""
+        categoryIdentifier = aps["category"]?.stringValue ?? ""
+        targetContentIdentifier = aps["target-content-id"]?.stringValue
+        interruptionLevel = aps["interruption-level"]?.stringValue.flatMap { Self.interruptionLevels.contains($0) ? $0 : nil }
+        relevanceScore = min(1, max(0, aps["relevance-score"]?.doubleValue ?? 0))
+        filterCriteria = aps["filter-criteria"]?.stringValue
+        contentAvailable = aps["content-available"]?.integerValue == 1
+        mutableContent = aps["mutable-content"]?.integerValue == 1
+    }
+
+    /// A localized alert text: the key looked up and filled with its arguments, else the plain text.
+    private static func text(
+        _ alert: JSONValue, plain: String, key: String, arguments: String, strings: LocalizedStringTable
+    ) -> String {
+        if let key = alert[key]?.stringValue {
+            let values: [String]
+            if case .array(let items)? = alert[arguments] {
+                values = items.map { $0.stringValue ?? $0.jsonText }
+            } else {
+                values = []
+            }
+            return strings.text(forKey: key, arguments: values)
+        }
+        return alert[plain]?.stringValue ?? ""
+    }
+}
+
+extension JSONValue {
+    /// The string, if this is one.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The number as an integer, if this is an integer or a whole number (`true` is not a number).
+    public var integerValue: Int? {
+        switch self {
+        case .integer(let value): return Int(exactly: value)
+        case .number(let value) where value.rounded() == value && abs(value) < 1e15: return Int(value)
+        default: return nil
+        }
+    }
+
+    /// The number, if this is one.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): return Double(value)
+        case .number(let value): return value
+        default: return nil
+        }
+    }
+
+    /// Whether this is an object.
+    public var isObject: Bool {
+        if case .object = self { return true }
+        return false
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HeraldCore
+
+extension NotificationRequestRecord {
+    /// The request a push becomes (T-2): its identifier is the `apns-collapse-id` when there is one (so a later push
+    /// with the same one replaces it in the delivered list), else the `apns-id`; the trigger is the push trigger.
+    ///
+    /// - Parameters:
+    ///   - content: The payload, mapped (``RemoteNotificationContent``).
+    ///   - apnsID: The push's `apns-id`.
+    ///   - collapseID: The push's `apns-collapse-id`, if any.
+    package init(remote content: RemoteNotificationContent, apnsID: String, collapseID: String?) {
+        self.init(
+            identifier: collapseID.flatMap { $0.isEmpty ? nil : $0 } ?? apnsID,
+            content: NotificationContentRecord(remote: content), trigger: .push)
+    }
+}
+
+extension NotificationContentRecord {
+    /// The content a push shows, with the whole payload as `userInfo` (N-7).
+    package init(remote: RemoteNotificationContent) {
+        self.init()
+        title = remote.title
+        subtitle = remote.subtitle
+        body = remote.body
+        launchImageName = remote.launchImageName
+        badge = remote.badge
+        switch remote.sound {
+        case nil: sound = nil
+        case .default?: sound = NotificationSoundRecord(kind: .default)
+        case .named(let name)?: sound = NotificationSoundRecord(kind: .named, name: name)
+        case .critical(nil, let volume)?: sound = NotificationSoundRecord(kind: .defaultCritical, volume: Float(volume))
+        case .critical(let name?, let volume)?: sound = NotificationSoundRecord(kind: .critical, name: name, volume: Float(volume))
+        }
+        categoryIdentifier = remote.categoryIdentifier
+        threadIdentifier = remote.threadIdentifier
+        targetContentIdentifier = remote.targetContentIdentifier
+        interruptionLevel = switch remote.interruptionLevel {
+        case "passive": .passive
+        case "time-sensitive": .timeSensitive
+        case "critical": .critical
+        default: .active
+        }
+        relevanceScore = remote.relevanceScore
+        filterCriteria = remote.filterCriteria
+        if case .object = remote.userInfo, let dictionary = remote.userInfo.propertyListObject as? [String: Any] {
+            userInfo = try? PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
+        }
+    }
+}
+
+extension JSONValue {
+    /// The value as property-list objects, as `userInfo` holds them: `null` members and elements are left out
+    /// (property lists have no null).
+    package var propertyListObject: Any? {
+        switch self {
+        case .null: nil
+        case .bool(let value): value
+        case .integer(let value): Int(exactly: value) ?? Double(value)
+        case .number(let value): value
+        case .string(let value): value
+        case .array(let items): items.compactMap(\.propertyListObject)
+        case .object(let members):
+            Dictionary(members.compactMap { member in member.value.propertyListObject.map { (member.key, $0) } }) { first, _ in first }
+        }
+    }
+}
