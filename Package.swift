@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldDeviceChannel", targets: ["HeraldDeviceChannel"]),
+        .library(name: "HeraldDevice", targets: ["HeraldDevice"]),
         .library(name: "HeraldProvider", targets: ["HeraldProvider"]),
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
@@ -100,6 +101,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldDevice",
+            dependencies: [
+                "HeraldCore", "UserNotifications", "HeraldDeviceChannel",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldProvider",
             dependencies: [
                 "HeraldCore",
@@ -141,6 +152,7 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldCore",
+                "HeraldDevice",
                 "UserNotifications",
                 "HeraldGateway",
                 "HeraldProvider",
@@ -189,7 +201,7 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldProvider",
+                "HeraldProvider", "HeraldDevice", "UserNotifications",
                 "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

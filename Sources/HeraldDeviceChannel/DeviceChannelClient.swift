@@ -76,8 +76,20 @@ public final class DeviceChannelClient: Sendable {
 
     /// Registers an app and returns its device token (hex), stable until revoked.
     public func register(bundleID: String, environment: APNsEnvironment = .development) async throws -> String {
-        let key = "\(bundleID)|\(environment.rawValue)"
-        return try await withCheckedThrowingContinuation { continuation in
+        try await request(
+            .register(bundleID: bundleID, environment: environment), answeredBy: "\(bundleID)|\(environment.rawValue)")
+    }
+
+    /// Unregisters an app: the gateway revokes its token, so pushes to it are answered 410 from now on.
+    public func unregister(bundleID: String, environment: APNsEnvironment = .development) async throws {
+        _ = try await request(
+            .unregister(bundleID: bundleID, environment: environment),
+            answeredBy: "-\(bundleID)|\(environment.rawValue)")
+    }
+
+    /// Sends `message` and waits for the answer filed under `key`.
+    private func request(_ message: DeviceChannelMessage, answeredBy key: String) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
             let writer = state.withLock { state -> WebSocketOutboundWriter? in
                 guard !state.closed, let writer = state.writer else { return nil }
                 state.registrations.append((key, continuation))
@@ -86,14 +98,16 @@ public final class DeviceChannelClient: Sendable {
             guard let writer else { return continuation.resume(throwing: Failure.closed) }
             Task {
                 do {
-                    try await writer.write(
-                        .text(DeviceChannelMessage.register(bundleID: bundleID, environment: environment).jsonText()))
+                    try await writer.write(.text(message.jsonText()))
                 } catch {
                     self.takeRegistration(key)?.resume(throwing: Failure.closed)
                 }
             }
         }
     }
+
+    /// Whether the channel has closed (the gateway went away or ``close()`` was called).
+    public var isClosed: Bool { state.withLock { $0.closed } }
 
     /// Tells the gateway the device has `push`; until then the gateway keeps it for redelivery.
     public func acknowledge(_ push: DevicePush) async throws {
@@ -140,6 +154,8 @@ public final class DeviceChannelClient: Sendable {
             }?.resume()
         case .registered(let bundleID, let environment, let token):
             takeRegistration("\(bundleID)|\(environment.rawValue)")?.resume(returning: token)
+        case .unregistered(let bundleID, let environment):
+            takeRegistration("-\(bundleID)|\(environment.rawValue)")?.resume(returning: "")
         case .push(let push):
             pushSink.yield(push)
         case .error(let text):
@@ -154,7 +170,7 @@ public final class DeviceChannelClient: Sendable {
                 let first = state.withLock { $0.registrations.isEmpty ? nil : $0.registrations.removeFirst() }
                 first?.continuation.resume(throwing: Failure.refused(text))
             }
-        case .hello, .register, .ack:
+        case .hello, .register, .unregister, .ack:
             break
         }
     }

@@ -7,6 +7,10 @@ import Testing
 @Suite struct DeviceChannelMessageTests {
     /// Every kind of message and its exact text on the wire.
     static let wire: [(DeviceChannelMessage, String)] = [
+        (.unregister(bundleID: "com.example.app", environment: .production),
+         #"{"type":"unregister","bundleID":"com.example.app","environment":"production"}"#),
+        (.unregistered(bundleID: "com.example.app", environment: .development),
+         #"{"type":"unregistered","bundleID":"com.example.app","environment":"development"}"#),
         (.hello(deviceID: "laptop", secret: "s3cr\"t\\"), #"{"type":"hello","deviceID":"laptop","secret":"s3cr\"t\\"}"#),
         (.welcome(deviceID: "laptop"), #"{"type":"welcome","deviceID":"laptop"}"#),
         (.register(bundleID: "com.example.app", environment: .development),

@@ -237,3 +237,19 @@ extension GatewayHarness {
             sourceLocation: sourceLocation)
     }
 }
+
+/// Runs `body` with a token-authenticated provider client for the harness's gateway, and always shuts it down.
+func withTokenClient(
+    _ harness: GatewayHarness, clock: (any HeraldClock)? = nil, retry: APNsRetryPolicy = .default,
+    onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil, connections: Int = 1,
+    _ body: (APNsClient, ProviderTokenSigner) async throws -> Void
+) async throws {
+    let signer = try ProviderTokenSigner(
+        pem: harness.providerKey.pemRepresentation, keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID,
+        clock: clock ?? harness.clock)
+    let client = try APNsClient(
+        server: APNsServer(url: URL(string: "https://localhost:\(harness.tlsPort)")!, certificateAuthorityFile: harness.caPath),
+        authentication: .token(signer), retryPolicy: retry, clock: clock ?? harness.clock, onInvalidToken: onInvalidToken,
+        connections: connections)
+    try await using(client) { try await body($0, signer) }
+}

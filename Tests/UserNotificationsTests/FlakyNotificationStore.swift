@@ -42,9 +42,11 @@ final class FlakyNotificationStore: NotificationStore {
     }
 
     func addRemote(
-        _ request: NotificationRequestRecord, receivedAt: Date, for bundleIdentifier: String, maximumSize: Int
-    ) async throws -> PendingNotification {
-        try await base.addRemote(request, receivedAt: receivedAt, for: bundleIdentifier, maximumSize: maximumSize)
+        _ request: NotificationRequestRecord, receivedAt: Date, deliveryID: String?, for bundleIdentifier: String,
+        maximumSize: Int
+    ) async throws -> PendingNotification? {
+        try await base.addRemote(
+            request, receivedAt: receivedAt, deliveryID: deliveryID, for: bundleIdentifier, maximumSize: maximumSize)
     }
 
     func addPending(

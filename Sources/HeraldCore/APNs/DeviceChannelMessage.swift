@@ -14,6 +14,10 @@ public enum DeviceChannelMessage: Sendable, Equatable {
     case register(bundleID: String, environment: APNsEnvironment)
     /// Gateway → device: the app's token (stable until revoked).
     case registered(bundleID: String, environment: APNsEnvironment, token: String)
+    /// Device → gateway: the app unregistered; its token is revoked, so later pushes to it are answered 410.
+    case unregister(bundleID: String, environment: APNsEnvironment)
+    /// Gateway → device: the app's token is revoked.
+    case unregistered(bundleID: String, environment: APNsEnvironment)
     /// Gateway → device: a notification.
     case push(DevicePush)
     /// Device → gateway: the device has the push with this delivery ID.
@@ -97,6 +101,16 @@ extension DeviceChannelMessage {
                 .init("type", "registered"), .init("bundleID", .string(bundleID)),
                 .init("environment", .string(environment.rawValue)), .init("token", .string(token)),
             ])
+        case .unregister(let bundleID, let environment):
+            .object([
+                .init("type", "unregister"), .init("bundleID", .string(bundleID)),
+                .init("environment", .string(environment.rawValue)),
+            ])
+        case .unregistered(let bundleID, let environment):
+            .object([
+                .init("type", "unregistered"), .init("bundleID", .string(bundleID)),
+                .init("environment", .string(environment.rawValue)),
+            ])
         case .push(let push):
             .object([.init("type", "push"), .init("push", push.jsonValue)])
         case .ack(let deliveryID):
@@ -126,6 +140,12 @@ extension DeviceChannelMessage {
                 let token = string("token")
             else { return nil }
             self = .registered(bundleID: bundleID, environment: environment, token: token)
+        case "unregister", "unregistered":
+            guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init)
+            else { return nil }
+            self = string("type") == "unregister"
+                ? .unregister(bundleID: bundleID, environment: environment)
+                : .unregistered(bundleID: bundleID, environment: environment)
         case "push":
             guard let push = value["push"].flatMap(DevicePush.init) else { return nil }
             self = .push(push)

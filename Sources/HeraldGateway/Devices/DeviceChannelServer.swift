@@ -83,8 +83,14 @@ struct DeviceChannelServer: Sendable {
                             deviceID: deviceID, bundleID: bundleID, environment: environment, at: clock.now)
                         try await session.sendMessage(
                             .registered(bundleID: bundleID, environment: environment, token: record.token))
+                    case .unregister(let bundleID, let environment):
+                        let record = try await store.activeToken(
+                            deviceID: deviceID, bundleID: bundleID, environment: environment, at: clock.now)
+                        _ = try await store.revokeToken(record.token, at: clock.now)
+                        logger.info("App unregistered; its token is revoked", metadata: ["app.bundle_id": "\(bundleID)"])
+                        try await session.sendMessage(.unregistered(bundleID: bundleID, environment: environment))
                     default:
-                        try await session.sendMessage(.error("A device may send register and ack only."))
+                        try await session.sendMessage(.error("A device may send register, unregister and ack only."))
                     }
                 }
             } catch {

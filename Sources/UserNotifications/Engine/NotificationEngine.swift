@@ -154,6 +154,24 @@ package actor NotificationEngine: Service {
         _ = try await store.updateAppState(for: bundleIdentifier) { $0.badgeCount = count }
     }
 
+    // MARK: Remote registration
+
+    /// Records (or with `nil`, removes) the app's registration for remote notifications.
+    package func setRemoteRegistration(_ registration: RemoteRegistrationRecord?, for bundleIdentifier: String) async throws {
+        _ = try await store.updateAppState(for: bundleIdentifier) { $0.remoteRegistration = registration }
+    }
+
+    /// Every app registered for remote notifications, by bundle identifier.
+    package func remoteRegistrations() async throws -> [String: RemoteRegistrationRecord] {
+        var registrations: [String: RemoteRegistrationRecord] = [:]
+        for bundleIdentifier in try await store.bundleIdentifiers() {
+            if let registration = try await store.appState(for: bundleIdentifier).remoteRegistration {
+                registrations[bundleIdentifier] = registration
+            }
+        }
+        return registrations
+    }
+
     // MARK: Categories
 
     /// The app's registered categories (C-6).
@@ -241,14 +259,29 @@ package actor NotificationEngine: Service {
         }
     }
 
+    /// What became of a push the device received.
+    package enum RemoteReception: Sendable, Equatable {
+        /// Kept durably; it is presented next.
+        case kept
+        /// The same delivery was kept before (its acknowledgement was lost): not shown again.
+        case duplicate
+        /// The app's notifications are off (B-5): nothing is shown.
+        case notAllowed
+    }
+
     /// A push for one of this device's apps (T-2): kept durably, then presented like a local notification that
     /// is due now — the app's settings decide what is shown, a foreground app's delegate is asked first, and a
     /// delivered notification with the same identifier (`apns-collapse-id`) is replaced.
     ///
     /// Returns once the push is durable (or dropped by rule), so the device may acknowledge it to the gateway.
-    /// - Returns: Whether it was kept; `false` when the app's notifications are off (B-5: nothing is shown).
+    /// - Parameters:
+    ///   - request: The request the push became (``NotificationRequestRecord/init(remote:apnsID:collapseID:)``).
+    ///   - deliveryID: The gateway's ID of this delivery, the same when it is delivered again; `nil` for none.
+    ///   - bundleIdentifier: The app.
     @discardableResult
-    package func receiveRemote(_ request: NotificationRequestRecord, for bundleIdentifier: String) async throws -> Bool {
+    package func receiveRemote(
+        _ request: NotificationRequestRecord, deliveryID: String? = nil, for bundleIdentifier: String
+    ) async throws -> RemoteReception {
         var request = request
         request.trigger = .push
         let state = try await store.appState(for: bundleIdentifier)
@@ -256,14 +289,20 @@ package actor NotificationEngine: Service {
             logger.info("Not presenting a push: notifications are not allowed for this app", metadata: [
                 "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
             ])
-            return false
+            return .notAllowed
         }
-        let pending = try await store.addRemote(
-            request, receivedAt: configuration.clock.now, for: bundleIdentifier,
+        guard let pending = try await store.addRemote(
+            request, receivedAt: configuration.clock.now, deliveryID: deliveryID, for: bundleIdentifier,
             maximumSize: configuration.maximumRequestSize)
+        else {
+            logger.info("A push delivered again was kept before; not shown twice", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "push.delivery_id": "\(deliveryID ?? "")",
+            ])
+            return .duplicate
+        }
         remoteCounter.increment()
         schedule(ScheduleEntry(fireTime: pending.nextFireDate!.timeIntervalSince1970, sequence: pending.sequence))
-        return true
+        return .kept
     }
 
     /// Apple's pending requests (C-9), in the order they were added.

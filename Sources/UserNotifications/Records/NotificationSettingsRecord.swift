@@ -86,6 +86,8 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
     /// The options of the request that produced the decision.
     package var requestedOptions: UInt
     package var badgeCount: Int
+    /// The app's registration for remote notifications, while it is registered.
+    package var remoteRegistration: RemoteRegistrationRecord?
 
     package init(bundleIdentifier: String, settings: NotificationSettingsRecord = .notDetermined,
                  requestedOptions: UInt = 0, badgeCount: Int = 0) {
@@ -93,5 +95,22 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
         self.settings = settings
         self.requestedOptions = requestedOptions
         self.badgeCount = badgeCount
+    }
+}
+
+/// An app's registration for remote notifications on this device: what the device renews with the gateway each time
+/// it connects.
+package struct RemoteRegistrationRecord: Sendable, Codable, Hashable {
+    /// `development` or `production` (the app's `aps-environment`).
+    package var environment: String
+    /// The device token the gateway gave, hex; `nil` until the device was connected once.
+    package var token: String?
+    /// The app's bundle directory, where its `Localizable.strings` are; `nil` when unknown.
+    package var bundlePath: String?
+
+    package init(environment: String, token: String? = nil, bundlePath: String? = nil) {
+        self.environment = environment
+        self.token = token
+        self.bundlePath = bundlePath
     }
 }

@@ -27,10 +27,12 @@ package protocol NotificationStore: Sendable {
     ) async throws -> PendingAddition
 
     /// Keeps a push durably until it is presented: due now, outside the app's pending requests (not listed, not
-    /// counted against the limit, never replacing a local request with the same identifier).
+    /// counted against the limit, never replacing a local request with the same identifier). Returns `nil` when
+    /// a push with this delivery ID was kept before (delivered again after a lost acknowledgement).
     func addRemote(
-        _ request: NotificationRequestRecord, receivedAt: Date, for bundleIdentifier: String, maximumSize: Int
-    ) async throws -> PendingNotification
+        _ request: NotificationRequestRecord, receivedAt: Date, deliveryID: String?, for bundleIdentifier: String,
+        maximumSize: Int
+    ) async throws -> PendingNotification?
 
     /// The app's pending requests in the order they were added.
     func pending(for bundleIdentifier: String) async throws -> [PendingNotification]

@@ -75,6 +75,9 @@ package final class SQLiteNotificationStore: NotificationStore {
             // presented; it is not one of the app's pending requests (no limit, not listed, not removable), and its
             // row is keyed by an internal identifier so it never replaces a local request.
             try db.execute(sql: "ALTER TABLE pending ADD COLUMN remote INTEGER NOT NULL DEFAULT 0")
+            // The pushes this device has kept, by the gateway's delivery ID: a push delivered again (its
+            // acknowledgement was lost to a crash or a dropped connection) is recognised and not shown twice.
+            try db.execute(sql: "CREATE TABLE received_push (delivery_id TEXT PRIMARY KEY, at REAL NOT NULL)")
         }
         return migrator
     }
@@ -212,15 +215,31 @@ package final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
+    /// How long a kept push's delivery ID is remembered: longer than any gateway stores a push (30 days).
+    static let receivedPushMemory: TimeInterval = 31 * 24 * 3_600
+
     package func addRemote(
-        _ request: NotificationRequestRecord, receivedAt: Date, for bundleIdentifier: String, maximumSize: Int
-    ) async throws -> PendingNotification {
+        _ request: NotificationRequestRecord, receivedAt: Date, deliveryID: String?, for bundleIdentifier: String,
+        maximumSize: Int
+    ) async throws -> PendingNotification? {
         let encoded = try Self.encode(request)
         guard encoded.count <= maximumSize else {
             throw HeraldNotificationError.requestTooLarge(size: encoded.count, limit: maximumSize)
         }
         let key = "push:" + UUID().uuidString
         return try await groupCommit.write { db in
+            if let deliveryID {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)",
+                    arguments: [deliveryID, receivedAt.timeIntervalSince1970])
+                if db.changesCount == 0 { return nil }
+                // Forget deliveries older than a gateway keeps a push (30 days), now and then.
+                if db.lastInsertedRowID % 1_024 == 0 {
+                    try db.execute(
+                        sql: "DELETE FROM received_push WHERE at < ?",
+                        arguments: [receivedAt.timeIntervalSince1970 - Self.receivedPushMemory])
+                }
+            }
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             try db.execute(
                 sql: """

@@ -1,0 +1,289 @@
+import Foundation
+import HeraldCore
+import HeraldDeviceChannel
+import Logging
+import ServiceLifecycle
+import Synchronization
+import UserNotifications
+
+/// The notification center of one machine: keeps the device channel to a gateway open, registers apps for remote
+/// notifications, and hands every push to the engine that holds all apps' notifications.
+///
+/// A push is acknowledged to the gateway only once the engine has it durably (or has dropped it by rule), and the
+/// engine recognises a push delivered again, so a crash or a dropped connection loses nothing and shows nothing
+/// twice. The connection is reopened with ``ReconnectBackoff`` until the daemon stops.
+public final class DeviceDaemon: Service, Sendable {
+    /// Why a registration failed (the app's `didFailToRegisterForRemoteNotificationsWithError`).
+    public enum RegistrationError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// No connection to the gateway within the registration timeout.
+        case notConnected
+        /// The gateway refused it; the text says why.
+        case refused(String)
+
+        public var description: String {
+            switch self {
+            case .notConnected: "The device is not connected to its gateway; registration timed out."
+            case .refused(let reason): "The gateway refused the registration: \(reason)"
+            }
+        }
+    }
+
+    /// Where it connects and how.
+    public let configuration: DeviceDaemonConfiguration
+    package let engine: NotificationEngine
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var client: DeviceChannelClient?
+        var waiters: [UInt64: CheckedContinuation<DeviceChannelClient?, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+        /// Apps' registrations, loaded at start and kept current.
+        var registrations: [String: RemoteRegistrationRecord] = [:]
+        /// Each app's strings, read once.
+        var strings: [String: LocalizedStringTable] = [:]
+    }
+
+    /// A daemon for `engine` (which holds every app's notifications and presents them).
+    ///
+    /// - Parameters:
+    ///   - configuration: The gateway and the device's identity.
+    ///   - engine: The engine of all apps on this device (scope `nil`); run it beside the daemon.
+    ///   - logger: Where the daemon logs.
+    package init(configuration: DeviceDaemonConfiguration, engine: NotificationEngine, logger: Logger) {
+        self.configuration = configuration
+        self.engine = engine
+        var logger = logger
+        logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
+        self.logger = logger
+    }
+
+    /// Whether the device is connected to its gateway right now.
+    public var isConnected: Bool { state.withLock { $0.client != nil } }
+
+    /// Runs until cancelled or shut down gracefully: connects, reconnects, takes pushes.
+    public func run() async throws {
+        do {
+            let registrations = try await engine.remoteRegistrations()
+            state.withLock { $0.registrations = registrations }
+        } catch {
+            logger.error("Could not read the apps' registrations", metadata: ["error": "\(error)"])
+        }
+        await cancelWhenGracefulShutdown {
+            await self.connectionLoop()
+        }
+        let waiters = state.withLock { state in
+            defer { state.waiters.removeAll() }
+            return state.waiters.values
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
+    }
+
+    // MARK: Registration
+
+    /// Registers an app for remote notifications and returns its device token (hex), stable for the app on this
+    /// device and environment.
+    ///
+    /// - Parameters:
+    ///   - bundleIdentifier: The app.
+    ///   - environment: Its `aps-environment`; the daemon's default when `nil`.
+    ///   - bundlePath: The app's bundle directory, for its `Localizable.strings`.
+    /// - Throws: ``RegistrationError``.
+    public func register(
+        bundleIdentifier: String, environment: APNsEnvironment? = nil, bundlePath: String? = nil
+    ) async throws -> String {
+        let environment = environment ?? configuration.environment
+        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
+            throw RegistrationError.notConnected
+        }
+        let token: String
+        do {
+            token = try await client.register(bundleID: bundleIdentifier, environment: environment)
+        } catch DeviceChannelClient.Failure.refused(let reason) {
+            throw RegistrationError.refused(reason)
+        } catch {
+            throw RegistrationError.notConnected
+        }
+        let record = RemoteRegistrationRecord(environment: environment.rawValue, token: token, bundlePath: bundlePath)
+        try await engine.setRemoteRegistration(record, for: bundleIdentifier)
+        state.withLock { state in
+            state.registrations[bundleIdentifier] = record
+            state.strings[bundleIdentifier] = nil
+        }
+        logger.info("App registered for remote notifications", metadata: [
+            "app.bundle_id": "\(bundleIdentifier)", "apns.environment": "\(environment.rawValue)",
+        ])
+        return token
+    }
+
+    /// Unregisters an app: its registration is forgotten here and its token revoked at the gateway, so later
+    /// pushes to it are answered 410.
+    ///
+    /// - Throws: ``RegistrationError/notConnected`` when the gateway could not be told.
+    public func unregister(bundleIdentifier: String) async throws {
+        let record = state.withLock { $0.registrations[bundleIdentifier] }
+        let environment = record.flatMap { APNsEnvironment(rawValue: $0.environment) } ?? configuration.environment
+        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
+            throw RegistrationError.notConnected
+        }
+        do {
+            try await client.unregister(bundleID: bundleIdentifier, environment: environment)
+        } catch DeviceChannelClient.Failure.refused(let reason) {
+            throw RegistrationError.refused(reason)
+        } catch {
+            throw RegistrationError.notConnected
+        }
+        try await engine.setRemoteRegistration(nil, for: bundleIdentifier)
+        state.withLock { $0.registrations[bundleIdentifier] = nil }
+        logger.info("App unregistered from remote notifications", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
+    }
+
+    /// Whether the app is registered, and its token.
+    public func registration(of bundleIdentifier: String) -> (environment: String, token: String?)? {
+        state.withLock { $0.registrations[bundleIdentifier].map { ($0.environment, $0.token) } }
+    }
+
+    // MARK: The connection
+
+    private func connectionLoop() async {
+        var backoff = configuration.backoff
+        while !Task.isCancelled {
+            do {
+                let client = try await DeviceChannelClient.connect(
+                    to: configuration.gatewayURL, deviceID: configuration.identity.deviceID,
+                    secret: configuration.identity.secret, tlsConfiguration: configuration.tlsConfiguration,
+                    logger: logger)
+                backoff.reset()
+                logger.info("Connected to the gateway", metadata: ["gateway.url": "\(configuration.gatewayURL)"])
+                await serve(client)
+                logger.info("Disconnected from the gateway")
+            } catch is CancellationError {
+                break
+            } catch {
+                logger.warning("Cannot connect to the gateway; retrying", metadata: [
+                    "gateway.url": "\(configuration.gatewayURL)", "error": "\(error)",
+                ])
+            }
+            if Task.isCancelled { break }
+            try? await Task.sleep(for: backoff.next())
+        }
+    }
+
+    /// Renews the apps' registrations, then takes pushes until the connection ends (or the task is cancelled).
+    private func serve(_ client: DeviceChannelClient) async {
+        await renewRegistrations(with: client)
+        let waiters = state.withLock { state in
+            state.client = client
+            defer { state.waiters.removeAll() }
+            return state.waiters.values
+        }
+        for waiter in waiters { waiter.resume(returning: client) }
+        defer { state.withLock { $0.client = nil } }
+        for await push in client.pushes {
+            guard await receive(push) else {
+                // Not kept (the store failed): no acknowledgement; the gateway keeps it and sends it again.
+                break
+            }
+            do {
+                try await client.acknowledge(push)
+            } catch {
+                break
+            }
+        }
+        await client.close()
+    }
+
+    /// Registers every registered app again: the gateway keeps the same token for an app on a device.
+    private func renewRegistrations(with client: DeviceChannelClient) async {
+        let registrations = state.withLock { $0.registrations }
+        for (bundleIdentifier, record) in registrations.sorted(by: { $0.key < $1.key }) {
+            guard let environment = APNsEnvironment(rawValue: record.environment) else { continue }
+            do {
+                let token = try await client.register(bundleID: bundleIdentifier, environment: environment)
+                guard token != record.token else { continue }
+                var renewed = record
+                renewed.token = token
+                try await engine.setRemoteRegistration(renewed, for: bundleIdentifier)
+                state.withLock { $0.registrations[bundleIdentifier] = renewed }
+            } catch {
+                logger.warning("Could not renew an app's registration", metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+                ])
+            }
+        }
+    }
+
+    /// Hands a push to the engine. Returns whether it may be acknowledged: kept, a repeat, or dropped by rule.
+    private func receive(_ push: DevicePush) async -> Bool {
+        let metadata: Logger.Metadata = [
+            "app.bundle_id": "\(push.bundleID)", "apns.id": "\(push.apnsID)", "push.delivery_id": "\(push.deliveryID)",
+        ]
+        let content: RemoteNotificationContent
+        do {
+            content = try RemoteNotificationContent(payload: Data(push.payload.utf8), strings: strings(for: push.bundleID))
+        } catch {
+            logger.warning("A push's payload cannot be shown; dropped", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            return true
+        }
+        guard content.isUserVisible else {
+            logger.info("A background push arrived; background delivery to apps is not built yet", metadata: metadata)
+            return true
+        }
+        let request = NotificationRequestRecord(remote: content, apnsID: push.apnsID, collapseID: push.collapseID)
+        do {
+            try await engine.receiveRemote(request, deliveryID: push.deliveryID, for: push.bundleID)
+            return true
+        } catch {
+            logger.error("Could not keep a push; the gateway will send it again", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            return false
+        }
+    }
+
+    /// The app's strings, read from its bundle the first time they are needed.
+    private func strings(for bundleIdentifier: String) -> LocalizedStringTable {
+        let (cached, path) = state.withLock { ($0.strings[bundleIdentifier], $0.registrations[bundleIdentifier]?.bundlePath) }
+        if let cached { return cached }
+        let table = path.map {
+            LocalizedStringTable.load(
+                bundlePath: $0, languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
+        } ?? LocalizedStringTable()
+        state.withLock { $0.strings[bundleIdentifier] = table }
+        return table
+    }
+
+    /// The connected client, waiting up to `timeout` for a connection.
+    private func connectedClient(within timeout: Duration) async -> DeviceChannelClient? {
+        if let client = state.withLock({ $0.client }) { return client }
+        return await withTaskGroup(of: DeviceChannelClient?.self) { group in
+            group.addTask { await self.nextClient() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Waits for the next connection (or `nil` when cancelled).
+    private func nextClient() async -> DeviceChannelClient? {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<DeviceChannelClient?, Never>) in
+                let now = state.withLock { state -> DeviceChannelClient?? in
+                    if let client = state.client { return .some(client) }
+                    if Task.isCancelled { return .some(nil) }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let now { continuation.resume(returning: now) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import HeraldCore
+import NIOSSL
+
+/// Where a device daemon connects and how it behaves.
+public struct DeviceDaemonConfiguration: Sendable {
+    /// The gateway's device channel, `wss://host:port/device/v1` (or `ws://`).
+    public var gatewayURL: String
+    /// Who the device is.
+    public var identity: DeviceIdentity
+    /// TLS for `wss://`: the CA to trust.
+    public var tlsConfiguration: TLSConfiguration?
+    /// The environment apps register in unless they say otherwise (an app's `aps-environment`).
+    public var environment: APNsEnvironment
+    /// How long an app's registration waits for the gateway connection before it fails.
+    public var registrationTimeout: Duration
+    /// Delays between reconnection attempts.
+    public var backoff: ReconnectBackoff
+
+    /// A configuration for one gateway.
+    ///
+    /// - Parameters:
+    ///   - gatewayURL: The gateway's device channel URL.
+    ///   - identity: The device's ID and secret.
+    ///   - tlsConfiguration: TLS for `wss://`, trusting the gateway's CA.
+    ///   - environment: The default environment for registrations.
+    ///   - registrationTimeout: How long a registration waits for a connection.
+    ///   - backoff: Reconnection delays.
+    public init(
+        gatewayURL: String, identity: DeviceIdentity, tlsConfiguration: TLSConfiguration? = nil,
+        environment: APNsEnvironment = .development, registrationTimeout: Duration = .seconds(10),
+        backoff: ReconnectBackoff = .init()
+    ) {
+        self.gatewayURL = gatewayURL
+        self.identity = identity
+        self.tlsConfiguration = tlsConfiguration
+        self.environment = environment
+        self.registrationTimeout = registrationTimeout
+        self.backoff = backoff
+    }
+
+    /// Client TLS that trusts the CA certificate in the PEM file at `path`.
+    public static func trusting(caFile path: String) throws -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+        return tls
+    }
+}
