@@ -124,10 +124,16 @@ extension HeraldBench {
             return url.path
         }
 
-        /// Runs `herald gateway` (this executable) on free loopback ports, its output in the data directory.
+        /// Runs `herald gateway` (the `herald` executable built beside this one) on free loopback ports, its output in
+        /// the data directory.
         private func startGateway(_ dataDirectory: HeraldDataDirectory) async throws -> (port: Int, process: Process) {
-            guard let executable = Bundle.main.executableURL else {
-                throw ValidationError("Cannot tell where the herald executable is.")
+            guard let bench = Bundle.main.executableURL else {
+                throw ValidationError("Cannot tell where the herald-bench executable is.")
+            }
+            let executable = bench.deletingLastPathComponent().appendingPathComponent("herald")
+            guard FileManager.default.isExecutableFile(atPath: executable.path) else {
+                throw ValidationError(
+                    "\(executable.path) is missing: build it with `swift build -c release --product herald` (scripts/bench does).")
             }
             let port = try freeLoopbackPort()
             let devicePort = try freeLoopbackPort()
