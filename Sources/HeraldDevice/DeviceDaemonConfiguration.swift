@@ -4,6 +4,9 @@ import NIOSSL
 
 /// Where a device daemon connects and how it behaves.
 public struct DeviceDaemonConfiguration: Sendable {
+    /// TLS settings for `wss://` (NIOSSL's client configuration).
+    public typealias TLS = TLSConfiguration
+
     /// The gateway's device channel, `wss://host:port/device/v1` (or `ws://`).
     public var gatewayURL: String
     /// Who the device is.
@@ -37,6 +40,11 @@ public struct DeviceDaemonConfiguration: Sendable {
         self.environment = environment
         self.registrationTimeout = registrationTimeout
         self.backoff = backoff
+    }
+
+    /// Client TLS that trusts the system's certificate authorities.
+    public static func systemTrust() -> TLSConfiguration {
+        TLSConfiguration.makeClientConfiguration()
     }
 
     /// Client TLS that trusts the CA certificate in the PEM file at `path`.

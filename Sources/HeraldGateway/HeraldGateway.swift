@@ -41,8 +41,7 @@ public final class HeraldGateway: Service, Sendable {
     private let dispatcher: PushDispatcher
     private let keyring: ProviderKeyring
     private let shuttingDown = Mutex(false)
-    private let portState = Mutex<(provider: [Int?], device: Int?, waiters: [CheckedContinuation<Ports, Never>])>(
-        ([], nil, []))
+    private let portState = Mutex<PortState>(PortState())
     private let providerTLS: TLSConfiguration?
     private let deviceTLS: TLSConfiguration?
     private let eventLoopGroup: any EventLoopGroup
@@ -122,31 +121,51 @@ public final class HeraldGateway: Service, Sendable {
         return tls
     }
 
-    /// Waits until every listener is bound and returns the ports (useful with port 0).
-    public func ports() async -> Ports {
-        await withCheckedContinuation { continuation in
-            let ready = portState.withLock { state -> Ports? in
-                if let ports = Self.ports(state) { return ports }
-                state.waiters.append(continuation)
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
+    /// The listeners' ports as they are bound, and who waits for all of them.
+    private struct PortState {
+        var provider: [Int?] = []
+        var device: Int?
+        var waiters: [UInt64: CheckedContinuation<Ports?, Never>] = [:]
+        var nextWaiter: UInt64 = 0
     }
 
-    private static func ports(_ state: (provider: [Int?], device: Int?, waiters: [CheckedContinuation<Ports, Never>]))
-        -> Ports?
-    {
+    /// Waits until every listener is bound and returns the ports (useful with port 0).
+    ///
+    /// - Throws: `CancellationError` when the waiting task is cancelled (e.g. the gateway failed to start and
+    ///   whoever waited gives up).
+    public func ports() async throws -> Ports {
+        let id = portState.withLock { state -> UInt64 in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        let ports = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Ports?, Never>) in
+                let ready = portState.withLock { state -> Ports?? in
+                    if let ports = Self.ports(state) { return .some(ports) }
+                    if Task.isCancelled { return .some(nil) }
+                    state.waiters[id] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            portState.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
+        }
+        guard let ports else { throw CancellationError() }
+        return ports
+    }
+
+    private static func ports(_ state: PortState) -> Ports? {
         guard let device = state.device, state.provider.allSatisfy({ $0 != nil }) else { return nil }
         return Ports(provider: state.provider.compactMap { $0 }, device: device)
     }
 
     private func bound(provider index: Int?, port: Int) {
-        let (waiters, ports) = portState.withLock { state -> ([CheckedContinuation<Ports, Never>], Ports?) in
+        let (waiters, ports) = portState.withLock { state -> ([CheckedContinuation<Ports?, Never>], Ports?) in
             if let index { state.provider[index] = port } else { state.device = port }
             guard let ports = Self.ports(state) else { return ([], nil) }
             defer { state.waiters.removeAll() }
-            return (state.waiters, ports)
+            return (Array(state.waiters.values), ports)
         }
         if let ports { for waiter in waiters { waiter.resume(returning: ports) } }
     }

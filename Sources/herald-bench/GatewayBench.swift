@@ -61,7 +61,7 @@ extension HeraldBench {
                 keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID, issuedAt: Date(), privateKey: privateKey)
             let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [], logger: logger)
             let gatewayTask = Task { try await group.run() }
-            let ports = await gateway.ports()
+            let ports = try await gateway.ports()
             guard let authority = gateway.certificateAuthority else { throw ValidationError("The gateway made no certificate.") }
 
             let topic = BenchmarkWorkspace.topic

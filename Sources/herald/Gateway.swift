@@ -64,7 +64,7 @@ extension HeraldCommand {
                 configuration: configuration, store: store, dataDirectory: directory, logger: logger)
             let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             let banner = Task {
-                let ports = await gateway.ports()
+                let ports = try await gateway.ports()
                 var lines = ["Herald gateway is up.", "  data directory: \(directory.url.path)"]
                 for (listener, port) in zip(listeners, ports.provider) {
                     let scheme = listener.usesTLS ? "https" : "http"

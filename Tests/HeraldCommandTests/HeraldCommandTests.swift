@@ -145,4 +145,54 @@ struct HeraldProcess {
         let listed = try await herald.run(["notifications", "list", "com.example.app"])
         #expect(listed.output.contains("delivered"))
     }
+
+    @Test("herald up: the banner's `herald push` line, run from another process, shows the push in the first; Ctrl-C stops both")
+    func upPushLine() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        guard let line = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
+            Issue.record("no push line in the banner: \(await up.stop())")
+            return
+        }
+        let words = Self.shellWords(line)
+        #expect(words.first == "herald" && words.contains("--token") && words.contains("--p8"))
+        let pushed = try await herald.run(Array(words.dropFirst()), passingDataDirectory: false)
+        #expect(pushed.status == 0, "\(pushed.error)")
+        #expect(pushed.output.contains(" 200 "))
+        let shown = await up.waitForOutput(containing: "Hello: from Herald", timeout: .seconds(10))
+        #expect(shown?.contains("com.example.app") == true)
+        up.send(SIGINT)
+        let ended = await up.wait(timeout: .seconds(20))
+        #expect(ended.status == 0)
+        #expect(ended.error.contains("Disconnected from the gateway") && ended.error.contains("Gateway stopped"))
+        // The device remembers the registration: the same token next time.
+        let again = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        let secondLine = await again.waitForOutput(containing: "herald push", timeout: .seconds(30))
+        await again.stop()
+        let token = { (words: [String]) in words.firstIndex(of: "--token").map { words[$0 + 1] } }
+        #expect(secondLine.map(Self.shellWords).flatMap(token) == token(words))
+    }
+
+    /// Splits a shell command line into words (spaces separate; single quotes group, as the banner quotes).
+    static func shellWords(_ line: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quoted = false
+        var started = false
+        for character in line.trimmingCharacters(in: .whitespaces) {
+            if character == "'" {
+                quoted.toggle()
+                started = true
+            } else if character == " " && !quoted {
+                if started { words.append(current) }
+                current = ""
+                started = false
+            } else {
+                current.append(character)
+                started = true
+            }
+        }
+        if started { words.append(current) }
+        return words
+    }
 }

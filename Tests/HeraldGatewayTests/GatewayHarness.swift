@@ -68,7 +68,7 @@ final class GatewayHarness: Sendable {
         let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [], logger: logger)
         self.group = group
         task = Task { try await group.run() }
-        ports = await gateway.ports()
+        ports = try await gateway.ports()
     }
 
     deinit {

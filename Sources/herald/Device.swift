@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldDevice
+import Logging
+import ServiceLifecycle
+import UnixSignals
+import UserNotifications
+
+extension HeraldCommand {
+    /// Runs this machine's notification center against a gateway.
+    struct Device: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run this machine's notification center: connected to a gateway, it shows every app's pushes and local notifications.",
+            discussion: """
+                The device keeps the device channel to --gateway open (reconnecting with backoff), renews the tokens \
+                of the apps registered on it, and shows each push once it is safely stored; a push that arrives again \
+                after a crash is recognised and not shown twice. Its ID and secret are made on first start in \
+                <data-dir>/device-identity.json. Stop with Ctrl-C.
+                """)
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Option(help: "The gateway's device channel, e.g. wss://localhost:2199/device/v1.") var gateway: String
+        @Option(help: "The CA to trust for wss:// (default: <data-dir>/tls/ca.pem when it exists).") var cacert: String?
+        @Option(help: "The environment apps register in: development or production.")
+        var environment: APNsEnvironment = .development
+        @Option(help: "Register this app at start and print its device token; repeat for several.")
+        var register: [String] = []
+
+        func run() async throws {
+            for app in register { try requireBundleID(app, option: "--register") }
+            var logger = Logger(label: "herald.device")
+            logger.logLevel = .info
+            let directory = data.directory
+            let engine = try openDeviceEngine(directory, logger: logger)
+            let daemon = try makeDeviceDaemon(
+                gateway: gateway, cacert: cacert, directory: directory, environment: environment, engine: engine,
+                logger: logger)
+            let group = ServiceGroup(
+                services: [engine, daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                for app in register {
+                    do {
+                        let token = try await daemon.register(bundleIdentifier: app)
+                        FileHandle.standardOutput.write(Data("\(app) \(token)\n".utf8))
+                    } catch {
+                        logger.error("Could not register an app", metadata: ["app.bundle_id": "\(app)", "error": "\(error)"])
+                    }
+                }
+                try await tasks.waitForAll()
+            }
+        }
+    }
+}
+
+/// The engine of every app on this machine, showing notifications on this terminal.
+func openDeviceEngine(_ directory: HeraldDataDirectory, logger: Logger) throws -> NotificationEngine {
+    do {
+        return try NotificationEngine.forDataDirectory(
+            directory, presenter: TerminalPresenter(output: .standardOutput), scope: nil, logger: logger)
+    } catch {
+        throw ValidationError("Cannot open \(directory.notificationDatabase.path): \(error). Pass a writable --data-dir.")
+    }
+}
+
+/// A device daemon for `engine` connected to `gateway`, with the data directory's identity.
+func makeDeviceDaemon(
+    gateway: String, cacert: String?, directory: HeraldDataDirectory, environment: APNsEnvironment,
+    engine: NotificationEngine, logger: Logger
+) throws -> DeviceDaemon {
+    guard gateway.hasPrefix("ws://") || gateway.hasPrefix("wss://") else {
+        throw ValidationError("--gateway takes the device channel's URL, e.g. wss://localhost:2199/device/v1.")
+    }
+    let identity: DeviceIdentity
+    do {
+        identity = try DeviceIdentity.loadOrCreate(in: directory)
+    } catch {
+        throw ValidationError(
+            "Cannot read or make \(DeviceIdentity.file(in: directory).path): \(error). Remove it or pass another --data-dir.")
+    }
+    var tls: TLSConfigurationChoice = .none
+    if gateway.hasPrefix("wss://") {
+        let ca = cacert ?? directory.tlsDirectory.appendingPathComponent("ca.pem").path
+        tls = FileManager.default.fileExists(atPath: ca) ? .trusting(ca) : .system
+    }
+    let configuration = DeviceDaemonConfiguration(
+        gatewayURL: gateway, identity: identity, tlsConfiguration: try tls.configuration(), environment: environment)
+    return DeviceDaemon(configuration: configuration, engine: engine, logger: logger)
+}
+
+/// Which certificates a `wss://` connection trusts.
+private enum TLSConfigurationChoice {
+    case none, system, trusting(String)
+
+    func configuration() throws -> DeviceDaemonConfiguration.TLS? {
+        switch self {
+        case .none: return nil
+        case .system: return DeviceDaemonConfiguration.systemTrust()
+        case .trusting(let path):
+            do {
+                return try DeviceDaemonConfiguration.trusting(caFile: path)
+            } catch {
+                throw ValidationError("Cannot read the CA certificate \(path): \(error).")
+            }
+        }
+    }
+}
