@@ -58,18 +58,39 @@ public final class DeviceChannelClient: Sendable {
     ///   - secret: The device's secret; the first connection of an ID enrols it.
     ///   - tlsConfiguration: For `wss://`: trust the gateway's CA here.
     ///   - logger: Where the client logs.
-    /// - Throws: ``Failure`` when the gateway refuses the device or the connection fails.
+    /// - Throws: ``Failure`` when the gateway refuses the device or the connection fails; `CancellationError` when
+    ///   the calling task is cancelled first.
     public static func connect(
         to url: String, deviceID: String, secret: String, tlsConfiguration: TLSConfiguration? = nil,
         logger: Logger = Logger(label: "herald.device-channel")
     ) async throws -> DeviceChannelClient {
         let client = DeviceChannelClient(deviceID: deviceID, logger: logger)
-        try await withCheckedThrowingContinuation { (welcome: CheckedContinuation<Void, any Error>) in
-            client.state.withLock { $0.welcome = welcome }
-            let task = Task {
-                await client.run(url: url, secret: secret, tlsConfiguration: tlsConfiguration)
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (welcome: CheckedContinuation<Void, any Error>) in
+                let cancelled = client.state.withLock { state -> Bool in
+                    if Task.isCancelled { return true }
+                    state.welcome = welcome
+                    return false
+                }
+                if cancelled { return welcome.resume(throwing: CancellationError()) }
+                let task = Task {
+                    await client.run(url: url, secret: secret, tlsConfiguration: tlsConfiguration)
+                }
+                let abandoned = client.state.withLock { state -> Bool in
+                    state.task = task
+                    return state.closed
+                }
+                if abandoned { task.cancel() }
             }
-            client.state.withLock { $0.task = task }
+        } onCancel: {
+            // Connecting is abandoned: the caller gets CancellationError now, and the connection attempt ends.
+            let (welcome, task) = client.state.withLock { state in
+                state.closed = true
+                defer { state.welcome = nil }
+                return (state.welcome, state.task)
+            }
+            welcome?.resume(throwing: CancellationError())
+            task?.cancel()
         }
         return client
     }

@@ -57,9 +57,13 @@ extension HeraldCommand {
                 let keys = keys
                 let logger = logger
                 tasks.addTask {
-                    try await Self.runDevice(
-                        gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                        dataPath: dataPath, logger: logger)
+                    do {
+                        try await Self.runDevice(
+                            gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
+                            dataPath: dataPath, logger: logger)
+                    } catch is CancellationError {
+                        // Stopped while starting (Ctrl-C right away): not a failure.
+                    }
                 }
                 // Whichever ends first (the gateway and engine on Ctrl-C, or an error) ends the other.
                 try await tasks.next()
