@@ -33,11 +33,10 @@ public final class DeviceDaemon: Service, Sendable {
     package let engine: NotificationEngine
     private let logger: Logger
     private let state = Mutex(State())
+    /// The connection to the gateway while there is one.
+    private let connection = AwaitedValue<DeviceChannelClient>()
 
     private struct State {
-        var client: DeviceChannelClient?
-        var waiters: [UInt64: CheckedContinuation<DeviceChannelClient?, Never>] = [:]
-        var nextWaiter: UInt64 = 0
         /// Apps' registrations, loaded at start and kept current.
         var registrations: [String: RemoteRegistrationRecord] = [:]
         /// Each app's strings, read once.
@@ -59,7 +58,7 @@ public final class DeviceDaemon: Service, Sendable {
     }
 
     /// Whether the device is connected to its gateway right now.
-    public var isConnected: Bool { state.withLock { $0.client != nil } }
+    public var isConnected: Bool { connection.current != nil }
 
     /// Runs until cancelled or shut down gracefully: connects, reconnects, takes pushes.
     public func run() async throws {
@@ -72,11 +71,7 @@ public final class DeviceDaemon: Service, Sendable {
         await cancelWhenGracefulShutdown {
             await self.connectionLoop()
         }
-        let waiters = state.withLock { state in
-            defer { state.waiters.removeAll() }
-            return state.waiters.values
-        }
-        for waiter in waiters { waiter.resume(returning: nil) }
+        connection.finish()
     }
 
     // MARK: Registration
@@ -172,13 +167,8 @@ public final class DeviceDaemon: Service, Sendable {
     /// Renews the apps' registrations, then takes pushes until the connection ends (or the task is cancelled).
     private func serve(_ client: DeviceChannelClient) async {
         await renewRegistrations(with: client)
-        let waiters = state.withLock { state in
-            state.client = client
-            defer { state.waiters.removeAll() }
-            return state.waiters.values
-        }
-        for waiter in waiters { waiter.resume(returning: client) }
-        defer { state.withLock { $0.client = nil } }
+        connection.set(client)
+        defer { connection.set(nil) }
         for await push in client.pushes {
             guard await receive(push) else {
                 // Not kept (the store failed): no acknowledgement; the gateway keeps it and sends it again.
@@ -253,9 +243,9 @@ public final class DeviceDaemon: Service, Sendable {
 
     /// The connected client, waiting up to `timeout` for a connection.
     private func connectedClient(within timeout: Duration) async -> DeviceChannelClient? {
-        if let client = state.withLock({ $0.client }) { return client }
+        if let client = connection.current { return client }
         return await withTaskGroup(of: DeviceChannelClient?.self) { group in
-            group.addTask { await self.nextClient() }
+            group.addTask { await self.connection.wait() }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return nil
@@ -263,27 +253,6 @@ public final class DeviceDaemon: Service, Sendable {
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
-        }
-    }
-
-    /// Waits for the next connection (or `nil` when cancelled).
-    private func nextClient() async -> DeviceChannelClient? {
-        let id = state.withLock { state -> UInt64 in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<DeviceChannelClient?, Never>) in
-                let now = state.withLock { state -> DeviceChannelClient?? in
-                    if let client = state.client { return .some(client) }
-                    if Task.isCancelled { return .some(nil) }
-                    state.waiters[id] = continuation
-                    return nil
-                }
-                if let now { continuation.resume(returning: now) }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
         }
     }
 }

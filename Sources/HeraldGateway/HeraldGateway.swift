@@ -41,7 +41,10 @@ public final class HeraldGateway: Service, Sendable {
     private let dispatcher: PushDispatcher
     private let keyring: ProviderKeyring
     private let shuttingDown = Mutex(false)
-    private let portState = Mutex<PortState>(PortState())
+    /// The listeners' ports as they are bound (provider listeners in order, then the device channel's).
+    private let portState = Mutex<(provider: [Int?], device: Int?)>(([], nil))
+    /// All of them, once every listener is bound.
+    private let boundPorts = AwaitedValue<Ports>()
     private let providerTLS: TLSConfiguration?
     private let deviceTLS: TLSConfiguration?
     private let eventLoopGroup: any EventLoopGroup
@@ -121,53 +124,22 @@ public final class HeraldGateway: Service, Sendable {
         return tls
     }
 
-    /// The listeners' ports as they are bound, and who waits for all of them.
-    private struct PortState {
-        var provider: [Int?] = []
-        var device: Int?
-        var waiters: [UInt64: CheckedContinuation<Ports?, Never>] = [:]
-        var nextWaiter: UInt64 = 0
-    }
-
     /// Waits until every listener is bound and returns the ports (useful with port 0).
     ///
     /// - Throws: `CancellationError` when the waiting task is cancelled (e.g. the gateway failed to start and
     ///   whoever waited gives up).
     public func ports() async throws -> Ports {
-        let id = portState.withLock { state -> UInt64 in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        let ports = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Ports?, Never>) in
-                let ready = portState.withLock { state -> Ports?? in
-                    if let ports = Self.ports(state) { return .some(ports) }
-                    if Task.isCancelled { return .some(nil) }
-                    state.waiters[id] = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            portState.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
-        }
-        guard let ports else { throw CancellationError() }
+        guard let ports = await boundPorts.wait() else { throw CancellationError() }
         return ports
     }
 
-    private static func ports(_ state: PortState) -> Ports? {
-        guard let device = state.device, state.provider.allSatisfy({ $0 != nil }) else { return nil }
-        return Ports(provider: state.provider.compactMap { $0 }, device: device)
-    }
-
     private func bound(provider index: Int?, port: Int) {
-        let (waiters, ports) = portState.withLock { state -> ([CheckedContinuation<Ports?, Never>], Ports?) in
+        let ports = portState.withLock { state -> Ports? in
             if let index { state.provider[index] = port } else { state.device = port }
-            guard let ports = Self.ports(state) else { return ([], nil) }
-            defer { state.waiters.removeAll() }
-            return (Array(state.waiters.values), ports)
+            guard let device = state.device, state.provider.allSatisfy({ $0 != nil }) else { return nil }
+            return Ports(provider: state.provider.compactMap { $0 }, device: device)
         }
-        if let ports { for waiter in waiters { waiter.resume(returning: ports) } }
+        if let ports { boundPorts.set(ports) }
     }
 
     /// Waits until the delivery log holds every event so far (for tests and `herald log` right after a push).
