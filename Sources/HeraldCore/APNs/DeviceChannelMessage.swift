@@ -121,9 +121,7 @@ extension DeviceChannelMessage {
     }
 
     private init?(_ value: JSONValue) {
-        func string(_ key: String) -> String? {
-            if case .string(let text)? = value[key] { text } else { nil }
-        }
+        func string(_ key: String) -> String? { value[key]?.stringValue }
         switch string("type") {
         case "hello":
             guard let deviceID = string("deviceID"), let secret = string("secret") else { return nil }
@@ -175,9 +173,7 @@ extension DevicePush {
     }
 
     fileprivate init?(_ value: JSONValue) {
-        func string(_ key: String) -> String? {
-            if case .string(let text)? = value[key] { text } else { nil }
-        }
+        func string(_ key: String) -> String? { value[key]?.stringValue }
         guard let deliveryID = string("deliveryID"), let token = string("token"), let topic = string("topic"),
             let bundleID = string("bundleID"), let pushType = string("pushType"), let apnsID = string("apnsID"),
             let payload = string("payload"), case .integer(let priority)? = value["priority"],
