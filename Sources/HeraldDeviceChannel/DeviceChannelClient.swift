@@ -127,9 +127,6 @@ public final class DeviceChannelClient: Sendable {
         }
     }
 
-    /// Whether the channel has closed (the gateway went away or ``close()`` was called).
-    public var isClosed: Bool { state.withLock { $0.closed } }
-
     /// Tells the gateway the device has `push`; until then the gateway keeps it for redelivery.
     public func acknowledge(_ push: DevicePush) async throws {
         guard let writer = state.withLock({ $0.writer }) else { throw Failure.closed }

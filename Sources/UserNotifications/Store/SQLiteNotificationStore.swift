@@ -108,6 +108,15 @@ package final class SQLiteNotificationStore: NotificationStore {
         return db.lastInsertedRowID
     }
 
+    /// A request as the `pending` table keeps it; `requestTooLarge` past `maximumSize` bytes.
+    private static func encode(_ request: NotificationRequestRecord, maximumSize: Int) throws -> Data {
+        let encoded = try encode(request)
+        guard encoded.count <= maximumSize else {
+            throw HeraldNotificationError.requestTooLarge(size: encoded.count, limit: maximumSize)
+        }
+        return encoded
+    }
+
     private static func pendingRow(_ row: Row) throws -> PendingNotification {
         PendingNotification(
             sequence: row["seq"],
@@ -173,10 +182,7 @@ package final class SQLiteNotificationStore: NotificationStore {
         _ request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?,
         for bundleIdentifier: String, limit: Int, maximumSize: Int
     ) async throws -> PendingAddition {
-        let encoded = try Self.encode(request)
-        guard encoded.count <= maximumSize else {
-            throw HeraldNotificationError.requestTooLarge(size: encoded.count, limit: maximumSize)
-        }
+        let encoded = try Self.encode(request, maximumSize: maximumSize)
         return try await groupCommit.write { db in
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             var replaced: PendingNotification?
@@ -222,10 +228,7 @@ package final class SQLiteNotificationStore: NotificationStore {
         _ request: NotificationRequestRecord, receivedAt: Date, deliveryID: String?, for bundleIdentifier: String,
         maximumSize: Int
     ) async throws -> PendingNotification? {
-        let encoded = try Self.encode(request)
-        guard encoded.count <= maximumSize else {
-            throw HeraldNotificationError.requestTooLarge(size: encoded.count, limit: maximumSize)
-        }
+        let encoded = try Self.encode(request, maximumSize: maximumSize)
         let key = "push:" + UUID().uuidString
         return try await groupCommit.write { db in
             if let deliveryID {
