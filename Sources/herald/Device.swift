@@ -79,30 +79,19 @@ func makeDeviceDaemon(
         throw ValidationError(
             "Cannot read or make \(DeviceIdentity.file(in: directory).path): \(error). Remove it or pass another --data-dir.")
     }
-    var tls: TLSConfigurationChoice = .none
+    var tls: DeviceDaemonConfiguration.TLS?
     if gateway.hasPrefix("wss://") {
-        let ca = cacert ?? directory.tlsDirectory.appendingPathComponent("ca.pem").path
-        tls = FileManager.default.fileExists(atPath: ca) ? .trusting(ca) : .system
-    }
-    let configuration = DeviceDaemonConfiguration(
-        gatewayURL: gateway, identity: identity, tlsConfiguration: try tls.configuration(), environment: environment)
-    return DeviceDaemon(configuration: configuration, engine: engine, logger: logger)
-}
-
-/// Which certificates a `wss://` connection trusts.
-private enum TLSConfigurationChoice {
-    case none, system, trusting(String)
-
-    func configuration() throws -> DeviceDaemonConfiguration.TLS? {
-        switch self {
-        case .none: return nil
-        case .system: return DeviceDaemonConfiguration.systemTrust()
-        case .trusting(let path):
+        if let ca = try directory.trustedCA(explicit: cacert) {
             do {
-                return try DeviceDaemonConfiguration.trusting(caFile: path)
+                tls = try DeviceDaemonConfiguration.trusting(caFile: ca)
             } catch {
-                throw ValidationError("Cannot read the CA certificate \(path): \(error).")
+                throw ValidationError("Cannot read the CA certificate \(ca): \(error).")
             }
+        } else {
+            tls = DeviceDaemonConfiguration.systemTrust()
         }
     }
+    let configuration = DeviceDaemonConfiguration(
+        gatewayURL: gateway, identity: identity, tlsConfiguration: tls, environment: environment)
+    return DeviceDaemon(configuration: configuration, engine: engine, logger: logger)
 }

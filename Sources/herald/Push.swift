@@ -108,12 +108,7 @@ extension HeraldCommand {
             guard let gateway, let url = URL(string: gateway), url.scheme == "https" || url.scheme == "http", url.host != nil else {
                 throw ValidationError("--gateway takes a URL such as https://localhost:2197.")
             }
-            if let cacert, !FileManager.default.isReadableFile(atPath: cacert) {
-                throw CommandFailure("Cannot read --cacert \(cacert).")
-            }
-            let localCA = data.directory.tlsDirectory.appendingPathComponent("ca.pem").path
-            let authority = cacert ?? (FileManager.default.isReadableFile(atPath: localCA) ? localCA : nil)
-            return APNsServer(url: url, certificateAuthorityFile: authority)
+            return APNsServer(url: url, certificateAuthorityFile: try data.directory.trustedCA(explicit: cacert))
         }
 
         private func deviceTokens() throws -> [String] {

@@ -98,6 +98,14 @@ struct HeraldProcess {
         let location = try await herald.run(["location", "100", "0"])
         #expect(location.status != 0)
         #expect(location.error.contains("Latitude must be within"))
+        // A CA that cannot be read is an error, for the device as for push, never a silent fall back to system roots.
+        let device = try await herald.run(
+            ["device", "--gateway", "wss://localhost:9/device/v1", "--cacert", "/nonexistent/ca.pem"], timeout: .seconds(20))
+        #expect(device.status != 0)
+        #expect(device.error.contains("Cannot read --cacert /nonexistent/ca.pem"))
+        let gatewayURL = try await herald.run(["device", "--gateway", "https://localhost:2199"], timeout: .seconds(20))
+        #expect(gatewayURL.status != 0)
+        #expect(gatewayURL.error.contains("--gateway takes the device channel's URL"))
     }
 
     @Test("an app's center and the CLI share the data directory")
