@@ -63,10 +63,8 @@ public enum NotificationTextFormat {
             func digits() -> Int? {
                 var value = 0
                 var any = false
-                while index < scalars.count, let digit = scalars[index].properties.numericType == .decimal
-                    ? Int(String(scalars[index])) : nil
-                {
-                    value = min(value * 10 + digit, 1_000_000)
+                while index < scalars.count, ("0"..."9").contains(scalars[index]) {
+                    value = min(value * 10 + Int(scalars[index].value - 48), 1_000_000)
                     any = true
                     index += 1
                 }
