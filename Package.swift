@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "CoreLocation", targets: ["CoreLocation"]),
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
         .library(name: "UserNotificationsUI", targets: ["UserNotificationsUI"]),
+        .library(name: "UIKit", targets: ["UIKit"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldDeviceChannel", targets: ["HeraldDeviceChannel"]),
@@ -21,6 +22,7 @@ let package = Package(
         .library(name: "HeraldProvider", targets: ["HeraldProvider"]),
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
+        .executable(name: "herald-example-app", targets: ["herald-example-app"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -32,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -103,7 +106,7 @@ let package = Package(
         .target(
             name: "HeraldDevice",
             dependencies: [
-                "HeraldCore", "UserNotifications", "HeraldDeviceChannel",
+                "HeraldCore", "UserNotifications", "HeraldDeviceChannel", "HeraldAppChannel",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -124,12 +127,23 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "HeraldAppChannel",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOExtras", package: "swift-nio-extras"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(name: "CoreLocation", swiftSettings: swiftSettings),
         .target(
             name: "UserNotifications",
             dependencies: [
                 "HeraldCore",
                 "HeraldStorage",
+                "HeraldAppChannel",
                 "CoreLocation",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -139,6 +153,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: swiftSettings),
+        .target(
+            name: "UIKit",
+            dependencies: ["UserNotifications", "_Testing_UIKit", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        // Empty: Swift Testing's cross-import overlay for UIKit, which Linux's toolchain names but does not ship.
+        .target(name: "_Testing_UIKit", swiftSettings: swiftSettings),
         .target(
             name: "HeraldTesting",
             dependencies: [
@@ -163,6 +184,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "herald-example-app",
+            dependencies: ["UIKit", "UserNotifications"]
         ),
         .executableTarget(
             name: "herald-bench",
@@ -201,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldProvider", "HeraldDevice", "UserNotifications",
+                "HeraldProvider", "HeraldDevice", "UserNotifications", "UIKit", "HeraldAppChannel",
                 "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -51,6 +51,9 @@ public struct HeraldDataDirectory: Sendable, Hashable {
     /// The gateway's database: provider keys, devices, tokens, stored notifications and the delivery log.
     public var gatewayDatabase: URL { url.appendingPathComponent("gateway.sqlite") }
 
+    /// The device daemon's app channel: the Unix socket app processes and the CLI reach it on.
+    public var appChannelSocket: URL { url.appendingPathComponent("herald.sock") }
+
     /// The gateway's development CA and server certificate.
     public var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
 

@@ -7,7 +7,8 @@ import Synchronization
 import UserNotifications
 
 /// The notification center of one machine: keeps the device channel to a gateway open, registers apps for remote
-/// notifications, and hands every push to the engine that holds all apps' notifications.
+/// notifications, hands every push to the engine that holds all apps' notifications, and serves app processes on the
+/// app channel (``DeviceDaemonConfiguration/appChannelSocket``).
 ///
 /// A push is acknowledged to the gateway only once the engine has it durably (or has dropped it by rule), and the
 /// engine recognises a push delivered again, so a crash or a dropped connection loses nothing and shows nothing
@@ -69,7 +70,14 @@ public final class DeviceDaemon: Service, Sendable {
             logger.error("Could not read the apps' registrations", metadata: ["error": "\(error)"])
         }
         await cancelWhenGracefulShutdown {
-            await self.connectionLoop()
+            await withDiscardingTaskGroup { group in
+                if let socket = self.configuration.appChannelSocket {
+                    let server = AppChannelServer(socket: socket, engine: self.engine, daemon: self, logger: self.logger)
+                    group.addTask { await server.run() }
+                }
+                await self.connectionLoop()
+                group.cancelAll()
+            }
         }
         connection.finish()
     }

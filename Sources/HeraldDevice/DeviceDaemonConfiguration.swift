@@ -19,6 +19,8 @@ public struct DeviceDaemonConfiguration: Sendable {
     public var registrationTimeout: Duration
     /// Delays between reconnection attempts.
     public var backoff: ReconnectBackoff
+    /// Where app processes reach the daemon (`<data-dir>/herald.sock`); `nil` serves none.
+    public var appChannelSocket: URL?
 
     /// A configuration for one gateway.
     ///
@@ -29,11 +31,13 @@ public struct DeviceDaemonConfiguration: Sendable {
     ///   - environment: The default environment for registrations.
     ///   - registrationTimeout: How long a registration waits for a connection.
     ///   - backoff: Reconnection delays.
+    ///   - appChannelSocket: The socket app processes connect to; `nil` for none.
     public init(
         gatewayURL: String, identity: DeviceIdentity, tlsConfiguration: TLSConfiguration? = nil,
         environment: APNsEnvironment = .development, registrationTimeout: Duration = .seconds(10),
-        backoff: ReconnectBackoff = .init()
+        backoff: ReconnectBackoff = .init(), appChannelSocket: URL? = nil
     ) {
+        self.appChannelSocket = appChannelSocket
         self.gatewayURL = gatewayURL
         self.identity = identity
         self.tlsConfiguration = tlsConfiguration

@@ -29,11 +29,13 @@ package enum NotificationRuntime {
         return "local." + ProcessInfo.processInfo.processName
     }
 
-    /// Builds the center a process gets from `current()`: SQLite in the user's data directory, the real clock,
-    /// the terminal presenter (`HERALD_PRESENTER=none` silences it), and the person's answer to authorization
+    /// Builds the center a process gets from `current()`: SQLite in the user's data directory, linked to the device
+    /// daemon when one serves that directory (else the engine runs in this process), the real clock, the terminal
+    /// presenter (`HERALD_PRESENTER=none` silences it), and the person's answer to authorization
     /// requests from `HERALD_AUTHORIZATION_ANSWER` (`allow`, the default, or `deny`).
     package static func makeProcessCenter(environment: [String: String]) -> UNUserNotificationCenter {
         let logger = Logger(label: "herald.usernotifications")
+        DelegateQueue.probe()
         let bundleIdentifier = bundleIdentifier(environment: environment)
         let directory = HeraldDataDirectory.resolve(environment: environment)
         let presenter: any NotificationPresenter = environment["HERALD_PRESENTER"] == "none"
@@ -43,8 +45,9 @@ package enum NotificationRuntime {
             let answer = environment["HERALD_AUTHORIZATION_ANSWER"].flatMap(AuthorizationAnswer.init(rawValue:)) ?? .allow
             let engine = try NotificationEngine.forDataDirectory(
                 directory, presenter: presenter, scope: [bundleIdentifier], authorizationAnswer: answer, logger: logger)
-            _ = engine.start()
-            return UNUserNotificationCenter(bundleIdentifier: bundleIdentifier, engine: .success(engine))
+            // With a device daemon running, it fires the app's notifications; without one, this process does.
+            return UNUserNotificationCenter(
+                bundleIdentifier: bundleIdentifier, engine: .success(engine), daemonSocket: directory.appChannelSocket)
         } catch {
             logger.error("Cannot open the notification database; the center will refuse every request", metadata: [
                 "store.path": "\(directory.notificationDatabase.path)", "error": "\(error)",

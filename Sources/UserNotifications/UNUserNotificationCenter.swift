@@ -2,11 +2,14 @@
 @_exported import Foundation
 import HeraldCore
 import Logging
+import Synchronization
 
 /// Apple's `UNUserNotificationCenter`: the app's notification center.
 ///
 /// Calls are applied in the order they are made. Completion handlers run on a background task (B-33); both the
-/// completion-handler and the `async` spellings of each method exist (C-4…C-15).
+/// completion-handler and the `async` spellings of each method exist (C-4…C-15). The `async` methods run on the
+/// caller's actor (`nonisolated(nonsending)`), so `@MainActor` code calls them on a center it holds without sending
+/// the center (which, as in Apple's SDK, is not `Sendable`, SC-1) to another isolation domain.
 open class UNUserNotificationCenter: NSObject {
     /// The app this center belongs to.
     package let bundleIdentifier: String
@@ -17,25 +20,82 @@ open class UNUserNotificationCenter: NSObject {
     nonisolated(unsafe) private weak var storedDelegate: (any UNUserNotificationCenterDelegate)?
     nonisolated(unsafe) private var storedApplicationState: ApplicationState = .active
     private lazy var host = CenterHost(center: self)
+    private let link = DeviceLinkSlot()
+    var linkSlot: DeviceLinkSlot { link }
 
     /// Whether the app is in front of the person (foreground notifications ask the delegate, B-30).
     package enum ApplicationState: Sendable {
         case active, background
     }
 
-    package init(bundleIdentifier: String, engine: Result<NotificationEngine, HeraldNotificationError>) {
+    /// A center for `bundleIdentifier` on `engine`.
+    ///
+    /// - Parameters:
+    ///   - bundleIdentifier: The app.
+    ///   - engine: The engine, or why there is none.
+    ///   - daemonSocket: The device daemon's app channel. When a daemon answers there, it fires the app's notifications
+    ///     and asks the delegate through the link; otherwise (and if it goes away) the engine runs in this process.
+    ///     `nil`: the engine is the caller's to start, and it serves this center in-process.
+    package init(
+        bundleIdentifier: String, engine: Result<NotificationEngine, HeraldNotificationError>, daemonSocket: URL? = nil
+    ) {
         self.bundleIdentifier = bundleIdentifier
         self.engine = engine
         super.init()
         if case .success(let engine) = engine {
             let host = self.host
+            let link = self.link
+            let queue = self.queue
             engine.activity.begin()
             queue.enqueue {
-                await engine.attach(host, for: bundleIdentifier)
+                if let daemonSocket {
+                    await Self.connectToDaemon(
+                        daemonSocket, bundleIdentifier: bundleIdentifier, engine: engine, host: host, link: link, queue: queue)
+                } else {
+                    await engine.attach(host, for: bundleIdentifier)
+                }
                 engine.activity.end()
             }
         }
     }
+
+    /// Links the center to the device daemon, or runs the engine in-process when there is none. Runs on the queue, so
+    /// every call made meanwhile waits for the decision.
+    private static func connectToDaemon(
+        _ socket: URL, bundleIdentifier: String, engine: NotificationEngine, host: CenterHost, link: DeviceLinkSlot,
+        queue: SerialWorkQueue
+    ) async {
+        let logger = engine.configuration.logger
+        let connected = await DeviceLink.connect(
+            socket: socket, bundleIdentifier: bundleIdentifier, foreground: host.isInForeground,
+            delegate: host.takesResponses, host: host, logger: logger
+        ) {
+            // The daemon went away (stopped or crashed): from now on this process fires the app's notifications.
+            link.set(nil)
+            logger.warning("The device daemon went away; the app's notifications run in this process now", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)",
+            ])
+            engine.activity.begin()
+            queue.enqueue {
+                await runInProcess(engine, bundleIdentifier: bundleIdentifier, host: host)
+                engine.activity.end()
+            }
+        }
+        if let connected {
+            link.set(connected)
+            logger.debug("Linked to the device daemon", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
+        } else {
+            await runInProcess(engine, bundleIdentifier: bundleIdentifier, host: host)
+        }
+    }
+
+    private static func runInProcess(_ engine: NotificationEngine, bundleIdentifier: String, host: CenterHost) async {
+        await engine.attach(host, for: bundleIdentifier)
+        _ = engine.start()
+    }
+
+    /// The link to the device daemon while there is one.
+    package var deviceLink: DeviceLink? { link.current }
 
     /// The center of the running app (C-1).
     ///
@@ -53,6 +113,7 @@ open class UNUserNotificationCenter: NSObject {
         get { lock.withLock { storedDelegate } }
         set {
             lock.withLock { storedDelegate = newValue }
+            reportState()
             if case .success(let engine) = engine {
                 let bundleIdentifier = self.bundleIdentifier
                 engine.activity.begin()
@@ -67,7 +128,15 @@ open class UNUserNotificationCenter: NSObject {
     /// Whether the app is in the foreground; the testing kit moves it to the background.
     package var applicationState: ApplicationState {
         get { lock.withLock { storedApplicationState } }
-        set { lock.withLock { storedApplicationState = newValue } }
+        set {
+            lock.withLock { storedApplicationState = newValue }
+            reportState()
+        }
+    }
+
+    /// Tells the daemon, when linked, whether the app is in front and has a delegate.
+    private func reportState() {
+        link.current?.sendState(foreground: applicationState == .active, delegate: hasDelegate)
     }
 
     /// Content extensions are supported (C-3).
@@ -76,7 +145,7 @@ open class UNUserNotificationCenter: NSObject {
     // MARK: Running work in order
 
     /// Runs `body` on the center's serial queue and returns its result.
-    private func perform<T: Sendable>(_ body: @escaping @Sendable (NotificationEngine) async throws -> T) async throws -> T {
+    nonisolated(nonsending) func perform<T: Sendable>(_ body: @escaping @Sendable (NotificationEngine) async throws -> T) async throws -> T {
         let engine = try engine.get()
         engine.activity.begin()
         return try await withCheckedThrowingContinuation { continuation in
@@ -153,7 +222,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// Asks the person to allow notifications (C-4, B-1, B-2).
-    public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
+    nonisolated(nonsending) public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
         let bundleIdentifier = self.bundleIdentifier
         return try await perform { try await $0.requestAuthorization(options, for: bundleIdentifier) }
     }
@@ -168,7 +237,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// The app's current settings (C-7, B-3).
-    public func notificationSettings() async -> UNNotificationSettings {
+    nonisolated(nonsending) public func notificationSettings() async -> UNNotificationSettings {
         let bundleIdentifier = self.bundleIdentifier
         do {
             return UNNotificationSettings(record: try await perform { try await $0.appState(for: bundleIdentifier).settings })
@@ -197,7 +266,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// The app's registered categories (C-6).
-    public func notificationCategories() async -> Set<UNNotificationCategory> {
+    nonisolated(nonsending) public func notificationCategories() async -> Set<UNNotificationCategory> {
         let bundleIdentifier = self.bundleIdentifier
         do {
             return Set(try await perform { try await $0.categories(for: bundleIdentifier) }.map(UNNotificationCategory.init(record:)))
@@ -221,7 +290,11 @@ open class UNUserNotificationCenter: NSObject {
             return
         }
         let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.add(record, for: bundleIdentifier) }) { result in
+        let link = self.link
+        submit({
+            try await $0.add(record, for: bundleIdentifier)
+            link.current?.notifyChanged()
+        }) { result in
             switch result {
             case .success: handler.value?(nil)
             case .failure(let error): handler.value?(error)
@@ -230,10 +303,14 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// Schedules a local notification (C-8).
-    public func add(_ request: UNNotificationRequest) async throws {
+    nonisolated(nonsending) public func add(_ request: UNNotificationRequest) async throws {
         let record = try request.makeRecord()
         let bundleIdentifier = self.bundleIdentifier
-        try await perform { try await $0.add(record, for: bundleIdentifier) }
+        let link = self.link
+        try await perform {
+            try await $0.add(record, for: bundleIdentifier)
+            link.current?.notifyChanged()
+        }
     }
 
     /// Requests waiting for their trigger (C-9).
@@ -247,7 +324,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// Requests waiting for their trigger (C-9).
-    public func pendingNotificationRequests() async -> [UNNotificationRequest] {
+    nonisolated(nonsending) public func pendingNotificationRequests() async -> [UNNotificationRequest] {
         let bundleIdentifier = self.bundleIdentifier
         do {
             let context = triggerContext
@@ -288,7 +365,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// Notifications still in Notification Center, most recent first (C-12).
-    public func deliveredNotifications() async -> [UNNotification] {
+    nonisolated(nonsending) public func deliveredNotifications() async -> [UNNotification] {
         let bundleIdentifier = self.bundleIdentifier
         do {
             let context = triggerContext
@@ -333,7 +410,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// Sets the app's badge; a negative count fails with `badgeInputInvalid` (C-15).
-    public func setBadgeCount(_ newBadgeCount: Int) async throws {
+    nonisolated(nonsending) public func setBadgeCount(_ newBadgeCount: Int) async throws {
         let bundleIdentifier = self.bundleIdentifier
         try await perform { try await $0.setBadgeCount(newBadgeCount, for: bundleIdentifier) }
     }
@@ -385,7 +462,7 @@ open class UNUserNotificationCenter: NSObject {
                 try? await Task.sleep(for: timeout)
                 once.resume(nil)
             }
-            Task {
+            DelegateQueue.run {
                 call { value in
                     once.resume(value)
                     timer.cancel()
@@ -414,6 +491,7 @@ private final class CenterHost: NotificationHost, @unchecked Sendable {
     }
 
     var presentsInForeground: Bool { current?.presentsInForeground ?? false }
+    var isInForeground: Bool { current?.applicationState == .active }
     var takesResponses: Bool { current?.hasDelegate ?? false }
 
     func willPresent(_ notification: DeliveredNotification) async -> UNNotificationPresentationOptions? {
@@ -451,5 +529,16 @@ private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
             return pending
         }
         continuation?.resume(returning: value)
+    }
+}
+
+/// Where a center keeps its link to the device daemon; shared with the work it queues.
+final class DeviceLinkSlot: Sendable {
+    private let link = Mutex<DeviceLink?>(nil)
+
+    var current: DeviceLink? { link.withLock { $0 } }
+
+    func set(_ value: DeviceLink?) {
+        link.withLock { $0 = value }
     }
 }

@@ -8,8 +8,10 @@ import Foundation
 /// is not implemented — `willPresent` presents nothing (`[]`, C-20) and `didReceive` completes at once (C-21).
 /// Implement whichever form you like; the center always calls the completion-handler form.
 ///
-/// Herald calls delegate methods from a background task, not the main thread (Linux apps have no main run loop
-/// that Herald could rely on).
+/// As on iOS, Herald calls delegate methods on the main queue — when the process runs it: an `async` main,
+/// `dispatchMain()`, `RunLoop.main.run()` or UIKit's `main()`. A process whose main queue never runs (a synchronous
+/// main that does not return to a loop) gets them on a background thread instead, after half a second's wait for the
+/// main queue the first time (logged once).
 public protocol UNUserNotificationCenterDelegate: NSObjectProtocol {
     /// The app is running in the foreground and a notification arrived: choose how to present it (B-30).
     func userNotificationCenter(

@@ -92,6 +92,7 @@ func makeDeviceDaemon(
         }
     }
     let configuration = DeviceDaemonConfiguration(
-        gatewayURL: gateway, identity: identity, tlsConfiguration: tls, environment: environment)
+        gatewayURL: gateway, identity: identity, tlsConfiguration: tls, environment: environment,
+        appChannelSocket: directory.appChannelSocket)
     return DeviceDaemon(configuration: configuration, engine: engine, logger: logger)
 }

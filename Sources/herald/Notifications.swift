@@ -104,7 +104,7 @@ extension HeraldCommand.Notifications {
     struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Schedule a local notification for an app, as the app's own code would.",
-            discussion: "`herald up` (or the app, while it runs) fires it. Allows the app's notifications if it never asked."
+            discussion: "`herald up` or `herald device` (or the app, while it runs alone) fires it. Allows the app's notifications if it never asked."
         )
 
         @OptionGroup var data: DataDirectoryOptions
@@ -142,6 +142,8 @@ extension HeraldCommand.Notifications {
             let trigger = seconds.map { UNTimeIntervalNotificationTrigger(timeInterval: $0, repeats: false) }
             let request = UNNotificationRequest(identifier: identifier ?? UUID().uuidString, content: content, trigger: trigger)
             try await engine.add(request.makeRecord(), for: bundleIdentifier)
+            // A running device daemon schedules it at once instead of at its next look at the store.
+            await DeviceLink.announceChange(socket: data.directory.appChannelSocket)
             let pending = try await engine.pending(for: bundleIdentifier).contains { $0.request.identifier == request.identifier }
             print(pending
                   ? "\(bundleIdentifier): scheduled \(request.identifier)\(seconds.map { " in \($0) s" } ?? " now")"

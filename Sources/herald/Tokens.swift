@@ -7,7 +7,38 @@ extension HeraldCommand {
     /// Manages device tokens.
     struct Tokens: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create and revoke device tokens.", subcommands: [Create.self, Revoke.self])
+            abstract: "List, create and revoke device tokens.", subcommands: [List.self, Create.self, Revoke.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "List the device tokens the gateway issued, by device and app.",
+                discussion: "One line per token under its device: app (topic), environment, token, and when it was issued (or revoked).")
+            @OptionGroup var data: DataDirectoryOptions
+            @Option(help: "Only this device.") var device: String?
+            @Option(help: "Only this app's bundle ID.") var topic: String?
+            @Flag(help: "List revoked tokens too.") var all = false
+
+            func run() async throws {
+                let records = try await openGatewayStore(data).tokens(includingRevoked: all).filter {
+                    (device == nil || $0.deviceID == device) && (topic == nil || $0.bundleID == topic)
+                }
+                guard !records.isEmpty else {
+                    print("No \(all ? "" : "active ")device tokens. An app gets one when it registers for remote notifications (herald up, herald device --register, or the app's registerForRemoteNotifications).")
+                    return
+                }
+                let formatter = ISO8601DateFormatter()
+                var lastDevice: String?
+                for record in records {
+                    if record.deviceID != lastDevice {
+                        print("device \(record.deviceID)")
+                        lastDevice = record.deviceID
+                    }
+                    let state = record.revokedAt.map { "revoked \(formatter.string(from: $0))" }
+                        ?? "issued \(formatter.string(from: record.createdAt))"
+                    print("  \(record.bundleID)  \(record.environment.rawValue)  \(record.token)  \(state)")
+                }
+            }
+        }
 
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(

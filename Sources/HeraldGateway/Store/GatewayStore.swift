@@ -23,6 +23,10 @@ public protocol GatewayStore: Sendable {
     /// The device's active token for an app in an environment, issuing a new one if it has none.
     func activeToken(deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date) async throws
         -> DeviceTokenRecord
+    /// Every token the gateway issued, by device, then app, then environment, oldest first.
+    ///
+    /// - Parameter includingRevoked: Whether revoked tokens are listed too.
+    func tokens(includingRevoked: Bool) async throws -> [DeviceTokenRecord]
     /// Revokes a token; returns its record, or `nil` if no such token exists.
     func revokeToken(_ token: String, at: Date) async throws -> DeviceTokenRecord?
 

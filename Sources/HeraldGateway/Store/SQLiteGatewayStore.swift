@@ -202,6 +202,15 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    public func tokens(includingRevoked: Bool) async throws -> [DeviceTokenRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Self.tokenColumns) FROM device_token \(includingRevoked ? "" : "WHERE revoked_at IS NULL")
+                ORDER BY device_id, bundle_id, environment, created_at
+                """).map(Self.tokenRecord)
+        }
+    }
+
     public func revokeToken(_ token: String, at: Date) async throws -> DeviceTokenRecord? {
         try await groupCommit.write { db in
             try db.execute(

@@ -94,9 +94,12 @@ extension NotificationEngine {
         }
     }
 
-    /// Another process (the `herald` CLI, another app's engine) wrote to the store: reload the queue.
-    private func reloadIfChangedElsewhere() async {
+    /// Another process (an app, the `herald` CLI) wrote to the store: reload the queue, and hand attached apps the
+    /// responses it queued for them (`herald respond`). Called by the poller, and by the device daemon when a process
+    /// says it wrote.
+    package func reloadIfChangedElsewhere() async {
         guard let token = try? await store.externalChangeToken(), token != lastExternalToken else { return }
+        for bundleIdentifier in hosts.keys.sorted() { deliverQueuedResponses(for: bundleIdentifier) }
         lastExternalToken = token
         guard let index = try? await store.scheduleIndex(for: configuration.scope) else { return }
         scheduler.reload(index)

@@ -87,6 +87,11 @@ package actor NotificationEngine: Service {
         deliverQueuedResponses(for: bundleIdentifier)
     }
 
+    /// Disconnects `host` (an app process that went away), if it is still the app's host.
+    package func detach(_ host: any NotificationHost, for bundleIdentifier: String) {
+        if let current = hosts[bundleIdentifier], current === host { hosts[bundleIdentifier] = nil }
+    }
+
     /// Sets what the person will answer when this app asks for authorization.
     package func setAuthorizationAnswer(_ answer: AuthorizationAnswer, for bundleIdentifier: String) {
         answers[bundleIdentifier] = answer

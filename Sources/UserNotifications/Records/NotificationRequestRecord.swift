@@ -32,7 +32,7 @@ package struct PendingNotification: Sendable, Hashable {
 }
 
 /// A notification in the app's delivered list (Notification Center).
-package struct DeliveredNotification: Sendable, Hashable {
+package struct DeliveredNotification: Sendable, Hashable, Codable {
     package var request: NotificationRequestRecord
     /// The date shown on the notification: when its trigger fired.
     package var date: Date
@@ -44,7 +44,7 @@ package struct DeliveredNotification: Sendable, Hashable {
 }
 
 /// A person's response that waits for the app's delegate (the app was not running, or had no delegate yet).
-package struct QueuedResponse: Sendable, Hashable {
+package struct QueuedResponse: Sendable, Hashable, Codable {
     package var id: Int64
     package var notification: DeliveredNotification
     package var actionIdentifier: String

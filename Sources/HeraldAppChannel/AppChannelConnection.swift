@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOExtras
+import NIOPosix
+
+/// One end of the app channel: a Unix-domain socket between an app process and the device daemon that carries one
+/// message per line (JSON in practice; this type only frames bytes).
+///
+/// Inbound lines arrive on ``frames`` in order; the sequence ends when either side closes. Writes never wait: a line
+/// is queued on the connection's event loop.
+package final class AppChannelConnection: Sendable {
+    /// The largest line either side accepts: a notification request is at most 4 MiB encoded, and escaping in JSON
+    /// can at most double a property list's text.
+    package static let maximumLineLength = 16 * 1024 * 1024
+
+    /// Lines from the other side, without their newline.
+    package let frames: AsyncStream<Data>
+    /// Who is at the other end (the kernel's word: `SO_PEERCRED`).
+    package let peer: PeerCredentials
+    private let channel: any Channel
+
+    init(channel: any Channel, peer: PeerCredentials, frames: AsyncStream<Data>) {
+        self.channel = channel
+        self.peer = peer
+        self.frames = frames
+    }
+
+    /// Connects to the daemon listening at `path`.
+    ///
+    /// - Parameter path: The socket file (`<data-dir>/herald.sock`).
+    /// - Throws: When nothing listens there, or the listener is another user's.
+    package static func connect(to path: String) async throws -> AppChannelConnection {
+        let (frames, continuation) = AsyncStream.makeStream(of: Data.self)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(Self.handlers(continuation))
+                }
+            }
+            .connect(unixDomainSocketPath: path)
+            .get()
+        do {
+            let peer = try await PeerCredentials.of(channel)
+            guard peer.userID == PeerCredentials.currentUserID else {
+                throw AppChannelError.foreignPeer(userID: peer.userID)
+            }
+            return AppChannelConnection(channel: channel, peer: peer, frames: frames)
+        } catch {
+            try? await channel.close()
+            throw error
+        }
+    }
+
+    static func handlers(_ continuation: AsyncStream<Data>.Continuation) -> [any ChannelHandler] {
+        [
+            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength),
+            LineSink(continuation: continuation),
+        ]
+    }
+
+    /// Sends one line; `line` must not contain a newline (JSON text from `JSONEncoder` never does).
+    package func send(_ line: Data) {
+        channel.writeAndFlush(frame(line), promise: nil)
+    }
+
+    /// Sends one line and returns once it is written to the socket.
+    ///
+    /// - Throws: When the connection is closed.
+    package func sendAndWait(_ line: Data) async throws {
+        try await channel.writeAndFlush(frame(line)).get()
+    }
+
+    private func frame(_ line: Data) -> ByteBuffer {
+        var buffer = channel.allocator.buffer(capacity: line.count + 1)
+        buffer.writeBytes(line)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return buffer
+    }
+
+    /// Closes the connection; ``frames`` ends.
+    package func close() {
+        channel.close(promise: nil)
+    }
+}
+
+/// Why the app channel refused a connection.
+package enum AppChannelError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The process at the other end belongs to another user.
+    case foreignPeer(userID: UInt32)
+    /// The socket path is longer than a Unix socket address holds (107 bytes).
+    case pathTooLong(String)
+
+    package var description: String {
+        switch self {
+        case .foreignPeer(let userID): "The process at the other end of the app channel belongs to user \(userID), not this one."
+        case .pathTooLong(let path): "The app channel's socket path is too long for a Unix socket (107 bytes at most): \(path)"
+        }
+    }
+}
+
+/// Hands each decoded line to an `AsyncStream`, and ends it when the connection closes.
+private final class LineSink: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    let continuation: AsyncStream<Data>.Continuation
+
+    init(continuation: AsyncStream<Data>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        continuation.yield(Data(buffer.readBytes(length: buffer.readableBytes) ?? []))
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        continuation.finish()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A line over the limit or a reset: the connection ends; the other side sees it close.
+        continuation.finish()
+        context.close(promise: nil)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        continuation.finish()
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Logging
+import UserNotifications
+
+/// Apple's `UIApplication`, the part about the app's state and remote notifications.
+///
+/// This module holds only the application and notification part of UIKit: no views, windows or events. On Linux an app
+/// is "in the foreground" while its process runs.
+@MainActor
+open class UIApplication: UIResponder {
+    /// The app's state (Apple's raw values).
+    public enum State: Int, Sendable {
+        /// In front of the person, receiving events.
+        case active = 0
+        /// In front but not receiving events: while the app opens from a notification.
+        case inactive = 1
+        /// Not in front.
+        case background = 2
+    }
+
+    /// Keys of the launch options dictionary.
+    public struct LaunchOptionsKey: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The app was launched for a remote notification; the value is its payload.
+        public static let remoteNotification = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsRemoteNotificationKey")
+    }
+
+    /// The app's application object.
+    public static let shared = UIApplication()
+
+    /// The app's delegate. Held weakly, as UIKit does; `main()` keeps the delegate it made.
+    public weak var delegate: (any UIApplicationDelegate)?
+    private var launchedDelegate: (any UIApplicationDelegate)?
+    private var registered: Bool?
+    private var center: UNUserNotificationCenter { UNUserNotificationCenter.current() }
+
+    public required init() {
+        super.init()
+    }
+
+    /// Whether the app is active, inactive or in the background.
+    public var applicationState: State = .active {
+        didSet {
+            center.applicationState = applicationState == .active ? .active : .background
+        }
+    }
+
+    // MARK: Remote notifications
+
+    /// Registers the app with the device for remote notifications (through the device daemon, `herald up` or
+    /// `herald device`). The delegate gets `didRegisterForRemoteNotificationsWithDeviceToken` with a token that is the
+    /// same for this app on this device and environment, or `didFailToRegisterForRemoteNotificationsWithError`.
+    ///
+    /// The environment is `HERALD_APS_ENVIRONMENT` (the `aps-environment` entitlement: `development`, the default, or
+    /// `production`).
+    public func registerForRemoteNotifications() {
+        let center = self.center
+        let environment = ProcessInfo.processInfo.environment["HERALD_APS_ENVIRONMENT"]
+        let bundlePath = Bundle.main.bundlePath
+        Task { @MainActor in
+            do {
+                let token = try await center.registerForRemoteNotifications(environment: environment, bundlePath: bundlePath)
+                self.registered = true
+                self.delegate?.application(self, didRegisterForRemoteNotificationsWithDeviceToken: Self.data(hex: token))
+            } catch {
+                self.delegate?.application(self, didFailToRegisterForRemoteNotificationsWithError: Self.registrationError(error))
+            }
+        }
+    }
+
+    /// Unregisters the app: its token is revoked, so providers' later pushes to it are answered `410 Unregistered`.
+    public func unregisterForRemoteNotifications() {
+        let center = self.center
+        Task { @MainActor in
+            do {
+                try await center.unregisterForRemoteNotifications()
+                self.registered = false
+            } catch {
+                Logger(label: "herald.uikit").warning("Could not unregister for remote notifications", metadata: [
+                    "error": "\(error)",
+                ])
+            }
+        }
+    }
+
+    /// Whether the app is registered for remote notifications: known from launch (read from the device's store
+    /// before `didFinishLaunchingWithOptions` when the app starts with `main()`), then kept by the calls above.
+    public var isRegisteredForRemoteNotifications: Bool { registered ?? false }
+
+    /// Reads the registration from the device's store.
+    func refreshRegistration() async {
+        let registered = await center.isRegisteredForRemoteNotifications()
+        if self.registered == nil { self.registered = registered }
+    }
+
+    // MARK: Launching
+
+    /// Launches the app with `delegate` and runs the main run loop for good.
+    static func run(delegate: any UIApplicationDelegate) -> Never {
+        let application = UIApplication.shared
+        application.launchedDelegate = delegate
+        application.delegate = delegate
+        Task { @MainActor in
+            await application.refreshRegistration()
+            _ = delegate.application(application, didFinishLaunchingWithOptions: nil)
+        }
+        // The main run loop, as UIApplicationMain runs it: it drains the main queue on the main thread.
+        while true { RunLoop.main.run() }
+    }
+
+    /// An error as `didFailToRegisterForRemoteNotificationsWithError` gets it: Apple's Cocoa domain and code 3010
+    /// ("remote notifications are not supported", what a device without push service reports), with Herald's reason.
+    static func registrationError(_ error: any Error) -> NSError {
+        NSError(domain: NSCocoaErrorDomain, code: 3010, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+    }
+
+    static func data(hex: String) -> Data {
+        var data = Data(capacity: hex.utf8.count / 2)
+        var high: UInt8?
+        for byte in hex.utf8 {
+            guard let nibble = UInt8(String(UnicodeScalar(byte)), radix: 16) else { continue }
+            if let first = high {
+                data.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return data
+    }
+}

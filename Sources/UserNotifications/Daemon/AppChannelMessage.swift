@@ -1,0 +1,53 @@
+import Foundation
+
+/// What an app process and the device daemon say to each other on the app channel, one JSON object per line.
+///
+/// The app opens with ``hello(bundleID:foreground:delegate:)`` and the daemon answers ``welcome``; requests carry an
+/// `id` the answer repeats. A connection that never says hello (the `herald` CLI) may only send ``changed``.
+package enum AppChannelMessage: Sendable, Hashable, Codable {
+    // From the app.
+    /// The app names itself and its state.
+    case hello(bundleID: String, foreground: Bool, delegate: Bool)
+    /// The app moved to or from the foreground, or set or cleared its delegate.
+    case state(foreground: Bool, delegate: Bool)
+    /// The sender wrote to the shared store (added a request, answered a notification): look again now.
+    case changed
+    /// `registerForRemoteNotifications()`.
+    case register(id: Int, environment: String?, bundlePath: String?)
+    /// `unregisterForRemoteNotifications()`.
+    case unregister(id: Int)
+    /// The delegate's answer to ``willPresent(id:notification:)``: presentation options, `nil` for no answer in time.
+    case presented(id: Int, options: UInt?)
+    /// The app took a response: `handled` is false when it had no delegate to give it to.
+    case received(id: Int, handled: Bool)
+
+    // From the daemon.
+    /// The daemon accepted the app.
+    case welcome
+    /// The app's device token (hex).
+    case registered(id: Int, token: String)
+    /// The app's token is revoked.
+    case unregistered(id: Int)
+    /// A request failed; the text says why.
+    case failed(id: Int, message: String)
+    /// A notification arrived while the app is in the foreground: ask the delegate how to present it.
+    case willPresent(id: Int, notification: DeliveredNotification)
+    /// The person answered a notification: hand the response to the delegate.
+    case didReceive(id: Int, response: QueuedResponse)
+
+    /// The message as one line of JSON (without the newline).
+    package func encoded() -> Data {
+        // Encoding these value types cannot fail: no floats that are not finite, no non-string keys.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+    }
+
+    /// Reads one line.
+    ///
+    /// - Throws: `DecodingError` for a line that is not one of the messages.
+    package init(line: Data) throws {
+        self = try JSONDecoder().decode(Self.self, from: line)
+    }
+
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import UserNotifications
+
+extension HeraldCommand {
+    /// Shows or changes an app's notification settings, as the person would in the Settings app.
+    struct Settings: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or change an app's notification settings, as in the Settings app.",
+            discussion: """
+                Without options it prints the settings the app's getNotificationSettings sees. --allow and --deny \
+                change the decision; --alerts, --sounds, --badges, --list and --lock-screen turn one setting on or off; \
+                for a provisionally authorized app, --keep prominently|quietly and --turn-off are the Keep… and Turn \
+                Off… buttons of a quiet notification. A notification delivered after the change follows it.
+                """)
+
+        /// A switch in Settings.
+        enum Switch: String, ExpressibleByArgument, CaseIterable {
+            case on, off
+            var setting: UNNotificationSetting { self == .on ? .enabled : .disabled }
+        }
+
+        /// Keep…: how a provisionally authorized app's notifications are delivered from now on.
+        enum Keep: String, ExpressibleByArgument, CaseIterable {
+            /// "Deliver Prominently": banners, sounds and badges.
+            case prominently
+            /// "Deliver Quietly": Notification Center only.
+            case quietly
+        }
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
+        @Flag(help: "Allow notifications (alerts, sounds, badges).") var allow = false
+        @Flag(help: "Turn notifications off.") var deny = false
+        @Option(help: "Banners: on or off.") var alerts: Switch?
+        @Option(help: "Sounds: on or off.") var sounds: Switch?
+        @Option(help: "Badges: on or off.") var badges: Switch?
+        @Option(help: "Show in Notification Center: on or off.") var list: Switch?
+        @Option(help: "Show on the lock screen: on or off.") var lockScreen: Switch?
+        @Option(help: "Keep a provisional app's notifications: prominently or quietly.") var keep: Keep?
+        @Flag(help: "Turn Off a provisional app's notifications.") var turnOff = false
+
+        private var changesSwitches: Bool {
+            alerts != nil || sounds != nil || badges != nil || list != nil || lockScreen != nil
+        }
+
+        func validate() throws {
+            let decisions = [allow, deny, keep != nil, turnOff].filter { $0 }.count
+            if decisions > 1 {
+                throw ValidationError("Give one of --allow, --deny, --keep and --turn-off.")
+            }
+        }
+
+        func run() async throws {
+            let engine = try openEngine(data)
+            let status = try await engine.appState(for: bundleIdentifier).settings.authorizationStatus
+            if keep != nil || turnOff {
+                guard status == .provisional else {
+                    throw ValidationError(
+                        "\(bundleIdentifier) is \(Self.name(status)), not provisional: Keep… and Turn Off… are for quiet notifications. Use --allow or --deny.")
+                }
+            }
+            if allow { try await engine.setAuthorization(.authorized, options: [.alert, .sound, .badge], for: bundleIdentifier) }
+            if deny || turnOff { try await engine.setAuthorization(.denied, options: [], for: bundleIdentifier) }
+            if let keep {
+                let options: UNAuthorizationOptions = keep == .prominently ? [.alert, .sound, .badge] : []
+                try await engine.setAuthorization(.authorized, options: options, for: bundleIdentifier)
+                if keep == .quietly {
+                    try await engine.updateSettings(for: bundleIdentifier) { $0.notificationCenterSetting = .enabled }
+                }
+            }
+            if changesSwitches {
+                let now = try await engine.appState(for: bundleIdentifier).settings
+                guard now.allowsDelivery else {
+                    throw ValidationError("\(bundleIdentifier)'s notifications are \(Self.name(now.authorizationStatus)); allow them first (--allow).")
+                }
+                let (alerts, sounds, badges, list, lockScreen) = (alerts, sounds, badges, list, lockScreen)
+                try await engine.updateSettings(for: bundleIdentifier) { settings in
+                    if let alerts {
+                        settings.alertSetting = alerts.setting
+                        settings.alertStyle = alerts == .on ? .banner : .none
+                    }
+                    if let sounds { settings.soundSetting = sounds.setting }
+                    if let badges { settings.badgeSetting = badges.setting }
+                    if let list { settings.notificationCenterSetting = list.setting }
+                    if let lockScreen { settings.lockScreenSetting = lockScreen.setting }
+                }
+            }
+            let settings = try await engine.appState(for: bundleIdentifier).settings
+            print(Self.describe(settings, of: bundleIdentifier))
+        }
+
+        /// The settings as lines, e.g. `alerts: on (banner)`.
+        static func describe(_ settings: NotificationSettingsRecord, of bundleIdentifier: String) -> String {
+            func word(_ setting: UNNotificationSetting) -> String {
+                switch setting {
+                case .enabled: "on"
+                case .disabled: "off"
+                case .notSupported: "not supported"
+                @unknown default: "unknown"
+                }
+            }
+            let style = switch settings.alertStyle {
+            case .none: "none"
+            case .banner: "banner"
+            case .alert: "alert"
+            }
+            return """
+                \(bundleIdentifier)
+                  authorization: \(name(settings.authorizationStatus))
+                  alerts: \(word(settings.alertSetting)) (style \(style))
+                  sounds: \(word(settings.soundSetting))
+                  badges: \(word(settings.badgeSetting))
+                  Notification Center: \(word(settings.notificationCenterSetting))
+                  lock screen: \(word(settings.lockScreenSetting))
+                """
+        }
+
+        static func name(_ status: UNAuthorizationStatus) -> String {
+            switch status {
+            case .notDetermined: "not determined"
+            case .denied: "denied"
+            case .authorized: "authorized"
+            case .provisional: "provisional"
+            case .ephemeral: "ephemeral"
+            @unknown default: "unknown"
+            }
+        }
+    }
+}

@@ -1,0 +1,349 @@
+import Foundation
+import HeraldAppChannel
+import HeraldCore
+import HeraldDevice
+import HeraldGateway
+import HeraldProvider
+import HeraldTesting
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+import UIKit
+import UserNotifications
+
+/// An app process's center linked to the device daemon over the app channel (a real Unix socket): registration through
+/// `UIApplication`, the delegate asked through the link, the person's responses, another user's process refused.
+@Suite(.timeLimit(.minutes(3)), .serialized) struct AppChannelTests {
+    /// A device (the daemon's engine on a SQLite file, a daemon with an app channel) against the harness's gateway, and
+    /// an app's center that links to it as an app process's `current()` does.
+    struct Device {
+        let directory: HeraldDataDirectory
+        let environment: NotificationTestEnvironment
+        let daemon: DeviceDaemon
+        let appCenter: UNUserNotificationCenter
+
+        var socket: URL { directory.appChannelSocket }
+    }
+
+    func withDevice(
+        _ harness: GatewayHarness, bundleIdentifier: String = GatewayHarness.bundleID,
+        _ body: (Device) async throws -> Void
+    ) async throws {
+        // Short: a Unix socket's path holds at most 107 bytes.
+        let directory = HeraldDataDirectory(url: URL(fileURLWithPath: "/tmp/hac-\(UUID().uuidString.prefix(8))"))
+        try directory.create()
+        defer { try? FileManager.default.removeItem(at: directory.url) }
+        var logger = Logger(label: "test.daemon")
+        logger.logLevel = .warning
+        let environment = try NotificationTestEnvironment(
+            bundleIdentifier: bundleIdentifier, databaseURL: directory.notificationDatabase, logger: logger)
+        let daemon = DeviceDaemon(
+            configuration: DeviceDaemonConfiguration(
+                gatewayURL: "wss://localhost:\(harness.ports.device)/device/v1",
+                identity: DeviceIdentity(deviceID: "linked-\(UUID().uuidString.prefix(6))", secret: "s3cret"),
+                tlsConfiguration: try harness.clientTLS(),
+                backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200)),
+                appChannelSocket: directory.appChannelSocket),
+            engine: environment.engine, logger: logger)
+        let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [], logger: logger)
+        let running = Task { try await group.run() }
+        defer { running.cancel() }
+        try await eventually("the app channel's socket") { FileManager.default.fileExists(atPath: directory.appChannelSocket.path) }
+        // The app process's own engine on the shared store, as `NotificationRuntime.makeProcessCenter` makes it.
+        let appEngine = try NotificationEngine.forDataDirectory(
+            directory, presenter: SilentPresenter(), scope: [bundleIdentifier], logger: logger)
+        let appCenter = UNUserNotificationCenter(
+            bundleIdentifier: bundleIdentifier, engine: .success(appEngine), daemonSocket: directory.appChannelSocket)
+        let device = Device(directory: directory, environment: environment, daemon: daemon, appCenter: appCenter)
+        do {
+            try await body(device)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await running.result
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        _ = await running.result
+    }
+
+    /// Waits (real time, bounded) until `condition` holds.
+    func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting for \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test("Seeds 001/003 through UIKit: registerForRemoteNotifications → token → push → willPresent on the main queue; a response → didReceive; unregister → 410")
+    func registrationAndDelegateThroughTheLink() async throws {
+        try await withGateway { harness, _ in
+            try await withDevice(harness) { device in
+                _ = MainQueueMark.key
+                let center = device.appCenter
+                let delegate = LinkedAppDelegate()
+                center.delegate = delegate
+                #expect(try await center.requestAuthorization(options: [.alert, .sound, .badge]))
+                try await eventually("the link to the daemon", timeout: .seconds(30)) { center.deviceLink != nil }
+
+                // Seed 001: UIApplication.shared.registerForRemoteNotifications() → the app delegate's token.
+                try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+                    await MainActor.run {
+                        UIApplication.shared.delegate = delegate
+                        UIApplication.shared.registerForRemoteNotifications()
+                    }
+                    try await eventually("didRegisterForRemoteNotificationsWithDeviceToken") { delegate.deviceToken != nil }
+                }
+                let tokenData = try #require(delegate.deviceToken)
+                #expect(tokenData.count == 32)
+                let token = tokenData.map { String(format: "%02x", $0) }.joined()
+                #expect(await MainActor.run { UIApplication.shared.isRegisteredForRemoteNotifications })
+                #expect(device.daemon.registration(of: GatewayHarness.bundleID)?.token == token)
+
+                // Seed 003's category, then a push in it: the foreground app's delegate decides, on the main queue.
+                let reply = UNTextInputNotificationAction(
+                    identifier: "category.test.input", title: "text", options: [.foreground],
+                    textInputButtonTitle: "send", textInputPlaceholder: "please")
+                center.setNotificationCategories([
+                    UNNotificationCategory(identifier: "category.test", actions: [reply], intentIdentifiers: [], options: []),
+                ])
+                try await withTokenClient(harness) { client, _ in
+                    var notification = APNsNotification.alert(
+                        bundleID: GatewayHarness.bundleID,
+                        payload: APNsPayload(alert: .fields(.init(title: "这是一个标题", body: "你收到一个内容")), categoryIdentifier: "category.test"))
+                    notification.collapseID = "seed-003"
+                    let result = try await client.send(notification, to: token)
+                    #expect(result.status == 200)
+                }
+                try await eventually("willPresent through the link") { delegate.presented == ["seed-003"] }
+                #expect(delegate.presentedOnMainThread == [true], "issue 16: delegate calls on the main queue")
+                try await eventually("the delivered list") { await center.deliveredNotifications().count == 1 }
+                #expect(device.environment.presenter.presentations.map(\.title) == ["这是一个标题"])
+
+                // The person answers (what `herald respond` does): the response reaches the app through the link.
+                try await device.environment.user.reply("你好", withAction: "category.test.input", on: "seed-003")
+                try await eventually("didReceive through the link") { delegate.responses == ["category.test.input:你好"] }
+                #expect(await center.deliveredNotifications().isEmpty)
+
+                // Unregister: the token is revoked, a later push is 410.
+                try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+                    await MainActor.run { UIApplication.shared.unregisterForRemoteNotifications() }
+                    try await eventually("unregistered") { device.daemon.registration(of: GatewayHarness.bundleID) == nil }
+                }
+                try await eventually("isRegisteredForRemoteNotifications false") {
+                    await MainActor.run { !UIApplication.shared.isRegisteredForRemoteNotifications }
+                }
+                try await withTokenClient(harness) { client, _ in
+                    let result = try await client.send(
+                        .alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("gone"))), to: token)
+                    #expect(result.status == 410)
+                }
+                await MainActor.run { UIApplication.shared.delegate = nil }
+            }
+        }
+    }
+
+    @Test("Without a daemon, registration fails with Apple's error through didFailToRegister; the app runs its notifications itself")
+    func noDaemon() async throws {
+        let directory = HeraldDataDirectory(url: URL(fileURLWithPath: "/tmp/hac-\(UUID().uuidString.prefix(8))"))
+        try directory.create()
+        defer { try? FileManager.default.removeItem(at: directory.url) }
+        let engine = try NotificationEngine.forDataDirectory(
+            directory, presenter: SilentPresenter(), scope: ["com.example.alone"], logger: Logger(label: "test"))
+        let center = UNUserNotificationCenter(
+            bundleIdentifier: "com.example.alone", engine: .success(engine), daemonSocket: directory.appChannelSocket)
+        let delegate = LinkedAppDelegate()
+        center.delegate = delegate
+        await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+            await MainActor.run {
+                UIApplication.shared.delegate = delegate
+                UIApplication.shared.registerForRemoteNotifications()
+            }
+        }
+        try await eventually("didFailToRegisterForRemoteNotificationsWithError") { delegate.registrationError != nil }
+        let error = try #require(delegate.registrationError as NSError?)
+        #expect(error.domain == NSCocoaErrorDomain && error.code == 3010)
+        #expect(error.localizedDescription.contains("herald up"))
+        #expect(center.deviceLink == nil)
+        // In-process: a local notification fires in this process and reaches the delegate.
+        #expect(try await center.requestAuthorization(options: [.alert]))
+        let content = UNMutableNotificationContent()
+        content.title = "alone"
+        try await center.add(UNNotificationRequest(identifier: "alone", content: content, trigger: nil))
+        try await eventually("willPresent in-process") { delegate.presented == ["alone"] }
+        await MainActor.run { UIApplication.shared.delegate = nil }
+    }
+
+    @Test("When the daemon goes away, the app's notifications run in its own process from then on")
+    func daemonGoesAway() async throws {
+        let directory = HeraldDataDirectory(url: URL(fileURLWithPath: "/tmp/hac-\(UUID().uuidString.prefix(8))"))
+        try directory.create()
+        defer { try? FileManager.default.removeItem(at: directory.url) }
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let environment = try NotificationTestEnvironment(
+            bundleIdentifier: "com.example.left", databaseURL: directory.notificationDatabase, logger: logger)
+        let daemon = DeviceDaemon(
+            configuration: DeviceDaemonConfiguration(
+                gatewayURL: "ws://127.0.0.1:9/device/v1", identity: DeviceIdentity(deviceID: "nowhere", secret: "s"),
+                backoff: ReconnectBackoff(initial: .seconds(5), maximum: .seconds(5)),
+                appChannelSocket: directory.appChannelSocket),
+            engine: environment.engine, logger: logger)
+        let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [], logger: logger)
+        let running = Task { try await group.run() }
+        try await eventually("the socket") { FileManager.default.fileExists(atPath: directory.appChannelSocket.path) }
+        let engine = try NotificationEngine.forDataDirectory(
+            directory, presenter: SilentPresenter(), scope: ["com.example.left"], logger: logger)
+        let center = UNUserNotificationCenter(
+            bundleIdentifier: "com.example.left", engine: .success(engine), daemonSocket: directory.appChannelSocket)
+        let delegate = LinkedAppDelegate()
+        center.delegate = delegate
+        #expect(try await center.requestAuthorization(options: [.alert]))
+        try await eventually("the link", timeout: .seconds(30)) { center.deviceLink != nil }
+        await group.triggerGracefulShutdown()
+        _ = await running.result
+        #expect(!FileManager.default.fileExists(atPath: directory.appChannelSocket.path), "the socket file is removed")
+        try await eventually("the link's end") { center.deviceLink == nil }
+        let content = UNMutableNotificationContent()
+        content.title = "after"
+        try await center.add(UNNotificationRequest(identifier: "after", content: content, trigger: nil))
+        try await eventually("willPresent in-process") { delegate.presented == ["after"] }
+    }
+
+    @Test("The wire form: one JSON object per line, the exact text of a hello and of a registration")
+    func wireForm() throws {
+        let hello = AppChannelMessage.hello(bundleID: "com.example.app", foreground: true, delegate: false)
+        #expect(String(decoding: hello.encoded(), as: UTF8.self)
+                == #"{"hello":{"bundleID":"com.example.app","delegate":false,"foreground":true}}"#)
+        let registered = AppChannelMessage.registered(id: 3, token: "ab")
+        #expect(String(decoding: registered.encoded(), as: UTF8.self) == #"{"registered":{"id":3,"token":"ab"}}"#)
+        #expect(try AppChannelMessage(line: hello.encoded()) == hello)
+        #expect(throws: DecodingError.self) { try AppChannelMessage(line: Data(#"{"nonsense":{}}"#.utf8)) }
+    }
+
+    @Test("A connection may act only for the app it named: a second hello, or a question before hello, ends it; another app's notification never reaches it")
+    func oneAppPerConnection() async throws {
+        try await withGateway { harness, _ in
+            try await withDevice(harness, bundleIdentifier: "com.example.first") { device in
+                // A raw connection that names itself, then tries to be another app.
+                let connection = try await AppChannelConnection.connect(to: device.socket.path)
+                defer { connection.close() }
+                connection.send(AppChannelMessage.hello(bundleID: "com.example.first", foreground: true, delegate: true).encoded())
+                var lines = connection.frames.makeAsyncIterator()
+                let welcome = try #require(await lines.next())
+                #expect(try AppChannelMessage(line: welcome) == .welcome)
+                connection.send(AppChannelMessage.hello(bundleID: "com.example.second", foreground: true, delegate: true).encoded())
+                #expect(await lines.next() == nil, "the daemon closes a connection that says hello twice")
+
+                let stranger = try await AppChannelConnection.connect(to: device.socket.path)
+                defer { stranger.close() }
+                stranger.send(AppChannelMessage.register(id: 1, environment: nil, bundlePath: nil).encoded())
+                var strangerLines = stranger.frames.makeAsyncIterator()
+                #expect(await strangerLines.next() == nil, "no registration without saying which app")
+            }
+        }
+    }
+
+    @Test("SO_PEERCRED: a process of another user that reaches the socket is refused before it can say anything")
+    func anotherUserIsRefused() async throws {
+        guard getuid() == 0 else { return } // Needs root to run a process as another user; CI runs as root.
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
+              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+        else {
+            Issue.record("setpriv (util-linux) and python3 are needed for this test")
+            return
+        }
+        try await withGateway { harness, _ in
+            try await withDevice(harness) { device in
+                // Open the file and its folder to everyone, so that only the peer check stands in the way.
+                chmod(device.directory.url.path, 0o755)
+                chmod(device.socket.path, 0o666)
+                let script = """
+                    import socket, sys
+                    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    s.settimeout(5)
+                    s.connect(sys.argv[1])
+                    s.sendall(b'{"hello":{"bundleID":"com.example.herald","delegate":true,"foreground":true}}\\n')
+                    try:
+                        data = s.recv(100)
+                        print('closed' if data == b'' else 'answer:' + repr(data))
+                    except OSError as error:
+                        print('no answer: ' + repr(error))
+                    """
+                let result = try await ChildProcess.run(
+                    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, device.socket.path],
+                    timeout: .seconds(20))
+                // Closed at once: an orderly close, or a reset because the hello it sent was never read. Never an answer,
+                // never a wait for one.
+                let answer = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(answer == "closed" || answer.contains("ConnectionResetError"), "\(result.output) \(result.error)")
+            }
+        }
+    }
+}
+
+/// Tells the main queue from others: Swift Testing runs the main queue with `dispatchMain()`, which on Linux drains it on
+/// a thread that is not the process's first, so `Thread.isMainThread` cannot tell.
+enum MainQueueMark {
+    static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+}
+
+/// An app delegate (UIKit's and the notification center's) that records what it is given.
+final class LinkedAppDelegate: NSObject, UIApplicationDelegate, UNUserNotificationCenterDelegate, Sendable {
+    private struct Seen {
+        var deviceToken: Data?
+        var registrationError: (any Error)?
+        var presented: [String] = []
+        var presentedOnMainThread: [Bool] = []
+        var responses: [String] = []
+    }
+
+    private let seen = Mutex(Seen())
+
+    nonisolated override init() {
+        super.init()
+    }
+
+    nonisolated var deviceToken: Data? { seen.withLock { $0.deviceToken } }
+    nonisolated var registrationError: (any Error)? { seen.withLock { $0.registrationError } }
+    nonisolated var presented: [String] { seen.withLock { $0.presented } }
+    nonisolated var presentedOnMainThread: [Bool] { seen.withLock { $0.presentedOnMainThread } }
+    nonisolated var responses: [String] { seen.withLock { $0.responses } }
+
+    func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
+        seen.withLock { $0.deviceToken = deviceToken }
+    }
+
+    func application(_ application: UIApplication, didFailToRegisterForRemoteNotificationsWithError error: any Error) {
+        seen.withLock { $0.registrationError = error }
+    }
+
+    nonisolated func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+    ) {
+        let onMain = DispatchQueue.getSpecific(key: MainQueueMark.key) != nil
+        seen.withLock {
+            $0.presented.append(notification.request.identifier)
+            $0.presentedOnMainThread.append(onMain)
+        }
+        completionHandler([.banner, .list, .sound])
+    }
+
+    nonisolated func userNotificationCenter(
+        _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+        withCompletionHandler completionHandler: @escaping () -> Void
+    ) {
+        let text = (response as? UNTextInputNotificationResponse).map { ":" + $0.userText } ?? ""
+        seen.withLock { $0.responses.append(response.actionIdentifier + text) }
+        completionHandler()
+    }
+}
