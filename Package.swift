@@ -264,7 +264,8 @@ let package = Package(
         .testTarget(
             name: "HeraldCommandTests",
             dependencies: [
-                "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel",
+                "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel", "HeraldProvider", "HeraldGateway",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

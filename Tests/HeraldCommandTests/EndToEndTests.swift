@@ -1,0 +1,204 @@
+import Foundation
+import HeraldCore
+import HeraldGateway
+import HeraldProvider
+import HeraldTesting
+import Logging
+import Synchronization
+import Testing
+import UserNotifications
+
+/// The whole system as separate processes: the gateway, the device daemon and app executables (seeds 001/003's
+/// AppDelegate, `herald-example-app`), with pushes from HeraldProvider, `herald push` and Apple's curl recipe.
+@Suite(.timeLimit(.minutes(5))) struct EndToEndTests {
+    /// The example app, built beside `herald`.
+    static let exampleApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-app")
+
+    /// Starts the example app as `bundleIdentifier` on the data directory, and waits for its device token.
+    static func launchApp(_ bundleIdentifier: String, _ herald: HeraldProcess) async throws -> (ChildProcess, String?) {
+        let app = try await ChildProcess.launch(
+            exampleApp.path, [],
+            environment: herald.environment(["HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": bundleIdentifier]))
+        let line = await app.waitForOutput(containing: "APNs device token: ", timeout: .seconds(30))
+        let token = line.flatMap { $0.components(separatedBy: "APNs device token: ").last }?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return (app, token)
+    }
+
+    /// The value after `option` in a command line's words.
+    static func value(of option: String, in words: [String]) -> String? {
+        words.firstIndex(of: option).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
+    }
+
+    @Test("Seeds 001/003 end to end: `herald up`, two app processes; pushes from `herald push` and Apple's curl recipe reach app 1's willPresent on its main thread and its delivered list, app 2 sees nothing; `herald respond` reaches app 1's didReceive")
+    func twoApps() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        var children = [up]
+        defer { for child in children { child.send(SIGKILL) } }
+        guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
+            Issue.record("herald up printed no push line: \(await up.stop()) \(up.error)")
+            return
+        }
+        let words = HeraldCommandTests.shellWords(pushLine)
+        let gateway = try #require(Self.value(of: "--gateway", in: words))
+        let keyFile = try #require(Self.value(of: "--p8", in: words))
+
+        let (one, oneToken) = try await Self.launchApp("com.example.one", herald)
+        children.append(one)
+        let (two, twoToken) = try await Self.launchApp("com.example.two", herald)
+        children.append(two)
+        let token = try #require(oneToken, "app 1 registered: \(one.output) \(one.error)")
+        #expect(twoToken != nil && twoToken != token, "each app has its own token")
+
+        // HeraldProvider, through `herald push`: seed 003's payload, in its category.
+        let provider = ["--gateway", gateway, "--p8", keyFile, "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"]
+        let pushed = try await herald.run(
+            ["push", "--topic", "com.example.one", "--token", token, "--title", "这是一个标题", "--subtitle", "这是一个副标题",
+             "--body", "你收到一个内容", "--badge", "1", "--sound", "default", "--category", "category.test",
+             "--collapse-id", "seed-003"] + provider)
+        #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.output) \(pushed.error)")
+        let presented = await one.waitForOutput(containing: "willPresent seed-003", timeout: .seconds(10))
+        #expect(presented?.contains("title=这是一个标题 body=你收到一个内容 main=true") == true, "\(one.output)")
+
+        // Apple's curl recipe (Sending push notifications using command-line tools), against the gateway.
+        let jwt = try await herald.run(["jwt", "--p8", keyFile, "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"], passingDataDirectory: false)
+            .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let curl = try await ChildProcess.run("curl", [
+            "--silent", "--max-time", "20", "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
+            "--header", "apns-topic: com.example.one", "--header", "apns-push-type: alert",
+            "--header", "authorization: bearer \(jwt)", "--data", #"{"aps":{"alert":"test"}}"#, "--http2",
+            "--write-out", "%{http_code}", "\(gateway)/3/device/\(token)",
+        ], timeout: .seconds(30))
+        #expect(curl.output == "200", "\(curl.output) \(curl.error)")
+        let fromCurl = await one.waitForOutput(containing: "body=test", timeout: .seconds(10))
+        #expect(fromCurl?.contains("main=true") == true, "\(one.output)")
+
+        // Both are in app 1's delivered list; app 2 saw nothing and has nothing.
+        let engine = try NotificationEngine.forDataDirectory(
+            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
+        let center = UNUserNotificationCenter(bundleIdentifier: "com.example.one", engine: .success(engine))
+        #expect(Set(await center.deliveredNotifications().map(\.request.content.body)) == ["你收到一个内容", "test"])
+        let other = UNUserNotificationCenter(bundleIdentifier: "com.example.two", engine: .success(engine))
+        #expect(await other.deliveredNotifications().isEmpty)
+        #expect(!two.output.contains("willPresent"))
+
+        // The person types a reply into seed 003's text action: app 1's didReceive.
+        let answered = try await herald.run(
+            ["respond", "com.example.one", "seed-003", "--action", "category.test.input", "--text", "你好"])
+        #expect(answered.status == 0, "\(answered.error)")
+        let received = await one.waitForOutput(containing: "didReceive seed-003", timeout: .seconds(10))
+        #expect(received?.contains("action=category.test.input 点击了input,输入内容为:你好 main=true") == true, "\(one.output)")
+        #expect(!two.output.contains("didReceive"))
+
+        // `herald tokens list` shows both apps under this device.
+        let tokens = try await herald.run(["tokens", "list"]).output
+        #expect(tokens.contains("com.example.one  development  \(token.lowercased())"))
+        #expect(tokens.contains("com.example.two"))
+        for child in [two, one, up] { await child.stop() }
+    }
+
+    @Test("kill -9 of the device in the middle of a burst of 1,000: after its restart every push answered 200 is shown exactly once, or replaced while stored (D-04); none twice")
+    func burstAcrossACrash() async throws {
+        let herald = try HeraldProcess()
+        let keyFile = herald.dataDirectory.appendingPathComponent("key.p8").path
+        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status == 0)
+        #expect(try await herald.run(["settings", "com.example.burst", "--allow"]).status == 0)
+        try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
+            let deviceArguments = ["device", "--gateway", "wss://localhost:\(gateway.device)/device/v1"]
+            let first = try await herald.launch(deviceArguments + ["--register", "com.example.burst"])
+            var devices = [first]
+            defer { for device in devices { device.send(SIGKILL) } }
+            let registered = await first.waitForOutput(containing: "com.example.burst ", timeout: .seconds(30))
+            let token = try #require(registered?.split(separator: " ").last.map(String.init), "\(first.error)")
+
+            let signer = try ProviderTokenSigner(
+                pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
+            let client = try APNsClient(
+                server: APNsServer(
+                    url: URL(string: "https://localhost:\(gateway.provider)")!,
+                    certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
+                authentication: .token(signer))
+            let tally = BurstTally()
+            do {
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    var next = 0
+                    func send(_ number: Int) {
+                        group.addTask {
+                            let result = try await client.send(
+                                .alert(bundleID: "com.example.burst", payload: APNsPayload(alert: .text("burst-\(number)"))),
+                                to: token)
+                            if result.status == 200 { tally.accepted.withLock { $0[number] = result.uniqueID ?? "" } }
+                            tally.answered.add(1, ordering: .relaxed)
+                        }
+                    }
+                    while next < 50 { send(next); next += 1 } // 50 in flight
+                    var killed = false
+                    var restarted = false
+                    while try await group.next() != nil {
+                        let done = tally.answered.load(ordering: .relaxed)
+                        if !killed && done >= 300 {
+                            first.send(SIGKILL) // in the middle: 50 pushes are in flight
+                            killed = true
+                        }
+                        if killed && !restarted && done >= 600 {
+                            devices.append(try await herald.launch(deviceArguments))
+                            restarted = true
+                        }
+                        if next < 1_000 { send(next); next += 1 }
+                    }
+                }
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+            let pushes = tally.accepted.withLock { $0 }
+            #expect(pushes.count == 1_000, "every push is answered 200 (stored while the device is down)")
+
+            // Delivered: in the device's list (identifier = apns-id; the body says which push). Replaced: the
+            // gateway's log says so. Wait, bounded, until every accepted push is one of the two.
+            let engine = try NotificationEngine.forDataDirectory(
+                HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [],
+                logger: .init(label: "test"))
+            let store = try SQLiteGatewayStore(url: herald.dataDirectory.appendingPathComponent("gateway.sqlite"))
+            var unaccounted = Set(pushes.keys)
+            let deadline = ContinuousClock.now + .seconds(60)
+            var delivered: [Int] = []
+            while !unaccounted.isEmpty && ContinuousClock.now < deadline {
+                delivered = try await engine.delivered(for: "com.example.burst").compactMap {
+                    Int($0.request.content.body.replacingOccurrences(of: "burst-", with: ""))
+                }
+                unaccounted.subtract(delivered)
+                for number in unaccounted.sorted() {
+                    let events = try await store.events(uniqueID: pushes[number] ?? "")
+                    if events.contains(where: { $0.kind == .discarded && $0.detail.hasPrefix("Discarded - Replaced") }) {
+                        unaccounted.remove(number)
+                    }
+                }
+                if !unaccounted.isEmpty { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            let shownBeforeCrash = devices[0].output.components(separatedBy: "com.example.burst  burst-").count - 1
+            print("burst: \(delivered.count) delivered (\(shownBeforeCrash) shown before the kill), \(pushes.count - delivered.count) replaced while stored")
+            #expect(unaccounted.isEmpty, "pushes neither shown nor replaced: \(unaccounted.sorted().prefix(20))")
+            #expect(Set(delivered).count == delivered.count, "the delivered list holds each push once")
+            #expect(delivered.count > 600, "most pushes came while the device was connected: \(delivered.count)")
+            // Shown at most once across both device processes (the lines the presenter printed).
+            var shown: [String: Int] = [:]
+            for device in devices {
+                for line in device.output.split(separator: "\n") where line.contains("com.example.burst  burst-") {
+                    let number = line.components(separatedBy: "burst-").last?.split(separator: " ").first.map(String.init) ?? ""
+                    shown[number, default: 0] += 1
+                }
+            }
+            #expect(shown.values.allSatisfy { $0 == 1 }, "shown twice: \(shown.filter { $0.value > 1 }.keys.sorted())")
+            for device in devices { await device.stop() }
+        }
+    }
+}
+
+/// What a burst's pushes got: the accepted ones (push number → `apns-unique-id`) and how many were answered.
+final class BurstTally: Sendable {
+    let accepted = Mutex<[Int: String]>([:])
+    let answered = Atomic<Int>(0)
+}
