@@ -108,6 +108,8 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "UserNotifications", "HeraldDeviceChannel", "HeraldAppChannel",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

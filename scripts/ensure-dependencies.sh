@@ -10,8 +10,17 @@ dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-pip)
+# The desktop presenter's test shows notifications on a real server: dunst on a virtual X display, on a session bus of
+# its own, with a screenshot (ImageMagick) and D-Bus signals sent by gdbus.
+if [ "${HERALD_SKIP_DESKTOP_TOOLS:-0}" != 1 ]; then
+  command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+  command -v dunst >/dev/null 2>&1 || missing+=(dunst)
+  command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
+  command -v gdbus >/dev/null 2>&1 || missing+=(libglib2.0-bin)
+  command -v import >/dev/null 2>&1 || missing+=(imagemagick)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "Installing ${missing[*]} (needed by GRDB, Herald's SQLite store)…" >&2
+  echo "Installing ${missing[*]} (Herald's build and its tests' real clients and desktop)…" >&2
   if [ "$(id -u)" -eq 0 ]; then
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
   else

@@ -21,6 +21,7 @@ public final class NotificationTestEnvironment: Sendable {
     public let clock: VirtualClock
     /// What the device showed.
     public let presenter: RecordingPresenter
+    private let extraPresenter: (any NotificationPresenter)?
     /// The person holding the device.
     public var user: SimulatedUser { SimulatedUser(environment: self) }
     /// The default app's bundle identifier.
@@ -56,6 +57,7 @@ public final class NotificationTestEnvironment: Sendable {
     ///   - timeZone: The device's time zone; UTC by default, so tests do not depend on the machine.
     ///   - delegateTimeout: How long delegates have to call their completion handlers (real time).
     ///   - logger: Where the engine logs (pass one with an in-memory handler to assert on warnings).
+    ///   - presenter: A presenter that shows notifications besides ``presenter`` (a desktop, say).
     public convenience init(
         bundleIdentifier: String = "com.example.app",
         databaseURL: URL? = nil,
@@ -63,11 +65,13 @@ public final class NotificationTestEnvironment: Sendable {
         clock: VirtualClock = VirtualClock(),
         timeZone: TimeZone = TimeZone(identifier: "UTC")!,
         delegateTimeout: Duration = .seconds(2),
-        logger: Logger = Logger(label: "herald.testing")
+        logger: Logger = Logger(label: "herald.testing"),
+        presenter: (any NotificationPresenter)? = nil
     ) throws {
         try self.init(
             bundleIdentifier: bundleIdentifier, databaseURL: databaseURL, attachmentDirectory: attachmentDirectory,
-            clock: clock, timeZone: timeZone, delegateTimeout: delegateTimeout, logger: logger, wrapStore: { $0 })
+            clock: clock, timeZone: timeZone, delegateTimeout: delegateTimeout, logger: logger,
+            alsoPresentingTo: presenter, wrapStore: { $0 })
     }
 
     /// Creates a device whose engine uses the store `wrapStore` makes of the real one (to inject failures).
@@ -79,9 +83,11 @@ public final class NotificationTestEnvironment: Sendable {
         timeZone: TimeZone = TimeZone(identifier: "UTC")!,
         delegateTimeout: Duration = .seconds(2),
         logger: Logger = Logger(label: "herald.testing"),
+        alsoPresentingTo extraPresenter: (any NotificationPresenter)? = nil,
         wrapStore: @escaping @Sendable (any NotificationStore) -> any NotificationStore
     ) throws {
         self.wrapStore = wrapStore
+        self.extraPresenter = extraPresenter
         self.bundleIdentifier = bundleIdentifier
         self.clock = clock
         self.presenter = RecordingPresenter()
@@ -93,8 +99,8 @@ public final class NotificationTestEnvironment: Sendable {
         self.logger = logger
         let engine = try Self.makeEngine(
             databaseURL: databaseURL, attachmentDirectory: self.attachmentDirectory, clock: clock,
-            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout, logger: logger,
-            wrapStore: wrapStore
+            timeZone: timeZone, presenter: presenter, extraPresenter: extraPresenter,
+            delegateTimeout: delegateTimeout, logger: logger, wrapStore: wrapStore
         )
         state = EngineState(engine: engine, runner: engine.start())
     }
@@ -105,9 +111,10 @@ public final class NotificationTestEnvironment: Sendable {
 
     private static func makeEngine(
         databaseURL: URL?, attachmentDirectory: URL, clock: VirtualClock, timeZone: TimeZone,
-        presenter: RecordingPresenter, delegateTimeout: Duration, logger: Logger,
-        wrapStore: (any NotificationStore) -> any NotificationStore
+        presenter: RecordingPresenter, extraPresenter: (any NotificationPresenter)?, delegateTimeout: Duration,
+        logger: Logger, wrapStore: (any NotificationStore) -> any NotificationStore
     ) throws -> NotificationEngine {
+        let presenter: any NotificationPresenter = extraPresenter.map { CompositePresenter([presenter, $0]) } ?? presenter
         let store = wrapStore(
             try databaseURL.map { try SQLiteNotificationStore(url: $0, logger: logger) } ?? SQLiteNotificationStore())
         var configuration = NotificationEngine.Configuration(
@@ -181,8 +188,8 @@ public final class NotificationTestEnvironment: Sendable {
         clock.advance(by: downtime)
         let engine = try Self.makeEngine(
             databaseURL: databaseURL, attachmentDirectory: attachmentDirectory, clock: clock,
-            timeZone: timeZone, presenter: presenter, delegateTimeout: delegateTimeout, logger: logger,
-            wrapStore: wrapStore
+            timeZone: timeZone, presenter: presenter, extraPresenter: extraPresenter,
+            delegateTimeout: delegateTimeout, logger: logger, wrapStore: wrapStore
         )
         state.lock.withLock {
             state.engine = engine

@@ -20,6 +20,7 @@ extension HeraldCommand {
                 """)
 
         @OptionGroup var data: DataDirectoryOptions
+        @OptionGroup var presentation: PresenterOptions
         @Option(help: "The gateway's device channel, e.g. wss://localhost:2199/device/v1.") var gateway: String
         @Option(help: "The CA to trust for wss:// (default: <data-dir>/tls/ca.pem when it exists).") var cacert: String?
         @Option(help: "The environment apps register in: development or production.")
@@ -32,12 +33,14 @@ extension HeraldCommand {
             var logger = Logger(label: "herald.device")
             logger.logLevel = .info
             let directory = data.directory
-            let engine = try openDeviceEngine(directory, logger: logger)
+            let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
+            let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
             let daemon = try makeDeviceDaemon(
                 gateway: gateway, cacert: cacert, directory: directory, environment: environment, engine: engine,
                 logger: logger)
-            let group = ServiceGroup(
-                services: [engine, daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            var services: [any Service] = [engine, daemon]
+            if let desktop { services.append(DesktopAnswerRouter(presenter: desktop, engine: engine)) }
+            let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 for app in register {
@@ -54,11 +57,12 @@ extension HeraldCommand {
     }
 }
 
-/// The engine of every app on this machine, showing notifications on this terminal.
-func openDeviceEngine(_ directory: HeraldDataDirectory, logger: Logger) throws -> NotificationEngine {
+/// The engine of every app on this machine, showing notifications through `presenter`.
+func openDeviceEngine(
+    _ directory: HeraldDataDirectory, presenter: any NotificationPresenter, logger: Logger
+) throws -> NotificationEngine {
     do {
-        return try NotificationEngine.forDataDirectory(
-            directory, presenter: TerminalPresenter(output: .standardOutput), scope: nil, logger: logger)
+        return try NotificationEngine.forDataDirectory(directory, presenter: presenter, scope: nil, logger: logger)
     } catch {
         throw ValidationError("Cannot open \(directory.notificationDatabase.path): \(error). Pass a writable --data-dir.")
     }

@@ -22,6 +22,7 @@ extension HeraldCommand {
         )
 
         @OptionGroup var data: DataDirectoryOptions
+        @OptionGroup var presentation: PresenterOptions
         @Option(help: "The gateway's TLS provider port.") var port = 2197
         @Option(help: "The gateway's plaintext provider port (h2c and HTTP/1.1).") var plaintextPort = 2198
         @Option(help: "The gateway's device-channel port.") var devicePort = 2199
@@ -32,7 +33,8 @@ extension HeraldCommand {
             var logger = Logger(label: "herald")
             logger.logLevel = .info
             let directory = data.directory
-            let engine = try openDeviceEngine(directory, logger: logger)
+            let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
+            let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
             let gatewayStore = try openGatewayStore(data, logger: logger)
             let gateway = try HeraldGateway(
                 configuration: GatewayConfiguration(
@@ -48,8 +50,9 @@ extension HeraldCommand {
                         file: Self.keyFile(keyID: Self.keyID, in: directory), replacingFile: true)
                 ]
             }
-            let group = ServiceGroup(
-                services: [engine, gateway], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            var services: [any Service] = [engine, gateway]
+            if let desktop { services.append(DesktopAnswerRouter(presenter: desktop, engine: engine)) }
+            let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 let demoApp = demoApp

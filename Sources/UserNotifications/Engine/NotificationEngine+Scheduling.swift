@@ -245,7 +245,11 @@ extension NotificationEngine {
                 title: content.title, subtitle: content.subtitle, body: content.body,
                 soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
                 categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
-                actionTitles: category?.actions.map(\.title) ?? [], attachmentPaths: content.attachments.map(\.path),
+                actions: category?.actions.map {
+                    NotificationPresentation.Action(
+                        identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
+                } ?? [],
+                attachmentPaths: content.attachments.map(\.path),
                 date: item.date, style: style, deliveredWhileNotRunning: item.missed
             ))
         }

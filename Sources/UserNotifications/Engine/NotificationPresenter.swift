@@ -29,6 +29,22 @@ public struct NotificationPresentation: Sendable, Hashable {
         }
     }
 
+    /// One of the category's actions, as a presenter offers it.
+    public struct Action: Sendable, Hashable {
+        /// The action's identifier: what the person's choice reports.
+        public var identifier: String
+        /// Its button title.
+        public var title: String
+        /// For a text-input action, the placeholder of its text field; `nil` for a button.
+        public var textInputPlaceholder: String?
+
+        public init(identifier: String, title: String, textInputPlaceholder: String? = nil) {
+            self.identifier = identifier
+            self.title = title
+            self.textInputPlaceholder = textInputPlaceholder
+        }
+    }
+
     public var bundleIdentifier: String
     public var identifier: String
     public var title: String
@@ -41,7 +57,9 @@ public struct NotificationPresentation: Sendable, Hashable {
     public var categoryIdentifier: String
     public var threadIdentifier: String
     /// The titles of the category's actions, in display order.
-    public var actionTitles: [String]
+    public var actionTitles: [String] { actions.map(\.title) }
+    /// The category's actions, in display order.
+    public var actions: [Action]
     /// Attachment file paths in the attachment data store.
     public var attachmentPaths: [String]
     public var date: Date
@@ -52,7 +70,7 @@ public struct NotificationPresentation: Sendable, Hashable {
     public init(
         bundleIdentifier: String, identifier: String, title: String, subtitle: String, body: String,
         soundName: String?, badge: Int?, categoryIdentifier: String, threadIdentifier: String,
-        actionTitles: [String], attachmentPaths: [String], date: Date, style: Style, deliveredWhileNotRunning: Bool
+        actions: [Action], attachmentPaths: [String], date: Date, style: Style, deliveredWhileNotRunning: Bool
     ) {
         self.bundleIdentifier = bundleIdentifier
         self.identifier = identifier
@@ -63,7 +81,7 @@ public struct NotificationPresentation: Sendable, Hashable {
         self.badge = badge
         self.categoryIdentifier = categoryIdentifier
         self.threadIdentifier = threadIdentifier
-        self.actionTitles = actionTitles
+        self.actions = actions
         self.attachmentPaths = attachmentPaths
         self.date = date
         self.style = style
@@ -101,5 +119,19 @@ public struct TerminalPresenter: NotificationPresenter {
         if presentation.deliveredWhileNotRunning { details.append("while app not running") }
         if !details.isEmpty { text += "  [" + details.joined(separator: ", ") + "]" }
         return text
+    }
+}
+
+/// Shows each notification through every presenter it holds (the terminal and the desktop, say), in order.
+public struct CompositePresenter: NotificationPresenter {
+    private let presenters: [any NotificationPresenter]
+
+    /// A presenter that shows through each of `presenters`.
+    public init(_ presenters: [any NotificationPresenter]) {
+        self.presenters = presenters
+    }
+
+    public func present(_ presentation: NotificationPresentation) async {
+        for presenter in presenters { await presenter.present(presentation) }
     }
 }

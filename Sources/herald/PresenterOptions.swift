@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import HeraldDevice
+import Logging
+import UserNotifications
+
+/// Where the device shows notifications: this terminal, the desktop, or both.
+struct PresenterOptions: ParsableArguments {
+    enum Choice: String, ExpressibleByArgument, CaseIterable {
+        /// The terminal, and the desktop when a session bus with a notification service is there.
+        case auto
+        case terminal
+        case desktop
+        case both
+    }
+
+    @Option(help: "Where notifications show: auto (the terminal, and the desktop's notifications when there is one), terminal, desktop or both.")
+    var presenter: Choice = .auto
+
+    /// The presenter to give the device's engine, and the desktop presenter inside it (whose answers need routing).
+    ///
+    /// - Throws: A `ValidationError` when `desktop` or `both` was asked for and the desktop cannot be reached.
+    func makePresenter(logger: Logger) async throws -> (any NotificationPresenter, FreedesktopPresenter?) {
+        let terminal = TerminalPresenter(output: .standardOutput)
+        var desktop: FreedesktopPresenter?
+        if presenter != .terminal {
+            do {
+                desktop = try await FreedesktopPresenter.connect(logger: logger)
+            } catch where presenter == .auto {
+                logger.debug("No desktop notifications: notifications show on this terminal", metadata: ["error": "\(error)"])
+            } catch {
+                throw ValidationError(
+                    "Cannot reach the desktop's notification service (org.freedesktop.Notifications on the session bus): \(error). Use --presenter terminal, or run inside a desktop session.")
+            }
+        }
+        switch (presenter, desktop) {
+        case (.desktop, let desktop?): return (desktop, desktop)
+        case (_, let desktop?): return (CompositePresenter([terminal, desktop]), desktop)
+        case (_, nil): return (terminal, nil)
+        }
+    }
+}
