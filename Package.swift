@@ -199,6 +199,7 @@ let package = Package(
                 "HeraldTesting",
                 "HeraldGateway",
                 "HeraldDeviceChannel",
+                "HeraldDevice",
                 "HeraldProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -173,23 +173,35 @@ public final class DeviceDaemon: Service, Sendable {
     }
 
     /// Renews the apps' registrations, then takes pushes until the connection ends (or the task is cancelled).
+    ///
+    /// Pushes that arrive while the engine keeps earlier ones are kept together, in order, in one transaction (one
+    /// fsync for the batch), and each is acknowledged once that transaction is durable.
     private func serve(_ client: DeviceChannelClient) async {
         await renewRegistrations(with: client)
         connection.set(client)
         defer { connection.set(nil) }
-        for await push in client.pushes {
-            guard await receive(push) else {
-                // Not kept (the store failed): no acknowledgement; the gateway keeps it and sends it again.
+        let arrived = BatchQueue<DevicePush>()
+        let reader = Task {
+            for await push in client.pushes { arrived.append(push) }
+            arrived.finish()
+        }
+        defer { reader.cancel() }
+        while let batch = await arrived.next(limit: Self.batchLimit) {
+            guard await receive(batch) else {
+                // Not kept (the store failed): no acknowledgement; the gateway keeps them and sends them again.
                 break
             }
             do {
-                try await client.acknowledge(push)
+                for push in batch { try await client.acknowledge(push) }
             } catch {
                 break
             }
         }
         await client.close()
     }
+
+    /// The most pushes kept in one transaction.
+    private static let batchLimit = 256
 
     /// Registers every registered app again: the gateway keeps the same token for an app on a device.
     private func renewRegistrations(with client: DeviceChannelClient) async {
@@ -211,28 +223,35 @@ public final class DeviceDaemon: Service, Sendable {
         }
     }
 
-    /// Hands a push to the engine. Returns whether it may be acknowledged: kept, a repeat, or dropped by rule.
-    private func receive(_ push: DevicePush) async -> Bool {
-        let metadata: Logger.Metadata = [
-            "app.bundle_id": "\(push.bundleID)", "apns.id": "\(push.apnsID)", "push.delivery_id": "\(push.deliveryID)",
-        ]
-        let content: RemoteNotificationContent
-        do {
-            content = try RemoteNotificationContent(payload: Data(push.payload.utf8), strings: strings(for: push.bundleID))
-        } catch {
-            logger.warning("A push's payload cannot be shown; dropped", metadata: metadata.merging(["error": "\(error)"]) { $1 })
-            return true
+    /// Hands pushes to the engine. Returns whether they may be acknowledged: kept, repeats, or dropped by rule.
+    private func receive(_ pushes: [DevicePush]) async -> Bool {
+        var arrivals: [RemoteArrival] = []
+        for push in pushes {
+            let metadata: Logger.Metadata = [
+                "app.bundle_id": "\(push.bundleID)", "apns.id": "\(push.apnsID)", "push.delivery_id": "\(push.deliveryID)",
+            ]
+            let content: RemoteNotificationContent
+            do {
+                content = try RemoteNotificationContent(payload: Data(push.payload.utf8), strings: strings(for: push.bundleID))
+            } catch {
+                logger.warning("A push's payload cannot be shown; dropped", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+                continue
+            }
+            guard content.isUserVisible else {
+                logger.info("A background push arrived; background delivery to apps is not built yet", metadata: metadata)
+                continue
+            }
+            let request = NotificationRequestRecord(remote: content, apnsID: push.apnsID, collapseID: push.collapseID)
+            arrivals.append(RemoteArrival(request: request, deliveryID: push.deliveryID, bundleIdentifier: push.bundleID))
         }
-        guard content.isUserVisible else {
-            logger.info("A background push arrived; background delivery to apps is not built yet", metadata: metadata)
-            return true
-        }
-        let request = NotificationRequestRecord(remote: content, apnsID: push.apnsID, collapseID: push.collapseID)
+        guard !arrivals.isEmpty else { return true }
         do {
-            try await engine.receiveRemote(request, deliveryID: push.deliveryID, for: push.bundleID)
+            _ = try await engine.receiveRemote(arrivals)
             return true
         } catch {
-            logger.error("Could not keep a push; the gateway will send it again", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+            logger.error("Could not keep pushes; the gateway will send them again", metadata: [
+                "push.count": "\(arrivals.count)", "error": "\(error)",
+            ])
             return false
         }
     }

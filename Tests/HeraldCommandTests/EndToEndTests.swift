@@ -78,6 +78,11 @@ import UserNotifications
         let engine = try NotificationEngine.forDataDirectory(
             HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
         let center = UNUserNotificationCenter(bundleIdentifier: "com.example.one", engine: .success(engine))
+        // Recorded as delivered just after willPresent answered (the daemon commits the answer).
+        let deadline = ContinuousClock.now + .seconds(10)
+        while await center.deliveredNotifications().count < 2 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         #expect(Set(await center.deliveredNotifications().map(\.request.content.body)) == ["你收到一个内容", "test"])
         let other = UNUserNotificationCenter(bundleIdentifier: "com.example.two", engine: .success(engine))
         #expect(await other.deliveredNotifications().isEmpty)

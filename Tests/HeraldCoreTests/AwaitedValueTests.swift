@@ -29,3 +29,30 @@ import Testing
         #expect(await value.wait() == nil)
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct BatchQueueTests {
+    @Test("What arrived while the consumer was busy comes out together, in order, up to the limit; then nil once finished")
+    func batches() async {
+        let queue = BatchQueue<Int>()
+        for number in 1...5 { queue.append(number) }
+        #expect(await queue.next(limit: 3) == [1, 2, 3])
+        #expect(await queue.next() == [4, 5])
+        let waiting = Task { await queue.next() }
+        try? await Task.sleep(for: .milliseconds(20))
+        queue.append(6)
+        #expect(await waiting.value == [6])
+        queue.append(7)
+        queue.finish()
+        #expect(await queue.next() == [7])
+        #expect(await queue.next() == nil)
+    }
+
+    @Test("A consumer waiting on an empty queue gets nil when its task is cancelled")
+    func cancellation() async {
+        let queue = BatchQueue<Int>()
+        let waiting = Task { await queue.next() }
+        try? await Task.sleep(for: .milliseconds(20))
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+    }
+}

@@ -42,11 +42,9 @@ final class FlakyNotificationStore: NotificationStore {
     }
 
     func addRemote(
-        _ request: NotificationRequestRecord, receivedAt: Date, deliveryID: String?, for bundleIdentifier: String,
-        maximumSize: Int
-    ) async throws -> PendingNotification? {
-        try await base.addRemote(
-            request, receivedAt: receivedAt, deliveryID: deliveryID, for: bundleIdentifier, maximumSize: maximumSize)
+        _ arrivals: [RemoteArrival], receivedAt: Date, maximumSize: Int
+    ) async throws -> [Result<PendingNotification?, HeraldNotificationError>] {
+        try await base.addRemote(arrivals, receivedAt: receivedAt, maximumSize: maximumSize)
     }
 
     func addPending(

@@ -154,8 +154,10 @@ extension NotificationEngine {
                 enqueueHostWork(for: bundleIdentifier) { engine in
                     let notification = DeliveredNotification(request: pending.request, date: fireDate)
                     let options = await host.willPresent(notification) ?? []
-                    await engine.commitForeground(pending, bundleIdentifier: bundleIdentifier, expected: expected,
-                                                  options: options, now: fireDate)
+                    // The app's next notification may be asked about while this one is committed.
+                    await engine.commitLater(ForegroundAnswer(
+                        pending: pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options,
+                        date: fireDate))
                 }
             } else {
                 var planned = planner.plan(
@@ -168,20 +170,44 @@ extension NotificationEngine {
         await commit(background)
     }
 
-    private func commitForeground(
-        _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
-        options: UNNotificationPresentationOptions, now: Date
-    ) async {
-        guard let state = await deliveryState(of: bundleIdentifier) else {
-            scheduler.delegateAnswered(pending.sequence)
-            retryLater(pending.sequence, expected: expected)
-            return
+    /// Queues a foreground notification's answer for the committer, which commits what has come in meanwhile in one
+    /// transaction, in order.
+    private func commitLater(_ answer: ForegroundAnswer) {
+        activity.begin() // ended once committed, so a settled engine has committed it
+        foregroundAnswers.append(answer)
+        guard foregroundCommitter == nil else { return }
+        let answers = foregroundAnswers
+        foregroundCommitter = Task { [weak self] in
+            while let batch = await answers.next(limit: 512) {
+                guard let self else { return }
+                await self.commitForeground(batch)
+            }
         }
-        let planned = planner.plan(
-            pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options, state: state, date: now,
-            now: configuration.clock.now)
-        await commit([planned])
-        scheduler.delegateAnswered(pending.sequence)
+    }
+
+    private func commitForeground(_ answers: [ForegroundAnswer]) async {
+        var states: [String: NotificationAppState] = [:]
+        var planned: [FiringPlanner.PlannedFiring] = []
+        for answer in answers {
+            let state: NotificationAppState
+            if let cached = states[answer.bundleIdentifier] {
+                state = cached
+            } else if let read = await deliveryState(of: answer.bundleIdentifier) {
+                state = read
+                states[answer.bundleIdentifier] = read
+            } else {
+                retryLater(answer.pending.sequence, expected: answer.expected) // asked again when it comes round
+                continue
+            }
+            planned.append(planner.plan(
+                answer.pending, bundleIdentifier: answer.bundleIdentifier, expected: answer.expected,
+                options: answer.options, state: state, date: answer.date, now: configuration.clock.now))
+        }
+        await commit(planned)
+        for answer in answers {
+            scheduler.delegateAnswered(answer.pending.sequence)
+            activity.end()
+        }
     }
 
     /// The app's state for a delivery decision, or `nil` when the store cannot be read: then the firing waits and is

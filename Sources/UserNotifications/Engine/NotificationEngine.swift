@@ -52,6 +52,9 @@ package actor NotificationEngine: Service {
     var logger: Logger { configuration.logger }
 
     var scheduler = Scheduler()
+    /// Foreground notifications the delegate answered, waiting to be committed together.
+    nonisolated let foregroundAnswers = BatchQueue<ForegroundAnswer>()
+    var foregroundCommitter: Task<Void, Never>?
     nonisolated let sleeper = WakeableSleep()
     var hosts: [String: any NotificationHost] = [:]
     var answers: [String: AuthorizationAnswer] = [:]
@@ -67,6 +70,10 @@ package actor NotificationEngine: Service {
     let deliveredCounter = Counter(label: "herald_local_notifications_delivered_total")
     let scheduledCounter = Counter(label: "herald_local_notifications_scheduled_total")
     let remoteCounter = Counter(label: "herald_remote_notifications_received_total")
+
+    deinit {
+        foregroundAnswers.finish()
+    }
 
     package init(store: any NotificationStore, configuration: Configuration) {
         self.store = store
@@ -272,6 +279,8 @@ package actor NotificationEngine: Service {
         case duplicate
         /// The app's notifications are off (B-5): nothing is shown.
         case notAllowed
+        /// It can never be kept (larger than the engine takes): dropped, with the reason logged.
+        case refused(HeraldNotificationError)
     }
 
     /// A push for one of this device's apps (T-2): kept durably, then presented like a local notification that
@@ -287,27 +296,63 @@ package actor NotificationEngine: Service {
     package func receiveRemote(
         _ request: NotificationRequestRecord, deliveryID: String? = nil, for bundleIdentifier: String
     ) async throws -> RemoteReception {
-        var request = request
-        request.trigger = .push
-        let state = try await store.appState(for: bundleIdentifier)
-        if state.settings.authorizationStatus == .denied {
-            logger.info("Not presenting a push: notifications are not allowed for this app", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
-            ])
-            return .notAllowed
+        try await receiveRemote([RemoteArrival(request: request, deliveryID: deliveryID, bundleIdentifier: bundleIdentifier)])[0]
+    }
+
+    /// Pushes that arrived together, kept in one durable transaction in their order (so one fsync serves them all,
+    /// and a later push with the same `apns-collapse-id` replaces an earlier one), then presented in that order.
+    ///
+    /// Returns once every push is durable (or dropped by rule): one answer per push, in order.
+    /// - Parameter arrivals: The pushes, in the order the gateway sent them.
+    package func receiveRemote(_ arrivals: [RemoteArrival]) async throws -> [RemoteReception] {
+        var receptions = [RemoteReception?](repeating: nil, count: arrivals.count)
+        var allowed: [Int] = []
+        var states: [String: NotificationAppState] = [:]
+        for (index, arrival) in arrivals.enumerated() {
+            let state: NotificationAppState
+            if let cached = states[arrival.bundleIdentifier] {
+                state = cached
+            } else {
+                state = try await store.appState(for: arrival.bundleIdentifier)
+                states[arrival.bundleIdentifier] = state
+            }
+            if state.settings.authorizationStatus == .denied {
+                logger.info("Not presenting a push: notifications are not allowed for this app", metadata: [
+                    "app.bundle_id": "\(arrival.bundleIdentifier)", "request.id": "\(arrival.request.identifier)",
+                ])
+                receptions[index] = .notAllowed
+            } else {
+                allowed.append(index)
+            }
         }
-        guard let pending = try await store.addRemote(
-            request, receivedAt: configuration.clock.now, deliveryID: deliveryID, for: bundleIdentifier,
-            maximumSize: configuration.maximumRequestSize)
-        else {
-            logger.info("A push delivered again was kept before; not shown twice", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "push.delivery_id": "\(deliveryID ?? "")",
-            ])
-            return .duplicate
+        let kept = allowed.map { index in
+            var arrival = arrivals[index]
+            arrival.request.trigger = .push
+            return arrival
         }
-        remoteCounter.increment()
-        schedule(ScheduleEntry(fireTime: pending.nextFireDate!.timeIntervalSince1970, sequence: pending.sequence))
-        return .kept
+        let results = try await store.addRemote(
+            kept, receivedAt: configuration.clock.now, maximumSize: configuration.maximumRequestSize)
+        for (index, result) in zip(allowed, results) {
+            let arrival = arrivals[index]
+            switch result {
+            case .success(let pending?):
+                remoteCounter.increment()
+                schedule(ScheduleEntry(fireTime: pending.nextFireDate!.timeIntervalSince1970, sequence: pending.sequence))
+                receptions[index] = .kept
+            case .success(nil):
+                logger.info("A push delivered again was kept before; not shown twice", metadata: [
+                    "app.bundle_id": "\(arrival.bundleIdentifier)", "push.delivery_id": "\(arrival.deliveryID ?? "")",
+                ])
+                receptions[index] = .duplicate
+            case .failure(let error):
+                logger.warning("A push cannot be kept; dropped", metadata: [
+                    "app.bundle_id": "\(arrival.bundleIdentifier)", "request.id": "\(arrival.request.identifier)",
+                    "error": "\(error)",
+                ])
+                receptions[index] = .refused(error)
+            }
+        }
+        return receptions.map { $0 ?? .notAllowed }
     }
 
     /// Apple's pending requests (C-9), in the order they were added.
@@ -382,4 +427,13 @@ package actor NotificationEngine: Service {
         let now = configuration.clock.now
         await deliver(crossings.map { (bundleIdentifier: $0.bundleIdentifier, pending: $0.pending, expected: nil) }, now: now)
     }
+}
+
+/// A foreground app's delegate answered `willPresent`: what the committer needs to record and present it.
+struct ForegroundAnswer: Sendable {
+    var pending: PendingNotification
+    var bundleIdentifier: String
+    var expected: Date?
+    var options: UNNotificationPresentationOptions
+    var date: Date
 }

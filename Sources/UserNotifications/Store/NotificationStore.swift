@@ -29,10 +29,12 @@ package protocol NotificationStore: Sendable {
     /// Keeps a push durably until it is presented: due now, outside the app's pending requests (not listed, not
     /// counted against the limit, never replacing a local request with the same identifier). Returns `nil` when
     /// a push with this delivery ID was kept before (delivered again after a lost acknowledgement).
+    ///
+    /// Several pushes are kept in one transaction, in order; each gets its own answer: `nil` for a push kept before, a
+    /// failure for one that cannot be kept at all (larger than `maximumSize`).
     func addRemote(
-        _ request: NotificationRequestRecord, receivedAt: Date, deliveryID: String?, for bundleIdentifier: String,
-        maximumSize: Int
-    ) async throws -> PendingNotification?
+        _ arrivals: [RemoteArrival], receivedAt: Date, maximumSize: Int
+    ) async throws -> [Result<PendingNotification?, HeraldNotificationError>]
 
     /// The app's pending requests in the order they were added.
     func pending(for bundleIdentifier: String) async throws -> [PendingNotification]
@@ -133,4 +135,20 @@ package struct FiringOutcome: Sendable {
     package var applied: Bool
     /// The delivered notification this one replaced (its attachments may now be unreferenced).
     package var replacedDelivered: DeliveredNotification?
+}
+
+/// A push the device received, as the engine hands it to the store.
+package struct RemoteArrival: Sendable, Hashable {
+    /// The request the push became.
+    package var request: NotificationRequestRecord
+    /// The gateway's ID of this delivery, the same when it is delivered again; `nil` for none.
+    package var deliveryID: String?
+    /// The app.
+    package var bundleIdentifier: String
+
+    package init(request: NotificationRequestRecord, deliveryID: String?, bundleIdentifier: String) {
+        self.request = request
+        self.deliveryID = deliveryID
+        self.bundleIdentifier = bundleIdentifier
+    }
 }

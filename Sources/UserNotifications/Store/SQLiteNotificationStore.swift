@@ -225,33 +225,51 @@ package final class SQLiteNotificationStore: NotificationStore {
     static let receivedPushMemory: TimeInterval = 31 * 24 * 3_600
 
     package func addRemote(
-        _ request: NotificationRequestRecord, receivedAt: Date, deliveryID: String?, for bundleIdentifier: String,
-        maximumSize: Int
-    ) async throws -> PendingNotification? {
-        let encoded = try Self.encode(request, maximumSize: maximumSize)
-        let key = "push:" + UUID().uuidString
+        _ arrivals: [RemoteArrival], receivedAt: Date, maximumSize: Int
+    ) async throws -> [Result<PendingNotification?, HeraldNotificationError>] {
+        let encoded: [Result<Data, HeraldNotificationError>] = arrivals.map { arrival in
+            Result {
+                try Self.encode(arrival.request, maximumSize: maximumSize)
+            }.mapError { $0 as? HeraldNotificationError ?? .requestTooLarge(size: -1, limit: maximumSize) }
+        }
+        let at = receivedAt.timeIntervalSince1970
         return try await groupCommit.write { db in
-            if let deliveryID {
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)",
-                    arguments: [deliveryID, receivedAt.timeIntervalSince1970])
-                if db.changesCount == 0 { return nil }
-                // Forget deliveries older than a gateway keeps a push (30 days), now and then.
-                if db.lastInsertedRowID % 1_024 == 0 {
-                    try db.execute(
-                        sql: "DELETE FROM received_push WHERE at < ?",
-                        arguments: [receivedAt.timeIntervalSince1970 - Self.receivedPushMemory])
+            var appIDs: [String: Int64] = [:]
+            var results: [Result<PendingNotification?, HeraldNotificationError>] = []
+            for (arrival, encoding) in zip(arrivals, encoded) {
+                guard case .success(let data) = encoding else {
+                    if case .failure(let error) = encoding { results.append(.failure(error)) }
+                    continue
                 }
+                if let deliveryID = arrival.deliveryID {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)", arguments: [deliveryID, at])
+                    if db.changesCount == 0 {
+                        results.append(.success(nil))
+                        continue
+                    }
+                    // Forget deliveries older than a gateway keeps a push (30 days), now and then.
+                    if db.lastInsertedRowID % 1_024 == 0 {
+                        try db.execute(sql: "DELETE FROM received_push WHERE at < ?", arguments: [at - Self.receivedPushMemory])
+                    }
+                }
+                let appID: Int64
+                if let known = appIDs[arrival.bundleIdentifier] {
+                    appID = known
+                } else {
+                    appID = try Self.appID(db, arrival.bundleIdentifier, create: true)!
+                    appIDs[arrival.bundleIdentifier] = appID
+                }
+                try db.execute(
+                    sql: """
+                        INSERT INTO pending (app_id, identifier, request, added_at, next_fire, remote)
+                        VALUES (?, ?, ?, ?, ?, 1)
+                        """,
+                    arguments: [appID, "push:" + UUID().uuidString, data, at, at])
+                results.append(.success(PendingNotification(
+                    sequence: db.lastInsertedRowID, request: arrival.request, addedAt: receivedAt, nextFireDate: receivedAt)))
             }
-            let appID = try Self.appID(db, bundleIdentifier, create: true)!
-            try db.execute(
-                sql: """
-                    INSERT INTO pending (app_id, identifier, request, added_at, next_fire, remote)
-                    VALUES (?, ?, ?, ?, ?, 1)
-                    """,
-                arguments: [appID, key, encoded, receivedAt.timeIntervalSince1970, receivedAt.timeIntervalSince1970])
-            return PendingNotification(
-                sequence: db.lastInsertedRowID, request: request, addedAt: receivedAt, nextFireDate: receivedAt)
+            return results
         }
     }
 
