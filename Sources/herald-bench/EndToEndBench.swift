@@ -144,7 +144,10 @@ extension HeraldBench {
             center.delegate = nil
             await deviceGroup.triggerGracefulShutdown()
             _ = await deviceTask.result
-            for connection in idle { await connection.close() }
+            // Together: a device's close waits for the gateway's close frame.
+            await withDiscardingTaskGroup { group in
+                for connection in idle { group.addTask { await connection.close() } }
+            }
             await gatewayGroup.triggerGracefulShutdown()
             _ = await gatewayTask.result
             print("stopped in \(String(format: "%.1f", (ContinuousClock.now - stopping).seconds)) s")

@@ -130,8 +130,14 @@ extension NotificationEngine {
         await deliver(items, now: now)
     }
 
-    func deliver(_ items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)], now: Date) async {
-        var settings: [String: NotificationAppState] = [:]
+    /// Presents due notifications: a foreground app's delegate is asked first, the rest are committed together.
+    ///
+    /// - Parameter knownStates: Apps' states the caller read just now, so they are not read again.
+    func deliver(
+        _ items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)], now: Date,
+        knownStates: [String: NotificationAppState] = [:]
+    ) async {
+        var settings = knownStates
         var background: [FiringPlanner.PlannedFiring] = []
         for item in items {
             let state: NotificationAppState

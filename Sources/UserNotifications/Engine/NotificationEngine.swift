@@ -330,14 +330,15 @@ package actor NotificationEngine: Service {
             arrival.request.trigger = .push
             return arrival
         }
-        let results = try await store.addRemote(
-            kept, receivedAt: configuration.clock.now, maximumSize: configuration.maximumRequestSize)
+        let now = configuration.clock.now
+        let results = try await store.addRemote(kept, receivedAt: now, maximumSize: configuration.maximumRequestSize)
+        var due: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)] = []
         for (index, result) in zip(allowed, results) {
             let arrival = arrivals[index]
             switch result {
             case .success(let pending?):
                 remoteCounter.increment()
-                schedule(ScheduleEntry(fireTime: pending.nextFireDate!.timeIntervalSince1970, sequence: pending.sequence))
+                due.append((arrival.bundleIdentifier, pending, pending.nextFireDate))
                 receptions[index] = .kept
             case .success(nil):
                 logger.info("A push delivered again was kept before; not shown twice", metadata: [
@@ -352,7 +353,26 @@ package actor NotificationEngine: Service {
                 receptions[index] = .refused(error)
             }
         }
+        if !due.isEmpty {
+            // Due now: presented at once, without a turn through the scheduler's queue (the rows are durable, so a
+            // crash before presenting fires them at the next start), while the caller acknowledges them.
+            let sequences = due.map(\.pending.sequence)
+            scheduler.presentDirectly(sequences)
+            activity.begin()
+            Task {
+                await self.presentNow(due, sequences: sequences, now: now, knownStates: states)
+                self.activity.end()
+            }
+        }
         return receptions.map { $0 ?? .notAllowed }
+    }
+
+    private func presentNow(
+        _ due: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)], sequences: [Int64], now: Date,
+        knownStates: [String: NotificationAppState]
+    ) async {
+        await deliver(due, now: now, knownStates: knownStates)
+        scheduler.presentedDirectly(sequences)
     }
 
     /// Apple's pending requests (C-9), in the order they were added.

@@ -27,6 +27,8 @@ package struct Scheduler: Sendable {
     private var backOffUntil: Date?
     /// Firings handed to an app's `willPresent`, not yet committed: not fired again meanwhile.
     private var awaitingDelegate: Set<Int64> = []
+    /// Rows being presented without a turn through the queue (pushes, at once): not fired from the queue meanwhile.
+    private var presentingDirectly: Set<Int64> = []
 
     package init() {}
 
@@ -42,7 +44,10 @@ package struct Scheduler: Sendable {
         let due = heap.popDue(upTo: now.timeIntervalSince1970, limit: Self.batchLimit)
         if !due.isEmpty {
             var seen = Set<Int64>()
-            return .fire(due.filter { !awaitingDelegate.contains($0.sequence) && seen.insert($0.sequence).inserted })
+            return .fire(due.filter {
+                !awaitingDelegate.contains($0.sequence) && !presentingDirectly.contains($0.sequence)
+                    && seen.insert($0.sequence).inserted
+            })
         }
         let next = nextFireDate
         return .idle(next: next, housekeeping: next.map { $0.timeIntervalSince(now) >= Self.maintenanceHeadroom } ?? true)
@@ -62,7 +67,7 @@ package struct Scheduler: Sendable {
 
     /// Another process changed the store: the store's index replaces the queue, except firings awaiting a delegate.
     package mutating func reload(_ index: [ScheduleEntry]) {
-        heap = ScheduleHeap(index.filter { !awaitingDelegate.contains($0.sequence) })
+        heap = ScheduleHeap(index.filter { !awaitingDelegate.contains($0.sequence) && !presentingDirectly.contains($0.sequence) })
     }
 
     /// A firing could not be read or recorded: it goes back in the queue at its time and firing pauses.
@@ -79,5 +84,15 @@ package struct Scheduler: Sendable {
     /// The delegate answered (or the firing was given up): the sequence may fire again.
     package mutating func delegateAnswered(_ sequence: Int64) {
         awaitingDelegate.remove(sequence)
+    }
+
+    /// These rows are presented now, outside the queue: a reload of the queue does not fire them as well.
+    package mutating func presentDirectly(_ sequences: [Int64]) {
+        presentingDirectly.formUnion(sequences)
+    }
+
+    /// Presenting them is over (committed, handed to a delegate, or queued again to retry).
+    package mutating func presentedDirectly(_ sequences: [Int64]) {
+        presentingDirectly.subtract(sequences)
     }
 }
