@@ -119,9 +119,9 @@ struct AppChannelServer: Sendable {
                     connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
                 }
             }
-        case .presented(let id, _), .received(let id, _):
+        case .presented(let id, _), .received(let id, _), .fetched(let id, _):
             session.answer(id, with: message)
-        case .welcome, .registered, .unregistered, .failed, .willPresent, .didReceive:
+        case .welcome, .registered, .unregistered, .failed, .willPresent, .didReceive, .backgroundPush:
             logger.warning("An app sent the daemon's message; closing the connection", metadata: [
                 "app.bundle_id": "\(session.bundleIdentifier ?? "")",
             ])

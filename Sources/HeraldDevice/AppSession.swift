@@ -65,6 +65,18 @@ final class AppSession: NotificationHost, Sendable {
         return handled
     }
 
+    func backgroundPush(_ payload: String) async -> BackgroundPushOutcome {
+        // The app's own 30 s, and a little for the way there and back.
+        let answer = await ask(timeout: NotificationRuntime.backgroundPushBudget + .seconds(5)) {
+            .backgroundPush(id: $0, payload: payload)
+        }
+        switch answer {
+        case .fetched(_, let raw?)?: return raw.flatMapResult
+        case .fetched(_, nil)?: return .notHandled
+        default: return state.withLock { $0.closed } ? .unreachable : .notHandled
+        }
+    }
+
     /// The app's answer to question `id`.
     func answer(_ id: Int, with message: AppChannelMessage) {
         state.withLock { $0.waiting.removeValue(forKey: id) }?.resume(returning: message)
@@ -81,13 +93,13 @@ final class AppSession: NotificationHost, Sendable {
         connection.close()
     }
 
-    private func ask(_ question: (Int) -> AppChannelMessage) async -> AppChannelMessage? {
+    private func ask(timeout: Duration? = nil, _ question: (Int) -> AppChannelMessage) async -> AppChannelMessage? {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
         let line = question(id).encoded()
-        let timeout = answerTimeout
+        let timeout = timeout ?? answerTimeout
         let timer = Task { [weak self] in
             try await Task.sleep(for: timeout)
             self?.state.withLock { $0.waiting.removeValue(forKey: id) }?.resume(returning: nil)
@@ -100,5 +112,12 @@ final class AppSession: NotificationHost, Sendable {
             }
             if closed { continuation.resume(returning: nil) } else { connection.send(line) }
         }
+    }
+}
+
+private extension UInt {
+    /// A fetch result's raw value as the outcome of a handled push (an unknown value counts as `.noData`).
+    var flatMapResult: BackgroundPushOutcome {
+        .handled(BackgroundFetchResult(rawValue: self) ?? .noData)
     }
 }

@@ -238,7 +238,18 @@ public final class DeviceDaemon: Service, Sendable {
                 continue
             }
             guard content.isUserVisible else {
-                logger.info("A background push arrived; background delivery to apps is not built yet", metadata: metadata)
+                guard content.contentAvailable else {
+                    logger.info("A push with nothing to show and no content-available; dropped", metadata: metadata)
+                    continue
+                }
+                do {
+                    try await engine.receiveBackground(push.payload, deliveryID: push.deliveryID, for: push.bundleID)
+                } catch {
+                    logger.error("Could not keep a background push; the gateway will send it again", metadata: metadata.merging([
+                        "error": "\(error)",
+                    ]) { $1 })
+                    return false
+                }
                 continue
             }
             let request = NotificationRequestRecord(remote: content, apnsID: push.apnsID, collapseID: push.collapseID)

@@ -31,7 +31,21 @@ open class UIApplication: UIResponder {
     public static let shared = UIApplication()
 
     /// The app's delegate. Held weakly, as UIKit does; `main()` keeps the delegate it made.
-    public weak var delegate: (any UIApplicationDelegate)?
+    ///
+    /// Setting it also makes it the process's receiver of background pushes; set it before the app's notification
+    /// center is first used (as `@main` does), so a push kept while the app was not running finds it at start.
+    public weak var delegate: (any UIApplicationDelegate)? {
+        didSet {
+            guard delegate != nil else {
+                NotificationRuntime.setBackgroundPushHandler(nil)
+                return
+            }
+            let handler: NotificationRuntime.BackgroundPushHandler = { payload, completion in
+                Task { @MainActor in UIApplication.shared.handOver(backgroundPush: payload, completion: completion) }
+            }
+            NotificationRuntime.setBackgroundPushHandler(handler)
+        }
+    }
     private var launchedDelegate: (any UIApplicationDelegate)?
     private var registered: Bool?
     private var center: UNUserNotificationCenter { UNUserNotificationCenter.current() }
@@ -93,6 +107,15 @@ open class UIApplication: UIResponder {
     func refreshRegistration() async {
         let registered = await center.isRegisteredForRemoteNotifications()
         if self.registered == nil { self.registered = registered }
+    }
+
+    /// Gives a background push to the delegate's fetch handler.
+    private func handOver(backgroundPush payload: String, completion: @escaping @Sendable (BackgroundFetchResult) -> Void) {
+        guard let delegate else { return } // No answer: the push counts as not handled.
+        let userInfo = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [AnyHashable: Any] ?? [:]
+        delegate.application(self, didReceiveRemoteNotification: userInfo) { result in
+            completion(BackgroundFetchResult(rawValue: result.rawValue) ?? .noData)
+        }
     }
 
     // MARK: Launching

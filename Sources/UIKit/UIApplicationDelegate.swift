@@ -17,6 +17,24 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
 
     /// Registration failed; `error` says why (on Herald: no device daemon, or the gateway refused or was unreachable).
     func application(_ application: UIApplication, didFailToRegisterForRemoteNotificationsWithError error: any Error)
+
+    /// A remote notification with `content-available: 1` arrived (a background push): fetch what it announces and call
+    /// `completionHandler` within 30 s. Called while the app runs; a push that arrived while it did not is handed over
+    /// when it starts (the newest one).
+    func application(
+        _ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+        fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    )
+}
+
+/// What an app reports when it has handled a background push.
+public enum UIBackgroundFetchResult: UInt, Sendable {
+    /// New data was downloaded.
+    case newData = 0
+    /// There was nothing new.
+    case noData = 1
+    /// Fetching failed.
+    case failed = 2
 }
 
 extension UIApplicationDelegate {
@@ -29,6 +47,13 @@ extension UIApplicationDelegate {
     public func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {}
 
     public func application(_ application: UIApplication, didFailToRegisterForRemoteNotificationsWithError error: any Error) {}
+
+    public func application(
+        _ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+        fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        completionHandler(.noData)
+    }
 }
 
 extension UIApplicationDelegate where Self: UIResponder {

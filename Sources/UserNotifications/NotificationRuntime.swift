@@ -20,6 +20,39 @@ package enum NotificationRuntime {
         }
     }
 
+    /// The app's handler of background pushes: UIKit's application object sets it for its delegate's
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`. It gets the push's JSON payload and a
+    /// completion to call with the result.
+    package typealias BackgroundPushHandler =
+        @Sendable (_ payload: String, _ completion: @escaping @Sendable (BackgroundFetchResult) -> Void) -> Void
+
+    nonisolated(unsafe) private static var backgroundPushHandler: BackgroundPushHandler?
+
+    /// How long an app has to call a background push's completion handler (Apple: "30 seconds", B-51's budget too).
+    package static let backgroundPushBudget: Duration = .seconds(30)
+
+    /// Sets (or with `nil`, clears) the process's handler of background pushes.
+    package static func setBackgroundPushHandler(_ handler: BackgroundPushHandler?) {
+        lock.withLock { backgroundPushHandler = handler }
+    }
+
+    /// Hands a background push to the process's handler and waits for its result, at most ``backgroundPushBudget``.
+    package static func handleBackgroundPush(_ payload: String) async -> BackgroundPushOutcome {
+        guard let handler = lock.withLock({ backgroundPushHandler }) else { return .notHandled }
+        let once = ResumeOnce<BackgroundPushOutcome>()
+        return await withCheckedContinuation { continuation in
+            once.set(continuation)
+            let timer = Task {
+                try? await Task.sleep(for: backgroundPushBudget)
+                once.resume(.notHandled)
+            }
+            handler(payload) { result in
+                once.resume(.handled(result))
+                timer.cancel()
+            }
+        }
+    }
+
     /// The bundle identifier a process without an app bundle gets.
     ///
     /// - Parameter environment: The process environment.

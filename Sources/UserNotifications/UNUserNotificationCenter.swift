@@ -501,10 +501,14 @@ private final class CenterHost: NotificationHost, @unchecked Sendable {
     func didReceive(_ response: QueuedResponse) async -> Bool {
         await current?.askDelegateToReceive(response, timeout: timeout) ?? false
     }
+
+    func backgroundPush(_ payload: String) async -> BackgroundPushOutcome {
+        await NotificationRuntime.handleBackgroundPush(payload)
+    }
 }
 
 /// Resumes a continuation exactly once, whoever comes first.
-private final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, Never>?
     private var early: T??

@@ -4,7 +4,8 @@
 //     HERALD_BUNDLE_ID=com.example.app swift run herald-example-app      (with `herald up` running)
 //
 // It prints `APNs device token: <HEX>` once registered, `willPresent …` for a notification that arrives while it runs,
-// and `didReceive …` for the person's answer (`herald respond`).
+// `didReceive …` for the person's answer (`herald respond`), and `didReceiveRemoteNotification …` for a background push
+// (seed 002's fetch handler).
 import Foundation
 import UIKit
 import UserNotifications
@@ -49,6 +50,16 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
     // Called when APNs failed to register the device for push notifications
     func application(_ application: UIApplication, didFailToRegisterForRemoteNotificationsWithError error: Error) {
         say("APNs registration failed: \(error.localizedDescription)")
+    }
+
+    // Seed 002: a background push (content-available) — fetch, then say what came of it.
+    func application(
+        _ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+        fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        let aps = userInfo["aps"] as? [String: Any]
+        say("didReceiveRemoteNotification content-available=\(aps?["content-available"] ?? "none") news=\(userInfo["news"] ?? "none") main=\(Thread.isMainThread)")
+        completionHandler(.newData)
     }
 
     // Seed 003: a category with a text input action and a confirm action.

@@ -103,6 +103,52 @@ import UserNotifications
         for child in [two, one, up] { await child.stop() }
     }
 
+    @Test("X-01…X-03 `herald simulate`: an .apns file reaches the running app's willPresent; background pushes reach seed 002's fetch handler, and the newest one sent while the app was stopped is handed over when it starts")
+    func simulate() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        var children = [up]
+        defer { for child in children { child.send(SIGKILL) } }
+        #expect(await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) != nil, "\(up.error)")
+        let stdin = herald.dataDirectory.appendingPathComponent("stdin.json")
+        // While the app is not running: two background pushes; the app gets the newer at start.
+        for news in ["older", "newer"] {
+            try Data(#"{"aps":{"content-available":1},"news":"\#(news)"}"#.utf8).write(to: stdin)
+            let simulated = try await ChildProcess.run(
+                "/bin/sh", ["-c", "\(HeraldProcess.executable.path) simulate com.example.one - --data-dir \(herald.dataDirectory.path) < \(stdin.path)"],
+                environment: herald.environment([:]), timeout: .seconds(30))
+            #expect(simulated.status == 0 && simulated.output.contains("background push delivered"), "\(simulated.output) \(simulated.error)")
+        }
+        let (app, _) = try await Self.launchApp("com.example.one", herald)
+        children.append(app)
+        let handedOver = await app.waitForOutput(containing: "didReceiveRemoteNotification", timeout: .seconds(10))
+        #expect(handedOver?.contains("news=newer main=true") == true, "\(app.output)")
+        #expect(!app.output.contains("news=older"), "only the newest is kept")
+
+        // While it runs: an .apns file naming its app, then a background push from standard input.
+        let file = herald.dataDirectory.appendingPathComponent("ExamplePush.apns")
+        try Data(#"{"Simulator Target Bundle":"com.example.one","aps":{"alert":{"title":"t","body":"from simctl"},"sound":"default","badge":1}}"#.utf8)
+            .write(to: file)
+        let simulated = try await herald.run(["simulate", file.path])
+        #expect(simulated.status == 0 && simulated.output.contains("com.example.one: delivered "), "\(simulated.output) \(simulated.error)")
+        let presented = await app.waitForOutput(containing: "body=from simctl", timeout: .seconds(10))
+        #expect(presented?.contains("willPresent") == true, "\(app.output)")
+
+        // Misuse says what to do.
+        let noApp = try await herald.run(["simulate", stdin.path])
+        #expect(noApp.status != 0 && noApp.error.contains("Simulator Target Bundle"), "\(noApp.error)")
+        try Data(#"{"alert":"no aps"}"#.utf8).write(to: stdin)
+        let noAPS = try await herald.run(["simulate", "com.example.one", stdin.path])
+        #expect(noAPS.status != 0 && noAPS.error.contains("has no \"aps\""), "\(noAPS.error)")
+        try Data(("{\"aps\":{\"alert\":\"" + String(repeating: "x", count: 5_000) + "\"}}").utf8).write(to: stdin)
+        let tooLarge = try await herald.run(["simulate", "com.example.one", stdin.path])
+        #expect(tooLarge.status != 0 && tooLarge.error.contains("4096 bytes at most"), "\(tooLarge.error)")
+        try Data(#"{"aps":{}}"#.utf8).write(to: stdin)
+        let nothing = try await herald.run(["simulate", "com.example.one", stdin.path])
+        #expect(nothing.status != 0 && nothing.error.contains("no user visible content"), "\(nothing.error)")
+        for child in [app, up] { await child.stop() }
+    }
+
     @Test("kill -9 of the device in the middle of a burst of 1,000: after its restart every push answered 200 is shown exactly once, or replaced while stored (D-04); none twice")
     func burstAcrossACrash() async throws {
         let herald = try HeraldProcess()

@@ -147,6 +147,37 @@ import UserNotifications
         }
     }
 
+    @Test("Seed 002: a background push (content-available, priority 5) through the gateway reaches the linked app's fetch handler on the main queue, with its payload as userInfo; one delivered again is not handed over twice")
+    func backgroundPush() async throws {
+        try await withGateway { harness, _ in
+            try await withDevice(harness) { device in
+                _ = MainQueueMark.key
+                let center = device.appCenter
+                let delegate = LinkedAppDelegate()
+                await MainActor.run { UIApplication.shared.delegate = delegate }
+                center.delegate = delegate
+                try await eventually("the link", timeout: .seconds(30)) { center.deviceLink != nil }
+                let token = try await device.daemon.register(bundleIdentifier: GatewayHarness.bundleID)
+                try await withTokenClient(harness) { client, _ in
+                    let result = try await client.send(
+                        .background(bundleID: GatewayHarness.bundleID, custom: [.init("news", "fresh")]),
+                        to: token)
+                    #expect(result.status == 200)
+                }
+                try await eventually("the fetch handler") { delegate.fetched == ["fresh"] }
+                #expect(delegate.fetchedOnMainQueue == [true])
+                #expect(await center.deliveredNotifications().isEmpty, "a background push shows nothing")
+                // The same delivery again (a lost acknowledgement): recognised, not handed over twice.
+                #expect(try await device.environment.engine.receiveBackground(
+                    #"{"aps":{"content-available":1},"news":"fresh"}"#, deliveryID: "delivery-1", for: GatewayHarness.bundleID) == .kept)
+                #expect(try await device.environment.engine.receiveBackground(
+                    #"{"aps":{"content-available":1},"news":"again"}"#, deliveryID: "delivery-1", for: GatewayHarness.bundleID) == .duplicate)
+                try await eventually("the second fetch") { delegate.fetched == ["fresh", "fresh"] }
+                await MainActor.run { UIApplication.shared.delegate = nil }
+            }
+        }
+    }
+
     @Test("Without a daemon, registration fails with Apple's error through didFailToRegister; the app runs its notifications itself")
     func noDaemon() async throws {
         let directory = HeraldDataDirectory(url: URL(fileURLWithPath: "/tmp/hac-\(UUID().uuidString.prefix(8))"))
@@ -305,6 +336,8 @@ final class LinkedAppDelegate: NSObject, UIApplicationDelegate, UNUserNotificati
         var presented: [String] = []
         var presentedOnMainThread: [Bool] = []
         var responses: [String] = []
+        var fetched: [String] = []
+        var fetchedOnMainQueue: [Bool] = []
     }
 
     private let seen = Mutex(Seen())
@@ -318,6 +351,21 @@ final class LinkedAppDelegate: NSObject, UIApplicationDelegate, UNUserNotificati
     nonisolated var presented: [String] { seen.withLock { $0.presented } }
     nonisolated var presentedOnMainThread: [Bool] { seen.withLock { $0.presentedOnMainThread } }
     nonisolated var responses: [String] { seen.withLock { $0.responses } }
+    nonisolated var fetched: [String] { seen.withLock { $0.fetched } }
+    nonisolated var fetchedOnMainQueue: [Bool] { seen.withLock { $0.fetchedOnMainQueue } }
+
+    func application(
+        _ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+        fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
+    ) {
+        let onMain = DispatchQueue.getSpecific(key: MainQueueMark.key) != nil
+        let news = userInfo["news"] as? String ?? "none"
+        seen.withLock {
+            $0.fetched.append(news)
+            $0.fetchedOnMainQueue.append(onMain)
+        }
+        completionHandler(.newData)
+    }
 
     func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
         seen.withLock { $0.deviceToken = deviceToken }

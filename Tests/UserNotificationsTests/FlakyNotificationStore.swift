@@ -103,6 +103,17 @@ final class FlakyNotificationStore: NotificationStore {
 
     func deleteResponse(id: Int64) async throws { try await base.deleteResponse(id: id) }
 
+    func keepBackgroundPush(
+        _ payload: String, deliveryID: String?, receivedAt: Date, replacing: Bool, for bundleIdentifier: String
+    ) async throws -> Bool {
+        try await base.keepBackgroundPush(
+            payload, deliveryID: deliveryID, receivedAt: receivedAt, replacing: replacing, for: bundleIdentifier)
+    }
+
+    func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)? {
+        try await base.takeBackgroundPush(for: bundleIdentifier)
+    }
+
     func performMaintenance() async { await base.performMaintenance() }
 
     func deviceLocation() async throws -> (latitude: Double, longitude: Double)? { try await base.deviceLocation() }

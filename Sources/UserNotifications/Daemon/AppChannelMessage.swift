@@ -20,6 +20,9 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case presented(id: Int, options: UInt?)
     /// The app took a response: `handled` is false when it had no delegate to give it to.
     case received(id: Int, handled: Bool)
+    /// The app's answer to ``backgroundPush(id:payload:)``: `UIBackgroundFetchResult`'s raw value, `nil` when it has no
+    /// handler or did not call it in time.
+    case fetched(id: Int, result: UInt?)
 
     // From the daemon.
     /// The daemon accepted the app.
@@ -34,6 +37,8 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case willPresent(id: Int, notification: DeliveredNotification)
     /// The person answered a notification: hand the response to the delegate.
     case didReceive(id: Int, response: QueuedResponse)
+    /// A background push (its JSON payload): hand it to the app's fetch handler.
+    case backgroundPush(id: Int, payload: String)
 
     /// The message as one line of JSON (without the newline).
     package func encoded() -> Data {

@@ -197,7 +197,14 @@ package final class DeviceLink: Sendable {
                     let handled = await host.didReceive(response)
                     connection.send(AppChannelMessage.received(id: id, handled: handled).encoded())
                 }
-            case .hello, .state, .changed, .register, .unregister, .presented, .received:
+            case .backgroundPush(let id, let payload):
+                let connection = self.connection
+                Task {
+                    let outcome = await host.backgroundPush(payload)
+                    let result: UInt? = if case .handled(let result) = outcome { result.rawValue } else { nil }
+                    connection.send(AppChannelMessage.fetched(id: id, result: result).encoded())
+                }
+            case .hello, .state, .changed, .register, .unregister, .presented, .received, .fetched:
                 logger.warning("The device daemon sent an app's message; ignored", metadata: ["message": "\(message)"])
             }
         }

@@ -1,4 +1,6 @@
 import Foundation
+import HeraldCore
+import Logging
 
 extension NotificationEngine {
     /// A person's interaction with a delivered notification (B-31), from the testing kit or a presenter.
@@ -33,6 +35,58 @@ extension NotificationEngine {
                 try? await engine.store.deleteResponse(id: response.id)
                 await engine.releaseAttachments(of: response.notification.request, bundleIdentifier: bundleIdentifier)
             }
+        }
+    }
+
+    /// A background push (`content-available`, nothing to show) for an app: kept durably (the newest per app),
+    /// then handed to the app's `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` when the app
+    /// runs — now, or when it next starts. Unlike alerts, it reaches an app whose notifications are off, as on iOS.
+    ///
+    /// Returns once it is durable, so the device may acknowledge it.
+    /// - Parameters:
+    ///   - payload: The push's JSON payload.
+    ///   - deliveryID: The gateway's ID of this delivery; a repeat is recognised.
+    ///   - bundleIdentifier: The app.
+    @discardableResult
+    package func receiveBackground(_ payload: String, deliveryID: String?, for bundleIdentifier: String) async throws
+        -> RemoteReception
+    {
+        guard try await store.keepBackgroundPush(
+            payload, deliveryID: deliveryID, receivedAt: configuration.clock.now, replacing: true, for: bundleIdentifier)
+        else { return .duplicate }
+        deliverBackgroundPush(for: bundleIdentifier)
+        return .kept
+    }
+
+    /// Hands the app its kept background push, if it has a host (a running process) and a push is kept.
+    ///
+    /// One at a time per app, after its earlier host work: pushes that come meanwhile replace each other, so the
+    /// app gets the newest. Herald throttles nothing else (Apple does, by a budget it does not publish).
+    func deliverBackgroundPush(for bundleIdentifier: String) {
+        guard let host = hosts[bundleIdentifier] else { return }
+        enqueueHostWork(for: bundleIdentifier) { engine in
+            guard let kept = try? await engine.store.takeBackgroundPush(for: bundleIdentifier) else { return }
+            let outcome = await host.backgroundPush(kept.payload)
+            await engine.backgroundPushHandled(kept, outcome: outcome, for: bundleIdentifier)
+        }
+    }
+
+    private func backgroundPushHandled(
+        _ kept: (payload: String, receivedAt: Date), outcome: BackgroundPushOutcome, for bundleIdentifier: String
+    ) async {
+        switch outcome {
+        case .handled(let result):
+            logger.info("An app handled a background push", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "fetch.result": "\(result)",
+            ])
+        case .notHandled:
+            logger.info("An app did not handle a background push (no handler, or no answer within 30 s)", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)",
+            ])
+        case .unreachable:
+            // Its process went away: keep it for the next start, unless a newer one came meanwhile.
+            _ = try? await store.keepBackgroundPush(
+                kept.payload, deliveryID: nil, receivedAt: kept.receivedAt, replacing: false, for: bundleIdentifier)
         }
     }
 

@@ -95,11 +95,14 @@ extension NotificationEngine {
     }
 
     /// Another process (an app, the `herald` CLI) wrote to the store: reload the queue, and hand attached apps the
-    /// responses it queued for them (`herald respond`). Called by the poller, and by the device daemon when a process
+    /// responses and background pushes it left for them (`herald respond`, `herald simulate`). Called by the poller, and by the device daemon when a process
     /// says it wrote.
     package func reloadIfChangedElsewhere() async {
         guard let token = try? await store.externalChangeToken(), token != lastExternalToken else { return }
-        for bundleIdentifier in hosts.keys.sorted() { deliverQueuedResponses(for: bundleIdentifier) }
+        for bundleIdentifier in hosts.keys.sorted() {
+            deliverQueuedResponses(for: bundleIdentifier)
+            deliverBackgroundPush(for: bundleIdentifier)
+        }
         lastExternalToken = token
         guard let index = try? await store.scheduleIndex(for: configuration.scope) else { return }
         scheduler.reload(index)

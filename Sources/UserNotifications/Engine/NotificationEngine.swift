@@ -92,6 +92,7 @@ package actor NotificationEngine: Service {
     package func attach(_ host: any NotificationHost, for bundleIdentifier: String) {
         hosts[bundleIdentifier] = host
         deliverQueuedResponses(for: bundleIdentifier)
+        deliverBackgroundPush(for: bundleIdentifier)
     }
 
     /// Disconnects `host` (an app process that went away), if it is still the app's host.
@@ -353,9 +354,10 @@ package actor NotificationEngine: Service {
                 receptions[index] = .refused(error)
             }
         }
-        if !due.isEmpty {
+        if !due.isEmpty && loopRunning {
             // Due now: presented at once, without a turn through the scheduler's queue (the rows are durable, so a
-            // crash before presenting fires them at the next start), while the caller acknowledges them.
+            // crash before presenting fires them at the next start), while the caller acknowledges them. An engine
+            // whose scheduler does not run (the CLI's) only keeps them: the engine that runs presents them.
             let sequences = due.map(\.pending.sequence)
             scheduler.presentDirectly(sequences)
             activity.begin()

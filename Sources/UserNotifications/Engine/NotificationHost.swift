@@ -14,4 +14,25 @@ package protocol NotificationHost: AnyObject, Sendable {
     /// Hands a response to the delegate and returns once it called its completion handler (or timed out);
     /// `false` when there is no delegate to take it.
     func didReceive(_ response: QueuedResponse) async -> Bool
+
+    /// Hands a background push (its JSON payload) to the app's
+    /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` and returns what became of it.
+    func backgroundPush(_ payload: String) async -> BackgroundPushOutcome
+}
+
+/// What became of a background push handed to an app.
+package enum BackgroundPushOutcome: Sendable, Equatable {
+    /// The app handled it and reported this.
+    case handled(BackgroundFetchResult)
+    /// The app has no handler, or did not call the completion handler within its time (30 s).
+    case notHandled
+    /// The app could not be reached (its process went away): the push is kept for its next start.
+    case unreachable
+}
+
+/// What an app reports when it has handled a background push (UIKit's `UIBackgroundFetchResult`, same raw values).
+package enum BackgroundFetchResult: UInt, Sendable, Codable {
+    case newData = 0
+    case noData = 1
+    case failed = 2
 }

@@ -36,6 +36,15 @@ package protocol NotificationStore: Sendable {
         _ arrivals: [RemoteArrival], receivedAt: Date, maximumSize: Int
     ) async throws -> [Result<PendingNotification?, HeraldNotificationError>]
 
+    /// Keeps a background push (`content-available`, nothing to show) for the app, replacing the one kept before
+    /// (or, with `replacing` false, only when none is kept): the app gets the newest when it next runs. `false` when
+    /// this delivery was kept before, or another push is kept and `replacing` is false.
+    func keepBackgroundPush(
+        _ payload: String, deliveryID: String?, receivedAt: Date, replacing: Bool, for bundleIdentifier: String
+    ) async throws -> Bool
+    /// Takes (and forgets) the background push kept for the app, if there is one.
+    func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)?
+
     /// The app's pending requests in the order they were added.
     func pending(for bundleIdentifier: String) async throws -> [PendingNotification]
 

@@ -79,6 +79,16 @@ package final class SQLiteNotificationStore: NotificationStore {
             // acknowledgement was lost to a crash or a dropped connection) is recognised and not shown twice.
             try db.execute(sql: "CREATE TABLE received_push (delivery_id TEXT PRIMARY KEY, at REAL NOT NULL)")
         }
+        migrator.registerMigration("v3: background pushes") { db in
+            // The newest background push (content-available) for each app, until the app takes it.
+            try db.execute(sql: """
+                CREATE TABLE background_push (
+                    app_id INTEGER PRIMARY KEY REFERENCES app(id),
+                    payload TEXT NOT NULL,
+                    received_at REAL NOT NULL
+                )
+                """)
+        }
         return migrator
     }
 
@@ -490,6 +500,35 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func deleteResponse(id: Int64) async throws {
         try await groupCommit.write { db in try db.execute(sql: "DELETE FROM response WHERE id = ?", arguments: [id]) }
+    }
+
+    // MARK: Background pushes
+
+    package func keepBackgroundPush(
+        _ payload: String, deliveryID: String?, receivedAt: Date, replacing: Bool, for bundleIdentifier: String
+    ) async throws -> Bool {
+        let at = receivedAt.timeIntervalSince1970
+        return try await groupCommit.write { db in
+            if let deliveryID {
+                try db.execute(sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)", arguments: [deliveryID, at])
+                if db.changesCount == 0 { return false }
+            }
+            let appID = try Self.appID(db, bundleIdentifier, create: true)!
+            try db.execute(
+                sql: "INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO background_push (app_id, payload, received_at) VALUES (?, ?, ?)",
+                arguments: [appID, payload, at])
+            return db.changesCount > 0
+        }
+    }
+
+    package func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)? {
+        try await groupCommit.write { db in
+            guard let appID = try Self.appID(db, bundleIdentifier, create: false),
+                  let row = try Row.fetchOne(db, sql: "SELECT payload, received_at FROM background_push WHERE app_id = ?", arguments: [appID])
+            else { return nil }
+            try db.execute(sql: "DELETE FROM background_push WHERE app_id = ?", arguments: [appID])
+            return (row["payload"], Date(timeIntervalSince1970: row["received_at"]))
+        }
     }
 
     // MARK: Device

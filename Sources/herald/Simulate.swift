@@ -1,0 +1,91 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HeraldCore
+import UserNotifications
+
+extension HeraldCommand {
+    /// Delivers an `.apns` file to an app on this device, as `xcrun simctl push` does to a simulator.
+    struct Simulate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Deliver an .apns file to an app on this device, as `xcrun simctl push` does (no provider, no gateway).",
+            usage: "herald simulate [<bundle-identifier>] (<file.apns> | -)",
+            discussion: """
+                The file is a JSON object with `aps` (4,096 bytes at most), and names its app with a top-level \
+                "Simulator Target Bundle" key unless the bundle identifier is given (which wins). `-` reads standard \
+                input. An alert becomes a notification like a real push (apns-id: a new UUID; the "Simulator Target \
+                Bundle" key is not part of the app's userInfo); a `content-available` push with nothing to show goes \
+                to the app's fetch handler. `herald up` or `herald device`, or the app itself, presents it.
+                """)
+
+        @OptionGroup var data: DataDirectoryOptions
+        @Argument(help: "The app's bundle identifier (optional), then the .apns file or - for standard input.")
+        var arguments: [String] = []
+
+        /// The payload size `simctl push` accepts (X-03).
+        static let maximumSize = 4_096
+        static let targetKey = "Simulator Target Bundle"
+
+        func validate() throws {
+            guard (1...2).contains(arguments.count) else {
+                throw ValidationError("Give the .apns file (or - for standard input), optionally after the app's bundle identifier.")
+            }
+        }
+
+        func run() async throws {
+            let file = arguments.last!
+            let data = try await Self.read(file)
+            guard data.count <= Self.maximumSize else {
+                throw ValidationError("The payload is \(data.count) bytes; a remote notification's payload is \(Self.maximumSize) bytes at most.")
+            }
+            guard case .object(let members)? = try? JSONValue(parsing: data) else {
+                throw ValidationError("\(file) is not a JSON object. An .apns file looks like {\"Simulator Target Bundle\":\"com.example.app\",\"aps\":{\"alert\":\"Hello\"}}.")
+            }
+            guard members.contains(where: { $0.key == "aps" && $0.value.isObject }) else {
+                throw ValidationError("\(file) has no \"aps\" dictionary: a remote notification's payload needs one.")
+            }
+            let named = members.first { $0.key == Self.targetKey }?.value.stringValue
+            guard let bundleIdentifier = arguments.count == 2 ? arguments[0] : named else {
+                throw ValidationError("Which app? Give its bundle identifier before the file, or a \"\(Self.targetKey)\" key in the file.")
+            }
+            let payload = JSONValue.object(members.filter { $0.key != Self.targetKey })
+            let engine = try openEngine(self.data)
+            let strings = try await engine.appState(for: bundleIdentifier).remoteRegistration?.bundlePath.map {
+                LocalizedStringTable.load(
+                    bundlePath: $0, languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
+            } ?? LocalizedStringTable()
+            let content = try RemoteNotificationContent(payload: payload, strings: strings)
+            let apnsID = UUID().uuidString
+            if content.isUserVisible {
+                let request = NotificationRequestRecord(remote: content, apnsID: apnsID, collapseID: nil)
+                let reception = try await engine.receiveRemote(request, for: bundleIdentifier)
+                await DeviceLink.announceChange(socket: self.data.directory.appChannelSocket)
+                print(reception == .notAllowed
+                      ? "\(bundleIdentifier): not shown (notifications are off for this app)"
+                      : "\(bundleIdentifier): delivered \(apnsID)")
+            } else if content.contentAvailable {
+                try await engine.receiveBackground(payload.jsonText, deliveryID: nil, for: bundleIdentifier)
+                await DeviceLink.announceChange(socket: self.data.directory.appChannelSocket)
+                print("\(bundleIdentifier): background push delivered (the app's fetch handler gets it while it runs, or at its next start)")
+            } else {
+                throw ValidationError("Notification has no user visible content: give aps an alert, sound or badge, or content-available: 1.")
+            }
+        }
+
+        /// The file's bytes, or standard input's for `-`, read off the cooperative pool.
+        static func read(_ file: String) async throws -> Data {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    do {
+                        let data = file == "-"
+                            ? FileHandle.standardInput.readDataToEndOfFile()
+                            : try Data(contentsOf: URL(fileURLWithPath: file))
+                        continuation.resume(returning: data)
+                    } catch {
+                        continuation.resume(throwing: ValidationError("Cannot read \(file): \(error.localizedDescription)"))
+                    }
+                }
+            }
+        }
+    }
+}
