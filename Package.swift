@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-example-app", targets: ["herald-example-app"]),
+        .executable(name: "herald-example-service", targets: ["herald-example-service"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -108,6 +109,8 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "UserNotifications", "HeraldDeviceChannel", "HeraldAppChannel",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -190,6 +193,11 @@ let package = Package(
         .executableTarget(
             name: "herald-example-app",
             dependencies: ["UIKit", "UserNotifications"]
+        ),
+        // Seed code as the seeds wrote it (completion handlers captured freely): Swift 5 language mode.
+        .executableTarget(
+            name: "herald-example-service", dependencies: ["UserNotifications"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(
             name: "herald-bench",

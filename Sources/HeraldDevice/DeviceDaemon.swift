@@ -36,6 +36,7 @@ public final class DeviceDaemon: Service, Sendable {
     private let state = Mutex(State())
     /// The connection to the gateway while there is one.
     private let connection = AwaitedValue<DeviceChannelClient>()
+    private let extensions: ServiceExtensionHost
 
     private struct State {
         /// Apps' registrations, loaded at start and kept current.
@@ -56,6 +57,8 @@ public final class DeviceDaemon: Service, Sendable {
         var logger = logger
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger
+        self.extensions = ServiceExtensionHost(
+            timeLimit: configuration.serviceExtensionTimeLimit, grace: configuration.serviceExtensionGrace, logger: logger)
     }
 
     /// Whether the device is connected to its gateway right now.
@@ -226,6 +229,7 @@ public final class DeviceDaemon: Service, Sendable {
     /// Hands pushes to the engine. Returns whether they may be acknowledged: kept, repeats, or dropped by rule.
     private func receive(_ pushes: [DevicePush]) async -> Bool {
         var arrivals: [RemoteArrival] = []
+        var modifiers: [ServiceExtensionHost.Manifest?] = []
         for push in pushes {
             let metadata: Logger.Metadata = [
                 "app.bundle_id": "\(push.bundleID)", "apns.id": "\(push.apnsID)", "push.delivery_id": "\(push.deliveryID)",
@@ -253,17 +257,53 @@ public final class DeviceDaemon: Service, Sendable {
                 continue
             }
             let request = NotificationRequestRecord(remote: content, apnsID: push.apnsID, collapseID: push.collapseID)
-            arrivals.append(RemoteArrival(request: request, deliveryID: push.deliveryID, bundleIdentifier: push.bundleID))
+            let modifier = await serviceExtension(for: content, of: push.bundleID, metadata: metadata)
+            modifiers.append(modifier)
+            arrivals.append(RemoteArrival(
+                request: request, deliveryID: push.deliveryID, bundleIdentifier: push.bundleID,
+                holdUntil: modifier.map { _ in
+                    engine.configuration.clock.now.addingTimeInterval(
+                        (configuration.serviceExtensionTimeLimit + configuration.serviceExtensionGrace + .seconds(1)).timeInterval)
+                }))
         }
         guard !arrivals.isEmpty else { return true }
         do {
-            _ = try await engine.receiveRemote(arrivals)
+            let receptions = try await engine.receiveRemote(arrivals)
+            for ((arrival, modifier), reception) in zip(zip(arrivals, modifiers), receptions) {
+                guard let modifier, case .held(let sequence) = reception else { continue }
+                // Its own task: a slow or hanging extension holds up nothing but its own app's next launches.
+                let (engine, extensions) = (self.engine, self.extensions)
+                Task {
+                    let content = await extensions.modify(arrival.request, with: modifier, for: arrival.bundleIdentifier)
+                    await engine.completeModification(of: sequence, with: content, for: arrival.bundleIdentifier)
+                }
+            }
             return true
         } catch {
             logger.error("Could not keep pushes; the gateway will send them again", metadata: [
                 "push.count": "\(arrivals.count)", "error": "\(error)",
             ])
             return false
+        }
+    }
+
+    /// The service extension that modifies this push (B-50: `mutable-content` and an alert with a title, subtitle or
+    /// body, for an app whose alerts are on), if the app declares one; `nil` otherwise, or (logged) when its
+    /// declaration cannot be used.
+    private func serviceExtension(
+        for content: RemoteNotificationContent, of bundleIdentifier: String, metadata: Logger.Metadata
+    ) async -> ServiceExtensionHost.Manifest? {
+        guard content.mutableContent, !(content.title.isEmpty && content.subtitle.isEmpty && content.body.isEmpty),
+              let bundlePath = state.withLock({ $0.registrations[bundleIdentifier]?.bundlePath }),
+              (try? await engine.appState(for: bundleIdentifier).settings.alertSetting) == .enabled
+        else { return nil }
+        do {
+            return try ServiceExtensionHost.manifest(inAppBundle: bundlePath)
+        } catch {
+            logger.warning("The app's service extension cannot be used; the push is shown as it came", metadata: metadata.merging([
+                "error": "\(error)",
+            ]) { $1 })
+            return nil
         }
     }
 

@@ -21,6 +21,10 @@ public struct DeviceDaemonConfiguration: Sendable {
     public var backoff: ReconnectBackoff
     /// Where app processes reach the daemon (`<data-dir>/herald.sock`); `nil` serves none.
     public var appChannelSocket: URL?
+    /// How long a notification service extension has before `serviceExtensionTimeWillExpire()` (B-51: about 30 s).
+    public var serviceExtensionTimeLimit: Duration = .seconds(30)
+    /// How long it has after that before it is ended and the push shown as it came (B-52: Apple does not say).
+    public var serviceExtensionGrace: Duration = .seconds(5)
 
     /// A configuration for one gateway.
     ///

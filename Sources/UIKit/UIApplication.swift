@@ -68,11 +68,13 @@ open class UIApplication: UIResponder {
     /// same for this app on this device and environment, or `didFailToRegisterForRemoteNotificationsWithError`.
     ///
     /// The environment is `HERALD_APS_ENVIRONMENT` (the `aps-environment` entitlement: `development`, the default, or
-    /// `production`).
+    /// `production`). The app's bundle (its `Localizable.strings`, its `PlugIns/` extensions) is `HERALD_BUNDLE_PATH`,
+    /// else the main bundle's folder.
     public func registerForRemoteNotifications() {
         let center = self.center
         let environment = ProcessInfo.processInfo.environment["HERALD_APS_ENVIRONMENT"]
-        let bundlePath = Bundle.main.bundlePath
+        // The app's bundle: where its Localizable.strings and PlugIns/ (a service extension) are.
+        let bundlePath = ProcessInfo.processInfo.environment["HERALD_BUNDLE_PATH"] ?? Bundle.main.bundlePath
         Task { @MainActor in
             do {
                 let token = try await center.registerForRemoteNotifications(environment: environment, bundlePath: bundlePath)

@@ -4,8 +4,14 @@ import Foundation
 ///
 /// Subclass it and override ``didReceive(_:withContentHandler:)``. The device daemon runs it for pushes with
 /// `mutable-content: 1` and an alert (B-50), with about 30 seconds before ``serviceExtensionTimeWillExpire()``.
+///
+/// On Herald an extension is an executable of its own: mark the subclass `@main` (``main()`` runs it), and declare it
+/// in the app's bundle as `PlugIns/<Name>.appex/Info.plist` with `NSExtension.NSExtensionPointIdentifier`
+/// `com.apple.usernotifications.service` and `CFBundleExecutable` (the executable's name, looked for in the `.appex`
+/// folder, then beside the app).
 open class UNNotificationServiceExtension: NSObject {
-    public override init() {
+    /// Creates the extension. `required`, so that ``main()`` can make the `@main` subclass.
+    public required override init() {
         super.init()
     }
 

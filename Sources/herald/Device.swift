@@ -21,6 +21,7 @@ extension HeraldCommand {
 
         @OptionGroup var data: DataDirectoryOptions
         @OptionGroup var presentation: PresenterOptions
+        @OptionGroup var extensions: ServiceExtensionOptions
         @Option(help: "The gateway's device channel, e.g. wss://localhost:2199/device/v1.") var gateway: String
         @Option(help: "The CA to trust for wss:// (default: <data-dir>/tls/ca.pem when it exists).") var cacert: String?
         @Option(help: "The environment apps register in: development or production.")
@@ -37,7 +38,7 @@ extension HeraldCommand {
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
             let daemon = try makeDeviceDaemon(
                 gateway: gateway, cacert: cacert, directory: directory, environment: environment, engine: engine,
-                logger: logger)
+                serviceExtensionTime: extensions.timeLimit, logger: logger)
             var services: [any Service] = [engine, daemon]
             if let desktop { services.append(DesktopAnswerRouter(presenter: desktop, engine: engine)) }
             let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
@@ -71,7 +72,7 @@ func openDeviceEngine(
 /// A device daemon for `engine` connected to `gateway`, with the data directory's identity.
 func makeDeviceDaemon(
     gateway: String, cacert: String?, directory: HeraldDataDirectory, environment: APNsEnvironment,
-    engine: NotificationEngine, logger: Logger
+    engine: NotificationEngine, serviceExtensionTime: Duration, logger: Logger
 ) throws -> DeviceDaemon {
     guard gateway.hasPrefix("ws://") || gateway.hasPrefix("wss://") else {
         throw ValidationError("--gateway takes the device channel's URL, e.g. wss://localhost:2199/device/v1.")
@@ -95,8 +96,9 @@ func makeDeviceDaemon(
             tls = DeviceDaemonConfiguration.systemTrust()
         }
     }
-    let configuration = DeviceDaemonConfiguration(
+    var configuration = DeviceDaemonConfiguration(
         gatewayURL: gateway, identity: identity, tlsConfiguration: tls, environment: environment,
         appChannelSocket: directory.appChannelSocket)
+    configuration.serviceExtensionTimeLimit = serviceExtensionTime
     return DeviceDaemon(configuration: configuration, engine: engine, logger: logger)
 }

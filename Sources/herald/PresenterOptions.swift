@@ -40,3 +40,17 @@ struct PresenterOptions: ParsableArguments {
         }
     }
 }
+
+/// How the device runs apps' notification service extensions.
+struct ServiceExtensionOptions: ParsableArguments {
+    @Option(help: "Seconds a notification service extension has before serviceExtensionTimeWillExpire (iOS: about 30).")
+    var serviceExtensionTime: Double = 30
+
+    func validate() throws {
+        guard serviceExtensionTime > 0, serviceExtensionTime <= 3_600 else {
+            throw ValidationError("--service-extension-time takes seconds between 0 and 3600 (iOS gives about 30).")
+        }
+    }
+
+    var timeLimit: Duration { .milliseconds(Int64(serviceExtensionTime * 1_000)) }
+}

@@ -23,6 +23,7 @@ extension HeraldCommand {
 
         @OptionGroup var data: DataDirectoryOptions
         @OptionGroup var presentation: PresenterOptions
+        @OptionGroup var extensions: ServiceExtensionOptions
         @Option(help: "The gateway's TLS provider port.") var port = 2197
         @Option(help: "The gateway's plaintext provider port (h2c and HTTP/1.1).") var plaintextPort = 2198
         @Option(help: "The gateway's device-channel port.") var devicePort = 2199
@@ -57,13 +58,14 @@ extension HeraldCommand {
                 tasks.addTask { try await group.run() }
                 let demoApp = demoApp
                 let dataPath = data.path
+                let extensionTime = extensions.timeLimit
                 let keys = keys
                 let logger = logger
                 tasks.addTask {
                     do {
                         try await Self.runDevice(
                             gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                            dataPath: dataPath, logger: logger)
+                            dataPath: dataPath, serviceExtensionTime: extensionTime, logger: logger)
                     } catch is CancellationError {
                         // Stopped while starting (Ctrl-C right away): not a failure.
                     }
@@ -79,14 +81,15 @@ extension HeraldCommand {
         /// and runs the device until cancelled.
         private static func runDevice(
             gateway: HeraldGateway, engine: NotificationEngine, keys: [ProviderKeyRecord], directory: HeraldDataDirectory,
-            demoApp: String, dataPath: String?, logger: Logger
+            demoApp: String, dataPath: String?, serviceExtensionTime: Duration, logger: Logger
         ) async throws {
             // The device connects to the port the gateway really listens on (`--device-port 0` picks one).
             let ports = try await gateway.ports()
             let daemon = try makeDeviceDaemon(
                 gateway: "wss://localhost:\(ports.device)/device/v1",
                 cacert: gateway.certificateAuthority?.certificateURL.path,
-                directory: directory, environment: .development, engine: engine, logger: logger)
+                directory: directory, environment: .development, engine: engine,
+                serviceExtensionTime: serviceExtensionTime, logger: logger)
             let device = ServiceGroup(services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await device.run() }

@@ -149,6 +149,98 @@ import UserNotifications
         for child in [app, up] { await child.stop() }
     }
 
+    /// The example service extension, built beside `herald`.
+    static let exampleService = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-service")
+
+    /// An app bundle whose `PlugIns/NotificationService.appex/Info.plist` says `info` (XML property list text).
+    static func appBundle(in herald: HeraldProcess, name: String, info: String) throws -> URL {
+        let bundle = herald.dataDirectory.appendingPathComponent("\(name).app", isDirectory: true)
+        let appex = bundle.appendingPathComponent("PlugIns/NotificationService.appex", isDirectory: true)
+        try FileManager.default.createDirectory(at: appex, withIntermediateDirectories: true)
+        try Data(info.utf8).write(to: appex.appendingPathComponent("Info.plist"))
+        return bundle
+    }
+
+    static func serviceInfo(executable: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0"><dict>
+          <key>CFBundleExecutable</key><string>\(executable)</string>
+          <key>NSExtension</key><dict>
+            <key>NSExtensionPointIdentifier</key><string>com.apple.usernotifications.service</string>
+            <key>NSExtensionPrincipalClass</key><string>NotificationService</string>
+          </dict>
+        </dict></plist>
+        """
+    }
+
+    @Test("B-50 B-51 service extensions as processes: seed 003's rewrite; one that calls its handler only at serviceExtensionTimeWillExpire gives its best attempt at the deadline; one that crashes or hangs leaves the push shown as it came; a broken declaration is logged and the push shown as it came")
+    func serviceExtension() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch(
+            ["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--service-extension-time", "1"])
+        var children = [up]
+        defer { for child in children { child.send(SIGKILL) } }
+        guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
+            Issue.record("herald up printed no push line: \(up.error)")
+            return
+        }
+        let words = HeraldCommandTests.shellWords(pushLine)
+        let provider = ["--gateway", try #require(Self.value(of: "--gateway", in: words)),
+                        "--p8", try #require(Self.value(of: "--p8", in: words)), "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"]
+        let bundle = try Self.appBundle(in: herald, name: "Seed", info: Self.serviceInfo(executable: Self.exampleService.path))
+        let app = try await ChildProcess.launch(Self.exampleApp.path, [], environment: herald.environment([
+            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.one", "HERALD_BUNDLE_PATH": bundle.path,
+        ]))
+        children.append(app)
+        let registered = await app.waitForOutput(containing: "APNs device token: ", timeout: .seconds(30))
+        let token = try #require(registered?.components(separatedBy: "APNs device token: ").last?
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+
+        func push(_ id: String, test: String? = nil, to app: String = "com.example.one", token: String) async throws {
+            let payload = herald.dataDirectory.appendingPathComponent("payload-\(id).json")
+            try Data((test.map { #"{"test":"\#($0)"}"# } ?? "{}").utf8).write(to: payload)
+            let pushed = try await herald.run(
+                ["push", "--topic", app, "--token", token, "--title", "T-\(id)", "--body", "B", "--mutable-content",
+                 "--collapse-id", id, "--payload", payload.path] + provider)
+            #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.output) \(pushed.error)")
+        }
+
+        try await push("rewrite", token: token)
+        let rewritten = await app.waitForOutput(containing: "willPresent rewrite", timeout: .seconds(10))
+        #expect(rewritten?.contains("title=T-rewrite [NotificationService] body=B [NotificationService]") == true, "\(app.output)")
+
+        let start = ContinuousClock.now
+        try await push("never", test: "never", token: token)
+        let bestAttempt = await app.waitForOutput(containing: "willPresent never", timeout: .seconds(10))
+        #expect(bestAttempt?.contains("title=T-never [NotificationService]") == true, "\(app.output)")
+        #expect(ContinuousClock.now - start >= .seconds(1), "the best attempt comes at the deadline (1 s here)")
+
+        try await push("crash", test: "crash", token: token)
+        let crashed = await app.waitForOutput(containing: "willPresent crash", timeout: .seconds(10))
+        #expect(crashed?.contains("title=T-crash body=B main") == true, "shown as it came: \(app.output)")
+
+        try await push("hang", test: "hang", token: token)
+        let hung = await app.waitForOutput(containing: "willPresent hang", timeout: .seconds(15))
+        #expect(hung?.contains("title=T-hang body=B main") == true, "shown as it came after the grace: \(app.output)")
+
+        // Another app whose declaration names an executable that is not there.
+        let broken = try Self.appBundle(in: herald, name: "Broken", info: Self.serviceInfo(executable: "no-such-extension"))
+        let other = try await ChildProcess.launch(Self.exampleApp.path, [], environment: herald.environment([
+            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.two", "HERALD_BUNDLE_PATH": broken.path,
+        ]))
+        children.append(other)
+        let otherLine = await other.waitForOutput(containing: "APNs device token: ", timeout: .seconds(30))
+        let otherToken = try #require(otherLine?.components(separatedBy: "APNs device token: ").last?
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+        try await push("broken", to: "com.example.two", token: otherToken)
+        let unmodified = await other.waitForOutput(containing: "willPresent broken", timeout: .seconds(10))
+        #expect(unmodified?.contains("title=T-broken body=B main") == true, "\(other.output)")
+        #expect(up.error.contains("The app's service extension cannot be used") && up.error.contains("no-such-extension"), "\(up.error)")
+        for child in [other, app, up] { await child.stop() }
+    }
+
     @Test("kill -9 of the device in the middle of a burst of 1,000: after its restart every push answered 200 is shown exactly once, or replaced while stored (D-04); none twice")
     func burstAcrossACrash() async throws {
         let herald = try HeraldProcess()

@@ -110,6 +110,12 @@ final class FlakyNotificationStore: NotificationStore {
             payload, deliveryID: deliveryID, receivedAt: receivedAt, replacing: replacing, for: bundleIdentifier)
     }
 
+    func updateRemote(sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int)
+        async throws -> PendingNotification?
+    {
+        try await base.updateRemote(sequence: sequence, request: request, nextFireDate: nextFireDate, maximumSize: maximumSize)
+    }
+
     func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)? {
         try await base.takeBackgroundPush(for: bundleIdentifier)
     }

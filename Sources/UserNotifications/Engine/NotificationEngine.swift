@@ -282,6 +282,9 @@ package actor NotificationEngine: Service {
         case notAllowed
         /// It can never be kept (larger than the engine takes): dropped, with the reason logged.
         case refused(HeraldNotificationError)
+        /// Kept durably and held for a notification service extension: ``completeModification(of:with:for:)`` with
+        /// this row presents it; if that never comes, it is shown as it is at its `holdUntil`.
+        case held(sequence: Int64)
     }
 
     /// A push for one of this device's apps (T-2): kept durably, then presented like a local notification that
@@ -337,6 +340,10 @@ package actor NotificationEngine: Service {
         for (index, result) in zip(allowed, results) {
             let arrival = arrivals[index]
             switch result {
+            case .success(let pending?) where arrival.holdUntil != nil:
+                remoteCounter.increment()
+                schedule(ScheduleEntry(fireTime: pending.nextFireDate!.timeIntervalSince1970, sequence: pending.sequence))
+                receptions[index] = .held(sequence: pending.sequence)
             case .success(let pending?):
                 remoteCounter.increment()
                 due.append((arrival.bundleIdentifier, pending, pending.nextFireDate))
@@ -367,6 +374,54 @@ package actor NotificationEngine: Service {
             }
         }
         return receptions.map { $0 ?? .notAllowed }
+    }
+
+    /// A notification service extension finished with a held push (B-51): it is shown now, with `content` when the
+    /// extension gave some (its attachments checked and moved into the attachment store like a local request's), else
+    /// as it came. Nothing happens when the push was already shown at its deadline.
+    ///
+    /// - Parameters:
+    ///   - sequence: The held row (``RemoteReception/held(sequence:)``).
+    ///   - content: The extension's content; `nil` when it crashed, hung or gave none.
+    ///   - bundleIdentifier: The app.
+    package func completeModification(
+        of sequence: Int64, with content: NotificationContentRecord?, for bundleIdentifier: String
+    ) async {
+        guard let (_, held) = try? await store.pending(sequences: [sequence])[sequence] else { return }
+        var request = held.request
+        if var content {
+            do {
+                content.attachments = try attachments.moveIn(content.attachments, for: bundleIdentifier)
+                request.content = content
+            } catch {
+                logger.warning("A service extension's attachments are not usable; showing the push as it came", metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)", "error": "\(error)",
+                ])
+            }
+        }
+        let now = configuration.clock.now
+        let updated: PendingNotification?
+        do {
+            updated = try await store.updateRemote(
+                sequence: sequence, request: request, nextFireDate: now, maximumSize: configuration.maximumRequestSize)
+        } catch {
+            logger.warning("Could not keep a service extension's content; showing the push as it came", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+            ])
+            updated = try? await store.updateRemote(
+                sequence: sequence, request: held.request, nextFireDate: now, maximumSize: configuration.maximumRequestSize)
+        }
+        guard let updated else {
+            attachments.delete(request.content.attachments, keeping: held.request.content.attachments)
+            return
+        }
+        let due = [(bundleIdentifier: bundleIdentifier, pending: updated, expected: updated.nextFireDate)]
+        if loopRunning {
+            scheduler.presentDirectly([sequence])
+            await presentNow(due, sequences: [sequence], now: now, knownStates: [:])
+        } else {
+            schedule(ScheduleEntry(fireTime: now.timeIntervalSince1970, sequence: sequence))
+        }
     }
 
     private func presentNow(

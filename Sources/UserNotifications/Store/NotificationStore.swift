@@ -45,6 +45,10 @@ package protocol NotificationStore: Sendable {
     /// Takes (and forgets) the background push kept for the app, if there is one.
     func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)?
 
+    /// Replaces a kept push's request and when it fires, if it is still waiting; returns it as it now is.
+    func updateRemote(sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int)
+        async throws -> PendingNotification?
+
     /// The app's pending requests in the order they were added.
     func pending(for bundleIdentifier: String) async throws -> [PendingNotification]
 
@@ -154,10 +158,14 @@ package struct RemoteArrival: Sendable, Hashable {
     package var deliveryID: String?
     /// The app.
     package var bundleIdentifier: String
+    /// When a notification service extension is modifying it: when to show it as it is if the extension has not
+    /// answered (``NotificationEngine/completeModification(of:with:for:)`` shows it sooner). `nil`: show it now.
+    package var holdUntil: Date?
 
-    package init(request: NotificationRequestRecord, deliveryID: String?, bundleIdentifier: String) {
+    package init(request: NotificationRequestRecord, deliveryID: String?, bundleIdentifier: String, holdUntil: Date? = nil) {
         self.request = request
         self.deliveryID = deliveryID
         self.bundleIdentifier = bundleIdentifier
+        self.holdUntil = holdUntil
     }
 }

@@ -270,14 +270,15 @@ package final class SQLiteNotificationStore: NotificationStore {
                     appID = try Self.appID(db, arrival.bundleIdentifier, create: true)!
                     appIDs[arrival.bundleIdentifier] = appID
                 }
+                let fires = arrival.holdUntil ?? receivedAt
                 try db.execute(
                     sql: """
                         INSERT INTO pending (app_id, identifier, request, added_at, next_fire, remote)
                         VALUES (?, ?, ?, ?, ?, 1)
                         """,
-                    arguments: [appID, "push:" + UUID().uuidString, data, at, at])
+                    arguments: [appID, "push:" + UUID().uuidString, data, at, fires.timeIntervalSince1970])
                 results.append(.success(PendingNotification(
-                    sequence: db.lastInsertedRowID, request: arrival.request, addedAt: receivedAt, nextFireDate: receivedAt)))
+                    sequence: db.lastInsertedRowID, request: arrival.request, addedAt: receivedAt, nextFireDate: fires)))
             }
             return results
         }
@@ -500,6 +501,22 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func deleteResponse(id: Int64) async throws {
         try await groupCommit.write { db in try db.execute(sql: "DELETE FROM response WHERE id = ?", arguments: [id]) }
+    }
+
+    package func updateRemote(
+        sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int
+    ) async throws -> PendingNotification? {
+        let encoded = try Self.encode(request, maximumSize: maximumSize)
+        return try await groupCommit.write { db in
+            try db.execute(
+                sql: "UPDATE pending SET request = ?, next_fire = ? WHERE seq = ? AND remote = 1",
+                arguments: [encoded, nextFireDate.timeIntervalSince1970, sequence])
+            guard db.changesCount > 0,
+                  let addedAt = try Double.fetchOne(db, sql: "SELECT added_at FROM pending WHERE seq = ?", arguments: [sequence])
+            else { return nil }
+            return PendingNotification(
+                sequence: sequence, request: request, addedAt: Date(timeIntervalSince1970: addedAt), nextFireDate: nextFireDate)
+        }
     }
 
     // MARK: Background pushes

@@ -1,0 +1,194 @@
+import Foundation
+import HeraldCore
+import Logging
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+import UserNotifications
+
+/// Runs apps' notification service extensions (B-50, B-51): finds the one an app declares, starts it for a push, gives
+/// it the push's request, and returns the content it hands back — or nothing when it fails, crashes or runs out of time.
+///
+/// An app declares an extension in its bundle as Apple's layout has it: `PlugIns/<Name>.appex/Info.plist` (an XML,
+/// binary or JSON property list) whose `NSExtension` has `NSExtensionPointIdentifier`
+/// `com.apple.usernotifications.service`, and whose `CFBundleExecutable` names the executable — looked for in the
+/// `.appex` folder, then beside the app (where SwiftPM puts every executable of a package). The extension gets
+/// ``DeviceDaemonConfiguration/serviceExtensionTimeLimit`` (30 s, as on iOS); then `SIGUSR1`
+/// (`serviceExtensionTimeWillExpire()`), then ``DeviceDaemonConfiguration/serviceExtensionGrace`` (Apple does not say
+/// how long, B-52: Herald gives 5 s) before it is killed. At most two run at once for one app, so a flood from one app
+/// waits for its own slots and never for another app's.
+actor ServiceExtensionHost {
+    /// An extension an app declares.
+    struct Manifest: Sendable, Equatable {
+        /// The `.appex` folder.
+        var bundle: URL
+        /// The executable to run.
+        var executable: URL
+    }
+
+    /// Why an app's extension declaration cannot be used.
+    enum ManifestError: Error, CustomStringConvertible {
+        case unreadable(URL, String)
+        case missingExecutable(URL, String)
+
+        var description: String {
+            switch self {
+            case .unreadable(let file, let why): "\(file.path) is not a property list Herald can read (\(why))"
+            case .missingExecutable(let bundle, let name):
+                "\(bundle.path) names the executable \(name.isEmpty ? "(none: CFBundleExecutable is missing)" : name), which is neither in the .appex folder nor beside the app"
+            }
+        }
+    }
+
+    static let extensionPoint = "com.apple.usernotifications.service"
+    static let slotsPerApp = 2
+
+    private let timeLimit: Duration
+    private let grace: Duration
+    private let logger: Logger
+    private var running: [String: Int] = [:]
+    private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
+
+    init(timeLimit: Duration, grace: Duration, logger: Logger) {
+        self.timeLimit = timeLimit
+        self.grace = grace
+        self.logger = logger
+    }
+
+    /// The service extension the app at `bundlePath` declares; `nil` when it declares none.
+    ///
+    /// - Throws: ``ManifestError`` for a declaration that cannot be used.
+    static func manifest(inAppBundle bundlePath: String) throws -> Manifest? {
+        let plugIns = URL(fileURLWithPath: bundlePath).appendingPathComponent("PlugIns", isDirectory: true)
+        guard let entries = try? FileManager.default.contentsOfDirectory(at: plugIns, includingPropertiesForKeys: nil) else {
+            return nil
+        }
+        for bundle in entries.sorted(by: { $0.path < $1.path }) where bundle.pathExtension == "appex" {
+            let file = bundle.appendingPathComponent("Info.plist")
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw ManifestError.unreadable(file, "missing")
+            }
+            let list: Any
+            do {
+                list = try PropertyListSerialization.propertyList(from: data, format: nil)
+            } catch {
+                guard let json = try? JSONSerialization.jsonObject(with: data) else {
+                    throw ManifestError.unreadable(file, "\(error.localizedDescription)")
+                }
+                list = json
+            }
+            guard let info = list as? [String: Any] else { throw ManifestError.unreadable(file, "not a dictionary") }
+            guard let point = (info["NSExtension"] as? [String: Any])?["NSExtensionPointIdentifier"] as? String,
+                  point == extensionPoint
+            else { continue }
+            let name = info["CFBundleExecutable"] as? String ?? ""
+            let candidates = name.isEmpty ? [] : [
+                bundle.appendingPathComponent(name), URL(fileURLWithPath: bundlePath).appendingPathComponent(name),
+                URL(fileURLWithPath: name),
+            ]
+            guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+                throw ManifestError.missingExecutable(bundle, name)
+            }
+            return Manifest(bundle: bundle, executable: executable)
+        }
+        return nil
+    }
+
+    /// Runs `manifest`'s extension for `request`; the content it gave, or `nil` (logged) when it gave none.
+    func modify(_ request: NotificationRequestRecord, with manifest: Manifest, for bundleIdentifier: String) async
+        -> NotificationContentRecord?
+    {
+        await acquireSlot(for: bundleIdentifier)
+        defer { releaseSlot(for: bundleIdentifier) }
+        let metadata: Logger.Metadata = [
+            "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
+            "extension.executable": "\(manifest.executable.path)",
+        ]
+        let requestFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-service-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: requestFile) }
+        do {
+            try JSONEncoder().encode(request).write(to: requestFile, options: .atomic)
+        } catch {
+            logger.error("Cannot hand a push to its service extension; showing it as it came", metadata: metadata.merging([
+                "error": "\(error)",
+            ]) { $1 })
+            return nil
+        }
+        let (timeLimit, grace) = (self.timeLimit, self.grace)
+        do {
+            let outcome = try await Subprocess.run(
+                .path(FilePath(manifest.executable.path)),
+                environment: .inherit.updating([
+                    Environment.Key(rawValue: ServiceExtensionProcess.requestVariable)!: requestFile.path,
+                ]),
+                input: .none, output: .sequence, error: .discarded
+            ) { execution -> ServiceExtensionProcess.Answer? in
+                let pid = execution.processIdentifier.value
+                let deadline = Task {
+                    try await Task.sleep(for: timeLimit)
+                    kill(pid, SIGUSR1) // serviceExtensionTimeWillExpire()
+                    try await Task.sleep(for: grace)
+                    kill(pid, SIGKILL)
+                }
+                defer {
+                    deadline.cancel()
+                    kill(pid, SIGKILL) // it has answered (and exits by itself) or failed; it gets no more time
+                }
+                var buffer: [UInt8] = []
+                do {
+                    for try await chunk in execution.standardOutput {
+                        chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
+                        guard buffer.count <= 8 * 1024 * 1024 else { kill(pid, SIGKILL); return nil }
+                        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                            let line = Data(buffer[..<newline])
+                            buffer.removeSubrange(...newline)
+                            if let answer = try? JSONDecoder().decode(ServiceExtensionProcess.Answer.self, from: line) {
+                                return answer
+                            }
+                        }
+                    }
+                } catch {
+                    return nil
+                }
+                return nil
+            }
+            guard let answer = outcome.closureResult else {
+                logger.warning("A service extension gave no content (it crashed, hung past its time, or ended); showing the push as it came", metadata: metadata.merging([
+                    "extension.status": "\(outcome.terminationStatus)",
+                ]) { $1 })
+                return nil
+            }
+            if let content = answer.content { return content }
+            logger.warning("A service extension's content cannot be shown; showing the push as it came", metadata: metadata.merging([
+                "error": "\(answer.error ?? "none")",
+            ]) { $1 })
+            return nil
+        } catch {
+            logger.error("Cannot start a service extension; showing the push as it came", metadata: metadata.merging([
+                "error": "\(error)",
+            ]) { $1 })
+            return nil
+        }
+    }
+
+    private func acquireSlot(for bundleIdentifier: String) async {
+        if running[bundleIdentifier, default: 0] < Self.slotsPerApp {
+            running[bundleIdentifier, default: 0] += 1
+            return
+        }
+        await withCheckedContinuation { waiting[bundleIdentifier, default: []].append($0) }
+    }
+
+    private func releaseSlot(for bundleIdentifier: String) {
+        if var queue = waiting[bundleIdentifier], !queue.isEmpty {
+            let next = queue.removeFirst()
+            waiting[bundleIdentifier] = queue
+            next.resume() // the slot passes to the next launch
+        } else {
+            running[bundleIdentifier, default: 1] -= 1
+        }
+    }
+}

@@ -1,0 +1,72 @@
+// The notification service extension of seeds 001 and 003, ported to Swift against Herald: seed 003 marks the title,
+// subtitle and body with " [NotificationService]"; seed 001 downloads the image named by the payload's "image" key into
+// an attachment, and delivers its best attempt when the time runs out.
+//
+// An app declares it in its bundle: PlugIns/NotificationService.appex/Info.plist with NSExtensionPointIdentifier
+// com.apple.usernotifications.service and CFBundleExecutable herald-example-service. For Herald's tests, a payload key
+// "test" makes it misbehave: "never" (the handler is only called at serviceExtensionTimeWillExpire), "crash", "hang".
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import UserNotifications
+
+@main
+class NotificationService: UNNotificationServiceExtension {
+    var contentHandler: ((UNNotificationContent) -> Void)?
+    var bestAttemptContent: UNMutableNotificationContent?
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        self.contentHandler = contentHandler
+        bestAttemptContent = (request.content.mutableCopy() as? UNMutableNotificationContent)
+
+        if let bestAttemptContent = bestAttemptContent {
+            // Seed 003: change what is shown.
+            bestAttemptContent.title = "\(bestAttemptContent.title) [NotificationService]"
+            bestAttemptContent.subtitle = "\(bestAttemptContent.subtitle) [NotificationService]"
+            bestAttemptContent.body = "\(bestAttemptContent.body) [NotificationService]"
+
+            switch bestAttemptContent.userInfo["test"] as? String {
+            case "never": return // serviceExtensionTimeWillExpire delivers the best attempt
+            case "crash": abort()
+            case "hang": while true { sleep(60) }
+            default: break
+            }
+
+            // Seed 001: an image from the payload as an attachment.
+            if let imageURLString = bestAttemptContent.userInfo["image"] as? String, let URL = URL(string: imageURLString) {
+                downloadAndSave(url: URL) { localURL in
+                    if let localURL = localURL {
+                        do {
+                            let attachment = try UNNotificationAttachment(identifier: "image_downloaded", url: localURL, options: nil)
+                            bestAttemptContent.attachments = [attachment]
+                        } catch {
+                            print(error)
+                        }
+                    }
+                    contentHandler(bestAttemptContent)
+                }
+            } else {
+                contentHandler(bestAttemptContent)
+            }
+        }
+    }
+
+    override func serviceExtensionTimeWillExpire() {
+        // Called just before the extension will be terminated by the system.
+        // Use this as an opportunity to deliver your "best attempt" at modified content, otherwise the original push payload will be used.
+        if let contentHandler = contentHandler, let bestAttemptContent = bestAttemptContent {
+            contentHandler(bestAttemptContent)
+        }
+    }
+
+    /// Downloads `url` into a temporary file named like it; `nil` when that fails.
+    func downloadAndSave(url: URL, completion: @escaping (URL?) -> Void) {
+        URLSession.shared.dataTask(with: url) { data, _, _ in
+            guard let data else { return completion(nil) }
+            let file = FileManager.default.temporaryDirectory
+                .appendingPathComponent(UUID().uuidString + "-" + url.lastPathComponent)
+            completion((try? data.write(to: file)).map { file })
+        }.resume()
+    }
+}
