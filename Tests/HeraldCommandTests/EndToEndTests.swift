@@ -149,6 +149,14 @@ import UserNotifications
         for child in [app, up] { await child.stop() }
     }
 
+    /// A PNG of one red pixel.
+    static let onePixelPNG: [UInt8] = [
+        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01,
+        0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49, 0x44, 0x41,
+        0x54, 0x08, 0xD7, 0x63, 0xF8, 0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xDD, 0x8D, 0xB0, 0x00, 0x00, 0x00,
+        0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+    ]
+
     /// The example service extension, built beside `herald`.
     static let exampleService = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-service")
 
@@ -224,6 +232,42 @@ import UserNotifications
         try await push("hang", test: "hang", token: token)
         let hung = await app.waitForOutput(containing: "willPresent hang", timeout: .seconds(15))
         #expect(hung?.contains("title=T-hang body=B main") == true, "shown as it came after the grace: \(app.output)")
+
+        // Seed 001: the extension downloads the payload's image from a local HTTP server into an attachment.
+        let site = herald.dataDirectory.appendingPathComponent("site", isDirectory: true)
+        try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
+        try Data(Self.onePixelPNG).write(to: site.appendingPathComponent("cat.png"))
+        let server = try await ChildProcess.launch("/usr/bin/python3", ["-c", """
+            import http.server, functools, sys
+            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+            print("port", server.server_address[1], flush=True)
+            server.serve_forever()
+            """, site.path])
+        children.append(server)
+        let portLine = await server.waitForOutput(containing: "port ", timeout: .seconds(10))
+        let port = try #require(portLine?.split(separator: " ").last.map(String.init), "\(server.output) \(server.error)")
+        let imagePayload = herald.dataDirectory.appendingPathComponent("payload-image.json")
+        try Data(#"{"image":"http://127.0.0.1:\#(port)/cat.png","msgid":7}"#.utf8).write(to: imagePayload)
+        let pushed = try await herald.run(
+            ["push", "--topic", "com.example.one", "--token", token, "--title", "T-image", "--body", "B", "--mutable-content",
+             "--collapse-id", "image", "--payload", imagePayload.path] + provider)
+        #expect(pushed.status == 0, "\(pushed.error)")
+        #expect(await app.waitForOutput(containing: "willPresent image", timeout: .seconds(10)) != nil, "\(app.output)")
+        let engine = try NotificationEngine.forDataDirectory(
+            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
+        let center = UNUserNotificationCenter(bundleIdentifier: "com.example.one", engine: .success(engine))
+        let deadline = ContinuousClock.now + .seconds(10)
+        var attachment: UNNotificationAttachment?
+        while attachment == nil && ContinuousClock.now < deadline {
+            attachment = await center.deliveredNotifications().first { $0.request.identifier == "image" }?.request.content.attachments.first
+            if attachment == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(attachment?.identifier == "image_downloaded")
+        #expect(attachment?.type == "public.png")
+        let stored = try #require(attachment?.url)
+        #expect(stored.path.hasPrefix(herald.dataDirectory.appendingPathComponent("attachments").path), "moved into the attachment store: \(stored.path)")
+        #expect(FileManager.default.contents(atPath: stored.path) == Data(Self.onePixelPNG))
 
         // Another app whose declaration names an executable that is not there.
         let broken = try Self.appBundle(in: herald, name: "Broken", info: Self.serviceInfo(executable: "no-such-extension"))
