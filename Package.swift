@@ -209,6 +209,8 @@ let package = Package(
                 "HeraldDeviceChannel",
                 "HeraldDevice",
                 "HeraldProvider",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -20,13 +20,18 @@ import UserNotifications
 /// (`serviceExtensionTimeWillExpire()`), then ``DeviceDaemonConfiguration/serviceExtensionGrace`` (Apple does not say
 /// how long, B-52: Herald gives 5 s) before it is killed. At most two run at once for one app, so a flood from one app
 /// waits for its own slots and never for another app's.
-actor ServiceExtensionHost {
+package actor ServiceExtensionHost {
     /// An extension an app declares.
-    struct Manifest: Sendable, Equatable {
+    package struct Manifest: Sendable, Equatable {
         /// The `.appex` folder.
-        var bundle: URL
+        package var bundle: URL
         /// The executable to run.
-        var executable: URL
+        package var executable: URL
+
+        package init(bundle: URL, executable: URL) {
+            self.bundle = bundle
+            self.executable = executable
+        }
     }
 
     /// Why an app's extension declaration cannot be used.
@@ -52,7 +57,7 @@ actor ServiceExtensionHost {
     private var running: [String: Int] = [:]
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    init(timeLimit: Duration, grace: Duration, logger: Logger) {
+    package init(timeLimit: Duration, grace: Duration, logger: Logger) {
         self.timeLimit = timeLimit
         self.grace = grace
         self.logger = logger
@@ -61,7 +66,7 @@ actor ServiceExtensionHost {
     /// The service extension the app at `bundlePath` declares; `nil` when it declares none.
     ///
     /// - Throws: ``ManifestError`` for a declaration that cannot be used.
-    static func manifest(inAppBundle bundlePath: String) throws -> Manifest? {
+    package static func manifest(inAppBundle bundlePath: String) throws -> Manifest? {
         let plugIns = URL(fileURLWithPath: bundlePath).appendingPathComponent("PlugIns", isDirectory: true)
         guard let entries = try? FileManager.default.contentsOfDirectory(at: plugIns, includingPropertiesForKeys: nil) else {
             return nil
@@ -98,7 +103,7 @@ actor ServiceExtensionHost {
     }
 
     /// Runs `manifest`'s extension for `request`; the content it gave, or `nil` (logged) when it gave none.
-    func modify(_ request: NotificationRequestRecord, with manifest: Manifest, for bundleIdentifier: String) async
+    package func modify(_ request: NotificationRequestRecord, with manifest: Manifest, for bundleIdentifier: String) async
         -> NotificationContentRecord?
     {
         await acquireSlot(for: bundleIdentifier)

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldDevice
+import Logging
+import Subprocess
+import SystemPackage
+import UserNotifications
+
+extension HeraldBench {
+    /// What a notification service extension costs a push: from launching it to its content handler's answer.
+    struct ServiceExtension: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "extension",
+            abstract: "Time a notification service extension per push: launch → didReceive → content handler → answer.",
+            discussion: """
+                Runs herald-example-service (seed 003's title rewrite), built beside this benchmark, through the device's \
+                extension host for --pushes pushes, one after another, and reports p50/p99 of the whole round (write \
+                the request, start the process, its answer read back). The reference in the same run is starting and \
+                waiting for /bin/true through the same process library: what any process launch costs here. Herald \
+                starts a fresh extension process for each push (no warm process is kept), so this is the cold figure. \
+                Build with -c release.
+                """)
+
+        @Option(help: "Pushes to time.") var pushes = 200
+        @Option(help: "The extension executable.")
+        var executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("herald-example-service").path
+
+        func validate() throws {
+            try requireExecutable(executable, option: "executable", package: "herald (swift build --product herald-example-service)")
+            guard pushes > 0 else { throw ValidationError("--pushes must be positive.") }
+        }
+
+        func run() async throws {
+            var logger = Logger(label: "herald.bench")
+            logger.logLevel = .error
+            let host = ServiceExtensionHost(timeLimit: .seconds(30), grace: .seconds(5), logger: logger)
+            let manifest = ServiceExtensionHost.Manifest(
+                bundle: URL(fileURLWithPath: NSTemporaryDirectory()), executable: URL(fileURLWithPath: executable))
+            var content = NotificationContentRecord()
+            content.title = "Benchmark"
+            content.body = "A push for the extension"
+            let request = NotificationRequestRecord(identifier: "bench", content: content, trigger: .push)
+            let clock = ContinuousClock()
+
+            // Warm the file system cache and the process library.
+            for _ in 0..<5 { _ = await host.modify(request, with: manifest, for: "com.example.bench") }
+            var rounds: [Double] = []
+            var failures = 0
+            for _ in 0..<pushes {
+                let start = clock.now
+                let answer = await host.modify(request, with: manifest, for: "com.example.bench")
+                rounds.append((clock.now - start).seconds)
+                if answer?.title != "Benchmark [NotificationService]" { failures += 1 }
+            }
+            var launches: [Double] = []
+            for _ in 0..<pushes {
+                let start = clock.now
+                _ = try await Subprocess.run(.path(FilePath("/bin/true")), output: .discarded, error: .discarded)
+                launches.append((clock.now - start).seconds)
+            }
+            let extensionTimes = Percentiles(rounds)
+            let reference = Percentiles(launches)
+            func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1_000) }
+            print("""
+                herald-bench extension: \(pushes) pushes through \(executable)
+
+                | per push | p50 | p99 |
+                |---|---|---|
+                | service extension, cold (launch → content handler → answer) | \(ms(extensionTimes.p50)) | \(ms(extensionTimes.p99)) |
+                | reference: start and wait for /bin/true | \(ms(reference.p50)) | \(ms(reference.p99)) |
+                | ratio | \(String(format: "%.1f×", extensionTimes.p50 / reference.p50)) | \(String(format: "%.1f×", extensionTimes.p99 / reference.p99)) |
+
+                answers that were not the extension's rewrite: \(failures)
+                """)
+        }
+    }
+}
