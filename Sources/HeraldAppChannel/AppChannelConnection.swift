@@ -55,7 +55,8 @@ package final class AppChannelConnection: Sendable {
     static func handlers(_ continuation: AsyncStream<Data>.Continuation) -> [any ChannelHandler] {
         [
             ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength),
-            LineSink(continuation: continuation),
+            LineToData(),
+            AsyncStreamSink(continuation: continuation),
         ]
     }
 
@@ -99,32 +100,42 @@ package enum AppChannelError: Error, Sendable, Equatable, CustomStringConvertibl
     }
 }
 
-/// Hands each decoded line to an `AsyncStream`, and ends it when the connection closes.
-private final class LineSink: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    let continuation: AsyncStream<Data>.Continuation
+/// Hands each decoded message to an `AsyncStream`, and ends the stream when the connection closes or fails (a
+/// message over the limit, a reset): the other side sees the connection close.
+package final class AsyncStreamSink<Message: Sendable>: ChannelInboundHandler, Sendable {
+    package typealias InboundIn = Message
+    private let continuation: AsyncStream<Message>.Continuation
 
-    init(continuation: AsyncStream<Data>.Continuation) {
+    package init(continuation: AsyncStream<Message>.Continuation) {
         self.continuation = continuation
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        continuation.yield(Data(buffer.readBytes(length: buffer.readableBytes) ?? []))
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        continuation.yield(unwrapInboundIn(data))
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         continuation.finish()
         context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A line over the limit or a reset: the connection ends; the other side sees it close.
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         continuation.finish()
         context.close(promise: nil)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         continuation.finish()
+    }
+}
+
+/// Turns a line's bytes into `Data` for the app channel's stream.
+private final class LineToData: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = Data
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var buffer = unwrapInboundIn(data)
+        context.fireChannelRead(wrapInboundOut(Data(buffer.readBytes(length: buffer.readableBytes) ?? [])))
     }
 }

@@ -46,38 +46,17 @@ import UserNotifications
                 backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200)),
                 appChannelSocket: directory.appChannelSocket),
             engine: environment.engine, logger: logger)
-        let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [], logger: logger)
-        let running = Task { try await group.run() }
-        defer { running.cancel() }
-        try await eventually("the app channel's socket") { FileManager.default.fileExists(atPath: directory.appChannelSocket.path) }
-        // The app process's own engine on the shared store, as `NotificationRuntime.makeProcessCenter` makes it.
-        let appEngine = try NotificationEngine.forDataDirectory(
-            directory, presenter: SilentPresenter(), scope: [bundleIdentifier], logger: logger)
-        let appCenter = UNUserNotificationCenter(
-            bundleIdentifier: bundleIdentifier, engine: .success(appEngine), daemonSocket: directory.appChannelSocket)
-        let device = Device(directory: directory, environment: environment, daemon: daemon, appCenter: appCenter)
-        do {
-            try await body(device)
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = await running.result
-            throw error
+        try await withRunning([daemon], logger: logger) {
+            try await eventually("the app channel's socket") { FileManager.default.fileExists(atPath: directory.appChannelSocket.path) }
+            // The app process's own engine on the shared store, as `NotificationRuntime.makeProcessCenter` makes it.
+            let appEngine = try NotificationEngine.forDataDirectory(
+                directory, presenter: SilentPresenter(), scope: [bundleIdentifier], logger: logger)
+            let appCenter = UNUserNotificationCenter(
+                bundleIdentifier: bundleIdentifier, engine: .success(appEngine), daemonSocket: directory.appChannelSocket)
+            try await body(Device(directory: directory, environment: environment, daemon: daemon, appCenter: appCenter))
         }
-        await group.triggerGracefulShutdown()
-        _ = await running.result
     }
 
-    /// Waits (real time, bounded) until `condition` holds.
-    func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
 
     @Test("Seeds 001/003 through UIKit: registerForRemoteNotifications → token → push → willPresent on the main queue; a response → didReceive; unregister → 410")
     func registrationAndDelegateThroughTheLink() async throws {

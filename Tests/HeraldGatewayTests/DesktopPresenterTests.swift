@@ -50,17 +50,6 @@ struct DesktopPresenterTests {
         }
     }
 
-    /// Waits (real time, bounded) until `condition` holds.
-    func eventually(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-    }
 
     @Test("Issue 16: a notification shows on dunst (screenshot kept); the default action invoked through D-Bus and a category action arrive at the app's didReceive")
     func dunst() async throws {

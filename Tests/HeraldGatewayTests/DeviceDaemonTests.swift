@@ -27,32 +27,9 @@ import UserNotifications
                 tlsConfiguration: try harness.clientTLS(),
                 backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))),
             engine: device.engine, logger: logger)
-        let group = ServiceGroup(services: [daemon], gracefulShutdownSignals: [], logger: logger)
-        let running = Task { try await group.run() }
-        do {
-            try await body(daemon)
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = await running.result
-            throw error
-        }
-        await group.triggerGracefulShutdown()
-        _ = await running.result
+        try await withRunning([daemon], logger: logger) { try await body(daemon) }
     }
 
-    /// Waits (real time, bounded) until `condition` holds.
-    func eventually(
-        _ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
-    ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting for \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
 
     @Test("Seed 001: permission → register → the provider pushes with a .p8 JWT → the foreground app's willPresent and the list")
     func pushReachesTheApp() async throws {

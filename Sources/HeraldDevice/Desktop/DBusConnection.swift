@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAppChannel
 import Logging
 import NIOCore
 import NIOPosix
@@ -57,7 +58,7 @@ final class DBusConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(DBusFrameDecoder(), maximumBufferSize: 256 * 1024 * 1024),
-                        DBusFrameSink(sink: sink),
+                        AsyncStreamSink(continuation: sink),
                     ])
                 }
             }
@@ -191,28 +192,5 @@ private final class DBusFrameDecoder: ByteToMessageDecoder {
         else { return .needMoreData }
         context.fireChannelRead(wrapInboundOut(.message(bytes)))
         return .continue
-    }
-}
-
-private final class DBusFrameSink: ChannelInboundHandler, Sendable {
-    typealias InboundIn = DBusFrame
-    let sink: AsyncStream<DBusFrame>.Continuation
-
-    init(sink: AsyncStream<DBusFrame>.Continuation) {
-        self.sink = sink
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        sink.yield(unwrapInboundIn(data))
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        sink.finish()
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        sink.finish()
-        context.close(promise: nil)
     }
 }

@@ -143,13 +143,7 @@ extension NotificationEngine {
         var settings = knownStates
         var background: [FiringPlanner.PlannedFiring] = []
         for item in items {
-            let state: NotificationAppState
-            if let cached = settings[item.bundleIdentifier] {
-                state = cached
-            } else if let read = await deliveryState(of: item.bundleIdentifier) {
-                state = read
-                settings[item.bundleIdentifier] = state
-            } else {
+            guard let state = await deliveryState(of: item.bundleIdentifier, cachedIn: &settings) else {
                 retryLater(item.pending.sequence, expected: item.expected)
                 continue
             }
@@ -198,13 +192,7 @@ extension NotificationEngine {
         var states: [String: NotificationAppState] = [:]
         var planned: [FiringPlanner.PlannedFiring] = []
         for answer in answers {
-            let state: NotificationAppState
-            if let cached = states[answer.bundleIdentifier] {
-                state = cached
-            } else if let read = await deliveryState(of: answer.bundleIdentifier) {
-                state = read
-                states[answer.bundleIdentifier] = read
-            } else {
+            guard let state = await deliveryState(of: answer.bundleIdentifier, cachedIn: &states) else {
                 retryLater(answer.pending.sequence, expected: answer.expected) // asked again when it comes round
                 continue
             }
@@ -217,6 +205,16 @@ extension NotificationEngine {
             scheduler.delegateAnswered(answer.pending.sequence)
             activity.end()
         }
+    }
+
+    /// ``deliveryState(of:)``, read once per app for a batch: `cache` keeps what was read.
+    private func deliveryState(
+        of bundleIdentifier: String, cachedIn cache: inout [String: NotificationAppState]
+    ) async -> NotificationAppState? {
+        if let cached = cache[bundleIdentifier] { return cached }
+        let read = await deliveryState(of: bundleIdentifier)
+        cache[bundleIdentifier] = read
+        return read
     }
 
     /// The app's state for a delivery decision, or `nil` when the store cannot be read: then the firing waits and is
