@@ -24,6 +24,7 @@ let package = Package(
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-example-app", targets: ["herald-example-app"]),
         .executable(name: "herald-example-service", targets: ["herald-example-service"]),
+        .executable(name: "herald-example-content", targets: ["herald-example-content"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -107,7 +108,7 @@ let package = Package(
         .target(
             name: "HeraldDevice",
             dependencies: [
-                "HeraldCore", "UserNotifications", "HeraldDeviceChannel", "HeraldAppChannel",
+                "HeraldCore", "UserNotifications", "UserNotificationsUI", "HeraldDeviceChannel", "HeraldAppChannel",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -157,7 +158,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "UserNotificationsUI", dependencies: ["UserNotifications"], swiftSettings: swiftSettings),
+        .target(name: "UserNotificationsUI", dependencies: ["UserNotifications", "UIKit", "HeraldCore"], swiftSettings: swiftSettings),
         .target(
             name: "UIKit",
             dependencies: ["UserNotifications", "_Testing_UIKit", .product(name: "Logging", package: "swift-log")],
@@ -197,6 +198,10 @@ let package = Package(
         // Seed code as the seeds wrote it (completion handlers captured freely): Swift 5 language mode.
         .executableTarget(
             name: "herald-example-service", dependencies: ["UserNotifications"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "herald-example-content", dependencies: ["UIKit", "UserNotificationsUI"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(

@@ -27,6 +27,16 @@ package actor ServiceExtensionHost {
         package var bundle: URL
         /// The executable to run.
         package var executable: URL
+        /// Its `NSExtensionPointIdentifier`.
+        package var point: String = ServiceExtensionHost.extensionPoint
+        /// A content extension's `UNNotificationExtensionCategory` (a string or an array of them).
+        package var categories: [String] = []
+        /// A content extension's `UNNotificationExtensionDefaultContentHidden`.
+        package var defaultContentHidden = false
+        /// A content extension's `UNNotificationExtensionOverridesDefaultTitle`.
+        package var overridesDefaultTitle = false
+        /// A content extension's `UNNotificationExtensionInitialContentSizeRatio` (kept; nothing is laid out).
+        package var initialContentSizeRatio: Double?
 
         package init(bundle: URL, executable: URL) {
             self.bundle = bundle
@@ -67,10 +77,18 @@ package actor ServiceExtensionHost {
     ///
     /// - Throws: ``ManifestError`` for a declaration that cannot be used.
     package static func manifest(inAppBundle bundlePath: String) throws -> Manifest? {
+        try manifests(inAppBundle: bundlePath).first { $0.point == extensionPoint }
+    }
+
+    /// Every notification extension (service or content) the app at `bundlePath` declares, by `.appex` name.
+    ///
+    /// - Throws: ``ManifestError`` for a declaration that cannot be used.
+    package static func manifests(inAppBundle bundlePath: String) throws -> [Manifest] {
         let plugIns = URL(fileURLWithPath: bundlePath).appendingPathComponent("PlugIns", isDirectory: true)
         guard let entries = try? FileManager.default.contentsOfDirectory(at: plugIns, includingPropertiesForKeys: nil) else {
-            return nil
+            return []
         }
+        var found: [Manifest] = []
         for bundle in entries.sorted(by: { $0.path < $1.path }) where bundle.pathExtension == "appex" {
             let file = bundle.appendingPathComponent("Info.plist")
             guard let data = FileManager.default.contents(atPath: file.path) else {
@@ -86,8 +104,9 @@ package actor ServiceExtensionHost {
                 list = json
             }
             guard let info = list as? [String: Any] else { throw ManifestError.unreadable(file, "not a dictionary") }
-            guard let point = (info["NSExtension"] as? [String: Any])?["NSExtensionPointIdentifier"] as? String,
-                  point == extensionPoint
+            let declaration = info["NSExtension"] as? [String: Any]
+            guard let point = declaration?["NSExtensionPointIdentifier"] as? String,
+                  point == extensionPoint || point == ContentExtensionHost.extensionPoint
             else { continue }
             let name = info["CFBundleExecutable"] as? String ?? ""
             let candidates = name.isEmpty ? [] : [
@@ -97,9 +116,20 @@ package actor ServiceExtensionHost {
             guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
                 throw ManifestError.missingExecutable(bundle, name)
             }
-            return Manifest(bundle: bundle, executable: executable)
+            var manifest = Manifest(bundle: bundle, executable: executable)
+            manifest.point = point
+            let attributes = declaration?["NSExtensionAttributes"] as? [String: Any] ?? [:]
+            switch attributes["UNNotificationExtensionCategory"] {
+            case let one as String: manifest.categories = [one]
+            case let many as [Any]: manifest.categories = many.compactMap { $0 as? String }
+            default: break
+            }
+            manifest.defaultContentHidden = (attributes["UNNotificationExtensionDefaultContentHidden"] as? Bool) ?? false
+            manifest.overridesDefaultTitle = (attributes["UNNotificationExtensionOverridesDefaultTitle"] as? Bool) ?? false
+            manifest.initialContentSizeRatio = (attributes["UNNotificationExtensionInitialContentSizeRatio"] as? NSNumber)?.doubleValue
+            found.append(manifest)
         }
-        return nil
+        return found
     }
 
     /// Runs `manifest`'s extension for `request`; the content it gave, or `nil` (logged) when it gave none.
@@ -112,71 +142,35 @@ package actor ServiceExtensionHost {
             "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
             "extension.executable": "\(manifest.executable.path)",
         ]
-        let requestFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-service-\(UUID().uuidString).json")
-        defer { try? FileManager.default.removeItem(at: requestFile) }
+        let requestData: Data
         do {
-            try JSONEncoder().encode(request).write(to: requestFile, options: .atomic)
+            requestData = try JSONEncoder().encode(request)
         } catch {
             logger.error("Cannot hand a push to its service extension; showing it as it came", metadata: metadata.merging([
                 "error": "\(error)",
             ]) { $1 })
             return nil
         }
-        let (timeLimit, grace) = (self.timeLimit, self.grace)
-        do {
-            let outcome = try await Subprocess.run(
-                .path(FilePath(manifest.executable.path)),
-                environment: .inherit.updating([
-                    Environment.Key(rawValue: ServiceExtensionProcess.requestVariable)!: requestFile.path,
-                ]),
-                input: .none, output: .sequence, error: .discarded
-            ) { execution -> ServiceExtensionProcess.Answer? in
-                let pid = execution.processIdentifier.value
-                let deadline = Task {
-                    try await Task.sleep(for: timeLimit)
-                    kill(pid, SIGUSR1) // serviceExtensionTimeWillExpire()
-                    try await Task.sleep(for: grace)
-                    kill(pid, SIGKILL)
-                }
-                defer {
-                    deadline.cancel()
-                    kill(pid, SIGKILL) // it has answered (and exits by itself) or failed; it gets no more time
-                }
-                var buffer: [UInt8] = []
-                do {
-                    for try await chunk in execution.standardOutput {
-                        chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
-                        guard buffer.count <= 8 * 1024 * 1024 else { kill(pid, SIGKILL); return nil }
-                        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                            let line = Data(buffer[..<newline])
-                            buffer.removeSubrange(...newline)
-                            if let answer = try? JSONDecoder().decode(ServiceExtensionProcess.Answer.self, from: line) {
-                                return answer
-                            }
-                        }
-                    }
-                } catch {
-                    return nil
-                }
-                return nil
-            }
-            guard let answer = outcome.closureResult else {
-                logger.warning("A service extension gave no content (it crashed, hung past its time, or ended); showing the push as it came", metadata: metadata.merging([
-                    "extension.status": "\(outcome.terminationStatus)",
-                ]) { $1 })
-                return nil
-            }
-            if let content = answer.content { return content }
+        let run = await ExtensionProcess.run(
+            manifest.executable, request: requestData, variable: ServiceExtensionProcess.requestVariable,
+            timeLimit: timeLimit, expirySignal: SIGUSR1, grace: grace)
+        switch run {
+        case .answered(let line):
+            let answer = try? JSONDecoder().decode(ServiceExtensionProcess.Answer.self, from: line)
+            if let content = answer?.content { return content }
             logger.warning("A service extension's content cannot be shown; showing the push as it came", metadata: metadata.merging([
-                "error": "\(answer.error ?? "none")",
+                "error": "\(answer?.error ?? "not a service extension's answer")",
             ]) { $1 })
-            return nil
-        } catch {
+        case .noAnswer(let status):
+            logger.warning("A service extension gave no content (it crashed, hung past its time, or ended); showing the push as it came", metadata: metadata.merging([
+                "extension.status": "\(status)",
+            ]) { $1 })
+        case .notStarted(let error):
             logger.error("Cannot start a service extension; showing the push as it came", metadata: metadata.merging([
                 "error": "\(error)",
             ]) { $1 })
-            return nil
         }
+        return nil
     }
 
     private func acquireSlot(for bundleIdentifier: String) async {
@@ -194,6 +188,62 @@ package actor ServiceExtensionHost {
             next.resume() // the slot passes to the next launch
         } else {
             running[bundleIdentifier, default: 1] -= 1
+        }
+    }
+}
+
+/// Runs an extension's executable for one request: the request in a file named by an environment variable, the
+/// answer as the first JSON line on its standard output; at `timeLimit` it gets `expirySignal` (if any), `grace` later
+/// it is killed — and it is killed once it has answered, so it never outlives its use.
+enum ExtensionProcess {
+    enum Outcome: Sendable {
+        case answered(Data)
+        case noAnswer(String)
+        case notStarted(String)
+    }
+
+    static func run(
+        _ executable: URL, request: Data, variable: String, timeLimit: Duration, expirySignal: Int32?, grace: Duration
+    ) async -> Outcome {
+        let requestFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-extension-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: requestFile) }
+        do {
+            try request.write(to: requestFile, options: .atomic)
+            let outcome = try await Subprocess.run(
+                .path(FilePath(executable.path)),
+                environment: .inherit.updating([Environment.Key(rawValue: variable)!: requestFile.path]),
+                input: .none, output: .sequence, error: .discarded
+            ) { execution -> Data? in
+                let pid = execution.processIdentifier.value
+                let deadline = Task {
+                    try await Task.sleep(for: timeLimit)
+                    if let expirySignal { kill(pid, expirySignal) }
+                    try await Task.sleep(for: grace)
+                    kill(pid, SIGKILL)
+                }
+                defer {
+                    deadline.cancel()
+                    kill(pid, SIGKILL) // it has answered (and exits by itself) or failed; it gets no more time
+                }
+                var buffer: [UInt8] = []
+                do {
+                    for try await chunk in execution.standardOutput {
+                        chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
+                        guard buffer.count <= 8 * 1024 * 1024 else { return nil }
+                        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                            let line = Data(buffer[..<newline])
+                            buffer.removeSubrange(...newline)
+                            if (try? JSONSerialization.jsonObject(with: line)) is [String: Any] { return line }
+                        }
+                    }
+                } catch {
+                    return nil
+                }
+                return nil
+            }
+            return outcome.closureResult.map(Outcome.answered) ?? .noAnswer("\(outcome.terminationStatus)")
+        } catch {
+            return .notStarted("\(error)")
         }
     }
 }

@@ -64,6 +64,13 @@ extension UNNotificationContentExtension {
         .dismissAndForwardAction
     }
 
+    /// Calls the requirement (the extension's own method when it has one), for the process that runs the extension.
+    @MainActor func heraldAnswer(
+        _ response: UNNotificationResponse, _ completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void
+    ) {
+        self.didReceive(response, completionHandler: completion)
+    }
+
     public var mediaPlayPauseButtonType: UNNotificationContentExtensionMediaPlayPauseButtonType { .none }
     public var mediaPlayPauseButtonFrame: CGRect { .zero }
     public func mediaPlay() {}

@@ -63,7 +63,8 @@ func openDeviceEngine(
     _ directory: HeraldDataDirectory, presenter: any NotificationPresenter, logger: Logger
 ) throws -> NotificationEngine {
     do {
-        return try NotificationEngine.forDataDirectory(directory, presenter: presenter, scope: nil, logger: logger)
+        return try NotificationEngine.forDataDirectory(
+            directory, presenter: presenter, scope: nil, contentExtensions: ContentExtensionHost(logger: logger), logger: logger)
     } catch {
         throw ValidationError("Cannot open \(directory.notificationDatabase.path): \(error). Pass a writable --data-dir.")
     }

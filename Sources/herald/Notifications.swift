@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldDevice
 import Logging
 import UserNotifications
 
@@ -18,9 +19,11 @@ extension HeraldCommand {
 func openEngine(_ data: DataDirectoryOptions) throws -> NotificationEngine {
     let directory = data.directory
     do {
+        // Content extensions decide about the actions `herald respond` picks, as they do for the person on a device.
+        let logger = Logger(label: "herald")
         return try NotificationEngine.forDataDirectory(
-            directory, presenter: SilentPresenter(), scope: nil, logger: Logger(label: "herald")
-        )
+            directory, presenter: SilentPresenter(), scope: nil, contentExtensions: ContentExtensionHost(logger: logger),
+            logger: logger)
     } catch {
         throw ValidationError("Cannot open \(directory.notificationDatabase.path): \(error). Pass a writable --data-dir.")
     }

@@ -285,6 +285,82 @@ import UserNotifications
         for child in [other, app, up] { await child.stop() }
     }
 
+    @Test("B-60 seed 003's content extension as a process: it draws notifications of its category (what the terminal shows); an action goes to it first — dismiss: gone, the app not told; dismissAndForwardAction: the app's didReceive; doNotDismiss: it stays")
+    func contentExtension() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--presenter", "terminal"])
+        var children = [up]
+        defer { for child in children { child.send(SIGKILL) } }
+        guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
+            Issue.record("herald up printed no push line: \(up.error)")
+            return
+        }
+        let words = HeraldCommandTests.shellWords(pushLine)
+        let provider = ["--gateway", try #require(Self.value(of: "--gateway", in: words)),
+                        "--p8", try #require(Self.value(of: "--p8", in: words)), "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"]
+        let content = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-content")
+        let bundle = herald.dataDirectory.appendingPathComponent("Content.app", isDirectory: true)
+        let appex = bundle.appendingPathComponent("PlugIns/NotificationContent.appex", isDirectory: true)
+        try FileManager.default.createDirectory(at: appex, withIntermediateDirectories: true)
+        try Data("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+              <key>CFBundleExecutable</key><string>\(content.path)</string>
+              <key>NSExtension</key><dict>
+                <key>NSExtensionPointIdentifier</key><string>com.apple.usernotifications.content-extension</string>
+                <key>NSExtensionPrincipalClass</key><string>NotificationViewController</string>
+                <key>NSExtensionAttributes</key><dict>
+                  <key>UNNotificationExtensionCategory</key><array><string>category.test</string></array>
+                  <key>UNNotificationExtensionDefaultContentHidden</key><true/>
+                  <key>UNNotificationExtensionInitialContentSizeRatio</key><real>0.5</real>
+                </dict>
+              </dict>
+            </dict></plist>
+            """.utf8).write(to: appex.appendingPathComponent("Info.plist"))
+        let app = try await ChildProcess.launch(Self.exampleApp.path, [], environment: herald.environment([
+            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.one", "HERALD_BUNDLE_PATH": bundle.path,
+        ]))
+        children.append(app)
+        let registered = await app.waitForOutput(containing: "APNs device token: ", timeout: .seconds(30))
+        let token = try #require(registered?.components(separatedBy: "APNs device token: ").last?
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+
+        func push(_ id: String, test: String?) async throws {
+            let payload = herald.dataDirectory.appendingPathComponent("payload-\(id).json")
+            try Data((test.map { #"{"test":"\#($0)"}"# } ?? "{}").utf8).write(to: payload)
+            let pushed = try await herald.run(
+                ["push", "--topic", "com.example.one", "--token", token, "--title", "T-\(id)", "--body", "B-\(id)",
+                 "--category", "category.test", "--collapse-id", id, "--payload", payload.path] + provider)
+            #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.output) \(pushed.error)")
+            #expect(await app.waitForOutput(containing: "willPresent \(id)", timeout: .seconds(10)) != nil, "\(app.output)")
+        }
+        func delivered() async throws -> [String] {
+            try await herald.run(["notifications", "list", "com.example.one"]).output
+                .split(separator: "\n").filter { $0.contains("delivered") }.map(String.init)
+        }
+
+        // Its rendering: the labels' text (title, body) instead of the default content.
+        try await push("drawn", test: nil)
+        let shown = await up.waitForOutput(containing: "com.example.one  T-drawn:", timeout: .seconds(10))
+        #expect(shown?.contains("T-drawn: T-drawn / B-drawn") == true, "\(up.output)")
+
+        // dismiss (seed 003's answer): the notification goes, the app is not told.
+        let dismissed = try await herald.run(["respond", "com.example.one", "drawn", "--action", "category.test.confirm"])
+        #expect(dismissed.status == 0, "\(dismissed.error)")
+        #expect(try await !delivered().contains { $0.contains("drawn") })
+        // dismissAndForwardAction: the app's didReceive gets it.
+        try await push("forwarded", test: "forward")
+        #expect(try await herald.run(["respond", "com.example.one", "forwarded", "--action", "category.test.confirm"]).status == 0)
+        let received = await app.waitForOutput(containing: "didReceive forwarded", timeout: .seconds(10))
+        #expect(received?.contains("action=category.test.confirm") == true, "\(app.output)")
+        // doNotDismiss: it stays delivered, the app is not told.
+        try await push("kept", test: "keep")
+        #expect(try await herald.run(["respond", "com.example.one", "kept", "--action", "category.test.confirm"]).status == 0)
+        #expect(try await delivered().contains { $0.contains("kept") })
+        #expect(!app.output.contains("didReceive drawn") && !app.output.contains("didReceive kept"), "\(app.output)")
+        for child in [app, up] { await child.stop() }
+    }
+
     @Test("kill -9 of the device in the middle of a burst of 1,000: after its restart every push answered 200 is shown exactly once, or replaced while stored (D-04); none twice")
     func burstAcrossACrash() async throws {
         let herald = try HeraldProcess()

@@ -14,7 +14,21 @@ extension NotificationEngine {
         let categoryIdentifier = notification.request.content.categoryIdentifier
         let category = try await store.categories(for: bundleIdentifier).first { $0.identifier == categoryIdentifier }
         let route = try ResponseRouter.route(interaction, category: category, categoryIdentifier: categoryIdentifier)
+        // An action goes to the app's content extension first, when one claims the category (seed 003).
+        var decision: ContentExtensionDecision?
+        if let extensions = configuration.contentExtensions, let action = route.actionIdentifier,
+           category?.actions.contains(where: { $0.identifier == action }) == true,
+           let bundlePath = try await store.appState(for: bundleIdentifier).remoteRegistration?.bundlePath {
+            decision = await extensions.decision(
+                on: notification, actionIdentifier: action, userText: route.userText, bundlePath: bundlePath,
+                for: bundleIdentifier)
+        }
+        if decision == .keep { return }
         _ = try await store.removeDelivered(identifiers: [identifier], for: bundleIdentifier)
+        if decision == .dismiss {
+            await releaseAttachments(of: notification.request, bundleIdentifier: bundleIdentifier)
+            return
+        }
         guard let actionIdentifier = route.actionIdentifier else {
             await releaseAttachments(of: notification.request, bundleIdentifier: bundleIdentifier)
             return

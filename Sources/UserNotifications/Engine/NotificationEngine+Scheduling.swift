@@ -274,6 +274,7 @@ extension NotificationEngine {
             let content = request.content
             let category = categories[firing.bundleIdentifier]?.first { $0.identifier == content.categoryIdentifier }
             presentations.append(NotificationPresentation(
+                notification: firing.delivered ?? DeliveredNotification(request: request, date: item.date),
                 bundleIdentifier: firing.bundleIdentifier, identifier: request.identifier,
                 title: content.title, subtitle: content.subtitle, body: content.body,
                 soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
@@ -287,7 +288,18 @@ extension NotificationEngine {
             ))
         }
         for presentation in presentations {
-            await configuration.presenter.present(presentation)
+            await configuration.presenter.present(await withContentExtension(presentation))
         }
+    }
+
+    /// `presentation` with what the app's content extension shows for it, when one claims its category.
+    private func withContentExtension(_ presentation: NotificationPresentation) async -> NotificationPresentation {
+        guard let extensions = configuration.contentExtensions, !presentation.categoryIdentifier.isEmpty,
+              let notification = presentation.notification,
+              let bundlePath = try? await store.appState(for: presentation.bundleIdentifier).remoteRegistration?.bundlePath,
+              let appearance = await extensions.appearance(
+                  of: notification, bundlePath: bundlePath, for: presentation.bundleIdentifier)
+        else { return presentation }
+        return appearance.applied(to: presentation)
     }
 }

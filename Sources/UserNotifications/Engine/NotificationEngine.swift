@@ -28,6 +28,8 @@ package actor NotificationEngine: Service {
         package var logger: Logger
         /// The apps this engine schedules for; `nil` for every app in the store (the daemon's view).
         package var scope: [String]?
+        /// Apps' notification content extensions (the device daemon's); `nil`: none are consulted.
+        package var contentExtensions: (any ContentExtensions)?
 
         package init(
             clock: any HeraldClock, timeZone: TimeZone, presenter: any NotificationPresenter,

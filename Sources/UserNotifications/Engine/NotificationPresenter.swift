@@ -67,6 +67,23 @@ public struct NotificationPresentation: Sendable, Hashable {
     /// Delivered while the app was not running (found in the delivered list at its next start).
     public var deliveredWhileNotRunning: Bool
 
+    /// The delivered notification itself (for a content extension to render).
+    package var notification: DeliveredNotification?
+
+    package init(
+        notification: DeliveredNotification?, bundleIdentifier: String, identifier: String, title: String,
+        subtitle: String, body: String, soundName: String?, badge: Int?, categoryIdentifier: String,
+        threadIdentifier: String, actions: [Action], attachmentPaths: [String], date: Date, style: Style,
+        deliveredWhileNotRunning: Bool
+    ) {
+        self.init(
+            bundleIdentifier: bundleIdentifier, identifier: identifier, title: title, subtitle: subtitle, body: body,
+            soundName: soundName, badge: badge, categoryIdentifier: categoryIdentifier, threadIdentifier: threadIdentifier,
+            actions: actions, attachmentPaths: attachmentPaths, date: date, style: style,
+            deliveredWhileNotRunning: deliveredWhileNotRunning)
+        self.notification = notification
+    }
+
     public init(
         bundleIdentifier: String, identifier: String, title: String, subtitle: String, body: String,
         soundName: String?, badge: Int?, categoryIdentifier: String, threadIdentifier: String,
@@ -110,6 +127,7 @@ public struct TerminalPresenter: NotificationPresenter {
         text += presentation.bundleIdentifier + "  "
         let heading = [presentation.title, presentation.subtitle].filter { !$0.isEmpty }.joined(separator: " — ")
         text += [heading, presentation.body].filter { !$0.isEmpty }.joined(separator: ": ")
+            .replacingOccurrences(of: "\n", with: " / ") // one line per notification
         var details: [String] = []
         if let sound = presentation.soundName, presentation.style.sound { details.append("sound: \(sound)") }
         if let badge = presentation.badge, presentation.style.badge { details.append("badge: \(badge)") }
@@ -134,4 +152,76 @@ public struct CompositePresenter: NotificationPresenter {
     public func present(_ presentation: NotificationPresentation) async {
         for presenter in presenters { await presenter.present(presentation) }
     }
+}
+
+/// What a notification content extension shows for a notification (Herald draws no views; see `UIViewController`).
+package struct ContentExtensionRendering: Codable, Sendable, Hashable {
+    /// The controller's title.
+    package var title: String?
+    /// The texts of its labels, in order.
+    package var texts: [String]
+    /// Its image's file.
+    package var imagePath: String?
+
+    package init(title: String?, texts: [String], imagePath: String?) {
+        self.title = title
+        self.texts = texts
+        self.imagePath = imagePath
+    }
+}
+
+/// An app's notification content extension as the engine consults it: what it shows for a notification of its
+/// categories (B-60), and what it decides when the person picks an action on one (seed 003).
+package protocol ContentExtensions: Sendable {
+    /// What the app's content extension shows for `notification`; `nil` when no extension of the app claims its
+    /// category (or it failed).
+    func appearance(of notification: DeliveredNotification, bundlePath: String, for bundleIdentifier: String) async
+        -> ContentExtensionAppearance?
+
+    /// The extension's decision on an action the person picked; `nil` when no extension claims the category (or it
+    /// failed): the action goes to the app as usual.
+    func decision(
+        on notification: DeliveredNotification, actionIdentifier: String, userText: String?, bundlePath: String,
+        for bundleIdentifier: String
+    ) async -> ContentExtensionDecision?
+}
+
+/// What a content extension shows, and how (its `NSExtensionAttributes`).
+package struct ContentExtensionAppearance: Sendable, Hashable {
+    package var rendering: ContentExtensionRendering
+    /// `UNNotificationExtensionDefaultContentHidden`: only the extension's content is shown.
+    package var defaultContentHidden: Bool
+    /// `UNNotificationExtensionOverridesDefaultTitle`: the controller's title replaces the notification's.
+    package var overridesDefaultTitle: Bool
+
+    package init(rendering: ContentExtensionRendering, defaultContentHidden: Bool, overridesDefaultTitle: Bool) {
+        self.rendering = rendering
+        self.defaultContentHidden = defaultContentHidden
+        self.overridesDefaultTitle = overridesDefaultTitle
+    }
+
+    /// `presentation` as it looks with the extension's content.
+    package func applied(to presentation: NotificationPresentation) -> NotificationPresentation {
+        var shown = presentation
+        if overridesDefaultTitle, let title = rendering.title { shown.title = title }
+        let custom = rendering.texts.joined(separator: "\n")
+        if defaultContentHidden {
+            shown.subtitle = ""
+            shown.body = custom
+        } else if !custom.isEmpty {
+            shown.body = [presentation.body, custom].filter { !$0.isEmpty }.joined(separator: "\n")
+        }
+        if let image = rendering.imagePath { shown.attachmentPaths = [image] + presentation.attachmentPaths.filter { $0 != image } }
+        return shown
+    }
+}
+
+/// What a content extension decided about an action (`UNNotificationContentExtensionResponseOption`).
+package enum ContentExtensionDecision: Sendable, Equatable {
+    /// `doNotDismiss`: the notification stays; the app is not told.
+    case keep
+    /// `dismiss`: the notification goes; the app is not told.
+    case dismiss
+    /// `dismissAndForwardAction`: the notification goes and the app's delegate gets the action.
+    case forward
 }

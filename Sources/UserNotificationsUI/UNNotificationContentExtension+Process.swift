@@ -1,0 +1,105 @@
+import Dispatch
+import Foundation
+import HeraldCore
+import UIKit
+import UserNotifications
+
+extension UNNotificationContentExtension where Self: UIViewController {
+    /// The extension process's entry point when its controller is marked `@main`: the device daemon starts it for a
+    /// notification of one of its categories, and for an action the person picks on one. The controller gets
+    /// `viewDidLoad()`, then `didReceive(_:)` with the notification, then (for an action) `didReceive(_:completionHandler:)`;
+    /// what it then shows, and the option it chose, go back to the daemon.
+    ///
+    /// The daemon names the request's file in `HERALD_CONTENT_EXTENSION_REQUEST`; the answer is one line of JSON on
+    /// standard output. Started any other way, it says what it is and exits.
+    @MainActor public static func main() {
+        ContentExtensionProcess.run(Self())
+    }
+}
+
+/// The content extension's side of its conversation with the daemon: a file in, a line out.
+package enum ContentExtensionProcess {
+    package static let requestVariable = "HERALD_CONTENT_EXTENSION_REQUEST"
+
+    /// What the daemon asks: render this notification, and (for an action) answer this response.
+    package struct Request: Codable, Sendable {
+        package var notification: DeliveredNotification
+        package var actionIdentifier: String?
+        package var userText: String?
+
+        package init(notification: DeliveredNotification, actionIdentifier: String?, userText: String?) {
+            self.notification = notification
+            self.actionIdentifier = actionIdentifier
+            self.userText = userText
+        }
+    }
+
+    /// What the extension answers.
+    package struct Answer: Codable, Sendable {
+        /// What the controller shows.
+        package var rendering: ContentExtensionRendering
+        /// For an action: `UNNotificationContentExtensionResponseOption`'s raw value.
+        package var option: UInt?
+    }
+
+    @MainActor static func run(_ controller: some UIViewController & UNNotificationContentExtension) -> Never {
+        guard let path = ProcessInfo.processInfo.environment[requestVariable],
+              let data = FileManager.default.contents(atPath: path),
+              let request = try? JSONDecoder().decode(Request.self, from: data)
+        else {
+            FileHandle.standardError.write(Data(
+                "This is a notification content extension: the Herald device daemon runs it (see \(requestVariable)).\n".utf8))
+            exit(64)
+        }
+        let notification = UNNotification(delivered: request.notification, context: .standalone)
+        controller.viewDidLoad()
+        controller.didReceive(notification)
+        guard let action = request.actionIdentifier else {
+            finish(Answer(rendering: render(controller), option: nil))
+            exit(0)
+        }
+        let response: UNNotificationResponse = request.userText.map {
+            UNTextInputNotificationResponse(notification: notification, actionIdentifier: action, userText: $0)
+        } ?? UNNotificationResponse(notification: notification, actionIdentifier: action)
+        let box = UncheckedSendableBox(controller)
+        controller.heraldAnswer(response) { (option: UNNotificationContentExtensionResponseOption) -> Void in
+            let rendering: ContentExtensionRendering = MainActor.assumeIsolated { render(box.value) }
+            finish(Answer(rendering: rendering, option: option.rawValue))
+        }
+        dispatchMain()
+    }
+
+    /// What `controller` shows: its title, its labels' text in declaration order, its first image view's image.
+    @MainActor static func render(_ controller: UIViewController) -> ContentExtensionRendering {
+        var texts: [String] = []
+        var image: String?
+        var mirror: Mirror? = Mirror(reflecting: controller)
+        var levels: [Mirror] = []
+        while let current = mirror {
+            levels.insert(current, at: 0) // superclass properties first, as they are declared
+            mirror = current.superclassMirror
+        }
+        for level in levels {
+            for child in level.children {
+                let value = Self.unwrap(child.value)
+                if let label = value as? UILabel, let text = label.text, !text.isEmpty { texts.append(text) }
+                if image == nil, let view = value as? UIImageView { image = view.image?.path }
+            }
+        }
+        return ContentExtensionRendering(title: controller.title, texts: texts, imagePath: image)
+    }
+
+    /// A property's value, looking through `Optional` (outlets are optional).
+    private static func unwrap(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        return mirror.children.first?.value
+    }
+
+    /// Writes the answer and ends the process.
+    private static func finish(_ answer: Answer) {
+        let line = (try? JSONEncoder().encode(answer)) ?? Data("{}".utf8)
+        FileHandle.standardOutput.write(line + Data("\n".utf8))
+        exit(0)
+    }
+}
