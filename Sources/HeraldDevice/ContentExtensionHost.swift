@@ -24,25 +24,32 @@ package struct ContentExtensionHost: ContentExtensions {
         self.logger = logger
     }
 
-    package func appearance(of notification: DeliveredNotification, bundlePath: String, for bundleIdentifier: String) async
-        -> ContentExtensionAppearance?
-    {
+    package func appearance(
+        of notification: DeliveredNotification, actions: [NotificationActionRecord], bundlePath: String,
+        for bundleIdentifier: String
+    ) async -> ContentExtensionAppearance? {
         guard let manifest = claiming(notification, bundlePath: bundlePath, for: bundleIdentifier),
-              let answer = await ask(manifest, notification: notification, action: nil, text: nil, for: bundleIdentifier)
+              let answer = await ask(
+                  manifest, ContentExtensionProcess.Request(notification: notification, actions: actions, actionIdentifier: nil, userText: nil),
+                  for: bundleIdentifier)
         else { return nil }
         return ContentExtensionAppearance(
             rendering: answer.rendering, defaultContentHidden: manifest.defaultContentHidden,
-            overridesDefaultTitle: manifest.overridesDefaultTitle)
+            overridesDefaultTitle: manifest.overridesDefaultTitle, actions: answer.actions)
     }
 
     package func decision(
-        on notification: DeliveredNotification, actionIdentifier: String, userText: String?, bundlePath: String,
-        for bundleIdentifier: String
+        on notification: DeliveredNotification, actions: [NotificationActionRecord], actionIdentifier: String,
+        userText: String?, bundlePath: String, for bundleIdentifier: String
     ) async -> ContentExtensionDecision? {
         guard let manifest = claiming(notification, bundlePath: bundlePath, for: bundleIdentifier),
-              let answer = await ask(manifest, notification: notification, action: actionIdentifier, text: userText, for: bundleIdentifier),
-              let option = answer.option.flatMap(UNNotificationContentExtensionResponseOption.init(rawValue:))
+              let answer = await ask(
+                  manifest, ContentExtensionProcess.Request(
+                      notification: notification, actions: actions, actionIdentifier: actionIdentifier, userText: userText),
+                  for: bundleIdentifier)
         else { return nil }
+        if answer.defaultAction { return .openApp }
+        guard let option = answer.option.flatMap(UNNotificationContentExtensionResponseOption.init(rawValue:)) else { return nil }
         switch option {
         case .doNotDismiss: return .keep
         case .dismiss: return .dismiss
@@ -69,10 +76,8 @@ package struct ContentExtensionHost: ContentExtensions {
     }
 
     private func ask(
-        _ manifest: ServiceExtensionHost.Manifest, notification: DeliveredNotification, action: String?, text: String?,
-        for bundleIdentifier: String
+        _ manifest: ServiceExtensionHost.Manifest, _ request: ContentExtensionProcess.Request, for bundleIdentifier: String
     ) async -> ContentExtensionProcess.Answer? {
-        let request = ContentExtensionProcess.Request(notification: notification, actionIdentifier: action, userText: text)
         guard let data = try? JSONEncoder().encode(request) else { return nil }
         let outcome = await ExtensionProcess.run(
             manifest.executable, request: data, variable: ContentExtensionProcess.requestVariable, timeLimit: Self.timeLimit,

@@ -1,4 +1,5 @@
 import Foundation
+import UserNotifications
 
 /// Apple's `UIViewController`, as far as a notification content extension draws with it.
 ///
@@ -12,6 +13,8 @@ open class UIViewController: UIResponder {
     open var title: String?
     /// The size the controller would like (kept for source compatibility; nothing is laid out).
     open var preferredContentSize: CGSize = .zero
+    /// The extension context, for a controller that is an app extension's principal object.
+    public package(set) var extensionContext: NSExtensionContext?
 
     public required init() {
         super.init()
@@ -60,5 +63,41 @@ public final class UIImage: NSObject, Sendable {
         let candidates = [name, name + ".png"].map { folder.appendingPathComponent($0).path }
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else { return nil }
         self.init(contentsOfFile: found)
+    }
+}
+
+/// Foundation's `NSExtensionContext` (Linux's Foundation has none): the context an app extension runs in. A notification
+/// content extension's controller has one (`extensionContext`); UserNotificationsUI adds the notification calls.
+open class NSExtensionContext: NSObject, @unchecked Sendable {
+    private let lock = NSLock()
+    private var actions: [UNNotificationAction] = []
+    private var finish: (@Sendable (ExtensionRequest) -> Void)?
+
+    /// What a content extension asked of the system.
+    package enum ExtensionRequest: Sendable {
+        /// `performNotificationDefaultAction()`: open the app as a tap would.
+        case defaultAction
+        /// `dismissNotificationContentExtension()`.
+        case dismiss
+    }
+
+    public override init() {
+        super.init()
+    }
+
+    /// The actions shown with the notification (a content extension may replace them).
+    package var shownActions: [UNNotificationAction] {
+        get { lock.withLock { actions } }
+        set { lock.withLock { actions = newValue } }
+    }
+
+    /// Where the extension's requests go (the process that runs it).
+    package func onRequest(_ handler: @escaping @Sendable (ExtensionRequest) -> Void) {
+        lock.withLock { finish = handler }
+    }
+
+    /// Passes a request of the extension on.
+    package func request(_ request: ExtensionRequest) {
+        lock.withLock { finish }?(request)
     }
 }

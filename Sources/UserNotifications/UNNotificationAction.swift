@@ -2,7 +2,7 @@ import Foundation
 
 /// Apple's `UNNotificationAction`: a button shown with notifications of a category.
 open class UNNotificationAction: NSObject, NSCopying, NSSecureCoding {
-    let record: NotificationActionRecord
+    package let record: NotificationActionRecord
 
     package init(record: NotificationActionRecord) {
         self.record = record

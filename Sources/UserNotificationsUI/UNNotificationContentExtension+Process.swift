@@ -24,11 +24,17 @@ package enum ContentExtensionProcess {
     /// What the daemon asks: render this notification, and (for an action) answer this response.
     package struct Request: Codable, Sendable {
         package var notification: DeliveredNotification
+        /// The category's actions: what `extensionContext.notificationActions` starts with.
+        package var actions: [NotificationActionRecord]
         package var actionIdentifier: String?
         package var userText: String?
 
-        package init(notification: DeliveredNotification, actionIdentifier: String?, userText: String?) {
+        package init(
+            notification: DeliveredNotification, actions: [NotificationActionRecord], actionIdentifier: String?,
+            userText: String?
+        ) {
             self.notification = notification
+            self.actions = actions
             self.actionIdentifier = actionIdentifier
             self.userText = userText
         }
@@ -40,6 +46,10 @@ package enum ContentExtensionProcess {
         package var rendering: ContentExtensionRendering
         /// For an action: `UNNotificationContentExtensionResponseOption`'s raw value.
         package var option: UInt?
+        /// The extension called `performNotificationDefaultAction()`.
+        package var defaultAction = false
+        /// The actions it shows, when it replaced the category's (`extensionContext.notificationActions`).
+        package var actions: [NotificationActionRecord]?
     }
 
     @MainActor static func run(_ controller: some UIViewController & UNNotificationContentExtension) -> Never {
@@ -52,19 +62,40 @@ package enum ContentExtensionProcess {
             exit(64)
         }
         let notification = UNNotification(delivered: request.notification, context: .standalone)
+        let context = NSExtensionContext()
+        context.shownActions = request.actions.map(UNNotificationAction.make(record:))
+        let box = UncheckedSendableBox(controller)
+        // the controller may open the app or close its interface instead of answering.
+        context.onRequest { asked in
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    var answer = Answer(rendering: render(box.value), option: nil)
+                    answer.actions = changedActions(context, from: request.actions)
+                    switch asked {
+                    case .defaultAction: answer.defaultAction = true
+                    case .dismiss: answer.option = UNNotificationContentExtensionResponseOption.dismiss.rawValue
+                    }
+                    finish(answer)
+                }
+            }
+        }
+        controller.extensionContext = context
         controller.viewDidLoad()
         controller.didReceive(notification)
         guard let action = request.actionIdentifier else {
-            finish(Answer(rendering: render(controller), option: nil))
+            var answer = Answer(rendering: render(controller), option: nil)
+            answer.actions = changedActions(context, from: request.actions)
+            finish(answer)
             exit(0)
         }
         let response: UNNotificationResponse = request.userText.map {
             UNTextInputNotificationResponse(notification: notification, actionIdentifier: action, userText: $0)
         } ?? UNNotificationResponse(notification: notification, actionIdentifier: action)
-        let box = UncheckedSendableBox(controller)
         controller.heraldAnswer(response) { (option: UNNotificationContentExtensionResponseOption) -> Void in
             let rendering: ContentExtensionRendering = MainActor.assumeIsolated { render(box.value) }
-            finish(Answer(rendering: rendering, option: option.rawValue))
+            var answer = Answer(rendering: rendering, option: option.rawValue)
+            answer.actions = changedActions(context, from: request.actions)
+            finish(answer)
         }
         dispatchMain()
     }
@@ -94,6 +125,14 @@ package enum ContentExtensionProcess {
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional else { return value }
         return mirror.children.first?.value
+    }
+
+    /// The actions the extension shows now, when they are not the category's.
+    private static func changedActions(_ context: NSExtensionContext, from original: [NotificationActionRecord])
+        -> [NotificationActionRecord]?
+    {
+        let now = context.shownActions.map(\.record)
+        return now == original ? nil : now
     }
 
     /// Writes the answer and ends the process.

@@ -5,7 +5,8 @@
 // An app declares it in its bundle: PlugIns/NotificationContent.appex/Info.plist with NSExtensionPointIdentifier
 // com.apple.usernotifications.content-extension, NSExtensionAttributes → UNNotificationExtensionCategory category.test,
 // and CFBundleExecutable herald-example-content. For Herald's tests, a payload key "test" changes its answer to an
-// action: "keep" (doNotDismiss) or "forward" (dismissAndForwardAction).
+// action: "keep" (doNotDismiss), "forward" (dismissAndForwardAction), "open" (extensionContext's
+// performNotificationDefaultAction), "close" (dismissNotificationContentExtension); "buttons" replaces the actions shown.
 import Foundation
 import UIKit
 import UserNotifications
@@ -35,6 +36,7 @@ class NotificationViewController: UIViewController, UNNotificationContentExtensi
         switch notification.request.content.userInfo["test"] as? String {
         case "keep": answer = .doNotDismiss
         case "forward": answer = .dismissAndForwardAction
+        case "buttons": extensionContext?.notificationActions = [UNNotificationAction(identifier: kCategoryTestConfirmKey, title: "OK!", options: [])]
         default: answer = .dismiss
         }
     }
@@ -45,9 +47,14 @@ class NotificationViewController: UIViewController, UNNotificationContentExtensi
         } else if response.actionIdentifier == kCategoryTestConfirmKey {
             contentLabel.text = "Confirm"
         }
-        let answer = self.answer
-        DispatchQueue.main.asyncAfter(deadline: .now() + 1.5) {
-            completion(answer)
+        switch response.notification.request.content.userInfo["test"] as? String {
+        case "open": extensionContext?.performNotificationDefaultAction()
+        case "close": extensionContext?.dismissNotificationContentExtension()
+        default:
+            let answer = self.answer
+            DispatchQueue.main.asyncAfter(deadline: .now() + 1.5) {
+                completion(answer)
+            }
         }
     }
 }

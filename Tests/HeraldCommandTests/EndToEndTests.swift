@@ -285,7 +285,7 @@ import UserNotifications
         for child in [other, app, up] { await child.stop() }
     }
 
-    @Test("B-60 seed 003's content extension as a process: it draws notifications of its category (what the terminal shows); an action goes to it first — dismiss: gone, the app not told; dismissAndForwardAction: the app's didReceive; doNotDismiss: it stays")
+    @Test("B-60 X-16 seed 003's content extension as a process: it draws notifications of its category (what the terminal shows); an action goes to it first — dismiss: gone, the app not told; dismissAndForwardAction: the app's didReceive; doNotDismiss: it stays; extensionContext opens the app, dismisses, replaces the buttons")
     func contentExtension() async throws {
         let herald = try HeraldProcess()
         let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--presenter", "terminal"])
@@ -358,6 +358,19 @@ import UserNotifications
         #expect(try await herald.run(["respond", "com.example.one", "kept", "--action", "category.test.confirm"]).status == 0)
         #expect(try await delivered().contains { $0.contains("kept") })
         #expect(!app.output.contains("didReceive drawn") && !app.output.contains("didReceive kept"), "\(app.output)")
+        // X-16 through extensionContext: performNotificationDefaultAction opens the app; dismissNotificationContentExtension
+        // dismisses; notificationActions replaces the buttons shown.
+        try await push("opened", test: "open")
+        #expect(try await herald.run(["respond", "com.example.one", "opened", "--action", "category.test.confirm"]).status == 0)
+        let opened = await app.waitForOutput(containing: "didReceive opened", timeout: .seconds(10))
+        #expect(opened?.contains("action=com.apple.UNNotificationDefaultActionIdentifier") == true, "\(app.output)")
+        try await push("closed", test: "close")
+        #expect(try await herald.run(["respond", "com.example.one", "closed", "--action", "category.test.confirm"]).status == 0)
+        #expect(try await !delivered().contains { $0.contains("closed") })
+        #expect(!app.output.contains("didReceive closed"))
+        try await push("buttons", test: "buttons")
+        let buttons = await up.waitForOutput(containing: "T-buttons: T-buttons", timeout: .seconds(10))
+        #expect(buttons?.contains("actions: OK!") == true, "\(up.output)")
         for child in [app, up] { await child.stop() }
     }
 

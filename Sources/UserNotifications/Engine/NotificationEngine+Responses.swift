@@ -20,8 +20,8 @@ extension NotificationEngine {
            category?.actions.contains(where: { $0.identifier == action }) == true,
            let bundlePath = try await store.appState(for: bundleIdentifier).remoteRegistration?.bundlePath {
             decision = await extensions.decision(
-                on: notification, actionIdentifier: action, userText: route.userText, bundlePath: bundlePath,
-                for: bundleIdentifier)
+                on: notification, actions: category?.actions ?? [], actionIdentifier: action, userText: route.userText,
+                bundlePath: bundlePath, for: bundleIdentifier)
         }
         if decision == .keep { return }
         _ = try await store.removeDelivered(identifiers: [identifier], for: bundleIdentifier)
@@ -29,12 +29,14 @@ extension NotificationEngine {
             await releaseAttachments(of: notification.request, bundleIdentifier: bundleIdentifier)
             return
         }
-        guard let actionIdentifier = route.actionIdentifier else {
+        let actionIdentifier = decision == .openApp ? UNNotificationDefaultActionIdentifier : route.actionIdentifier
+        guard let actionIdentifier else {
             await releaseAttachments(of: notification.request, bundleIdentifier: bundleIdentifier)
             return
         }
         _ = try await store.enqueueResponse(
-            notification: notification, actionIdentifier: actionIdentifier, userText: route.userText, for: bundleIdentifier
+            notification: notification, actionIdentifier: actionIdentifier,
+            userText: decision == .openApp ? nil : route.userText, for: bundleIdentifier
         )
         deliverQueuedResponses(for: bundleIdentifier)
     }

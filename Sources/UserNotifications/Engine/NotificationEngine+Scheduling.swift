@@ -298,7 +298,10 @@ extension NotificationEngine {
               let notification = presentation.notification,
               let bundlePath = try? await store.appState(for: presentation.bundleIdentifier).remoteRegistration?.bundlePath,
               let appearance = await extensions.appearance(
-                  of: notification, bundlePath: bundlePath, for: presentation.bundleIdentifier)
+                  of: notification,
+                  actions: (try? await store.categories(for: presentation.bundleIdentifier))?
+                      .first { $0.identifier == presentation.categoryIdentifier }?.actions ?? [],
+                  bundlePath: bundlePath, for: presentation.bundleIdentifier)
         else { return presentation }
         return appearance.applied(to: presentation)
     }

@@ -175,14 +175,16 @@ package struct ContentExtensionRendering: Codable, Sendable, Hashable {
 package protocol ContentExtensions: Sendable {
     /// What the app's content extension shows for `notification`; `nil` when no extension of the app claims its
     /// category (or it failed).
-    func appearance(of notification: DeliveredNotification, bundlePath: String, for bundleIdentifier: String) async
-        -> ContentExtensionAppearance?
+    func appearance(
+        of notification: DeliveredNotification, actions: [NotificationActionRecord], bundlePath: String,
+        for bundleIdentifier: String
+    ) async -> ContentExtensionAppearance?
 
     /// The extension's decision on an action the person picked; `nil` when no extension claims the category (or it
     /// failed): the action goes to the app as usual.
     func decision(
-        on notification: DeliveredNotification, actionIdentifier: String, userText: String?, bundlePath: String,
-        for bundleIdentifier: String
+        on notification: DeliveredNotification, actions: [NotificationActionRecord], actionIdentifier: String,
+        userText: String?, bundlePath: String, for bundleIdentifier: String
     ) async -> ContentExtensionDecision?
 }
 
@@ -193,11 +195,17 @@ package struct ContentExtensionAppearance: Sendable, Hashable {
     package var defaultContentHidden: Bool
     /// `UNNotificationExtensionOverridesDefaultTitle`: the controller's title replaces the notification's.
     package var overridesDefaultTitle: Bool
+    /// The actions the extension shows instead of the category's (`extensionContext.notificationActions`, X-16).
+    package var actions: [NotificationActionRecord]?
 
-    package init(rendering: ContentExtensionRendering, defaultContentHidden: Bool, overridesDefaultTitle: Bool) {
+    package init(
+        rendering: ContentExtensionRendering, defaultContentHidden: Bool, overridesDefaultTitle: Bool,
+        actions: [NotificationActionRecord]? = nil
+    ) {
         self.rendering = rendering
         self.defaultContentHidden = defaultContentHidden
         self.overridesDefaultTitle = overridesDefaultTitle
+        self.actions = actions
     }
 
     /// `presentation` as it looks with the extension's content.
@@ -212,6 +220,11 @@ package struct ContentExtensionAppearance: Sendable, Hashable {
             shown.body = [presentation.body, custom].filter { !$0.isEmpty }.joined(separator: "\n")
         }
         if let image = rendering.imagePath { shown.attachmentPaths = [image] + presentation.attachmentPaths.filter { $0 != image } }
+        if let actions {
+            shown.actions = actions.map {
+                NotificationPresentation.Action(identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
+            }
+        }
         return shown
     }
 }
@@ -224,4 +237,6 @@ package enum ContentExtensionDecision: Sendable, Equatable {
     case dismiss
     /// `dismissAndForwardAction`: the notification goes and the app's delegate gets the action.
     case forward
+    /// `performNotificationDefaultAction()`: the notification goes and the app's delegate gets the default action.
+    case openApp
 }
