@@ -43,6 +43,8 @@ public final class DeviceDaemon: Service, Sendable {
         var registrations: [String: RemoteRegistrationRecord] = [:]
         /// Each app's strings, read once.
         var strings: [String: LocalizedStringTable] = [:]
+        /// Service extensions at work (ended when the daemon stops; their pushes show as they came at the next start).
+        var modifications: [UUID: Task<Void, Never>] = [:]
     }
 
     /// A daemon for `engine` (which holds every app's notifications and presents them).
@@ -83,6 +85,7 @@ public final class DeviceDaemon: Service, Sendable {
             }
         }
         connection.finish()
+        for task in state.withLock({ Array($0.modifications.values) }) { task.cancel() }
     }
 
     // MARK: Registration
@@ -273,9 +276,16 @@ public final class DeviceDaemon: Service, Sendable {
                 guard let modifier, case .held(let sequence) = reception else { continue }
                 // Its own task: a slow or hanging extension holds up nothing but its own app's next launches.
                 let (engine, extensions) = (self.engine, self.extensions)
-                Task {
-                    let content = await extensions.modify(arrival.request, with: modifier, for: arrival.bundleIdentifier)
-                    await engine.completeModification(of: sequence, with: content, for: arrival.bundleIdentifier)
+                let id = UUID()
+                state.withLock { state in
+                    // Registered before it can finish, so its own removal always finds it.
+                    state.modifications[id] = Task {
+                        let content = await extensions.modify(arrival.request, with: modifier, for: arrival.bundleIdentifier)
+                        if !Task.isCancelled {
+                            await engine.completeModification(of: sequence, with: content, for: arrival.bundleIdentifier)
+                        }
+                        self.state.withLock { _ = $0.modifications.removeValue(forKey: id) }
+                    }
                 }
             }
             return true

@@ -225,21 +225,26 @@ enum ExtensionProcess {
                     deadline.cancel()
                     kill(pid, SIGKILL) // it has answered (and exits by itself) or failed; it gets no more time
                 }
-                var buffer: [UInt8] = []
-                do {
-                    for try await chunk in execution.standardOutput {
-                        chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
-                        guard buffer.count <= 8 * 1024 * 1024 else { return nil }
-                        while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                            let line = Data(buffer[..<newline])
-                            buffer.removeSubrange(...newline)
-                            if (try? JSONSerialization.jsonObject(with: line)) is [String: Any] { return line }
+                // A device that stops ends its extensions with it.
+                return await withTaskCancellationHandler {
+                    var buffer: [UInt8] = []
+                    do {
+                        for try await chunk in execution.standardOutput {
+                            chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
+                            guard buffer.count <= 8 * 1024 * 1024 else { return nil }
+                            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                                let line = Data(buffer[..<newline])
+                                buffer.removeSubrange(...newline)
+                                if (try? JSONSerialization.jsonObject(with: line)) is [String: Any] { return line }
+                            }
                         }
+                    } catch {
+                        return nil
                     }
-                } catch {
                     return nil
+                } onCancel: {
+                    kill(pid, SIGKILL)
                 }
-                return nil
             }
             return outcome.closureResult.map(Outcome.answered) ?? .noAnswer("\(outcome.terminationStatus)")
         } catch {
