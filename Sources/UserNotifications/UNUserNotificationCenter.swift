@@ -65,36 +65,12 @@ open class UNUserNotificationCenter: NSObject {
         _ socket: URL, bundleIdentifier: String, engine: NotificationEngine, host: CenterHost, link: DeviceLinkSlot,
         queue: SerialWorkQueue
     ) async {
-        let logger = engine.configuration.logger
-        let connected = await DeviceLink.connect(
-            socket: socket, bundleIdentifier: bundleIdentifier, foreground: host.isInForeground,
-            delegate: host.takesResponses, host: host, logger: logger
-        ) {
-            // The daemon went away (stopped or crashed): from now on this process fires the app's notifications.
-            link.set(nil)
-            logger.warning("The device daemon went away; the app's notifications run in this process now", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)",
-            ])
-            engine.activity.begin()
-            queue.enqueue {
-                await runInProcess(engine, bundleIdentifier: bundleIdentifier, host: host)
-                engine.activity.end()
-            }
-        }
-        if let connected {
-            link.set(connected)
-            logger.debug("Linked to the device daemon", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
-        } else {
-            await runInProcess(engine, bundleIdentifier: bundleIdentifier, host: host)
-        }
+        let app = LinkedApp(socket: socket, bundleIdentifier: bundleIdentifier, engine: engine, host: host, link: link, queue: queue)
+        if await app.link() { return }
+        await app.runInProcess()
     }
 
-    private static func runInProcess(_ engine: NotificationEngine, bundleIdentifier: String, host: CenterHost) async {
-        await engine.attach(host, for: bundleIdentifier)
-        _ = engine.start()
-    }
-
-    /// The link to the device daemon while there is one.
+    /// The link to the device daemon while there is one.    /// The link to the device daemon while there is one.
     package var deviceLink: DeviceLink? { link.current }
 
     /// The center of the running app (C-1).
@@ -491,6 +467,8 @@ private final class CenterHost: NotificationHost, @unchecked Sendable {
     }
 
     var presentsInForeground: Bool { current?.presentsInForeground ?? false }
+    /// Whether the center still exists.
+    var isAlive: Bool { current != nil }
     var isInForeground: Bool { current?.applicationState == .active }
     var takesResponses: Bool { current?.hasDelegate ?? false }
 
@@ -536,13 +514,88 @@ final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     }
 }
 
+/// How a process center moves between the device daemon and its own engine: linked while a daemon answers; when there
+/// is none, or it goes away, the engine runs here — and a daemon that starts later is found (its socket is looked for
+/// every 2 s) and takes over, the engine's scheduler stopping as the link opens.
+private struct LinkedApp: Sendable {
+    let socket: URL
+    let bundleIdentifier: String
+    let engine: NotificationEngine
+    let host: CenterHost
+    let link: DeviceLinkSlot
+    let queue: SerialWorkQueue
+
+    /// How often an app running alone looks for a daemon.
+    static let lookInterval: Duration = .seconds(2)
+
+    /// Links to the daemon; `false` when none answers.
+    func link() async -> Bool {
+        let logger = engine.configuration.logger
+        let connected = await DeviceLink.connect(
+            socket: socket, bundleIdentifier: bundleIdentifier, foreground: host.isInForeground,
+            delegate: host.takesResponses, host: host, logger: logger
+        ) {
+            // The daemon went away (stopped or crashed): from now on this process fires the app's notifications.
+            link.set(nil)
+            logger.warning("The device daemon went away; the app's notifications run in this process now", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)",
+            ])
+            engine.activity.begin()
+            queue.enqueue {
+                await runInProcess()
+                engine.activity.end()
+            }
+        }
+        guard let connected else { return false }
+        link.set(connected)
+        logger.debug("Linked to the device daemon", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
+        return true
+    }
+
+    /// Runs the app's notifications in this process until a daemon appears.
+    func runInProcess() async {
+        await engine.attach(host, for: bundleIdentifier)
+        let scheduler = engine.start()
+        let app = self
+        link.setLooker(Task {
+            while !Task.isCancelled && app.host.isAlive {
+                try? await Task.sleep(for: Self.lookInterval)
+                guard FileManager.default.fileExists(atPath: app.socket.path) else { continue }
+                // On the center's queue, like every call: nothing runs half in one mode and half in the other.
+                let linked = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    app.queue.enqueue {
+                        guard await app.link() else { return continuation.resume(returning: false) }
+                        scheduler.cancel()
+                        await app.engine.detach(app.host, for: app.bundleIdentifier)
+                        continuation.resume(returning: true)
+                    }
+                }
+                if linked { return }
+            }
+        })
+    }
+}
+
 /// Where a center keeps its link to the device daemon; shared with the work it queues.
 final class DeviceLinkSlot: Sendable {
     private let link = Mutex<DeviceLink?>(nil)
+    private let looker = Mutex<Task<Void, Never>?>(nil)
 
     var current: DeviceLink? { link.withLock { $0 } }
 
     func set(_ value: DeviceLink?) {
         link.withLock { $0 = value }
+    }
+
+    /// The task that looks for a daemon while the app runs alone (one at a time).
+    func setLooker(_ task: Task<Void, Never>) {
+        looker.withLock { current in
+            current?.cancel()
+            current = task
+        }
+    }
+
+    deinit {
+        looker.withLock { $0?.cancel() }
     }
 }

@@ -224,6 +224,45 @@ import UserNotifications
         try await eventually("willPresent in-process") { delegate.presented == ["after"] }
     }
 
+    @Test("An app that started before the daemon runs alone, then links to the daemon when it appears: its scheduler stops, the daemon fires its notifications once")
+    func daemonAppearsLater() async throws {
+        let directory = HeraldDataDirectory(url: URL(fileURLWithPath: "/tmp/hac-\(UUID().uuidString.prefix(8))"))
+        try directory.create()
+        defer { try? FileManager.default.removeItem(at: directory.url) }
+        var logger = Logger(label: "test")
+        logger.logLevel = .error
+        let engine = try NotificationEngine.forDataDirectory(
+            directory, presenter: SilentPresenter(), scope: ["com.example.early"], logger: logger)
+        let center = UNUserNotificationCenter(
+            bundleIdentifier: "com.example.early", engine: .success(engine), daemonSocket: directory.appChannelSocket)
+        let delegate = LinkedAppDelegate()
+        center.delegate = delegate
+        #expect(try await center.requestAuthorization(options: [.alert]))
+        #expect(center.deviceLink == nil, "no daemon yet: the app runs alone")
+
+        let environment = try NotificationTestEnvironment(
+            bundleIdentifier: "com.example.early", databaseURL: directory.notificationDatabase, logger: logger)
+        let daemon = DeviceDaemon(
+            configuration: DeviceDaemonConfiguration(
+                gatewayURL: "ws://127.0.0.1:9/device/v1", identity: DeviceIdentity(deviceID: "later", secret: "s"),
+                backoff: ReconnectBackoff(initial: .seconds(5), maximum: .seconds(5)),
+                appChannelSocket: directory.appChannelSocket),
+            engine: environment.engine, logger: logger)
+        try await withRunning([daemon], logger: logger) {
+            try await eventually("the link to the daemon that started later") { center.deviceLink != nil }
+            let content = UNMutableNotificationContent()
+            content.title = "once"
+            try await center.add(UNNotificationRequest(identifier: "once", content: content, trigger: nil))
+            // The app's engine dated it by the real clock; the daemon's runs on the test's virtual one.
+            try await eventually("the daemon to schedule it") { try await environment.engine.pending(for: "com.example.early").count == 1 }
+            await environment.advance(to: Date().addingTimeInterval(1))
+            try await eventually("willPresent through the link") { delegate.presented == ["once"] }
+            await environment.settle()
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(delegate.presented == ["once"], "fired once: the app's own scheduler stopped")
+        }
+    }
+
     @Test("The wire form: one JSON object per line, the exact text of a hello and of a registration")
     func wireForm() throws {
         let hello = AppChannelMessage.hello(bundleID: "com.example.app", foreground: true, delegate: false)
