@@ -14,15 +14,32 @@ import UserNotifications
     /// The example app, built beside `herald`.
     static let exampleApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-app")
 
-    /// Starts the example app as `bundleIdentifier` on the data directory, and waits for its device token.
-    static func launchApp(_ bundleIdentifier: String, _ herald: HeraldProcess) async throws -> (ChildProcess, String?) {
-        let app = try await ChildProcess.launch(
-            exampleApp.path, [],
-            environment: herald.environment(["HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": bundleIdentifier]))
+    /// Starts the example app as `bundleIdentifier` on the data directory (its bundle at `bundle`, for extensions), and
+    /// waits for its device token.
+    static func launchApp(_ bundleIdentifier: String, _ herald: HeraldProcess, bundle: URL? = nil) async throws
+        -> (ChildProcess, String?)
+    {
+        var environment = ["HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": bundleIdentifier]
+        environment["HERALD_BUNDLE_PATH"] = bundle?.path
+        let app = try await ChildProcess.launch(exampleApp.path, [], environment: herald.environment(environment))
         let line = await app.waitForOutput(containing: "APNs device token: ", timeout: .seconds(30))
         let token = line.flatMap { $0.components(separatedBy: "APNs device token: ").last }?
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return (app, token)
+    }
+
+    /// `herald up` on free ports (plus `options`), and the provider options its banner's push line gives (`--gateway`,
+    /// `--p8`, key and team); `nil` (recorded) when it printed no push line.
+    static func startUp(_ herald: HeraldProcess, _ options: [String] = []) async throws -> (ChildProcess, [String])? {
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"] + options)
+        guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
+            Issue.record("herald up printed no push line: \(await up.stop()) \(up.error)")
+            return nil
+        }
+        let words = HeraldCommandTests.shellWords(pushLine)
+        let provider = ["--gateway", try #require(value(of: "--gateway", in: words)),
+                        "--p8", try #require(value(of: "--p8", in: words)), "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"]
+        return (up, provider)
     }
 
     /// The value after `option` in a command line's words.
@@ -33,16 +50,11 @@ import UserNotifications
     @Test("Seeds 001/003 end to end: `herald up`, two app processes; pushes from `herald push` and Apple's curl recipe reach app 1's willPresent on its main thread and its delivered list, app 2 sees nothing; `herald respond` reaches app 1's didReceive")
     func twoApps() async throws {
         let herald = try HeraldProcess()
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        guard let (up, provider) = try await Self.startUp(herald) else { return }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
-        guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
-            Issue.record("herald up printed no push line: \(await up.stop()) \(up.error)")
-            return
-        }
-        let words = HeraldCommandTests.shellWords(pushLine)
-        let gateway = try #require(Self.value(of: "--gateway", in: words))
-        let keyFile = try #require(Self.value(of: "--p8", in: words))
+        let gateway = try #require(Self.value(of: "--gateway", in: provider))
+        let keyFile = try #require(Self.value(of: "--p8", in: provider))
 
         let (one, oneToken) = try await Self.launchApp("com.example.one", herald)
         children.append(one)
@@ -52,7 +64,6 @@ import UserNotifications
         #expect(twoToken != nil && twoToken != token, "each app has its own token")
 
         // HeraldProvider, through `herald push`: seed 003's payload, in its category.
-        let provider = ["--gateway", gateway, "--p8", keyFile, "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"]
         let pushed = try await herald.run(
             ["push", "--topic", "com.example.one", "--token", token, "--title", "这是一个标题", "--subtitle", "这是一个副标题",
              "--body", "你收到一个内容", "--badge", "1", "--sound", "default", "--category", "category.test",
@@ -106,10 +117,9 @@ import UserNotifications
     @Test("X-01…X-03 `herald simulate`: an .apns file reaches the running app's willPresent; background pushes reach seed 002's fetch handler, and the newest one sent while the app was stopped is handed over when it starts")
     func simulate() async throws {
         let herald = try HeraldProcess()
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        guard let (up, _) = try await Self.startUp(herald) else { return }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
-        #expect(await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) != nil, "\(up.error)")
         let stdin = herald.dataDirectory.appendingPathComponent("stdin.json")
         // While the app is not running: two background pushes; the app gets the newer at start.
         for news in ["older", "newer"] {
@@ -186,25 +196,13 @@ import UserNotifications
     @Test("B-50 B-51 service extensions as processes: seed 003's rewrite; one that calls its handler only at serviceExtensionTimeWillExpire gives its best attempt at the deadline; one that crashes or hangs leaves the push shown as it came; a broken declaration is logged and the push shown as it came")
     func serviceExtension() async throws {
         let herald = try HeraldProcess()
-        let up = try await herald.launch(
-            ["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--service-extension-time", "1"])
+        guard let (up, provider) = try await Self.startUp(herald, ["--service-extension-time", "1"]) else { return }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
-        guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
-            Issue.record("herald up printed no push line: \(up.error)")
-            return
-        }
-        let words = HeraldCommandTests.shellWords(pushLine)
-        let provider = ["--gateway", try #require(Self.value(of: "--gateway", in: words)),
-                        "--p8", try #require(Self.value(of: "--p8", in: words)), "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"]
         let bundle = try Self.appBundle(in: herald, name: "Seed", info: Self.serviceInfo(executable: Self.exampleService.path))
-        let app = try await ChildProcess.launch(Self.exampleApp.path, [], environment: herald.environment([
-            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.one", "HERALD_BUNDLE_PATH": bundle.path,
-        ]))
+        let (app, registered) = try await Self.launchApp("com.example.one", herald, bundle: bundle)
         children.append(app)
-        let registered = await app.waitForOutput(containing: "APNs device token: ", timeout: .seconds(30))
-        let token = try #require(registered?.components(separatedBy: "APNs device token: ").last?
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let token = try #require(registered, "\(app.output) \(app.error)")
 
         func push(_ id: String, test: String? = nil, to app: String = "com.example.one", token: String) async throws {
             let payload = herald.dataDirectory.appendingPathComponent("payload-\(id).json")
@@ -271,13 +269,9 @@ import UserNotifications
 
         // Another app whose declaration names an executable that is not there.
         let broken = try Self.appBundle(in: herald, name: "Broken", info: Self.serviceInfo(executable: "no-such-extension"))
-        let other = try await ChildProcess.launch(Self.exampleApp.path, [], environment: herald.environment([
-            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.two", "HERALD_BUNDLE_PATH": broken.path,
-        ]))
+        let (other, otherRegistered) = try await Self.launchApp("com.example.two", herald, bundle: broken)
         children.append(other)
-        let otherLine = await other.waitForOutput(containing: "APNs device token: ", timeout: .seconds(30))
-        let otherToken = try #require(otherLine?.components(separatedBy: "APNs device token: ").last?
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let otherToken = try #require(otherRegistered, "\(other.output) \(other.error)")
         try await push("broken", to: "com.example.two", token: otherToken)
         let unmodified = await other.waitForOutput(containing: "willPresent broken", timeout: .seconds(10))
         #expect(unmodified?.contains("title=T-broken body=B main") == true, "\(other.output)")
@@ -288,16 +282,9 @@ import UserNotifications
     @Test("B-60 X-16 seed 003's content extension as a process: it draws notifications of its category (what the terminal shows); an action goes to it first — dismiss: gone, the app not told; dismissAndForwardAction: the app's didReceive; doNotDismiss: it stays; extensionContext opens the app, dismisses, replaces the buttons")
     func contentExtension() async throws {
         let herald = try HeraldProcess()
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--presenter", "terminal"])
+        guard let (up, provider) = try await Self.startUp(herald, ["--presenter", "terminal"]) else { return }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
-        guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
-            Issue.record("herald up printed no push line: \(up.error)")
-            return
-        }
-        let words = HeraldCommandTests.shellWords(pushLine)
-        let provider = ["--gateway", try #require(Self.value(of: "--gateway", in: words)),
-                        "--p8", try #require(Self.value(of: "--p8", in: words)), "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"]
         let content = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-content")
         let bundle = herald.dataDirectory.appendingPathComponent("Content.app", isDirectory: true)
         let appex = bundle.appendingPathComponent("PlugIns/NotificationContent.appex", isDirectory: true)
@@ -317,13 +304,9 @@ import UserNotifications
               </dict>
             </dict></plist>
             """.utf8).write(to: appex.appendingPathComponent("Info.plist"))
-        let app = try await ChildProcess.launch(Self.exampleApp.path, [], environment: herald.environment([
-            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.one", "HERALD_BUNDLE_PATH": bundle.path,
-        ]))
+        let (app, registered) = try await Self.launchApp("com.example.one", herald, bundle: bundle)
         children.append(app)
-        let registered = await app.waitForOutput(containing: "APNs device token: ", timeout: .seconds(30))
-        let token = try #require(registered?.components(separatedBy: "APNs device token: ").last?
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let token = try #require(registered, "\(app.output) \(app.error)")
 
         func push(_ id: String, test: String?) async throws {
             let payload = herald.dataDirectory.appendingPathComponent("payload-\(id).json")
