@@ -60,7 +60,8 @@ public final class DeviceDaemon: Service, Sendable {
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger
         self.extensions = ServiceExtensionHost(
-            timeLimit: configuration.serviceExtensionTimeLimit, grace: configuration.serviceExtensionGrace, logger: logger)
+            timeLimit: configuration.serviceExtensionTimeLimit, grace: configuration.serviceExtensionGrace,
+            clock: engine.configuration.clock, logger: logger)
     }
 
     /// Whether the device is connected to its gateway right now.

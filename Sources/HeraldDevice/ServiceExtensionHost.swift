@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import Logging
 import Subprocess
+import Synchronization
 #if canImport(System)
 import System
 #else
@@ -63,13 +64,16 @@ package actor ServiceExtensionHost {
 
     private let timeLimit: Duration
     private let grace: Duration
+    private let clock: any HeraldClock
     private let logger: Logger
     private var running: [String: Int] = [:]
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    package init(timeLimit: Duration, grace: Duration, logger: Logger) {
+    /// A host whose extensions get `timeLimit`, then `grace`, on `clock` (the device engine's: virtual in tests).
+    package init(timeLimit: Duration, grace: Duration, clock: any HeraldClock = SystemClock(), logger: Logger) {
         self.timeLimit = timeLimit
         self.grace = grace
+        self.clock = clock
         self.logger = logger
     }
 
@@ -153,7 +157,7 @@ package actor ServiceExtensionHost {
         }
         let run = await ExtensionProcess.run(
             manifest.executable, request: requestData, variable: ServiceExtensionProcess.requestVariable,
-            timeLimit: timeLimit, expirySignal: SIGUSR1, grace: grace)
+            timeLimit: timeLimit, expirySignal: SIGUSR1, grace: grace, clock: clock)
         switch run {
         case .answered(let line):
             let answer = try? JSONDecoder().decode(ServiceExtensionProcess.Answer.self, from: line)
@@ -203,7 +207,8 @@ enum ExtensionProcess {
     }
 
     static func run(
-        _ executable: URL, request: Data, variable: String, timeLimit: Duration, expirySignal: Int32?, grace: Duration
+        _ executable: URL, request: Data, variable: String, timeLimit: Duration, expirySignal: Int32?, grace: Duration,
+        clock: any HeraldClock = SystemClock()
     ) async -> Outcome {
         let requestFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-extension-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: requestFile) }
@@ -215,10 +220,18 @@ enum ExtensionProcess {
                 input: .none, output: .sequence, error: .discarded
             ) { execution -> Data? in
                 let pid = execution.processIdentifier.value
+                let started = clock.now
+                let ready = ReadyFlag()
+                let end = started.addingTimeInterval((timeLimit + grace).timeInterval)
                 let deadline = Task {
-                    try await Task.sleep(for: timeLimit)
-                    if let expirySignal { kill(pid, expirySignal) }
-                    try await Task.sleep(for: grace)
+                    try await clock.sleep(until: started.addingTimeInterval(timeLimit.timeInterval))
+                    if let expirySignal {
+                        // Not before the extension said it can take the signal (its default action ends the process),
+                        // and never past the end of its grace.
+                        while !ready.isSet && clock.now < end { try await Task.sleep(for: .milliseconds(5)) }
+                        if ready.isSet { kill(pid, expirySignal) }
+                    }
+                    try await clock.sleep(until: end)
                     kill(pid, SIGKILL)
                 }
                 defer {
@@ -235,7 +248,12 @@ enum ExtensionProcess {
                             while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                                 let line = Data(buffer[..<newline])
                                 buffer.removeSubrange(...newline)
-                                if (try? JSONSerialization.jsonObject(with: line)) is [String: Any] { return line }
+                                guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else { continue }
+                                if object["ready"] as? Bool == true {
+                                    ready.set()
+                                    continue
+                                }
+                                return line
                             }
                         }
                     } catch {
@@ -251,4 +269,11 @@ enum ExtensionProcess {
             return .notStarted("\(error)")
         }
     }
+}
+
+/// Set once an extension said it is ready for its deadline's signal.
+private final class ReadyFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
 }

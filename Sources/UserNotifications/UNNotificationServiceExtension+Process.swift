@@ -17,6 +17,8 @@ extension UNNotificationServiceExtension {
 /// The extension's side of its conversation with the daemon (a file in, a line out, a signal for the deadline).
 package enum ServiceExtensionProcess {
     package static let requestVariable = "HERALD_SERVICE_EXTENSION_REQUEST"
+    /// What the extension writes once it can take `SIGUSR1`.
+    package static let readyLine = #"{"ready":true}"# + "\n"
 
     /// What the extension answers: the content to show, or why there is none.
     package struct Answer: Codable, Sendable {
@@ -57,6 +59,8 @@ package enum ServiceExtensionProcess {
         let expiry = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .main)
         expiry.setEventHandler { box.value.0.serviceExtensionTimeWillExpire() }
         expiry.resume()
+        // Ready for the deadline's signal: the daemon does not send it before this line (it would end the process).
+        FileHandle.standardOutput.write(Data(readyLine.utf8))
         DispatchQueue.main.async {
             box.value.0.didReceive(request, withContentHandler: box.value.1)
         }
