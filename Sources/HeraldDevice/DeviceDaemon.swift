@@ -61,7 +61,7 @@ public final class DeviceDaemon: Service, Sendable {
         self.logger = logger
         self.extensions = ServiceExtensionHost(
             timeLimit: configuration.serviceExtensionTimeLimit, grace: configuration.serviceExtensionGrace,
-            clock: engine.configuration.clock, logger: logger)
+            clock: engine.configuration.clock, keepsWarm: configuration.keepsServiceExtensionsWarm, logger: logger)
     }
 
     /// Whether the device is connected to its gateway right now.
@@ -69,6 +69,8 @@ public final class DeviceDaemon: Service, Sendable {
 
     /// Runs until cancelled or shut down gracefully: connects, reconnects, takes pushes.
     public func run() async throws {
+        // Writing to an extension that has just ended must be an error to handle, not a signal that ends the device.
+        signal(SIGPIPE, SIG_IGN)
         do {
             let registrations = try await engine.remoteRegistrations()
             state.withLock { $0.registrations = registrations }
@@ -87,6 +89,7 @@ public final class DeviceDaemon: Service, Sendable {
         }
         connection.finish()
         for task in state.withLock({ Array($0.modifications.values) }) { task.cancel() }
+        await extensions.stopWarmProcesses()
     }
 
     // MARK: Registration

@@ -25,6 +25,8 @@ public struct DeviceDaemonConfiguration: Sendable {
     public var serviceExtensionTimeLimit: Duration = .seconds(30)
     /// How long it has after that before it is ended and the push shown as it came (B-52: Apple does not say).
     public var serviceExtensionGrace: Duration = .seconds(5)
+    /// Whether an extension's process stays for the next push (warm) rather than starting for each.
+    public var keepsServiceExtensionsWarm = true
 
     /// A configuration for one gateway.
     ///

@@ -65,17 +65,35 @@ package actor ServiceExtensionHost {
     private let timeLimit: Duration
     private let grace: Duration
     private let clock: any HeraldClock
+    private let keepsWarm: Bool
     private let logger: Logger
+    /// Warm processes not in use, by executable.
+    private var idle: [URL: [WarmExtensionProcess]] = [:]
     private var running: [String: Int] = [:]
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
 
     /// A host whose extensions get `timeLimit`, then `grace`, on `clock` (the device engine's: virtual in tests).
-    package init(timeLimit: Duration, grace: Duration, clock: any HeraldClock = SystemClock(), logger: Logger) {
+    ///
+    /// With `keepsWarm`, an extension's process stays between pushes (`HERALD_SERVICE_EXTENSION_WARM`): one per push in
+    /// flight, reused for the next; otherwise each push starts one.
+    package init(
+        timeLimit: Duration, grace: Duration, clock: any HeraldClock = SystemClock(), keepsWarm: Bool = true, logger: Logger
+    ) {
         self.timeLimit = timeLimit
         self.grace = grace
         self.clock = clock
+        self.keepsWarm = keepsWarm
         self.logger = logger
     }
+
+    /// Ends the warm processes (the device is stopping).
+    package func stopWarmProcesses() {
+        for process in idle.values.joined() { process.stop() }
+        idle = [:]
+    }
+
+    /// How many warm processes wait for a push (for tests and benchmarks).
+    package var warmProcessCount: Int { idle.values.reduce(0) { $0 + $1.count } }
 
     /// The service extension the app at `bundlePath` declares; `nil` when it declares none.
     ///
@@ -155,9 +173,7 @@ package actor ServiceExtensionHost {
             ]) { $1 })
             return nil
         }
-        let run = await ExtensionProcess.run(
-            manifest.executable, request: requestData, variable: ServiceExtensionProcess.requestVariable,
-            timeLimit: timeLimit, expirySignal: SIGUSR1, grace: grace, clock: clock)
+        let run = await answer(requestData, from: manifest.executable)
         switch run {
         case .answered(let line):
             let answer = try? JSONDecoder().decode(ServiceExtensionProcess.Answer.self, from: line)
@@ -175,6 +191,24 @@ package actor ServiceExtensionHost {
             ]) { $1 })
         }
         return nil
+    }
+
+    /// The extension's answer line: from a warm process when the host keeps them (a new one if none is idle), else from
+    /// a process started for this push.
+    private func answer(_ request: Data, from executable: URL) async -> ExtensionProcess.Outcome {
+        guard keepsWarm else {
+            return await ExtensionProcess.run(
+                executable, request: request, variable: ServiceExtensionProcess.requestVariable,
+                timeLimit: timeLimit, expirySignal: SIGUSR1, grace: grace, clock: clock)
+        }
+        var process = idle[executable]?.popLast()
+        if process?.isRunning == false { process = nil }
+        let warm = process ?? WarmExtensionProcess(executable: executable)
+        guard let line = await warm.ask(request, timeLimit: timeLimit, grace: grace, clock: clock) else {
+            return .noAnswer("the warm process gave no answer in time, ended, or could not start")
+        }
+        idle[executable, default: []].append(warm)
+        return .answered(line)
     }
 
     private func acquireSlot(for bundleIdentifier: String) async {
@@ -272,7 +306,7 @@ enum ExtensionProcess {
 }
 
 /// Set once an extension said it is ready for its deadline's signal.
-private final class ReadyFlag: Sendable {
+final class ReadyFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     var isSet: Bool { flag.load(ordering: .acquiring) }
     func set() { flag.store(true, ordering: .releasing) }

@@ -26,20 +26,72 @@ package enum ServiceExtensionProcess {
         package var error: String?
     }
 
+    /// Set to `1` for a warm extension: requests come one per line on standard input, answers go one per line to
+    /// standard output, and the process stays for the next push.
+    package static let warmVariable = "HERALD_SERVICE_EXTENSION_WARM"
+
     static func run(_ serviceExtension: UNNotificationServiceExtension) -> Never {
-        guard let path = ProcessInfo.processInfo.environment[requestVariable],
-              let data = FileManager.default.contents(atPath: path),
-              let record = try? JSONDecoder().decode(NotificationRequestRecord.self, from: data)
-        else {
-            FileHandle.standardError.write(Data(
-                "This is a notification service extension: the Herald device daemon runs it for pushes with mutable-content (see \(requestVariable)).\n".utf8))
-            exit(64)
+        let environment = ProcessInfo.processInfo.environment
+        let current = CurrentExtension()
+        signal(SIGUSR1, SIG_IGN)
+        let expiry = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .main)
+        expiry.setEventHandler { current.expire() }
+        expiry.resume()
+        if let path = environment[requestVariable] {
+            guard let data = FileManager.default.contents(atPath: path),
+                  let record = try? JSONDecoder().decode(NotificationRequestRecord.self, from: data)
+            else { usage() }
+            ready()
+            let only = UncheckedSendableBox(serviceExtension)
+            DispatchQueue.main.async {
+                current.begin(only.value)
+                handle(record, with: only.value) { exit(0) }
+                current.received()
+            }
+        } else if environment[warmVariable] == "1" {
+            ready()
+            // Requests one at a time, each to a new instance (of the @main class), as long as standard input is open.
+            let made = UncheckedSendableBox(serviceExtension)
+            let kind = type(of: serviceExtension)
+            let reader = Thread {
+                var first: UNNotificationServiceExtension? = made.value
+                while let line = readLine() {
+                    guard let record = try? JSONDecoder().decode(NotificationRequestRecord.self, from: Data(line.utf8)) else {
+                        write(Answer(content: nil, error: "not a notification request"))
+                        continue
+                    }
+                    let instance = first ?? kind.init()
+                    first = nil
+                    let done = DispatchSemaphore(value: 0) // this reader's own thread waits, nothing else
+                    let call = UncheckedSendableBox(instance)
+                    DispatchQueue.main.async {
+                        current.begin(call.value)
+                        handle(record, with: call.value) {
+                            current.end()
+                            done.signal()
+                        }
+                        current.received()
+                    }
+                    done.wait()
+                }
+                exit(0)
+            }
+            reader.start()
+        } else {
+            usage()
         }
-        let request = UNNotificationRequest(record: record, context: .standalone)
-        let answered = NSLock()
+        dispatchMain()
+    }
+
+    /// Calls the extension with the request; `answered` runs once its content has been written.
+    private static func handle(
+        _ record: NotificationRequestRecord, with serviceExtension: UNNotificationServiceExtension,
+        answered: @escaping @Sendable () -> Void
+    ) {
+        let once = NSLock()
         nonisolated(unsafe) var done = false
-        let handler: (UNNotificationContent) -> Void = { content in
-            let first = answered.withLock { () -> Bool in
+        serviceExtension.didReceive(UNNotificationRequest(record: record, context: .standalone)) { content in
+            let first = once.withLock { () -> Bool in
                 defer { done = true }
                 return !done
             }
@@ -50,21 +102,64 @@ package enum ServiceExtensionProcess {
             } catch {
                 answer.error = "\(error)"
             }
-            let line = (try? JSONEncoder().encode(answer)) ?? Data(#"{"error":"unencodable"}"#.utf8)
-            FileHandle.standardOutput.write(line + Data("\n".utf8))
-            exit(0)
+            write(answer)
+            answered()
         }
-        let box = UncheckedSendableBox((serviceExtension, handler))
-        signal(SIGUSR1, SIG_IGN)
-        let expiry = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .main)
-        expiry.setEventHandler { box.value.0.serviceExtensionTimeWillExpire() }
-        expiry.resume()
-        // Ready for the deadline's signal: the daemon does not send it before this line (it would end the process).
-        FileHandle.standardOutput.write(Data(readyLine.utf8))
-        DispatchQueue.main.async {
-            box.value.0.didReceive(request, withContentHandler: box.value.1)
-        }
-        dispatchMain()
     }
 
+    private static func write(_ answer: Answer) {
+        let line = (try? JSONEncoder().encode(answer)) ?? Data(#"{"error":"unencodable"}"#.utf8)
+        FileHandle.standardOutput.write(line + Data("\n".utf8))
+    }
+
+    /// Ready for the deadline's signal: the daemon does not send it before this line (it would end the process).
+    private static func ready() {
+        FileHandle.standardOutput.write(Data(readyLine.utf8))
+    }
+
+    private static func usage() -> Never {
+        FileHandle.standardError.write(Data(
+            "This is a notification service extension: the Herald device daemon runs it for pushes with mutable-content (see \(requestVariable)).\n".utf8))
+        exit(64)
+    }
+
+    /// The request being handled, for `SIGUSR1`: the signal is for the request the daemon sent last, so one that comes
+    /// before that request's `didReceive` was called waits for it (Apple calls `serviceExtensionTimeWillExpire()` only
+    /// after `didReceive`). Used on the main queue only.
+    private final class CurrentExtension: @unchecked Sendable {
+        private var instance: UNNotificationServiceExtension?
+        private var didReceive = false
+        private var expiryPending = false
+
+        /// A request starts with `instance`.
+        func begin(_ instance: UNNotificationServiceExtension) {
+            self.instance = instance
+            didReceive = false
+        }
+
+        /// Its `didReceive` was called: an expiry that came first is delivered now.
+        func received() {
+            guard instance != nil else { return }
+            didReceive = true
+            if expiryPending {
+                expiryPending = false
+                instance?.serviceExtensionTimeWillExpire()
+            }
+        }
+
+        /// It was answered: a signal from now on is for the next request.
+        func end() {
+            instance = nil
+            didReceive = false
+        }
+
+        /// `SIGUSR1`.
+        func expire() {
+            if let instance, didReceive {
+                instance.serviceExtensionTimeWillExpire()
+            } else {
+                expiryPending = true
+            }
+        }
+    }
 }

@@ -55,4 +55,27 @@ import UserNotifications
             }
         }
     }
+
+    @Test("A flood of hanging extension runs for one app waits for that app's two slots, never holds up another app's extension")
+    func floodingAppDoesNotDelayOthers() async throws {
+        let host = ServiceExtensionHost(timeLimit: .seconds(60), grace: .seconds(5), logger: Logger(label: "test.extension"))
+        let manifest = ServiceExtensionHost.Manifest(bundle: FileManager.default.temporaryDirectory, executable: Self.exampleService)
+        func request(_ test: String?) -> NotificationRequestRecord {
+            var content = NotificationContentRecord()
+            content.title = "T"
+            content.body = "B"
+            if let test {
+                content.userInfo = try! PropertyListSerialization.data(fromPropertyList: ["test": test], format: .binary, options: 0)
+            }
+            return NotificationRequestRecord(identifier: UUID().uuidString, content: content, trigger: .push)
+        }
+        let flood = (0..<4).map { _ in Task { await host.modify(request("hang"), with: manifest, for: "com.example.flood") } }
+        defer { for task in flood { task.cancel() } }
+        try await Task.sleep(for: .milliseconds(300))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let other = await host.modify(request(nil), with: manifest, for: "com.example.other")
+        #expect(other?.title == "T [NotificationService]")
+        #expect(clock.now - start < .seconds(5), "another app's extension runs at once: \(clock.now - start)")
+    }
 }

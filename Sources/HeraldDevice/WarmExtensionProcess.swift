@@ -1,0 +1,119 @@
+import Foundation
+import HeraldCore
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
+import UserNotifications
+
+/// A service extension's process kept between pushes: it is started once with `HERALD_SERVICE_EXTENSION_WARM=1`, takes
+/// one request per line on its standard input and answers one per line, so a push pays for a request, not a launch.
+///
+/// It is started through swift-subprocess, like a cold extension, so it inherits none of the device's descriptors
+/// (sockets, listeners, databases). One request at a time (its host hands it out and takes it back). A process that fails
+/// a request — no answer by its deadline, or it ended — is killed and dropped; the next push starts a new one.
+final class WarmExtensionProcess: Sendable {
+    private struct Job: Sendable {
+        var request: Data
+        var answer: CheckedContinuation<Data?, Never>
+    }
+
+    let executable: URL
+    private let jobs: AsyncStream<Job>.Continuation
+    private let processIdentifier = AwaitedValue<Int32>()
+    private let ready = ReadyFlag()
+    private let ended = ReadyFlag()
+
+    /// Starts the extension's executable in warm mode (in the background; requests wait for it to start).
+    init(executable: URL) {
+        self.executable = executable
+        let (stream, jobs) = AsyncStream.makeStream(of: Job.self)
+        self.jobs = jobs
+        let (processIdentifier, ready, ended) = (self.processIdentifier, self.ready, self.ended)
+        Task {
+            _ = try? await Subprocess.run(
+                .path(FilePath(executable.path)),
+                environment: .inherit.updating([
+                    Environment.Key(rawValue: ServiceExtensionProcess.warmVariable)!: "1",
+                    Environment.Key(rawValue: ServiceExtensionProcess.requestVariable)!: nil,
+                ]),
+                input: .inputWriter, output: .sequence, error: .discarded
+            ) { execution in
+                processIdentifier.set(execution.processIdentifier.value)
+                var output = execution.standardOutput.makeAsyncIterator()
+                var buffer: [UInt8] = []
+                for await job in stream {
+                    let answer: Data?
+                    do {
+                        _ = try await execution.standardInputWriter.write(Array(job.request) + [UInt8(ascii: "\n")])
+                        answer = try await Self.nextAnswer(&output, buffer: &buffer, ready: ready)
+                    } catch {
+                        answer = nil
+                    }
+                    job.answer.resume(returning: answer)
+                    if answer == nil { break }
+                }
+                try? await execution.standardInputWriter.finish()
+            }
+            ended.set()
+            processIdentifier.finish()
+            jobs.finish()
+            for await job in stream { job.answer.resume(returning: nil) }
+        }
+    }
+
+    /// Whether it still runs (or is starting).
+    var isRunning: Bool { !ended.isSet }
+
+    /// Sends one request and returns its answer line; `nil` when there was none by the deadline (the process is then
+    /// killed) or the process ended.
+    func ask(_ request: Data, timeLimit: Duration, grace: Duration, clock: any HeraldClock) async -> Data? {
+        guard isRunning, let pid = await processIdentifier.wait() else { return nil }
+        let started = clock.now
+        let end = started.addingTimeInterval((timeLimit + grace).timeInterval)
+        let ready = self.ready
+        let deadline = Task {
+            try await clock.sleep(until: started.addingTimeInterval(timeLimit.timeInterval))
+            while !ready.isSet && clock.now < end { try await Task.sleep(for: .milliseconds(5)) }
+            if ready.isSet { kill(pid, SIGUSR1) }
+            try await clock.sleep(until: end)
+            kill(pid, SIGKILL)
+        }
+        defer { deadline.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (answer: CheckedContinuation<Data?, Never>) in
+                if case .terminated = jobs.yield(Job(request: request, answer: answer)) { answer.resume(returning: nil) }
+            }
+        } onCancel: {
+            kill(pid, SIGKILL)
+        }
+    }
+
+    /// Ends the process: its input closes, and a healthy extension exits.
+    func stop() {
+        jobs.finish()
+    }
+
+    /// The next answer line on the extension's output (its "ready" line noted on the way); `nil` when the output ends.
+    private static func nextAnswer(
+        _ output: inout SubprocessOutputSequence.AsyncIterator, buffer: inout [UInt8], ready: ReadyFlag
+    ) async throws -> Data? {
+        while true {
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Data(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else { continue }
+                if object["ready"] as? Bool == true {
+                    ready.set()
+                    continue
+                }
+                return line
+            }
+            guard let chunk = try await output.next() else { return nil }
+            chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
+            if buffer.count > 8 * 1024 * 1024 { return nil } // a runaway line is no answer
+        }
+    }
+}
