@@ -101,7 +101,8 @@ import UserNotifications
                 try await eventually("willPresent through the link") { delegate.presented == ["seed-003"] }
                 #expect(delegate.presentedOnMainThread == [true], "issue 16: delegate calls on the main queue")
                 try await eventually("the delivered list") { await center.deliveredNotifications().count == 1 }
-                #expect(device.environment.presenter.presentations.map(\.title) == ["这是一个标题"])
+                // Presented just after it is recorded as delivered.
+                try await eventually("the presentation") { device.environment.presenter.presentations.map(\.title) == ["这是一个标题"] }
 
                 // The person answers (what `herald respond` does): the response reaches the app through the link.
                 try await device.environment.user.reply("你好", withAction: "category.test.input", on: "seed-003")
