@@ -254,46 +254,18 @@ enum ExtensionProcess {
                 input: .none, output: .sequence, error: .discarded
             ) { execution -> Data? in
                 let pid = execution.processIdentifier.value
-                let started = clock.now
                 let ready = ReadyFlag()
-                let end = started.addingTimeInterval((timeLimit + grace).timeInterval)
-                let deadline = Task {
-                    try await clock.sleep(until: started.addingTimeInterval(timeLimit.timeInterval))
-                    if let expirySignal {
-                        // Not before the extension said it can take the signal (its default action ends the process),
-                        // and never past the end of its grace.
-                        while !ready.isSet && clock.now < end { try await Task.sleep(for: .milliseconds(5)) }
-                        if ready.isSet { kill(pid, expirySignal) }
-                    }
-                    try await clock.sleep(until: end)
-                    kill(pid, SIGKILL)
-                }
+                let deadline = Self.deadline(
+                    pid: pid, ready: ready, timeLimit: timeLimit, expirySignal: expirySignal, grace: grace, clock: clock)
                 defer {
                     deadline.cancel()
                     kill(pid, SIGKILL) // it has answered (and exits by itself) or failed; it gets no more time
                 }
                 // A device that stops ends its extensions with it.
                 return await withTaskCancellationHandler {
+                    var output = execution.standardOutput.makeAsyncIterator()
                     var buffer: [UInt8] = []
-                    do {
-                        for try await chunk in execution.standardOutput {
-                            chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
-                            guard buffer.count <= 8 * 1024 * 1024 else { return nil }
-                            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                                let line = Data(buffer[..<newline])
-                                buffer.removeSubrange(...newline)
-                                guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else { continue }
-                                if object["ready"] as? Bool == true {
-                                    ready.set()
-                                    continue
-                                }
-                                return line
-                            }
-                        }
-                    } catch {
-                        return nil
-                    }
-                    return nil
+                    return try? await Self.nextAnswer(&output, buffer: &buffer, ready: ready)
                 } onCancel: {
                     kill(pid, SIGKILL)
                 }
@@ -301,6 +273,49 @@ enum ExtensionProcess {
             return outcome.closureResult.map(Outcome.answered) ?? .noAnswer("\(outcome.terminationStatus)")
         } catch {
             return .notStarted("\(error)")
+        }
+    }
+}
+
+extension ExtensionProcess {
+    /// An extension's deadline, started now on `clock`: at `timeLimit` it gets `expirySignal` (if any) — not before it
+    /// said it can take it (the signal's default action ends a process), and never past the end of its grace — and at
+    /// `timeLimit + grace` it is killed. Cancel the task once the extension has answered.
+    static func deadline(
+        pid: Int32, ready: ReadyFlag, timeLimit: Duration, expirySignal: Int32?, grace: Duration, clock: any HeraldClock
+    ) -> Task<Void, any Error> {
+        let started = clock.now
+        let end = started.addingTimeInterval((timeLimit + grace).timeInterval)
+        return Task {
+            try await clock.sleep(until: started.addingTimeInterval(timeLimit.timeInterval))
+            if let expirySignal {
+                while !ready.isSet && clock.now < end { try await Task.sleep(for: .milliseconds(5)) }
+                if ready.isSet { kill(pid, expirySignal) }
+            }
+            try await clock.sleep(until: end)
+            kill(pid, SIGKILL)
+        }
+    }
+
+    /// The next answer line on an extension's output — a JSON object; its "ready" line is noted on the way, anything
+    /// else skipped; `nil` when the output ends or a line runs past 8 MiB.
+    static func nextAnswer(
+        _ output: inout SubprocessOutputSequence.AsyncIterator, buffer: inout [UInt8], ready: ReadyFlag
+    ) async throws -> Data? {
+        while true {
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Data(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else { continue }
+                if object["ready"] as? Bool == true {
+                    ready.set()
+                    continue
+                }
+                return line
+            }
+            guard let chunk = try await output.next() else { return nil }
+            chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
+            if buffer.count > 8 * 1024 * 1024 { return nil } // a runaway line is no answer
         }
     }
 }

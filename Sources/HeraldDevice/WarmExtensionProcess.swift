@@ -48,7 +48,7 @@ final class WarmExtensionProcess: Sendable {
                     let answer: Data?
                     do {
                         _ = try await execution.standardInputWriter.write(Array(job.request) + [UInt8(ascii: "\n")])
-                        answer = try await Self.nextAnswer(&output, buffer: &buffer, ready: ready)
+                        answer = try await ExtensionProcess.nextAnswer(&output, buffer: &buffer, ready: ready)
                     } catch {
                         answer = nil
                     }
@@ -71,16 +71,8 @@ final class WarmExtensionProcess: Sendable {
     /// killed) or the process ended.
     func ask(_ request: Data, timeLimit: Duration, grace: Duration, clock: any HeraldClock) async -> Data? {
         guard isRunning, let pid = await processIdentifier.wait() else { return nil }
-        let started = clock.now
-        let end = started.addingTimeInterval((timeLimit + grace).timeInterval)
-        let ready = self.ready
-        let deadline = Task {
-            try await clock.sleep(until: started.addingTimeInterval(timeLimit.timeInterval))
-            while !ready.isSet && clock.now < end { try await Task.sleep(for: .milliseconds(5)) }
-            if ready.isSet { kill(pid, SIGUSR1) }
-            try await clock.sleep(until: end)
-            kill(pid, SIGKILL)
-        }
+        let deadline = ExtensionProcess.deadline(
+            pid: pid, ready: ready, timeLimit: timeLimit, expirySignal: SIGUSR1, grace: grace, clock: clock)
         defer { deadline.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (answer: CheckedContinuation<Data?, Never>) in
@@ -94,26 +86,5 @@ final class WarmExtensionProcess: Sendable {
     /// Ends the process: its input closes, and a healthy extension exits.
     func stop() {
         jobs.finish()
-    }
-
-    /// The next answer line on the extension's output (its "ready" line noted on the way); `nil` when the output ends.
-    private static func nextAnswer(
-        _ output: inout SubprocessOutputSequence.AsyncIterator, buffer: inout [UInt8], ready: ReadyFlag
-    ) async throws -> Data? {
-        while true {
-            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Data(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                guard let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any] else { continue }
-                if object["ready"] as? Bool == true {
-                    ready.set()
-                    continue
-                }
-                return line
-            }
-            guard let chunk = try await output.next() else { return nil }
-            chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
-            if buffer.count > 8 * 1024 * 1024 { return nil } // a runaway line is no answer
-        }
     }
 }
