@@ -161,7 +161,7 @@ let package = Package(
         .target(name: "UserNotificationsUI", dependencies: ["UserNotifications", "UIKit", "HeraldCore"], swiftSettings: swiftSettings),
         .target(
             name: "UIKit",
-            dependencies: ["UserNotifications", "_Testing_UIKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["UserNotifications", "HeraldCore", "_Testing_UIKit", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // Empty: Swift Testing's cross-import overlay for UIKit, which Linux's toolchain names but does not ship.

@@ -25,6 +25,9 @@ open class UIApplication: UIResponder {
 
         /// The app was launched for a remote notification; the value is its payload.
         public static let remoteNotification = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsRemoteNotificationKey")
+        /// The app was launched because the person opened a local notification; the value is the `UILocalNotification`.
+        @available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]")
+        public static let localNotification = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsLocalNotificationKey")
     }
 
     /// The app's application object.
@@ -34,11 +37,19 @@ open class UIApplication: UIResponder {
     ///
     /// Setting it also makes it the process's receiver of background pushes; set it before the app's notification
     /// center is first used (as `@main` does), so a push kept while the app was not running finds it at start.
+    ///
+    /// It also gets the iOS 8 notification callbacks (`didReceive(_: UILocalNotification)`,
+    /// `handleActionWithIdentifier…`) while the app's center has no `UNUserNotificationCenterDelegate`.
     public weak var delegate: (any UIApplicationDelegate)? {
         didSet {
-            guard delegate != nil else {
+            guard let delegate else {
                 NotificationRuntime.setBackgroundPushHandler(nil)
+                if !launching { center.legacyHandler = nil }
                 return
+            }
+            // While launching, `run(delegate:)` installs the bridge after `didFinishLaunchingWithOptions`.
+            if !launching {
+                center.legacyHandler = LegacyNotificationBridge(delegate: delegate, center: center, launchResponseID: nil)
             }
             let handler: NotificationRuntime.BackgroundPushHandler = { payload, completion in
                 Task { @MainActor in UIApplication.shared.handOver(backgroundPush: payload, completion: completion) }
@@ -48,17 +59,22 @@ open class UIApplication: UIResponder {
     }
     private var launchedDelegate: (any UIApplicationDelegate)?
     private var registered: Bool?
-    private var center: UNUserNotificationCenter { UNUserNotificationCenter.current() }
+    private var launching = false
+    var center: UNUserNotificationCenter { UNUserNotificationCenter.current() }
 
     public required init() {
         super.init()
     }
 
-    /// Whether the app is active, inactive or in the background.
-    public var applicationState: State = .active {
-        didSet {
-            center.applicationState = applicationState == .active ? .active : .background
-        }
+    /// Whether the app is active, inactive or in the background: `.active` while it runs, `.inactive` while a
+    /// notification the person opened (or a foreground action) is handed to it, `.background` while a background
+    /// action's handler runs.
+    public private(set) var applicationState: State = .active
+
+    /// Moves the app to `state`; `center` (the app's) knows whether the app is in front.
+    func setState(_ state: State, for center: UNUserNotificationCenter?) {
+        applicationState = state
+        center?.applicationState = state == .background ? .background : .active
     }
 
     // MARK: Remote notifications
@@ -126,13 +142,42 @@ open class UIApplication: UIResponder {
     static func run(delegate: any UIApplicationDelegate) -> Never {
         let application = UIApplication.shared
         application.launchedDelegate = delegate
+        application.launching = true
         application.delegate = delegate
         Task { @MainActor in
             await application.refreshRegistration()
-            _ = delegate.application(application, didFinishLaunchingWithOptions: nil)
+            await application.launch(delegate: delegate)
         }
         // The main run loop, as UIApplicationMain runs it: it drains the main queue on the main thread.
         while true { RunLoop.main.run() }
+    }
+
+    /// Calls `didFinishLaunchingWithOptions`, with the notification the person opened when that launched the app (the
+    /// oldest response waiting for it, if it is a tap on the notification), then lets the center's waiting responses
+    /// through to the iOS 8 callbacks — the one in the launch options excepted (seed 002) — unless the app set a
+    /// `UNUserNotificationCenterDelegate`, which then gets them all, as on iOS 10 and later.
+    func launch(delegate: any UIApplicationDelegate) async {
+        let center = self.center
+        var options: [LaunchOptionsKey: Any]?
+        let first = await center.firstQueuedResponse()
+        let opened = first.flatMap { $0.actionIdentifier == UNNotificationDefaultActionIdentifier ? $0 : nil }
+        if let opened {
+            let request = UNNotificationRequest(record: opened.notification.request, context: center.triggerContext)
+            if request.trigger is UNPushNotificationTrigger {
+                options = [.remoteNotification: request.content.userInfo]
+            } else {
+                options = [.localNotification: UILocalNotification(
+                    request: opened.notification.request, fireDate: opened.notification.date,
+                    deviceTimeZone: center.triggerContext.timeZone)]
+            }
+            setState(.inactive, for: center)
+        }
+        _ = delegate.application(self, didFinishLaunchingWithOptions: options)
+        setState(.active, for: center)
+        launching = false
+        if self.delegate === delegate {
+            center.legacyHandler = LegacyNotificationBridge(delegate: delegate, center: center, launchResponseID: opened?.id)
+        }
     }
 
     /// An error as `didFailToRegisterForRemoteNotificationsWithError` gets it: Apple's Cocoa domain and code 3010

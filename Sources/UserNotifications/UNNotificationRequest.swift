@@ -5,11 +5,17 @@ open class UNNotificationRequest: NSObject, NSCopying, NSSecureCoding {
     public let identifier: String
     let storedContent: UNNotificationContent
     let storedTrigger: UNNotificationTrigger?
+    /// What the iOS 8 API set, for a request scheduled through it.
+    let legacy: LegacyNotificationRecord?
 
-    init(identifier: String, storedContent: UNNotificationContent, storedTrigger: UNNotificationTrigger?) {
+    init(
+        identifier: String, storedContent: UNNotificationContent, storedTrigger: UNNotificationTrigger?,
+        legacy: LegacyNotificationRecord? = nil
+    ) {
         self.identifier = identifier
         self.storedContent = storedContent
         self.storedTrigger = storedTrigger
+        self.legacy = legacy
     }
 
     /// Creates a request. Content and trigger are copied (N-21): changing the mutable content afterwards does not
@@ -39,6 +45,7 @@ open class UNNotificationRequest: NSObject, NSCopying, NSSecureCoding {
         self.identifier = record.identifier
         self.storedContent = UNNotificationContent(record: record.content)
         self.storedTrigger = record.trigger.map { UNNotificationTrigger.make(record: $0, context: .standalone) }
+        self.legacy = record.legacy
     }
 
     open override func isEqual(_ object: Any?) -> Bool {
@@ -59,7 +66,16 @@ extension UNNotificationRequest {
     ///
     /// - Throws: `CocoaError(.propertyListWriteInvalid)` when the content's `userInfo` is not a property list.
     package func makeRecord() throws -> NotificationRequestRecord {
-        NotificationRequestRecord(identifier: identifier, content: try storedContent.makeRecord(), trigger: storedTrigger?.record)
+        NotificationRequestRecord(
+            identifier: identifier, content: try storedContent.makeRecord(), trigger: storedTrigger?.record, legacy: legacy)
+    }
+
+    /// The request's record, with a `userInfo` that cannot be encoded left out (records made from the store always
+    /// encode).
+    package var record: NotificationRequestRecord {
+        (try? makeRecord()) ?? NotificationRequestRecord(
+            identifier: identifier, content: (try? storedContent.makeRecord()) ?? NotificationContentRecord(),
+            trigger: storedTrigger?.record, legacy: legacy)
     }
 
     /// A request object from a record, its trigger answering `nextTriggerDate()` in `context`.
@@ -67,7 +83,8 @@ extension UNNotificationRequest {
         self.init(
             identifier: record.identifier,
             storedContent: UNNotificationContent(record: record.content),
-            storedTrigger: record.trigger.map { UNNotificationTrigger.make(record: $0, context: context) }
+            storedTrigger: record.trigger.map { UNNotificationTrigger.make(record: $0, context: context) },
+            legacy: record.legacy
         )
     }
 }

@@ -19,6 +19,9 @@ open class UNUserNotificationCenter: NSObject {
     private let lock = NSLock()
     nonisolated(unsafe) private weak var storedDelegate: (any UNUserNotificationCenterDelegate)?
     nonisolated(unsafe) private var storedApplicationState: ApplicationState = .active
+    nonisolated(unsafe) private var storedLegacyHandler: (any LegacyNotificationHandler)?
+    /// The iOS 8 API's calls made but not yet applied (``pendingNow()``).
+    let legacyCalls = LegacyCallLog()
     private lazy var host = CenterHost(center: self)
     private let link = DeviceLinkSlot()
     var linkSlot: DeviceLinkSlot { link }
@@ -101,6 +104,25 @@ open class UNUserNotificationCenter: NSObject {
         }
     }
 
+    /// What gets the delegate's questions while there is no delegate: UIKit's bridge to the app delegate's iOS 8
+    /// callbacks (`didReceiveLocalNotification`, `handleActionWithIdentifier`, …), installed with the app delegate.
+    /// Held strongly; a `delegate` takes precedence, as on iOS 10 and later.
+    package var legacyHandler: (any LegacyNotificationHandler)? {
+        get { lock.withLock { storedLegacyHandler } }
+        set {
+            lock.withLock { storedLegacyHandler = newValue }
+            reportState()
+            if case .success(let engine) = engine {
+                let bundleIdentifier = self.bundleIdentifier
+                engine.activity.begin()
+                queue.enqueue {
+                    await engine.delegateChanged(for: bundleIdentifier)
+                    engine.activity.end()
+                }
+            }
+        }
+    }
+
     /// Whether the app is in the foreground; the testing kit moves it to the background.
     package var applicationState: ApplicationState {
         get { lock.withLock { storedApplicationState } }
@@ -137,7 +159,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// Runs `body` on the serial queue and hands its result to `completion` on a background task.
-    private func submit<T: Sendable>(
+    func submit<T: Sendable>(
         _ body: @escaping @Sendable (NotificationEngine) async throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
@@ -177,7 +199,7 @@ open class UNUserNotificationCenter: NSObject {
         }
     }
 
-    private var triggerContext: TriggerContext {
+    package var triggerContext: TriggerContext {
         (try? engine.get().triggerContext) ?? .standalone
     }
 
@@ -395,8 +417,14 @@ open class UNUserNotificationCenter: NSObject {
 
     /// Calls the delegate's `willPresent` and waits for its answer, at most the configured timeout.
     fileprivate func askDelegateToPresent(_ delivered: DeliveredNotification, timeout: Duration) async -> UNNotificationPresentationOptions? {
-        guard let delegate = self.delegate else { return nil }
         let notification = UNNotification(delivered: delivered, context: triggerContext)
+        guard let delegate = self.delegate else {
+            guard let legacy = legacyHandler else { return nil }
+            let call = UncheckedSendableBox((legacy, notification))
+            return await Self.awaitCompletion(timeout: timeout) { finish in
+                call.value.0.willPresent(call.value.1, completion: finish)
+            }
+        }
         let call = UncheckedSendableBox((delegate, self, notification))
         return await Self.awaitCompletion(timeout: timeout) { finish in
             let (delegate, center, notification) = call.value
@@ -407,11 +435,19 @@ open class UNUserNotificationCenter: NSObject {
     /// Calls the delegate's `didReceive` and waits until it calls its completion handler (or the timeout passes,
     /// with Apple's warning logged, B-34).
     fileprivate func askDelegateToReceive(_ queued: QueuedResponse, timeout: Duration) async -> Bool {
-        guard let delegate = self.delegate else { return false }
         let notification = UNNotification(delivered: queued.notification, context: triggerContext)
         let response: UNNotificationResponse = queued.userText.map {
             UNTextInputNotificationResponse(notification: notification, actionIdentifier: queued.actionIdentifier, userText: $0)
         } ?? UNNotificationResponse(notification: notification, actionIdentifier: queued.actionIdentifier)
+        guard let delegate = self.delegate else {
+            guard let legacy = legacyHandler else { return false }
+            let call = UncheckedSendableBox((legacy, response))
+            // The iOS 8 handlers run within the same limit; one that never completes is given up on, not retried.
+            _ = await Self.awaitCompletion(timeout: timeout) { finish in
+                call.value.0.didReceive(call.value.1, queuedID: queued.id) { finish(true) }
+            }
+            return true
+        }
         let call = UncheckedSendableBox((delegate, self, response))
         let completed: Bool? = await Self.awaitCompletion(timeout: timeout) { finish in
             let (delegate, center, response) = call.value
@@ -447,8 +483,8 @@ open class UNUserNotificationCenter: NSObject {
         }
     }
 
-    fileprivate var presentsInForeground: Bool { applicationState == .active && delegate != nil }
-    fileprivate var hasDelegate: Bool { delegate != nil }
+    fileprivate var presentsInForeground: Bool { applicationState == .active && hasDelegate }
+    fileprivate var hasDelegate: Bool { delegate != nil || legacyHandler != nil }
 }
 
 /// The engine's handle on a center: weak, so a released center stops receiving deliveries.

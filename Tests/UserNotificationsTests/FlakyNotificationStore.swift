@@ -33,6 +33,11 @@ final class FlakyNotificationStore: NotificationStore {
 
     func bundleIdentifiers() async throws -> [String] { try await base.bundleIdentifiers() }
 
+    func snapshot(for bundleIdentifier: String) throws -> NotificationAppSnapshot {
+        if failsSettingsReads { throw ReadFailure() }
+        return try base.snapshot(for: bundleIdentifier)
+    }
+
     func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord] {
         try await base.categories(for: bundleIdentifier)
     }

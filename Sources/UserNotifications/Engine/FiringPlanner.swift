@@ -22,6 +22,8 @@ package struct FiringPlanner: Sendable {
         package var style: NotificationPresentation.Style
         package var date: Date
         package var missed: Bool
+        /// The person's alert style for the app: which of a category's actions are shown (iOS 8 contexts).
+        package var alertStyle: UNAlertStyle = .banner
     }
 
     /// Plans the firing of `pending`.
@@ -62,7 +64,8 @@ package struct FiringPlanner: Sendable {
             delivered: style.list ? DeliveredNotification(request: request, date: date) : nil,
             badge: style.badge ? request.content.badge : nil
         )
-        return PlannedFiring(firing: firing, pending: pending, style: style, date: date, missed: false)
+        return PlannedFiring(
+            firing: firing, pending: pending, style: style, date: date, missed: false, alertStyle: state.settings.alertStyle)
     }
 
     /// How a notification is shown: the app's options within the person's settings (B-2, B-3, B-30).

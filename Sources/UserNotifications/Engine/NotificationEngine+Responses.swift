@@ -17,7 +17,7 @@ extension NotificationEngine {
         // An action goes to the app's content extension first, when one claims the category (seed 003).
         var decision: ContentExtensionDecision?
         if let extensions = configuration.contentExtensions, let action = route.actionIdentifier,
-           category?.actions.contains(where: { $0.identifier == action }) == true,
+           category?.action(withIdentifier: action) != nil,
            let bundlePath = try await store.appState(for: bundleIdentifier).remoteRegistration?.bundlePath {
             decision = await extensions.decision(
                 on: notification, actions: category?.actions ?? [], actionIdentifier: action, userText: route.userText,
@@ -39,6 +39,11 @@ extension NotificationEngine {
             userText: decision == .openApp ? nil : route.userText, for: bundleIdentifier
         )
         deliverQueuedResponses(for: bundleIdentifier)
+    }
+
+    /// The app's responses that wait for its delegate, oldest first.
+    package func queuedResponses(for bundleIdentifier: String) async throws -> [QueuedResponse] {
+        try await store.queuedResponses(for: bundleIdentifier)
     }
 
     /// Hands waiting responses to the app's delegate, in order, each removed from the store once handled.

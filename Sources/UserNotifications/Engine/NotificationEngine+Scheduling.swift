@@ -279,7 +279,7 @@ extension NotificationEngine {
                 title: content.title, subtitle: content.subtitle, body: content.body,
                 soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
                 categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
-                actions: category?.actions.map {
+                actions: category?.displayedActions(in: item.alertStyle).map {
                     NotificationPresentation.Action(
                         identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
                 } ?? [],

@@ -84,6 +84,11 @@ package actor NotificationEngine: Service {
         self.planner = FiringPlanner(timeZone: configuration.timeZone)
     }
 
+    /// The app's state, categories and pending requests now, read synchronously (``NotificationStore/snapshot(for:)``).
+    package nonisolated func snapshot(for bundleIdentifier: String) throws -> NotificationAppSnapshot {
+        try store.snapshot(for: bundleIdentifier)
+    }
+
     package nonisolated var triggerContext: TriggerContext {
         TriggerContext(clock: configuration.clock, timeZone: configuration.timeZone)
     }
@@ -227,7 +232,7 @@ package actor NotificationEngine: Service {
         case nil:
             fireDate = now
         case .timeInterval, .calendar:
-            fireDate = TriggerSchedule.firstFireDate(of: request.trigger!, addedAt: now, timeZone: configuration.timeZone)
+            fireDate = request.firstFireDate(addedAt: now, timeZone: configuration.timeZone)
             guard fireDate != nil else {
                 // B-16: a trigger that will never fire is accepted without error and not retained.
                 logger.info("Not scheduling: the trigger matches no future date", metadata: [

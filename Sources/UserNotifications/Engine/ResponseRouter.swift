@@ -35,13 +35,13 @@ package enum ResponseRouter {
             let reported = category?.categoryOptions.contains(.customDismissAction) == true
             return Route(actionIdentifier: reported ? UNNotificationDismissActionIdentifier : nil)
         case .action(let id):
-            guard let action = category?.actions.first(where: { $0.identifier == id }) else {
+            guard let action = category?.action(withIdentifier: id) else {
                 throw NotificationInteractionError.unknownAction(identifier: id, category: categoryIdentifier)
             }
             guard action.textInput == nil else { throw NotificationInteractionError.notTextInput(identifier: id) }
             return Route(actionIdentifier: id)
         case .reply(let id, let text):
-            guard let action = category?.actions.first(where: { $0.identifier == id }) else {
+            guard let action = category?.action(withIdentifier: id) else {
                 throw NotificationInteractionError.unknownAction(identifier: id, category: categoryIdentifier)
             }
             guard action.textInput != nil else { throw NotificationInteractionError.notTextInput(identifier: id) }

@@ -6,6 +6,9 @@ package struct NotificationCategoryRecord: Sendable, Codable, Hashable {
     package var hiddenPreviewsBodyPlaceholder: String?
     package var categorySummaryFormat: String?
     package var options: UInt
+    /// The iOS 8 API's actions for the minimal context (banners), at most two; `nil` for UserNotifications
+    /// categories, which show ``actions`` in every style.
+    package var minimalActions: [NotificationActionRecord]?
 
     package init(
         identifier: String, actions: [NotificationActionRecord], intentIdentifiers: [String],
@@ -20,6 +23,18 @@ package struct NotificationCategoryRecord: Sendable, Codable, Hashable {
     }
 
     package var categoryOptions: UNNotificationCategoryOptions { UNNotificationCategoryOptions(rawValue: options) }
+
+    /// The actions shown with a notification in `style`: a banner shows the minimal context's actions when the
+    /// category has them (the iOS 8 API), an alert — and every style of a UserNotifications category — ``actions``.
+    package func displayedActions(in style: UNAlertStyle) -> [NotificationActionRecord] {
+        if style != .alert, let minimalActions { return minimalActions }
+        return actions
+    }
+
+    /// The action the person can pick with this identifier, in any context.
+    package func action(withIdentifier identifier: String) -> NotificationActionRecord? {
+        actions.first { $0.identifier == identifier } ?? minimalActions?.first { $0.identifier == identifier }
+    }
 }
 
 /// The value behind a `UNNotificationAction` or `UNTextInputNotificationAction`.

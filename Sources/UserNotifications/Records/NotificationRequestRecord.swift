@@ -5,11 +5,30 @@ package struct NotificationRequestRecord: Sendable, Codable, Hashable {
     package var identifier: String
     package var content: NotificationContentRecord
     package var trigger: NotificationTriggerRecord?
+    /// What the iOS 8 API set that has no UserNotifications equivalent; `nil` for requests made with UserNotifications.
+    package var legacy: LegacyNotificationRecord?
 
-    package init(identifier: String, content: NotificationContentRecord, trigger: NotificationTriggerRecord?) {
+    package init(
+        identifier: String, content: NotificationContentRecord, trigger: NotificationTriggerRecord?,
+        legacy: LegacyNotificationRecord? = nil
+    ) {
         self.identifier = identifier
         self.content = content
         self.trigger = trigger
+        self.legacy = legacy
+    }
+
+    /// The first date the request fires when added at `now`; `nil` when it never will or has no date.
+    ///
+    /// - Parameters:
+    ///   - now: When it is added.
+    ///   - timeZone: The device's time zone.
+    package func firstFireDate(addedAt now: Date, timeZone: TimeZone) -> Date? {
+        guard let trigger else { return now }
+        // A repeating legacy notification fires first at its fire date, then as its calendar trigger repeats.
+        var after = now
+        if case .calendar = trigger, let start = legacy?.fireDate, start > now { after = start.addingTimeInterval(-0.001) }
+        return TriggerSchedule.firstFireDate(of: trigger, addedAt: after, timeZone: timeZone)
     }
 }
 

@@ -98,6 +98,20 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
     }
 }
 
+/// An app's state, categories and pending requests read at one moment (``NotificationStore/snapshot(for:)``).
+package struct NotificationAppSnapshot: Sendable {
+    package var state: NotificationAppState
+    package var categories: [NotificationCategoryRecord] = []
+    /// The pending requests in the order they were added.
+    package var pending: [PendingNotification] = []
+
+    package init(state: NotificationAppState, categories: [NotificationCategoryRecord] = [], pending: [PendingNotification] = []) {
+        self.state = state
+        self.categories = categories
+        self.pending = pending
+    }
+}
+
 /// An app's registration for remote notifications on this device: what the device renews with the gateway each time
 /// it connects.
 package struct RemoteRegistrationRecord: Sendable, Codable, Hashable {

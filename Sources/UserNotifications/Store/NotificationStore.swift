@@ -15,6 +15,11 @@ package protocol NotificationStore: Sendable {
     /// Every app the store knows.
     func bundleIdentifiers() async throws -> [String]
 
+    /// The app's state, categories and pending requests as they are now, read synchronously on the caller's thread
+    /// (never waiting for a writer): behind the synchronous getters of Apple's older API, e.g.
+    /// `UIApplication.scheduledLocalNotifications`.
+    func snapshot(for bundleIdentifier: String) throws -> NotificationAppSnapshot
+
     func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord]
     func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws
 

@@ -170,6 +170,26 @@ package final class SQLiteNotificationStore: NotificationStore {
         try await writer.read { db in try String.fetchAll(db, sql: "SELECT bundle_id FROM app ORDER BY bundle_id") }
     }
 
+    package func snapshot(for bundleIdentifier: String) throws -> NotificationAppSnapshot {
+        try database.lookup { db in
+            var snapshot = NotificationAppSnapshot(state: NotificationAppState(bundleIdentifier: bundleIdentifier))
+            // One read transaction: the state, categories and pending rows agree with each other.
+            try db.inTransaction(.deferred) {
+                guard let row = try Row.fetchOne(
+                    db, sql: "SELECT id, state, categories FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier])
+                else { return .commit }
+                snapshot = NotificationAppSnapshot(
+                    state: try Self.decode(NotificationAppState.self, row["state"]),
+                    categories: try (row["categories"] as Data?).map { try Self.decode([NotificationCategoryRecord].self, $0) } ?? [],
+                    pending: try Row.fetchAll(
+                        db, sql: "SELECT * FROM pending WHERE app_id = ? AND remote = 0 ORDER BY seq", arguments: [row["id"] as Int64]
+                    ).map(Self.pendingRow))
+                return .commit
+            }
+            return snapshot
+        }
+    }
+
     package func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord] {
         try await writer.read { db in
             guard let data = try Data.fetchOne(

@@ -1,0 +1,221 @@
+import Foundation
+import HeraldCore
+import Logging
+import Synchronization
+
+/// What answers the center's delegate questions while the app has no `UNUserNotificationCenterDelegate`: UIKit's
+/// bridge to the app delegate's iOS 8 callbacks. Called on the main queue, like a delegate.
+package protocol LegacyNotificationHandler: AnyObject {
+    /// A notification arrived while the app is in front; `completion` says how to show it.
+    func willPresent(_ notification: UNNotification, completion: @escaping @Sendable (UNNotificationPresentationOptions) -> Void)
+
+    /// The person answered a notification (`queuedID`: the response's row, kept until handled).
+    func didReceive(_ response: UNNotificationResponse, queuedID: Int64, completion: @escaping @Sendable () -> Void)
+}
+
+/// The iOS 8 API's side of the center: synchronous calls (`scheduleLocalNotification`, `cancelLocalNotification`,
+/// `applicationIconBadgeNumber = …`) are queued in call order like every other call, and the synchronous getters
+/// (`scheduledLocalNotifications`, `applicationIconBadgeNumber`) read the store at once and lay the calls still
+/// queued over what they read, so a getter sees every call made before it.
+extension UNUserNotificationCenter {
+    /// Schedules `request` (made by the iOS 8 API) in call order; ``pendingNow()`` shows it at once.
+    package func addNow(_ request: NotificationRequestRecord) {
+        let context = triggerContext
+        let nextFireDate: Date? = switch request.trigger {
+        case .location?, .push?: nil
+        default: request.firstFireDate(addedAt: context.clock.now, timeZone: context.timeZone)
+        }
+        if request.trigger != nil, request.trigger?.isLocation != true, nextFireDate == nil {
+            // B-16: a request that never fires is not kept; the engine says so in its log.
+            submitNow(.none, operation: "scheduleLocalNotification") { try await $0.add(request, for: $1) }
+            return
+        }
+        let link = linkSlot
+        submitNow(.add(request, nextFireDate: nextFireDate, sequence: 0), operation: "scheduleLocalNotification") { engine, app in
+            try await engine.add(request, for: app)
+            link.current?.notifyChanged()
+        }
+    }
+
+    /// Removes pending requests (`nil`: all) in call order; ``pendingNow()`` shows it at once.
+    package func removePendingNow(identifiers: [String]?) {
+        let link = linkSlot
+        submitNow(.remove(identifiers), operation: "cancelLocalNotification") { engine, app in
+            _ = try await engine.removePending(identifiers: identifiers, for: app)
+            link.current?.notifyChanged()
+        }
+    }
+
+    /// Sets the app's badge in call order; ``appStateNow()`` shows it at once.
+    package func setBadgeNow(_ count: Int) {
+        submitNow(.badge(count), operation: "applicationIconBadgeNumber") { try await $0.setBadgeCount(count, for: $1) }
+    }
+
+    /// The iOS 8 `registerUserNotificationSettings`, in call order: asks for authorization (the first time), replaces
+    /// the categories, and makes the settings' switches follow the registered types — a type not registered is
+    /// `notSupported` (its switch is not shown, seed 002), one registered again is `enabled` unless the person turned it
+    /// off. The last registration wins. Then `completion` runs.
+    ///
+    /// - Parameters:
+    ///   - options: The registered types as authorization options (`alert`, `sound`, `badge`).
+    ///   - categories: The categories, replacing the app's.
+    ///   - completion: Called once everything is applied (or failed, which is logged).
+    package func registerLegacySettings(
+        options: UNAuthorizationOptions, categories: [NotificationCategoryRecord], completion: @escaping @Sendable () -> Void
+    ) {
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ engine in
+            _ = try await engine.requestAuthorization(options, for: bundleIdentifier)
+            try await engine.replaceCategories(categories, for: bundleIdentifier)
+            try await engine.updateSettings(for: bundleIdentifier) { settings in
+                guard settings.authorizationStatus == .authorized || settings.authorizationStatus == .ephemeral else { return }
+                func follow(_ setting: inout UNNotificationSetting, _ option: UNAuthorizationOptions) {
+                    if !options.contains(option) { setting = .notSupported } else if setting == .notSupported { setting = .enabled }
+                }
+                follow(&settings.alertSetting, .alert)
+                follow(&settings.soundSetting, .sound)
+                follow(&settings.badgeSetting, .badge)
+                if settings.alertSetting == .notSupported {
+                    settings.alertStyle = .none
+                } else if settings.alertStyle == .none {
+                    settings.alertStyle = .banner
+                }
+            }
+        }) { result in
+            if case .failure(let error) = result {
+                Logger(label: "herald.usernotifications").info("Notification center operation failed", metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "operation": "registerUserNotificationSettings", "error": "\(error)",
+                ])
+            }
+            completion()
+        }
+    }
+
+    /// The oldest response waiting for the app, if any: what an app launched by the person's answer gets in its
+    /// launch options.
+    nonisolated(nonsending) package func firstQueuedResponse() async -> QueuedResponse? {
+        let bundleIdentifier = self.bundleIdentifier
+        return try? await perform { try await $0.queuedResponses(for: bundleIdentifier).first }
+    }
+
+    /// The app's pending requests now, with the calls still queued applied, in the order they were added.
+    package func pendingNow() -> [PendingNotification] {
+        let calls = legacyCalls.queued() // before the read: a call that completes meanwhile is applied twice, never missed
+        var pending = snapshotNow()?.pending ?? []
+        for call in calls {
+            switch call {
+            case .add(let request, let nextFireDate, let sequence):
+                pending.removeAll { $0.request.identifier == request.identifier }
+                pending.append(PendingNotification(
+                    sequence: sequence, request: request, addedAt: triggerContext.clock.now, nextFireDate: nextFireDate))
+            case .remove(let identifiers):
+                pending.removeAll { identifiers?.contains($0.request.identifier) ?? true }
+            case .badge, .none:
+                break
+            }
+        }
+        let limit = (try? engine.get().configuration.pendingLimit) ?? 64
+        guard pending.count > limit else { return pending }
+        // B-18: the soonest-firing are kept (those without a date last; the earlier-added among equal dates).
+        let kept = Set(pending.sorted { a, b in
+            switch (a.nextFireDate, b.nextFireDate) {
+            case let (x?, y?) where x != y: return x < y
+            case (nil, _?): return false
+            case (_?, nil): return true
+            default: return a.sequence < b.sequence
+            }
+        }.prefix(limit).map(\.sequence))
+        return pending.filter { kept.contains($0.sequence) }
+    }
+
+    /// The app's state now (decision, settings, badge), with a queued badge change applied; `nil` when the store
+    /// cannot be read.
+    package func appStateNow() -> NotificationAppState? {
+        let calls = legacyCalls.queued()
+        guard var state = snapshotNow()?.state else { return nil }
+        for case .badge(let count) in calls where count >= 0 { state.badgeCount = count }
+        return state
+    }
+
+    /// The app's categories now; `nil` when the store cannot be read.
+    package func categoriesNow() -> [NotificationCategoryRecord]? {
+        snapshotNow()?.categories
+    }
+
+    private func snapshotNow() -> NotificationAppSnapshot? {
+        do {
+            return try engine.get().snapshot(for: bundleIdentifier)
+        } catch {
+            Logger(label: "herald.usernotifications").warning("Could not read the notification store", metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+            ])
+            return nil
+        }
+    }
+
+    /// Queues `body` on the center's serial queue, recording `call` until it has run.
+    private func submitNow(
+        _ call: LegacyCallLog.Call, operation: String,
+        _ body: @escaping @Sendable (NotificationEngine, String) async throws -> Void
+    ) {
+        let bundleIdentifier = self.bundleIdentifier
+        let token = legacyCalls.record(call)
+        let calls = legacyCalls
+        submit({ try await body($0, bundleIdentifier) }) { result in
+            calls.finish(token)
+            if case .failure(let error) = result {
+                Logger(label: "herald.usernotifications").info("Notification center operation failed", metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "operation": "\(operation)", "error": "\(error)",
+                ])
+            }
+        }
+    }
+}
+
+extension NotificationTriggerRecord {
+    var isLocation: Bool {
+        if case .location = self { return true }
+        return false
+    }
+}
+
+/// The iOS 8 API's calls that were made and have not run yet, in call order.
+final class LegacyCallLog: Sendable {
+    /// A call as ``UNUserNotificationCenter/pendingNow()`` lays it over the store.
+    enum Call: Sendable {
+        case add(NotificationRequestRecord, nextFireDate: Date?, sequence: Int64)
+        case remove([String]?)
+        case badge(Int)
+        case none
+    }
+
+    private struct State {
+        var next: Int64 = 0
+        var calls: [(token: Int64, call: Call)] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Records `call`; pass the token to ``finish(_:)`` once it has run.
+    func record(_ call: Call) -> Int64 {
+        state.withLock { state in
+            state.next += 1
+            var call = call
+            // Added requests rank after every stored one among equal fire dates, in call order.
+            if case .add(let request, let nextFireDate, _) = call {
+                call = .add(request, nextFireDate: nextFireDate, sequence: Int64.max / 2 + state.next)
+            }
+            state.calls.append((state.next, call))
+            return state.next
+        }
+    }
+
+    func finish(_ token: Int64) {
+        state.withLock { $0.calls.removeAll { $0.token == token } }
+    }
+
+    /// The calls that have not run yet, in call order.
+    func queued() -> [Call] {
+        state.withLock { $0.calls.map(\.call) }
+    }
+}
