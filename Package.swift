@@ -265,6 +265,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "UIKitTests",
+            dependencies: ["UIKit", "UserNotifications", "HeraldTesting", "HeraldCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore"],
             swiftSettings: swiftSettings

@@ -18,6 +18,9 @@ final class LegacyNotificationBridge: LegacyNotificationHandler, @unchecked Send
     private weak var center: UNUserNotificationCenter?
     private let launchResponseID: Int64?
 
+    /// The app delegate, while it exists.
+    var appDelegate: (any UIApplicationDelegate)? { delegate.value.value }
+
     /// Holds the app delegate weakly, as `UIApplication.delegate` does.
     struct WeakDelegate {
         weak var value: (any UIApplicationDelegate)?
@@ -104,12 +107,12 @@ final class LegacyNotificationBridge: LegacyNotificationHandler, @unchecked Send
             delegate.application(
                 application, handleActionWithIdentifier: response.actionIdentifier,
                 forRemoteNotification: notification.request.content.userInfo, withResponseInfo: responseInfo
-            ) { Self.onMainThread(once.run) }
+            ) { Self.onMainQueue(once.run) }
         } else {
             delegate.application(
                 application, handleActionWithIdentifier: response.actionIdentifier, for: localNotification(notification),
                 withResponseInfo: responseInfo
-            ) { Self.onMainThread(once.run) }
+            ) { Self.onMainQueue(once.run) }
         }
     }
 
@@ -122,17 +125,28 @@ final class LegacyNotificationBridge: LegacyNotificationHandler, @unchecked Send
         notification.request.trigger is UNPushNotificationTrigger
     }
 
-    /// Runs `body` on the main actor: at once on the main thread (where delegate calls come), else in a task.
+    /// Runs `body` on the main actor: at once on the main queue (where delegate calls come), else queued there.
     private func onMain(_ body: @escaping @MainActor () -> Void) {
         let call = UncheckedSendableBox(body)
-        Self.onMainThread { MainActor.assumeIsolated { call.value() } }
+        Self.onMainQueue { MainActor.assumeIsolated { call.value() } }
     }
 
-    private static func onMainThread(_ body: @escaping () -> Void) {
-        if Thread.isMainThread { return body() }
+    private static func onMainQueue(_ body: @escaping () -> Void) {
+        if isOnMainQueue { return body() }
         let call = UncheckedSendableBox(body)
         DispatchQueue.main.async { call.value() }
     }
+
+    /// Marks the main queue, where the main actor runs — not always on the main thread: after `dispatchMain()` a
+    /// worker thread drains it.
+    private nonisolated(unsafe) static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    /// Whether the caller runs on the main queue.
+    static var isOnMainQueue: Bool { DispatchQueue.getSpecific(key: mainQueueKey) == true }
 
     /// A completion handler that counts once, however often the app calls it.
     private final class Once: @unchecked Sendable {

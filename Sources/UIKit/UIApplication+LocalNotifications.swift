@@ -18,11 +18,16 @@ extension UIApplication {
     @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter requestAuthorizationWithOptions:completionHandler:] and -[UNUserNotificationCenter setNotificationCategories:]")
     public func registerUserNotificationSettings(_ notificationSettings: UIUserNotificationSettings) {
         let categories = (notificationSettings.categories ?? []).map(\.record).sorted { $0.identifier < $1.identifier }
+        let center = self.center
+        let call = UncheckedSendableBox(center)
         center.registerLegacySettings(options: notificationSettings.types.authorizationOptions, categories: categories) {
             Task { @MainActor in
                 let application = UIApplication.shared
-                guard let settings = application.currentUserNotificationSettings else { return }
-                application.delegate?.application(application, didRegister: settings)
+                let center = call.value
+                // The delegate bridged to this center (the app delegate).
+                let delegate = (center.legacyHandler as? LegacyNotificationBridge)?.appDelegate ?? application.delegate
+                guard let settings = application.currentUserNotificationSettings(of: center) else { return }
+                delegate?.application(application, didRegister: settings)
             }
         }
     }
@@ -31,6 +36,10 @@ extension UIApplication {
     /// off), and the registered categories; `nil` before the app first registered.
     @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter getNotificationSettingsWithCompletionHandler:] and -[UNUserNotificationCenter getNotificationCategoriesWithCompletionHandler:]")
     public var currentUserNotificationSettings: UIUserNotificationSettings? {
+        currentUserNotificationSettings(of: center)
+    }
+
+    func currentUserNotificationSettings(of center: UNUserNotificationCenter) -> UIUserNotificationSettings? {
         guard let state = center.appStateNow(), state.settings.authorizationStatus != .notDetermined else { return nil }
         let settings = state.settings
         var types: UIUserNotificationType = []

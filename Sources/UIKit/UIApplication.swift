@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import Logging
 import UserNotifications
 
@@ -42,14 +43,10 @@ open class UIApplication: UIResponder {
     /// `handleActionWithIdentifier…`) while the app's center has no `UNUserNotificationCenterDelegate`.
     public weak var delegate: (any UIApplicationDelegate)? {
         didSet {
-            guard let delegate else {
+            bridge(delegate)
+            guard delegate != nil else {
                 NotificationRuntime.setBackgroundPushHandler(nil)
-                if !launching { center.legacyHandler = nil }
                 return
-            }
-            // While launching, `run(delegate:)` installs the bridge after `didFinishLaunchingWithOptions`.
-            if !launching {
-                center.legacyHandler = LegacyNotificationBridge(delegate: delegate, center: center, launchResponseID: nil)
             }
             let handler: NotificationRuntime.BackgroundPushHandler = { payload, completion in
                 Task { @MainActor in UIApplication.shared.handOver(backgroundPush: payload, completion: completion) }
@@ -60,7 +57,49 @@ open class UIApplication: UIResponder {
     private var launchedDelegate: (any UIApplicationDelegate)?
     private var registered: Bool?
     private var launching = false
-    var center: UNUserNotificationCenter { UNUserNotificationCenter.current() }
+    /// The center the delegate's iOS 8 callbacks are bridged to, and a bridge waiting for the app's center to exist.
+    private weak var bridgedCenter: UNUserNotificationCenter?
+    private weak var delegateToBridge: (any UIApplicationDelegate)?
+
+    /// The app's center (`UNUserNotificationCenter.current()`).
+    var center: UNUserNotificationCenter {
+        let center = UNUserNotificationCenter.current()
+        if let delegate = delegateToBridge, NotificationRuntime.scopedCenter == nil {
+            delegateToBridge = nil
+            installBridge(for: delegate, in: center, launchResponseID: nil)
+        }
+        return center
+    }
+
+    /// Bridges `delegate`'s iOS 8 callbacks to the app's center — now if the center exists, else when it is first used
+    /// (setting the delegate never makes the center).
+    private func bridge(_ delegate: (any UIApplicationDelegate)?) {
+        if let scoped = NotificationRuntime.scopedCenter?.value {
+            guard !launching else { return }
+            if let delegate { installBridge(for: delegate, in: scoped, launchResponseID: nil) } else { scoped.legacyHandler = nil }
+            return
+        }
+        bridgedCenter?.legacyHandler = nil
+        bridgedCenter = nil
+        delegateToBridge = nil
+        // While launching, `launch(delegate:)` installs the bridge after `didFinishLaunchingWithOptions`.
+        guard let delegate, !launching else { return }
+        if let center = NotificationRuntime.existingCenter {
+            installBridge(for: delegate, in: center, launchResponseID: nil)
+        } else {
+            delegateToBridge = delegate
+        }
+    }
+
+    /// Makes `center` give its delegate questions to `delegate`'s iOS 8 callbacks while it has no
+    /// `UNUserNotificationCenterDelegate`.
+    ///
+    /// The process's center is remembered, so that the next `delegate` replaces the bridge; a center scoped to a task
+    /// (the testing kit's) keeps its bridge until it is replaced there.
+    func installBridge(for delegate: any UIApplicationDelegate, in center: UNUserNotificationCenter, launchResponseID: Int64?) {
+        center.legacyHandler = LegacyNotificationBridge(delegate: delegate, center: center, launchResponseID: launchResponseID)
+        bridgedCenter = NotificationRuntime.scopedCenter == nil ? center : nil
+    }
 
     public required init() {
         super.init()
@@ -175,9 +214,7 @@ open class UIApplication: UIResponder {
         _ = delegate.application(self, didFinishLaunchingWithOptions: options)
         setState(.active, for: center)
         launching = false
-        if self.delegate === delegate {
-            center.legacyHandler = LegacyNotificationBridge(delegate: delegate, center: center, launchResponseID: opened?.id)
-        }
+        installBridge(for: delegate, in: center, launchResponseID: opened?.id)
     }
 
     /// An error as `didFailToRegisterForRemoteNotificationsWithError` gets it: Apple's Cocoa domain and code 3010

@@ -20,6 +20,12 @@ package enum NotificationRuntime {
         }
     }
 
+    /// The center `current()` would return, if it exists already (`nil` instead of making the process's center).
+    package static var existingCenter: UNUserNotificationCenter? {
+        if let scoped = scopedCenter { return scoped.value }
+        return lock.withLock { shared }
+    }
+
     /// The app's handler of background pushes: UIKit's application object sets it for its delegate's
     /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)`. It gets the push's JSON payload and a
     /// completion to call with the result.

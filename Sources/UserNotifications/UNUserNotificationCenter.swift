@@ -442,9 +442,17 @@ open class UNUserNotificationCenter: NSObject {
         guard let delegate = self.delegate else {
             guard let legacy = legacyHandler else { return false }
             let call = UncheckedSendableBox((legacy, response))
-            // The iOS 8 handlers run within the same limit; one that never completes is given up on, not retried.
-            _ = await Self.awaitCompletion(timeout: timeout) { finish in
+            // An iOS 8 action handler has 30 s (seed 002 measured it); one that never completes is given up on (iOS
+            // ends the app), not retried.
+            let budget = max(timeout, NotificationRuntime.backgroundPushBudget)
+            let completed: Bool? = await Self.awaitCompletion(timeout: budget) { finish in
                 call.value.0.didReceive(call.value.1, queuedID: queued.id) { finish(true) }
+            }
+            if completed == nil {
+                let logger = (try? engine.get().configuration.logger) ?? Logger(label: "herald.usernotifications")
+                logger.warning("The app's notification action handler did not call its completion handler within the permitted time", metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "permitted_seconds": "\(budget.components.seconds)",
+                ])
             }
             return true
         }
