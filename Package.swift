@@ -143,7 +143,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "CoreLocation", swiftSettings: swiftSettings),
+        .target(
+            name: "CoreLocation",
+            dependencies: ["HeraldCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "UserNotifications",
             dependencies: [

@@ -63,6 +63,12 @@ public struct SimulatedUser: Sendable {
         await environment.settle()
     }
 
+    /// Changes the app's location authorization, as in Settings → Privacy → Location Services (location triggers
+    /// fire only with `authorizedWhenInUse` or `authorizedAlways`, B-25).
+    public func setLocationAuthorization(_ status: CLAuthorizationStatus, for bundleIdentifier: String? = nil) async throws {
+        try await environment.engine.setLocationAuthorization(status, for: app(bundleIdentifier))
+    }
+
     /// Carries the device to a place; location triggers whose region is entered or left fire (B-25).
     public func move(toLatitude latitude: Double, longitude: Double) async throws {
         try await environment.engine.updateLocation(latitude: latitude, longitude: longitude)

@@ -139,7 +139,7 @@ final class LegacyNotificationBridge: LegacyNotificationHandler, @unchecked Send
 
     /// Marks the main queue, where the main actor runs — not always on the main thread: after `dispatchMain()` a
     /// worker thread drains it.
-    private nonisolated(unsafe) static let mainQueueKey: DispatchSpecificKey<Bool> = {
+    private static let mainQueueKey: DispatchSpecificKey<Bool> = {
         let key = DispatchSpecificKey<Bool>()
         DispatchQueue.main.setSpecific(key: key, value: true)
         return key

@@ -142,7 +142,7 @@ extension UNUserNotificationCenter {
         snapshotNow()?.categories
     }
 
-    private func snapshotNow() -> NotificationAppSnapshot? {
+    func snapshotNow() -> NotificationAppSnapshot? {
         do {
             return try engine.get().snapshot(for: bundleIdentifier)
         } catch {

@@ -45,6 +45,7 @@ open class UNUserNotificationCenter: NSObject {
         self.bundleIdentifier = bundleIdentifier
         self.engine = engine
         super.init()
+        Self.installLocationServices()
         if case .success(let engine) = engine {
             let host = self.host
             let link = self.link

@@ -29,6 +29,32 @@ extension HeraldCommand {
             case quietly
         }
 
+        /// Alert style: how a notification shows while the app is not in front.
+        enum Style: String, ExpressibleByArgument, CaseIterable {
+            case none, banner, alert
+            var style: UNAlertStyle {
+                switch self {
+                case .none: .none
+                case .banner: .banner
+                case .alert: .alert
+                }
+            }
+        }
+
+        /// Location Services for the app (Settings → Privacy).
+        enum LocationAccess: String, ExpressibleByArgument, CaseIterable {
+            case never
+            case whenInUse = "when-in-use"
+            case always
+            var status: CLAuthorizationStatus {
+                switch self {
+                case .never: .denied
+                case .whenInUse: .authorizedWhenInUse
+                case .always: .authorizedAlways
+                }
+            }
+        }
+
         @OptionGroup var data: DataDirectoryOptions
         @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
         @Flag(help: "Allow notifications (alerts, sounds, badges).") var allow = false
@@ -40,9 +66,13 @@ extension HeraldCommand {
         @Option(help: "Show on the lock screen: on or off.") var lockScreen: Switch?
         @Option(help: "Keep a provisional app's notifications: prominently or quietly.") var keep: Keep?
         @Flag(help: "Turn Off a provisional app's notifications.") var turnOff = false
+        @Option(help: "Alert style: none, banner or alert (an alert shows all of an iOS 8 category's actions, a banner those of its minimal context).")
+        var style: Style?
+        @Option(help: "Location access: never, when-in-use or always (location triggers need when-in-use).")
+        var location: LocationAccess?
 
         private var changesSwitches: Bool {
-            alerts != nil || sounds != nil || badges != nil || list != nil || lockScreen != nil
+            alerts != nil || sounds != nil || badges != nil || list != nil || lockScreen != nil || style != nil
         }
 
         func validate() throws {
@@ -75,7 +105,7 @@ extension HeraldCommand {
                 guard now.allowsDelivery else {
                     throw ValidationError("\(bundleIdentifier)'s notifications are \(Self.name(now.authorizationStatus)); allow them first (--allow).")
                 }
-                let (alerts, sounds, badges, list, lockScreen) = (alerts, sounds, badges, list, lockScreen)
+                let (alerts, sounds, badges, list, lockScreen, style) = (alerts, sounds, badges, list, lockScreen, style)
                 try await engine.updateSettings(for: bundleIdentifier) { settings in
                     if let alerts {
                         settings.alertSetting = alerts.setting
@@ -85,10 +115,16 @@ extension HeraldCommand {
                     if let badges { settings.badgeSetting = badges.setting }
                     if let list { settings.notificationCenterSetting = list.setting }
                     if let lockScreen { settings.lockScreenSetting = lockScreen.setting }
+                    if let style {
+                        settings.alertStyle = style.style
+                        settings.alertSetting = style == .none ? .disabled : .enabled
+                    }
                 }
             }
-            let settings = try await engine.appState(for: bundleIdentifier).settings
-            print(Self.describe(settings, of: bundleIdentifier))
+            if let location { try await engine.setLocationAuthorization(location.status, for: bundleIdentifier) }
+            let state = try await engine.appState(for: bundleIdentifier)
+            print(Self.describe(state.settings, of: bundleIdentifier))
+            print("  location: \(Self.name(state.locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined))")
         }
 
         /// The settings as lines, e.g. `alerts: on (banner)`.
@@ -115,6 +151,16 @@ extension HeraldCommand {
                   Notification Center: \(word(settings.notificationCenterSetting))
                   lock screen: \(word(settings.lockScreenSetting))
                 """
+        }
+
+        static func name(_ status: CLAuthorizationStatus) -> String {
+            switch status {
+            case .notDetermined: "not determined"
+            case .restricted: "restricted"
+            case .denied: "never"
+            case .authorizedAlways: "always"
+            case .authorizedWhenInUse: "when in use"
+            }
         }
 
         static func name(_ status: UNAuthorizationStatus) -> String {

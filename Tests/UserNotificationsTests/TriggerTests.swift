@@ -137,7 +137,7 @@ import UserNotifications
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
-    @Test("B-25: location triggers fire on entry or exit as the region asks; the first fix only sets the state")
+    @Test("B-25: location triggers need Core Location's when-in-use authorization (CLLocationManager), then fire on entry or exit as the region asks; the first fix only sets the state")
     func location() async throws {
         let device = try NotificationTestEnvironment()
         let center = device.center()
@@ -150,6 +150,22 @@ import UserNotifications
         ))
         let pending = await center.pendingNotificationRequests()
         #expect((pending.first?.trigger as? UNLocationNotificationTrigger)?.region.identifier == "office")
+
+        // Without location authorization a crossing fires nothing.
+        try await device.user.move(toLatitude: 31.2400, longitude: 121.4737)
+        try await device.user.move(toLatitude: 31.2305, longitude: 121.4737)
+        #expect(device.presenter.presentations.isEmpty)
+
+        // The app asks, as an app that schedules location triggers does; the delegate hears the answer.
+        let locationDelegate = LocationAuthorizationRecorder()
+        let manager = await device.withCurrentCenter { CLLocationManager() }
+        #expect(manager.authorizationStatus == .notDetermined)
+        #expect(manager.location == nil, "no location before authorization")
+        manager.delegate = locationDelegate
+        manager.requestWhenInUseAuthorization()
+        try await waitUntil { locationDelegate.statuses.contains(.authorizedWhenInUse) }
+        #expect(manager.authorizationStatus == .authorizedWhenInUse)
+        #expect(manager.location?.coordinate == CLLocationCoordinate2D(latitude: 31.2305, longitude: 121.4737), "the device's location")
 
         try await device.user.move(toLatitude: 31.2400, longitude: 121.4737) // ~1 km north: outside
         try await device.user.move(toLatitude: 31.2305, longitude: 121.4737) // inside: entry
@@ -172,6 +188,7 @@ import UserNotifications
         let device = try NotificationTestEnvironment()
         let center = device.center()
         _ = try await center.requestAuthorization(options: [.alert])
+        try await device.user.setLocationAuthorization(.authorizedAlways)
         let home = CLCircularRegion(center: CLLocationCoordinate2D(latitude: 0, longitude: 0), radius: 100, identifier: "home")
         try await center.add(UNNotificationRequest(
             identifier: "leave", content: makeContent("Left"), trigger: UNLocationNotificationTrigger(region: home, repeats: false)
@@ -182,5 +199,29 @@ import UserNotifications
         try await device.user.move(toLatitude: 1, longitude: 1)
         #expect(device.presenter.presentations.map(\.identifier) == ["leave"])
         #expect(await center.pendingNotificationRequests().isEmpty)
+    }
+}
+
+/// Records what a `CLLocationManagerDelegate` hears.
+final class LocationAuthorizationRecorder: NSObject, CLLocationManagerDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [CLAuthorizationStatus] = []
+    var statuses: [CLAuthorizationStatus] { lock.withLock { recorded } }
+
+    func locationManagerDidChangeAuthorization(_ manager: CLLocationManager) {
+        let status = manager.authorizationStatus
+        lock.withLock { recorded.append(status) }
+    }
+}
+
+/// Waits (real time, at most 10 s) until `condition` holds: for delegate calls, which arrive on the main queue.
+func waitUntil(_ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("Timed out")
+            return
+        }
+        try await Task.sleep(for: .milliseconds(5))
     }
 }

@@ -141,6 +141,30 @@ package actor NotificationEngine: Service {
         return state.settings.allowsDelivery
     }
 
+    /// Core Location's `requestWhenInUseAuthorization`/`requestAlwaysAuthorization` (B-25): the first request asks
+    /// the person (the same answer as to the notification prompt) and stores the answer; asking for `always` after
+    /// `whenInUse` was granted upgrades it when the person allows. Returns the status after the request.
+    package func requestLocationAuthorization(_ level: CLAuthorizationStatus, for bundleIdentifier: String) async throws -> CLAuthorizationStatus {
+        let answer = answers[bundleIdentifier] ?? configuration.authorizationAnswer
+        let state = try await store.updateAppState(for: bundleIdentifier) { state in
+            let current = state.locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined
+            let asks = current == .notDetermined || (current == .authorizedWhenInUse && level == .authorizedAlways)
+            guard asks else { return }
+            if answer == .allow {
+                state.locationAuthorization = level.rawValue
+            } else if current == .notDetermined {
+                state.locationAuthorization = CLAuthorizationStatus.denied.rawValue
+            }
+        }
+        return state.locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined
+    }
+
+    /// The person changes the app's location authorization (as in Settings → Privacy → Location Services).
+    package func setLocationAuthorization(_ status: CLAuthorizationStatus, for bundleIdentifier: String) async throws {
+        _ = try await store.updateAppState(for: bundleIdentifier) { $0.locationAuthorization = status.rawValue }
+        locationCache = nil
+    }
+
     /// The person changes the app's decision (as in Settings), e.g. from `herald notifications deny`.
     package func setAuthorization(
         _ status: UNAuthorizationStatus, options: UNAuthorizationOptions, for bundleIdentifier: String
@@ -505,7 +529,21 @@ package actor NotificationEngine: Service {
         if locationCache == nil {
             locationCache = (try? await store.locationPending(for: configuration.scope)) ?? []
         }
-        let crossings = locationMonitor.crossings(latitude: latitude, longitude: longitude, among: locationCache ?? [])
+        var crossings = locationMonitor.crossings(latitude: latitude, longitude: longitude, among: locationCache ?? [])
+        guard !crossings.isEmpty else { return }
+        // B-25: a location trigger fires only for an app the person allowed to use the location (when in use is
+        // enough); the crossing is still recorded, so allowing it later does not fire the past one.
+        var allowed: [String: Bool] = [:]
+        for bundleIdentifier in Set(crossings.map(\.bundleIdentifier)) {
+            allowed[bundleIdentifier] = (try? await store.appState(for: bundleIdentifier))?.allowsLocationTriggers ?? false
+        }
+        let refused = crossings.filter { allowed[$0.bundleIdentifier] != true }
+        for crossing in refused {
+            logger.info("Location trigger not fired: the app has no location authorization", metadata: [
+                "app.bundle_id": "\(crossing.bundleIdentifier)", "request.id": "\(crossing.pending.request.identifier)",
+            ])
+        }
+        crossings.removeAll { allowed[$0.bundleIdentifier] != true }
         guard !crossings.isEmpty else { return }
         locationCache = nil
         let now = configuration.clock.now

@@ -1,3 +1,5 @@
+import CoreLocation
+
 /// The value behind a `UNNotificationSettings`, and the per-app authorization state the store keeps.
 package struct NotificationSettingsRecord: Sendable, Codable, Hashable {
     package var authorizationStatus: UNAuthorizationStatus = .notDetermined
@@ -88,6 +90,15 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
     package var badgeCount: Int
     /// The app's registration for remote notifications, while it is registered.
     package var remoteRegistration: RemoteRegistrationRecord?
+    /// The app's location authorization (a `CLAuthorizationStatus` raw value); `nil` before the app asked.
+    package var locationAuthorization: Int32?
+
+    /// Whether location triggers may fire for the app (B-25: when-in-use authorization is enough).
+    package var allowsLocationTriggers: Bool {
+        locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)).map {
+            $0 == .authorizedWhenInUse || $0 == .authorizedAlways
+        } ?? false
+    }
 
     package init(bundleIdentifier: String, settings: NotificationSettingsRecord = .notDetermined,
                  requestedOptions: UInt = 0, badgeCount: Int = 0) {
@@ -104,6 +115,8 @@ package struct NotificationAppSnapshot: Sendable {
     package var categories: [NotificationCategoryRecord] = []
     /// The pending requests in the order they were added.
     package var pending: [PendingNotification] = []
+    /// The device's location, when known.
+    package var deviceLocation: (latitude: Double, longitude: Double)?
 
     package init(state: NotificationAppState, categories: [NotificationCategoryRecord] = [], pending: [PendingNotification] = []) {
         self.state = state

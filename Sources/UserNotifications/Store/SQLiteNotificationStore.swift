@@ -175,15 +175,18 @@ package final class SQLiteNotificationStore: NotificationStore {
             var snapshot = NotificationAppSnapshot(state: NotificationAppState(bundleIdentifier: bundleIdentifier))
             // One read transaction: the state, categories and pending rows agree with each other.
             try db.inTransaction(.deferred) {
+                if let data = try Data.fetchOne(db, sql: "SELECT value FROM device WHERE key = 'location'") {
+                    let location = try Self.decode(Location.self, data)
+                    snapshot.deviceLocation = (location.latitude, location.longitude)
+                }
                 guard let row = try Row.fetchOne(
                     db, sql: "SELECT id, state, categories FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier])
                 else { return .commit }
-                snapshot = NotificationAppSnapshot(
-                    state: try Self.decode(NotificationAppState.self, row["state"]),
-                    categories: try (row["categories"] as Data?).map { try Self.decode([NotificationCategoryRecord].self, $0) } ?? [],
-                    pending: try Row.fetchAll(
-                        db, sql: "SELECT * FROM pending WHERE app_id = ? AND remote = 0 ORDER BY seq", arguments: [row["id"] as Int64]
-                    ).map(Self.pendingRow))
+                snapshot.state = try Self.decode(NotificationAppState.self, row["state"])
+                snapshot.categories = try (row["categories"] as Data?).map { try Self.decode([NotificationCategoryRecord].self, $0) } ?? []
+                snapshot.pending = try Row.fetchAll(
+                    db, sql: "SELECT * FROM pending WHERE app_id = ? AND remote = 0 ORDER BY seq", arguments: [row["id"] as Int64]
+                ).map(Self.pendingRow)
                 return .commit
             }
             return snapshot

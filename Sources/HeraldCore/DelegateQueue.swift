@@ -8,22 +8,22 @@ import Synchronization
 ///
 /// Once the main queue has been seen running, every call goes there. Before that, a call is queued on the main queue
 /// and, if the queue has not run it within ``grace``, run on a background task instead (logged once).
-enum DelegateQueue {
+package enum DelegateQueue {
     /// How long a call waits for a main queue that has not been seen running.
-    static let grace: Duration = .milliseconds(500)
+    package static let grace: Duration = .milliseconds(500)
 
     private static let mainQueueRuns = Atomic<Bool>(false)
     private static let probed = Atomic<Bool>(false)
     private static let warned = Atomic<Bool>(false)
 
     /// Starts watching for the main queue (the process's center does this when it is made).
-    static func probe() {
+    package static func probe() {
         guard !probed.exchange(true, ordering: .relaxed) else { return }
         DispatchQueue.main.async { mainQueueRuns.store(true, ordering: .relaxed) }
     }
 
     /// Runs `call` on the main queue when the process runs it, else on a background task.
-    static func run(_ call: @escaping @Sendable () -> Void) {
+    package static func run(_ call: @escaping @Sendable () -> Void) {
         probe()
         if mainQueueRuns.load(ordering: .relaxed) {
             DispatchQueue.main.async(execute: call)
