@@ -23,6 +23,7 @@ let package = Package(
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-example-app", targets: ["herald-example-app"]),
+        .executable(name: "herald-example-legacy", targets: ["herald-example-legacy"]),
         .executable(name: "herald-example-service", targets: ["herald-example-service"]),
         .executable(name: "herald-example-content", targets: ["herald-example-content"]),
     ],
@@ -197,6 +198,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "herald-example-app",
+            dependencies: ["UIKit", "UserNotifications"]
+        ),
+        .executableTarget(
+            name: "herald-example-legacy",
             dependencies: ["UIKit", "UserNotifications"]
         ),
         // Seed code as the seeds wrote it (completion handlers captured freely): Swift 5 language mode.

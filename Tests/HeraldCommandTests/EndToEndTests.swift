@@ -114,6 +114,65 @@ import UserNotifications
         for child in [two, one, up] { await child.stop() }
     }
 
+    @Test("Seed 002 end to end with the iOS 8 API: `herald up` and seed 002's app; in front → didReceiveLocalNotification (active); shown while the app is not running, opened and answered with `herald respond` → the relaunch gets it in didFinishLaunchingWithOptions (inactive), then handleActionWithIdentifier (background)")
+    func legacyApp() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, _) = try await Self.startUp(herald) else { return }
+        var children = [up]
+        defer { for child in children { child.send(SIGKILL) } }
+        let legacyApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-legacy")
+        func launch(firingIn seconds: String) async throws -> ChildProcess {
+            let app = try await ChildProcess.launch(legacyApp.path, [], environment: herald.environment([
+                "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.mail",
+                "HERALD_EXAMPLE_FIRE_IN": seconds,
+            ]))
+            children.append(app)
+            return app
+        }
+
+        // In front: the app gets the notification, with state active, and nothing is shown.
+        let front = try await launch(firingIn: "1")
+        #expect(await front.waitForOutput(containing: "didRegister types=7", timeout: .seconds(30)) != nil, "\(front.output) \(front.error)")
+        let inFront = await front.waitForOutput(containing: "didReceiveLocalNotification", timeout: .seconds(15))
+        #expect(inFront?.contains("didReceiveLocalNotification Testing state=active") == true, "\(front.output)")
+        await front.stop()
+
+        // Two more, each scheduled by a launch that ends before it fires: the device shows them.
+        var identifiers: [String] = []
+        for _ in 0..<2 {
+            let app = try await launch(firingIn: "3")
+            let line = await app.waitForOutput(containing: " pending", timeout: .seconds(30))
+            app.send(SIGKILL)
+            _ = await app.wait(timeout: .seconds(10))
+            let ids = app.output.split(separator: "\n").filter { $0.hasPrefix("pending ") }.map { String($0.split(separator: " ")[1]) }
+            #expect(line != nil && !ids.isEmpty, "\(app.output) \(app.error)")
+            identifiers.append(contentsOf: ids.filter { !identifiers.contains($0) })
+        }
+        #expect(identifiers.count == 2)
+        let engine = try NotificationEngine.forDataDirectory(
+            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
+        let center = UNUserNotificationCenter(bundleIdentifier: "com.example.mail", engine: .success(engine))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while await center.deliveredNotifications().count < 2 && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(Set(await center.deliveredNotifications().map(\.request.identifier)) == Set(identifiers))
+
+        // The person opens the first and accepts the second while the app is not running.
+        let opened = try await herald.run(["respond", "com.example.mail", identifiers[0]])
+        #expect(opened.status == 0, "\(opened.error)")
+        let accepted = try await herald.run(["respond", "com.example.mail", identifiers[1], "--action", "Accept"])
+        #expect(accepted.status == 0, "\(accepted.error)")
+
+        let relaunched = try await launch(firingIn: "none")
+        let handled = await relaunched.waitForOutput(containing: "handleAction", timeout: .seconds(30))
+        #expect(handled?.contains("handleAction Accept Testing state=background text=-") == true, "\(relaunched.output) \(relaunched.error)")
+        let lines = relaunched.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "didFinishLaunching localNotification=Testing state=inactive", "\(lines)")
+        #expect(!relaunched.output.contains("didReceiveLocalNotification"), "the opened one came in the launch options only")
+        for child in [relaunched, up] { await child.stop() }
+    }
+
     @Test("X-01…X-03 `herald simulate`: an .apns file reaches the running app's willPresent; background pushes reach seed 002's fetch handler, and the newest one sent while the app was stopped is handed over when it starts")
     func simulate() async throws {
         let herald = try HeraldProcess()
