@@ -95,7 +95,12 @@ extension UILocalNotification {
     ///   - deviceTimeZone: The device's time zone (a floating calendar trigger reports it as `timeZone`).
     convenience init(request: NotificationRequestRecord, fireDate: Date?, deviceTimeZone: TimeZone) {
         self.init()
-        requestIdentifier = request.identifier
+        apply(request, fireDate: fireDate, deviceTimeZone: deviceTimeZone)
+    }
+
+    /// Takes its properties from `request` (see the initializer above).
+    func apply(_ request: NotificationRequestRecord, fireDate: Date?, deviceTimeZone: TimeZone) {
+        requestIdentifier = request.identifier.isEmpty ? nil : request.identifier
         let content = UNNotificationContent(record: request.content)
         alertTitle = content.title.isEmpty ? nil : content.title
         alertBody = content.body.isEmpty ? nil : content.body

@@ -16,7 +16,7 @@ public let UILocalNotificationDefaultSoundName = "UILocalNotificationDefaultSoun
 /// (or a delegate callback) stands for its request, so `cancelLocalNotification` removes exactly that request; one
 /// made by the app cancels every pending request that looks the same (`isEqual`).
 @available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's UNNotificationRequest")
-open class UILocalNotification: NSObject, NSCopying {
+open class UILocalNotification: NSObject, NSCopying, NSSecureCoding {
     /// When it fires; `nil` or a past date fires it at once.
     open var fireDate: Date?
     /// `nil`: `fireDate` is an absolute time. A zone: `fireDate` is a wall-clock time there, which follows the
@@ -58,6 +58,25 @@ open class UILocalNotification: NSObject, NSCopying {
         super.init()
     }
 
+    public static var supportsSecureCoding: Bool { true }
+
+    /// Archives the notification (as Herald archives its model classes: one key holding its record, so archives
+    /// round-trip within Herald). A `userInfo` that is not a property list is left out, as Apple's archiver fails on it.
+    open func encode(with coder: NSCoder) {
+        let record = (try? requestRecord(identifier: requestIdentifier ?? "", now: .distantPast)) ?? {
+            let copy = self.copy() as! UILocalNotification
+            copy.userInfo = nil
+            return try? copy.requestRecord(identifier: requestIdentifier ?? "", now: .distantPast)
+        }()
+        if let record { coder.encodeHeraldRecord(record) }
+    }
+
+    public required init?(coder: NSCoder) {
+        guard let record = coder.decodeHeraldRecord(NotificationRequestRecord.self) else { return nil }
+        super.init()
+        apply(record, fireDate: record.legacy?.fireDate, deviceTimeZone: .current)
+    }
+
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = Self()
         copy.fireDate = fireDate
@@ -88,7 +107,7 @@ open class UILocalNotification: NSObject, NSCopying {
             && alertAction == other.alertAction && alertLaunchImage == other.alertLaunchImage && alertTitle == other.alertTitle
             && soundName == other.soundName && applicationIconBadgeNumber == other.applicationIconBadgeNumber
             && category == other.category
-            && NSDictionary(dictionary: userInfo ?? [:]).isEqual(to: other.userInfo ?? [:])
+            && propertyListsEqual(userInfo, other.userInfo)
     }
 
     open override var hash: Int {

@@ -77,7 +77,7 @@ open class UIUserNotificationAction: NSObject, NSCopying, NSMutableCopying {
         return identifier == other.identifier && title == other.title && behavior == other.behavior
             && activationMode == other.activationMode && isAuthenticationRequired == other.isAuthenticationRequired
             && isDestructive == other.isDestructive
-            && NSDictionary(dictionary: parameters).isEqual(to: other.parameters)
+            && propertyListsEqual(parameters, other.parameters)
     }
 
     open override var hash: Int { identifier?.hashValue ?? 0 }

@@ -5,16 +5,16 @@ import Foundation
 /// Apple's archive keys are not public (research §4 gap 9), so Herald archives one key holding the record's JSON;
 /// archives round-trip within Herald, which is what apps and test suites that archive notifications rely on.
 extension NSCoder {
-    static let heraldRecordKey = "HeraldRecord"
+    package static let heraldRecordKey = "HeraldRecord"
 
-    func encodeHeraldRecord<Record: Encodable>(_ record: Record) {
+    package func encodeHeraldRecord<Record: Encodable>(_ record: Record) {
         guard let data = try? JSONEncoder().encode(record) else { return }
         encode(NSData(data: data), forKey: NSCoder.heraldRecordKey)
     }
 
     /// The record archived under Herald's key, or `nil` with the coder's error set (Apple's `init?(coder:)`
     /// contract) when the archive has no such record, holds something else there, or a damaged one.
-    func decodeHeraldRecord<Record: Decodable>(_ type: Record.Type) -> Record? {
+    package func decodeHeraldRecord<Record: Decodable>(_ type: Record.Type) -> Record? {
         // Asking for a key that is not there, or for the wrong class, ends the process in Foundation on Linux:
         // check first, and read whatever is there before judging it.
         guard containsValue(forKey: NSCoder.heraldRecordKey) else {

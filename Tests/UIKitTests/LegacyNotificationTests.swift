@@ -469,4 +469,42 @@ struct LegacyNotificationTests {
             #expect(try await device.engine.queuedResponses(for: device.bundleIdentifier).isEmpty)
         }
     }
+
+    @Test("UILocalNotification is NSSecureCoding: an archived notification comes back equal, region and all")
+    func archiving() throws {
+        let notification = UILocalNotification()
+        notification.alertBody = "archived"
+        notification.alertTitle = "Title"
+        notification.fireDate = Date(timeIntervalSince1970: 1_900_000_000.25)
+        notification.timeZone = TimeZone(identifier: "Asia/Shanghai")
+        notification.repeatInterval = .weekOfYear
+        notification.repeatCalendar = Calendar(identifier: .gregorian)
+        notification.soundName = "chime.caf"
+        notification.applicationIconBadgeNumber = 2
+        notification.userInfo = ["id": 42]
+        notification.category = "Email"
+        notification.hasAction = false
+        notification.alertAction = "Read"
+        let data = try NSKeyedArchiver.archivedData(withRootObject: notification, requiringSecureCoding: true)
+        let back = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: UILocalNotification.self, from: data))
+        #expect(back.isEqual(notification), "\(back)")
+        #expect(back.fireDate == notification.fireDate)
+        #expect(back.timeZone == notification.timeZone)
+        #expect(back.repeatCalendar?.identifier == notification.repeatCalendar?.identifier)
+        #expect(back.soundName == notification.soundName)
+        #expect(back.applicationIconBadgeNumber == 2)
+        #expect(back.userInfo?["id"] as? Int == 42)
+        #expect(back.hasAction == false && back.alertAction == "Read" && back.alertTitle == "Title")
+        #expect(back.region == nil && back.alertLaunchImage == nil)
+        #expect(back.repeatInterval == notification.repeatInterval && back.category == notification.category && back.alertBody == notification.alertBody && back.regionTriggersOnce == notification.regionTriggersOnce)
+
+        let place = UILocalNotification()
+        place.alertBody = "here"
+        let region = CLCircularRegion(center: CLLocationCoordinate2D(latitude: 31.23, longitude: 121.47), radius: 100, identifier: "office")
+        place.region = region
+        place.regionTriggersOnce = false
+        let placeData = try NSKeyedArchiver.archivedData(withRootObject: place, requiringSecureCoding: true)
+        let placeBack = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: UILocalNotification.self, from: placeData))
+        #expect(placeBack.region == region && placeBack.regionTriggersOnce == false)
+    }
 }
