@@ -507,4 +507,28 @@ struct LegacyNotificationTests {
         let placeBack = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: UILocalNotification.self, from: placeData))
         #expect(placeBack.region == region && placeBack.regionTriggersOnce == false)
     }
+
+    @Test("A push opened while the app was not running: didFinishLaunchingWithOptions gets its payload under .remoteNotification, with the app inactive, and it is not delivered again")
+    func launchFromPush() async throws {
+        let device = try NotificationTestEnvironment()
+        let center = device.center()
+        _ = try await center.requestAuthorization(options: [.alert])
+        device.setForeground(false)
+        let push = NotificationRequestRecord(
+            remote: try RemoteNotificationContent(payload: Data(#"{"aps":{"alert":"new mail"},"mail":"7"}"#.utf8)),
+            apnsID: "P", collapseID: nil)
+        _ = try await device.engine.receiveRemote(push, for: device.bundleIdentifier)
+        await device.settle()
+        try await device.user.open("P")
+        try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+            let delegate = Seed002AppDelegate()
+            await UIApplication.shared.launch(delegate: delegate)
+            defer { center.legacyHandler = nil }
+            let payload = try #require(delegate.launchOptions?[.remoteNotification] as? [AnyHashable: Any])
+            #expect(payload["mail"] as? String == "7")
+            await device.settle()
+            #expect(try await device.engine.queuedResponses(for: device.bundleIdentifier).isEmpty)
+            #expect(delegate.events == ["didFinishLaunching"], "not delivered again")
+        }
+    }
 }
