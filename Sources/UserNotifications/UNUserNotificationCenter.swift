@@ -93,15 +93,7 @@ open class UNUserNotificationCenter: NSObject {
         get { lock.withLock { storedDelegate } }
         set {
             lock.withLock { storedDelegate = newValue }
-            reportState()
-            if case .success(let engine) = engine {
-                let bundleIdentifier = self.bundleIdentifier
-                engine.activity.begin()
-                queue.enqueue {
-                    await engine.delegateChanged(for: bundleIdentifier)
-                    engine.activity.end()
-                }
-            }
+            answererChanged()
         }
     }
 
@@ -112,15 +104,20 @@ open class UNUserNotificationCenter: NSObject {
         get { lock.withLock { storedLegacyHandler } }
         set {
             lock.withLock { storedLegacyHandler = newValue }
-            reportState()
-            if case .success(let engine) = engine {
-                let bundleIdentifier = self.bundleIdentifier
-                engine.activity.begin()
-                queue.enqueue {
-                    await engine.delegateChanged(for: bundleIdentifier)
-                    engine.activity.end()
-                }
-            }
+            answererChanged()
+        }
+    }
+
+    /// Tells the daemon and the engine that who answers the delegate questions changed: waiting responses may now be
+    /// delivered.
+    private func answererChanged() {
+        reportState()
+        guard case .success(let engine) = engine else { return }
+        let bundleIdentifier = self.bundleIdentifier
+        engine.activity.begin()
+        queue.enqueue {
+            await engine.delegateChanged(for: bundleIdentifier)
+            engine.activity.end()
         }
     }
 
