@@ -33,6 +33,8 @@ extension HeraldBench {
         @Option(help: "Device connections in all (the daemon's and idle ones).") var devices = 1_000
         @Option(help: "Rates tried for the highest sustained one, comma-separated.") var ladder = "1000,2000,3000,4000,6000,8000"
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
+        @Option(help: "Milliseconds between send slices: the pushes due are sent together each slice (1: evenly spaced at 1,000/s).")
+        var slice = 5
 
         func validate() throws {
             guard rate > 0, seconds > 0, devices > 0 else { throw ValidationError("--rate, --seconds and --devices must be positive.") }
@@ -161,7 +163,7 @@ extension HeraldBench {
             var achievedRate: Double
         }
 
-        /// Sends `rate` pushes a second for `seconds`, paced in 5 ms slices, and times each to the delegate.
+        /// Sends `rate` pushes a second for `seconds`, paced in `--slice` ms slices, and times each to the delegate.
         private func pace(
             rate: Int, seconds: Int, prefix: String, client: APNsClient, token: String, delegate: ArrivalRecorder
         ) async throws -> Run {
@@ -187,7 +189,7 @@ extension HeraldBench {
                             log.roundTrips.withLock { $0.append(elapsed) }
                         }
                     }
-                    try await Task.sleep(for: .milliseconds(5))
+                    try await Task.sleep(for: .milliseconds(slice))
                 }
                 try await group.waitForAll()
             }

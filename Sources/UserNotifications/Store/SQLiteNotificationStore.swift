@@ -145,8 +145,10 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     // MARK: Apps
 
+    /// On the caller's thread (``SQLiteDatabase/lookup(_:)``: one indexed row, never waiting for the writer): every
+    /// delivery reads it, and a hop to a reader queue and back cost more than the read.
     package func appState(for bundleIdentifier: String) async throws -> NotificationAppState {
-        try await writer.read { db in
+        try database.lookup { db in
             guard let data = try Data.fetchOne(db, sql: "SELECT state FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier])
             else { return NotificationAppState(bundleIdentifier: bundleIdentifier) }
             return try Self.decode(NotificationAppState.self, data)
