@@ -9,8 +9,6 @@ import Synchronization
 /// they return; ``Durability/crashSafe`` writes survive a crash of the process and become durable with the next
 /// durable commit. The WAL is checkpointed by ``checkpoint()`` when the caller is idle, and every
 /// `checkpointInterval` transactions at the latest — never by SQLite in the middle of a latency-sensitive commit.
-/// With a checkpoint connection of its own (a database on file), a checkpoint runs beside the commits instead of
-/// between them: a passive checkpoint copies what is committed while new commits go on appending to the WAL.
 package final class GroupCommitWriter: Sendable {
     /// How far a write must survive before its caller resumes.
     package enum Durability: Sendable {
@@ -42,20 +40,11 @@ package final class GroupCommitWriter: Sendable {
     }
 
     private let writer: any DatabaseWriter
-    private let checkpointer: (any DatabaseWriter)?
     private let state = Mutex(State())
     private let drainQueue = DispatchQueue(label: "herald.store.group-commit")
-    private let checkpointQueue = DispatchQueue(label: "herald.store.checkpoint")
 
-    /// A writer for `writer`'s database.
-    ///
-    /// - Parameters:
-    ///   - writer: The connection that writes.
-    ///   - checkpointer: A connection of its own to the same file that only checkpoints; `nil` checkpoints on
-    ///     `writer`, between commits (a database in memory has no WAL to speak of).
-    package init(writer: any DatabaseWriter, checkpointer: (any DatabaseWriter)? = nil) {
+    package init(writer: any DatabaseWriter) {
         self.writer = writer
-        self.checkpointer = checkpointer
     }
 
     /// Runs `body` in a transaction shared with other concurrent writes and returns its result once committed.
@@ -117,7 +106,7 @@ package final class GroupCommitWriter: Sendable {
     /// Checkpoints the WAL if anything was written since the last checkpoint; waits for writes in flight.
     package func checkpoint() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            (checkpointer == nil ? drainQueue : checkpointQueue).async {
+            drainQueue.async {
                 self.checkpointNow()
                 continuation.resume()
             }
@@ -130,7 +119,7 @@ package final class GroupCommitWriter: Sendable {
             return state.transactionsSinceCheckpoint > 0
         }
         guard due else { return }
-        _ = try? (checkpointer ?? writer).writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        _ = try? writer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
     }
 
     private func drain() {
@@ -174,9 +163,7 @@ package final class GroupCommitWriter: Sendable {
                 state.transactionsSinceCheckpoint += transactions
                 return state.transactionsSinceCheckpoint >= Self.checkpointInterval
             }
-            if checkpointDue {
-                if checkpointer == nil { checkpointNow() } else { checkpointQueue.async { self.checkpointNow() } }
-            }
+            if checkpointDue { checkpointNow() }
         }
     }
 

@@ -29,7 +29,7 @@ package struct SQLiteDatabase: Sendable {
     package init(url: URL, migrator: DatabaseMigrator, logger: Logger) throws {
         let (pool, quarantinedFile) = try Self.open(url, migrator: migrator, logger: logger)
         self.writer = pool
-        self.groupCommit = GroupCommitWriter(writer: pool, checkpointer: try Self.openCheckpointer(url))
+        self.groupCommit = GroupCommitWriter(writer: pool)
         self.quarantinedFile = quarantinedFile
         self.lookupConnections = LookupConnections(path: url.path)
     }
@@ -96,19 +96,6 @@ package struct SQLiteDatabase: Sendable {
         let pool = try DatabasePool(path: url.path, configuration: configuration)
         try migrator.migrate(pool)
         return pool
-    }
-}
-
-extension SQLiteDatabase {
-    /// A connection to `url` that only checkpoints the WAL, beside the writer's commits.
-    fileprivate static func openCheckpointer(_ url: URL) throws -> DatabaseQueue {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-        }
-        return try DatabaseQueue(path: url.path, configuration: configuration)
     }
 }
 
