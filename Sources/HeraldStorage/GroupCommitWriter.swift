@@ -8,7 +8,10 @@ import Synchronization
 /// after the transaction holding their write has committed. ``Durability/durable`` writes are fsync'd before
 /// they return; ``Durability/crashSafe`` writes survive a crash of the process and become durable with the next
 /// durable commit. The WAL is checkpointed by ``checkpoint()`` when the caller is idle, and every
-/// `checkpointInterval` transactions at the latest — never by SQLite in the middle of a latency-sensitive commit.
+/// `checkpointInterval` transactions at the latest — never by SQLite in the middle of a latency-sensitive commit. Under
+/// steady load it also checkpoints in the gaps between writes, every `gapCheckpointInterval` transactions, so the WAL is
+/// copied back in small steps (a checkpoint of 1,000 transactions' WAL took up to 11 ms on the device, a stall for every
+/// push behind it).
 package final class GroupCommitWriter: Sendable {
     /// How far a write must survive before its caller resumes.
     package enum Durability: Sendable {
@@ -25,6 +28,8 @@ package final class GroupCommitWriter: Sendable {
 
     /// Transactions after which the WAL is checkpointed even if the caller never is idle.
     package static let checkpointInterval = 1_000
+    /// Transactions after which the WAL is checkpointed in the next gap between writes.
+    package static let gapCheckpointInterval = 64
     private struct Job: Sendable {
         /// Applies the write inside the open transaction and returns what to do once the commit's outcome is known.
         let apply: @Sendable (Database) -> @Sendable ((any Error)?) -> Void
@@ -124,13 +129,21 @@ package final class GroupCommitWriter: Sendable {
 
     private func drain() {
         while true {
-            let jobs = state.withLock { state -> [Job] in
+            let (jobs, gapCheckpoint) = state.withLock { state -> ([Job], Bool) in
                 if state.queue.isEmpty {
+                    // A gap: nothing waits. Checkpoint here once enough has been written, so the WAL is copied back
+                    // in small steps between bursts rather than in one long stall in the middle of one.
+                    // (The checkpoint resets the count, so a gap checkpoints once.)
+                    if state.transactionsSinceCheckpoint >= Self.gapCheckpointInterval { return ([], true) }
                     state.draining = false
-                    return []
+                    return ([], false)
                 }
                 defer { state.queue.removeAll(keepingCapacity: true) }
-                return state.queue
+                return (state.queue, false)
+            }
+            if gapCheckpoint {
+                checkpointNow()
+                continue
             }
             if jobs.isEmpty { return }
             // One pass: crash-safe jobs, and the jobs of the durable commit (durable ones, then shared ones).
