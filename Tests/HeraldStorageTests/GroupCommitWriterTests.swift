@@ -140,4 +140,30 @@ import Testing
         // Without a durable write, shared and crash-safe writes share one crash-safe commit.
         #expect(try await commits(for: [.crashSafe, .crashSafeShared]) == 2)
     }
+
+    @Test("Under steady writes the WAL is copied back in the gaps between them, every 64 transactions — not in one long stall every 1,000")
+    func checkpointsInGaps() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        let pool = try DatabasePool(path: file.path, configuration: configuration)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE blob (data BLOB NOT NULL)") }
+        _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+        func size() throws -> Int { try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int ?? 0 }
+        let before = try size()
+        let writer = GroupCommitWriter(writer: pool)
+        let blob = Data(repeating: 7, count: 16_384)
+        func write() async throws { try await writer.write { db in try db.execute(sql: "INSERT INTO blob VALUES (?)", arguments: [blob]) } }
+
+        for _ in 1..<GroupCommitWriter.gapCheckpointInterval { try await write() }
+        #expect(try size() == before, "63 transactions: still only in the WAL")
+        try await write()
+        // The 64th commit resumes its caller first; the checkpoint follows in the gap after it.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try size() < before + 64 * blob.count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(try size() >= before + 64 * blob.count, "checkpointed into the database file")
+    }
 }
