@@ -85,8 +85,12 @@ package enum NotificationRuntime {
             let engine = try NotificationEngine.forDataDirectory(
                 directory, presenter: presenter, scope: [bundleIdentifier], authorizationAnswer: answer, logger: logger)
             // With a device daemon running, it fires the app's notifications; without one, this process does.
-            return UNUserNotificationCenter(
+            let center = UNUserNotificationCenter(
                 bundleIdentifier: bundleIdentifier, engine: .success(engine), daemonSocket: directory.appChannelSocket)
+            // Where the app's bundle is, for its content extensions and localized strings — also for an app that never
+            // registers for remote notifications.
+            center.recordBundlePath(environment["HERALD_BUNDLE_PATH"] ?? Bundle.main.bundlePath)
+            return center
         } catch {
             logger.error("Cannot open the notification database; the center will refuse every request", metadata: [
                 "store.path": "\(directory.notificationDatabase.path)", "error": "\(error)",

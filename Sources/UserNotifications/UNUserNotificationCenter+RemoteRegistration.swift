@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import Logging
 
 extension UNUserNotificationCenter {
     /// Why an app could not register for remote notifications.
@@ -56,5 +57,19 @@ extension UNUserNotificationCenter {
     nonisolated(nonsending) package func isRegisteredForRemoteNotifications() async -> Bool {
         let bundleIdentifier = self.bundleIdentifier
         return (try? await perform { try await $0.appState(for: bundleIdentifier).remoteRegistration != nil }) ?? false
+    }
+}
+
+extension UNUserNotificationCenter {
+    /// Records where the app's bundle is (in call order; a failure is logged).
+    func recordBundlePath(_ path: String) {
+        let bundleIdentifier = self.bundleIdentifier
+        submit({ try await $0.recordBundlePath(path, for: bundleIdentifier) }) { result in
+            if case .failure(let error) = result {
+                Logger(label: "herald.usernotifications").info("Could not record the app's bundle path", metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+                ])
+            }
+        }
     }
 }

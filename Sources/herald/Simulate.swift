@@ -50,7 +50,7 @@ extension HeraldCommand {
             }
             let payload = JSONValue.object(members.filter { $0.key != Self.targetKey })
             let engine = try openEngine(self.data)
-            let strings = try await engine.appState(for: bundleIdentifier).remoteRegistration?.bundlePath.map {
+            let strings = try await engine.appState(for: bundleIdentifier).bundlePath.map {
                 LocalizedStringTable.load(
                     bundlePath: $0, languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
             } ?? LocalizedStringTable()

@@ -415,6 +415,23 @@ import UserNotifications
         try await push("buttons", test: "buttons")
         let buttons = await up.waitForOutput(containing: "T-buttons: T-buttons", timeout: .seconds(10))
         #expect(buttons?.contains("actions: OK!") == true, "\(up.output)")
+
+        // An app that never registers for remote notifications (seed 002's) still has its content extension: the
+        // bundle path its process started with is recorded, and its local notifications of the category are drawn.
+        let legacyApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-legacy")
+        let local = try await ChildProcess.launch(legacyApp.path, [], environment: herald.environment([
+            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.local",
+            "HERALD_BUNDLE_PATH": bundle.path, "HERALD_EXAMPLE_FIRE_IN": "none",
+        ]))
+        children.append(local)
+        #expect(await local.waitForOutput(containing: "didFinishLaunching", timeout: .seconds(30)) != nil, "\(local.error)")
+        await local.stop()
+        #expect(try await herald.run(["settings", "com.example.local", "--allow"]).status == 0)
+        let sent = try await herald.run(
+            ["notifications", "send", "com.example.local", "--title", "T-local", "--body", "B-local", "--category", "category.test"])
+        #expect(sent.status == 0, "\(sent.error)")
+        let drawnLocal = await up.waitForOutput(containing: "com.example.local  T-local:", timeout: .seconds(10))
+        #expect(drawnLocal?.contains("T-local: T-local / B-local") == true, "\(up.output)")
         for child in [app, up] { await child.stop() }
     }
 

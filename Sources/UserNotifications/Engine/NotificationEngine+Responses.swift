@@ -18,7 +18,7 @@ extension NotificationEngine {
         var decision: ContentExtensionDecision?
         if let extensions = configuration.contentExtensions, let action = route.actionIdentifier,
            category?.action(withIdentifier: action) != nil,
-           let bundlePath = try await store.appState(for: bundleIdentifier).remoteRegistration?.bundlePath {
+           let bundlePath = try await store.appState(for: bundleIdentifier).bundlePath {
             decision = await extensions.decision(
                 on: notification, actions: category?.actions ?? [], actionIdentifier: action, userText: route.userText,
                 bundlePath: bundlePath, for: bundleIdentifier)

@@ -296,7 +296,7 @@ extension NotificationEngine {
     private func withContentExtension(_ presentation: NotificationPresentation) async -> NotificationPresentation {
         guard let extensions = configuration.contentExtensions, !presentation.categoryIdentifier.isEmpty,
               let notification = presentation.notification,
-              let bundlePath = try? await store.appState(for: presentation.bundleIdentifier).remoteRegistration?.bundlePath,
+              let bundlePath = try? await store.appState(for: presentation.bundleIdentifier).bundlePath,
               let appearance = await extensions.appearance(
                   of: notification,
                   actions: (try? await store.categories(for: presentation.bundleIdentifier))?

@@ -201,6 +201,12 @@ package actor NotificationEngine: Service {
     // MARK: Remote registration
 
     /// Records (or with `nil`, removes) the app's registration for remote notifications.
+    /// Records where the app's bundle is, as its process says when it starts (written only when it changed).
+    package func recordBundlePath(_ path: String, for bundleIdentifier: String) async throws {
+        guard try await store.appState(for: bundleIdentifier).launchedBundlePath != path else { return }
+        _ = try await store.updateAppState(for: bundleIdentifier) { $0.launchedBundlePath = path }
+    }
+
     package func setRemoteRegistration(_ registration: RemoteRegistrationRecord?, for bundleIdentifier: String) async throws {
         _ = try await store.updateAppState(for: bundleIdentifier) { $0.remoteRegistration = registration }
     }

@@ -92,6 +92,12 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
     package var remoteRegistration: RemoteRegistrationRecord?
     /// The app's location authorization (a `CLAuthorizationStatus` raw value); `nil` before the app asked.
     package var locationAuthorization: Int32?
+    /// The app's bundle directory as its process last said at start (`HERALD_BUNDLE_PATH`, else the main bundle's).
+    package var launchedBundlePath: String?
+
+    /// Where the app's bundle is (its `Localizable.strings`, its `PlugIns/` extensions): where its process last
+    /// started from, else where it was when it registered for remote notifications.
+    package var bundlePath: String? { launchedBundlePath ?? remoteRegistration?.bundlePath }
 
     /// Whether location triggers may fire for the app (B-25: when-in-use authorization is enough).
     package var allowsLocationTriggers: Bool {
