@@ -35,7 +35,7 @@ public let UIUserNotificationTextInputActionButtonTitleKey = "UIUserNotification
 /// Apple's `UIUserNotificationAction` (iOS 8): a button shown with a notification. Make one with
 /// ``UIMutableUserNotificationAction``.
 @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's UNNotificationAction")
-open class UIUserNotificationAction: NSObject, NSCopying, NSMutableCopying {
+open class UIUserNotificationAction: NSObject, NSCopying, NSMutableCopying, NSSecureCoding {
     /// What `handleActionWithIdentifier` reports.
     open internal(set) var identifier: String?
     /// The button's title.
@@ -53,6 +53,20 @@ open class UIUserNotificationAction: NSObject, NSCopying, NSMutableCopying {
 
     public required override init() {
         super.init()
+    }
+
+    public static var supportsSecureCoding: Bool { true }
+
+    /// Archives the action as Herald archives its model classes (one key holding its record): the identifier, title,
+    /// activation mode, flags, behavior and text-input button title round-trip; other `parameters` are left out.
+    open func encode(with coder: NSCoder) {
+        coder.encodeHeraldRecord(record)
+    }
+
+    public required init?(coder: NSCoder) {
+        guard let record = coder.decodeHeraldRecord(NotificationActionRecord.self) else { return nil }
+        super.init()
+        apply(record)
     }
 
     /// A copy with the same properties, of `type`.
@@ -99,6 +113,10 @@ open class UIUserNotificationAction: NSObject, NSCopying, NSMutableCopying {
     /// The iOS 8 view of an action UserNotifications keeps.
     convenience init(record: NotificationActionRecord) {
         self.init()
+        apply(record)
+    }
+
+    private func apply(_ record: NotificationActionRecord) {
         let options = UNNotificationActionOptions(rawValue: record.options)
         identifier = record.identifier
         title = record.title

@@ -4,13 +4,26 @@ import UserNotifications
 /// Apple's `UIUserNotificationCategory` (iOS 8): a group of actions for notifications of one kind, per context.
 /// Make one with ``UIMutableUserNotificationCategory``.
 @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's UNNotificationCategory")
-open class UIUserNotificationCategory: NSObject, NSCopying, NSMutableCopying {
+open class UIUserNotificationCategory: NSObject, NSCopying, NSMutableCopying, NSSecureCoding {
     /// What a notification's `category` names.
     open internal(set) var identifier: String?
     var actionsByContext: [UIUserNotificationActionContext: [UIUserNotificationAction]] = [:]
 
     public required override init() {
         super.init()
+    }
+
+    public static var supportsSecureCoding: Bool { true }
+
+    /// Archives the category (its identifier and the actions of both contexts) as Herald archives its model classes.
+    open func encode(with coder: NSCoder) {
+        coder.encodeHeraldRecord(record)
+    }
+
+    public required init?(coder: NSCoder) {
+        guard let record = coder.decodeHeraldRecord(NotificationCategoryRecord.self) else { return nil }
+        super.init()
+        apply(record)
     }
 
     /// The actions shown in `context`, in order; `nil` when none were set for it.
@@ -52,6 +65,10 @@ open class UIUserNotificationCategory: NSObject, NSCopying, NSMutableCopying {
     /// The iOS 8 view of a category UserNotifications keeps.
     convenience init(record: NotificationCategoryRecord) {
         self.init()
+        apply(record)
+    }
+
+    private func apply(_ record: NotificationCategoryRecord) {
         identifier = record.identifier
         actionsByContext[.default] = record.actions.map(UIUserNotificationAction.init(record:))
         actionsByContext[.minimal] = record.displayedActions(in: .banner).prefix(2).map(UIUserNotificationAction.init(record:))

@@ -531,4 +531,21 @@ struct LegacyNotificationTests {
             #expect(delegate.events == ["didFinishLaunching"], "not delivered again")
         }
     }
+
+    @Test("UIUserNotificationSettings, its categories and actions are NSSecureCoding: they come back equal")
+    func archivingSettings() throws {
+        let settings = UIUserNotificationSettings(types: [.alert, .badge], categories: [Self.emailCategory])
+        let data = try NSKeyedArchiver.archivedData(withRootObject: settings, requiringSecureCoding: true)
+        let back = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: UIUserNotificationSettings.self, from: data))
+        #expect(back.isEqual(settings), "\(back)")
+        let category = try #require(back.categories?.first)
+        #expect(category.actions(for: .default)?.map(\.identifier) == ["Accept", "Reject", "Reply"])
+        #expect(category.actions(for: .minimal)?.map(\.identifier) == ["Accept", "Reject"])
+        let reply = try #require(category.actions(for: .default)?.last)
+        #expect(reply.behavior == .textInput && reply.activationMode == .foreground)
+        #expect(reply.parameters[UIUserNotificationTextInputActionButtonTitleKey] as? String == "Send")
+        let accept = Self.action("Accept", .background)
+        let acceptData = try NSKeyedArchiver.archivedData(withRootObject: accept, requiringSecureCoding: true)
+        #expect(try NSKeyedUnarchiver.unarchivedObject(ofClass: UIUserNotificationAction.self, from: acceptData)?.isEqual(accept) == true)
+    }
 }
