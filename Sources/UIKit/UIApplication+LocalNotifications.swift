@@ -40,15 +40,15 @@ extension UIApplication {
     }
 
     func currentUserNotificationSettings(of center: UNUserNotificationCenter) -> UIUserNotificationSettings? {
-        guard let state = center.appStateNow(), state.settings.authorizationStatus != .notDetermined else { return nil }
-        let settings = state.settings
+        guard let snapshot = center.snapshotNow(), snapshot.state.settings.authorizationStatus != .notDetermined else { return nil }
+        let settings = snapshot.state.settings
         var types: UIUserNotificationType = []
         if settings.allowsDelivery {
             if settings.alertSetting == .enabled { types.insert(.alert) }
             if settings.soundSetting == .enabled { types.insert(.sound) }
             if settings.badgeSetting == .enabled { types.insert(.badge) }
         }
-        let categories = (center.categoriesNow() ?? []).map(UIUserNotificationCategory.init(record:))
+        let categories = snapshot.categories.map(UIUserNotificationCategory.init(record:))
         return UIUserNotificationSettings(types: types, categories: categories.isEmpty ? nil : Set(categories))
     }
 

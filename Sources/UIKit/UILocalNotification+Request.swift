@@ -62,7 +62,6 @@ extension UILocalNotification {
         let start = Date(timeIntervalSince1970: (fireDate.timeIntervalSince1970).rounded(.up))
         let all: Set<Calendar.Component> = [.year, .month, .day, .hour, .minute, .second]
         var components = calendar.dateComponents(repeating ?? all, from: start)
-        if repeating?.contains(.weekday) == true { components.weekday = calendar.component(.weekday, from: start) }
         components.calendar = repeatCalendar
         // No zone: an absolute time (kept in UTC). A zone: wall-clock time, floating with the device's zone.
         components.timeZone = timeZone == nil ? TimeZone(identifier: "UTC")! : nil

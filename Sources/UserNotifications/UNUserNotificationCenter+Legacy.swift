@@ -21,14 +21,17 @@ extension UNUserNotificationCenter {
     /// Schedules `request` (made by the iOS 8 API) in call order; ``pendingNow()`` shows it at once.
     package func addNow(_ request: NotificationRequestRecord) {
         let context = triggerContext
-        let nextFireDate: Date? = switch request.trigger {
-        case .location?, .push?: nil
-        default: request.firstFireDate(addedAt: context.clock.now, timeZone: context.timeZone)
-        }
-        if request.trigger != nil, request.trigger?.isLocation != true, nextFireDate == nil {
-            // B-16: a request that never fires is not kept; the engine says so in its log.
-            submitNow(.none, operation: "scheduleLocalNotification") { try await $0.add(request, for: $1) }
-            return
+        var nextFireDate: Date?
+        switch request.trigger {
+        case .location?, .push?:
+            break // fires on a crossing; a push trigger the engine refuses
+        case nil, .timeInterval?, .calendar?:
+            nextFireDate = request.firstFireDate(addedAt: context.clock.now, timeZone: context.timeZone)
+            guard nextFireDate != nil else {
+                // B-16: a request that never fires is not kept; the engine says so in its log.
+                submitNow(.none, operation: "scheduleLocalNotification") { try await $0.add(request, for: $1) }
+                return
+            }
         }
         let link = linkSlot
         submitNow(.add(request, nextFireDate: nextFireDate, sequence: 0), operation: "scheduleLocalNotification") { engine, app in
@@ -142,7 +145,9 @@ extension UNUserNotificationCenter {
         snapshotNow()?.categories
     }
 
-    func snapshotNow() -> NotificationAppSnapshot? {
+    /// The app's state, categories and pending requests as the store has them now (without the calls still queued);
+    /// `nil` when the store cannot be read.
+    package func snapshotNow() -> NotificationAppSnapshot? {
         do {
             return try engine.get().snapshot(for: bundleIdentifier)
         } catch {
@@ -169,13 +174,6 @@ extension UNUserNotificationCenter {
                 ])
             }
         }
-    }
-}
-
-extension NotificationTriggerRecord {
-    var isLocation: Bool {
-        if case .location = self { return true }
-        return false
     }
 }
 

@@ -24,7 +24,7 @@ private struct CenterLocationServices: LocationServiceProvider {
     }
 
     func authorizationStatus() -> CLAuthorizationStatus {
-        center.value.appStateNow()?.locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined
+        center.value.appStateNow()?.locationAuthorizationStatus ?? .notDetermined
     }
 
     func requestAuthorization(_ level: CLAuthorizationStatus, completion: @escaping @Sendable (CLAuthorizationStatus) -> Void) {

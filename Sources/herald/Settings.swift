@@ -124,7 +124,7 @@ extension HeraldCommand {
             if let location { try await engine.setLocationAuthorization(location.status, for: bundleIdentifier) }
             let state = try await engine.appState(for: bundleIdentifier)
             print(Self.describe(state.settings, of: bundleIdentifier))
-            print("  location: \(Self.name(state.locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined))")
+            print("  location: \(Self.name(state.locationAuthorizationStatus))")
         }
 
         /// The settings as lines, e.g. `alerts: on (banner)`.

@@ -147,7 +147,7 @@ package actor NotificationEngine: Service {
     package func requestLocationAuthorization(_ level: CLAuthorizationStatus, for bundleIdentifier: String) async throws -> CLAuthorizationStatus {
         let answer = answers[bundleIdentifier] ?? configuration.authorizationAnswer
         let state = try await store.updateAppState(for: bundleIdentifier) { state in
-            let current = state.locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined
+            let current = state.locationAuthorizationStatus
             let asks = current == .notDetermined || (current == .authorizedWhenInUse && level == .authorizedAlways)
             guard asks else { return }
             if answer == .allow {
@@ -156,7 +156,7 @@ package actor NotificationEngine: Service {
                 state.locationAuthorization = CLAuthorizationStatus.denied.rawValue
             }
         }
-        return state.locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined
+        return state.locationAuthorizationStatus
     }
 
     /// The person changes the app's location authorization (as in Settings → Privacy → Location Services).

@@ -99,11 +99,14 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
     /// started from, else where it was when it registered for remote notifications.
     package var bundlePath: String? { launchedBundlePath ?? remoteRegistration?.bundlePath }
 
+    /// The app's location authorization as Core Location reports it.
+    package var locationAuthorizationStatus: CLAuthorizationStatus {
+        locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined
+    }
+
     /// Whether location triggers may fire for the app (B-25: when-in-use authorization is enough).
     package var allowsLocationTriggers: Bool {
-        locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)).map {
-            $0 == .authorizedWhenInUse || $0 == .authorizedAlways
-        } ?? false
+        locationAuthorizationStatus == .authorizedWhenInUse || locationAuthorizationStatus == .authorizedAlways
     }
 
     package init(bundleIdentifier: String, settings: NotificationSettingsRecord = .notDetermined,
