@@ -128,7 +128,12 @@ public final class APNsClient: Sendable {
         for client in http { try await client.shutdown() }
     }
 
+    /// Sends until an answer is final. Every attempt carries the same `apns-id` (the caller's, else one made here for
+    /// this notification and device), so a server that already took an attempt whose answer was lost recognises the
+    /// retry and does not show it twice.
     private func deliver(_ notification: APNsNotification, to deviceToken: String) async -> APNsResult {
+        var notification = notification
+        if notification.apnsID == nil { notification.apnsID = UUID() }
         var attempt = 1
         while true {
             var result = await attemptOnce(notification, to: deviceToken)

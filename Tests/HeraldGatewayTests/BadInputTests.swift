@@ -46,7 +46,9 @@ import Testing
             _ = try await Self.raw(port: harness.plaintextPort, Array("POST /3/device/abc HTTP/1.1\r\nHost: x\r\n".utf8))
             _ = try await Self.raw(port: harness.tlsPort, Array("definitely not TLS\r\n\r\n".utf8))
             #expect(try await healthyPush(harness, client, token: token, jwt: jwt) == 200)
-            try await slow?.close()
+            // The gateway drops a connection that has not sent its preface within 10 s; on a loaded machine that
+            // can come first, so the slow client may find it closed already.
+            try? await slow?.close()
         }
     }
 

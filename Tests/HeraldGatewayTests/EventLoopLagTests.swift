@@ -10,7 +10,7 @@ import Testing
 
 /// The gateway's event-loop watchdog: a stalled loop is measured, logged and exported.
 @Suite(.timeLimit(.minutes(1))) struct EventLoopLagTests {
-    @Test("A loop blocked for 400 ms is measured as lagging that long and logged; an idle loop is not")
+    @Test("A loop blocked for 400 ms is measured as lagging that long and logged; only lags over the threshold are logged")
     func stallIsMeasuredAndLogged() async throws {
         // A loop of its own, blocked on purpose: that is what the monitor is for.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -21,11 +21,10 @@ import Testing
         ) { lag, loop in recorded.append(lag, loop) }
         monitor.start()
         let loop = group.next()
-        // Idle first: several measurements, none late by more than the threshold.
-        try await Task.sleep(for: .milliseconds(200))
+        // Idle first: it is measured again and again. (How late an idle loop runs depends on how loaded the machine
+        // is, so that is not asserted; what is logged is below.)
+        for _ in 0..<200 where monitor.sampleCount < 3 { try await Task.sleep(for: .milliseconds(20)) }
         #expect(monitor.sampleCount >= 3)
-        #expect(monitor.maximumLag < .milliseconds(100), "idle lag \(monitor.maximumLag)")
-        #expect(handler.entries.isEmpty)
 
         _ = try await loop.submit { usleep(400_000) }.get()
         try await Task.sleep(for: .milliseconds(100))
@@ -33,9 +32,13 @@ import Testing
         try await group.shutdownGracefully()
         #expect(monitor.maximumLag >= .milliseconds(300), "measured \(monitor.maximumLag)")
         #expect(recorded.loops == [0])
-        let warning = try #require(handler.entries.first { $0.level == .warning })
-        #expect("\(warning.message)" == "Event loop stalled")
-        #expect(Int("\(warning.metadata["event_loop.lag_ms"] ?? "0")") ?? 0 >= 300)
+        // Every warning is a lag over the threshold (100 ms); the stall's is among them.
+        let warnings = handler.entries.filter { $0.level == .warning }
+        let logged = warnings.map { Int("\($0.metadata["event_loop.lag_ms"] ?? "0")") ?? 0 }
+        #expect(warnings.allSatisfy { "\($0.message)" == "Event loop stalled" })
+        #expect(logged.allSatisfy { $0 >= 100 }, "\(logged)")
+        #expect(logged.contains { $0 >= 300 }, "\(logged)")
+        #expect(handler.entries.allSatisfy { $0.level == .warning })
     }
 
     @Test("The gateway exports herald_event_loop_lag_seconds, a histogram per loop, on /metrics")
