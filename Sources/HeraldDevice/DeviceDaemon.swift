@@ -254,7 +254,8 @@ public final class DeviceDaemon: Service, Sendable {
                     continue
                 }
                 do {
-                    try await engine.receiveBackground(push.payload, deliveryID: push.deliveryID, for: push.bundleID)
+                    try await engine.receiveBackground(
+                        push.payload, deliveryID: push.deliveryID, fingerprint: push.fingerprint.hex, for: push.bundleID)
                 } catch {
                     logger.error("Could not keep a background push; the gateway will send it again", metadata: metadata.merging([
                         "error": "\(error)",
@@ -267,7 +268,7 @@ public final class DeviceDaemon: Service, Sendable {
             let modifier = await serviceExtension(for: content, of: push.bundleID, metadata: metadata)
             modifiers.append(modifier)
             arrivals.append(RemoteArrival(
-                request: request, deliveryID: push.deliveryID, bundleIdentifier: push.bundleID,
+                request: request, deliveryID: push.deliveryID, fingerprint: push.fingerprint.hex, bundleIdentifier: push.bundleID,
                 holdUntil: modifier.map { _ in
                     engine.configuration.clock.now.addingTimeInterval(
                         (configuration.serviceExtensionTimeLimit + configuration.serviceExtensionGrace + .seconds(1)).timeInterval)

@@ -15,7 +15,9 @@ public struct DeviceDaemonConfiguration: Sendable {
     public var tlsConfiguration: TLSConfiguration?
     /// The environment apps register in unless they say otherwise (an app's `aps-environment`).
     public var environment: APNsEnvironment
-    /// How long an app's registration waits for the gateway connection before it fails.
+    /// How long an app's registration waits for the gateway connection before it fails. Apple gives no figure; the
+    /// default, 30 s, outlasts a loaded machine's slow first connection (a gateway's durable enrolment of the device
+    /// waited over 10 s for its fsync under a release build beside it).
     public var registrationTimeout: Duration
     /// Delays between reconnection attempts.
     public var backoff: ReconnectBackoff
@@ -40,7 +42,7 @@ public struct DeviceDaemonConfiguration: Sendable {
     ///   - appChannelSocket: The socket app processes connect to; `nil` for none.
     public init(
         gatewayURL: String, identity: DeviceIdentity, tlsConfiguration: TLSConfiguration? = nil,
-        environment: APNsEnvironment = .development, registrationTimeout: Duration = .seconds(10),
+        environment: APNsEnvironment = .development, registrationTimeout: Duration = .seconds(30),
         backoff: ReconnectBackoff = .init(), appChannelSocket: URL? = nil
     ) {
         self.appChannelSocket = appChannelSocket

@@ -539,6 +539,75 @@ import UserNotifications
     }
 }
 
+extension EndToEndTests {
+    @Test("S-05 exactly once across a provider's retry: the gateway is killed with `kill -9` after the device has the push; the retry (same apns-id and payload) to the restarted gateway is answered 200 and not shown again, while another push is")
+    func retryAcrossAGatewayCrash() async throws {
+        let herald = try HeraldProcess()
+        let keyFile = herald.dataDirectory.appendingPathComponent("key.p8").path
+        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status == 0)
+        #expect(try await herald.run(["settings", "com.example.retry", "--allow"]).status == 0)
+        let first = try await GatewayCommandTests.GatewayProcess.start(herald)
+        var gateways = [first.child]
+        defer { for gateway in gateways { gateway.send(SIGKILL) } }
+        let device = try await herald.launch([
+            "device", "--gateway", "wss://localhost:\(first.device)/device/v1", "--register", "com.example.retry",
+        ])
+        defer { device.send(SIGKILL) }
+        let registered = await device.waitForOutput(containing: "com.example.retry ", timeout: .seconds(60))
+        let token = try #require(registered?.split(separator: " ").last.map(String.init), "\(device.error)")
+
+        let signer = try ProviderTokenSigner(
+            pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
+        func send(_ notification: APNsNotification, to gateway: GatewayCommandTests.GatewayProcess) async throws -> APNsResult {
+            let client = try APNsClient(
+                server: APNsServer(
+                    url: URL(string: "https://localhost:\(gateway.provider)")!,
+                    certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
+                authentication: .token(signer), retryPolicy: .never)
+            do {
+                let result = try await client.send(notification, to: token)
+                try await client.shutdown()
+                return result
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+        }
+        var retried = APNsNotification.alert(bundleID: "com.example.retry", payload: APNsPayload(alert: .text("retry-once")))
+        retried.apnsID = UUID()
+        #expect(try await send(retried, to: first).status == 200)
+        #expect(await device.waitForOutput(containing: "retry-once", timeout: .seconds(30)) != nil, "\(device.output)")
+
+        // The gateway dies: had its answer not reached the provider yet, the provider sends the push again.
+        first.child.send(SIGKILL)
+        #expect(await first.child.wait(timeout: .seconds(10)).status == 128 + SIGKILL)
+        let second = try await GatewayCommandTests.GatewayProcess.start(herald, onPortsOf: first)
+        gateways.append(second.child)
+        // The device is connected again (it logs each connection), so the retry goes to it, not into storage.
+        let reconnected = ContinuousClock.now + .seconds(60)
+        while device.error.components(separatedBy: "Connected to the gateway").count - 1 < 2 && ContinuousClock.now < reconnected {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let again = try await send(retried, to: second)
+        #expect(again.status == 200)
+        #expect(again.apnsID == retried.apnsID?.uuidString.lowercased())
+        // Another notification after it is shown: the retry, before it on the same connection, was not.
+        #expect(try await send(.alert(bundleID: "com.example.retry", payload: APNsPayload(alert: .text("retry-next"))), to: second).status == 200)
+        #expect(await device.waitForOutput(containing: "retry-next", timeout: .seconds(30)) != nil, "\(device.output)")
+        #expect(device.output.components(separatedBy: "retry-once").count - 1 == 1, "\(device.output)")
+
+        let engine = try NotificationEngine.forDataDirectory(
+            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
+        let delivered = try await engine.delivered(for: "com.example.retry").map(\.request.content.body)
+        #expect(delivered.sorted() == ["retry-next", "retry-once"])
+        await device.stop()
+        #expect(await second.child.stop() == 0)  // graceful: the delivery log is written
+        // The retry reached the device (which recognised it), no storage in between.
+        let log = try await herald.run(["log", try #require(again.uniqueID)])
+        #expect(log.output.contains("Delivered to Device"), "\(log.output) \(device.error)")
+    }
+}
+
 /// What a burst's pushes got: the accepted ones (push number → `apns-unique-id`) and how many were answered.
 final class BurstTally: Sendable {
     let accepted = Mutex<[Int: String]>([:])

@@ -16,9 +16,12 @@ import Testing
         let plaintext: Int
         let device: Int
 
-        /// Starts `herald gateway` on free ports and waits for its banner (30 s at most).
-        static func start(_ herald: HeraldProcess) async throws -> GatewayProcess {
-            let child = try await herald.launch(["gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        /// Starts `herald gateway` on free ports, or on the ports of `previous` (a restart), and waits for its banner
+        /// (30 s at most).
+        static func start(_ herald: HeraldProcess, onPortsOf previous: GatewayProcess? = nil) async throws -> GatewayProcess {
+            let ports = [previous?.provider, previous?.plaintext, previous?.device].map { String($0 ?? 0) }
+            let child = try await herald.launch(
+                ["gateway", "--port", ports[0], "--plaintext-port", ports[1], "--device-port", ports[2]])
             if await child.waitForOutput(containing: "trust this CA", timeout: .seconds(30)) == nil {
                 await child.stop()
                 Issue.record("herald gateway printed no banner: \(child.output) \(child.error)")

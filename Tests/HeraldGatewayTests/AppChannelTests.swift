@@ -42,7 +42,7 @@ import UserNotifications
             configuration: DeviceDaemonConfiguration(
                 gatewayURL: "wss://localhost:\(harness.ports.device)/device/v1",
                 identity: DeviceIdentity(deviceID: "linked-\(UUID().uuidString.prefix(6))", secret: "s3cret"),
-                tlsConfiguration: try harness.clientTLS(),
+                tlsConfiguration: try harness.clientTLS(), registrationTimeout: GatewayHarness.registrationTimeout,
                 backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200)),
                 appChannelSocket: directory.appChannelSocket),
             engine: environment.engine, logger: logger)

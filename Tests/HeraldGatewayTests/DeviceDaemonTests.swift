@@ -24,7 +24,7 @@ import UserNotifications
         let daemon = DeviceDaemon(
             configuration: DeviceDaemonConfiguration(
                 gatewayURL: "wss://localhost:\(harness.ports.device)/device/v1", identity: identity,
-                tlsConfiguration: try harness.clientTLS(),
+                tlsConfiguration: try harness.clientTLS(), registrationTimeout: GatewayHarness.registrationTimeout,
                 backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))),
             engine: device.engine, logger: logger)
         try await withRunning([daemon], logger: logger) { try await body(daemon) }

@@ -6,6 +6,7 @@ import HeraldDeviceChannel
 import HeraldGateway
 import HeraldProvider
 import HeraldTesting
+import InMemoryLogging
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -45,15 +46,16 @@ final class GatewayHarness: Sendable {
 
     init(
         clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(30),
-        configure: (inout GatewayConfiguration) -> Void = { _ in }
+        logHandler: InMemoryLogHandler? = nil, configure: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gw-\(UUID().uuidString)")
         dataDirectory = HeraldDataDirectory(url: directory)
         try dataDirectory.create()
         store = try SQLiteGatewayStore(url: dataDirectory.gatewayDatabase)
         self.clock = clock
-        var logger = Logger(label: "test.gateway")
-        logger.logLevel = .warning
+        // Warnings and worse, or everything into `logHandler` for a test that reads the log.
+        var logger = logHandler.map { handler in Logger(label: "test.gateway") { _ in handler } } ?? Logger(label: "test.gateway")
+        logger.logLevel = logHandler == nil ? .warning : .debug
         var configuration = GatewayConfiguration(
             providerListeners: [
                 .init(port: 0, usesTLS: true), .init(port: 0, usesTLS: false),
@@ -215,12 +217,12 @@ func using<Resource: ShutdownBeforeRelease, T>(
 /// of the gateway ran a task more than `tolerableLag` late.
 func withGateway(
     clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(30),
-    tolerableLag: TimeAmount = GatewayHarness.tolerableLag,
+    tolerableLag: TimeAmount = GatewayHarness.tolerableLag, logHandler: InMemoryLogHandler? = nil,
     configure: (inout GatewayConfiguration) -> Void = { _ in },
     _ body: (GatewayHarness, HTTPClient) async throws -> Void
 ) async throws {
     let harness = try await GatewayHarness(
-        clock: clock, acknowledgementTimeout: acknowledgementTimeout, configure: configure)
+        clock: clock, acknowledgementTimeout: acknowledgementTimeout, logHandler: logHandler, configure: configure)
     let client = try harness.makeHTTPClient()
     do {
         try await body(harness, client)
@@ -238,6 +240,10 @@ extension GatewayHarness {
     /// How much later than an idle loop beside it an event loop of the gateway may run a task in a test: more means
     /// something blocked it.
     static let tolerableLag = TimeAmount.milliseconds(250)
+    /// How long a test's device daemon waits for its connection when an app registers: a loaded machine's fsyncs
+    /// can hold up the gateway's enrolment for seconds (the daemon's own default, 10 s, was reached under a release
+    /// build beside the tests).
+    static let registrationTimeout = Duration.seconds(60)
 
     /// Records an issue when an event loop of the gateway lagged more than ``tolerableLag`` beyond the worst lag of
     /// the idle control loop: a loaded machine delays both alike, blocking work on the gateway's loop only the

@@ -30,7 +30,7 @@ import UserNotifications
                 configuration: DeviceDaemonConfiguration(
                     gatewayURL: "wss://localhost:\(harness.ports.device)/device/v1",
                     identity: DeviceIdentity(deviceID: "clocked-\(UUID().uuidString.prefix(6))", secret: "s3cret"),
-                    tlsConfiguration: try harness.clientTLS(),
+                    tlsConfiguration: try harness.clientTLS(), registrationTimeout: GatewayHarness.registrationTimeout,
                     backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))),
                 engine: device.engine, logger: logger)
             try await withRunning([daemon], logger: logger) {

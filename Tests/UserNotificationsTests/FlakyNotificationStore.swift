@@ -109,10 +109,12 @@ final class FlakyNotificationStore: NotificationStore {
     func deleteResponse(id: Int64) async throws { try await base.deleteResponse(id: id) }
 
     func keepBackgroundPush(
-        _ payload: String, deliveryID: String?, receivedAt: Date, replacing: Bool, for bundleIdentifier: String
+        _ payload: String, deliveryID: String?, fingerprint: String?, receivedAt: Date, replacing: Bool,
+        for bundleIdentifier: String
     ) async throws -> Bool {
         try await base.keepBackgroundPush(
-            payload, deliveryID: deliveryID, receivedAt: receivedAt, replacing: replacing, for: bundleIdentifier)
+            payload, deliveryID: deliveryID, fingerprint: fingerprint, receivedAt: receivedAt, replacing: replacing,
+            for: bundleIdentifier)
     }
 
     func updateRemote(sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int)

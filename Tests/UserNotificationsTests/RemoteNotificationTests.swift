@@ -89,4 +89,27 @@ import UserNotifications
         #expect(device.presenter.presentations.map(\.body) == ["kept"])
         #expect(await device.center().deliveredNotifications().count == 1)
     }
+
+    @Test("A provider's retry of a shown push (same fingerprint, a new delivery ID: the gateway crashed before answering) is recognised after a restart, for a day; another notification is not")
+    func providerRetry() async throws {
+        let url = try makeTemporaryDirectory().appendingPathComponent("notifications.sqlite")
+        let (device, center) = try await makeAuthorizedDevice(databaseURL: url)
+        center.delegate = nil
+        device.setForeground(false)
+        let push = try Self.request(#"{"aps":{"alert":"once"}}"#)
+        #expect(try await device.engine.receiveRemote(push, deliveryID: "d-1", fingerprint: "f-1", for: device.bundleIdentifier) == .kept)
+        try await device.restart()
+        #expect(try await device.engine.receiveRemote(push, deliveryID: "d-2", fingerprint: "f-1", for: device.bundleIdentifier) == .duplicate)
+        // The same delivery again is still recognised by its delivery ID.
+        #expect(try await device.engine.receiveRemote(push, deliveryID: "d-1", fingerprint: "f-1", for: device.bundleIdentifier) == .duplicate)
+        let other = try Self.request(#"{"aps":{"alert":"other"}}"#)
+        #expect(try await device.engine.receiveRemote(other, deliveryID: "d-3", fingerprint: "f-2", for: device.bundleIdentifier) == .kept)
+        await device.settle()
+        #expect(device.presenter.presentations.map(\.body) == ["once", "other"])
+        // A day later the same notification with the same apns-id is a new one (a provider that reuses ids on purpose).
+        await device.advance(by: 24 * 3_600 + 1)
+        #expect(try await device.engine.receiveRemote(push, deliveryID: "d-4", fingerprint: "f-1", for: device.bundleIdentifier) == .kept)
+        await device.settle()
+        #expect(device.presenter.presentations.map(\.body) == ["once", "other", "once"])
+    }
 }

@@ -18,6 +18,9 @@ public final class GatewayMetrics: Sendable {
         case discardedTokenUnregistered = "Discarded - Token Unregistered"
         case discardedTokenUnregisteredFromStorage = "Discarded - Token Unregistered (From Storage)"
         case discardedExpired = "Discarded - Expired"
+        /// Not one of Apple's: a provider's retry of a push accepted lately (same device, topic, `apns-id` and
+        /// payload), answered 200 and not delivered again.
+        case discardedDuplicate = "Discarded - Duplicate"
     }
 
     /// The registry `/metrics` prints.

@@ -14,6 +14,8 @@ struct AcceptedPush: Sendable {
     var payload: Data
     var expiration: APNsRequestHeaders.Expiration
     var receivedAt: Date
+    /// Recognises a retry of this push; `nil` when the gateway made the `apns-id` (nothing can repeat it).
+    var fingerprint: PushFingerprint?
 }
 
 /// Delivers accepted notifications: straight to a connected device, else into the store until it connects
@@ -30,6 +32,8 @@ final class PushDispatcher: Sendable {
     private let clock: any HeraldClock
     private let configuration: GatewayConfiguration
     private let logger: Logger
+    /// Pushes answered 200 lately, so that a provider's retry is not delivered twice.
+    let recent: RecentPushes
 
     init(
         store: any GatewayStore, hub: DeviceHub, log: DeliveryLog, metrics: GatewayMetrics, clock: any HeraldClock,
@@ -42,12 +46,30 @@ final class PushDispatcher: Sendable {
         self.clock = clock
         self.configuration = configuration
         self.logger = logger
+        self.recent = RecentPushes()
     }
 
-    /// Delivers or stores `push`; returns once it is acknowledged, durably stored, or discarded by rule.
+    /// Delivers or stores `push`; returns once it is acknowledged, durably stored, or discarded by rule — or at once
+    /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
     func dispatch(_ push: AcceptedPush) async throws {
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs"))
         metrics.record(.received, pushType: push.pushType, priority: push.priority)
+        guard let fingerprint = push.fingerprint else { return try await deliverOrStore(push) }
+        if let first = recent.acceptance(of: fingerprint, now: push.receivedAt) {
+            log.record(DeliveryEvent(
+                uniqueID: push.uniqueID, at: push.receivedAt, kind: .discarded,
+                detail: "Discarded - Duplicate: the same apns-id and payload were accepted for this device as \(first.uniqueID)"))
+            metrics.record(.discardedDuplicate, pushType: push.pushType, priority: push.priority)
+            logger.debug("A provider's retry of an accepted push; not delivered again", metadata: [
+                "apns.id": "\(push.apnsID)", "apns.unique_id": "\(push.uniqueID)", "apns.first_unique_id": "\(first.uniqueID)",
+            ])
+            return
+        }
+        try await deliverOrStore(push)
+        recent.remember(fingerprint, .init(uniqueID: push.uniqueID, at: push.receivedAt))
+    }
+
+    private func deliverOrStore(_ push: AcceptedPush) async throws {
         if let session = hub.session(for: push.token.deviceID) {
             let message = DevicePush(push)
             if await session.deliver(message) {

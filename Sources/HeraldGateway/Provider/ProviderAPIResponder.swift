@@ -89,7 +89,10 @@ struct ProviderAPIResponder: Sendable {
             let accepted = AcceptedPush(
                 token: record, topic: addressing.topic, pushType: payload.pushType, priority: addressing.priority,
                 apnsID: apnsID, uniqueID: uniqueID, collapseID: headers.collapseID, payload: payload.data,
-                expiration: headers.expiration, receivedAt: now)
+                expiration: headers.expiration, receivedAt: now,
+                fingerprint: headers.apnsID.map {
+                    PushFingerprint(token: record.token, topic: addressing.topic, apnsID: $0, payload: payload.data)
+                })
             do {
                 try await dispatcher.dispatch(accepted)
             } catch {

@@ -36,8 +36,11 @@ package final class DeviceLink: Sendable {
     private let connection: AppChannelConnection
     private let state = Mutex(State())
     private let logger: Logger
-    /// How long a request waits for the daemon's answer (a registration waits up to 10 s for the gateway).
+    /// How long a request waits for the daemon's answer.
     private static let answerTimeout: Duration = .seconds(30)
+    /// How long a registration waits for the daemon's answer: the daemon waits up to 30 s for its gateway connection,
+    /// then answers with the failure.
+    private static let registrationAnswerTimeout: Duration = .seconds(45)
     private static let welcomeID = -1
     /// How long a daemon that accepted the connection has to welcome the app. Nothing waits this long when no daemon
     /// runs: connecting to a socket nobody listens on fails at once.
@@ -124,7 +127,9 @@ package final class DeviceLink: Sendable {
     ///
     /// - Throws: ``Failure``.
     package func register(environment: String?, bundlePath: String?) async throws -> String {
-        let answer = try await request { .register(id: $0, environment: environment, bundlePath: bundlePath) }
+        let answer = try await request(timeout: Self.registrationAnswerTimeout) {
+            .register(id: $0, environment: environment, bundlePath: bundlePath)
+        }
         guard case .registered(_, let token) = answer else { throw Failure.unavailable }
         return token
     }
@@ -133,7 +138,7 @@ package final class DeviceLink: Sendable {
     ///
     /// - Throws: ``Failure``.
     package func unregister() async throws {
-        _ = try await request { .unregister(id: $0) }
+        _ = try await request(timeout: Self.registrationAnswerTimeout) { .unregister(id: $0) }
     }
 
     /// Closes the connection.

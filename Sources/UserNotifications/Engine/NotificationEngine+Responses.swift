@@ -67,13 +67,15 @@ extension NotificationEngine {
     /// - Parameters:
     ///   - payload: The push's JSON payload.
     ///   - deliveryID: The gateway's ID of this delivery; a repeat is recognised.
+    ///   - fingerprint: The push's fingerprint (hex); a provider's retry under another delivery ID is recognised.
     ///   - bundleIdentifier: The app.
     @discardableResult
-    package func receiveBackground(_ payload: String, deliveryID: String?, for bundleIdentifier: String) async throws
-        -> RemoteReception
-    {
+    package func receiveBackground(
+        _ payload: String, deliveryID: String?, fingerprint: String? = nil, for bundleIdentifier: String
+    ) async throws -> RemoteReception {
         guard try await store.keepBackgroundPush(
-            payload, deliveryID: deliveryID, receivedAt: configuration.clock.now, replacing: true, for: bundleIdentifier)
+            payload, deliveryID: deliveryID, fingerprint: fingerprint, receivedAt: configuration.clock.now, replacing: true,
+            for: bundleIdentifier)
         else { return .duplicate }
         deliverBackgroundPush(for: bundleIdentifier)
         return .kept
@@ -107,7 +109,8 @@ extension NotificationEngine {
         case .unreachable:
             // Its process went away: keep it for the next start, unless a newer one came meanwhile.
             _ = try? await store.keepBackgroundPush(
-                kept.payload, deliveryID: nil, receivedAt: kept.receivedAt, replacing: false, for: bundleIdentifier)
+                kept.payload, deliveryID: nil, fingerprint: nil, receivedAt: kept.receivedAt, replacing: false,
+                for: bundleIdentifier)
         }
     }
 

@@ -332,12 +332,16 @@ package actor NotificationEngine: Service {
     /// - Parameters:
     ///   - request: The request the push became (``NotificationRequestRecord/init(remote:apnsID:collapseID:)``).
     ///   - deliveryID: The gateway's ID of this delivery, the same when it is delivered again; `nil` for none.
+    ///   - fingerprint: The push's ``PushFingerprint`` (hex): a provider's retry under another delivery ID is
+    ///     recognised for a day; `nil` for none.
     ///   - bundleIdentifier: The app.
     @discardableResult
     package func receiveRemote(
-        _ request: NotificationRequestRecord, deliveryID: String? = nil, for bundleIdentifier: String
+        _ request: NotificationRequestRecord, deliveryID: String? = nil, fingerprint: String? = nil,
+        for bundleIdentifier: String
     ) async throws -> RemoteReception {
-        try await receiveRemote([RemoteArrival(request: request, deliveryID: deliveryID, bundleIdentifier: bundleIdentifier)])[0]
+        try await receiveRemote([RemoteArrival(
+            request: request, deliveryID: deliveryID, fingerprint: fingerprint, bundleIdentifier: bundleIdentifier)])[0]
     }
 
     /// Pushes that arrived together, kept in one durable transaction in their order (so one fsync serves them all,

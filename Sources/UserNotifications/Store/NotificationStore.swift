@@ -45,7 +45,8 @@ package protocol NotificationStore: Sendable {
     /// (or, with `replacing` false, only when none is kept): the app gets the newest when it next runs. `false` when
     /// this delivery was kept before, or another push is kept and `replacing` is false.
     func keepBackgroundPush(
-        _ payload: String, deliveryID: String?, receivedAt: Date, replacing: Bool, for bundleIdentifier: String
+        _ payload: String, deliveryID: String?, fingerprint: String?, receivedAt: Date, replacing: Bool,
+        for bundleIdentifier: String
     ) async throws -> Bool
     /// Takes (and forgets) the background push kept for the app, if there is one.
     func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)?
@@ -161,15 +162,21 @@ package struct RemoteArrival: Sendable, Hashable {
     package var request: NotificationRequestRecord
     /// The gateway's ID of this delivery, the same when it is delivered again; `nil` for none.
     package var deliveryID: String?
+    /// The push's ``PushFingerprint`` (hex): recognises a provider's retry delivered under another delivery ID.
+    package var fingerprint: String?
     /// The app.
     package var bundleIdentifier: String
     /// When a notification service extension is modifying it: when to show it as it is if the extension has not
     /// answered (``NotificationEngine/completeModification(of:with:for:)`` shows it sooner). `nil`: show it now.
     package var holdUntil: Date?
 
-    package init(request: NotificationRequestRecord, deliveryID: String?, bundleIdentifier: String, holdUntil: Date? = nil) {
+    package init(
+        request: NotificationRequestRecord, deliveryID: String?, fingerprint: String? = nil, bundleIdentifier: String,
+        holdUntil: Date? = nil
+    ) {
         self.request = request
         self.deliveryID = deliveryID
+        self.fingerprint = fingerprint
         self.bundleIdentifier = bundleIdentifier
         self.holdUntil = holdUntil
     }

@@ -257,7 +257,36 @@ package final class SQLiteNotificationStore: NotificationStore {
     }
 
     /// How long a kept push's delivery ID is remembered: longer than any gateway stores a push (30 days).
+    /// How long the device remembers a delivery ID: longer than a gateway keeps a push (30 days).
     static let receivedPushMemory: TimeInterval = 31 * 24 * 3_600
+    /// How long the device remembers a push's fingerprint (GAP): long enough for any provider's retries and a
+    /// gateway's storage of them, short enough that a provider that sends the same notification with the same
+    /// `apns-id` again on purpose, days later, has it shown.
+    static let fingerprintMemory: TimeInterval = 24 * 3_600
+
+    /// Whether a push was kept before — by the gateway's delivery ID (the same delivery again: its acknowledgement was
+    /// lost) or by its fingerprint (a provider's retry, after a lost answer, under a new delivery ID) — remembering
+    /// both if not.
+    private static func isRepeat(_ db: Database, deliveryID: String?, fingerprint: String?, at: Double) throws -> Bool {
+        if let fingerprint {
+            let key = "apns:" + fingerprint
+            if let seen = try Double.fetchOne(db, sql: "SELECT at FROM received_push WHERE delivery_id = ?", arguments: [key]),
+               seen >= at - fingerprintMemory
+            {
+                return true
+            }
+            try db.execute(sql: "INSERT OR REPLACE INTO received_push (delivery_id, at) VALUES (?, ?)", arguments: [key, at])
+        }
+        if let deliveryID {
+            try db.execute(sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)", arguments: [deliveryID, at])
+            if db.changesCount == 0 { return true }
+        }
+        // Forget what is older than the longest memory, now and then.
+        if db.lastInsertedRowID % 1_024 == 0 {
+            try db.execute(sql: "DELETE FROM received_push WHERE at < ?", arguments: [at - receivedPushMemory])
+        }
+        return false
+    }
 
     package func addRemote(
         _ arrivals: [RemoteArrival], receivedAt: Date, maximumSize: Int
@@ -276,17 +305,9 @@ package final class SQLiteNotificationStore: NotificationStore {
                     if case .failure(let error) = encoding { results.append(.failure(error)) }
                     continue
                 }
-                if let deliveryID = arrival.deliveryID {
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)", arguments: [deliveryID, at])
-                    if db.changesCount == 0 {
-                        results.append(.success(nil))
-                        continue
-                    }
-                    // Forget deliveries older than a gateway keeps a push (30 days), now and then.
-                    if db.lastInsertedRowID % 1_024 == 0 {
-                        try db.execute(sql: "DELETE FROM received_push WHERE at < ?", arguments: [at - Self.receivedPushMemory])
-                    }
+                if try Self.isRepeat(db, deliveryID: arrival.deliveryID, fingerprint: arrival.fingerprint, at: at) {
+                    results.append(.success(nil))
+                    continue
                 }
                 let appID: Int64
                 if let known = appIDs[arrival.bundleIdentifier] {
@@ -547,14 +568,12 @@ package final class SQLiteNotificationStore: NotificationStore {
     // MARK: Background pushes
 
     package func keepBackgroundPush(
-        _ payload: String, deliveryID: String?, receivedAt: Date, replacing: Bool, for bundleIdentifier: String
+        _ payload: String, deliveryID: String?, fingerprint: String?, receivedAt: Date, replacing: Bool,
+        for bundleIdentifier: String
     ) async throws -> Bool {
         let at = receivedAt.timeIntervalSince1970
         return try await groupCommit.write { db in
-            if let deliveryID {
-                try db.execute(sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)", arguments: [deliveryID, at])
-                if db.changesCount == 0 { return false }
-            }
+            if try Self.isRepeat(db, deliveryID: deliveryID, fingerprint: fingerprint, at: at) { return false }
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             try db.execute(
                 sql: "INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO background_push (app_id, payload, received_at) VALUES (?, ?, ?)",
