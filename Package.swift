@@ -213,6 +213,21 @@ let package = Package(
             name: "herald-example-content", dependencies: ["UIKit", "UserNotificationsUI"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The fuzz targets (scripts/fuzz): parsers of outside input with their invariants; `herald-fuzz` drives them
+        // under libFuzzer or replays inputs, HeraldFuzzingTests replays the corpora in Fuzz/.
+        .target(
+            name: "HeraldFuzzing",
+            dependencies: [
+                "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "herald-fuzz",
+            dependencies: ["HeraldFuzzing"],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "herald-bench",
             dependencies: [
@@ -276,6 +291,11 @@ let package = Package(
         .testTarget(
             name: "UIKitTests",
             dependencies: ["UIKit", "UserNotifications", "HeraldTesting", "HeraldCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldFuzzingTests",
+            dependencies: ["HeraldFuzzing"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -66,7 +66,7 @@ func openDeviceEngine(
         return try NotificationEngine.forDataDirectory(
             directory, presenter: presenter, scope: nil, contentExtensions: ContentExtensionHost(logger: logger), logger: logger)
     } catch {
-        throw ValidationError("Cannot open \(directory.notificationDatabase.path): \(error). Pass a writable --data-dir.")
+        throw ValidationError.cannotOpen(directory.notificationDatabase, error)
     }
 }
 

@@ -110,6 +110,6 @@ func openGatewayStore(
         try directory.create()
         return try SQLiteGatewayStore(url: directory.gatewayDatabase, logger: logger)
     } catch {
-        throw ValidationError("Cannot open \(directory.gatewayDatabase.path): \(error). Pass a writable --data-dir.")
+        throw ValidationError.cannotOpen(directory.gatewayDatabase, error)
     }
 }

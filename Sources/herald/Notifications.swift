@@ -25,7 +25,7 @@ func openEngine(_ data: DataDirectoryOptions) throws -> NotificationEngine {
             directory, presenter: SilentPresenter(), scope: nil, contentExtensions: ContentExtensionHost(logger: logger),
             logger: logger)
     } catch {
-        throw ValidationError("Cannot open \(directory.notificationDatabase.path): \(error). Pass a writable --data-dir.")
+        throw ValidationError.cannotOpen(directory.notificationDatabase, error)
     }
 }
 

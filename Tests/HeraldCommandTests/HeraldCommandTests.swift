@@ -9,9 +9,11 @@ struct HeraldProcess {
 
     let dataDirectory: URL
 
-    init() throws {
-        dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+    /// A data directory of its own: a new temporary folder, or `dataDirectory` (created if needed).
+    init(dataDirectory: URL? = nil) throws {
+        self.dataDirectory = dataDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: self.dataDirectory, withIntermediateDirectories: true)
     }
 
     /// Where `~/.config` is for the process: inside the data directory, so a developer's own credentials file

@@ -53,8 +53,13 @@ public struct LocalizedStringTable: Sendable, Hashable {
 
     /// Reads one `.strings` file (the old-style property-list format, UTF-8 or UTF-16), or `nil`.
     public static func read(path: String) -> [String: String]? {
-        guard let data = FileManager.default.contents(atPath: path),
-              let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+        FileManager.default.contents(atPath: path).flatMap(parse)
+    }
+
+    /// Reads the contents of a `.strings` file (the old-style property-list format, UTF-8 or UTF-16): its string
+    /// entries, or `nil` when it is not such a file.
+    public static func parse(_ data: Data) -> [String: String]? {
+        guard let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
               let dictionary = object as? [String: Any]
         else { return nil }
         return dictionary.compactMapValues { $0 as? String }

@@ -1,0 +1,69 @@
+import Foundation
+import HeraldCore
+
+extension FuzzTarget {
+    /// `.apns` files (`herald simulate`, X-01…X-03) and what every push's payload goes through on the device:
+    /// `JSONValue` reads it (and writes it back the same), and `aps` becomes notification content, with an app's
+    /// localized strings and format arguments.
+    static let apnsFile = FuzzTarget(
+        name: "apns-file",
+        summary: ".apns files and payloads on the device: JSONValue reading and aps -> notification content",
+        seeds: {
+            [
+                #"{"Simulator Target Bundle":"com.example.app","aps":{"alert":"Hello","badge":3,"sound":"default"}}"#,
+                #"{"aps":{"alert":{"title-loc-key":"T","title-loc-args":["a","b"],"loc-key":"B %@ %2$@","loc-args":["x"],"subtitle":"s","launch-image":"l"},"category":"C","thread-id":"t","mutable-content":1,"interruption-level":"time-sensitive","relevance-score":0.5}}"#,
+                #"{"aps":{"sound":{"critical":1,"name":"x.caf","volume":0.8},"content-available":1,"filter-criteria":"f","target-content-id":"w"},"k":[1,2.5,-3e2,null,true]}"#,
+                #"{"aps":{"alert":{"body":"\u00e9\ud83c\udf89"},"badge":-1},"deep":[[[[{"a":{}}]]]]}"#,
+            ].map { Array($0.utf8) }
+        },
+        run: { input in
+            guard let value = try? JSONValue(parsing: Data(input)) else { return }
+            // Written and read back, it is the same value (JSON has one kind of number: -3e2 may come back as -300),
+            // and writing that again gives the same text.
+            let written = value.jsonText
+            guard let reread = try? JSONValue(parsing: Data(written.utf8)) else {
+                throw FuzzViolation("wrote \(written), which does not read back")
+            }
+            try require(reread.sameJSON(as: value), "wrote \(written), read back \(reread)")
+            try require(reread.jsonText == written, "wrote \(written), then \(reread.jsonText)")
+            guard case .object = value else { return }
+            let strings = LocalizedStringTable(strings: ["T": "Title %@ %@", "B %@ %2$@": "%2$@ then %1$@ %%", "x": "%d%s%@"])
+            _ = try? RemoteNotificationContent(payload: value, strings: strings)
+            _ = try? RemoteNotificationContent(payload: Data(input))
+        })
+
+    /// An app's `Localizable.strings` (old-style property lists, UTF-8 or UTF-16) and the format specifiers of its
+    /// values and of `loc-args` formats.
+    static let strings = FuzzTarget(
+        name: "strings",
+        summary: "Localizable.strings files and %@ / %1$@ format strings",
+        seeds: {
+            [
+                #""GREETING" = "Hello %@!";"#, #"/* c */ "A" = "%1$@ and %2$@ %%"; "B"="\U00e9\n";"#,
+                "\u{FEFF}\"K\" = \"V\";", #"{ "a" = "b"; }"#, #""x" = ( "y" );"#, "%@ %5$@ %lld %%",
+            ].map { Array($0.utf8) }
+        },
+        run: { input in
+            let arguments = ["a", "%@", "%1$@"]
+            _ = NotificationTextFormat.format(input.text, arguments: arguments)
+            guard let entries = LocalizedStringTable.parse(Data(input)) else { return }
+            let table = LocalizedStringTable(strings: entries)
+            for key in entries.keys.prefix(16) {
+                _ = table.text(forKey: key)
+                _ = table.text(forKey: key, arguments: arguments)
+            }
+        })
+}
+
+extension JSONValue {
+    /// Whether two values are the same JSON: numbers compared by value, whether integer or not.
+    func sameJSON(as other: JSONValue) -> Bool {
+        switch (self, other) {
+        case (.integer(let a), .number(let b)), (.number(let b), .integer(let a)): Double(a) == b
+        case (.array(let a), .array(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.sameJSON(as: $1) }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.value.sameJSON(as: $1.value) }
+        default: self == other
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import ArgumentParser
+import Foundation
+
+extension ValidationError {
+    /// A database that cannot be opened, with what to do: a read-only data directory (a read-only mount, or one
+    /// this user may not write) is named as such.
+    ///
+    /// - Parameters:
+    ///   - database: The database file.
+    ///   - error: Why it could not be opened.
+    static func cannotOpen(_ database: URL, _ error: any Error) -> ValidationError {
+        let folder = database.deletingLastPathComponent().path
+        if access(folder, W_OK) != 0, errno == EROFS || errno == EACCES {
+            let why = errno == EROFS ? "is on a read-only file system" : "is not writable by this user"
+            return ValidationError(
+                "Cannot open \(database.path): the data directory \(folder) \(why) (read-only). Pass a writable "
+                    + "--data-dir, or make this one writable (e.g. remount it read-write).")
+        }
+        return ValidationError("Cannot open \(database.path): \(error). Pass a writable --data-dir.")
+    }
+}

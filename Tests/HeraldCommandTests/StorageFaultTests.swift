@@ -1,0 +1,166 @@
+import Foundation
+import HeraldCore
+import HeraldGateway
+import HeraldProvider
+import HeraldTesting
+import Testing
+
+/// Whether this process may mount a tmpfs (root, and a kernel that lets it).
+func canMountSmallDisks() async -> Bool {
+    guard getuid() == 0, let disk = try? await StorageFaultTests.SmallDisk(megabytes: 1) else { return false }
+    await disk.remove()
+    return true
+}
+
+/// Storage faults as a machine has them: a full disk, a read-only one, a damaged database. Nothing is answered 200
+/// or acknowledged that is not on disk; the process keeps serving what it can, or exits saying why.
+///
+/// The disks are small tmpfs mounts, which needs root (CI and this project's machines run as root).
+@Suite(.timeLimit(.minutes(3)), .enabled("needs root to mount a tmpfs", { await canMountSmallDisks() }))
+struct StorageFaultTests {
+    /// A tmpfs of `megabytes` on a new temporary folder, unmounted by ``remove()``.
+    struct SmallDisk {
+        let url: URL
+
+        init(megabytes: Int) async throws {
+            url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-disk-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            let mounted = try await ChildProcess.run(
+                "/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", url.path], timeout: .seconds(10))
+            guard mounted.status == 0 else {
+                try? FileManager.default.removeItem(at: url)
+                throw MountError(message: mounted.error)
+            }
+        }
+
+        /// Fills the disk to the last byte with a file of its own; returns the file.
+        func fill() async throws -> URL {
+            let filler = url.appendingPathComponent("filler")
+            _ = try await ChildProcess.run("/bin/dd", ["if=/dev/zero", "of=\(filler.path)", "bs=4096"], timeout: .seconds(30))
+            return filler
+        }
+
+        /// Mounts it again read-only (`true`) or read-write.
+        func remount(readOnly: Bool) async throws {
+            let result = try await ChildProcess.run(
+                "/bin/mount", ["-o", "remount,\(readOnly ? "ro" : "rw")", url.path], timeout: .seconds(10))
+            #expect(result.status == 0, "\(result.error)")
+        }
+
+        func remove() async {
+            _ = try? await ChildProcess.run("/bin/umount", ["-l", url.path], timeout: .seconds(10))
+            try? FileManager.default.removeItem(at: url)
+        }
+    }
+
+    struct MountError: Error { var message: String }
+
+    /// Runs `body` with a small disk, and always unmounts it.
+    func withSmallDisk(megabytes: Int, _ body: (SmallDisk) async throws -> Void) async throws {
+        let disk = try await SmallDisk(megabytes: megabytes)
+        do {
+            try await body(disk)
+        } catch {
+            await disk.remove()
+            throw error
+        }
+        await disk.remove()
+    }
+
+    @Test("A full disk: the gateway answers 500 for what it cannot store, never 200; it keeps serving, and after kill -9 every push answered 200 is there")
+    func gatewayFullDisk() async throws {
+        try await withSmallDisk(megabytes: 8) { disk in
+            let herald = try HeraldProcess(dataDirectory: disk.url.appendingPathComponent("data"))
+            let keyFile = herald.dataDirectory.appendingPathComponent("key.p8").path
+            #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status == 0)
+            var tokens: [String] = []
+            for index in 0..<40 {
+                let created = try await herald.run(["tokens", "create", "--topic", "com.example.full", "--device", "device-\(index)"])
+                tokens.append(created.output.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            let first = try await GatewayCommandTests.GatewayProcess.start(herald)
+            var gateways = [first.child]
+            defer { for gateway in gateways { gateway.send(SIGKILL) } }
+            let signer = try ProviderTokenSigner(
+                pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
+            func client(_ gateway: GatewayCommandTests.GatewayProcess) throws -> APNsClient {
+                try APNsClient(
+                    server: APNsServer(
+                        url: URL(string: "https://localhost:\(gateway.provider)")!,
+                        certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
+                    authentication: .token(signer), retryPolicy: .never)
+            }
+            // 3.5 KB each, one per device: the store must grow to keep them.
+            let filler = String(repeating: "x", count: 3_500)
+            func push(_ number: Int, to token: String, with provider: APNsClient) async throws -> APNsResult {
+                try await provider.send(
+                    .alert(bundleID: "com.example.full", payload: APNsPayload(alert: .text("full-\(number)"), custom: [.init("pad", .string(filler))])),
+                    to: token)
+            }
+            let provider = try client(first)
+            var answers: [Int: Int] = [:]
+            do {
+                #expect(try await push(0, to: tokens[0], with: provider).status == 200, "room at first")
+                answers[0] = 200
+                let fill = try await disk.fill()
+                for index in 1..<tokens.count { answers[index] = try await push(index, to: tokens[index], with: provider).status }
+                #expect(answers.values.contains(500), "a full disk is answered 500 InternalServerError: \(answers)")
+                #expect(answers.values.allSatisfy { $0 == 200 || $0 == 500 }, "\(answers)")
+                // Still serving: room again, and the next push is stored.
+                try FileManager.default.removeItem(at: fill)
+                let later = try await provider.send(
+                    .alert(bundleID: "com.example.full", payload: APNsPayload(alert: .text("after"))), to: tokens[0])
+                #expect(later.status == 200)
+            } catch {
+                try? await provider.shutdown()
+                throw error
+            }
+            try await provider.shutdown()
+
+            first.child.send(SIGKILL)
+            _ = await first.child.wait(timeout: .seconds(10))
+            let second = try await GatewayCommandTests.GatewayProcess.start(herald, onPortsOf: first)
+            gateways.append(second.child)
+            // Every push answered 200 is kept for its offline device (or replaced, for device 0, by "after").
+            let store = try SQLiteGatewayStore(url: herald.dataDirectory.appendingPathComponent("gateway.sqlite"))
+            for (index, status) in answers where status == 200 && index > 0 {
+                let kept = try await store.storedNotifications(deviceID: "device-\(index)")
+                #expect(kept.map { String(decoding: $0.payload, as: UTF8.self).contains("full-\(index)") } == [true], "device-\(index)")
+            }
+            let replaced = try await store.storedNotifications(deviceID: "device-0")
+            #expect(replaced.map { String(decoding: $0.payload, as: UTF8.self).contains("after") } == [true])
+            #expect(await second.child.stop() == 0)
+        }
+    }
+
+    @Test("A read-only data directory at start: the gateway exits non-zero and says which database it cannot write")
+    func gatewayReadOnlyDisk() async throws {
+        try await withSmallDisk(megabytes: 8) { disk in
+            let herald = try HeraldProcess(dataDirectory: disk.url.appendingPathComponent("data"))
+            let once = try await GatewayCommandTests.GatewayProcess.start(herald)
+            #expect(await once.child.stop() == 0)
+            try await disk.remount(readOnly: true)
+            let refused = try await herald.run(["gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+            #expect(refused.status != 0)
+            #expect(refused.error.contains("gateway.sqlite"), "\(refused.error)")
+            #expect(refused.error.lowercased().contains("read-only") || refused.error.lowercased().contains("readonly"), "\(refused.error)")
+            try await disk.remount(readOnly: false)
+        }
+    }
+
+    @Test("A damaged gateway database at start: moved aside (kept for inspection), a new one started, and the gateway serves")
+    func gatewayDamagedDatabase() async throws {
+        let herald = try HeraldProcess()
+        let database = herald.dataDirectory.appendingPathComponent("gateway.sqlite")
+        try Data(repeating: 0x5A, count: 64 * 1024).write(to: database)
+        let gateway = try await GatewayCommandTests.GatewayProcess.start(herald)
+        #expect(gateway.provider > 0)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: herald.dataDirectory.path)
+            .filter { $0.hasPrefix("gateway.sqlite.corrupt-") }
+        #expect(aside.count == 1, "\(aside)")
+        #expect(gateway.child.error.contains("Database was damaged"), "\(gateway.child.error)")
+        let token = try await herald.run(["tokens", "create", "--topic", "com.example.app"])
+        #expect(token.status == 0)
+        #expect(await gateway.child.stop() == 0)
+    }
+}
