@@ -218,6 +218,8 @@ package struct DBusMessage: Sendable, Equatable {
             }
         }
         reader.align(8)
+        // The fields' padding may run past a short message's end (found by fuzzing: Fuzz/regressions/dbus).
+        guard reader.offset <= bytes.count else { throw Malformed() }
         var bodyReader = Reader(bytes: Array(bytes[reader.offset...]), offset: 0)
         body = try bodyReader.values(signature: signature)
     }
