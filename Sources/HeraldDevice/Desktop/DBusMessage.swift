@@ -249,16 +249,23 @@ package struct DBusMessage: Sendable, Equatable {
             return Self.uint32(bytes, at: offset)
         }
 
+        /// A string or object path: valid UTF-8, as D-Bus requires (else the message is malformed).
         mutating func string() throws -> String {
             let length = Int(try uint32())
-            guard offset + length < bytes.count else { throw Malformed() }
-            defer { offset += length + 1 }
-            return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
+            guard offset + length < bytes.count,
+                  let text = String(validating: bytes[offset..<offset + length], as: UTF8.self)
+            else { throw Malformed() }
+            offset += length + 1
+            return text
         }
 
+        /// A signature: type codes, which are ASCII (found by fuzzing: other bytes, repaired as U+FFFD, made a
+        /// signature too long to write back).
         mutating func readSignature() throws -> String {
             let length = Int(try byte())
-            guard offset + length < bytes.count else { throw Malformed() }
+            guard offset + length < bytes.count,
+                  bytes[offset..<offset + length].allSatisfy({ $0 > 0 && $0 < 0x80 })
+            else { throw Malformed() }
             defer { offset += length + 1 }
             return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
         }
