@@ -257,7 +257,6 @@ package final class SQLiteNotificationStore: NotificationStore {
     }
 
     /// How long a kept push's delivery ID is remembered: longer than any gateway stores a push (30 days).
-    /// How long the device remembers a delivery ID: longer than a gateway keeps a push (30 days).
     static let receivedPushMemory: TimeInterval = 31 * 24 * 3_600
     /// How long the device remembers a push's fingerprint (GAP): long enough for any provider's retries and a
     /// gateway's storage of them, short enough that a provider that sends the same notification with the same
