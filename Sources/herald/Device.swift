@@ -63,6 +63,8 @@ func openDeviceEngine(
     _ directory: HeraldDataDirectory, presenter: any NotificationPresenter, logger: Logger
 ) throws -> NotificationEngine {
     do {
+        try directory.create()
+        try ValidationError.requireWritable(directory.notificationDatabase)
         return try NotificationEngine.forDataDirectory(
             directory, presenter: presenter, scope: nil, contentExtensions: ContentExtensionHost(logger: logger), logger: logger)
     } catch {

@@ -108,6 +108,7 @@ func openGatewayStore(
     let directory = data.directory
     do {
         try directory.create()
+        try ValidationError.requireWritable(directory.gatewayDatabase)
         return try SQLiteGatewayStore(url: directory.gatewayDatabase, logger: logger)
     } catch {
         throw ValidationError.cannotOpen(directory.gatewayDatabase, error)
