@@ -116,6 +116,9 @@ package actor ServiceExtensionHost {
             guard let data = FileManager.default.contents(atPath: file.path) else {
                 throw ManifestError.unreadable(file, "missing")
             }
+            guard BinaryPropertyList.isPlain(data) else {
+                throw ManifestError.unreadable(file, "a binary property list with sets or UIDs, or a damaged one")
+            }
             let list: Any
             do {
                 list = try PropertyListSerialization.propertyList(from: data, format: nil)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 
 /// Apple's `UNNotificationContent`: the read-only content of a notification.
 ///
@@ -135,7 +136,7 @@ extension UNNotificationContent {
     }
 
     static func decodeUserInfo(_ data: Data?) -> [AnyHashable: Any] {
-        guard let data,
+        guard let data, BinaryPropertyList.isPlain(data),
               let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
               let dictionary = object as? [AnyHashable: Any]
         else { return [:] }

@@ -59,7 +59,8 @@ public struct LocalizedStringTable: Sendable, Hashable {
     /// Reads the contents of a `.strings` file (the old-style property-list format, UTF-8 or UTF-16): its string
     /// entries, or `nil` when it is not such a file.
     public static func parse(_ data: Data) -> [String: String]? {
-        guard let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+        guard BinaryPropertyList.isPlain(data),  // Xcode compiles .strings to binary lists
+              let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
               let dictionary = object as? [String: Any]
         else { return nil }
         return dictionary.compactMapValues { $0 as? String }
