@@ -27,8 +27,17 @@ public struct PushFingerprint: Hashable, Sendable, CustomStringConvertible {
             hash.update(data: [0])
         }
         hash.update(data: payload)
-        hex = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        // On every push's path: hex by table, not String(format:) per byte.
+        var text: [UInt8] = []
+        text.reserveCapacity(64)
+        for byte in hash.finalize() {
+            text.append(Self.hexDigits[Int(byte >> 4)])
+            text.append(Self.hexDigits[Int(byte & 0x0F)])
+        }
+        hex = String(decoding: text, as: UTF8.self)
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     public var description: String { hex }
 }
