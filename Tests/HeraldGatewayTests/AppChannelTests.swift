@@ -309,7 +309,13 @@ import UserNotifications
         }
         try await withGateway { harness, _ in
             try await withDevice(harness) { device in
-                // Open the file and its folder to everyone, so that only the peer check stands in the way.
+                // Open the file and its folder to everyone, so that only the peer check stands in the way. The listener
+                // sets the socket's mode (0600) just after binding it: wait for that first, or it may land after ours (a
+                // run found it so).
+                func mode() -> Int? {
+                    (try? FileManager.default.attributesOfItem(atPath: device.socket.path)[.posixPermissions]) as? Int
+                }
+                try await eventually("the listener's own mode on the socket") { mode() == 0o600 }
                 chmod(device.directory.url.path, 0o755)
                 chmod(device.socket.path, 0o666)
                 let script = """
