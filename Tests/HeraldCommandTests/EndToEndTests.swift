@@ -564,7 +564,8 @@ extension EndToEndTests {
                 server: APNsServer(
                     url: URL(string: "https://localhost:\(gateway.provider)")!,
                     certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
-                authentication: .token(signer), retryPolicy: .never)
+                // Retries (the same apns-id each time) ride out a loaded machine's slow connection.
+                authentication: .token(signer), retryPolicy: .default)
             do {
                 let result = try await client.send(notification, to: token)
                 try await client.shutdown()

@@ -75,7 +75,7 @@ import UserNotifications
                         UIApplication.shared.delegate = delegate
                         UIApplication.shared.registerForRemoteNotifications()
                     }
-                    try await eventually("didRegisterForRemoteNotificationsWithDeviceToken") { delegate.deviceToken != nil }
+                    try await eventually("didRegisterForRemoteNotificationsWithDeviceToken", timeout: .seconds(60)) { delegate.deviceToken != nil }
                 }
                 let tokenData = try #require(delegate.deviceToken)
                 #expect(tokenData.count == 32)
