@@ -78,7 +78,7 @@ struct DesktopPresenterTests {
                 try await center.add(UNNotificationRequest(identifier: identifier, content: content, trigger: nil))
             }
             await device.settle()
-            try await eventually("both on the desktop") {
+            try await eventually("both on the desktop", timeout: .seconds(30)) {
                 presenter.desktopID(of: "first", for: "com.example.desktop") != nil
                     && presenter.desktopID(of: "second", for: "com.example.desktop") != nil
             }
