@@ -75,7 +75,7 @@ import Testing
             request.headers.add(name: "apns-topic", value: GatewayHarness.bundleID)
             request.headers.add(name: "authorization", value: "bearer \(jwt)")
             request.body = .bytes(ByteBuffer(bytes: [0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]))
-            let response = try await client.execute(request, timeout: .seconds(10))
+            let response = try await client.execute(request, timeout: .seconds(60))
             let body = try await response.body.collect(upTo: 1024)
             #expect(response.status.code == 400)
             #expect(String(buffer: body) == #"{"reason":"BadRequestPayload"}"#)

@@ -25,13 +25,13 @@ import X509
     }
 
     func client(
-        _ harness: GatewayHarness, certificatePEM: String, privateKeyPEM: String, connectTimeout: TimeAmount = .seconds(10)
+        _ harness: GatewayHarness, certificatePEM: String, privateKeyPEM: String, connectTimeout: TimeAmount = .seconds(60)
     ) throws -> HTTPClient {
         var tls = try harness.clientTLS()
         tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
         tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem))
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.timeout = .init(connect: connectTimeout, read: .seconds(30))
+        configuration.timeout = .init(connect: connectTimeout, read: .seconds(60))
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
