@@ -180,7 +180,7 @@ extension HTTPClient {
 }
 
 /// Waits for the next push on a device, failing after `seconds`.
-func nextPush(_ device: DeviceChannelClient, seconds: Double = 10) async throws -> DevicePush? {
+func nextPush(_ device: DeviceChannelClient, seconds: Double = 30) async throws -> DevicePush? {
     do {
         return try await withTimeout(.seconds(seconds)) {
             var iterator = device.pushes.makeAsyncIterator()
