@@ -51,6 +51,11 @@ public struct GatewayConfiguration: Sendable {
     /// with GOAWAY `IdleTimeout`. Apple publishes no figure and advises clients to PING after an hour of quiet
     /// (H-10); Herald waits two hours, and any frame, a PING too, counts as activity.
     public var providerIdleTimeout: Duration
+    /// How long a connection has to finish setting up before the gateway closes it: a provider's TLS handshake,
+    /// then its acknowledgement of the gateway's SETTINGS (RFC 9113 §6.5.3); a device's TLS handshake, WebSocket
+    /// upgrade and hello. A client that connects and then says nothing, or a byte at a time, holds a socket only
+    /// this long.
+    public var connectionSetupTimeout: Duration
 
     /// At most `count` requests per `window`.
     public struct RateLimit: Sendable, Hashable {
@@ -78,7 +83,8 @@ public struct GatewayConfiguration: Sendable {
         deliveryLogRetention: Duration = .seconds(7 * 24 * 3600),
         providerTokenRefreshInterval: Duration = .seconds(20 * 60),
         maximumConcurrentStreams: Int = 1000,
-        providerIdleTimeout: Duration = .seconds(2 * 3600)
+        providerIdleTimeout: Duration = .seconds(2 * 3600),
+        connectionSetupTimeout: Duration = .seconds(20)
     ) {
         self.providerListeners = providerListeners
         self.deviceHost = deviceHost
@@ -91,6 +97,7 @@ public struct GatewayConfiguration: Sendable {
         self.providerTokenRefreshInterval = providerTokenRefreshInterval
         self.maximumConcurrentStreams = maximumConcurrentStreams
         self.providerIdleTimeout = providerIdleTimeout
+        self.connectionSetupTimeout = connectionSetupTimeout
     }
 }
 

@@ -215,24 +215,43 @@ public final class HeraldGateway: Service, Sendable {
     }
 
     private func deviceApplication() throws -> some Service {
-        let router = Router(context: BasicWebSocketRequestContext.self)
+        let router = Router(context: DeviceRequestContext.self)
         let server = DeviceChannelServer(
             store: store, hub: hub, metrics: metrics, clock: clock,
             acknowledgementTimeout: configuration.acknowledgementTimeout)
         let metrics = self.metrics
         router.ws("/device/v1") { inbound, outbound, context in
-            await server.serve(inbound: inbound, outbound: outbound, logger: context.logger)
+            await server.serve(
+                inbound: inbound, outbound: outbound, channel: context.requestContext.channel, logger: context.logger)
         }
         // Plain HTTP requests (not upgrades) are answered by the application's router.
-        let http = Router()
-        http.get("/metrics") { _, _ -> Response in
+        let http = Router(context: DeviceRequestContext.self)
+        http.get("/metrics") { _, context -> Response in
+            context.finishedSetup()
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
         }
-        http.get("/healthz") { _, _ in "ok" }
-        let base = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: router)
-        let builder = try deviceTLS.map { try HTTPServerBuilder.tls(base, tlsConfiguration: $0) } ?? base
+        http.get("/healthz") { _, context in
+            context.finishedSetup()
+            return "ok"
+        }
+        let webSocketResponder = router.buildResponder()
+        let deviceTLS = self.deviceTLS
+        let setupTimeout = TimeAmount(configuration.connectionSetupTimeout)
+        // From its first byte a device has `connectionSetupTimeout` to finish TLS, upgrade to WebSocket
+        // and say hello, or to send a whole request for /metrics or /healthz (a kept-alive connection then
+        // closes after a minute of quiet).
+        let builder = HTTPServerBuilder { responder in
+            let upgrade = DeadlineChannel(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: .init(idleTimeout: .seconds(60)))),
+                timeout: setupTimeout,
+                expired: { metrics.recordDroppedConnection(.deviceSetupTimeout) })
+            guard let deviceTLS else { return upgrade }
+            return try TLSChannel(upgrade, tlsConfiguration: deviceTLS)
+        }
         return Application(
             router: http,
             server: builder,

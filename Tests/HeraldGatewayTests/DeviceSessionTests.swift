@@ -76,4 +76,48 @@ import Testing
         session.close()
         await expiry.value
     }
+
+    @Test("A device that stops reading: a push not even written by its deadline closes the session and its connection; a written push left unacknowledged does not")
+    func deviceThatStopsReading() async throws {
+        let clock = VirtualClock()
+        let aborted = Mutex(0)
+        let writes = Mutex(0)
+        let (closed, closing) = AsyncStream<Void>.makeStream()
+        let session = DeviceSession(
+            deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10),
+            send: { _ in
+                // The first write goes out; the second never finishes until the connection closes (full buffers).
+                guard writes.withLock({ $0 += 1; return $0 }) > 1 else { return }
+                for await _ in closed {}
+                throw CancellationError()
+            },
+            abort: {
+                aborted.withLock { $0 += 1 }
+                closing.finish()
+            })
+        let expiry = Task { await session.expireUnacknowledged() }
+        defer { expiry.cancel() }
+
+        // Written and not acknowledged: answered false at its deadline, and the connection stays.
+        let written = Task { await session.deliver(Self.push("written")) }
+        await eventually { writes.withLock { $0 } == 1 && clock.nextDeadline != nil }
+        clock.advance(by: 10)
+        #expect(await written.value == false)
+        #expect(aborted.withLock { $0 } == 0)
+
+        // Stuck in the write, and one queued behind it: at the deadline both are answered false, once.
+        let stuck = Task { await session.deliver(Self.push("stuck")) }
+        await eventually { writes.withLock { $0 } == 2 }
+        let queued = Task { await session.deliver(Self.push("queued")) }
+        await eventually { clock.nextDeadline != nil }
+        try await Task.sleep(for: .milliseconds(20))
+        clock.advance(by: 10)
+        #expect(await stuck.value == false)
+        #expect(await queued.value == false)
+        #expect(aborted.withLock { $0 } == 1)
+        #expect(writes.withLock { $0 } == 2)
+        // The session is over: a later push fails at once, and the loop has ended.
+        #expect(await session.deliver(Self.push("later")) == false)
+        await expiry.value
+    }
 }

@@ -58,6 +58,7 @@ final class FrameRecorder: ChannelInboundHandler, @unchecked Sendable {
                 snapshot.frames.append(
                     Frame(stream: stream, kind: "DATA", endStream: data.endStream, length: data.data.readableBytes))
             case .settings(.settings(let settings)):
+                snapshot.frames.append(Frame(stream: stream, kind: "SETTINGS", endStream: false, length: settings.count))
                 snapshot.settings.append(Dictionary(settings.map { ($0.parameter, $0.value) }) { $1 })
             case .goAway(let last, let code, let data):
                 snapshot.goAways.append(

@@ -84,6 +84,25 @@ public final class GatewayMetrics: Sendable {
         counter(\.others, "device", label: "herald_device_connections_total") { [] }.increment()
     }
 
+    /// Why the gateway closed a connection on its own.
+    enum DroppedConnection: String, Sendable {
+        /// A provider connection's TLS handshake did not finish in time.
+        case providerSetupTimeout = "provider_setup_timeout"
+        /// A device connection's TLS handshake, WebSocket upgrade or hello did not come in time.
+        case deviceSetupTimeout = "device_setup_timeout"
+        /// A provider connection did not acknowledge the gateway's SETTINGS in time (RFC 9113 §6.5.3).
+        case settingsTimeout = "settings_timeout"
+        /// A device stopped reading: a push could not even be written within the acknowledgement timeout.
+        case deviceNotReading = "device_not_reading"
+    }
+
+    /// Counts a connection the gateway closed on its own, by reason.
+    func recordDroppedConnection(_ reason: DroppedConnection) {
+        counter(\.others, "dropped.\(reason.rawValue)", label: "herald_connections_dropped_total") {
+            [("reason", reason.rawValue)]
+        }.increment()
+    }
+
     /// Records how late a task ran on event loop `loop` (its index in the gateway's group).
     func recordEventLoopLag(_ nanoseconds: Int64, loop: Int) {
         let timer = counters.withLock { counters in

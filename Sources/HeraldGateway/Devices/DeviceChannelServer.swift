@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import NIOWebSocket
 
 /// The gateway's side of the device channel: authenticates devices, registers their apps' tokens, and connects
@@ -19,7 +20,14 @@ struct DeviceChannelServer: Sendable {
     static let maximumMessageSize = 64 * 1024
 
     /// Serves one device connection until it closes.
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, logger: Logger) async {
+    /// - Parameters:
+    ///   - inbound: The device's messages.
+    ///   - outbound: Writes messages to the device.
+    ///   - channel: The connection, closed when the device stops reading.
+    ///   - logger: Where the session logs.
+    func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
+    ) async {
         var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
         func fail(_ text: String) async {
             try? await outbound.write(.text(DeviceChannelMessage.error(text).jsonText()))
@@ -31,6 +39,7 @@ struct DeviceChannelServer: Sendable {
             await fail("The first message must be hello with deviceID and secret.")
             return
         }
+        channel.triggerUserOutboundEvent(ConnectionDeadline.Met(), promise: nil)
         guard Self.isValidDeviceID(deviceID), !secret.isEmpty else {
             await fail("deviceID must be 1-128 letters, digits, '.', '-' or '_', and secret must not be empty.")
             return
@@ -53,9 +62,17 @@ struct DeviceChannelServer: Sendable {
         }
         var logger = logger
         logger[metadataKey: "device.id"] = "\(deviceID)"
-        let session = DeviceSession(deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout) {
-            text in try await outbound.write(.text(text))
-        }
+        let metrics = self.metrics
+        let sessionLogger = logger
+        let session = DeviceSession(
+            deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout,
+            send: { text in try await outbound.write(.text(text)) },
+            abort: {
+                // Closing the connection fails the write it is stuck in; what waited is stored for its return.
+                metrics.recordDroppedConnection(.deviceNotReading)
+                sessionLogger.warning("Device stopped reading; its connection is closed and its pushes are stored")
+                channel.close(promise: nil)
+            })
         metrics.recordDeviceConnection()
         logger.info("Device connected")
         // Acknowledgement timeouts, until the session ends (cancelled then, as it may be asleep until a deadline).

@@ -7,10 +7,16 @@ import Synchronization
 /// Pushes go out in the order ``deliver(_:)`` is called; each call returns once the device acknowledged that push,
 /// or `false` when the device did not within the acknowledgement timeout or went away. Timeouts are kept by one
 /// loop per session, ``expireUnacknowledged()``, not a timer per push.
+///
+/// A device that stops reading cannot hold pushes up: when a push's deadline passes before its message could even
+/// be written (the connection's buffers are full), the session closes and calls its `abort` (which closes the
+/// connection), so every push waiting on it is answered `false` — stored for later — instead of waiting for a write
+/// that may never finish.
 final class DeviceSession: Sendable {
     /// The device's ID.
     let deviceID: String
     private let send: @Sendable (String) async throws -> Void
+    private let abort: @Sendable () -> Void
     private let clock: any HeraldClock
     private let acknowledgementTimeout: Duration
     private let state = Mutex(State())
@@ -37,6 +43,8 @@ final class DeviceSession: Sendable {
         var deadlines: [(at: Date, id: String, number: UInt64)] = []
         var firstDeadline = 0
         var deadlinesMade: UInt64 = 0
+        /// Deliveries (by the number of their deadline) whose message is not written yet.
+        var unwritten: Set<UInt64> = []
         /// The expiry loop, waiting for a deadline to exist.
         var expiryWaiting: CheckedContinuation<Void, Never>?
 
@@ -52,14 +60,16 @@ final class DeviceSession: Sendable {
     ///   - clock: The gateway's clock.
     ///   - acknowledgementTimeout: How long a push waits for the device's acknowledgement.
     ///   - send: Writes one text frame to the device.
+    ///   - abort: Closes the connection; called once, when the device stopped reading.
     init(
         deviceID: String, clock: any HeraldClock, acknowledgementTimeout: Duration,
-        send: @escaping @Sendable (String) async throws -> Void
+        send: @escaping @Sendable (String) async throws -> Void, abort: @escaping @Sendable () -> Void = {}
     ) {
         self.deviceID = deviceID
         self.clock = clock
         self.acknowledgementTimeout = acknowledgementTimeout
         self.send = send
+        self.abort = abort
         (storedPushSignals, storedPushContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         storedPushContinuation.yield()  // a device that connects gets what was stored for it
     }
@@ -75,19 +85,22 @@ final class DeviceSession: Sendable {
     func deliver(_ push: DevicePush) async -> Bool {
         let id = push.deliveryID
         let deadline = clock.now.addingTimeInterval(acknowledgementTimeout.timeInterval)
-        let (open, expiry) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
-            guard !state.closed else { return (false, nil) }
+        let (number, expiry) = state.withLock { state -> (UInt64?, CheckedContinuation<Void, Never>?) in
+            guard !state.closed else { return (nil, nil) }
             state.deadlinesMade += 1
             state.slots[id] = (state.deadlinesMade, .pending)
             state.deadlines.append((deadline, id, state.deadlinesMade))
+            state.unwritten.insert(state.deadlinesMade)
             defer { state.expiryWaiting = nil }
-            return (true, state.expiryWaiting)
+            return (state.deadlinesMade, state.expiryWaiting)
         }
-        guard open else { return false }
+        guard let number else { return false }
         expiry?.resume()
         do {
             try await sendLock.run { try await self.send(DeviceChannelMessage.push(push).jsonText()) }
+            state.withLock { _ = $0.unwritten.remove(number) }
         } catch {
+            state.withLock { _ = $0.unwritten.remove(number) }
             resolve(id, acknowledged: false)
         }
         return await withCheckedContinuation { continuation in
@@ -134,11 +147,15 @@ final class DeviceSession: Sendable {
                     return
                 }
                 let now = clock.now
-                let expired = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+                let (expired, stalled) = state.withLock { state -> ([CheckedContinuation<Bool, Never>], Bool) in
                     var expired: [CheckedContinuation<Bool, Never>] = []
+                    var stalled = false
                     while state.firstDeadline < state.deadlines.count, state.deadlines[state.firstDeadline].at <= now {
                         let entry = state.deadlines[state.firstDeadline]
                         state.firstDeadline += 1
+                        // Its message could not be written in a whole acknowledgement timeout: the device stopped
+                        // reading.
+                        if state.unwritten.contains(entry.number) { stalled = true }
                         // Only the delivery this deadline was made for (not an acknowledged one, nor a later
                         // delivery of the same notification).
                         switch state.slots[entry.id] {
@@ -153,9 +170,14 @@ final class DeviceSession: Sendable {
                         state.deadlines.removeFirst(state.firstDeadline)
                         state.firstDeadline = 0
                     }
-                    return expired
+                    return (expired, stalled)
                 }
                 for continuation in expired { continuation.resume(returning: false) }
+                if stalled {
+                    close()
+                    abort()
+                    return
+                }
             }
         }
     }
@@ -185,6 +207,7 @@ final class DeviceSession: Sendable {
         for continuation in waiting { continuation.resume(returning: false) }
         expiry?.resume()
         storedPushContinuation.finish()
+        sendLock.close()
     }
 
     /// Sends a message that needs no acknowledgement.
@@ -210,33 +233,54 @@ final class DeviceSession: Sendable {
     }
 }
 
-/// Runs async operations one at a time, in the order they were submitted.
+/// Runs async operations one at a time, in the order they were submitted, until it is closed.
 final class SendQueue: Sendable {
-    private let state = Mutex<(busy: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+    /// The queue was closed before the operation could run.
+    struct Closed: Error {}
 
-    /// Runs `body` once every earlier operation has finished.
+    private struct State {
+        var busy = false
+        var closed = false
+        var waiters: [CheckedContinuation<Bool, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Runs `body` once every earlier operation has finished; throws ``Closed`` if the queue closes first.
     func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let runNow = state.withLock { state -> Bool in
+        let admitted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer = state.withLock { state -> Bool? in
+                if state.closed { return false }
                 if state.busy {
                     state.waiters.append(continuation)
-                    return false
+                    return nil
                 }
                 state.busy = true
                 return true
             }
-            if runNow { continuation.resume() }
+            if let answer { continuation.resume(returning: answer) }
         }
+        guard admitted else { throw Closed() }
         defer {
-            let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
                 if state.waiters.isEmpty {
                     state.busy = false
                     return nil
                 }
                 return state.waiters.removeFirst()
             }
-            next?.resume()
+            next?.resume(returning: true)
         }
         return try await body()
+    }
+
+    /// Refuses every operation that has not started, and every later one.
+    func close() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            state.closed = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: false) }
     }
 }

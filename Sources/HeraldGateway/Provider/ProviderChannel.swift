@@ -67,7 +67,14 @@ struct ProviderChannel: ServerChildChannel {
             negotiated.succeed(.http2)
         }
         if let sslContext {
+            let metrics = responder.metrics
             return channel.eventLoop.makeCompletedFuture {
+                // The handshake must finish within the setup timeout; the HTTP/2 manager then waits for the SETTINGS
+                // acknowledgement as long.
+                try channel.pipeline.syncOperations.addHandler(
+                    ConnectionDeadline(
+                        timeout: TimeAmount(responder.configuration.connectionSetupTimeout),
+                        expired: { metrics.recordDroppedConnection(.providerSetupTimeout) }))
                 try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: sslContext))
                 try channel.pipeline.syncOperations.addHandler(TLSHandshakeWaiter(configure: configureHTTP2))
                 return Value(channel: channel, negotiated: negotiated.futureResult)
@@ -95,7 +102,8 @@ struct ProviderChannel: ServerChildChannel {
         let responder = self.responder
         let manager = ProviderConnectionManager(
             maximumConcurrentStreams: configuration.maximumConcurrentStreams, isAuthenticated: hasClientCertificate,
-            idleTimeout: TimeAmount(configuration.providerIdleTimeout), gracefulCloseTimeout: .seconds(10))
+            idleTimeout: TimeAmount(configuration.providerIdleTimeout), gracefulCloseTimeout: .seconds(10),
+            settingsTimeout: TimeAmount(configuration.connectionSetupTimeout), metrics: responder.metrics)
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         connectionConfiguration.initialSettings = manager.initialSettings
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
@@ -138,6 +146,7 @@ final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case TLSUserEvent.handshakeCompleted:
+            context.triggerUserOutboundEvent(ConnectionDeadline.Met(), promise: nil)
             let certificate = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
             do {
                 try configure(certificate)

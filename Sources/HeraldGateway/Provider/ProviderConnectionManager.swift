@@ -5,7 +5,9 @@ import NIOHTTP2
 /// The connection-level side of a provider connection, after the HTTP/2 handler: raises the stream limit once
 /// the client authenticates (H-05, H-23), and closes the connection the way APNs does — a GOAWAY whose data is
 /// JSON with a `reason` (H-07) — when it has been idle too long (`IdleTimeout`) or the gateway shuts down
-/// (`Shutdown`), letting the streams it already accepted finish.
+/// (`Shutdown`), letting the streams it already accepted finish. A client that does not acknowledge the gateway's
+/// SETTINGS in time gets GOAWAY `SETTINGS_TIMEOUT` and is closed (RFC 9113 §6.5.3): until it acknowledges, the
+/// one-stream limit (H-05) does not bind it.
 final class ProviderConnectionManager: ChannelDuplexHandler {
     typealias InboundIn = HTTP2Frame
     typealias InboundOut = HTTP2Frame
@@ -36,6 +38,9 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     private var lastStreamID = HTTP2StreamID.rootStream
     private var idleTimer: Scheduled<Void>?
     private var closeTimer: Scheduled<Void>?
+    private let settingsTimeout: TimeAmount
+    private var settingsTimer: Scheduled<Void>?
+    private let metrics: GatewayMetrics
     private var isClosing = false
 
     /// Creates the manager for one connection.
@@ -44,11 +49,18 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     ///   - isAuthenticated: Whether the client is authenticated from the start (a client certificate).
     ///   - idleTimeout: How long the connection may go without a frame from the client while no stream is open.
     ///   - gracefulCloseTimeout: How long streams may take to finish after the GOAWAY.
-    init(maximumConcurrentStreams: Int, isAuthenticated: Bool, idleTimeout: TimeAmount, gracefulCloseTimeout: TimeAmount) {
+    ///   - settingsTimeout: How long the client has to acknowledge the gateway's first SETTINGS.
+    ///   - metrics: Counts a connection closed for not acknowledging them.
+    init(
+        maximumConcurrentStreams: Int, isAuthenticated: Bool, idleTimeout: TimeAmount, gracefulCloseTimeout: TimeAmount,
+        settingsTimeout: TimeAmount, metrics: GatewayMetrics
+    ) {
         self.maximumConcurrentStreams = maximumConcurrentStreams
         self.hasFullStreamLimit = isAuthenticated
         self.idleTimeout = idleTimeout
         self.gracefulCloseTimeout = gracefulCloseTimeout
+        self.settingsTimeout = settingsTimeout
+        self.metrics = metrics
     }
 
     /// Tells the manager about the connection's streams (NIOHTTP2 reports them to a delegate, not down the pipeline).
@@ -69,15 +81,25 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         scheduleIdleTimer(context: context)
+        let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        settingsTimer = context.eventLoop.scheduleTask(in: settingsTimeout) {
+            let (manager, context) = handler.value
+            manager.settingsNotAcknowledged(context: context)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         idleTimer?.cancel()
         closeTimer?.cancel()
+        settingsTimer?.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .settings(.ack) = unwrapInboundIn(data).payload {
+            settingsTimer?.cancel()
+            settingsTimer = nil
+        }
         // Any frame from the client (a PING too, H-10) is activity.
         if openStreams == 0 { scheduleIdleTimer(context: context) }
         context.fireChannelRead(data)
@@ -151,6 +173,19 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
             let (manager, context) = handler.value
             manager.goAway(.idleTimeout, context: context)
         }
+    }
+
+    /// The client did not acknowledge the gateway's SETTINGS in time: GOAWAY `SETTINGS_TIMEOUT`, then close.
+    private func settingsNotAcknowledged(context: ChannelHandlerContext) {
+        settingsTimer = nil
+        metrics.recordDroppedConnection(.settingsTimeout)
+        isClosing = true
+        idleTimer?.cancel()
+        let frame = HTTP2Frame(
+            streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .settingsTimeout, opaqueData: nil))
+        // Written now if the socket takes it; a client that does not read is closed all the same.
+        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
+        context.close(promise: nil)
     }
 
     /// Sends GOAWAY with `{"reason": …}`, refuses new streams, and closes once the open ones have finished.

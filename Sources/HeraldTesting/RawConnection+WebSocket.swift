@@ -1,0 +1,52 @@
+import HeraldCore
+import NIOSSL
+
+extension RawConnection {
+    /// A device on the device channel, spoken by hand: the WebSocket upgrade, a hello and one registration. The
+    /// connection reads on until ``stopReading()``.
+    ///
+    /// - Parameters:
+    ///   - port: The gateway's device port.
+    ///   - tls: TLS trusting the gateway's certificate.
+    ///   - deviceID: The device's ID.
+    ///   - bundleID: The app to register.
+    ///   - receiveBufferSize: `SO_RCVBUF` for the socket.
+    /// - Returns: The connection and the app's device token.
+    public static func device(
+        port: Int, tls: TLSConfiguration, deviceID: String, bundleID: String, receiveBufferSize: Int? = nil
+    ) async throws -> (connection: RawConnection, token: String) {
+        let connection = try await connect(port: port, tls: tls, receiveBufferSize: receiveBufferSize)
+        do {
+            let upgrade = "GET /device/v1 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            try await connection.write(Array(upgrade.utf8))
+            try await connection.write(webSocketTextFrame(DeviceChannelMessage.hello(deviceID: deviceID, secret: "raw").jsonText()))
+            try await connection.write(webSocketTextFrame(
+                DeviceChannelMessage.register(bundleID: bundleID, environment: .development).jsonText()))
+            let marker = Array(#""token":""#.utf8)
+            guard await connection.waitUntilReceived(timeout: .seconds(60), { $0.firstRange(of: marker) != nil }),
+                  let range = connection.received.firstRange(of: marker)
+            else { throw TimeoutError(timeout: .seconds(60)) }
+            let token = String(decoding: connection.received[range.upperBound...].prefix { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
+            return (connection, token)
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    /// A client's WebSocket text frame (RFC 6455 §5.2: final, masked) carrying `text`.
+    public static func webSocketTextFrame(_ text: String) -> [UInt8] {
+        let payload = Array(text.utf8)
+        var frame: [UInt8] = [0x81]
+        switch payload.count {
+        case ..<126: frame.append(0x80 | UInt8(payload.count))
+        case ..<65_536: frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        default: frame += [0x80 | 127] + (0..<8).reversed().map { UInt8((payload.count >> ($0 * 8)) & 0xFF) }
+        }
+        let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        return frame
+    }
+}

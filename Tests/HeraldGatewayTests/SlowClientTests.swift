@@ -1,0 +1,201 @@
+import Foundation
+import HeraldCore
+import HeraldDeviceChannel
+import HeraldGateway
+import HeraldProvider
+import HeraldTesting
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOSSL
+import Testing
+
+/// Slow and stuck clients hold a socket only as long as Herald allows, and never hold up anyone else: a TLS handshake
+/// never finished, SETTINGS never acknowledged, a device that never says hello or never reads (issue 25, limits).
+@Suite(.timeLimit(.minutes(3))) struct SlowClientTests {
+    /// The setup timeout these tests run with: short, so that a stuck client is closed while the test waits, and long
+    /// enough for a healthy client's handshake on a loaded machine (which retries if it was not).
+    static let setupTimeout = Duration.seconds(5)
+    /// How long a test waits for the gateway to close a stuck connection: the timeout, and a loaded machine's slack.
+    static let closeWait = Duration.seconds(60)
+    /// How many 3 KiB pushes go to the device that stopped reading: more than the buffers between it and the gateway
+    /// hold (300 were not).
+    static let stuckPushes = 1_200
+
+    static func configure(_ configuration: inout GatewayConfiguration) {
+        configuration.connectionSetupTimeout = setupTimeout
+    }
+
+    /// How many connections the gateway dropped for `reason`, from its metrics.
+    static func dropped(_ harness: GatewayHarness, _ reason: String) -> Int {
+        let prefix = #"herald_connections_dropped_total{reason="\#(reason)"} "#
+        return harness.gateway.metrics.prometheusText().split(separator: "\n")
+            .first { $0.hasPrefix(prefix) }
+            .flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+    }
+
+    @Test("A provider connection that never finishes its TLS handshake is closed after the setup timeout; one that did stays")
+    func tlsHandshakeNeverFinished() async throws {
+        try await withGateway(configure: Self.configure) { harness, client in
+            let silent = try await RawConnection.connect(port: harness.tlsPort)
+            // The first bytes of a ClientHello's record header, then nothing.
+            let halfHello = try await RawConnection.connect(port: harness.tlsPort)
+            try await halfHello.write([0x16, 0x03, 0x01, 0x02])
+            // A client that finished the handshake and acknowledged SETTINGS (NIO's HTTP/2 does), then says nothing.
+            let (healthy, recorder) = try await Self.retried {
+                let (channel, recorder) = try await FrameRecorder.connect(harness)
+                guard await recorder.wait(until: { !$0.settings.isEmpty }).isClosed == false else {
+                    channel.close(promise: nil)
+                    throw ChannelError.ioOnClosedChannel
+                }
+                return (channel, recorder)
+            }
+            defer { healthy.close(promise: nil) }
+
+            #expect(await silent.waitUntilClosed(timeout: Self.closeWait))
+            #expect(await halfHello.waitUntilClosed(timeout: Self.closeWait))
+            #expect(Self.dropped(harness, "provider_setup_timeout") >= 2)
+            // Well past both deadlines, the healthy connection is still open and serves a push.
+            try await Task.sleep(for: Self.setupTimeout * 2)
+            let token = try await harness.offlineToken().token
+            FrameRecorder.push(on: healthy, stream: 1, token: token, topic: GatewayHarness.bundleID, jwt: try harness.jwt())
+            let answered = await recorder.wait(untilEnded: [1])
+            #expect(answered.statuses[1] == "200")
+            #expect(answered.goAways.isEmpty && !answered.isClosed)
+            #expect(Self.dropped(harness, "settings_timeout") == 0)
+            _ = client
+        }
+    }
+
+    @Test("RFC 9113 §6.5.3: a provider that never acknowledges the gateway's SETTINGS gets GOAWAY SETTINGS_TIMEOUT and is closed")
+    func settingsNeverAcknowledged() async throws {
+        try await withGateway(configure: Self.configure) { harness, client in
+            var tls = try harness.clientTLS()
+            tls.applicationProtocols = ["h2"]
+            let connection = try await RawConnection.connect(port: harness.tlsPort, tls: tls)
+            // The preface and an empty SETTINGS frame; the gateway's SETTINGS are read but never acknowledged.
+            try await connection.write(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0])
+            #expect(await connection.waitUntilClosed(timeout: Self.closeWait))
+            let goAways = Self.frames(connection.received).filter { $0.type == 7 }
+            #expect(goAways.count == 1)
+            // GOAWAY's payload: the last stream ID (4 bytes), then the error code: SETTINGS_TIMEOUT is 0x4.
+            #expect(goAways.first.map { Array($0.payload.dropFirst(4).prefix(4)) } == [0, 0, 0, 4])
+            #expect(Self.dropped(harness, "settings_timeout") == 1)
+            // Other providers are served as ever.
+            let token = try await harness.offlineToken().token
+            let status = try await client.push(
+                port: harness.tlsPort, token: token,
+                headers: [("apns-topic", GatewayHarness.bundleID), ("authorization", "bearer \(try harness.jwt())")],
+                body: #"{"aps":{"alert":"still here"}}"#
+            ).status
+            #expect(status == 200)
+        }
+    }
+
+    @Test("A device connection that never upgrades, or never says hello, is closed after the setup timeout; a device that did stays")
+    func deviceNeverSaysHello() async throws {
+        try await withGateway(configure: Self.configure) { harness, _ in
+            let tls = try harness.clientTLS()
+            let silent = try await RawConnection.connect(port: harness.ports.device)
+            let noUpgrade = try await RawConnection.connect(port: harness.ports.device, tls: tls)
+            try await noUpgrade.write(Array("GET /device/v1 HTTP/1.1\r\nHost: loc".utf8))
+            let noHello = try await RawConnection.connect(port: harness.ports.device, tls: tls)
+            try await noHello.write(Array(
+                ("GET /device/v1 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
+            let (device, token) = try await Self.retried {
+                let device = try await harness.connectDevice()
+                do {
+                    return (device, try await device.register(bundleID: GatewayHarness.bundleID))
+                } catch {
+                    await device.close()
+                    throw error
+                }
+            }
+            defer { Task { await device.close() } }
+
+            #expect(await silent.waitUntilClosed(timeout: Self.closeWait))
+            #expect(await noUpgrade.waitUntilClosed(timeout: Self.closeWait))
+            #expect(await noHello.waitUntilClosed(timeout: Self.closeWait))
+            #expect(String(decoding: noHello.received, as: UTF8.self).hasPrefix("HTTP/1.1 101"))
+            #expect(Self.dropped(harness, "device_setup_timeout") >= 3)
+            // Well past the deadline the device that said hello still gets its pushes (and acknowledges them).
+            try await Task.sleep(for: Self.setupTimeout * 2)
+            let received = Task {
+                let push = try await nextPush(device)
+                if let push { try await device.acknowledge(push) }
+                return push
+            }
+            try await withTokenClient(harness) { provider, _ in
+                let result = try await provider.send(
+                    .alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("hello"))), to: token)
+                #expect(result.status == 200)
+            }
+            #expect(try await received.value != nil)
+        }
+    }
+
+    @Test("A device that stops reading is disconnected once a push cannot be written in its acknowledgement time; every push is answered 200 and kept for it")
+    func deviceNeverReads() async throws {
+        // A thousand pushes in flight expire together and their answers queue on the connection's one event loop
+        // (as in H-05's thousand streams): how late the last runs depends on the machine, so the lag is not checked.
+        try await withGateway(acknowledgementTimeout: .seconds(2), tolerableLag: nil, configure: Self.configure) { harness, _ in
+            let (stuck, token) = try await RawConnection.device(
+                port: harness.ports.device, tls: try harness.clientTLS(), deviceID: "never-reads",
+                bundleID: GatewayHarness.bundleID, receiveBufferSize: 4_096)
+            defer { Task { await stuck.close() } }
+            try await stuck.stopReading()
+            // 3 KiB alerts, more than the socket buffers between the gateway and the device hold.
+            let body = String(repeating: "x", count: 3_000)
+            var statuses: [Int: Int] = [:]
+            try await withTokenClient(harness) { provider, _ in
+                statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<Self.stuckPushes {
+                        group.addTask {
+                            try await provider.send(
+                                .alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("\(index) \(body)"))),
+                                to: token
+                            ).status
+                        }
+                    }
+                    return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+                }
+            }
+            #expect(statuses == [200: Self.stuckPushes])
+            // Reading again, the device finds what the buffers held, then the end of its connection.
+            try await stuck.startReading()
+            #expect(await stuck.waitUntilClosed(timeout: Self.closeWait))
+            #expect(Self.dropped(harness, "device_not_reading") == 1)
+            // The device comes back and gets what was kept for it (one per device and topic: the newest).
+            let back = try await DeviceChannelClient.connect(
+                to: "wss://localhost:\(harness.ports.device)/device/v1", deviceID: "never-reads", secret: "raw",
+                tlsConfiguration: try harness.clientTLS(), logger: .init(label: "test.device"))
+            defer { Task { await back.close() } }
+            let kept = try await nextPush(back)
+            #expect(kept?.fromStorage == true)
+            if let kept { try await back.acknowledge(kept) }
+        }
+    }
+
+    /// Sets up a healthy connection, again if a loaded machine took longer than the setup timeout the first time
+    /// (the gateway then closed it, as it should).
+    static func retried<T>(_ connect: () async throws -> T) async throws -> T {
+        for _ in 1..<3 {
+            if let connected = try? await connect() { return connected }
+        }
+        return try await connect()
+    }
+
+    /// The HTTP/2 frames in `bytes`: type and payload.
+    static func frames(_ bytes: [UInt8]) -> [(type: UInt8, payload: ArraySlice<UInt8>)] {
+        var frames: [(UInt8, ArraySlice<UInt8>)] = []
+        var index = 0
+        while index + 9 <= bytes.count {
+            let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+            guard index + 9 + length <= bytes.count else { break }
+            frames.append((bytes[index + 3], bytes[(index + 9)..<(index + 9 + length)]))
+            index += 9 + length
+        }
+        return frames
+    }
+}
