@@ -7,8 +7,11 @@ enum Memory {
     /// The process's peak resident set size.
     static func peakResidentBytes() -> Int { statusField("VmHWM:") }
 
-    private static func statusField(_ name: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    /// Another process's resident set size now.
+    static func residentBytes(pid: Int32) -> Int { statusField("VmRSS:", process: "\(pid)") }
+
+    private static func statusField(_ name: String, process: String = "self") -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) })
         else { return 0 }
         let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0

@@ -59,8 +59,9 @@ extension HeraldBench {
                 tokens = try await workspace.offlineTokens(devices, in: store)
             }
             let (authority, _) = try DevelopmentCertificateAuthority.loadOrCreate(in: dataDirectory.tlsDirectory)
-            let (gatewayPort, gatewayProcess) = try await startGateway(dataDirectory)
-            defer { gatewayProcess.terminate() }
+            let gateway = try await BenchGateway.start(dataDirectory)
+            defer { gateway.terminate() }
+            let gatewayPort = gateway.port
             let (nginxPort, nginxProcess) = try await NginxReference(executable: nginx, answer: .apnsOKAfterReadingBody)
                 .start(in: folder, authority: authority)
             defer { nginxProcess.terminate() }
@@ -126,33 +127,6 @@ extension HeraldBench {
 
         /// Runs `herald gateway` (the `herald` executable built beside this one) on free loopback ports, its output in
         /// the data directory.
-        private func startGateway(_ dataDirectory: HeraldDataDirectory) async throws -> (port: Int, process: Process) {
-            guard let bench = Bundle.main.executableURL else {
-                throw ValidationError("Cannot tell where the herald-bench executable is.")
-            }
-            let executable = bench.deletingLastPathComponent().appendingPathComponent("herald")
-            guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-                throw ValidationError(
-                    "\(executable.path) is missing: build it with `swift build -c release --product herald` (scripts/bench does).")
-            }
-            let port = try freeLoopbackPort()
-            let devicePort = try freeLoopbackPort()
-            let log = dataDirectory.url.appendingPathComponent("gateway.log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let output = try FileHandle(forWritingTo: log)
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = [
-                "gateway", "--data-dir", dataDirectory.url.path, "--port", String(port), "--plaintext-port", "-1",
-                "--device-port", String(devicePort),
-            ]
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            try await waitUntilListening(port: port, process: process, name: "herald gateway", log: log.path)
-            return (port, process)
-        }
-
         /// Sends `count` pushes with APNsClient, `concurrency` at a time, each timed from call to answer.
         private func sendWithHeraldProvider(
             _ notification: APNsNotification, port: Int, certificateAuthority: String, keyPEM: String, tokens: [String],

@@ -44,6 +44,9 @@ extension HeraldCommand {
         func run() async throws {
             var logger = Logger(label: "herald.gateway")
             logger.logLevel = .info
+            if let limit = OpenFileLimit.raiseToHardLimit() {
+                logger.debug("Open file limit", metadata: ["limit.before": "\(limit.before)", "limit.after": "\(limit.after)"])
+            }
             let directory = data.directory
             var listeners = [GatewayConfiguration.ProviderListener(host: host, port: port, usesTLS: true)]
             if plaintextPort >= 0 { listeners.append(.init(host: host, port: plaintextPort, usesTLS: false)) }

@@ -33,6 +33,9 @@ extension HeraldCommand {
             try requireBundleID(demoApp, option: "--demo-app")
             var logger = Logger(label: "herald")
             logger.logLevel = .info
+            if let limit = OpenFileLimit.raiseToHardLimit() {
+                logger.debug("Open file limit", metadata: ["limit.before": "\(limit.before)", "limit.after": "\(limit.after)"])
+            }
             let directory = data.directory
             let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)

@@ -38,7 +38,10 @@ final class DBusConnection: Sendable {
     private let signalSink: AsyncStream<DBusMessage>.Continuation
     private let channel: any Channel
     private let state = Mutex(State())
-    private static let callTimeout: Duration = .seconds(5)
+    /// How long a call waits for its reply: libdbus's default (25 s). A notification server on a loaded machine took
+    /// longer than 5 s to answer Notify — and showed the notification all the same, which Herald then could not
+    /// route answers for.
+    private static let callTimeout: Duration = .seconds(25)
 
     private init(channel: any Channel) {
         self.channel = channel
@@ -94,7 +97,7 @@ final class DBusConnection: Sendable {
 
     /// Calls a method and returns its reply.
     ///
-    /// - Throws: ``Failure/error(name:message:)`` for a D-Bus error reply; ``Failure/timedOut(_:)`` after 5 s.
+    /// - Throws: ``Failure/error(name:message:)`` for a D-Bus error reply; ``Failure/timedOut(_:)`` after 25 s.
     @discardableResult
     func call(
         destination: String, path: String, interface: String, member: String, body: [DBusMessage.Value] = []
