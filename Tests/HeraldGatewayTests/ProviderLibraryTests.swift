@@ -54,7 +54,7 @@ import Testing
             #expect(result.status == 200)
             #expect(result.apnsID.map(APNsRequestHeaders.isCanonicalUUID) == true)
             #expect(result.uniqueID != nil)
-            #expect(result.attempts == 1)
+            #expect(result.attempts == 1, "\(result)")
             let push = try #require(try await receiver.value)
             // Apple's documented example payload, exactly (apns-spec §4, A5).
             #expect(
@@ -185,7 +185,7 @@ import Testing
             #expect(result.status == 410)
             #expect(result.reason == .unregistered)
             #expect(result.timestamp == Date(timeIntervalSince1970: 1_700_000_000.25))
-            #expect(result.attempts == 1)
+            #expect(result.attempts == 1, "\(result)")
             #expect(pruned.withLock { $0.map(\.deviceToken) } == [token])
             }
         }

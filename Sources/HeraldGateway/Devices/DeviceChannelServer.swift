@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOWebSocket
+import ServiceLifecycle
 
 /// The gateway's side of the device channel: authenticates devices, registers their apps' tokens, and connects
 /// each device's session to the hub (through which pushes reach it).
@@ -19,6 +20,9 @@ struct DeviceChannelServer: Sendable {
     /// The largest message a device may send.
     static let maximumMessageSize = 64 * 1024
 
+    /// How long a device has to answer the WebSocket closing handshake when the gateway shuts down.
+    static let shutdownGrace = TimeAmount.seconds(5)
+
     /// Serves one device connection until it closes.
     /// - Parameters:
     ///   - inbound: The device's messages.
@@ -26,6 +30,18 @@ struct DeviceChannelServer: Sendable {
     ///   - channel: The connection, closed when the device stops reading.
     ///   - logger: Where the session logs.
     func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
+    ) async {
+        await withGracefulShutdownHandler {
+            await serveConnection(inbound: inbound, outbound: outbound, channel: channel, logger: logger)
+        } onGracefulShutdown: {
+            // Hummingbird sends the device a close frame; one that never answers it (asleep behind a half-open
+            // connection, or not reading) must not hold up the gateway's shutdown.
+            _ = channel.eventLoop.scheduleTask(in: Self.shutdownGrace) { channel.close(promise: nil) }
+        }
+    }
+
+    private func serveConnection(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
     ) async {
         var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
