@@ -32,13 +32,10 @@ extension HeraldBench {
         @Option(help: "h2load clients (connections).") var clients = 10
         @Option(help: "Concurrent streams per connection.") var streams = 10
         @Option(help: "Devices online, and tokens of offline devices.") var devices = 50
-        @Option(help: "The h2load executable.") var h2load = "/usr/bin/h2load"
-        @Option(help: "The nginx executable.") var nginx = "/usr/sbin/nginx"
+        @OptionGroup var tools: ReferenceTools
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
         func validate() throws {
-            try requireExecutable(h2load, option: "h2load", package: "nghttp2-client")
-            try requireExecutable(nginx, option: "nginx", package: "nginx")
             guard requests > 0, clients > 0, streams > 0, devices > 0 else {
                 throw ValidationError("--requests, --clients, --streams and --devices must be positive.")
             }
@@ -86,13 +83,13 @@ extension HeraldBench {
             let payload = folder.appendingPathComponent("payload.json")
             try Data(#"{"aps":{"alert":{"title":"Benchmark","body":"A small alert from h2load"},"badge":1,"sound":"default"}}"#.utf8)
                 .write(to: payload)
-            let (nginxPort, nginxProcess) = try await NginxReference(executable: nginx).start(in: folder, authority: authority)
+            let (nginxPort, nginxProcess) = try await NginxReference(executable: tools.nginx).start(in: folder, authority: authority)
             defer { nginxProcess.terminate() }
             let (frameworkPort, frameworkServer) = try await startFrameworkReference(authority: authority, logger: logger)
             let (nioPort, nioServer) = try await NIOHTTP2Reference().start(authority: authority)
 
             let load = H2Load(
-                executable: h2load, requests: requests, clients: clients, streams: streams, payload: payload,
+                executable: tools.h2load, requests: requests, clients: clients, streams: streams, payload: payload,
                 headers: ["authorization: bearer \(jwt)", "apns-topic: \(topic)", "apns-push-type: alert"])
             print("herald-bench gateway: \(requests) requests, \(clients) connections × \(streams) streams, \(devices) devices")
 

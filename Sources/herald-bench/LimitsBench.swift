@@ -34,13 +34,10 @@ extension HeraldBench {
         @Option(help: "Devices that never read.") var stuckDevices = 10
         @Option(help: "How long each run of the healthy provider lasts, in seconds.") var seconds = 15
         @Option(help: "The healthy provider's pushes in flight.") var concurrency = 100
-        @Option(help: "The h2load executable.") var h2load = "/usr/bin/h2load"
-        @Option(help: "The nginx executable.") var nginx = "/usr/sbin/nginx"
+        @OptionGroup var tools: ReferenceTools
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
         func validate() throws {
-            try requireExecutable(h2load, option: "h2load", package: "nghttp2-client")
-            try requireExecutable(nginx, option: "nginx", package: "nginx")
             guard devices > 0, providerConnections > 0, slowClients >= 0, stuckDevices >= 0, seconds > 0, concurrency > 0 else {
                 throw ValidationError("--devices, --provider-connections, --seconds and --concurrency must be positive.")
             }
@@ -103,9 +100,9 @@ extension HeraldBench {
             let payload = folder.appendingPathComponent("payload.json")
             try Data(#"{"aps":{"alert":{"title":"Benchmark","body":"One of a thousand connections"}}}"#.utf8).write(to: payload)
             let load = H2Load(
-                executable: h2load, requests: providerConnections * 20, clients: providerConnections, streams: 1, payload: payload,
+                executable: tools.h2load, requests: providerConnections * 20, clients: providerConnections, streams: 1, payload: payload,
                 headers: ["authorization: bearer \(jwt)", "apns-topic: \(BenchmarkWorkspace.topic)", "apns-push-type: alert"])
-            let (nginxPort, nginxProcess) = try await NginxReference(executable: nginx, answer: .apnsOKAfterReadingBody)
+            let (nginxPort, nginxProcess) = try await NginxReference(executable: tools.nginx, answer: .apnsOKAfterReadingBody)
                 .start(in: folder, authority: authority)
             defer { nginxProcess.terminate() }
             let paths = tokens.prefix(100).map { "/3/device/\($0)" }
