@@ -61,7 +61,10 @@ public final class APNsClient: Sendable {
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        // AsyncHTTPClient also bounds a request's wait for a free stream by the connect timeout: a batch larger than
+        // the server's stream limit (H-05) waits its turn there, which on a loaded machine took over 10 s and failed
+        // the push with `getConnectionFromPoolTimeout`. A minute, like the read timeout's scale.
+        configuration.timeout = .init(connect: .seconds(60), read: .seconds(30))
         configuration.decompression = .disabled
         var loops = MultiThreadedEventLoopGroup.singleton.makeIterator()
         http = (0..<max(1, connections)).map { _ in

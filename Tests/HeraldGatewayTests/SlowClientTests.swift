@@ -72,15 +72,17 @@ import Testing
         try await withGateway(configure: Self.configure) { harness, client in
             var tls = try harness.clientTLS()
             tls.applicationProtocols = ["h2"]
-            let connection = try await RawConnection.connect(port: harness.tlsPort, tls: tls)
-            // The preface and an empty SETTINGS frame; the gateway's SETTINGS are read but never acknowledged.
-            try await connection.write(Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0])
+            // The preface and an empty SETTINGS frame; the gateway's SETTINGS are read but never acknowledged. (Again if
+            // a loaded machine's handshake outlasted the setup timeout.)
+            let connection = try await Self.retried {
+                try await Self.stuck(port: harness.tlsPort, tls: tls, Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0])
+            }
             #expect(await connection.waitUntilClosed(timeout: Self.closeWait))
             let goAways = Self.frames(connection.received).filter { $0.type == 7 }
             #expect(goAways.count == 1)
             // GOAWAY's payload: the last stream ID (4 bytes), then the error code: SETTINGS_TIMEOUT is 0x4.
             #expect(goAways.first.map { Array($0.payload.dropFirst(4).prefix(4)) } == [0, 0, 0, 4])
-            #expect(Self.dropped(harness, "settings_timeout") == 1)
+            #expect(Self.dropped(harness, "settings_timeout") >= 1)
             // Other providers are served as ever.
             let token = try await harness.offlineToken().token
             let status = try await client.push(
@@ -96,12 +98,13 @@ import Testing
     func deviceNeverSaysHello() async throws {
         try await withGateway(configure: Self.configure) { harness, _ in
             let tls = try harness.clientTLS()
-            let silent = try await RawConnection.connect(port: harness.ports.device)
-            let noUpgrade = try await RawConnection.connect(port: harness.ports.device, tls: tls)
-            try await noUpgrade.write(Array("GET /device/v1 HTTP/1.1\r\nHost: loc".utf8))
-            let noHello = try await RawConnection.connect(port: harness.ports.device, tls: tls)
-            try await noHello.write(Array(
-                ("GET /device/v1 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            // On a loaded machine the deadline may close these before they get as far as they try to: that is the
+            // promise too (nil: closed already).
+            let silent = try? await RawConnection.connect(port: harness.ports.device)
+            let noUpgrade = try? await Self.stuck(port: harness.ports.device, tls: tls, Array("GET /device/v1 HTTP/1.1\r\nHost: loc".utf8))
+            let noHello = try? await Self.stuck(
+                port: harness.ports.device, tls: tls,
+                Array(("GET /device/v1 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                     + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
             let (device, token) = try await Self.retried {
                 let device = try await harness.connectDevice()
@@ -114,9 +117,9 @@ import Testing
             }
             defer { Task { await device.close() } }
 
-            #expect(await silent.waitUntilClosed(timeout: Self.closeWait))
-            #expect(await noUpgrade.waitUntilClosed(timeout: Self.closeWait))
-            #expect(await noHello.waitUntilClosed(timeout: Self.closeWait))
+            for connection in [silent, noUpgrade, noHello] {
+                #expect(await connection?.waitUntilClosed(timeout: Self.closeWait) ?? true)
+            }
             #expect(Self.dropped(harness, "device_setup_timeout") >= 3)
             // Well past the deadline the device that said hello still gets its pushes (and acknowledges them).
             try await Task.sleep(for: Self.setupTimeout * 2)
@@ -188,6 +191,13 @@ import Testing
         #expect(finished.withLock { $0 }, "the gateway did not stop within 60 s")
         await stuck.close()
         await shutdown.value
+    }
+
+    /// A TLS connection that sends `bytes` and then nothing.
+    static func stuck(port: Int, tls: TLSConfiguration, _ bytes: [UInt8]) async throws -> RawConnection {
+        let connection = try await RawConnection.connect(port: port, tls: tls)
+        try await connection.write(bytes)
+        return connection
     }
 
     /// Sets up a healthy connection, again if a loaded machine took longer than the setup timeout the first time
