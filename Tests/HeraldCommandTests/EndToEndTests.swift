@@ -255,10 +255,10 @@ import UserNotifications
     @Test("B-50 B-51 service extensions as processes: seed 003's rewrite; one that calls its handler only at serviceExtensionTimeWillExpire gives its best attempt at the deadline; one that crashes or hangs leaves the push shown as it came; a broken declaration is logged and the push shown as it came")
     func serviceExtension() async throws {
         let herald = try HeraldProcess()
-        // 8 s: long enough for a fresh extension process to download seed 001's image on a loaded machine (with 1 s, a
+        // 20 s: long enough for a fresh extension process to download seed 001's image on a loaded machine (with 1 s, a
         // full CI run sometimes got the best attempt, without the attachment, instead; with 3 s, a run with a release
-        // build beside it).
-        guard let (up, provider) = try await Self.startUp(herald, ["--service-extension-time", "8"]) else { return }
+        // build beside it; with 8 s, runs beside a busy machine and once a plain run). Apple gives 30 s.
+        guard let (up, provider) = try await Self.startUp(herald, ["--service-extension-time", "20"]) else { return }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
         let bundle = try Self.appBundle(in: herald, name: "Seed", info: Self.serviceInfo(executable: Self.exampleService.path))
@@ -281,16 +281,16 @@ import UserNotifications
 
         let start = ContinuousClock.now
         try await push("never", test: "never", token: token)
-        let bestAttempt = await app.waitForOutput(containing: "willPresent never", timeout: .seconds(30))
+        let bestAttempt = await app.waitForOutput(containing: "willPresent never", timeout: .seconds(60))
         #expect(bestAttempt?.contains("title=T-never [NotificationService]") == true, "\(app.output)")
-        #expect(ContinuousClock.now - start >= .seconds(8), "the best attempt comes at the deadline (8 s here)")
+        #expect(ContinuousClock.now - start >= .seconds(20), "the best attempt comes at the deadline (20 s here)")
 
         try await push("crash", test: "crash", token: token)
         let crashed = await app.waitForOutput(containing: "willPresent crash", timeout: .seconds(30))
         #expect(crashed?.contains("title=T-crash body=B main") == true, "shown as it came: \(app.output)")
 
         try await push("hang", test: "hang", token: token)
-        let hung = await app.waitForOutput(containing: "willPresent hang", timeout: .seconds(40))
+        let hung = await app.waitForOutput(containing: "willPresent hang", timeout: .seconds(60))
         #expect(hung?.contains("title=T-hang body=B main") == true, "shown as it came after the grace: \(app.output)")
 
         // Seed 001: the extension downloads the payload's image from a local HTTP server into an attachment.
