@@ -17,9 +17,7 @@ extension RawConnection {
     ) async throws -> (connection: RawConnection, token: String) {
         let connection = try await connect(port: port, tls: tls, receiveBufferSize: receiveBufferSize)
         do {
-            let upgrade = "GET /device/v1 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-            try await connection.write(Array(upgrade.utf8))
+            try await connection.write(deviceUpgradeRequest)
             try await connection.write(webSocketTextFrame(DeviceChannelMessage.hello(deviceID: deviceID, secret: "raw").jsonText()))
             try await connection.write(webSocketTextFrame(
                 DeviceChannelMessage.register(bundleID: bundleID, environment: .development).jsonText()))
@@ -34,6 +32,11 @@ extension RawConnection {
             throw error
         }
     }
+
+    /// The HTTP/1.1 request that upgrades a connection to the device channel's WebSocket.
+    public static let deviceUpgradeRequest = Array(
+        ("GET /device/v1 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
 
     /// A client's WebSocket text frame (RFC 6455 §5.2: final, masked) carrying `text`.
     public static func webSocketTextFrame(_ text: String) -> [UInt8] {

@@ -102,10 +102,7 @@ import Testing
             // promise too (nil: closed already).
             let silent = try? await RawConnection.connect(port: harness.ports.device)
             let noUpgrade = try? await Self.stuck(port: harness.ports.device, tls: tls, Array("GET /device/v1 HTTP/1.1\r\nHost: loc".utf8))
-            let noHello = try? await Self.stuck(
-                port: harness.ports.device, tls: tls,
-                Array(("GET /device/v1 HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                    + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8))
+            let noHello = try? await Self.stuck(port: harness.ports.device, tls: tls, RawConnection.deviceUpgradeRequest)
             let (device, token) = try await Self.retried {
                 let device = try await harness.connectDevice()
                 do {
