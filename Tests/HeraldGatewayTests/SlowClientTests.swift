@@ -16,7 +16,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct SlowClientTests {
     /// The setup timeout these tests run with: short, so that a stuck client is closed while the test waits, and long
     /// enough for a healthy client's handshake on a loaded machine (which retries if it was not).
-    static let setupTimeout = Duration.seconds(5)
+    static let setupTimeout = Duration.seconds(10)
     /// How long a test waits for the gateway to close a stuck connection: the timeout, and a loaded machine's slack.
     static let closeWait = Duration.seconds(60)
     /// How many pushes go to the device that stopped reading.
