@@ -222,8 +222,11 @@ let package = Package(
         .target(
             name: "HeraldFuzzing",
             dependencies: [
-                "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice",
+                "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice", "HeraldGateway",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             swiftSettings: swiftSettings
         ),

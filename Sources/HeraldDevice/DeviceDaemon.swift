@@ -160,7 +160,11 @@ public final class DeviceDaemon: Service, Sendable {
 
     private func connectionLoop() async {
         var backoff = configuration.backoff
+        // Kept apart from the connection's backoff, which a successful connection resets: a store that cannot keep
+        // pushes (a full disk) fails again at once on the next connection, so each such failure waits longer.
+        var storeBackoff = configuration.backoff
         while !Task.isCancelled {
+            var delay: Duration?
             do {
                 let client = try await DeviceChannelClient.connect(
                     to: configuration.gatewayURL, deviceID: configuration.identity.deviceID,
@@ -168,7 +172,11 @@ public final class DeviceDaemon: Service, Sendable {
                     logger: logger)
                 backoff.reset()
                 logger.info("Connected to the gateway", metadata: ["gateway.url": "\(configuration.gatewayURL)"])
-                await serve(client)
+                if await serve(client) {
+                    storeBackoff.reset()
+                } else {
+                    delay = storeBackoff.next()
+                }
                 logger.info("Disconnected from the gateway")
             } catch is CancellationError {
                 break
@@ -178,7 +186,7 @@ public final class DeviceDaemon: Service, Sendable {
                 ])
             }
             if Task.isCancelled { break }
-            try? await Task.sleep(for: backoff.next())
+            try? await Task.sleep(for: delay ?? backoff.next())
         }
     }
 
@@ -186,7 +194,8 @@ public final class DeviceDaemon: Service, Sendable {
     ///
     /// Pushes that arrive while the engine keeps earlier ones are kept together, in order, in one transaction (one
     /// fsync for the batch), and each is acknowledged once that transaction is durable.
-    private func serve(_ client: DeviceChannelClient) async {
+    /// - Returns: `false` when it ended because the store could not keep pushes.
+    private func serve(_ client: DeviceChannelClient) async -> Bool {
         await renewRegistrations(with: client)
         connection.set(client)
         defer { connection.set(nil) }
@@ -196,9 +205,11 @@ public final class DeviceDaemon: Service, Sendable {
             arrived.finish()
         }
         defer { reader.cancel() }
+        var kept = true
         while let batch = await arrived.next(limit: Self.batchLimit) {
             guard await receive(batch) else {
                 // Not kept (the store failed): no acknowledgement; the gateway keeps them and sends them again.
+                kept = false
                 break
             }
             do {
@@ -208,6 +219,7 @@ public final class DeviceDaemon: Service, Sendable {
             }
         }
         await client.close()
+        return kept
     }
 
     /// The most pushes kept in one transaction.

@@ -255,10 +255,9 @@ import UserNotifications
     @Test("B-50 B-51 service extensions as processes: seed 003's rewrite; one that calls its handler only at serviceExtensionTimeWillExpire gives its best attempt at the deadline; one that crashes or hangs leaves the push shown as it came; a broken declaration is logged and the push shown as it came")
     func serviceExtension() async throws {
         let herald = try HeraldProcess()
-        // 20 s: long enough for a fresh extension process to download seed 001's image on a loaded machine (with 1 s, a
-        // full CI run sometimes got the best attempt, without the attachment, instead; with 3 s, a run with a release
-        // build beside it; with 8 s, runs beside a busy machine and once a plain run). Apple gives 30 s.
-        guard let (up, provider) = try await Self.startUp(herald, ["--service-extension-time", "20"]) else { return }
+        // 10 s: the deadline is waited for twice here (the best attempt, the hang), and a fresh extension process must
+        // start and rewrite within it on a loaded machine. Apple gives 30 s; the image case below has them.
+        guard let (up, provider) = try await Self.startUp(herald, ["--service-extension-time", "10"]) else { return }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
         let bundle = try Self.appBundle(in: herald, name: "Seed", info: Self.serviceInfo(executable: Self.exampleService.path))
@@ -283,7 +282,7 @@ import UserNotifications
         try await push("never", test: "never", token: token)
         let bestAttempt = await app.waitForOutput(containing: "willPresent never", timeout: .seconds(60))
         #expect(bestAttempt?.contains("title=T-never [NotificationService]") == true, "\(app.output)")
-        #expect(ContinuousClock.now - start >= .seconds(20), "the best attempt comes at the deadline (20 s here)")
+        #expect(ContinuousClock.now - start >= .seconds(10), "the best attempt comes at the deadline (10 s here)")
 
         try await push("crash", test: "crash", token: token)
         let crashed = await app.waitForOutput(containing: "willPresent crash", timeout: .seconds(30))
@@ -292,6 +291,31 @@ import UserNotifications
         try await push("hang", test: "hang", token: token)
         let hung = await app.waitForOutput(containing: "willPresent hang", timeout: .seconds(60))
         #expect(hung?.contains("title=T-hang body=B main") == true, "shown as it came after the grace: \(app.output)")
+
+        // Another app whose declaration names an executable that is not there.
+        let broken = try Self.appBundle(in: herald, name: "Broken", info: Self.serviceInfo(executable: "no-such-extension"))
+        let (other, otherRegistered) = try await Self.launchApp("com.example.two", herald, bundle: broken)
+        children.append(other)
+        let otherToken = try #require(otherRegistered, "\(other.output) \(other.error)")
+        try await push("broken", to: "com.example.two", token: otherToken)
+        let unmodified = await other.waitForOutput(containing: "willPresent broken", timeout: .seconds(10))
+        #expect(unmodified?.contains("title=T-broken body=B main") == true, "\(other.output)")
+        #expect(up.error.contains("The app's service extension cannot be used") && up.error.contains("no-such-extension"), "\(up.error)")
+        for child in [other, app, up] { await child.stop() }
+    }
+
+    @Test("B-50 seed 001's service extension as a process: it downloads the payload's image into an attachment, moved into the attachment store")
+    func serviceExtensionImage() async throws {
+        let herald = try HeraldProcess()
+        // Apple's 30 s: a fresh extension process downloading on a loaded machine took longer than 8 s (a CI run with a
+        // release build beside it). On a quiet one it takes about a second, and the test no longer.
+        guard let (up, provider) = try await Self.startUp(herald, ["--service-extension-time", "30"]) else { return }
+        var children = [up]
+        defer { for child in children { child.send(SIGKILL) } }
+        let bundle = try Self.appBundle(in: herald, name: "Seed", info: Self.serviceInfo(executable: Self.exampleService.path))
+        let (app, registered) = try await Self.launchApp("com.example.one", herald, bundle: bundle)
+        children.append(app)
+        let token = try #require(registered, "\(app.output) \(app.error)")
 
         // Seed 001: the extension downloads the payload's image from a local HTTP server into an attachment.
         let site = herald.dataDirectory.appendingPathComponent("site", isDirectory: true)
@@ -313,7 +337,7 @@ import UserNotifications
             ["push", "--topic", "com.example.one", "--token", token, "--title", "T-image", "--body", "B", "--mutable-content",
              "--collapse-id", "image", "--payload", imagePayload.path] + provider)
         #expect(pushed.status == 0, "\(pushed.error)")
-        #expect(await app.waitForOutput(containing: "willPresent image", timeout: .seconds(30)) != nil, "\(app.output)")
+        #expect(await app.waitForOutput(containing: "willPresent image", timeout: .seconds(60)) != nil, "\(app.output)")
         let engine = try NotificationEngine.forDataDirectory(
             HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
         let center = UNUserNotificationCenter(bundleIdentifier: "com.example.one", engine: .success(engine))
@@ -329,16 +353,7 @@ import UserNotifications
         #expect(stored.path.hasPrefix(herald.dataDirectory.appendingPathComponent("attachments").path), "moved into the attachment store: \(stored.path)")
         #expect(FileManager.default.contents(atPath: stored.path) == Data(Self.onePixelPNG))
 
-        // Another app whose declaration names an executable that is not there.
-        let broken = try Self.appBundle(in: herald, name: "Broken", info: Self.serviceInfo(executable: "no-such-extension"))
-        let (other, otherRegistered) = try await Self.launchApp("com.example.two", herald, bundle: broken)
-        children.append(other)
-        let otherToken = try #require(otherRegistered, "\(other.output) \(other.error)")
-        try await push("broken", to: "com.example.two", token: otherToken)
-        let unmodified = await other.waitForOutput(containing: "willPresent broken", timeout: .seconds(10))
-        #expect(unmodified?.contains("title=T-broken body=B main") == true, "\(other.output)")
-        #expect(up.error.contains("The app's service extension cannot be used") && up.error.contains("no-such-extension"), "\(up.error)")
-        for child in [other, app, up] { await child.stop() }
+        for child in [server, app, up] { await child.stop() }
     }
 
     @Test("B-60 X-16 seed 003's content extension as a process: it draws notifications of its category (what the terminal shows); an action goes to it first — dismiss: gone, the app not told; dismissAndForwardAction: the app's didReceive; doNotDismiss: it stays; extensionContext opens the app, dismisses, replaces the buttons")

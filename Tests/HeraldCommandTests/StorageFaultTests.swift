@@ -3,7 +3,9 @@ import HeraldCore
 import HeraldGateway
 import HeraldProvider
 import HeraldTesting
+import Logging
 import Testing
+import UserNotifications
 
 /// Whether this process may mount a tmpfs (root, and a kernel that lets it).
 func canMountSmallDisks() async -> Bool {
@@ -136,6 +138,109 @@ struct StorageFaultTests {
                         "device-\(index)")
             }
             #expect(await second.child.stop() == 0)
+        }
+    }
+
+    @Test("The device's disk full: a push the daemon cannot keep is not acknowledged and not shown; the daemon keeps running, and once there is room it is shown; after kill -9 every push is in the delivered list exactly once")
+    func deviceFullDisk() async throws {
+        try await withSmallDisk(megabytes: 4) { disk in
+            // The gateway has room; only the device's data directory is on the small disk.
+            let gatewaySide = try HeraldProcess()
+            let keyFile = gatewaySide.dataDirectory.appendingPathComponent("key.p8").path
+            #expect(try await gatewaySide.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status == 0)
+            let gateway = try await GatewayCommandTests.GatewayProcess.start(gatewaySide)
+            var children = [gateway.child]
+            defer { for child in children { child.send(SIGKILL) } }
+            let deviceSide = try HeraldProcess(dataDirectory: disk.url.appendingPathComponent("data"))
+            #expect(try await deviceSide.run(["settings", "com.example.full", "--allow"]).status == 0)
+            let deviceArguments = [
+                "device", "--gateway", "wss://localhost:\(gateway.device)/device/v1", "--register", "com.example.full",
+                "--cacert", gatewaySide.dataDirectory.appendingPathComponent("tls/ca.pem").path,
+            ]
+            let device = try await deviceSide.launch(deviceArguments)
+            children.append(device)
+            let registered = await device.waitForOutput(containing: "com.example.full ", timeout: .seconds(60))
+            let token = try #require(registered?.split(separator: " ").last.map(String.init), "\(device.error)")
+
+            let signer = try ProviderTokenSigner(
+                pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
+            let provider = try APNsClient(
+                server: APNsServer(
+                    url: URL(string: "https://localhost:\(gateway.provider)")!,
+                    certificateAuthorityFile: gatewaySide.dataDirectory.appendingPathComponent("tls/ca.pem").path),
+                authentication: .token(signer), retryPolicy: .never)
+            let filler = String(repeating: "x", count: 3_500)
+            /// Sends push `number` and waits until the device shows it or says it could not keep it.
+            func push(_ number: Int) async throws -> Bool? {
+                let status = try await provider.send(
+                    .alert(bundleID: "com.example.full", payload: APNsPayload(alert: .text("full-\(number)-"), custom: [.init("pad", .string(filler))])),
+                    to: token).status
+                #expect(status == 200, "the gateway has room")
+                let deadline = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < deadline {
+                    if device.output.contains("full-\(number)-") { return true }
+                    if device.error.contains("Could not keep pushes") { return false }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                return nil
+            }
+            var sent = 0
+            do {
+                #expect(try await push(0) == true, "room at first: \(device.error)")
+                sent = 1
+                let fill = try await disk.fill()
+                // 3.5 KB each: the store must grow (past the WAL's reused space) to keep them; 1,500 is more than 4 MB.
+                var kept: Bool? = true
+                while kept == true && sent < 1_500 {
+                    kept = try await push(sent)
+                    sent += 1
+                }
+                #expect(kept == false, "the daemon said it could not keep a push on a full disk (\(sent) sent): \(device.error.suffix(2_000))")
+                let failed = sent - 1
+                #expect(!device.output.contains("full-\(failed)-"), "not shown while it is not kept")
+                #expect(device.status == nil, "the daemon keeps running")
+                // Room again: the gateway kept the push it was not told of, and sends it on the next connection.
+                try FileManager.default.removeItem(at: fill)
+                #expect(await device.waitForOutput(containing: "full-\(failed)-", timeout: .seconds(60)) != nil,
+                        "shown once there is room: \(device.error.suffix(2_000))")
+            } catch {
+                try? await provider.shutdown()
+                throw error
+            }
+            try await provider.shutdown()
+
+            // Shown exactly once, and after kill -9 every push is in the delivered list exactly once: nothing was
+            // acknowledged that was not on disk.
+            for number in 0..<sent {
+                #expect(device.output.components(separatedBy: "full-\(number)-").count - 1 == 1, "push \(number) shown once")
+            }
+            device.send(SIGKILL)
+            _ = await device.wait(timeout: .seconds(10))
+            let engine = try NotificationEngine.forDataDirectory(
+                HeraldDataDirectory(url: deviceSide.dataDirectory), presenter: SilentPresenter(), scope: [],
+                logger: .init(label: "test"))
+            let delivered = try await engine.delivered(for: "com.example.full").map(\.request.content.body)
+            #expect(delivered.sorted() == (0..<sent).map { "full-\($0)-" }.sorted())
+            #expect(await gateway.child.stop() == 0)
+        }
+    }
+
+    @Test("The device's data directory full or read-only at start: `herald device` exits non-zero saying which database it cannot write and why")
+    func deviceDiskAtStart() async throws {
+        try await withSmallDisk(megabytes: 2) { disk in
+            let herald = try HeraldProcess(dataDirectory: disk.url.appendingPathComponent("data"))
+            let arguments = ["device", "--gateway", "wss://localhost:9/device/v1", "--register", "com.example.start"]
+            let fill = try await disk.fill()
+            let full = try await herald.run(arguments, timeout: .seconds(30))
+            #expect(full.status != 0)
+            #expect(full.error.contains("notifications.sqlite") && full.error.contains("full"), "\(full.error)")
+            try FileManager.default.removeItem(at: fill)
+            #expect(try await herald.run(["notifications", "list"]).status == 0, "makes the store while there is room")
+            try await disk.remount(readOnly: true)
+            let readOnly = try await herald.run(arguments, timeout: .seconds(30))
+            #expect(readOnly.status != 0)
+            #expect(readOnly.error.contains("notifications.sqlite") && readOnly.error.contains("read-only"), "\(readOnly.error)")
+            try await disk.remount(readOnly: false)
         }
     }
 

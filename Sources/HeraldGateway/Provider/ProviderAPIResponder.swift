@@ -308,14 +308,6 @@ struct ProviderAPIResponder: Sendable {
         metrics.recordResponse(status: refusal.reason.status, reason: refusal.reason.reason)
         logger.debug(
             "Refused notification", metadata: ["apns.reason": "\(refusal.reason.reason)", "apns.id": "\(refusal.apnsID ?? "")"])
-        let body = ByteBuffer(string: refusal.body)
-        return ProviderAnswer(
-            status: refusal.reason.status,
-            fields: [
-                (name: "apns-id", value: refusal.apnsID ?? RandomUUID.lowercasedString()),
-                (name: "content-type", value: "application/json"),
-                (name: "content-length", value: String(body.readableBytes)),
-            ],
-            body: body, authenticated: false)
+        return ProviderAnswer(refusal: refusal)
     }
 }

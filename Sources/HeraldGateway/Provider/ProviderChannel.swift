@@ -62,8 +62,9 @@ struct ProviderChannel: ServerChildChannel {
         let configureHTTP2 = { @Sendable (certificate: NIOSSLCertificate?) throws -> Void in
             // The identity is decided here, once, before HTTP/2 can carry a request.
             connection.state.withLock { $0.identity = ProviderConnection.Identity(certificate: certificate) }
-            try self.configureHTTP2(
-                on: channel, connection: connection, hasClientCertificate: certificate != nil, logger: logger)
+            try ProviderHTTP2Pipeline.configure(
+                on: channel, answerer: self.responder, connection: connection,
+                configuration: self.responder.configuration, metrics: self.responder.metrics, logger: logger)
             negotiated.succeed(.http2)
         }
         if let sslContext {
@@ -91,33 +92,6 @@ struct ProviderChannel: ServerChildChannel {
             try channel.pipeline.syncOperations.addHandler(sniffer)
             return Value(channel: channel, negotiated: negotiated.futureResult)
         }
-    }
-
-    /// Adds HTTP/2 to a connection's pipeline: one stream until a valid provider token unless the client
-    /// presented a certificate (H-05, H-23), Apple's other settings (H-22), GOAWAY handling.
-    private func configureHTTP2(
-        on channel: any Channel, connection: ProviderConnection, hasClientCertificate: Bool, logger: Logger
-    ) throws {
-        let configuration = responder.configuration
-        let responder = self.responder
-        let manager = ProviderConnectionManager(
-            maximumConcurrentStreams: configuration.maximumConcurrentStreams, isAuthenticated: hasClientCertificate,
-            idleTimeout: TimeAmount(configuration.providerIdleTimeout), gracefulCloseTimeout: .seconds(10),
-            settingsTimeout: TimeAmount(configuration.connectionSetupTimeout), metrics: responder.metrics)
-        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
-        connectionConfiguration.initialSettings = manager.initialSettings
-        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-            mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: .init(),
-            streamDelegate: ProviderConnectionManager.StreamDelegate(
-                manager: NIOLoopBound(manager, eventLoop: channel.eventLoop))
-        ) { stream in
-            stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(
-                    ProviderStreamHandler(
-                        responder: responder, connection: connection, connectionChannel: channel, logger: logger))
-            }
-        }
-        try channel.pipeline.syncOperations.addHandler(manager)
     }
 
     func handle(value: Value, logger: Logger) async {

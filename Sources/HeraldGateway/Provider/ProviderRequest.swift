@@ -1,3 +1,4 @@
+import HeraldCore
 import NIOCore
 
 /// One provider-API request as the gateway checks it, whichever HTTP version carried it.
@@ -35,4 +36,22 @@ struct ProviderAnswer: Sendable {
     var body: ByteBuffer
     /// Whether the request carried a valid provider token (lifts the one-stream limit, H-05/H-23).
     var authenticated: Bool
+}
+
+extension ProviderAnswer {
+    /// The answer to a refused request: the status, `apns-id` (the request's, or a new one) and the JSON reason
+    ///
+    ///
+    /// - Parameter refusal: Why the request is refused.
+    init(refusal: APNsRefusal) {
+        let body = ByteBuffer(string: refusal.body)
+        self.init(
+            status: refusal.reason.status,
+            fields: [
+                (name: "apns-id", value: refusal.apnsID ?? RandomUUID.lowercasedString()),
+                (name: "content-type", value: "application/json"),
+                (name: "content-length", value: String(body.readableBytes)),
+            ],
+            body: body, authenticated: false)
+    }
 }

@@ -13,7 +13,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     /// How long a stream may take to send its whole request before it is reset (slow or stuck clients).
     static let requestTimeout = TimeAmount.seconds(60)
 
-    private let responder: ProviderAPIResponder
+    private let answerer: any ProviderAnswering
     private let connection: ProviderConnection
     private let connectionChannel: any Channel
     private let logger: Logger
@@ -23,12 +23,12 @@ final class ProviderStreamHandler: ChannelInboundHandler {
 
     /// Creates the handler for one stream.
     /// - Parameters:
-    ///   - responder: Checks and accepts requests.
+    ///   - answerer: Checks and accepts requests (the gateway's ``ProviderAPIResponder``).
     ///   - connection: The state of the stream's connection.
     ///   - connectionChannel: The connection's channel (for stream-limit changes).
     ///   - logger: Where to log.
-    init(responder: ProviderAPIResponder, connection: ProviderConnection, connectionChannel: any Channel, logger: Logger) {
-        self.responder = responder
+    init(answerer: any ProviderAnswering, connection: ProviderConnection, connectionChannel: any Channel, logger: Logger) {
+        self.answerer = answerer
         self.connection = connection
         self.connectionChannel = connectionChannel
         self.logger = logger
@@ -82,13 +82,9 @@ final class ProviderStreamHandler: ChannelInboundHandler {
             return
         }
         self.request = nil
-        let (responder, connection, logger) = (responder, connection, logger)
-        let answered = context.eventLoop.makePromise(of: ProviderAnswer.self)
-        answered.completeWithTask {
-            await responder.answer(request, connection: connection, logger: logger)
-        }
+        let answered = answerer.answer(request, connection: connection, logger: logger, on: context.eventLoop)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        answered.futureResult.whenSuccess { answer in
+        answered.whenSuccess { answer in
             let (handler, context) = loopBound.value
             handler.write(answer, context: context)
         }
