@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Glibc
 import HeraldGateway
 import InMemoryLogging
 import Logging
@@ -31,6 +32,7 @@ import Testing
         monitor.stop()
         try await group.shutdownGracefully()
         #expect(monitor.maximumLag >= .milliseconds(300), "measured \(monitor.maximumLag)")
+        #expect(monitor.maximumOwnLag >= .milliseconds(300), "a blocked loop is not waiting for a core: \(monitor.maximumOwnLag)")
         #expect(recorded.loops == [0])
         // Every warning is a lag over the threshold (100 ms); the stall's is among them.
         let warnings = handler.entries.filter { $0.level == .warning }
@@ -39,6 +41,28 @@ import Testing
         #expect(logged.allSatisfy { $0 >= 100 }, "\(logged)")
         #expect(logged.contains { $0 >= 300 }, "\(logged)")
         #expect(handler.entries.allSatisfy { $0.level == .warning })
+    }
+
+    @Test("A loop that computes while busy threads hold the cores: its own lag counts its work, not its waits for a core")
+    func waitingForACoreIsNotOwnLag() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let monitor = EventLoopLagMonitor(group: group, interval: .milliseconds(20), logger: Logger(label: "test"))
+        monitor.start()
+        for _ in 0..<200 where monitor.sampleCount < 3 { try await Task.sleep(for: .milliseconds(20)) }
+        // Three busy threads per core beside it: 200 ms of the loop's own work take several times as long.
+        let competing = Atomic<Bool>(true)
+        for _ in 0..<(3 * ProcessInfo.processInfo.activeProcessorCount) {
+            Thread { while competing.load(ordering: .relaxed) {} }.start()
+        }
+        defer { competing.store(false, ordering: .relaxed) }
+        _ = try await group.next().submit { ThreadCPUTime.spin(.milliseconds(200)) }.get()
+        competing.store(false, ordering: .relaxed)
+        try await Task.sleep(for: .milliseconds(100))
+        monitor.stop()
+        try await group.shutdownGracefully()
+        let (lag, own) = (monitor.maximumLag, monitor.maximumOwnLag)
+        #expect(own >= .milliseconds(150), "the loop's own 200 ms: lag \(lag), own \(own)")
+        #expect(own + .milliseconds(50) <= lag, "the wait for the core is not counted: lag \(lag), own \(own)")
     }
 
     @Test("The gateway exports herald_event_loop_lag_seconds, a histogram per loop, on /metrics")
@@ -65,4 +89,20 @@ private final class RecordedLags: Sendable {
     func append(_ lag: TimeAmount, _ loop: Int) { lags.withLock { $0.append((lag, loop)) } }
 
     var loops: Set<Int> { Set(lags.withLock { $0.map { $0.loop } }) }
+}
+
+/// The calling thread's processor time.
+enum ThreadCPUTime {
+    /// The processor time the calling thread has used.
+    static func used() -> Duration {
+        var now = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
+        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+    }
+
+    /// Runs until the calling thread has used `cpuTime` more of processor time (however long that takes).
+    static func spin(_ cpuTime: Duration) {
+        let end = used() + cpuTime
+        while used() < end {}
+    }
 }
