@@ -63,6 +63,21 @@ import Testing
         #expect(served.closed)
     }
 
+    @Test("A client that never opens its flow-control window for an answer's body: the stream is reset after the request timeout, then the idle connection closed (found by fuzzing)")
+    func windowNeverOpened() throws {
+        typealias Seeds = HTTP2FrameSeeds
+        let request = Seeds.headers(path: "/3/device/\(String(repeating: "ab", count: 32))", fields: [("apns-topic", "com.example.app")])
+        // SETTINGS_INITIAL_WINDOW_SIZE 0: no byte of a DATA frame may be sent until a WINDOW_UPDATE that never comes.
+        let input = [0x00] + Seeds.frame(0x4, [0, 4, 0, 0, 0, 0]) + Seeds.settingsAck
+            + Seeds.frame(0x1, flags: 0x4, stream: 1, request) + Seeds.frame(0x0, flags: 0x1, stream: 1, Array("not json".utf8))
+        let served = try Seeds.serve(input)
+        let frames = Self.frames(served.written)
+        #expect(Self.status(of: 1, in: frames) == 0x8c, "400 BadRequestPayload, its body held back")
+        #expect(!frames.contains { $0.type == 0x0 && $0.stream == 1 })
+        #expect(frames.contains { $0.type == 0x3 && $0.stream == 1 }, "RST_STREAM once the answer could not go out in time")
+        #expect(served.closed)
+    }
+
     @Test("An idle connection is closed with GOAWAY IdleTimeout once its timeout passes (H-07)")
     func idle() throws {
         let served = try HTTP2FrameSeeds.serve(HTTP2FrameSeeds.all[0])

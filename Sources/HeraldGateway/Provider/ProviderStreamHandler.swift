@@ -10,7 +10,8 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame.FramePayload
     typealias OutboundOut = HTTP2Frame.FramePayload
 
-    /// How long a stream may take to send its whole request before it is reset (slow or stuck clients).
+    /// How long a stream may take to send its whole request before it is reset, and the client to take the answer
+    /// (slow or stuck clients).
     static let requestTimeout = TimeAmount.seconds(60)
 
     private let answerer: any ProviderAnswering
@@ -101,10 +102,18 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         headers.add(name: ":status", value: String(answer.status))
         for field in answer.fields { headers.add(name: field.name, value: field.value) }
         let hasBody = answer.body.readableBytes > 0
-        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: !hasBody))), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: !hasBody))), promise: hasBody ? nil : written)
         if hasBody {
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(answer.body), endStream: true))), promise: nil)
+            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(answer.body), endStream: true))), promise: written)
         }
         context.flush()
+        // A client that never opens its flow-control window for the answer's body would hold the stream — and with it
+        // the connection, which times out only while no stream is open — forever: the answer must go out in time too,
+        // or the stream is reset. (Found by fuzzing: a client whose SETTINGS set an initial window of 2 bytes.)
+        let stream = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
+        let deadline = context.eventLoop.scheduleTask(in: Self.requestTimeout) { stream.value.close(promise: nil) }
+        timeout = deadline
+        written.futureResult.whenComplete { _ in deadline.cancel() }
     }
 }
