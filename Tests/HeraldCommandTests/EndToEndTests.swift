@@ -465,13 +465,7 @@ import UserNotifications
             let registered = await first.waitForOutput(containing: "com.example.burst ", timeout: .seconds(30))
             let token = try #require(registered?.split(separator: " ").last.map(String.init), "\(first.error)")
 
-            let signer = try ProviderTokenSigner(
-                pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
-            let client = try APNsClient(
-                server: APNsServer(
-                    url: URL(string: "https://localhost:\(gateway.provider)")!,
-                    certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
-                authentication: .token(signer))
+            let client = try gateway.providerClient(keyFile: keyFile, trusting: herald)
             let tally = BurstTally()
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in
@@ -572,15 +566,9 @@ extension EndToEndTests {
         let registered = await device.waitForOutput(containing: "com.example.retry ", timeout: .seconds(60))
         let token = try #require(registered?.split(separator: " ").last.map(String.init), "\(device.error)")
 
-        let signer = try ProviderTokenSigner(
-            pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
         func send(_ notification: APNsNotification, to gateway: GatewayCommandTests.GatewayProcess) async throws -> APNsResult {
-            let client = try APNsClient(
-                server: APNsServer(
-                    url: URL(string: "https://localhost:\(gateway.provider)")!,
-                    certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
-                // Retries (the same apns-id each time) ride out a loaded machine's slow connection.
-                authentication: .token(signer), retryPolicy: .default)
+            // Retries (the same apns-id each time) ride out a loaded machine's slow connection.
+            let client = try gateway.providerClient(keyFile: keyFile, trusting: herald, retryPolicy: .default)
             do {
                 let result = try await client.send(notification, to: token)
                 try await client.shutdown()

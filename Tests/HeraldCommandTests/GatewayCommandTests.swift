@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldDeviceChannel
+import HeraldProvider
 import NIOSSL
 import Synchronization
 import HeraldTesting
@@ -18,6 +19,21 @@ import Testing
 
         /// Starts `herald gateway` on free ports, or on the ports of `previous` (a restart), and waits for its banner
         /// (30 s at most).
+        /// A provider client for this gateway's TLS port: provider tokens signed with the `.p8` key in `keyFile` (team
+        /// `TEAM123456`, key `KEY1234567`, as the tests make it with `herald keys create`), trusting the CA in
+        /// `herald`'s data directory. The caller shuts it down.
+        func providerClient(
+            keyFile: String, trusting herald: HeraldProcess, retryPolicy: APNsRetryPolicy = .default
+        ) throws -> APNsClient {
+            let signer = try ProviderTokenSigner(
+                pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
+            return try APNsClient(
+                server: APNsServer(
+                    url: URL(string: "https://localhost:\(provider)")!,
+                    certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
+                authentication: .token(signer), retryPolicy: retryPolicy)
+        }
+
         static func start(_ herald: HeraldProcess, onPortsOf previous: GatewayProcess? = nil) async throws -> GatewayProcess {
             let ports = [previous?.provider, previous?.plaintext, previous?.device].map { String($0 ?? 0) }
             let child = try await herald.launch(

@@ -87,13 +87,7 @@ struct StorageFaultTests {
             let first = try await GatewayCommandTests.GatewayProcess.start(herald)
             var gateways = [first.child]
             defer { for gateway in gateways { gateway.send(SIGKILL) } }
-            let signer = try ProviderTokenSigner(
-                pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
-            let provider = try APNsClient(
-                server: APNsServer(
-                    url: URL(string: "https://localhost:\(first.provider)")!,
-                    certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
-                authentication: .token(signer), retryPolicy: .never)
+            let provider = try first.providerClient(keyFile: keyFile, trusting: herald, retryPolicy: .never)
             // 3.5 KB each: the store must grow to keep them.
             let filler = String(repeating: "x", count: 3_500)
             func push(_ text: String, to token: String) async throws -> Int {
@@ -162,13 +156,7 @@ struct StorageFaultTests {
             let registered = await device.waitForOutput(containing: "com.example.full ", timeout: .seconds(60))
             let token = try #require(registered?.split(separator: " ").last.map(String.init), "\(device.error)")
 
-            let signer = try ProviderTokenSigner(
-                pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
-            let provider = try APNsClient(
-                server: APNsServer(
-                    url: URL(string: "https://localhost:\(gateway.provider)")!,
-                    certificateAuthorityFile: gatewaySide.dataDirectory.appendingPathComponent("tls/ca.pem").path),
-                authentication: .token(signer), retryPolicy: .never)
+            let provider = try gateway.providerClient(keyFile: keyFile, trusting: gatewaySide, retryPolicy: .never)
             let filler = String(repeating: "x", count: 3_500)
             /// Sends push `number` and waits until the device shows it or says it could not keep it.
             func push(_ number: Int) async throws -> Bool? {
