@@ -252,18 +252,36 @@ import UserNotifications
         """
     }
 
+    /// `herald up` giving service extensions `seconds`, and seed 003's app (`com.example.one`, its bundle declaring
+    /// `herald-example-service`) launched and registered; `nil` (an issue recorded) when `herald up` did not start.
+    static func upWithSeedExtension(
+        seconds: Int
+    ) async throws -> (herald: HeraldProcess, up: ChildProcess, provider: [String], app: ChildProcess, token: String)? {
+        let herald = try HeraldProcess()
+        guard let (up, provider) = try await startUp(herald, ["--service-extension-time", String(seconds)]) else { return nil }
+        do {
+            let bundle = try appBundle(in: herald, name: "Seed", info: serviceInfo(executable: exampleService.path))
+            let (app, registered) = try await launchApp("com.example.one", herald, bundle: bundle)
+            guard let token = registered else {
+                app.send(SIGKILL)
+                Issue.record("the app did not register: \(app.output) \(app.error)")
+                up.send(SIGKILL)
+                return nil
+            }
+            return (herald, up, provider, app, token)
+        } catch {
+            up.send(SIGKILL)
+            throw error
+        }
+    }
+
     @Test("B-50 B-51 service extensions as processes: seed 003's rewrite; one that calls its handler only at serviceExtensionTimeWillExpire gives its best attempt at the deadline; one that crashes or hangs leaves the push shown as it came; a broken declaration is logged and the push shown as it came")
     func serviceExtension() async throws {
-        let herald = try HeraldProcess()
         // 10 s: the deadline is waited for twice here (the best attempt, the hang), and a fresh extension process must
         // start and rewrite within it on a loaded machine. Apple gives 30 s; the image case below has them.
-        guard let (up, provider) = try await Self.startUp(herald, ["--service-extension-time", "10"]) else { return }
-        var children = [up]
+        guard let (herald, up, provider, app, token) = try await Self.upWithSeedExtension(seconds: 10) else { return }
+        var children = [up, app]
         defer { for child in children { child.send(SIGKILL) } }
-        let bundle = try Self.appBundle(in: herald, name: "Seed", info: Self.serviceInfo(executable: Self.exampleService.path))
-        let (app, registered) = try await Self.launchApp("com.example.one", herald, bundle: bundle)
-        children.append(app)
-        let token = try #require(registered, "\(app.output) \(app.error)")
 
         func push(_ id: String, test: String? = nil, to app: String = "com.example.one", token: String) async throws {
             let payload = herald.dataDirectory.appendingPathComponent("payload-\(id).json")
@@ -306,16 +324,11 @@ import UserNotifications
 
     @Test("B-50 seed 001's service extension as a process: it downloads the payload's image into an attachment, moved into the attachment store")
     func serviceExtensionImage() async throws {
-        let herald = try HeraldProcess()
         // Apple's 30 s: a fresh extension process downloading on a loaded machine took longer than 8 s (a CI run with a
         // release build beside it). On a quiet one it takes about a second, and the test no longer.
-        guard let (up, provider) = try await Self.startUp(herald, ["--service-extension-time", "30"]) else { return }
-        var children = [up]
+        guard let (herald, up, provider, app, token) = try await Self.upWithSeedExtension(seconds: 30) else { return }
+        var children = [up, app]
         defer { for child in children { child.send(SIGKILL) } }
-        let bundle = try Self.appBundle(in: herald, name: "Seed", info: Self.serviceInfo(executable: Self.exampleService.path))
-        let (app, registered) = try await Self.launchApp("com.example.one", herald, bundle: bundle)
-        children.append(app)
-        let token = try #require(registered, "\(app.output) \(app.error)")
 
         // Seed 001: the extension downloads the payload's image from a local HTTP server into an attachment.
         let site = herald.dataDirectory.appendingPathComponent("site", isDirectory: true)
