@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import Glibc
 import HeraldGateway
 import InMemoryLogging
 import Logging
@@ -93,11 +92,11 @@ private final class RecordedLags: Sendable {
 
 /// The calling thread's processor time.
 enum ThreadCPUTime {
-    /// The processor time the calling thread has used.
+    /// The processor time the calling thread has used: the first field of Linux's `/proc/thread-self/schedstat`
+    /// (nanoseconds on a core).
     static func used() -> Duration {
-        var now = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now)
-        return .seconds(now.tv_sec) + .nanoseconds(now.tv_nsec)
+        let text = (try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8)) ?? ""
+        return .nanoseconds(Int64(text.split(separator: " ").first ?? "") ?? 0)
     }
 
     /// Runs until the calling thread has used `cpuTime` more of processor time (however long that takes).
