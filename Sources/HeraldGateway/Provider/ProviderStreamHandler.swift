@@ -102,15 +102,18 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         headers.add(name: ":status", value: String(answer.status))
         for field in answer.fields { headers.add(name: field.name, value: field.value) }
         let hasBody = answer.body.readableBytes > 0
-        let written = context.eventLoop.makePromise(of: Void.self)
-        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: !hasBody))), promise: hasBody ? nil : written)
-        if hasBody {
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(answer.body), endStream: true))), promise: written)
+        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: !hasBody))), promise: nil)
+        guard hasBody else {
+            context.flush()
+            return
         }
+        // A client that never opens its flow-control window for the answer's body (a DATA frame; HEADERS are not
+        // flow-controlled, so a 200 is always sent) would hold the stream — and with it the connection, which times
+        // out only while no stream is open — forever: the body must go out in time too, or the stream is reset.
+        // (Found by fuzzing: a client whose SETTINGS set an initial window of 2 bytes.)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(answer.body), endStream: true))), promise: written)
         context.flush()
-        // A client that never opens its flow-control window for the answer's body would hold the stream — and with it
-        // the connection, which times out only while no stream is open — forever: the answer must go out in time too,
-        // or the stream is reset. (Found by fuzzing: a client whose SETTINGS set an initial window of 2 bytes.)
         let stream = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
         let deadline = context.eventLoop.scheduleTask(in: Self.requestTimeout) { stream.value.close(promise: nil) }
         timeout = deadline
