@@ -60,8 +60,7 @@ struct ProviderAPIResponder: Sendable {
     ///   - connection: The state of the connection it came on, its identity decided at the handshake.
     ///   - logger: Where to log.
     func answer(_ request: ProviderRequest, connection: ProviderConnection, logger: Logger) async -> ProviderAnswer {
-        let suppliedID = request.fields.first { $0.name == "apns-id" }.map(\.value)
-        let echoID = suppliedID.flatMap { APNsRequestHeaders.isCanonicalUUID($0) ? $0.lowercased() : nil }
+        let echoID = request.echoedAPNsID
         let deviceToken: DeviceToken
         switch Self.target(of: request) {
         case .success(let token): deviceToken = token
@@ -107,10 +106,7 @@ struct ProviderAPIResponder: Sendable {
                     "apns.id": "\(apnsID)", "apns.unique_id": "\(uniqueID)", "apns.topic": "\(addressing.topic)",
                     "apns.push_type": "\(payload.pushType.rawValue)",
                 ])
-            var responseFields = [(name: "apns-id", value: apnsID)]
-            // apns-unique-id only in the development environment.
-            if connection.environment == .development { responseFields.append((name: "apns-unique-id", value: uniqueID)) }
-            return ProviderAnswer(status: 200, fields: responseFields, body: ByteBuffer(), authenticated: true)
+            return .accepted(apnsID: apnsID, uniqueID: uniqueID, environment: connection.environment)
         } catch {
             let refusal = (error as? APNsRefusal) ?? APNsRefusal(.internalServerError)
             var answer = refuse(APNsRefusal(refusal.reason, apnsID: apnsID, timestamp: refusal.timestamp), logger: logger)

@@ -14,6 +14,15 @@ struct ProviderRequest: Sendable {
     /// Whether the body was longer than ``ProviderAPIResponder/largestPayload`` (the rest was dropped).
     var payloadTooLarge = false
 
+    /// The request's `apns-id` as an answer echoes it before the headers are checked: lower-cased when it is a
+    /// canonical UUID, `nil` otherwise (the answer then gets a new one).
+    var echoedAPNsID: String? {
+        guard let supplied = fields.first(where: { $0.name == "apns-id" })?.value,
+              APNsRequestHeaders.isCanonicalUUID(supplied)
+        else { return nil }
+        return supplied.lowercased()
+    }
+
     /// Adds the next piece of the body. Past ``ProviderAPIResponder/largestPayload`` bytes the body is only marked
     /// too large and the rest dropped: the request is read to its end, its size already decided.
     mutating func appendPayload(_ chunk: ByteBuffer) {
@@ -39,6 +48,19 @@ struct ProviderAnswer: Sendable {
 }
 
 extension ProviderAnswer {
+    /// The answer to an accepted push: 200 with its `apns-id`, and its `apns-unique-id` in the development
+    /// environment only.
+    ///
+    /// - Parameters:
+    ///   - apnsID: The notification's `apns-id`.
+    ///   - uniqueID: The gateway's `apns-unique-id` for it.
+    ///   - environment: The environment of the listener the request came in on.
+    static func accepted(apnsID: String, uniqueID: String, environment: APNsEnvironment) -> ProviderAnswer {
+        var fields = [(name: "apns-id", value: apnsID)]
+        if environment == .development { fields.append((name: "apns-unique-id", value: uniqueID)) }
+        return ProviderAnswer(status: 200, fields: fields, body: ByteBuffer(), authenticated: true)
+    }
+
     /// The answer to a refused request: the status, `apns-id` (the request's, or a new one) and the JSON reason
     ///
     ///

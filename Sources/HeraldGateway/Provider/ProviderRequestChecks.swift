@@ -20,10 +20,8 @@ package struct ProviderRequestChecks: ProviderAnswering {
 
     /// The answer the request's own checks give.
     static func answer(_ request: ProviderRequest, environment: APNsEnvironment) -> ProviderAnswer {
-        let suppliedID = request.fields.first { $0.name == "apns-id" }.map(\.value)
-        let echoID = suppliedID.flatMap { APNsRequestHeaders.isCanonicalUUID($0) ? $0.lowercased() : nil }
         if case .failure(let refusal) = ProviderAPIResponder.target(of: request) {
-            return ProviderAnswer(refusal: APNsRefusal(refusal.reason, apnsID: echoID))
+            return ProviderAnswer(refusal: APNsRefusal(refusal.reason, apnsID: request.echoedAPNsID))
         }
         let headers: APNsRequestHeaders
         switch APNsRequestHeaders.parse(request.fields) {
@@ -40,10 +38,7 @@ package struct ProviderRequestChecks: ProviderAnswering {
             answer.authenticated = true
             return answer
         }
-        var fields = [(name: "apns-id", value: apnsID)]
-        if environment == .development {
-            fields.append((name: "apns-unique-id", value: RandomUUID.timeOrderedLowercasedString(at: .now)))
-        }
-        return ProviderAnswer(status: 200, fields: fields, body: ByteBuffer(), authenticated: true)
+        return .accepted(
+            apnsID: apnsID, uniqueID: RandomUUID.timeOrderedLowercasedString(at: .now), environment: environment)
     }
 }
