@@ -90,17 +90,11 @@ private final class RecordedLags: Sendable {
     var loops: Set<Int> { Set(lags.withLock { $0.map { $0.loop } }) }
 }
 
-/// The calling thread's processor time.
+/// Burns the calling thread's processor time.
 enum ThreadCPUTime {
-    /// The processor time the calling thread has used: the first field of Linux's `/proc/thread-self/schedstat`
-    /// (nanoseconds on a core).
-    static func used() -> Duration {
-        let text = (try? String(contentsOfFile: "/proc/thread-self/schedstat", encoding: .utf8)) ?? ""
-        return .nanoseconds(Int64(text.split(separator: " ").first ?? "") ?? 0)
-    }
-
     /// Runs until the calling thread has used `cpuTime` more of processor time (however long that takes).
     static func spin(_ cpuTime: Duration) {
+        func used() -> Duration { .nanoseconds(ThreadSchedulerTimes.ofCallingThread()?.onCore ?? 0) }
         let end = used() + cpuTime
         while used() < end {}
     }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import NIOCore
 import Synchronization
@@ -73,7 +70,7 @@ public final class EventLoopLagMonitor: Sendable {
         }
         guard start else { return }
         for index in loops.indices {
-            loops[index].execute { [self] in schedule(index, after: NIODeadline.now(), waited: Self.runQueueWait()) }
+            loops[index].execute { [self] in schedule(index, after: NIODeadline.now(), waited: Self.runQueueWait) }
         }
     }
 
@@ -91,11 +88,15 @@ public final class EventLoopLagMonitor: Sendable {
     /// - Parameters:
     ///   - now: When the previous measurement ran.
     ///   - waited: The loop thread's run-queue wait then (nanoseconds), if the kernel says.
+    /// How long the calling thread has waited for a core, runnable, since it started (nanoseconds); `nil` where the
+    /// kernel does not say.
+    private static var runQueueWait: Int64? { ThreadSchedulerTimes.ofCallingThread()?.waitingForCore }
+
     private func schedule(_ index: Int, after now: NIODeadline, waited: Int64?) {
         let deadline = now + interval
         let task = loops[index].scheduleTask(deadline: deadline) { [self] in
             let ranAt = NIODeadline.now()
-            let waitedNow = Self.runQueueWait()
+            let waitedNow = Self.runQueueWait
             // The wait since the previous measurement: a little more than within the lag, so the own lag errs low.
             let waitedMeanwhile = waited.flatMap { before in waitedNow.map { $0 - before } } ?? 0
             measured(index, lag: ranAt - deadline, waitedForCore: .nanoseconds(waitedMeanwhile))
@@ -127,24 +128,5 @@ public final class EventLoopLagMonitor: Sendable {
                     "event_loop.threshold_ms": "\(threshold.nanoseconds / 1_000_000)",
                 ])
         }
-    }
-
-    /// How long the calling thread has waited for a core, runnable, since it started (nanoseconds): the second field
-    /// of `/proc/thread-self/schedstat`; `nil` where the kernel does not say. A read of procfs, which never waits for
-    /// a disk.
-    static func runQueueWait() -> Int64? {
-        #if os(Linux)
-        let descriptor = open("/proc/thread-self/schedstat", O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 96)
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        guard count > 0 else { return nil }
-        let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
-        guard fields.count >= 2 else { return nil }
-        return Int64(String(decoding: fields[1], as: UTF8.self))
-        #else
-        return nil
-        #endif
     }
 }
