@@ -52,12 +52,15 @@ package final class AppChannelConnection: Sendable {
         }
     }
 
-    static func handlers(_ continuation: AsyncStream<Data>.Continuation) -> [any ChannelHandler] {
-        [
-            ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength),
-            LineToData(),
-            AsyncStreamSink(continuation: continuation),
-        ]
+    /// The pipeline of one connection. With `overLimit`, a line longer than ``maximumLineLength`` is logged and
+    /// answered with `overLimit.answer` before the connection closes (the listener's side).
+    static func handlers(
+        _ continuation: AsyncStream<Data>.Continuation, overLimit: LineLimitGuard? = nil
+    ) -> [any ChannelHandler] {
+        var handlers: [any ChannelHandler] = [ByteToMessageHandler(LineBasedFrameDecoder(), maximumBufferSize: maximumLineLength)]
+        if let overLimit { handlers.append(overLimit) }
+        handlers += [LineToData(), AsyncStreamSink(continuation: continuation)]
+        return handlers
     }
 
     /// Sends one line; `line` must not contain a newline (JSON text from `JSONEncoder` never does).
@@ -126,6 +129,39 @@ package final class AsyncStreamSink<Message: Sendable>: ChannelInboundHandler, S
 
     package func handlerRemoved(context: ChannelHandlerContext) {
         continuation.finish()
+    }
+}
+
+/// Answers a line longer than the app channel takes with a last line saying so, logs it, and closes the connection
+/// (rather than closing without a word).
+final class LineLimitGuard: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    private let answer: Data
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - answer: The line sent before closing (without its newline).
+    ///   - logger: Where the refusal is logged.
+    init(answer: Data, logger: Logger) {
+        self.answer = answer
+        self.logger = logger
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is ByteToMessageDecoderError.PayloadTooLargeError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        logger.warning("An app-channel line is longer than the channel takes; closing the connection", metadata: [
+            "line.limit_bytes": "\(AppChannelConnection.maximumLineLength)",
+        ])
+        var buffer = context.channel.allocator.buffer(capacity: answer.count + 1)
+        buffer.writeBytes(answer)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(buffer)).whenComplete { _ in channel.close(promise: nil) }
     }
 }
 

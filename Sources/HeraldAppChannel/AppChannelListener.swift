@@ -23,10 +23,12 @@ package final class AppChannelListener: Sendable {
     /// A socket file left by a daemon that crashed is replaced; one that a running daemon still answers on is not.
     /// - Parameters:
     ///   - path: The socket file to create (`<data-dir>/herald.sock`).
-    ///   - logger: Where refused connections are logged.
+    ///   - logger: Where refused connections and lines are logged.
+    ///   - overLimitAnswer: The line a connection gets before it is closed for sending a line longer than
+    ///     ``AppChannelConnection/maximumLineLength``; `nil`: it is closed without one.
     /// - Throws: ``AppChannelError/pathTooLong(_:)``, `AppChannelListener.InUse` when another daemon listens there,
     ///   or the system's error.
-    package static func listen(at path: String, logger: Logger) async throws -> AppChannelListener {
+    package static func listen(at path: String, logger: Logger, overLimitAnswer: Data? = nil) async throws -> AppChannelListener {
         guard path.utf8.count <= 107 else { throw AppChannelError.pathTooLong(path) }
         if FileManager.default.fileExists(atPath: path) {
             if let running = try? await AppChannelConnection.connect(to: path) {
@@ -41,7 +43,8 @@ package final class AppChannelListener: Sendable {
             .childChannelInitializer { channel in
                 let (frames, lines) = AsyncStream.makeStream(of: Data.self)
                 let added = channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(AppChannelConnection.handlers(lines))
+                    try channel.pipeline.syncOperations.addHandlers(AppChannelConnection.handlers(
+                        lines, overLimit: overLimitAnswer.map { LineLimitGuard(answer: $0, logger: logger) }))
                 }
                 return added.flatMap {
                     channel.eventLoop.makeFutureWithTask {

@@ -6,9 +6,13 @@ import UserNotifications
 
 /// The daemon's side of the app channel: app processes of this user connect, name themselves, and from then on the
 /// daemon's engine fires their notifications and asks their delegates through the connection; they register for
-/// remote notifications through it, and any process (the CLI too) can say it wrote to the shared store.
+/// remote notifications through it, and every change they make to their notifications is a request the daemon's
+/// engine applies — the store's only writer while the daemon runs. The `herald` CLI connects without a name and sends
+/// the person's changes (and an app's, as `herald notifications send` does) the same way.
 ///
-/// Each connection acts for the one app it named: it can register, unregister and answer for that app only.
+/// Each app connection acts for the one app it named, and only as the app's own code does: it can register, unregister,
+/// answer and change that app only. Whatever a peer sends that the daemon cannot act on is answered with the reason
+/// and logged.
 struct AppChannelServer: Sendable {
     let socket: URL
     let engine: NotificationEngine
@@ -19,7 +23,11 @@ struct AppChannelServer: Sendable {
     func run() async {
         let listener: AppChannelListener
         do {
-            listener = try await AppChannelListener.listen(at: socket.path, logger: logger)
+            listener = try await AppChannelListener.listen(
+                at: socket.path, logger: logger,
+                overLimitAnswer: AppChannelMessage.failed(
+                    id: 0, message: "A message is longer than the app channel takes (\(AppChannelConnection.maximumLineLength) bytes); the connection is closed."
+                ).encoded())
         } catch {
             logger.error("Cannot serve apps on the app channel; apps run their notifications in-process", metadata: [
                 "socket.path": "\(socket.path)", "error": "\(error)",
@@ -39,25 +47,30 @@ struct AppChannelServer: Sendable {
         await listener.close()
     }
 
+    /// Serves one connection until it closes, and until the requests it made that are still running finish.
     private func serve(_ connection: AppChannelConnection) async {
         let session = AppSession(connection: connection, answerTimeout: engine.configuration.delegateTimeout + .seconds(5))
-        await withTaskCancellationHandler {
-            for await line in connection.frames {
-                guard let message = try? AppChannelMessage(line: line) else {
-                    logger.warning("Unreadable app-channel message; closing the connection", metadata: [
-                        "peer.pid": "\(connection.peer.processID)",
-                    ])
-                    break
+        await withDiscardingTaskGroup { requests in
+            await withTaskCancellationHandler {
+                for await line in connection.frames {
+                    let message: AppChannelMessage
+                    do {
+                        message = try AppChannelMessage(line: line)
+                    } catch {
+                        guard refuseUnreadable(line, in: session) else { break }
+                        continue
+                    }
+                    guard await handle(message, in: session, requests: &requests) else { break }
                 }
-                guard await handle(message, in: session) else { break }
+            } onCancel: {
+                connection.close()
             }
-        } onCancel: {
-            connection.close()
-        }
-        session.close()
-        if let bundleIdentifier = session.bundleIdentifier {
-            await engine.detach(session, for: bundleIdentifier)
-            logger.debug("App disconnected", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
+            // Closed first, so the engine stops asking this app; requests still running then finish.
+            session.close()
+            if let bundleIdentifier = session.bundleIdentifier {
+                await engine.detach(session, for: bundleIdentifier)
+                logger.debug("App disconnected", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
+            }
         }
     }
 
@@ -67,39 +80,106 @@ struct AppChannelServer: Sendable {
             && !name.unicodeScalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
     }
 
-    /// Acts on one message; `false` ends the connection (a message out of turn).
-    private func handle(_ message: AppChannelMessage, in session: AppSession) async -> Bool {
+    /// Answers a line that is no message the daemon knows (a newer peer's request, or garbage) with the reason, under
+    /// the request's `id` when the line has one. Returns whether the connection stays open: it does for a JSON object
+    /// (an unknown kind of request), not for anything else.
+    private func refuseUnreadable(_ line: Data, in session: AppSession) -> Bool {
+        let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any]
+        let kind = object.flatMap { $0.count == 1 ? $0.keys.first : nil }
+        let id = kind.flatMap { (object?[$0] as? [String: Any])?["id"] as? Int } ?? 0
+        let reason = kind.map { "Unknown or malformed request \"\($0)\": this daemon does not take it." }
+            ?? "Unreadable message: the app channel takes one JSON object per line."
+        logger.warning("Refused an app-channel message", metadata: [
+            "app.bundle_id": "\(session.bundleIdentifier ?? "")", "peer.pid": "\(session.connection.peer.processID)",
+            "request.kind": "\(kind ?? "")", "reason": "\(reason)",
+        ])
+        session.connection.send(AppChannelMessage.failed(id: id, message: reason).encoded())
+        return object != nil
+    }
+
+    /// Refuses request `id` with `reason`, logged.
+    private func refuse(_ id: Int, _ reason: String, in session: AppSession) {
+        logger.warning("Refused an app-channel request", metadata: [
+            "app.bundle_id": "\(session.bundleIdentifier ?? "")", "peer.pid": "\(session.connection.peer.processID)",
+            "request.id": "\(id)", "reason": "\(reason)",
+        ])
+        session.connection.send(AppChannelMessage.failed(id: id, message: reason).encoded())
+    }
+
+    /// Acts on one message; `false` ends the connection (a peer that speaks as the daemon, or states without a hello).
+    private func handle(
+        _ message: AppChannelMessage, in session: AppSession, requests: inout DiscardingTaskGroup
+    ) async -> Bool {
         let connection = session.connection
         switch message {
         case .hello(let bundleIdentifier, let foreground, let delegate):
+            if let current = session.bundleIdentifier {
+                refuse(-1, "This connection already said hello as \(current); it stays \(current)'s.", in: session)
+                return true
+            }
             guard Self.isPlausibleBundleIdentifier(bundleIdentifier),
                   session.begin(bundleIdentifier: bundleIdentifier, foreground: foreground, delegate: delegate)
             else {
-                logger.warning("Refused an app-channel hello", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
+                refuse(-1, "\"\(bundleIdentifier)\" is not a bundle identifier.", in: session)
                 return false
             }
+            // An app that ran alone until now may have written to the store meanwhile: the engine looks once.
+            await engine.reloadIfChangedElsewhere()
             connection.send(AppChannelMessage.welcome.encoded())
             await engine.attach(session, for: bundleIdentifier)
             logger.debug("App connected", metadata: [
                 "app.bundle_id": "\(bundleIdentifier)", "peer.pid": "\(connection.peer.processID)",
             ])
         case .state(let foreground, let delegate):
-            guard let bundleIdentifier = session.bundleIdentifier else { return false }
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                logger.warning("An app-channel peer sent its state before saying hello; closing the connection", metadata: [
+                    "peer.pid": "\(connection.peer.processID)",
+                ])
+                return false
+            }
             if session.update(foreground: foreground, delegate: delegate) {
                 await engine.delegateChanged(for: bundleIdentifier)
             }
-        case .changed:
-            await engine.reloadIfChangedElsewhere()
+        case .change(let id, let bundleIdentifier, let change):
+            if let own = session.bundleIdentifier {
+                guard bundleIdentifier == own else {
+                    refuse(id, "This connection is \(own)'s: it cannot change \(bundleIdentifier)'s notifications.", in: session)
+                    return true
+                }
+                guard change.isAppsOwn else {
+                    refuse(id, "An app cannot \(change.kind): that change is the person's (`herald settings`, `herald respond`, …).", in: session)
+                    return true
+                }
+            } else if !change.isDeviceWide && !Self.isPlausibleBundleIdentifier(bundleIdentifier) {
+                refuse(id, "\"\(bundleIdentifier)\" is not a bundle identifier.", in: session)
+                return true
+            }
+            let engine = self.engine
+            let logger = self.logger
+            requests.addTask {
+                let answer: AppChannelMessage
+                do {
+                    answer = .applied(id: id, outcome: try await engine.apply(change, for: bundleIdentifier))
+                } catch {
+                    logger.debug("A change was not applied", metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "change.kind": "\(change.kind)", "error": "\(error)",
+                    ])
+                    answer = .refused(id: id, failure: NotificationChange.Failure(error))
+                }
+                connection.send(answer.encoded())
+            }
         case .register(let id, let environmentName, let bundlePath):
-            guard let bundleIdentifier = session.bundleIdentifier else { return false }
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(id, "Say hello first: only an app registers for remote notifications.", in: session)
+                return true
+            }
             let environment = environmentName.flatMap(APNsEnvironment.init(rawValue:))
-            if environmentName != nil && environment == nil {
-                connection.send(AppChannelMessage.failed(
-                    id: id, message: "Unknown aps-environment \(environmentName!): use development or production.").encoded())
+            if let environmentName, environment == nil {
+                refuse(id, "Unknown aps-environment \(environmentName): use development or production.", in: session)
                 return true
             }
             let daemon = self.daemon
-            Task {
+            requests.addTask {
                 do {
                     let token = try await daemon.register(
                         bundleIdentifier: bundleIdentifier, environment: environment, bundlePath: bundlePath)
@@ -109,9 +189,12 @@ struct AppChannelServer: Sendable {
                 }
             }
         case .unregister(let id):
-            guard let bundleIdentifier = session.bundleIdentifier else { return false }
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(id, "Say hello first: only an app unregisters from remote notifications.", in: session)
+                return true
+            }
             let daemon = self.daemon
-            Task {
+            requests.addTask {
                 do {
                     try await daemon.unregister(bundleIdentifier: bundleIdentifier)
                     connection.send(AppChannelMessage.unregistered(id: id).encoded())
@@ -121,7 +204,7 @@ struct AppChannelServer: Sendable {
             }
         case .presented(let id, _), .received(let id, _), .fetched(let id, _):
             session.answer(id, with: message)
-        case .welcome, .registered, .unregistered, .failed, .willPresent, .didReceive, .backgroundPush:
+        case .welcome, .registered, .unregistered, .failed, .applied, .refused, .willPresent, .didReceive, .backgroundPush:
             logger.warning("An app sent the daemon's message; closing the connection", metadata: [
                 "app.bundle_id": "\(session.bundleIdentifier ?? "")",
             ])

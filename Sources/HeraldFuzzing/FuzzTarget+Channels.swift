@@ -36,7 +36,11 @@ extension FuzzTarget {
         seeds: {
             let messages: [AppChannelMessage] = [
                 .hello(bundleID: "com.example.app", foreground: true, delegate: true), .state(foreground: false, delegate: true),
-                .changed, .register(id: 1, environment: "development", bundlePath: "/apps/Example.app"), .unregister(id: 2),
+                .change(id: 8, bundleID: "com.example.app", change: .setBadgeCount(3)),
+                .change(id: 9, bundleID: "com.example.app", change: .interact(.reply(action: "reply", text: "hi"), notification: "n1")),
+                .change(id: 10, bundleID: "", change: .updateLocation(latitude: 52.5, longitude: 13.4)),
+                .applied(id: 8, outcome: .granted(true)), .refused(id: 9, failure: .notification(code: 1600, reason: nil)),
+                .register(id: 1, environment: "development", bundlePath: "/apps/Example.app"), .unregister(id: 2),
                 .presented(id: 3, options: 27), .received(id: 4, handled: true), .fetched(id: 5, result: nil), .welcome,
                 .registered(id: 1, token: "aa11"), .unregistered(id: 2), .failed(id: 6, message: "no"),
                 .backgroundPush(id: 7, payload: #"{"aps":{"content-available":1}}"#),

@@ -1,5 +1,5 @@
 /// What a person does with a delivered notification.
-public enum NotificationInteraction: Sendable, Hashable {
+public enum NotificationInteraction: Sendable, Hashable, Codable {
     /// Taps the notification: opens the app (`UNNotificationDefaultActionIdentifier`).
     case open
     /// Picks one of the category's actions.

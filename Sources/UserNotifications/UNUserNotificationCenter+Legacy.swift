@@ -29,29 +29,21 @@ extension UNUserNotificationCenter {
             nextFireDate = request.firstFireDate(addedAt: context.clock.now, timeZone: context.timeZone)
             guard nextFireDate != nil else {
                 // B-16: a request that never fires is not kept; the engine says so in its log.
-                submitNow(.none, operation: "scheduleLocalNotification") { try await $0.add(request, for: $1) }
+                submitNow(.none, .add(request), operation: "scheduleLocalNotification")
                 return
             }
         }
-        let link = linkSlot
-        submitNow(.add(request, nextFireDate: nextFireDate, sequence: 0), operation: "scheduleLocalNotification") { engine, app in
-            try await engine.add(request, for: app)
-            link.current?.notifyChanged()
-        }
+        submitNow(.add(request, nextFireDate: nextFireDate, sequence: 0), .add(request), operation: "scheduleLocalNotification")
     }
 
     /// Removes pending requests (`nil`: all) in call order; ``pendingNow()`` shows it at once.
     package func removePendingNow(identifiers: [String]?) {
-        let link = linkSlot
-        submitNow(.remove(identifiers), operation: "cancelLocalNotification") { engine, app in
-            _ = try await engine.removePending(identifiers: identifiers, for: app)
-            link.current?.notifyChanged()
-        }
+        submitNow(.remove(identifiers), .removePending(identifiers: identifiers), operation: "cancelLocalNotification")
     }
 
     /// Sets the app's badge in call order; ``appStateNow()`` shows it at once.
     package func setBadgeNow(_ count: Int) {
-        submitNow(.badge(count), operation: "applicationIconBadgeNumber") { try await $0.setBadgeCount(count, for: $1) }
+        submitNow(.badge(count), .setBadgeCount(count), operation: "applicationIconBadgeNumber")
     }
 
     /// The iOS 8 `registerUserNotificationSettings`, in call order: asks for authorization (the first time), replaces
@@ -67,24 +59,7 @@ extension UNUserNotificationCenter {
         options: UNAuthorizationOptions, categories: [NotificationCategoryRecord], completion: @escaping @Sendable () -> Void
     ) {
         let bundleIdentifier = self.bundleIdentifier
-        submit({ engine in
-            _ = try await engine.requestAuthorization(options, for: bundleIdentifier)
-            try await engine.replaceCategories(categories, for: bundleIdentifier)
-            try await engine.updateSettings(for: bundleIdentifier) { settings in
-                guard settings.authorizationStatus == .authorized || settings.authorizationStatus == .ephemeral else { return }
-                func follow(_ setting: inout UNNotificationSetting, _ option: UNAuthorizationOptions) {
-                    if !options.contains(option) { setting = .notSupported } else if setting == .notSupported { setting = .enabled }
-                }
-                follow(&settings.alertSetting, .alert)
-                follow(&settings.soundSetting, .sound)
-                follow(&settings.badgeSetting, .badge)
-                if settings.alertSetting == .notSupported {
-                    settings.alertStyle = .none
-                } else if settings.alertStyle == .none {
-                    settings.alertStyle = .banner
-                }
-            }
-        }) { result in
+        submit(.registerLegacySettings(options: options.rawValue, categories: categories)) { result in
             if case .failure(let error) = result {
                 Logger(label: "herald.usernotifications").info("Notification center operation failed", metadata: [
                     "app.bundle_id": "\(bundleIdentifier)", "operation": "registerUserNotificationSettings", "error": "\(error)",
@@ -158,15 +133,12 @@ extension UNUserNotificationCenter {
         }
     }
 
-    /// Queues `body` on the center's serial queue, recording `call` until it has run.
-    private func submitNow(
-        _ call: LegacyCallLog.Call, operation: String,
-        _ body: @escaping @Sendable (NotificationEngine, String) async throws -> Void
-    ) {
+    /// Queues `change` on the center's serial queue, recording `call` until it has run.
+    private func submitNow(_ call: LegacyCallLog.Call, _ change: NotificationChange, operation: String) {
         let bundleIdentifier = self.bundleIdentifier
         let token = legacyCalls.record(call)
         let calls = legacyCalls
-        submit({ try await body($0, bundleIdentifier) }) { result in
+        submit(change) { result in
             calls.finish(token)
             if case .failure(let error) = result {
                 Logger(label: "herald.usernotifications").info("Notification center operation failed", metadata: [

@@ -30,9 +30,10 @@ private struct CenterLocationServices: LocationServiceProvider {
     func requestAuthorization(_ level: CLAuthorizationStatus, completion: @escaping @Sendable (CLAuthorizationStatus) -> Void) {
         let center = self.center.value
         let bundleIdentifier = center.bundleIdentifier
-        center.submit({ try await $0.requestLocationAuthorization(level, for: bundleIdentifier) }) { result in
+        center.submit(.requestLocationAuthorization(level: level.rawValue)) { result in
             switch result {
-            case .success(let status): completion(status)
+            case .success(.locationStatus(let status)): completion(CLAuthorizationStatus(rawValue: status) ?? .notDetermined)
+            case .success: completion(.notDetermined)
             case .failure(let error):
                 Logger(label: "herald.usernotifications").warning("Could not ask for location authorization", metadata: [
                     "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",

@@ -64,7 +64,7 @@ extension UNUserNotificationCenter {
     /// Records where the app's bundle is (in call order; a failure is logged).
     func recordBundlePath(_ path: String) {
         let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.recordBundlePath(path, for: bundleIdentifier) }) { result in
+        submit(.recordBundlePath(path)) { result in
             if case .failure(let error) = result {
                 Logger(label: "herald.usernotifications").info("Could not record the app's bundle path", metadata: [
                     "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",

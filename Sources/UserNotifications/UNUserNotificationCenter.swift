@@ -74,7 +74,7 @@ open class UNUserNotificationCenter: NSObject {
         await app.runInProcess()
     }
 
-    /// The link to the device daemon while there is one.    /// The link to the device daemon while there is one.
+    /// The link to the device daemon while there is one.
     package var deviceLink: DeviceLink? { link.current }
 
     /// The center of the running app (C-1).
@@ -190,7 +190,7 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     /// A completion that logs the failure of a call Apple gives no way to report.
-    private func reportFailure(of operation: String) -> @Sendable (Result<Void, any Error>) -> Void {
+    private func reportFailure<T>(of operation: String) -> @Sendable (Result<T, any Error>) -> Void {
         let bundleIdentifier = self.bundleIdentifier
         return { result in
             if case .failure(let error) = result { Self.log(error, operation: operation, bundleIdentifier: bundleIdentifier) }
@@ -209,9 +209,9 @@ open class UNUserNotificationCenter: NSObject {
     ) {
         let handler = UncheckedSendableBox(completionHandler)
         let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.requestAuthorization(options, for: bundleIdentifier) }) { result in
+        submit(.requestAuthorization(options: options.rawValue)) { result in
             switch result {
-            case .success(let granted): handler.value(granted, nil)
+            case .success(let outcome): handler.value(outcome == .granted(true), nil)
             case .failure(let error): handler.value(false, error)
             }
         }
@@ -219,8 +219,7 @@ open class UNUserNotificationCenter: NSObject {
 
     /// Asks the person to allow notifications (C-4, B-1, B-2).
     nonisolated(nonsending) public func requestAuthorization(options: UNAuthorizationOptions = []) async throws -> Bool {
-        let bundleIdentifier = self.bundleIdentifier
-        return try await perform { try await $0.requestAuthorization(options, for: bundleIdentifier) }
+        try await apply(.requestAuthorization(options: options.rawValue)) == .granted(true)
     }
 
     /// The app's current settings (C-7, B-3).
@@ -248,8 +247,7 @@ open class UNUserNotificationCenter: NSObject {
     /// Replaces all of the app's categories (C-5).
     public func setNotificationCategories(_ categories: Set<UNNotificationCategory>) {
         let records = categories.map(\.record).sorted { $0.identifier < $1.identifier }
-        let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.replaceCategories(records, for: bundleIdentifier) }, completion: reportFailure(of: "setNotificationCategories"))
+        submit(.replaceCategories(records), completion: reportFailure(of: "setNotificationCategories"))
     }
 
     /// The app's registered categories (C-6).
@@ -285,12 +283,7 @@ open class UNUserNotificationCenter: NSObject {
             Task { handler.value?(error) }
             return
         }
-        let bundleIdentifier = self.bundleIdentifier
-        let link = self.link
-        submit({
-            try await $0.add(record, for: bundleIdentifier)
-            link.current?.notifyChanged()
-        }) { result in
+        submit(.add(record)) { result in
             switch result {
             case .success: handler.value?(nil)
             case .failure(let error): handler.value?(error)
@@ -301,12 +294,7 @@ open class UNUserNotificationCenter: NSObject {
     /// Schedules a local notification (C-8).
     nonisolated(nonsending) public func add(_ request: UNNotificationRequest) async throws {
         let record = try request.makeRecord()
-        let bundleIdentifier = self.bundleIdentifier
-        let link = self.link
-        try await perform {
-            try await $0.add(record, for: bundleIdentifier)
-            link.current?.notifyChanged()
-        }
+        _ = try await apply(.add(record))
     }
 
     /// Requests waiting for their trigger (C-9).
@@ -339,14 +327,12 @@ open class UNUserNotificationCenter: NSObject {
 
     /// Removes pending requests; unknown identifiers are ignored (C-10, B-13).
     public func removePendingNotificationRequests(withIdentifiers identifiers: [String]) {
-        let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.removePending(identifiers: identifiers, for: bundleIdentifier) }, completion: reportFailure(of: "removePendingNotificationRequests"))
+        submit(.removePending(identifiers: identifiers), completion: reportFailure(of: "removePendingNotificationRequests"))
     }
 
     /// Removes every pending request (C-11).
     public func removeAllPendingNotificationRequests() {
-        let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.removePending(identifiers: nil, for: bundleIdentifier) }, completion: reportFailure(of: "removeAllPendingNotificationRequests"))
+        submit(.removePending(identifiers: nil), completion: reportFailure(of: "removeAllPendingNotificationRequests"))
     }
 
     /// Notifications still in Notification Center, most recent first (C-12). As Apple's header says, notifications
@@ -381,14 +367,12 @@ open class UNUserNotificationCenter: NSObject {
 
     /// Removes delivered notifications; unknown identifiers are ignored (C-13, B-14).
     public func removeDeliveredNotifications(withIdentifiers identifiers: [String]) {
-        let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.removeDelivered(identifiers: identifiers, for: bundleIdentifier) }, completion: reportFailure(of: "removeDeliveredNotifications"))
+        submit(.removeDelivered(identifiers: identifiers), completion: reportFailure(of: "removeDeliveredNotifications"))
     }
 
     /// Removes every delivered notification (C-14).
     public func removeAllDeliveredNotifications() {
-        let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.removeDelivered(identifiers: nil, for: bundleIdentifier) }, completion: reportFailure(of: "removeAllDeliveredNotifications"))
+        submit(.removeDelivered(identifiers: nil), completion: reportFailure(of: "removeAllDeliveredNotifications"))
     }
 
     // MARK: Badge
@@ -396,8 +380,7 @@ open class UNUserNotificationCenter: NSObject {
     /// Sets the app's badge; a negative count fails with `badgeInputInvalid` (C-15).
     public func setBadgeCount(_ newBadgeCount: Int, withCompletionHandler completionHandler: (((any Error)?) -> Void)? = nil) {
         let handler = UncheckedSendableBox(completionHandler)
-        let bundleIdentifier = self.bundleIdentifier
-        submit({ try await $0.setBadgeCount(newBadgeCount, for: bundleIdentifier) }) { result in
+        submit(.setBadgeCount(newBadgeCount)) { result in
             switch result {
             case .success: handler.value?(nil)
             case .failure(let error): handler.value?(error)
@@ -407,8 +390,7 @@ open class UNUserNotificationCenter: NSObject {
 
     /// Sets the app's badge; a negative count fails with `badgeInputInvalid` (C-15).
     nonisolated(nonsending) public func setBadgeCount(_ newBadgeCount: Int) async throws {
-        let bundleIdentifier = self.bundleIdentifier
-        try await perform { try await $0.setBadgeCount(newBadgeCount, for: bundleIdentifier) }
+        _ = try await apply(.setBadgeCount(newBadgeCount))
     }
 
     // MARK: The delegate bridge
@@ -577,13 +559,15 @@ private struct LinkedApp: Sendable {
             socket: socket, bundleIdentifier: bundleIdentifier, foreground: host.isInForeground,
             delegate: host.takesResponses, host: host, logger: logger
         ) {
-            // The daemon went away (stopped or crashed): from now on this process fires the app's notifications.
-            link.set(nil)
+            // The daemon went away (stopped or crashed): from now on this process fires the app's notifications. The link
+            // is cleared on the queue, as the engine takes over: a call made after it is cleared runs on the engine here.
+            // (A call queued before that finds the link closed and is applied here too.)
             logger.warning("The device daemon went away; the app's notifications run in this process now", metadata: [
                 "app.bundle_id": "\(bundleIdentifier)",
             ])
             engine.activity.begin()
             queue.enqueue {
+                link.set(nil)
                 await runInProcess()
                 engine.activity.end()
             }
@@ -594,10 +578,11 @@ private struct LinkedApp: Sendable {
         return true
     }
 
-    /// Runs the app's notifications in this process until a daemon appears.
+    /// Runs the app's notifications in this process until a daemon appears; returns once the engine has loaded what is
+    /// pending, so that the calls queued after it are the running engine's.
     func runInProcess() async {
         await engine.attach(host, for: bundleIdentifier)
-        let scheduler = engine.start()
+        let scheduler = await engine.startRecovered()
         let app = self
         link.setLooker(Task {
             while !Task.isCancelled && app.host.isAlive {

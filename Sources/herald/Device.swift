@@ -66,7 +66,8 @@ func openDeviceEngine(
         try directory.create()
         try ValidationError.requireWritable(directory.notificationDatabase)
         return try NotificationEngine.forDataDirectory(
-            directory, presenter: presenter, scope: nil, contentExtensions: ContentExtensionHost(logger: logger), logger: logger)
+            directory, presenter: presenter, scope: nil, contentExtensions: ContentExtensionHost(logger: logger),
+            externalChangePollInterval: nil, logger: logger)
     } catch {
         throw ValidationError.cannotOpen(directory.notificationDatabase, error)
     }

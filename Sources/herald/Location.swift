@@ -7,7 +7,7 @@ extension HeraldCommand {
     struct Location: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set the device's location; location-triggered notifications fire on entering or leaving regions.",
-            discussion: "A running `herald up` picks the new location up within two seconds."
+            discussion: "A running `herald up` or `herald device` evaluates location triggers at once; an app running alone picks the location up within two seconds."
         )
 
         @OptionGroup var data: DataDirectoryOptions
@@ -21,7 +21,8 @@ extension HeraldCommand {
         }
 
         func run() async throws {
-            try await openEngine(data).recordLocation(latitude: latitude, longitude: longitude)
+            // The device's location belongs to no app: the change is sent as the device's, under an empty app name.
+            try await NotificationChanges(data).apply(.updateLocation(latitude: latitude, longitude: longitude), for: "")
             print("Device location: \(latitude), \(longitude)")
         }
     }

@@ -34,7 +34,8 @@ func changeDecision(
     _ data: DataDirectoryOptions, _ bundleIdentifier: String, to status: UNAuthorizationStatus,
     options: UNAuthorizationOptions, _ outcome: String
 ) async throws {
-    try await openEngine(data).setAuthorization(status, options: options, for: bundleIdentifier)
+    try await NotificationChanges(data).apply(
+        .setAuthorization(status: status.rawValue, options: options.rawValue), for: bundleIdentifier)
     print("\(bundleIdentifier): \(outcome)")
 }
 
@@ -131,9 +132,13 @@ extension HeraldCommand.Notifications {
         }
 
         func run() async throws {
-            let engine = try openEngine(data)
+            let changes = NotificationChanges(data)
+            let engine = try changes.localEngine()
             if try await engine.appState(for: bundleIdentifier).settings.authorizationStatus == .notDetermined {
-                try await engine.setAuthorization(.authorized, options: [.alert, .sound, .badge], for: bundleIdentifier)
+                let options: UNAuthorizationOptions = [.alert, .sound, .badge]
+                try await changes.apply(
+                    .setAuthorization(status: UNAuthorizationStatus.authorized.rawValue, options: options.rawValue),
+                    for: bundleIdentifier)
             }
             let content = UNMutableNotificationContent()
             content.title = title
@@ -144,9 +149,8 @@ extension HeraldCommand.Notifications {
             content.categoryIdentifier = category ?? ""
             let trigger = seconds.map { UNTimeIntervalNotificationTrigger(timeInterval: $0, repeats: false) }
             let request = UNNotificationRequest(identifier: identifier ?? UUID().uuidString, content: content, trigger: trigger)
-            try await engine.add(request.makeRecord(), for: bundleIdentifier)
-            // A running device daemon schedules it at once instead of at its next look at the store.
-            await DeviceLink.announceChange(socket: data.directory.appChannelSocket)
+            // A running device daemon adds it (and schedules it at once); else the app finds it in the store.
+            try await changes.apply(.add(request.makeRecord()), for: bundleIdentifier)
             let pending = try await engine.pending(for: bundleIdentifier).contains { $0.request.identifier == request.identifier }
             print(pending
                   ? "\(bundleIdentifier): scheduled \(request.identifier)\(seconds.map { " in \($0) s" } ?? " now")"

@@ -11,7 +11,8 @@ extension HeraldCommand {
             discussion: """
                 The notification leaves the delivered list and the app's delegate gets the response \
                 (userNotificationCenter(_:didReceive:withCompletionHandler:)): at once when the app runs with `herald up` \
-                or `herald device`, within two seconds when it runs alone, or when it next sets its delegate. \
+                or `herald device` (the daemon applies the answer), within two seconds when it runs alone, or when it \
+                next sets its delegate. \
                 `herald notifications list` shows delivered notifications' identifiers.
                 """)
 
@@ -40,11 +41,12 @@ extension HeraldCommand {
             case (nil, _, _): interaction = .open
             }
             do {
-                try await openEngine(data).interact(interaction, withNotification: identifier, for: bundleIdentifier)
+                try await NotificationChanges(data).apply(.interact(interaction, notification: identifier), for: bundleIdentifier)
             } catch let error as NotificationInteractionError {
                 throw ValidationError("\(error). `herald notifications list \(bundleIdentifier)` shows what it can answer.")
+            } catch NotificationChange.Failure.interaction(let reason) {
+                throw ValidationError("\(reason). `herald notifications list \(bundleIdentifier)` shows what it can answer.")
             }
-            await DeviceLink.announceChange(socket: data.directory.appChannelSocket)
             print("\(bundleIdentifier): answered \(identifier) (\(Self.describe(interaction)))")
         }
 

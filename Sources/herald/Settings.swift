@@ -83,7 +83,11 @@ extension HeraldCommand {
         }
 
         func run() async throws {
-            let engine = try openEngine(data)
+            let changes = NotificationChanges(data)
+            let engine = try changes.localEngine()
+            func decide(_ status: UNAuthorizationStatus, _ options: UNAuthorizationOptions) async throws {
+                try await changes.apply(.setAuthorization(status: status.rawValue, options: options.rawValue), for: bundleIdentifier)
+            }
             let status = try await engine.appState(for: bundleIdentifier).settings.authorizationStatus
             if keep != nil || turnOff {
                 guard status == .provisional else {
@@ -91,13 +95,14 @@ extension HeraldCommand {
                         "\(bundleIdentifier) is \(Self.name(status)), not provisional: Keep… and Turn Off… are for quiet notifications. Use --allow or --deny.")
                 }
             }
-            if allow { try await engine.setAuthorization(.authorized, options: [.alert, .sound, .badge], for: bundleIdentifier) }
-            if deny || turnOff { try await engine.setAuthorization(.denied, options: [], for: bundleIdentifier) }
+            if allow { try await decide(.authorized, [.alert, .sound, .badge]) }
+            if deny || turnOff { try await decide(.denied, []) }
             if let keep {
-                let options: UNAuthorizationOptions = keep == .prominently ? [.alert, .sound, .badge] : []
-                try await engine.setAuthorization(.authorized, options: options, for: bundleIdentifier)
+                try await decide(.authorized, keep == .prominently ? [.alert, .sound, .badge] : [])
                 if keep == .quietly {
-                    try await engine.updateSettings(for: bundleIdentifier) { $0.notificationCenterSetting = .enabled }
+                    var list = SettingsChange()
+                    list.notificationCenterSetting = .enabled
+                    try await changes.apply(.changeSettings(list), for: bundleIdentifier)
                 }
             }
             if changesSwitches {
@@ -105,23 +110,24 @@ extension HeraldCommand {
                 guard now.allowsDelivery else {
                     throw ValidationError("\(bundleIdentifier)'s notifications are \(Self.name(now.authorizationStatus)); allow them first (--allow).")
                 }
-                let (alerts, sounds, badges, list, lockScreen, style) = (alerts, sounds, badges, list, lockScreen, style)
-                try await engine.updateSettings(for: bundleIdentifier) { settings in
-                    if let alerts {
-                        settings.alertSetting = alerts.setting
-                        settings.alertStyle = alerts == .on ? .banner : .none
-                    }
-                    if let sounds { settings.soundSetting = sounds.setting }
-                    if let badges { settings.badgeSetting = badges.setting }
-                    if let list { settings.notificationCenterSetting = list.setting }
-                    if let lockScreen { settings.lockScreenSetting = lockScreen.setting }
-                    if let style {
-                        settings.alertStyle = style.style
-                        settings.alertSetting = style == .none ? .disabled : .enabled
-                    }
+                var settings = SettingsChange()
+                if let alerts {
+                    settings.alertSetting = alerts.setting
+                    settings.alertStyle = alerts == .on ? .banner : UNAlertStyle.none
                 }
+                settings.soundSetting = sounds?.setting
+                settings.badgeSetting = badges?.setting
+                settings.notificationCenterSetting = list?.setting
+                settings.lockScreenSetting = lockScreen?.setting
+                if let style {
+                    settings.alertStyle = style.style
+                    settings.alertSetting = style == .none ? .disabled : .enabled
+                }
+                try await changes.apply(.changeSettings(settings), for: bundleIdentifier)
             }
-            if let location { try await engine.setLocationAuthorization(location.status, for: bundleIdentifier) }
+            if let location {
+                try await changes.apply(.setLocationAuthorization(status: location.status.rawValue), for: bundleIdentifier)
+            }
             let state = try await engine.appState(for: bundleIdentifier)
             print(Self.describe(state.settings, of: bundleIdentifier))
             print("  location: \(Self.name(state.locationAuthorizationStatus))")

@@ -49,7 +49,8 @@ extension HeraldCommand {
                 throw ValidationError("Which app? Give its bundle identifier before the file, or a \"\(Self.targetKey)\" key in the file.")
             }
             let payload = JSONValue.object(members.filter { $0.key != Self.targetKey })
-            let engine = try openEngine(self.data)
+            let changes = NotificationChanges(self.data)
+            let engine = try changes.localEngine()
             let strings = try await engine.appState(for: bundleIdentifier).bundlePath.map {
                 LocalizedStringTable.load(
                     bundlePath: $0, languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
@@ -58,14 +59,12 @@ extension HeraldCommand {
             let apnsID = UUID().uuidString
             if content.isUserVisible {
                 let request = NotificationRequestRecord(remote: content, apnsID: apnsID, collapseID: nil)
-                let reception = try await engine.receiveRemote(request, for: bundleIdentifier)
-                await DeviceLink.announceChange(socket: self.data.directory.appChannelSocket)
-                print(reception == .notAllowed
+                let reception = try await changes.apply(.receiveRemote(request), for: bundleIdentifier)
+                print(reception == .reception(.notAllowed)
                       ? "\(bundleIdentifier): not shown (notifications are off for this app)"
                       : "\(bundleIdentifier): delivered \(apnsID)")
             } else if content.contentAvailable {
-                try await engine.receiveBackground(payload.jsonText, deliveryID: nil, for: bundleIdentifier)
-                await DeviceLink.announceChange(socket: self.data.directory.appChannelSocket)
+                try await changes.apply(.receiveBackground(payload: payload.jsonText), for: bundleIdentifier)
                 print("\(bundleIdentifier): background push delivered (the app's fetch handler gets it while it runs, or at its next start)")
             } else {
                 throw ValidationError("Notification has no user visible content: give aps an alert, sound or badge, or content-available: 1.")

@@ -275,25 +275,134 @@ import UserNotifications
         #expect(throws: DecodingError.self) { try AppChannelMessage(line: Data(#"{"nonsense":{}}"#.utf8)) }
     }
 
-    @Test("A connection may act only for the app it named: a second hello, or a question before hello, ends it; another app's notification never reaches it")
+    @Test("A connection acts only for the app it named: a second hello, another app's change, the person's change, a request before hello and an unknown request are refused with the reason; a line over the limit is answered, then the connection closes")
     func oneAppPerConnection() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness, bundleIdentifier: "com.example.first") { device in
+                let engine = device.environment.engine
                 // A raw connection that names itself, then tries to be another app.
                 let connection = try await AppChannelConnection.connect(to: device.socket.path)
                 defer { connection.close() }
-                connection.send(AppChannelMessage.hello(bundleID: "com.example.first", foreground: true, delegate: true).encoded())
                 var lines = connection.frames.makeAsyncIterator()
-                let welcome = try #require(await lines.next())
-                #expect(try AppChannelMessage(line: welcome) == .welcome)
-                connection.send(AppChannelMessage.hello(bundleID: "com.example.second", foreground: true, delegate: true).encoded())
-                #expect(await lines.next() == nil, "the daemon closes a connection that says hello twice")
+                func send(_ message: AppChannelMessage) { connection.send(message.encoded()) }
+                func next() async throws -> AppChannelMessage { try AppChannelMessage(line: try #require(await lines.next())) }
+                send(.hello(bundleID: "com.example.first", foreground: true, delegate: true))
+                #expect(try await next() == .welcome)
+                send(.hello(bundleID: "com.example.second", foreground: true, delegate: true))
+                guard case .failed(-1, let again) = try await next() else { Issue.record("a second hello answered"); return }
+                #expect(again.contains("already said hello as com.example.first"))
+                send(.change(id: 1, bundleID: "com.example.second", change: .setBadgeCount(1)))
+                guard case .failed(1, let other) = try await next() else { Issue.record("another app's change answered"); return }
+                #expect(other.contains("cannot change com.example.second"))
+                let allow = NotificationChange.setAuthorization(status: UNAuthorizationStatus.denied.rawValue, options: 0)
+                send(.change(id: 2, bundleID: "com.example.first", change: allow))
+                guard case .failed(2, let person) = try await next() else { Issue.record("the person's change answered"); return }
+                #expect(person.contains("An app cannot setAuthorization"))
+                send(.change(id: 3, bundleID: "com.example.first", change: .setBadgeCount(4)))
+                #expect(try await next() == .applied(id: 3, outcome: .done))
+                #expect(try await engine.appState(for: "com.example.first").badgeCount == 4)
+                #expect(try await engine.appState(for: "com.example.second").badgeCount == 0, "the other app is untouched")
+                #expect(try await engine.appState(for: "com.example.first").settings.authorizationStatus != .denied)
+                // Apple's error crosses the channel as itself (C-15).
+                send(.change(id: 4, bundleID: "com.example.first", change: .setBadgeCount(-1)))
+                guard case .refused(4, let failure) = try await next(),
+                      let error = failure.error as? UNError
+                else { Issue.record("a negative badge applied"); return }
+                #expect(error.code == .badgeInputInvalid)
+                // A request this daemon does not know (a newer app's): refused under its id; the connection stays.
+                connection.send(Data(#"{"frobnicate":{"id":9,"x":1}}"#.utf8))
+                guard case .failed(9, let unknown) = try await next() else { Issue.record("an unknown request answered"); return }
+                #expect(unknown.contains("frobnicate"))
+                send(.change(id: 5, bundleID: "com.example.first", change: .setBadgeCount(5)))
+                #expect(try await next() == .applied(id: 5, outcome: .done))
 
+                // A connection that never says hello is the CLI: it may not register, it may change any app.
                 let stranger = try await AppChannelConnection.connect(to: device.socket.path)
                 defer { stranger.close() }
-                stranger.send(AppChannelMessage.register(id: 1, environment: nil, bundlePath: nil).encoded())
                 var strangerLines = stranger.frames.makeAsyncIterator()
-                #expect(await strangerLines.next() == nil, "no registration without saying which app")
+                func strangerNext() async throws -> AppChannelMessage {
+                    try AppChannelMessage(line: try #require(await strangerLines.next()))
+                }
+                stranger.send(AppChannelMessage.register(id: 1, environment: nil, bundlePath: nil).encoded())
+                guard case .failed(1, let hello) = try await strangerNext() else { Issue.record("a registration without hello"); return }
+                #expect(hello.contains("Say hello first"))
+                stranger.send(AppChannelMessage.change(id: 2, bundleID: "com.example.second", change: allow).encoded())
+                #expect(try await strangerNext() == .applied(id: 2, outcome: .done))
+                #expect(try await engine.appState(for: "com.example.second").settings.authorizationStatus == .denied)
+                stranger.send(AppChannelMessage.change(id: 3, bundleID: "two words", change: .setBadgeCount(1)).encoded())
+                guard case .failed(3, let name) = try await strangerNext() else { Issue.record("a bad name answered"); return }
+                #expect(name.contains("not a bundle identifier"))
+                // A line well over the limit (the decoder reads in chunks): answered with the reason, then closed.
+                stranger.send(Data(repeating: UInt8(ascii: "a"), count: 2 * AppChannelConnection.maximumLineLength))
+                guard case .failed(0, let long) = try await strangerNext() else { Issue.record("an oversized line answered"); return }
+                #expect(long.contains("longer than the app channel takes"))
+                #expect(await strangerLines.next() == nil, "closed after an oversized line")
+            }
+        }
+    }
+
+    @Test("One writer: a linked app's changes are applied by the daemon's engine (its authorization answer, its errors), and read back directly")
+    func linkedChangesGoThroughTheDaemon() async throws {
+        try await withGateway { harness, _ in
+            try await withDevice(harness) { device in
+                let center = device.appCenter
+                // The daemon's engine answers "deny"; the app's own engine would answer "allow" (its default).
+                await device.environment.engine.setAuthorizationAnswer(.deny, for: GatewayHarness.bundleID)
+                try await eventually("the link to the daemon", timeout: .seconds(30)) { center.deviceLink != nil }
+                #expect(try await center.requestAuthorization(options: [.alert]) == false, "the daemon's engine was asked")
+                #expect(await center.notificationSettings().authorizationStatus == .denied)
+                await #expect(throws: UNError.self) { try await center.setBadgeCount(-1) }
+                do {
+                    try await center.add(UNNotificationRequest(identifier: "empty", content: UNMutableNotificationContent(), trigger: nil))
+                    Issue.record("an empty request was added")
+                } catch let error as UNError {
+                    #expect(error.code == .notificationInvalidNoContent, "Apple's error comes back through the link (B-40)")
+                }
+                try await device.environment.engine.setAuthorization(.authorized, options: [.alert], for: GatewayHarness.bundleID)
+                let content = UNMutableNotificationContent()
+                content.title = "later"
+                try await center.add(UNNotificationRequest(
+                    identifier: "later", content: content, trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
+                // Committed by the daemon before the call returned: read back directly, and scheduled by the daemon.
+                #expect(await center.pendingNotificationRequests().map(\.identifier) == ["later"])
+                #expect(try await device.environment.engine.pending(for: GatewayHarness.bundleID).map(\.request.identifier) == ["later"])
+                center.setNotificationCategories([UNNotificationCategory(identifier: "c", actions: [], intentIdentifiers: [])])
+                #expect(await center.notificationCategories().map(\.identifier) == ["c"])
+                center.removeAllPendingNotificationRequests()
+                #expect(await center.pendingNotificationRequests().isEmpty)
+            }
+        }
+    }
+
+    @Test("A change from the CLI's path (no hello) reaches the linked app at once, with no poll anywhere: the best of five answers reaches its delegate within 100 ms")
+    func cliChangeReachesTheAppAtOnce() async throws {
+        try await withGateway { harness, _ in
+            try await withDevice(harness) { device in
+                let center = device.appCenter
+                let delegate = TimedResponses()
+                center.delegate = delegate
+                #expect(try await center.requestAuthorization(options: [.alert]))
+                try await eventually("the link to the daemon", timeout: .seconds(30)) { center.deviceLink != nil }
+                let logger = Logger(label: "test.cli")
+                var best = Duration.seconds(60)
+                for attempt in 1...5 {
+                    let content = UNMutableNotificationContent()
+                    content.title = "n\(attempt)"
+                    let record = try UNNotificationRequest(identifier: "n\(attempt)", content: content, trigger: nil).makeRecord()
+                    let added = try await DeviceLink.apply(
+                        .add(record), for: GatewayHarness.bundleID, socket: device.socket, logger: logger)
+                    #expect(added == .done)
+                    try await eventually("n\(attempt) delivered") {
+                        await center.deliveredNotifications().contains { $0.request.identifier == "n\(attempt)" }
+                    }
+                    let asked = ContinuousClock.now
+                    let answered = try await DeviceLink.apply(
+                        .interact(.open, notification: "n\(attempt)"), for: GatewayHarness.bundleID, socket: device.socket, logger: logger)
+                    #expect(answered == .done)
+                    try await eventually("didReceive n\(attempt)") { delegate.received(attempt) != nil }
+                    best = min(best, try #require(delegate.received(attempt)) - asked)
+                }
+                #expect(best < .milliseconds(100), "a poll took up to 2 s; the best of five took \(best)")
             }
         }
     }
@@ -418,6 +527,31 @@ final class LinkedAppDelegate: NSObject, UIApplicationDelegate, UNUserNotificati
     ) {
         let text = (response as? UNTextInputNotificationResponse).map { ":" + $0.userText } ?? ""
         seen.withLock { $0.responses.append(response.actionIdentifier + text) }
+        completionHandler()
+    }
+}
+
+/// A delegate that notes when each response arrived (the n-th response's time, counting from 1).
+final class TimedResponses: NSObject, UNUserNotificationCenterDelegate, Sendable {
+    private let times = Mutex<[ContinuousClock.Instant]>([])
+
+    func received(_ index: Int) -> ContinuousClock.Instant? {
+        times.withLock { $0.count >= index ? $0[index - 1] : nil }
+    }
+
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+    ) {
+        completionHandler([.list])
+    }
+
+    func userNotificationCenter(
+        _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+        withCompletionHandler completionHandler: @escaping () -> Void
+    ) {
+        let now = ContinuousClock.now
+        times.withLock { $0.append(now) }
         completionHandler()
     }
 }

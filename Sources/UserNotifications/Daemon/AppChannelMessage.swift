@@ -3,15 +3,19 @@ import Foundation
 /// What an app process and the device daemon say to each other on the app channel, one JSON object per line.
 ///
 /// The app opens with ``hello(bundleID:foreground:delegate:)`` and the daemon answers ``welcome``; requests carry an
-/// `id` the answer repeats. A connection that never says hello (the `herald` CLI) may only send ``changed``.
+/// `id` the answer repeats. The daemon's engine is the store's only writer: every change an app or the CLI makes is a
+/// ``change(id:bundleID:change:)`` the daemon applies and answers (``applied(id:outcome:)`` or
+/// ``refused(id:failure:)``). A connection that said hello acts for its own app only, and only as the app's code does;
+/// a connection that never says hello (the `herald` CLI, acting as the person) may change any app, and send nothing
+/// else.
 package enum AppChannelMessage: Sendable, Hashable, Codable {
     // From the app.
     /// The app names itself and its state.
     case hello(bundleID: String, foreground: Bool, delegate: Bool)
     /// The app moved to or from the foreground, or set or cleared its delegate.
     case state(foreground: Bool, delegate: Bool)
-    /// The sender wrote to the shared store (added a request, answered a notification): look again now.
-    case changed
+    /// A change to `bundleID`'s notifications for the daemon's engine to apply (an app: its own only).
+    case change(id: Int, bundleID: String, change: NotificationChange)
     /// `registerForRemoteNotifications()`.
     case register(id: Int, environment: String?, bundlePath: String?)
     /// `unregisterForRemoteNotifications()`.
@@ -33,6 +37,10 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case unregistered(id: Int)
     /// A request failed; the text says why.
     case failed(id: Int, message: String)
+    /// The change was applied (committed to the store).
+    case applied(id: Int, outcome: NotificationChange.Outcome)
+    /// The change was not applied, and why.
+    case refused(id: Int, failure: NotificationChange.Failure)
     /// A notification arrived while the app is in the foreground: ask the delegate how to present it.
     case willPresent(id: Int, notification: DeliveredNotification)
     /// The person answered a notification: hand the response to the delegate.

@@ -6,9 +6,9 @@ import Synchronization
 /// An app process's connection to the device daemon (`herald up`, `herald device`) on the app channel.
 ///
 /// While it is open the daemon fires the app's notifications and asks the app's delegate through it
-/// (`willPresent`, `didReceive`), and the app registers for remote notifications through it. The app keeps reading
-/// and writing the shared store itself; after it adds a request it says ``AppChannelMessage/changed`` so the daemon
-/// schedules it at once.
+/// (`willPresent`, `didReceive`), the app registers for remote notifications through it, and every change the app
+/// makes goes through it (``apply(_:for:)``): the daemon's engine is the store's only writer. The app still reads the
+/// shared store itself.
 package final class DeviceLink: Sendable {
     /// Why a request to the daemon failed.
     package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
@@ -16,11 +16,15 @@ package final class DeviceLink: Sendable {
         case unavailable
         /// The daemon refused; the text says why.
         case refused(String)
+        /// The connection closed before the daemon answered a change: it may or may not have been applied.
+        case closedBeforeAnswer
 
         package var description: String {
             switch self {
             case .unavailable: "The device daemon is not reachable (run `herald up` or `herald device`)."
             case .refused(let reason): reason
+            case .closedBeforeAnswer:
+                "The device daemon went away before it answered; see `herald notifications list` for what was applied."
             }
         }
     }
@@ -75,7 +79,7 @@ package final class DeviceLink: Sendable {
             return nil
         }
         let link = DeviceLink(connection: connection, logger: logger)
-        Task { await link.read(host: host, onClose: onClose) }
+        link.startReading(host: host, onClose: onClose)
         do {
             _ = try await link.request(timeout: welcomeTimeout, id: welcomeID) { _ in
                 .hello(bundleID: bundleIdentifier, foreground: foreground, delegate: delegate)
@@ -100,27 +104,49 @@ package final class DeviceLink: Sendable {
         connection.send(AppChannelMessage.state(foreground: foreground, delegate: delegate).encoded())
     }
 
-    /// Tells the daemon the app wrote to the shared store.
-    package func notifyChanged() {
-        connection.send(AppChannelMessage.changed.encoded())
+    /// Whether the connection has ended.
+    package var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Has the daemon apply `change` for the app, and returns what it came to once the daemon committed it.
+    ///
+    /// - Parameters:
+    ///   - change: The change.
+    ///   - bundleIdentifier: The app (a linked app's own).
+    /// - Throws: The error the daemon's engine threw (as ``NotificationChange/Failure/error``); ``Failure`` when the
+    ///   daemon did not answer (``Failure/closedBeforeAnswer`` when the connection ended meanwhile).
+    package func apply(_ change: NotificationChange, for bundleIdentifier: String) async throws -> NotificationChange.Outcome {
+        let answer: AppChannelMessage
+        do {
+            answer = try await request { .change(id: $0, bundleID: bundleIdentifier, change: change) }
+        } catch Failure.unavailable where isClosed {
+            throw Failure.closedBeforeAnswer
+        }
+        switch answer {
+        case .applied(_, let outcome): return outcome
+        case .refused(_, let failure): throw failure.error
+        default: throw Failure.unavailable
+        }
     }
 
-    /// Tells the daemon serving `socket`, if one does, that this process wrote to the shared store (the CLI after
-    /// `herald respond` or `herald notifications send`), so it acts now rather than at its next look.
+    /// Has the daemon serving `socket`, if one does, apply `change` to `bundleIdentifier` (the CLI, acting as the
+    /// person or as the app's code); `nil` when no daemon serves there, so the caller applies it itself.
     ///
-    /// - Returns: Whether a daemon was told.
-    @discardableResult
-    package static func announceChange(socket: URL) async -> Bool {
+    /// - Parameters:
+    ///   - change: The change.
+    ///   - bundleIdentifier: The app.
+    ///   - socket: The daemon's socket (`<data-dir>/herald.sock`).
+    ///   - logger: Where the connection logs.
+    /// - Throws: As ``apply(_:for:)``.
+    package static func apply(
+        _ change: NotificationChange, for bundleIdentifier: String, socket: URL, logger: Logger
+    ) async throws -> NotificationChange.Outcome? {
         guard FileManager.default.fileExists(atPath: socket.path),
               let connection = try? await AppChannelConnection.connect(to: socket.path)
-        else { return false }
+        else { return nil }
+        let link = DeviceLink(connection: connection, logger: logger)
+        link.startReading(host: nil, onClose: {})
         defer { connection.close() }
-        do {
-            try await connection.sendAndWait(AppChannelMessage.changed.encoded())
-            return true
-        } catch {
-            return false
-        }
+        return try await link.apply(change, for: bundleIdentifier)
     }
 
     /// Registers the app for remote notifications; returns its device token (hex).
@@ -176,7 +202,11 @@ package final class DeviceLink: Sendable {
         state.withLock { $0.waiting.removeValue(forKey: id) }?.resume(with: result)
     }
 
-    private func read(host: any NotificationHost, onClose: @Sendable () -> Void) async {
+    private func startReading(host: (any NotificationHost)?, onClose: @escaping @Sendable () -> Void) {
+        Task { await read(host: host, onClose: onClose) }
+    }
+
+    private func read(host: (any NotificationHost)?, onClose: @Sendable () -> Void) async {
         for await line in connection.frames {
             let message: AppChannelMessage
             do {
@@ -188,28 +218,15 @@ package final class DeviceLink: Sendable {
             switch message {
             case .welcome:
                 answer(Self.welcomeID, with: .success(message))
-            case .registered(let id, _), .unregistered(let id), .failed(let id, _):
+            case .registered(let id, _), .unregistered(let id), .failed(let id, _), .applied(let id, _), .refused(let id, _):
                 answer(id, with: .success(message))
-            case .willPresent(let id, let notification):
-                let connection = self.connection
-                Task {
-                    let options = await host.willPresent(notification)
-                    connection.send(AppChannelMessage.presented(id: id, options: options?.rawValue).encoded())
+            case .willPresent, .didReceive, .backgroundPush:
+                guard let host else {
+                    logger.warning("The device daemon asked a connection that is no app; ignored", metadata: ["message": "\(message)"])
+                    continue
                 }
-            case .didReceive(let id, let response):
-                let connection = self.connection
-                Task {
-                    let handled = await host.didReceive(response)
-                    connection.send(AppChannelMessage.received(id: id, handled: handled).encoded())
-                }
-            case .backgroundPush(let id, let payload):
-                let connection = self.connection
-                Task {
-                    let outcome = await host.backgroundPush(payload)
-                    let result: UInt? = if case .handled(let result) = outcome { result.rawValue } else { nil }
-                    connection.send(AppChannelMessage.fetched(id: id, result: result).encoded())
-                }
-            case .hello, .state, .changed, .register, .unregister, .presented, .received, .fetched:
+                answerQuestion(message, host: host)
+            case .hello, .state, .change, .register, .unregister, .presented, .received, .fetched:
                 logger.warning("The device daemon sent an app's message; ignored", metadata: ["message": "\(message)"])
             }
         }
@@ -220,5 +237,32 @@ package final class DeviceLink: Sendable {
         }
         for continuation in waiting { continuation.resume(throwing: Failure.unavailable) }
         if established { onClose() }
+    }
+
+    /// Hands a question of the daemon's to the app's center and sends the answer back.
+    private func answerQuestion(_ message: AppChannelMessage, host: any NotificationHost) {
+        switch message {
+        case .willPresent(let id, let notification):
+            let connection = self.connection
+            Task {
+                let options = await host.willPresent(notification)
+                connection.send(AppChannelMessage.presented(id: id, options: options?.rawValue).encoded())
+            }
+        case .didReceive(let id, let response):
+            let connection = self.connection
+            Task {
+                let handled = await host.didReceive(response)
+                connection.send(AppChannelMessage.received(id: id, handled: handled).encoded())
+            }
+        case .backgroundPush(let id, let payload):
+            let connection = self.connection
+            Task {
+                let outcome = await host.backgroundPush(payload)
+                let result: UInt? = if case .handled(let result) = outcome { result.rawValue } else { nil }
+                connection.send(AppChannelMessage.fetched(id: id, result: result).encoded())
+            }
+        default:
+            break
+        }
     }
 }

@@ -16,8 +16,21 @@ extension NotificationEngine {
         return Task { await self.runScheduler() }
     }
 
-    private func runScheduler() async {
-        guard !loopRunning else { return }
+    /// Starts the scheduler in its own task and returns once it has loaded the queue from the store, so that a call
+    /// made after it (an `add`) is the running engine's, never one of the notifications due while no engine ran (B-17).
+    package nonisolated func startRecovered() async -> Task<Void, Never> {
+        activity.loopRunning()
+        let (recovered, done) = AsyncStream.makeStream(of: Never.self)
+        let task = Task { await self.runScheduler(onRecovered: { done.finish() }) }
+        for await _ in recovered {}
+        return task
+    }
+
+    private func runScheduler(onRecovered: (@Sendable () -> Void)? = nil) async {
+        guard !loopRunning else {
+            onRecovered?()
+            return
+        }
         loopRunning = true
         activity.loopRunning()
         defer {
@@ -25,6 +38,7 @@ extension NotificationEngine {
             activity.loopSleeping(until: .distantFuture)
         }
         await recover()
+        onRecovered?()
         let poller = startExternalChangePoller()
         defer { poller?.cancel() }
         shuttingDown = false
@@ -94,9 +108,10 @@ extension NotificationEngine {
         }
     }
 
-    /// Another process (an app, the `herald` CLI) wrote to the store: reload the queue, and hand attached apps the
-    /// responses and background pushes it left for them (`herald respond`, `herald simulate`). Called by the poller, and by the device daemon when a process
-    /// says it wrote.
+    /// Another process (the `herald` CLI, or an app that ran alone) wrote to the store: reload the queue, and hand
+    /// attached apps the responses and background pushes it left for them (`herald respond`, `herald simulate`). Called
+    /// by the poller of an engine running alone, and by the device daemon when an app links (it may have written while
+    /// it ran alone).
     package func reloadIfChangedElsewhere() async {
         guard let token = try? await store.externalChangeToken(), token != lastExternalToken else { return }
         for bundleIdentifier in hosts.keys.sorted() {

@@ -21,7 +21,8 @@ package actor NotificationEngine: Service {
         package var authorizationAnswer: AuthorizationAnswer = .allow
         /// The largest encoded request accepted.
         package var maximumRequestSize = 4 * 1024 * 1024
-        /// How often (real time) to look for changes other processes made to the store.
+        /// How often (real time) to look for changes other processes made to the store: an app's engine running alone
+        /// finds what the CLI wrote; `nil` for never (a device daemon's engine, which every change goes through).
         package var externalChangePollInterval: Duration? = .seconds(2)
         package var presenter: any NotificationPresenter
         package var attachmentDirectory: URL
@@ -200,13 +201,13 @@ package actor NotificationEngine: Service {
 
     // MARK: Remote registration
 
-    /// Records (or with `nil`, removes) the app's registration for remote notifications.
     /// Records where the app's bundle is, as its process says when it starts (written only when it changed).
     package func recordBundlePath(_ path: String, for bundleIdentifier: String) async throws {
         guard try await store.appState(for: bundleIdentifier).launchedBundlePath != path else { return }
         _ = try await store.updateAppState(for: bundleIdentifier) { $0.launchedBundlePath = path }
     }
 
+    /// Records (or with `nil`, removes) the app's registration for remote notifications.
     package func setRemoteRegistration(_ registration: RemoteRegistrationRecord?, for bundleIdentifier: String) async throws {
         _ = try await store.updateAppState(for: bundleIdentifier) { $0.remoteRegistration = registration }
     }
