@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAppChannel
+import HeraldCore
 import Synchronization
 import UserNotifications
 
@@ -13,12 +14,16 @@ final class AppSession: NotificationHost, Sendable {
         var bundleIdentifier: String?
         var foreground = false
         var delegate = false
-        var closed = false
         var nextID = 0
-        var waiting: [Int: CheckedContinuation<AppChannelMessage?, Never>] = [:]
     }
 
+    /// The connection ended.
+    private struct Closed: Error {}
+    /// The app did not answer in time.
+    private struct NoAnswer: Error {}
+
     let connection: AppChannelConnection
+    private let answers = PendingAnswers<Int, AppChannelMessage>()
     /// How long the app has to answer; longer than its delegate's own time limit.
     private let answerTimeout: Duration
     private let state = Mutex(State())
@@ -52,8 +57,8 @@ final class AppSession: NotificationHost, Sendable {
         }
     }
 
-    var presentsInForeground: Bool { state.withLock { $0.foreground && $0.delegate && !$0.closed } }
-    var takesResponses: Bool { state.withLock { $0.delegate && !$0.closed } }
+    var presentsInForeground: Bool { !answers.isClosed && state.withLock { $0.foreground && $0.delegate } }
+    var takesResponses: Bool { !answers.isClosed && state.withLock { $0.delegate } }
 
     func willPresent(_ notification: DeliveredNotification) async -> UNNotificationPresentationOptions? {
         guard case .presented(_, let options)? = await ask({ .willPresent(id: $0, notification: notification) }) else { return nil }
@@ -73,45 +78,30 @@ final class AppSession: NotificationHost, Sendable {
         switch answer {
         case .fetched(_, let raw?)?: return raw.flatMapResult
         case .fetched(_, nil)?: return .notHandled
-        default: return state.withLock { $0.closed } ? .unreachable : .notHandled
+        default: return answers.isClosed ? .unreachable : .notHandled
         }
     }
 
     /// The app's answer to question `id`.
     func answer(_ id: Int, with message: AppChannelMessage) {
-        state.withLock { $0.waiting.removeValue(forKey: id) }?.resume(returning: message)
+        answers.answer(id, with: .success(message))
     }
 
     /// The connection ended: questions still open get no answer.
     func close() {
-        let waiting = state.withLock { state in
-            state.closed = true
-            defer { state.waiting.removeAll() }
-            return Array(state.waiting.values)
-        }
-        for continuation in waiting { continuation.resume(returning: nil) }
+        answers.close(with: Closed())
         connection.close()
     }
 
+    /// The app's answer to `question`, or `nil` when it gives none in time or the connection ends.
     private func ask(timeout: Duration? = nil, _ question: (Int) -> AppChannelMessage) async -> AppChannelMessage? {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
         let line = question(id).encoded()
-        let timeout = timeout ?? answerTimeout
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: timeout)
-            self?.state.withLock { $0.waiting.removeValue(forKey: id) }?.resume(returning: nil)
-        }
-        defer { timer.cancel() }
-        return await withCheckedContinuation { continuation in
-            let closed = state.withLock { state in
-                if !state.closed { state.waiting[id] = continuation }
-                return state.closed
-            }
-            if closed { continuation.resume(returning: nil) } else { connection.send(line) }
-        }
+        let connection = self.connection
+        return try? await answers.wait(for: id, timeout: timeout ?? answerTimeout, timedOut: NoAnswer()) { connection.send(line) }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAppChannel
+import HeraldCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -29,8 +30,6 @@ final class DBusConnection: Sendable {
 
     private struct State {
         var serial: UInt32 = 0
-        var waiting: [UInt32: CheckedContinuation<DBusMessage, any Error>] = [:]
-        var closed = false
     }
 
     /// Signals addressed to this connection or matched by its rules.
@@ -38,6 +37,7 @@ final class DBusConnection: Sendable {
     private let signalSink: AsyncStream<DBusMessage>.Continuation
     private let channel: any Channel
     private let state = Mutex(State())
+    private let replies = PendingAnswers<UInt32, DBusMessage>()
     /// How long a call waits for its reply: libdbus's default (25 s). A notification server on a loaded machine took
     /// longer than 5 s to answer Notify — and showed the notification all the same, which Herald then could not
     /// route answers for.
@@ -108,21 +108,9 @@ final class DBusConnection: Sendable {
         }
         let message = DBusMessage.call(
             serial: serial, destination: destination, path: path, interface: interface, member: member, body: body)
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: Self.callTimeout)
-            self?.answer(serial, with: .failure(Failure.timedOut(member)))
-        }
-        defer { timer.cancel() }
-        let reply = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<DBusMessage, any Error>) in
-            let closed = state.withLock { state in
-                if !state.closed { state.waiting[serial] = continuation }
-                return state.closed
-            }
-            if closed {
-                continuation.resume(throwing: Failure.closed)
-            } else {
-                channel.writeAndFlush(channel.allocator.buffer(bytes: message.encoded()), promise: nil)
-            }
+        let channel = self.channel
+        let reply = try await replies.wait(for: serial, timeout: Self.callTimeout, timedOut: Failure.timedOut(member)) {
+            channel.writeAndFlush(channel.allocator.buffer(bytes: message.encoded()), promise: nil)
         }
         if reply.kind == .error {
             let text: String = if case .string(let text)? = reply.body.first { text } else { "" }
@@ -140,29 +128,20 @@ final class DBusConnection: Sendable {
         try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).get()
     }
 
-    private func answer(_ serial: UInt32, with result: Result<DBusMessage, any Error>) {
-        state.withLock { $0.waiting.removeValue(forKey: serial) }?.resume(with: result)
-    }
-
     private func read(frames: AsyncStream<DBusFrame>.AsyncIterator) async {
         var frames = frames
         while let frame = await frames.next() {
             guard case .message(let bytes) = frame, let message = try? DBusMessage(bytes: bytes) else { continue }
             switch message.kind {
             case .methodReturn, .error:
-                if let serial = message.replySerial { answer(serial, with: .success(message)) }
+                if let serial = message.replySerial { replies.answer(serial, with: .success(message)) }
             case .signal:
                 signalSink.yield(message)
             case .methodCall:
                 break // Nothing calls the presenter.
             }
         }
-        let waiting = state.withLock { state in
-            state.closed = true
-            defer { state.waiting.removeAll() }
-            return Array(state.waiting.values)
-        }
-        for continuation in waiting { continuation.resume(throwing: Failure.closed) }
+        replies.close(with: Failure.closed)
         signalSink.finish()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAppChannel
+import HeraldCore
 import Logging
 import Synchronization
 
@@ -31,14 +32,13 @@ package final class DeviceLink: Sendable {
 
     private struct State {
         var nextID = 0
-        var waiting: [Int: CheckedContinuation<AppChannelMessage, any Error>] = [:]
-        var closed = false
         /// Welcomed and handed to the app: its end is reported with `onClose`.
         var established = false
     }
 
     private let connection: AppChannelConnection
     private let state = Mutex(State())
+    private let answers = PendingAnswers<Int, AppChannelMessage>()
     private let logger: Logger
     /// How long a request waits for the daemon's answer.
     private static let answerTimeout: Duration = .seconds(30)
@@ -85,7 +85,7 @@ package final class DeviceLink: Sendable {
                 .hello(bundleID: bundleIdentifier, foreground: foreground, delegate: delegate)
             }
             let open = link.state.withLock { state in
-                state.established = !state.closed
+                state.established = !link.answers.isClosed
                 return state.established
             }
             guard open else { throw Failure.unavailable }
@@ -105,7 +105,7 @@ package final class DeviceLink: Sendable {
     }
 
     /// Whether the connection has ended.
-    package var isClosed: Bool { state.withLock { $0.closed } }
+    package var isClosed: Bool { answers.isClosed }
 
     /// Has the daemon apply `change` for the app, and returns what it came to once the daemon committed it.
     ///
@@ -182,24 +182,14 @@ package final class DeviceLink: Sendable {
             return state.nextID
         }
         let line = message(id).encoded()
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: timeout)
-            self?.answer(id, with: .failure(Failure.unavailable))
-        }
-        defer { timer.cancel() }
-        let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<AppChannelMessage, any Error>) in
-            let closed = state.withLock { state in
-                if !state.closed { state.waiting[id] = continuation }
-                return state.closed
-            }
-            if closed { continuation.resume(throwing: Failure.unavailable) } else { connection.send(line) }
-        }
+        let connection = self.connection
+        let answer = try await answers.wait(for: id, timeout: timeout, timedOut: Failure.unavailable) { connection.send(line) }
         if case .failed(_, let reason) = answer { throw Failure.refused(reason) }
         return answer
     }
 
     private func answer(_ id: Int, with result: Result<AppChannelMessage, any Error>) {
-        state.withLock { $0.waiting.removeValue(forKey: id) }?.resume(with: result)
+        answers.answer(id, with: result)
     }
 
     private func startReading(host: (any NotificationHost)?, onClose: @escaping @Sendable () -> Void) {
@@ -230,13 +220,9 @@ package final class DeviceLink: Sendable {
                 logger.warning("The device daemon sent an app's message; ignored", metadata: ["message": "\(message)"])
             }
         }
-        let (waiting, established) = state.withLock { state in
-            state.closed = true
-            defer { state.waiting.removeAll() }
-            return (Array(state.waiting.values), state.established)
-        }
-        for continuation in waiting { continuation.resume(throwing: Failure.unavailable) }
-        if established { onClose() }
+        // Closed first, then read: `connect` marks the link established only while it is open.
+        answers.close(with: Failure.unavailable)
+        if state.withLock({ $0.established }) { onClose() }
     }
 
     /// Hands a question of the daemon's to the app's center and sends the answer back.

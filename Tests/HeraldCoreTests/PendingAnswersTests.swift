@@ -1,0 +1,49 @@
+import HeraldCore
+import Testing
+
+/// "A request with a timeout", as the device link, the daemon's app sessions and the D-Bus client use it.
+@Suite(.timeLimit(.minutes(1))) struct PendingAnswersTests {
+    struct TimedOut: Error, Equatable {}
+    struct Closed: Error, Equatable {}
+
+    @Test("An answer that comes while the request is being sent is not missed; the waiter gets it once")
+    func answerDuringSend() async throws {
+        let answers = PendingAnswers<Int, String>()
+        let answer = try await answers.wait(for: 1, timeout: .seconds(60), timedOut: TimedOut()) {
+            #expect(answers.answer(1, with: .success("yes")))
+        }
+        #expect(answer == "yes")
+        #expect(!answers.answer(1, with: .success("again")), "nobody waits any more")
+    }
+
+    @Test("No answer in time: the waiter gets the timeout's error, and a late answer finds nobody")
+    func timeout() async {
+        let answers = PendingAnswers<Int, String>()
+        await #expect(throws: TimedOut()) {
+            try await answers.wait(for: 7, timeout: .milliseconds(1), timedOut: TimedOut()) {}
+        }
+        #expect(!answers.answer(7, with: .success("late")))
+    }
+
+    @Test("The connection's end answers every waiter with its error, and a later request is not sent")
+    func close() async throws {
+        let answers = PendingAnswers<Int, String>()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            let sent = AsyncStream<Void>.makeStream()
+            group.addTask {
+                await #expect(throws: Closed()) {
+                    try await answers.wait(for: 1, timeout: .seconds(60), timedOut: TimedOut()) { sent.continuation.yield() }
+                }
+            }
+            for await _ in sent.stream { break }
+            answers.close(with: Closed())
+            try await group.waitForAll()
+        }
+        #expect(answers.isClosed)
+        var sentAfterClose = false
+        await #expect(throws: Closed()) {
+            try await answers.wait(for: 2, timeout: .seconds(60), timedOut: TimedOut()) { sentAfterClose = true }
+        }
+        #expect(!sentAfterClose)
+    }
+}
