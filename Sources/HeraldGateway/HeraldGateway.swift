@@ -182,28 +182,25 @@ public final class HeraldGateway: Service, Sendable {
             metadata: [
                 "gateway.listeners": "\(configuration.providerListeners.map { "\($0.host):\($0.port)\($0.usesTLS ? " tls" : "") \($0.environment.rawValue)" })"
             ])
-        // C-04: the delivery log keeps 7 days; prune at start and hourly.
-        let pruner = Task { [store, clock, logger, retention = configuration.deliveryLogRetention] in
-            while !Task.isCancelled {
-                do {
-                    try await store.pruneEvents(before: clock.now.addingTimeInterval(-retention.timeInterval))
-                } catch {
-                    logger.warning("Could not prune the delivery log", metadata: ["error": "\(error)"])
-                }
-                try? await clock.sleep(until: clock.now.addingTimeInterval(3600))
-            }
-        }
-        defer { pruner.cancel() }
-        eventLoopLag.start()
-        defer { eventLoopLag.stop() }
+        // C-04: the delivery log keeps 7 days.
+        let pruner = DeliveryLogPruner(
+            store: store, clock: clock, retention: configuration.deliveryLogRetention, logger: logger)
+        let upkeep: [any Service] = [pruner, eventLoopLag]
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await self.log.run() }
-                try await withThrowingTaskGroup(of: Void.self) { servers in
-                    for application in applications {
-                        servers.addTask { try await application.run() }
+                // The pruner and the lag monitor run while the servers do; the delivery log's writer until after them.
+                try await withThrowingTaskGroup(of: Void.self) { services in
+                    for service in upkeep {
+                        services.addTask { try await service.run() }
                     }
-                    try await servers.waitForAll()
+                    try await withThrowingTaskGroup(of: Void.self) { servers in
+                        for application in applications {
+                            servers.addTask { try await application.run() }
+                        }
+                        try await servers.waitForAll()
+                    }
+                    services.cancelAll()
                 }
                 log.finish()
                 try await group.waitForAll()

@@ -36,73 +36,69 @@ extension HeraldCommand {
             let directory = data.directory
             let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
-            let daemon = try makeDeviceDaemon(
-                gateway: gateway, cacert: cacert, directory: directory, environment: environment, engine: engine,
-                serviceExtensionTime: extensions.timeLimit, logger: logger)
-            var services: [any Service] = [engine, daemon]
-            if let desktop { services.append(DesktopAnswerRouter(presenter: desktop, engine: engine)) }
-            let group = ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                for app in register {
-                    do {
-                        let token = try await daemon.register(bundleIdentifier: app)
-                        FileHandle.standardOutput.write(Data("\(app) \(token)\n".utf8))
-                    } catch {
-                        logger.error("Could not register an app", metadata: ["app.bundle_id": "\(app)", "error": "\(error)"])
+            let device = try assembleDevice(
+                engine: engine, gateway: gateway, cacert: cacert, directory: directory, environment: environment,
+                serviceExtensionTime: extensions.timeLimit, desktop: desktop, logger: logger)
+            var services = device.services
+            if !register.isEmpty {
+                let (daemon, apps, logger) = (device.daemon, register, logger)
+                services.append(StartupTask {
+                    for app in apps {
+                        do {
+                            let token = try await daemon.register(bundleIdentifier: app)
+                            FileHandle.standardOutput.write(Data("\(app) \(token)\n".utf8))
+                        } catch {
+                            logger.error("Could not register an app", metadata: ["app.bundle_id": "\(app)", "error": "\(error)"])
+                        }
                     }
-                }
-                try await tasks.waitForAll()
+                })
             }
+            try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
         }
     }
 }
 
-/// The engine of every app on this machine, showing notifications through `presenter`.
+/// The engine of every app on this machine, showing notifications through `presenter`: the store's one writer while
+/// the device runs.
 func openDeviceEngine(
     _ directory: HeraldDataDirectory, presenter: any NotificationPresenter, logger: Logger
 ) throws -> NotificationEngine {
     do {
         try directory.create()
         try ValidationError.requireWritable(directory.notificationDatabase)
-        return try NotificationEngine.forDataDirectory(
-            directory, presenter: presenter, scope: nil, contentExtensions: ContentExtensionHost(logger: logger),
-            externalChangePollInterval: nil, logger: logger)
+        return try DeviceAssembly.engine(for: directory, presenter: presenter, logger: logger)
     } catch {
         throw ValidationError.cannotOpen(directory.notificationDatabase, error)
     }
 }
 
-/// A device daemon for `engine` connected to `gateway`, with the data directory's identity.
-func makeDeviceDaemon(
-    gateway: String, cacert: String?, directory: HeraldDataDirectory, environment: APNsEnvironment,
-    engine: NotificationEngine, serviceExtensionTime: Duration, logger: Logger
-) throws -> DeviceDaemon {
-    guard gateway.hasPrefix("ws://") || gateway.hasPrefix("wss://") else {
-        throw ValidationError("--gateway takes the device channel's URL, e.g. wss://localhost:2199/device/v1.")
-    }
-    let identity: DeviceIdentity
+/// This machine's device on `engine`, connected to `gateway`, with the data directory's identity: for `wss://`, trusting
+/// `cacert`, else the data directory's development CA when it has one, else the system's roots.
+func assembleDevice(
+    engine: NotificationEngine, gateway: String, cacert: String?, directory: HeraldDataDirectory,
+    environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?, logger: Logger
+) throws -> DeviceAssembly {
+    let trustedCA = gateway.hasPrefix("wss://") ? try directory.trustedCA(explicit: cacert) : nil
     do {
-        identity = try DeviceIdentity.loadOrCreate(in: directory)
-    } catch {
-        throw ValidationError(
-            "Cannot read or make \(DeviceIdentity.file(in: directory).path): \(error). Remove it or pass another --data-dir.")
+        return try DeviceAssembly(
+            engine: engine, gateway: gateway, trustedCA: trustedCA, directory: directory, environment: environment,
+            serviceExtensionTime: serviceExtensionTime, desktop: desktop, logger: logger)
+    } catch let failure as DeviceAssembly.Failure {
+        throw ValidationError(failure.description)
     }
-    var tls: DeviceDaemonConfiguration.TLS?
-    if gateway.hasPrefix("wss://") {
-        if let ca = try directory.trustedCA(explicit: cacert) {
-            do {
-                tls = try DeviceDaemonConfiguration.trusting(caFile: ca)
-            } catch {
-                throw ValidationError("Cannot read the CA certificate \(ca): \(error).")
-            }
-        } else {
-            tls = DeviceDaemonConfiguration.systemTrust()
-        }
+}
+
+/// Work done once at start (registering apps) beside a process's services, in its `ServiceGroup`: having done it, it
+/// waits for the group's shutdown rather than ending the group.
+struct StartupTask: Service {
+    let work: @Sendable () async -> Void
+
+    init(_ work: @escaping @Sendable () async -> Void) {
+        self.work = work
     }
-    var configuration = DeviceDaemonConfiguration(
-        gatewayURL: gateway, identity: identity, tlsConfiguration: tls, environment: environment,
-        appChannelSocket: directory.appChannelSocket)
-    configuration.serviceExtensionTimeLimit = serviceExtensionTime
-    return DeviceDaemon(configuration: configuration, engine: engine, logger: logger)
+
+    func run() async throws {
+        await work()
+        try? await gracefulShutdown()
+    }
 }

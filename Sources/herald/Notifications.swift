@@ -151,8 +151,10 @@ extension HeraldCommand.Notifications {
             let request = UNNotificationRequest(identifier: identifier ?? UUID().uuidString, content: content, trigger: trigger)
             // A running device daemon adds it (and schedules it at once); else the app finds it in the store.
             try await changes.apply(.add(request.makeRecord()), for: bundleIdentifier)
-            let pending = try await engine.pending(for: bundleIdentifier).contains { $0.request.identifier == request.identifier }
-            print(pending
+            // B-5: an add for an app whose notifications are off completes, and nothing is scheduled. (Whether it is
+            // still pending says nothing: a running daemon may have fired it already.)
+            let allowed = try await engine.appState(for: bundleIdentifier).settings.authorizationStatus != .denied
+            print(allowed
                   ? "\(bundleIdentifier): scheduled \(request.identifier)\(seconds.map { " in \($0) s" } ?? " now")"
                   : "\(bundleIdentifier): not scheduled (notifications are denied for this app)")
         }

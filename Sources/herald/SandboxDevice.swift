@@ -1,0 +1,81 @@
+import Foundation
+import HeraldCore
+import HeraldDevice
+import HeraldGateway
+import Logging
+import ServiceLifecycle
+import UserNotifications
+
+/// The device of `herald up`, a service beside the gateway in its one `ServiceGroup`: once the gateway listens, it
+/// connects this machine's device to it (the port it really listens on: `--device-port 0` picks one), registers the
+/// demo app, prints the banner, and runs the device's daemon until the group shuts down.
+struct SandboxDevice: Service {
+    let gateway: HeraldGateway
+    let engine: NotificationEngine
+    let keys: [ProviderKeyRecord]
+    let directory: HeraldDataDirectory
+    let demoApp: String
+    let dataPath: String?
+    let serviceExtensionTime: Duration
+    let logger: Logger
+
+    func run() async throws {
+        let ports: HeraldGateway.Ports
+        do {
+            ports = try await gateway.ports()
+        } catch is CancellationError {
+            return // Stopped while starting (Ctrl-C right away): not a failure.
+        }
+        let device = try assembleDevice(
+            engine: engine, gateway: "wss://localhost:\(ports.device)/device/v1",
+            cacert: gateway.certificateAuthority?.certificateURL.path, directory: directory, environment: .development,
+            serviceExtensionTime: serviceExtensionTime, desktop: nil, logger: logger)
+        let daemon = device.daemon
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await daemon.run() }
+            let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)
+            let apps = try await engine.bundleIdentifiers()
+            var pendingCount = 0
+            for app in apps { pendingCount += try await engine.pending(for: app).count }
+            let key = keys.first { $0.keyID == HeraldCommand.Up.keyID } ?? keys[0]
+            let keyFile = HeraldCommand.Up.keyFile(keyID: key.keyID, in: directory).path
+            let dataOption = dataPath.map { " --data-dir \(HeraldCommand.Up.shellQuoted($0))" } ?? ""
+            // Through the presenter's own file handle, unbuffered, so the banner comes before any notification.
+            let banner = """
+                Herald is up.
+                  data directory: \(directory.url.path)
+                  apps: \(apps.count), pending notifications: \(pendingCount)
+                  APNs gateway:   https://localhost:\(ports.provider[0]) (http://127.0.0.1:\(ports.provider[1]) plaintext), devices wss://localhost:\(ports.device)/device/v1
+                  trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")
+                  provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
+                  demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")
+                \(token.map { """
+                Push to the demo app from another terminal:
+                  herald push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(HeraldCommand.Up.shellQuoted(keyFile)) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'
+                """ } ?? "")
+                Or schedule a local one:
+                  herald notifications send\(dataOption) \(demoApp) --title Hello --body 'from Herald' --in 5
+                Notifications appear below as they arrive. Ctrl-C stops.
+
+                """
+            FileHandle.standardOutput.write(Data(banner.utf8))
+            try await tasks.waitForAll()
+        }
+    }
+
+    /// Allows the demo app notifications the first time (the person would tap Allow) and registers it; `nil`
+    /// (with the reason logged) when the device could not, e.g. because `up` is already stopping.
+    private static func prepareDemoApp(
+        _ demoApp: String, engine: NotificationEngine, daemon: DeviceDaemon, logger: Logger
+    ) async -> String? {
+        do {
+            if try await engine.appState(for: demoApp).settings.authorizationStatus == .notDetermined {
+                try await engine.setAuthorization(.authorized, options: [.alert, .sound, .badge], for: demoApp)
+            }
+            return try await daemon.register(bundleIdentifier: demoApp)
+        } catch {
+            logger.error("Could not register the demo app", metadata: ["app.bundle_id": "\(demoApp)", "error": "\(error)"])
+            return nil
+        }
+    }
+}
