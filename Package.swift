@@ -272,11 +272,64 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
+        // A real gateway on loopback for the tests that need one (the gateway's, the device's): `withGateway`,
+        // `GatewayHarness`, `eventually`, `withRunning`. Used by test targets only.
+        .target(
+            name: "GatewayTestSupport",
+            dependencies: [
+                "HeraldGateway", "HeraldProvider", "HeraldDeviceChannel", "HeraldCore", "HeraldTesting",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/GatewayTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldDeviceTests",
+            dependencies: [
+                "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldGateway", "HeraldProvider",
+                "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldAppChannelTests",
+            dependencies: ["HeraldAppChannel", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldDeviceChannelTests",
+            dependencies: ["GatewayTestSupport", "HeraldDeviceChannel", "HeraldProvider", "HeraldCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CoreLocationTests",
+            dependencies: ["CoreLocation"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "UserNotificationsUITests",
+            dependencies: ["UserNotificationsUI", "UserNotifications", "UIKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldTestingTests",
+            dependencies: ["HeraldTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "HeraldGatewayTests",
             dependencies: [
-                "HeraldProvider", "HeraldDevice", "UserNotifications", "UIKit", "HeraldAppChannel",
-                "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
+                "GatewayTestSupport", "HeraldProvider", "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,4 @@
+import GatewayTestSupport
 import Crypto
 import Foundation
 import HeraldCore

@@ -1,3 +1,4 @@
+import GatewayTestSupport
 import AsyncHTTPClient
 import Foundation
 import HeraldCore

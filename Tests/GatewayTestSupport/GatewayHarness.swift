@@ -17,18 +17,18 @@ import Testing
 
 /// A real gateway on 127.0.0.1 (port 0) with a file store in a temporary data directory, a registered provider
 /// key, and clients for both sides.
-final class GatewayHarness: Sendable {
-    static let teamID = "TEAM123456"
-    static let keyID = "KEY1234567"
-    static let bundleID = "com.example.herald"
+package final class GatewayHarness: Sendable {
+    package static let teamID = "TEAM123456"
+    package static let keyID = "KEY1234567"
+    package static let bundleID = "com.example.herald"
 
-    let directory: URL
-    let dataDirectory: HeraldDataDirectory
-    let store: SQLiteGatewayStore
-    let gateway: HeraldGateway
-    let clock: any HeraldClock
-    let providerKey = P256.Signing.PrivateKey()
-    let ports: HeraldGateway.Ports
+    package let directory: URL
+    package let dataDirectory: HeraldDataDirectory
+    package let store: SQLiteGatewayStore
+    package let gateway: HeraldGateway
+    package let clock: any HeraldClock
+    package let providerKey = P256.Signing.PrivateKey()
+    package let ports: HeraldGateway.Ports
     private let task: Task<Void, any Error>
     private let group: ServiceGroup
     /// The gateway's own event loops: its watchdog then measures what the gateway does, not the test's clients.
@@ -36,15 +36,15 @@ final class GatewayHarness: Sendable {
     /// An idle loop beside the gateway's, measured the same way: how late any loop runs on this machine right now,
     /// so that a loaded machine is not taken for a blocked gateway.
     private let controlLoop: MultiThreadedEventLoopGroup
-    let controlLag: EventLoopLagMonitor
+    package let controlLag: EventLoopLagMonitor
 
     /// Provider listeners in order: TLS development, plaintext development, TLS production.
-    var tlsPort: Int { ports.provider[0] }
-    var plaintextPort: Int { ports.provider[1] }
-    var productionPort: Int { ports.provider[2] }
-    var caPath: String { gateway.certificateAuthority!.certificateURL.path }
+    package var tlsPort: Int { ports.provider[0] }
+    package var plaintextPort: Int { ports.provider[1] }
+    package var productionPort: Int { ports.provider[2] }
+    package var caPath: String { gateway.certificateAuthority!.certificateURL.path }
 
-    init(
+    package init(
         clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(30),
         logHandler: InMemoryLogHandler? = nil, configure: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws {
@@ -85,7 +85,7 @@ final class GatewayHarness: Sendable {
     }
 
     /// Stops the gateway gracefully and removes its files.
-    func shutdown() async {
+    package func shutdown() async {
         await group.triggerGracefulShutdown()
         _ = await task.result
         try? await eventLoops.shutdownGracefully()
@@ -95,20 +95,20 @@ final class GatewayHarness: Sendable {
     }
 
     /// A provider token signed with the harness key.
-    func jwt(issuedAt: Date? = nil, keyID: String = GatewayHarness.keyID, teamID: String = GatewayHarness.teamID,
+    package func jwt(issuedAt: Date? = nil, keyID: String = GatewayHarness.keyID, teamID: String = GatewayHarness.teamID,
              key: P256.Signing.PrivateKey? = nil) throws -> String {
         try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: issuedAt ?? clock.now, privateKey: key ?? providerKey)
     }
 
     /// Client TLS that trusts the gateway's CA.
-    func clientTLS() throws -> TLSConfiguration {
+    package func clientTLS() throws -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caPath))
         return tls
     }
 
     /// A new HTTP/2 client (its own connections) that trusts the gateway's CA.
-    func makeHTTPClient() throws -> HTTPClient {
+    package func makeHTTPClient() throws -> HTTPClient {
         var configuration = HTTPClient.Configuration(tlsConfiguration: try clientTLS())
         configuration.httpVersion = .automatic
         // A connection (TCP and a debug build's TLS handshake) took over 10 s with three fuzzers and a release build on
@@ -118,7 +118,7 @@ final class GatewayHarness: Sendable {
     }
 
     /// Connects a device over `wss://`.
-    func connectDevice(_ id: String = "device-\(UUID().uuidString.prefix(8))", secret: String = "s3cret") async throws
+    package func connectDevice(_ id: String = "device-\(UUID().uuidString.prefix(8))", secret: String = "s3cret") async throws
         -> DeviceChannelClient
     {
         try await DeviceChannelClient.connect(
@@ -130,7 +130,7 @@ final class GatewayHarness: Sendable {
     ///
     /// What happens after a device acknowledges a stored push (removing it, logging the delivery) runs on the
     /// gateway's own task, after the acknowledgement: the log gets there soon, not by any message's answer.
-    func events(of uniqueID: String, count: Int, timeout: Duration = .seconds(10)) async throws -> [DeliveryEvent.Kind] {
+    package func events(of uniqueID: String, count: Int, timeout: Duration = .seconds(10)) async throws -> [DeliveryEvent.Kind] {
         let deadline = ContinuousClock.now + timeout
         while true {
             await gateway.flushDeliveryLog()
@@ -141,29 +141,29 @@ final class GatewayHarness: Sendable {
     }
 
     /// A token for an app on a device that is not connected.
-    func offlineToken(device: String = "offline-\(UUID().uuidString.prefix(8))", bundleID: String = GatewayHarness.bundleID,
+    package func offlineToken(device: String = "offline-\(UUID().uuidString.prefix(8))", bundleID: String = GatewayHarness.bundleID,
                       environment: APNsEnvironment = .development) async throws -> DeviceTokenRecord {
         try await store.activeToken(deviceID: device, bundleID: bundleID, environment: environment, at: clock.now)
     }
 }
 
 /// One answer of the provider API.
-struct PushAnswer {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: String
-    var httpVersion: HTTPVersion
+package struct PushAnswer {
+    package var status: Int
+    package var headers: HTTPHeaders
+    package var body: String
+    package var httpVersion: HTTPVersion
 
     /// The `reason` of an error body.
-    var reason: String? {
+    package var reason: String? {
         (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])?["reason"] as? String
     }
-    var apnsID: String? { headers.first(name: "apns-id") }
+    package var apnsID: String? { headers.first(name: "apns-id") }
 }
 
 extension HTTPClient {
     /// Sends one provider-API request.
-    func push(
+    package func push(
         port: Int, scheme: String = "https", token: String, method: HTTPMethod = .POST, path: String? = nil,
         headers: [(String, String)], body: String?
     ) async throws -> PushAnswer {
@@ -180,7 +180,7 @@ extension HTTPClient {
 }
 
 /// Waits for the next push on a device, failing after `seconds`.
-func nextPush(_ device: DeviceChannelClient, seconds: Double = 30) async throws -> DevicePush? {
+package func nextPush(_ device: DeviceChannelClient, seconds: Double = 30) async throws -> DevicePush? {
     do {
         return try await withTimeout(.seconds(seconds)) {
             var iterator = device.pushes.makeAsyncIterator()
@@ -192,7 +192,7 @@ func nextPush(_ device: DeviceChannelClient, seconds: Double = 30) async throws 
 }
 
 /// A client that must be shut down before it is released.
-protocol ShutdownBeforeRelease {
+package protocol ShutdownBeforeRelease {
     func shutdown() async throws
 }
 
@@ -201,7 +201,7 @@ extension APNsClient: ShutdownBeforeRelease {}
 
 /// Runs `body` with `resource` and shuts it down afterwards, whether `body` returns or throws.
 @discardableResult
-func using<Resource: ShutdownBeforeRelease, T>(
+package func using<Resource: ShutdownBeforeRelease, T>(
     _ resource: Resource, _ body: (Resource) async throws -> T
 ) async throws -> T {
     let value: T
@@ -218,7 +218,7 @@ func using<Resource: ShutdownBeforeRelease, T>(
 /// Runs `body` against a fresh gateway and an HTTP/2 client, and always stops both; then checks that no event loop
 /// of the gateway ran a task more than `tolerableLag` late (`nil`: a test whose load queues work on the loop by
 /// design, a thousand answers at once, does not check).
-func withGateway(
+package func withGateway(
     clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(30),
     tolerableLag: TimeAmount? = GatewayHarness.tolerableLag, logHandler: InMemoryLogHandler? = nil,
     configure: (inout GatewayConfiguration) -> Void = { _ in },
@@ -242,16 +242,16 @@ func withGateway(
 extension GatewayHarness {
     /// How much later than an idle loop beside it an event loop of the gateway may run a task in a test: more means
     /// something blocked it.
-    static let tolerableLag = TimeAmount.milliseconds(250)
+    package static let tolerableLag = TimeAmount.milliseconds(250)
     /// How long a test's device daemon waits for its connection when an app registers: a loaded machine's fsyncs
     /// can hold up the gateway's enrolment for seconds (the daemon's own default, 10 s, was reached under a release
     /// build beside the tests).
-    static let registrationTimeout = Duration.seconds(60)
+    package static let registrationTimeout = Duration.seconds(60)
 
     /// Records an issue when an event loop of the gateway lagged more than ``tolerableLag`` beyond the worst lag of
     /// the idle control loop, not counting the time its thread waited for a core (`maximumOwnLag`): a loaded machine
     /// makes a busy loop wait for a core and delays an idle one too; blocking work delays the gateway's loop itself.
-    func expectNoStall(tolerating tolerableLag: TimeAmount = tolerableLag, sourceLocation: SourceLocation = #_sourceLocation) {
+    package func expectNoStall(tolerating tolerableLag: TimeAmount = tolerableLag, sourceLocation: SourceLocation = #_sourceLocation) {
         let lag = gateway.eventLoopLag.maximumOwnLag
         let machine = controlLag.maximumLag
         #expect(
@@ -262,7 +262,7 @@ extension GatewayHarness {
 }
 
 /// Runs `body` with a token-authenticated provider client for the harness's gateway, and always shuts it down.
-func withTokenClient(
+package func withTokenClient(
     _ harness: GatewayHarness, clock: (any HeraldClock)? = nil, retry: APNsRetryPolicy = .default,
     onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil, connections: Int = 1,
     _ body: (APNsClient, ProviderTokenSigner) async throws -> Void

@@ -3,7 +3,7 @@ import ServiceLifecycle
 import Testing
 
 /// Waits (real time, bounded) until `condition` holds; records an issue naming `what` when it never does.
-func eventually(
+package func eventually(
     _ what: String, timeout: Duration = .seconds(10), sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool
 ) async throws {
@@ -18,7 +18,7 @@ func eventually(
 }
 
 /// Runs `services` in a service group while `body` runs, then shuts them down gracefully — on every path.
-func withRunning<T>(_ services: [any Service], logger: Logger, _ body: () async throws -> T) async throws -> T {
+package func withRunning<T>(_ services: [any Service], logger: Logger, _ body: () async throws -> T) async throws -> T {
     let group = ServiceGroup(services: services, gracefulShutdownSignals: [], logger: logger)
     let running = Task { try await group.run() }
     let result: Result<T, any Error>

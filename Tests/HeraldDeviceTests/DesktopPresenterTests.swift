@@ -1,3 +1,4 @@
+import GatewayTestSupport
 import Foundation
 import HeraldDevice
 import HeraldTesting
