@@ -16,7 +16,8 @@ import UserNotifications
 struct AppChannelServer: Sendable {
     let socket: URL
     let engine: NotificationEngine
-    let daemon: DeviceDaemon
+    /// Registers apps with the gateway (the daemon).
+    let registrar: any RemoteRegistrar
     let logger: Logger
 
     /// Listens until the task is cancelled; then stops listening and closes every connection.
@@ -178,10 +179,10 @@ struct AppChannelServer: Sendable {
                 refuse(id, "Unknown aps-environment \(environmentName): use development or production.", in: session)
                 return true
             }
-            let daemon = self.daemon
+            let registrar = self.registrar
             requests.addTask {
                 do {
-                    let token = try await daemon.register(
+                    let token = try await registrar.register(
                         bundleIdentifier: bundleIdentifier, environment: environment, bundlePath: bundlePath)
                     connection.send(AppChannelMessage.registered(id: id, token: token).encoded())
                 } catch {
@@ -193,10 +194,10 @@ struct AppChannelServer: Sendable {
                 refuse(id, "Say hello first: only an app unregisters from remote notifications.", in: session)
                 return true
             }
-            let daemon = self.daemon
+            let registrar = self.registrar
             requests.addTask {
                 do {
-                    try await daemon.unregister(bundleIdentifier: bundleIdentifier)
+                    try await registrar.unregister(bundleIdentifier: bundleIdentifier)
                     connection.send(AppChannelMessage.unregistered(id: id).encoded())
                 } catch {
                     connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())

@@ -44,7 +44,6 @@ public final class DeviceDaemon: Service, Sendable {
         /// Each app's strings, read once.
         var strings: [String: LocalizedStringTable] = [:]
         /// Service extensions at work (ended when the daemon stops; their pushes show as they came at the next start).
-        var modifications: [UUID: Task<Void, Never>] = [:]
     }
 
     /// A daemon for `engine` (which holds every app's notifications and presents them).
@@ -77,10 +76,12 @@ public final class DeviceDaemon: Service, Sendable {
         } catch {
             logger.error("Could not read the apps' registrations", metadata: ["error": "\(error)"])
         }
+        // The engine runs held pushes' service extensions through this daemon's host.
+        await engine.useServiceExtensions(extensions)
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 if let socket = self.configuration.appChannelSocket {
-                    let server = AppChannelServer(socket: socket, engine: self.engine, daemon: self, logger: self.logger)
+                    let server = AppChannelServer(socket: socket, engine: self.engine, registrar: self, logger: self.logger)
                     group.addTask { await server.run() }
                 }
                 await self.connectionLoop()
@@ -88,7 +89,6 @@ public final class DeviceDaemon: Service, Sendable {
             }
         }
         connection.finish()
-        for task in state.withLock({ Array($0.modifications.values) }) { task.cancel() }
         await extensions.stopWarmProcesses()
     }
 
@@ -248,7 +248,6 @@ public final class DeviceDaemon: Service, Sendable {
     /// Hands pushes to the engine. Returns whether they may be acknowledged: kept, repeats, or dropped by rule.
     private func receive(_ pushes: [DevicePush]) async -> Bool {
         var arrivals: [RemoteArrival] = []
-        var modifiers: [ServiceExtensionHost.Manifest?] = []
         for push in pushes {
             let metadata: Logger.Metadata = [
                 "app.bundle_id": "\(push.bundleID)", "apns.id": "\(push.apnsID)", "push.delivery_id": "\(push.deliveryID)",
@@ -278,33 +277,18 @@ public final class DeviceDaemon: Service, Sendable {
             }
             let request = NotificationRequestRecord(remote: content, apnsID: push.apnsID, collapseID: push.collapseID)
             let modifier = await serviceExtension(for: content, of: push.bundleID, metadata: metadata)
-            modifiers.append(modifier)
             arrivals.append(RemoteArrival(
                 request: request, deliveryID: push.deliveryID, fingerprint: push.fingerprint.hex, bundleIdentifier: push.bundleID,
                 holdUntil: modifier.map { _ in
                     engine.configuration.clock.now.addingTimeInterval(
                         (configuration.serviceExtensionTimeLimit + configuration.serviceExtensionGrace + .seconds(1)).timeInterval)
-                }))
+                },
+                serviceExtension: modifier.map { ServiceExtensionClaim(bundle: $0.bundle, executable: $0.executable) }))
         }
         guard !arrivals.isEmpty else { return true }
         do {
-            let receptions = try await engine.receiveRemote(arrivals)
-            for ((arrival, modifier), reception) in zip(zip(arrivals, modifiers), receptions) {
-                guard let modifier, case .held(let sequence) = reception else { continue }
-                // Its own task: a slow or hanging extension holds up nothing but its own app's next launches.
-                let (engine, extensions) = (self.engine, self.extensions)
-                let id = UUID()
-                state.withLock { state in
-                    // Registered before it can finish, so its own removal always finds it.
-                    state.modifications[id] = Task {
-                        let content = await extensions.modify(arrival.request, with: modifier, for: arrival.bundleIdentifier)
-                        if !Task.isCancelled {
-                            await engine.completeModification(of: sequence, with: content, for: arrival.bundleIdentifier)
-                        }
-                        self.state.withLock { _ = $0.modifications.removeValue(forKey: id) }
-                    }
-                }
-            }
+            // A held push's service extension runs in the engine, beside its loop (`ServiceExtensions`).
+            _ = try await engine.receiveRemote(arrivals)
             return true
         } catch {
             logger.error("Could not keep pushes; the gateway will send them again", metadata: [

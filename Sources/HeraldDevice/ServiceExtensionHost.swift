@@ -329,3 +329,11 @@ final class ReadyFlag: Sendable {
     var isSet: Bool { flag.load(ordering: .acquiring) }
     func set() { flag.store(true, ordering: .releasing) }
 }
+
+extension ServiceExtensionHost: ServiceExtensions {
+    package func modify(
+        _ request: NotificationRequestRecord, with claim: ServiceExtensionClaim, for bundleIdentifier: String
+    ) async -> NotificationContentRecord? {
+        await modify(request, with: Manifest(bundle: claim.bundle, executable: claim.executable), for: bundleIdentifier)
+    }
+}

@@ -65,11 +65,11 @@ extension HeraldCommand {
             let store = try openGatewayStore(data, logger: logger)
             let gateway = try HeraldGateway(
                 configuration: configuration, store: store, dataDirectory: directory, logger: logger)
-            let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-            let banner = Task {
-                let ports = try await gateway.ports()
+            let providerListeners = listeners
+            let banner = StartupTask {
+                guard let ports = try? await gateway.ports() else { return } // stopped (or failed) before listening
                 var lines = ["Herald gateway is up.", "  data directory: \(directory.url.path)"]
-                for (listener, port) in zip(listeners, ports.provider) {
+                for (listener, port) in zip(providerListeners, ports.provider) {
                     let scheme = listener.usesTLS ? "https" : "http"
                     lines.append("  provider API:   \(scheme)://\(host):\(port)/3/device/<token> (\(listener.environment.rawValue))")
                 }
@@ -82,8 +82,8 @@ extension HeraldCommand {
                 lines.append("  tokens:         herald tokens create --topic com.example.app")
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
-            try await group.run()
-            banner.cancel()
+            try await ServiceGroup(services: [gateway, banner], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+                .run()
         }
     }
 }

@@ -117,11 +117,18 @@ extension NotificationEngine {
     /// Runs `work` after the app's earlier host work, so its delegate sees notifications and responses in order.
     func enqueueHostWork(for bundleIdentifier: String, _ work: @escaping @Sendable (NotificationEngine) async -> Void) {
         activity.begin()
-        let previous = deliveryChains[bundleIdentifier]
-        deliveryChains[bundleIdentifier] = Task {
-            _ = await previous?.value
+        let idle = hostWork[bundleIdentifier] == nil
+        hostWork[bundleIdentifier, default: []].append(work)
+        if idle { spawn { await self.runHostWork(for: bundleIdentifier) } }
+    }
+
+    /// Does the app's host work in order until there is none left.
+    private func runHostWork(for bundleIdentifier: String) async {
+        while let work = hostWork[bundleIdentifier]?.first {
             await work(self)
-            self.activity.end()
+            hostWork[bundleIdentifier]?.removeFirst()
+            activity.end()
         }
+        hostWork[bundleIdentifier] = nil
     }
 }

@@ -3,6 +3,7 @@ import HeraldCore
 import Logging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
 extension NotificationEngine {
     /// Runs the scheduler until cancelled or shut down gracefully.
@@ -39,36 +40,68 @@ extension NotificationEngine {
         }
         await recover()
         onRecovered?()
-        let poller = startExternalChangePoller()
-        defer { poller?.cancel() }
-        shuttingDown = false
-        await withGracefulShutdownHandler {
-            while !Task.isCancelled && !shuttingDown {
-                let now = configuration.clock.now
-                switch scheduler.nextStep(now: now) {
-                case .backOff(let until):
-                    await sleep(until: until)
-                case .fire(let due):
-                    await fire(due, now: now)
-                case .idle(let next, let housekeeping):
-                    if housekeeping {
-                        await store.performMaintenance()
-                        if Task.isCancelled || shuttingDown { return }
-                        if let next, next <= configuration.clock.now { continue }
+        runNumber &+= 1
+        let number = runNumber
+        shutdownRequested.withLock { $0 = false }
+        // The loop (and the poller) in one child task; the side work the engine spawns meanwhile in others. Once the
+        // loop has ended, no more side work starts in this run; what has started finishes before `run()` returns.
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await self.runLoop()
+                self.sideWork.append(.loopEnded(number: number))
+            }
+            while let jobs = await sideWork.next() {
+                for (index, job) in jobs.enumerated() {
+                    switch job {
+                    case .run(let work):
+                        group.addTask { await work() }
+                    case .loopEnded(let ended) where ended == number:
+                        sideWork.putBack(Array(jobs.dropFirst(index + 1))) // for the next run
+                        return
+                    case .loopEnded:
+                        continue // an earlier run's end
                     }
-                    await sleep(until: scheduler.nextFireDate)
                 }
             }
-        } onGracefulShutdown: {
-            Task { await self.stopSleeping() }
         }
     }
 
-    /// Graceful shutdown: finish the current step, then leave the loop. Nothing is lost: what has not fired is
-    /// still pending in the store.
-    private func stopSleeping() {
-        shuttingDown = true
-        sleeper.wake()
+    /// Runs `work` beside the loop, as a child of the running loop's task group (or of the next run's, when none runs).
+    nonisolated func spawn(_ work: @escaping @Sendable () async -> Void) {
+        sideWork.append(.run(work))
+    }
+
+    /// The scheduler loop, with the poller beside it, until cancelled or shut down gracefully. A graceful shutdown
+    /// finishes the current step, then leaves the loop. Nothing is lost: what has not fired is still pending in the
+    /// store.
+    private func runLoop() async {
+        await withDiscardingTaskGroup { group in
+            if let interval = configuration.externalChangePollInterval {
+                group.addTask { await self.pollForExternalChanges(every: interval) }
+            }
+            await withGracefulShutdownHandler {
+                while !Task.isCancelled && !shutdownRequested.withLock({ $0 }) {
+                    let now = configuration.clock.now
+                    switch scheduler.nextStep(now: now) {
+                    case .backOff(let until):
+                        await sleep(until: until)
+                    case .fire(let due):
+                        await fire(due, now: now)
+                    case .idle(let next, let housekeeping):
+                        if housekeeping {
+                            await store.performMaintenance()
+                            if Task.isCancelled || shutdownRequested.withLock({ $0 }) { return }
+                            if let next, next <= configuration.clock.now { continue }
+                        }
+                        await sleep(until: scheduler.nextFireDate)
+                    }
+                }
+            } onGracefulShutdown: {
+                self.shutdownRequested.withLock { $0 = true }
+                self.sleeper.wake()
+            }
+            group.cancelAll() // the poller
+        }
     }
 
     private func sleep(until deadline: Date?) async {
@@ -98,13 +131,12 @@ extension NotificationEngine {
         await evaluateLocation()
     }
 
-    private nonisolated func startExternalChangePoller() -> Task<Void, Never>? {
-        guard let interval = configuration.externalChangePollInterval else { return nil }
-        return Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                await self.reloadIfChangedElsewhere()
-            }
+    /// Looks for changes other processes wrote, every `interval` (real time), until cancelled.
+    private nonisolated func pollForExternalChanges(every interval: Duration) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            if Task.isCancelled { return }
+            await reloadIfChangedElsewhere()
         }
     }
 
@@ -193,14 +225,19 @@ extension NotificationEngine {
     private func commitLater(_ answer: ForegroundAnswer) {
         activity.begin() // ended once committed, so a settled engine has committed it
         foregroundAnswers.append(answer)
-        guard foregroundCommitter == nil else { return }
-        let answers = foregroundAnswers
-        foregroundCommitter = Task { [weak self] in
-            while let batch = await answers.next(limit: 512) {
-                guard let self else { return }
-                await self.commitForeground(batch)
-            }
+        guard !committingForeground else { return }
+        committingForeground = true
+        spawn { await self.commitForegroundAnswers() }
+    }
+
+    /// Commits the foreground answers that have come in, up to 512 at a time, until there are none.
+    private func commitForegroundAnswers() async {
+        while !foregroundAnswers.isEmpty {
+            let batch = Array(foregroundAnswers.prefix(512))
+            foregroundAnswers.removeFirst(batch.count)
+            await commitForeground(batch)
         }
+        committingForeground = false
     }
 
     private func commitForeground(_ answers: [ForegroundAnswer]) async {

@@ -3,6 +3,7 @@ import HeraldCore
 import Logging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
 /// The local-notification engine: authorization, scheduling, delivery and responses for one or many apps.
 ///
@@ -55,28 +56,35 @@ package actor NotificationEngine: Service {
     var logger: Logger { configuration.logger }
 
     var scheduler = Scheduler()
+    /// Work the engine starts beside its loop — presenting pushes at once, committing foreground answers, each app's
+    /// host work — run as child tasks of the running loop's task group (``spawn(_:)``): nothing the engine starts
+    /// outlives its run. What is spawned while no loop runs waits for the next run.
+    nonisolated let sideWork = BatchQueue<SideJob>()
     /// Foreground notifications the delegate answered, waiting to be committed together.
-    nonisolated let foregroundAnswers = BatchQueue<ForegroundAnswer>()
-    var foregroundCommitter: Task<Void, Never>?
+    var foregroundAnswers: [ForegroundAnswer] = []
+    /// Whether a job commits ``foregroundAnswers`` now.
+    var committingForeground = false
     nonisolated let sleeper = WakeableSleep()
     var hosts: [String: any NotificationHost] = [:]
     var answers: [String: AuthorizationAnswer] = [:]
-    var deliveryChains: [String: Task<Void, Never>] = [:]
+    /// Each app's host work not yet done, in order; the first is running. An app is absent when it has none.
+    var hostWork: [String: [@Sendable (NotificationEngine) async -> Void]] = [:]
     var loopRunning = false
-    var shuttingDown = false
+    /// Counts the loop's runs, so a run's end is not taken for another's.
+    var runNumber: UInt64 = 0
+    /// Graceful shutdown was asked for (set from the shutdown handler, outside the actor).
+    nonisolated let shutdownRequested = Mutex(false)
     /// Requests due before this instant fired while no engine ran: the app was not running (B-17).
     var startedAt: Date?
     var locationMonitor = LocationMonitor()
     var locationCache: [(bundleIdentifier: String, pending: PendingNotification)]?
     var lastExternalToken: Int64?
+    /// Apps' service extensions, which the engine runs on the pushes it holds for them (set by the device daemon).
+    var serviceExtensions: (any ServiceExtensions)?
 
     let deliveredCounter = Counter(label: "herald_local_notifications_delivered_total")
     let scheduledCounter = Counter(label: "herald_local_notifications_scheduled_total")
     let remoteCounter = Counter(label: "herald_remote_notifications_received_total")
-
-    deinit {
-        foregroundAnswers.finish()
-    }
 
     package init(store: any NotificationStore, configuration: Configuration) {
         self.store = store
@@ -106,6 +114,11 @@ package actor NotificationEngine: Service {
     /// Disconnects `host` (an app process that went away), if it is still the app's host.
     package func detach(_ host: any NotificationHost, for bundleIdentifier: String) {
         if let current = hosts[bundleIdentifier], current === host { hosts[bundleIdentifier] = nil }
+    }
+
+    /// Runs apps' service extensions with `extensions` from now on (the device daemon's host).
+    package func useServiceExtensions(_ extensions: any ServiceExtensions) {
+        serviceExtensions = extensions
     }
 
     /// Sets what the person will answer when this app asks for authorization.
@@ -386,6 +399,15 @@ package actor NotificationEngine: Service {
                 remoteCounter.increment()
                 schedule(ScheduleEntry(fireTime: pending.nextFireDate!.timeIntervalSince1970, sequence: pending.sequence))
                 receptions[index] = .held(sequence: pending.sequence)
+                if let claim = arrival.serviceExtension, let extensions = serviceExtensions {
+                    // Beside the loop: a slow or hanging extension holds up nothing but its own app's next launches;
+                    // if it never answers, the push shows as it came at its `holdUntil`.
+                    let (request, sequence, bundleIdentifier) = (arrival.request, pending.sequence, arrival.bundleIdentifier)
+                    spawn {
+                        let content = await extensions.modify(request, with: claim, for: bundleIdentifier)
+                        if !Task.isCancelled { await self.completeModification(of: sequence, with: content, for: bundleIdentifier) }
+                    }
+                }
             case .success(let pending?):
                 remoteCounter.increment()
                 due.append((arrival.bundleIdentifier, pending, pending.nextFireDate))
@@ -410,7 +432,8 @@ package actor NotificationEngine: Service {
             let sequences = due.map(\.pending.sequence)
             scheduler.presentDirectly(sequences)
             activity.begin()
-            Task {
+            let (due, states) = (due, states)
+            spawn {
                 await self.presentNow(due, sequences: sequences, now: now, knownStates: states)
                 self.activity.end()
             }
@@ -560,6 +583,12 @@ package actor NotificationEngine: Service {
         let now = configuration.clock.now
         await deliver(crossings.map { (bundleIdentifier: $0.bundleIdentifier, pending: $0.pending, expected: nil) }, now: now)
     }
+}
+
+/// A piece of the engine's side work (``NotificationEngine/sideWork``): work to run, or the end of loop run `number`.
+enum SideJob: Sendable {
+    case run(@Sendable () async -> Void)
+    case loopEnded(number: UInt64)
 }
 
 /// A foreground app's delegate answered `willPresent`: what the committer needs to record and present it.

@@ -172,6 +172,26 @@ package struct ContentExtensionRendering: Codable, Sendable, Hashable {
 
 /// An app's notification content extension as the engine consults it: what it shows for a notification of its
 /// categories (B-60), and what it decides when the person picks an action on one (seed 003).
+/// Apps' notification service extensions, as the engine runs them on the pushes it holds for them (B-50…B-52): the
+/// device daemon's `ServiceExtensionHost`.
+package protocol ServiceExtensions: Sendable {
+    /// Runs `claim`'s extension on `request` within its time; the content it gave, or `nil` when it crashed, hung or
+    /// gave none (the push is then shown as it came).
+    func modify(_ request: NotificationRequestRecord, with claim: ServiceExtensionClaim, for bundleIdentifier: String) async
+        -> NotificationContentRecord?
+}
+
+/// The service extension that modifies a push: the app's `.appex` folder and the executable to run.
+package struct ServiceExtensionClaim: Sendable, Hashable {
+    package var bundle: URL
+    package var executable: URL
+
+    package init(bundle: URL, executable: URL) {
+        self.bundle = bundle
+        self.executable = executable
+    }
+}
+
 package protocol ContentExtensions: Sendable {
     /// What the app's content extension shows for `notification`; `nil` when no extension of the app claims its
     /// category (or it failed).

@@ -169,15 +169,19 @@ package struct RemoteArrival: Sendable, Hashable {
     /// When a notification service extension is modifying it: when to show it as it is if the extension has not
     /// answered (``NotificationEngine/completeModification(of:with:for:)`` shows it sooner). `nil`: show it now.
     package var holdUntil: Date?
+    /// The service extension the engine runs on it while it is held (with ``holdUntil``); `nil`: the holder
+    /// completes it itself (``NotificationEngine/completeModification(of:with:for:)``).
+    package var serviceExtension: ServiceExtensionClaim?
 
     package init(
         request: NotificationRequestRecord, deliveryID: String?, fingerprint: String? = nil, bundleIdentifier: String,
-        holdUntil: Date? = nil
+        holdUntil: Date? = nil, serviceExtension: ServiceExtensionClaim? = nil
     ) {
         self.request = request
         self.deliveryID = deliveryID
         self.fingerprint = fingerprint
         self.bundleIdentifier = bundleIdentifier
         self.holdUntil = holdUntil
+        self.serviceExtension = serviceExtension
     }
 }
