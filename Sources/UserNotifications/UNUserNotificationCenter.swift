@@ -574,6 +574,9 @@ private struct LinkedApp: Sendable {
         }
         guard let connected else { return false }
         link.set(connected)
+        // The hello said the state when the connection began; a delegate set or a move to the foreground while it was
+        // being made found no link to tell. Say it again now that the link is there.
+        connected.sendState(foreground: host.isInForeground, delegate: host.takesResponses)
         logger.debug("Linked to the device daemon", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
         return true
     }

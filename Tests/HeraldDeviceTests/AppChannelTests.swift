@@ -408,6 +408,35 @@ import UserNotifications
         }
     }
 
+    @Test("A delegate set while the link is being made reaches the daemon: once welcomed, the app says its state again")
+    func stateSetWhileLinking() async throws {
+        let folder = "/tmp/hac-\(UUID().uuidString.prefix(8))"
+        let directory = HeraldDataDirectory(url: URL(fileURLWithPath: folder))
+        try directory.create()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A daemon of the test's own, which welcomes the app only when the test says so.
+        let listener = try await AppChannelListener.listen(at: directory.appChannelSocket.path, logger: Logger(label: "test"))
+        let engine = try NotificationEngine.forDataDirectory(
+            directory, presenter: SilentPresenter(), scope: ["com.example.late"], logger: Logger(label: "test"))
+        let center = UNUserNotificationCenter(
+            bundleIdentifier: "com.example.late", engine: .success(engine), daemonSocket: directory.appChannelSocket)
+        var accepted = listener.connections.makeAsyncIterator()
+        let connection = try #require(await accepted.next())
+        defer { connection.close() }
+        var lines = connection.frames.makeAsyncIterator()
+        let hello = try AppChannelMessage(line: try #require(await lines.next()))
+        #expect(hello == .hello(bundleID: "com.example.late", foreground: true, delegate: false))
+        // The app sets its delegate now, before it is welcomed: there is no link yet to tell.
+        let delegate = LinkedAppDelegate()
+        center.delegate = delegate
+        connection.send(AppChannelMessage.welcome.encoded())
+        let state = try AppChannelMessage(line: try #require(await lines.next()))
+        #expect(state == .state(foreground: true, delegate: true))
+        #expect(center.deviceLink != nil)
+        connection.close()
+        await listener.close()
+    }
+
     @Test("SO_PEERCRED: a process of another user that reaches the socket is refused before it can say anything")
     func anotherUserIsRefused() async throws {
         guard getuid() == 0 else { return } // Needs root to run a process as another user; CI runs as root.

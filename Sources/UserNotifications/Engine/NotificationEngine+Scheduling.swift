@@ -40,35 +40,14 @@ extension NotificationEngine {
         }
         await recover()
         onRecovered?()
-        runNumber &+= 1
-        let number = runNumber
         shutdownRequested.withLock { $0 = false }
-        // The loop (and the poller) in one child task; the side work the engine spawns meanwhile in others. Once the
-        // loop has ended, no more side work starts in this run; what has started finishes before `run()` returns.
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                await self.runLoop()
-                self.sideWork.append(.loopEnded(number: number))
-            }
-            while let jobs = await sideWork.next() {
-                for (index, job) in jobs.enumerated() {
-                    switch job {
-                    case .run(let work):
-                        group.addTask { await work() }
-                    case .loopEnded(let ended) where ended == number:
-                        sideWork.putBack(Array(jobs.dropFirst(index + 1))) // for the next run
-                        return
-                    case .loopEnded:
-                        continue // an earlier run's end
-                    }
-                }
-            }
-        }
+        // The loop (and the poller) in one child task; the side work the engine spawns meanwhile in others.
+        await sideWork.run { await self.runLoop() }
     }
 
     /// Runs `work` beside the loop, as a child of the running loop's task group (or of the next run's, when none runs).
     nonisolated func spawn(_ work: @escaping @Sendable () async -> Void) {
-        sideWork.append(.run(work))
+        sideWork.spawn(work)
     }
 
     /// The scheduler loop, with the poller beside it, until cancelled or shut down gracefully. A graceful shutdown

@@ -56,10 +56,8 @@ package actor NotificationEngine: Service {
     var logger: Logger { configuration.logger }
 
     var scheduler = Scheduler()
-    /// Work the engine starts beside its loop — presenting pushes at once, committing foreground answers, each app's
-    /// host work — run as child tasks of the running loop's task group (``spawn(_:)``): nothing the engine starts
-    /// outlives its run. What is spawned while no loop runs waits for the next run.
-    nonisolated let sideWork = BatchQueue<SideJob>()
+    /// Work the engine starts beside its loop (``spawn(_:)``), run as children of its run.
+    nonisolated let sideWork = SideWork()
     /// Foreground notifications the delegate answered, waiting to be committed together.
     var foregroundAnswers: [ForegroundAnswer] = []
     /// Whether a job commits ``foregroundAnswers`` now.
@@ -70,8 +68,6 @@ package actor NotificationEngine: Service {
     /// Each app's host work not yet done, in order; the first is running. An app is absent when it has none.
     var hostWork: [String: [@Sendable (NotificationEngine) async -> Void]] = [:]
     var loopRunning = false
-    /// Counts the loop's runs, so a run's end is not taken for another's.
-    var runNumber: UInt64 = 0
     /// Graceful shutdown was asked for (set from the shutdown handler, outside the actor).
     nonisolated let shutdownRequested = Mutex(false)
     /// Requests due before this instant fired while no engine ran: the app was not running (B-17).
@@ -583,12 +579,6 @@ package actor NotificationEngine: Service {
         let now = configuration.clock.now
         await deliver(crossings.map { (bundleIdentifier: $0.bundleIdentifier, pending: $0.pending, expected: nil) }, now: now)
     }
-}
-
-/// A piece of the engine's side work (``NotificationEngine/sideWork``): work to run, or the end of loop run `number`.
-enum SideJob: Sendable {
-    case run(@Sendable () async -> Void)
-    case loopEnded(number: UInt64)
 }
 
 /// A foreground app's delegate answered `willPresent`: what the committer needs to record and present it.
