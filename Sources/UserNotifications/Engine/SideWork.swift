@@ -1,53 +1,76 @@
-import HeraldCore
 import Synchronization
 
 /// Work an engine starts beside its loop — a push presented at once, the foreground committer, an app's host work, a
-/// held push's service extension — run as child tasks of the loop's run, so that nothing the engine starts outlives
-/// it: ``run(_:)`` returns only once the loop has ended and the work it started has finished. Work spawned while no
-/// run is going waits for the next.
+/// held push's service extension — owned by the loop's run: ``run(_:)`` returns only once the loop has ended and every
+/// piece of work started meanwhile has finished, and cancelling it cancels them. Work spawned while no run is going
+/// waits for the next.
+///
+/// Each piece starts at once in a task of its own (no hop through a consumer), which the run keeps until it ends.
 package final class SideWork: Sendable {
-    private enum Job: Sendable {
-        case work(@Sendable () async -> Void)
-        case loopEnded(run: UInt64)
+    private struct State {
+        /// Whether a run is going.
+        var running = false
+        /// Whether the run going was cancelled: what it starts from now on starts cancelled.
+        var cancelled = false
+        /// The work started in this run and not yet finished, by number.
+        var tasks: [UInt64: Task<Void, Never>] = [:]
+        var nextNumber: UInt64 = 0
+        /// Work spawned while no run was going.
+        var waiting: [@Sendable () async -> Void] = []
     }
 
-    private let jobs = BatchQueue<Job>()
-    private let runs = Mutex<UInt64>(0)
+    private let state = Mutex(State())
 
     package init() {}
 
-    /// Runs `work` as a child of the current run (or of the next one, when none is going).
+    /// Starts `work` now when a run is going, else with the next run.
     package func spawn(_ work: @escaping @Sendable () async -> Void) {
-        jobs.append(.work(work))
+        state.withLock { state in
+            if state.running {
+                start(work, in: &state)
+            } else {
+                state.waiting.append(work)
+            }
+        }
     }
 
-    /// Runs `loop` and, beside it, the work spawned, each in a child task, until `loop` returns; then starts no more
-    /// work (what comes later waits for the next run) and returns once the work already started has finished.
-    /// Cancelling the calling task cancels the loop and the work.
-    package func run(_ loop: @escaping @Sendable () async -> Void) async {
-        let run = runs.withLock { count -> UInt64 in
-            count &+= 1
-            return count
+    /// Runs `loop`, with the work spawned meanwhile beside it (and what waited for a run), until `loop` returns; then
+    /// starts no more work and returns once the work already started has finished. Cancelling the calling task cancels
+    /// the loop and the work.
+    package func run(_ loop: @Sendable () async -> Void) async {
+        state.withLock { state in
+            state.running = true
+            state.cancelled = false
+            for work in state.waiting { start(work, in: &state) }
+            state.waiting = []
         }
-        let jobs = self.jobs
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                await loop()
-                jobs.append(.loopEnded(run: run))
+        await withTaskCancellationHandler {
+            await loop()
+            let started = state.withLock { state -> [Task<Void, Never>] in
+                state.running = false
+                return Array(state.tasks.values)
             }
-            while let batch = await jobs.next() {
-                for (index, job) in batch.enumerated() {
-                    switch job {
-                    case .work(let work):
-                        group.addTask { await work() }
-                    case .loopEnded(let ended) where ended == run:
-                        jobs.putBack(Array(batch.dropFirst(index + 1)))
-                        return
-                    case .loopEnded:
-                        continue // an earlier run's end, left when that run was cancelled
-                    }
-                }
+            // Work that is still running may spawn more only into the next run; wait for what this run started.
+            for task in started { await task.value }
+        } onCancel: {
+            let started = state.withLock { state -> [Task<Void, Never>] in
+                state.cancelled = true
+                return Array(state.tasks.values)
             }
+            for task in started { task.cancel() }
         }
+    }
+
+    /// Starts `work` in a task of its own, kept in `state` until it finishes. Called with the lock held: the task's
+    /// removal of itself waits for its insertion.
+    private func start(_ work: @escaping @Sendable () async -> Void, in state: inout State) {
+        state.nextNumber &+= 1
+        let number = state.nextNumber
+        let task = Task { [weak self] in
+            await work()
+            _ = self?.state.withLock { $0.tasks.removeValue(forKey: number) }
+        }
+        state.tasks[number] = task
+        if state.cancelled { task.cancel() }
     }
 }
