@@ -370,7 +370,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldProviderTests",
-            dependencies: ["HeraldProvider", "HeraldCore"],
+            dependencies: [
+                "HeraldProvider", "HeraldCore", "GatewayTestSupport", "HeraldGateway", "HeraldDeviceChannel", "HeraldTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
