@@ -55,13 +55,18 @@ extension HeraldCommand {
                 ]
             }
             // One group: the engine, the gateway, the device (once the gateway listens) and the desktop's answers.
-            // Shut down in reverse: the device leaves first, the engine last.
-            var services: [any Service] = [engine, gateway]
-            if let desktop { services.append(DesktopAnswerRouter(presenter: desktop, engine: engine)) }
-            services.append(SandboxDevice(
-                gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp, dataPath: data.path,
-                serviceExtensionTime: extensions.timeLimit, logger: logger))
-            try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+            // Shut down in reverse: the device leaves first, the engine last. A device that cannot start (its identity
+            // file unreadable, say) shuts the others down gracefully, and its error is the command's.
+            var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: engine), .init(service: gateway)]
+            if let desktop { services.append(.init(service: DesktopAnswerRouter(presenter: desktop, engine: engine))) }
+            services.append(.init(
+                service: SandboxDevice(
+                    gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
+                    dataPath: data.path, serviceExtensionTime: extensions.timeLimit, logger: logger),
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+            var configuration = ServiceGroupConfiguration(services: services, logger: logger)
+            configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+            try await ServiceGroup(configuration: configuration).run()
         }
 
         /// The sandbox's provider key ID.
