@@ -124,13 +124,15 @@ struct AppChannelServer: Sendable {
                 refuse(-1, "\"\(bundleIdentifier)\" is not a bundle identifier.", in: session)
                 return false
             }
-            // An app that ran alone until now may have written to the store meanwhile: the engine looks once.
-            await engine.reloadIfChangedElsewhere()
-            connection.send(AppChannelMessage.welcome.encoded())
+            // Attached before anything else can wait: a connection's attach must come before its own detach, and before
+            // the attach of the connection the app opens next if this one is too slow to welcome it.
             await engine.attach(session, for: bundleIdentifier)
+            connection.send(AppChannelMessage.welcome.encoded())
             logger.debug("App connected", metadata: [
                 "app.bundle_id": "\(bundleIdentifier)", "peer.pid": "\(connection.peer.processID)",
             ])
+            // An app that ran alone until now may have written to the store meanwhile: the engine looks once.
+            await engine.reloadIfChangedElsewhere()
         case .state(let foreground, let delegate):
             guard let bundleIdentifier = session.bundleIdentifier else {
                 logger.warning("An app-channel peer sent its state before saying hello; closing the connection", metadata: [
