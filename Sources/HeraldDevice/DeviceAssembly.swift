@@ -74,8 +74,10 @@ package struct DeviceAssembly: Sendable {
         self.desktopRouter = desktop.map { DesktopAnswerRouter(presenter: $0, engine: engine) }
     }
 
-    /// The engine of every app whose state is in `directory`: the store's one writer while the device runs (it polls
-    /// for nothing; every other process sends it its changes), consulting apps' content extensions.
+    /// The engine of every app whose state is in `directory`: the store's one writer while the device runs (linked apps
+    /// and the CLI send it their changes), consulting apps' content extensions. It still looks for writes by others
+    /// every 2 s: only an app that could not link writes (one the daemon was too slow to welcome runs alone), and what it
+    /// added must fire even if it dies before it links.
     ///
     /// - Throws: When the directory or its database cannot be created or opened.
     package static func engine(
@@ -83,6 +85,6 @@ package struct DeviceAssembly: Sendable {
     ) throws -> NotificationEngine {
         try NotificationEngine.forDataDirectory(
             directory, presenter: presenter, scope: nil, contentExtensions: ContentExtensionHost(logger: logger),
-            externalChangePollInterval: nil, logger: logger)
+            logger: logger)
     }
 }

@@ -12,15 +12,12 @@ extension NotificationEngine {
     ///   - clock: The clock; the real one by default.
     ///   - authorizationAnswer: What the person answers an app's authorization request (no one is asked).
     ///   - contentExtensions: Apps' content extensions, consulted when presenting and for actions.
-    ///   - externalChangePollInterval: How often the running engine looks for changes other processes wrote; `nil`
-    ///     for never (a device daemon's engine, the store's only writer).
     ///   - logger: Where the engine logs.
     /// - Throws: When the directory or the database cannot be created or opened.
     package static func forDataDirectory(
         _ directory: HeraldDataDirectory, presenter: any NotificationPresenter, scope: [String]?,
         clock: any HeraldClock = SystemClock(), authorizationAnswer: AuthorizationAnswer = .allow,
-        contentExtensions: (any ContentExtensions)? = nil, externalChangePollInterval: Duration? = .seconds(2),
-        logger: Logger
+        contentExtensions: (any ContentExtensions)? = nil, logger: Logger
     ) throws -> NotificationEngine {
         try directory.create()
         let store = try SQLiteNotificationStore(url: directory.notificationDatabase, logger: logger)
@@ -30,7 +27,6 @@ extension NotificationEngine {
         )
         configuration.authorizationAnswer = authorizationAnswer
         configuration.contentExtensions = contentExtensions
-        configuration.externalChangePollInterval = externalChangePollInterval
         return NotificationEngine(store: store, configuration: configuration)
     }
 }

@@ -23,7 +23,7 @@ package actor NotificationEngine: Service {
         /// The largest encoded request accepted.
         package var maximumRequestSize = 4 * 1024 * 1024
         /// How often (real time) to look for changes other processes made to the store: an app's engine running alone
-        /// finds what the CLI wrote; `nil` for never (a device daemon's engine, which every change goes through).
+        /// finds what the CLI wrote, a daemon's what an app that could not link wrote; `nil` for never (tests, benchmarks).
         package var externalChangePollInterval: Duration? = .seconds(2)
         package var presenter: any NotificationPresenter
         package var attachmentDirectory: URL
