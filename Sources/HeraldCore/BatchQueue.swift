@@ -23,12 +23,6 @@ package final class BatchQueue<Element: Sendable>: Sendable {
         waiter?.resume()
     }
 
-    /// Puts elements the consumer took but will not handle back at the front, in order.
-    package func putBack(_ elements: [Element]) {
-        guard !elements.isEmpty else { return }
-        state.withLock { $0.items.insert(contentsOf: elements, at: 0) }
-    }
-
     /// No more elements will come: the consumer gets what is left, then `nil`.
     package func finish() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

@@ -88,13 +88,8 @@ struct AppChannelServer: Sendable {
         let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any]
         let kind = object.flatMap { $0.count == 1 ? $0.keys.first : nil }
         let id = kind.flatMap { (object?[$0] as? [String: Any])?["id"] as? Int } ?? 0
-        let reason = kind.map { "Unknown or malformed request \"\($0)\": this daemon does not take it." }
-            ?? "Unreadable message: the app channel takes one JSON object per line."
-        logger.warning("Refused an app-channel message", metadata: [
-            "app.bundle_id": "\(session.bundleIdentifier ?? "")", "peer.pid": "\(session.connection.peer.processID)",
-            "request.kind": "\(kind ?? "")", "reason": "\(reason)",
-        ])
-        session.connection.send(AppChannelMessage.failed(id: id, message: reason).encoded())
+        refuse(id, kind.map { "Unknown or malformed request \"\($0)\": this daemon does not take it." }
+            ?? "Unreadable message: the app channel takes one JSON object per line.", in: session)
         return object != nil
     }
 

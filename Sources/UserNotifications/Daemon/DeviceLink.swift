@@ -188,10 +188,6 @@ package final class DeviceLink: Sendable {
         return answer
     }
 
-    private func answer(_ id: Int, with result: Result<AppChannelMessage, any Error>) {
-        answers.answer(id, with: result)
-    }
-
     private func startReading(host: (any NotificationHost)?, onClose: @escaping @Sendable () -> Void) {
         Task { await read(host: host, onClose: onClose) }
     }
@@ -207,9 +203,9 @@ package final class DeviceLink: Sendable {
             }
             switch message {
             case .welcome:
-                answer(Self.welcomeID, with: .success(message))
+                answers.answer(Self.welcomeID, with: .success(message))
             case .registered(let id, _), .unregistered(let id), .failed(let id, _), .applied(let id, _), .refused(let id, _):
-                answer(id, with: .success(message))
+                answers.answer(id, with: .success(message))
             case .willPresent, .didReceive, .backgroundPush:
                 guard let host else {
                     logger.warning("The device daemon asked a connection that is no app; ignored", metadata: ["message": "\(message)"])

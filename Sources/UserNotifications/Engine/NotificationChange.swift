@@ -157,9 +157,6 @@ package struct SettingsChange: Sendable, Hashable, Codable {
 
     package init() {}
 
-    /// Whether it changes nothing.
-    package var isEmpty: Bool { self == SettingsChange() }
-
     /// Applies the change to `settings`.
     package func apply(to settings: inout NotificationSettingsRecord) {
         if let alertSetting { settings.alertSetting = alertSetting }

@@ -41,11 +41,11 @@ extension NotificationEngine {
         await recover()
         onRecovered?()
         shutdownRequested.withLock { $0 = false }
-        // The loop (and the poller) in one child task; the side work the engine spawns meanwhile in others.
+        // The loop (with the poller); the side work the engine spawns meanwhile runs beside it, owned by this run.
         await sideWork.run { await self.runLoop() }
     }
 
-    /// Runs `work` beside the loop, as a child of the running loop's task group (or of the next run's, when none runs).
+    /// Runs `work` beside the loop, owned by the loop's run (or by the next run, when none is going): ``SideWork``.
     nonisolated func spawn(_ work: @escaping @Sendable () async -> Void) {
         sideWork.spawn(work)
     }
@@ -119,10 +119,9 @@ extension NotificationEngine {
         }
     }
 
-    /// Another process (the `herald` CLI, or an app that ran alone) wrote to the store: reload the queue, and hand
-    /// attached apps the responses and background pushes it left for them (`herald respond`, `herald simulate`). Called
-    /// by the poller of an engine running alone, and by the device daemon when an app links (it may have written while
-    /// it ran alone).
+    /// Another process (the `herald` CLI with no daemon running, or an app that ran alone) wrote to the store: reload the
+    /// queue, and hand attached apps the responses and background pushes it left for them. Called by the poller, and by
+    /// the device daemon when an app links (it may have written while it ran alone).
     package func reloadIfChangedElsewhere() async {
         guard let token = try? await store.externalChangeToken(), token != lastExternalToken else { return }
         for bundleIdentifier in hosts.keys.sorted() {

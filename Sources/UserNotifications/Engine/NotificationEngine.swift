@@ -56,7 +56,7 @@ package actor NotificationEngine: Service {
     var logger: Logger { configuration.logger }
 
     var scheduler = Scheduler()
-    /// Work the engine starts beside its loop (``spawn(_:)``), run as children of its run.
+    /// Work the engine starts beside its loop (``spawn(_:)``), owned by the loop's run.
     nonisolated let sideWork = SideWork()
     /// Foreground notifications the delegate answered, waiting to be committed together.
     var foregroundAnswers: [ForegroundAnswer] = []
