@@ -10,6 +10,8 @@ dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-pip)
+# The gateway's PostgreSQL store is tested against a real server: a throwaway cluster each test process makes.
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 # The desktop presenter's test shows notifications on a real server: dunst on a virtual X display, on a session bus of
 # its own, with a screenshot (ImageMagick) and D-Bus signals sent by gdbus.
 if [ "${HERALD_SKIP_DESKTOP_TOOLS:-0}" != 1 ]; then

@@ -79,7 +79,9 @@ public final class HeraldGateway: Service, Sendable {
         self.log = DeliveryLog(store: store, logger: logger)
         self.keyring = ProviderKeyring(store: store, clock: clock)
         self.hub = DeviceHub(
-            forwarder: StoredPushForwarder(store: store, log: log, metrics: metrics, clock: clock, logger: logger))
+            forwarder: StoredPushForwarder(
+                store: store, log: log, metrics: metrics, clock: clock,
+                acknowledgementTimeout: configuration.acknowledgementTimeout, logger: logger))
         self.dispatcher = PushDispatcher(
             store: store, hub: hub, log: log, metrics: metrics, clock: clock, configuration: configuration,
             logger: logger)
@@ -185,7 +187,9 @@ public final class HeraldGateway: Service, Sendable {
         // C-04: the delivery log keeps 7 days.
         let pruner = DeliveryLogPruner(
             store: store, clock: clock, retention: configuration.deliveryLogRetention, logger: logger)
-        let upkeep: [any Service] = [pruner, eventLoopLag]
+        var upkeep: [any Service] = [pruner, eventLoopLag]
+        // Several nodes on one store: what the others announce reaches this node's devices.
+        if let shared = store as? any SharedGatewayStore { upkeep.append(NodeEventRouter(store: shared, hub: hub)) }
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await self.log.run() }

@@ -92,8 +92,7 @@ public final class NotificationTestEnvironment: Sendable {
         self.clock = clock
         self.presenter = RecordingPresenter()
         self.databaseURL = databaseURL
-        self.attachmentDirectory = attachmentDirectory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("herald-attachments-\(UUID().uuidString)", isDirectory: true)
+        self.attachmentDirectory = attachmentDirectory ?? ScratchFolder.url("herald-attachments")
         self.timeZone = timeZone
         self.delegateTimeout = delegateTimeout
         self.logger = logger

@@ -19,7 +19,7 @@ extension HeraldCommand {
                 """
         )
 
-        @OptionGroup var data: DataDirectoryOptions
+        @OptionGroup var store: GatewayStoreOptions
         @Option(help: "The interface to listen on.") var host = "127.0.0.1"
         @Option(help: "The TLS provider port (development environment).") var port = 2197
         @Option(
@@ -47,7 +47,7 @@ extension HeraldCommand {
             if let limit = OpenFileLimit.raiseToHardLimit() {
                 logger.debug("Open file limit", metadata: ["limit.before": "\(limit.before)", "limit.after": "\(limit.after)"])
             }
-            let directory = data.directory
+            let directory = store.directory
             var listeners = [GatewayConfiguration.ProviderListener(host: host, port: port, usesTLS: true)]
             if plaintextPort >= 0 { listeners.append(.init(host: host, port: plaintextPort, usesTLS: false)) }
             if let productionPort {
@@ -62,13 +62,16 @@ extension HeraldCommand {
                 providerListeners: listeners, deviceHost: host, devicePort: devicePort,
                 deviceChannelUsesTLS: !plaintextDevices, tlsIdentity: identity,
                 acknowledgementTimeout: .milliseconds(Int(ackTimeout * 1000)))
-            let store = try openGatewayStore(data, logger: logger)
+            let gatewayStore = try await store.openForNode(logger: logger)
             let gateway = try HeraldGateway(
-                configuration: configuration, store: store, dataDirectory: directory, logger: logger)
+                configuration: configuration, store: gatewayStore, dataDirectory: directory, logger: logger)
             let providerListeners = listeners
             let banner = StartupTask {
                 guard let ports = try? await gateway.ports() else { return } // stopped (or failed) before listening
                 var lines = ["Herald gateway is up.", "  data directory: \(directory.url.path)"]
+                if let shared = gatewayStore as? PostgresGatewayStore {
+                    lines.append("  database:       \(shared.url) (node \(shared.nodeID))")
+                }
                 for (listener, port) in zip(providerListeners, ports.provider) {
                     let scheme = listener.usesTLS ? "https" : "http"
                     lines.append("  provider API:   \(scheme)://\(host):\(port)/3/device/<token> (\(listener.environment.rawValue))")
@@ -82,8 +85,11 @@ extension HeraldCommand {
                 lines.append("  tokens:         herald tokens create --topic com.example.app")
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
-            try await ServiceGroup(services: [gateway, banner], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-                .run()
+            // The store's service (PostgreSQL's pool, listener and heartbeat) starts first and stops last.
+            let storeService = (gatewayStore as? PostgresGatewayStore).map { [$0] as [any Service] } ?? []
+            try await ServiceGroup(
+                services: storeService + [gateway, banner], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+            ).run()
         }
     }
 }

@@ -23,7 +23,7 @@ extension HeraldCommand {
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Write a new Apple-style PKCS#8 ES256 key (.p8) and register its public half.")
-            @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var store: GatewayStoreOptions
             @Option(help: "Your team ID (the JWT's iss).") var teamID: String
             @Option(help: "The key ID (the JWT's kid); default: 10 random characters.") var keyID: String?
             @Option(help: "Where to write the private key (.p8).") var out: String
@@ -35,9 +35,11 @@ extension HeraldCommand {
                 guard !FileManager.default.fileExists(atPath: url.path) else {
                     throw ValidationError("\(out) exists; choose another --out or remove it first.")
                 }
-                try await openGatewayStore(data).createProviderKey(
-                    keyID: keyID, teamID: teamID, environment: scope.environment, topics: scope.topics, file: url,
-                    replacingFile: false)
+                try await store.withStore { store in
+                    try await store.createProviderKey(
+                        keyID: keyID, teamID: teamID, environment: scope.environment, topics: scope.topics, file: url,
+                        replacingFile: false)
+                }
                 print("Wrote \(url.path)")
                 print("key id:  \(keyID)")
                 print("team id: \(teamID)")
@@ -52,7 +54,7 @@ extension HeraldCommand {
         struct Import: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Register an existing key: a .p8 private key (only its public half is kept) or a public key PEM.")
-            @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var store: GatewayStoreOptions
             @Option(help: "The team ID (iss).") var teamID: String
             @Option(help: "The key ID (kid).") var keyID: String
             @Argument(help: "The .p8 (PKCS#8 PEM) or public key PEM file.") var file: String
@@ -73,21 +75,22 @@ extension HeraldCommand {
                 } else {
                     throw ValidationError("\(file) is not a P-256 (ES256) private or public key in PEM form.")
                 }
-                let store = try openGatewayStore(data)
-                try await store.saveProviderKey(
-                    ProviderKeyRecord(
-                        keyID: keyID, teamID: teamID, publicKeyPEM: publicKey.pemRepresentation,
-                        environment: scope.environment, topics: scope.topics, createdAt: Date()))
+                try await store.withStore { store in
+                    try await store.saveProviderKey(
+                        ProviderKeyRecord(
+                            keyID: keyID, teamID: teamID, publicKeyPEM: publicKey.pemRepresentation,
+                            environment: scope.environment, topics: scope.topics, createdAt: Date()))
+                }
                 print("Registered key \(keyID) for team \(teamID)")
             }
         }
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "List the registered keys.")
-            @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var store: GatewayStoreOptions
 
             func run() async throws {
-                for key in try await openGatewayStore(data).providerKeys() {
+                for key in try await store.withStore({ try await $0.providerKeys() }) {
                     let environment = key.environment?.rawValue ?? "development+production"
                     let topics = key.topics.isEmpty ? "all topics" : key.topics.joined(separator: ",")
                     print("\(key.keyID)  team \(key.teamID)  \(environment)  \(topics)")

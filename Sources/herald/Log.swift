@@ -7,11 +7,11 @@ extension HeraldCommand {
     struct Log: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show what happened to a notification, by the apns-unique-id the gateway answered with.")
-        @OptionGroup var data: DataDirectoryOptions
+        @OptionGroup var store: GatewayStoreOptions
         @Argument(help: "The notification's apns-unique-id.") var uniqueID: String
 
         func run() async throws {
-            let events = try await openGatewayStore(data).events(uniqueID: uniqueID)
+            let events = try await store.withStore { try await $0.events(uniqueID: uniqueID) }
             guard !events.isEmpty else {
                 throw ValidationError(
                     "No delivery log for \(uniqueID). The log keeps 7 days and only development-environment pushes have one.")

@@ -13,13 +13,13 @@ extension HeraldCommand {
             static let configuration = CommandConfiguration(
                 abstract: "List the device tokens the gateway issued, by device and app.",
                 discussion: "One line per token under its device: app (topic), environment, token, and when it was issued (or revoked).")
-            @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var store: GatewayStoreOptions
             @Option(help: "Only this device.") var device: String?
             @Option(help: "Only this app's bundle ID.") var topic: String?
             @Flag(help: "List revoked tokens too.") var all = false
 
             func run() async throws {
-                let records = try await openGatewayStore(data).tokens(includingRevoked: all).filter {
+                let records = try await store.withStore { try await $0.tokens(includingRevoked: all) }.filter {
                     (device == nil || $0.deviceID == device) && (topic == nil || $0.bundleID == topic)
                 }
                 guard !records.isEmpty else {
@@ -44,17 +44,17 @@ extension HeraldCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Print a new device token for an app on a device that is not connected.",
                 discussion: "Pushes to it are stored until a device with that ID connects to the device channel.")
-            @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var store: GatewayStoreOptions
             @Option(help: "The app's bundle ID.") var topic: String
             @Option(help: "development or production.") var environment: APNsEnvironment = .development
             @Option(help: "The device ID (default: a new offline device).") var device: String?
 
             func run() async throws {
                 try requireBundleID(topic, option: "--topic")
-                let store = try openGatewayStore(data)
                 let deviceID = device ?? "offline-\(UUID().uuidString.prefix(8).lowercased())"
-                let record = try await store.activeToken(
-                    deviceID: deviceID, bundleID: topic, environment: environment, at: Date())
+                let record = try await store.withStore { store in
+                    try await store.activeToken(deviceID: deviceID, bundleID: topic, environment: environment, at: Date())
+                }
                 print(record.token)
             }
         }
@@ -62,12 +62,12 @@ extension HeraldCommand {
         struct Revoke: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Revoke a token: later pushes to it answer 410 Unregistered.")
-            @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var store: GatewayStoreOptions
             @Argument(help: "The device token (hex).") var token: String
 
             func run() async throws {
                 guard DeviceToken(hex: token) != nil else { throw ValidationError("\(token) is not a hex device token.") }
-                guard let record = try await openGatewayStore(data).revokeToken(token, at: Date()) else {
+                guard let record = try await store.withStore({ try await $0.revokeToken(token, at: Date()) }) else {
                     throw ValidationError("No such token: \(token). `herald tokens create` makes one.")
                 }
                 print("Revoked \(record.token) (\(record.bundleID), \(record.environment.rawValue))")

@@ -48,7 +48,7 @@ package final class GatewayHarness: Sendable {
         clock: any HeraldClock = SystemClock(), acknowledgementTimeout: Duration = .seconds(30),
         logHandler: InMemoryLogHandler? = nil, configure: (inout GatewayConfiguration) -> Void = { _ in }
     ) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-gw-\(UUID().uuidString)")
+        directory = ScratchFolder.url("herald-gw")
         dataDirectory = HeraldDataDirectory(url: directory)
         try dataDirectory.create()
         store = try SQLiteGatewayStore(url: dataDirectory.gatewayDatabase)

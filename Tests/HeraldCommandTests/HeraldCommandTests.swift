@@ -12,7 +12,7 @@ struct HeraldProcess {
     /// A data directory of its own: a new temporary folder, or `dataDirectory` (created if needed).
     init(dataDirectory: URL? = nil) throws {
         self.dataDirectory = dataDirectory
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-cli-\(UUID().uuidString)")
+            ?? ScratchFolder.url("herald-cli")
         try FileManager.default.createDirectory(at: self.dataDirectory, withIntermediateDirectories: true)
     }
 

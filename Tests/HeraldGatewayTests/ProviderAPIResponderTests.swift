@@ -29,7 +29,9 @@ import Testing
             let metrics = GatewayMetrics()
             let log = DeliveryLog(store: store, logger: logger)
             let hub = DeviceHub(
-                forwarder: StoredPushForwarder(store: store, log: log, metrics: metrics, clock: clock, logger: logger))
+                forwarder: StoredPushForwarder(
+                    store: store, log: log, metrics: metrics, clock: clock,
+                    acknowledgementTimeout: configuration.acknowledgementTimeout, logger: logger))
             responder = ProviderAPIResponder(
                 store: store, keyring: ProviderKeyring(store: store, clock: clock),
                 dispatcher: PushDispatcher(

@@ -29,9 +29,7 @@ func makeRequest(_ identifier: String, after seconds: TimeInterval = 5, repeats:
 
 /// A fresh temporary directory, removed when the test process ends.
 func makeTemporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("herald-test-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
+    try ScratchFolder.make()
 }
 
 /// Writes a file whose first bytes are `header`, padded to `size` bytes.

@@ -15,7 +15,7 @@ struct DeliveryLogPruner: Service {
     var interval: TimeInterval = 3600
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown { [self] in
+        await cancelWhenGracefulShutdown { [self] in
             while !Task.isCancelled {
                 do {
                     try await store.pruneEvents(before: clock.now.addingTimeInterval(-retention.timeInterval))

@@ -79,6 +79,8 @@ final class PushDispatcher: Sendable {
             }
         }
         let now = clock.now
+        // Several nodes: a device connected to another node gets the push through it.
+        if let shared = store as? any SharedGatewayStore, try await relay(push, through: shared, now: now) { return }
         let expiresAt: Date
         switch push.expiration {
         case .immediately:
@@ -104,6 +106,25 @@ final class PushDispatcher: Sendable {
         }
         // The device may have connected between the check above and the store: hand it over now.
         hub.storedPushArrived(for: push.token.deviceID)
+    }
+
+    /// Hands `push` to the node its device is connected to; `false` when it is connected to none (or the push has
+    /// expired), so that it is stored or discarded as for an offline device.
+    private func relay(_ push: AcceptedPush, through shared: any SharedGatewayStore, now: Date) async throws -> Bool {
+        let lifetime = configuration.defaultStorageLifetime.timeInterval
+        let expiresAt: Date
+        switch push.expiration {
+        case .immediately:
+            // One attempt: the other node's, within an acknowledgement timeout.
+            expiresAt = now.addingTimeInterval(configuration.acknowledgementTimeout.timeInterval)
+        case .at(let date) where date <= now:
+            return false
+        case .at(let date):
+            expiresAt = min(date, now.addingTimeInterval(lifetime))
+        case .storagePolicy:
+            expiresAt = now.addingTimeInterval(lifetime)
+        }
+        return try await shared.relay(StoredNotification(push, expiresAt: expiresAt))
     }
 
     private func discardExpired(_ push: AcceptedPush, detail: String) {

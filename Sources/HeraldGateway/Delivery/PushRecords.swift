@@ -27,11 +27,12 @@ extension DevicePush {
             collapseID: push.collapseID, payload: String(decoding: push.payload, as: UTF8.self), fromStorage: false)
     }
 
-    /// A stored push handed to its device once it connects.
+    /// A stored push handed to its device once it connects, or a push another node relayed.
     init(_ stored: StoredNotification) {
         self.init(
             deliveryID: stored.uniqueID, token: stored.token, topic: stored.topic, bundleID: stored.bundleID,
             pushType: stored.pushType.rawValue, priority: stored.priority.rawValue, apnsID: stored.apnsID,
-            collapseID: stored.collapseID, payload: String(decoding: stored.payload, as: UTF8.self), fromStorage: true)
+            collapseID: stored.collapseID, payload: String(decoding: stored.payload, as: UTF8.self),
+            fromStorage: !stored.relayed)
     }
 }

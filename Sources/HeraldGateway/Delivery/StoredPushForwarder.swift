@@ -13,8 +13,19 @@ final class StoredPushForwarder: Sendable {
     private let metrics: GatewayMetrics
     private let clock: any HeraldClock
     private let logger: Logger
+    /// How long a session holds the batch it claimed.
+    private let claimLifetime: Duration
+    /// How many stored pushes a session claims at a time.
+    static let batchSize = 32
 
-    init(store: any GatewayStore, log: DeliveryLog, metrics: GatewayMetrics, clock: any HeraldClock, logger: Logger) {
+    /// Creates a forwarder.
+    ///
+    /// - Parameter acknowledgementTimeout: How long a device has to acknowledge each push.
+    init(
+        store: any GatewayStore, log: DeliveryLog, metrics: GatewayMetrics, clock: any HeraldClock,
+        acknowledgementTimeout: Duration, logger: Logger
+    ) {
+        self.claimLifetime = acknowledgementTimeout * (Self.batchSize + 1)
         self.store = store
         self.log = log
         self.metrics = metrics
@@ -29,40 +40,60 @@ final class StoredPushForwarder: Sendable {
         }
     }
 
-    /// One pass over the device's stored pushes, oldest first; stops at the first one the device does not take.
+    /// One pass over the device's stored pushes, oldest first, in claimed batches; stops at the first one the device
+    /// does not take, and gives back the rest of its batch.
     private func forwardOnce(to session: DeviceSession) async {
         let deviceID = session.deviceID
-        let notifications: [StoredNotification]
-        do {
-            notifications = try await store.storedNotifications(deviceID: deviceID)
-        } catch {
-            logger.error("Could not read stored notifications", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
-            return
-        }
-        for stored in notifications {
+        var seen = Set<String>()
+        while true {
             let now = clock.now
-            if stored.expiresAt <= now {
-                try? await store.removeStoredNotification(token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)
-                // The metric first: whoever sees the logged event sees it counted too.
-                metrics.record(.discardedExpired, pushType: stored.pushType, priority: stored.priority)
-                log.record(
-                    DeliveryEvent(uniqueID: stored.uniqueID, at: now, kind: .discarded, detail: "Discarded - Expired"))
-                continue
-            }
-            guard await session.deliver(DevicePush(stored)) else { return }
+            let batch: [StoredNotification]
             do {
-                try await store.removeStoredNotification(
-                    token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)
+                // The claim outlasts a whole batch's acknowledgement timeouts; a node that dies has its claims
+                // released by the others sooner (see `PostgresGatewayStore`).
+                batch = try await store.claimStoredNotifications(
+                    deviceID: deviceID, claimant: session.claimant,
+                    until: now.addingTimeInterval(claimLifetime.timeInterval), now: now, limit: Self.batchSize)
             } catch {
-                logger.error(
-                    "Could not forget a delivered notification; it may be delivered again",
-                    metadata: ["apns.unique_id": "\(stored.uniqueID)", "error": "\(error)"])
+                logger.error("Could not read stored notifications", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
+                return
             }
-            metrics.record(.deliveredFromStorage, pushType: stored.pushType, priority: stored.priority)
-            log.record(
-                DeliveryEvent(
-                    uniqueID: stored.uniqueID, at: clock.now, kind: .delivered,
-                    detail: "Delivered to Device (From Storage)"))
+            // A batch of nothing new: all forwarded (or forgotten but not removed, which a log line reported).
+            guard batch.contains(where: { !seen.contains($0.uniqueID) }) else { return }
+            for stored in batch where seen.insert(stored.uniqueID).inserted {
+                guard await forward(stored, to: session) else {
+                    try? await store.releaseStoredNotifications(deviceID: deviceID, claimant: session.claimant)
+                    return
+                }
+            }
+            if batch.count < Self.batchSize { return }
         }
+    }
+
+    /// Delivers one stored push (or discards it, expired) and forgets it; `false` when the device did not take it.
+    private func forward(_ stored: StoredNotification, to session: DeviceSession) async -> Bool {
+        let now = clock.now
+        if stored.expiresAt <= now {
+            try? await store.removeStoredNotification(token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)
+            // The metric first: whoever sees the logged event sees it counted too.
+            metrics.record(.discardedExpired, pushType: stored.pushType, priority: stored.priority)
+            log.record(DeliveryEvent(uniqueID: stored.uniqueID, at: now, kind: .discarded, detail: "Discarded - Expired"))
+            return true
+        }
+        guard await session.deliver(DevicePush(stored)) else { return false }
+        do {
+            try await store.removeStoredNotification(token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)
+        } catch {
+            logger.error(
+                "Could not forget a delivered notification; it may be delivered again",
+                metadata: ["apns.unique_id": "\(stored.uniqueID)", "error": "\(error)"])
+        }
+        // A relayed push reached its connected device through this node: delivered as any online device's.
+        metrics.record(stored.relayed ? .delivered : .deliveredFromStorage, pushType: stored.pushType, priority: stored.priority)
+        log.record(
+            DeliveryEvent(
+                uniqueID: stored.uniqueID, at: clock.now, kind: .delivered,
+                detail: stored.relayed ? "Delivered to Device" : "Delivered to Device (From Storage)"))
+        return true
     }
 }

@@ -96,6 +96,10 @@ struct DeviceChannelServer: Sendable {
         defer { expiry.cancel() }
         await hub.connect(session) {
             do {
+                // Pushes other nodes accept for this device come here; they close their older sessions of it.
+                if let shared = store as? any SharedGatewayStore {
+                    try await shared.deviceConnected(deviceID: deviceID, session: session.claimant, at: session.connectedAt)
+                }
                 // Once the device reads its welcome, pushes for it go straight to this session.
                 try await session.sendMessage(.welcome(deviceID: deviceID))
                 while let message = try await messages.next() {
@@ -128,6 +132,14 @@ struct DeviceChannelServer: Sendable {
                 }
             } catch {
                 logger.debug("Device channel ended", metadata: ["error": "\(error)"])
+            }
+        }
+        if let shared = store as? any SharedGatewayStore {
+            do {
+                try await shared.deviceDisconnected(deviceID: deviceID, session: session.claimant)
+            } catch {
+                // Pushes relayed to it meanwhile wait for its next connection, on any node.
+                logger.warning("Could not record the device's disconnection", metadata: ["error": "\(error)"])
             }
         }
         logger.info("Device disconnected")

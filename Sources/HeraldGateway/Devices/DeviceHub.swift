@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The devices connected right now: at most one session per device (a new connection replaces the old one).
@@ -30,6 +31,21 @@ final class DeviceHub: Sendable {
     /// A push was stored for `deviceID`: if it is connected, its session's forwarder looks again.
     func storedPushArrived(for deviceID: String) {
         session(for: deviceID)?.storedPushesArrived()
+    }
+
+    /// The device connected to another node at `date`: its session here, if it began before, is an older one.
+    func deviceConnectedElsewhere(_ deviceID: String, at date: Date) {
+        let replaced = sessions.withLock { sessions -> DeviceSession? in
+            guard let session = sessions[deviceID], session.connectedAt < date else { return nil }
+            sessions[deviceID] = nil
+            return session
+        }
+        replaced?.close()
+    }
+
+    /// Announcements may have been lost: every connected device's forwarder looks again.
+    func storedPushesMayHaveArrived() {
+        for session in sessions.withLock({ Array($0.values) }) { session.storedPushesArrived() }
     }
 
     /// The device's current session, if it is connected.

@@ -15,6 +15,10 @@ import Synchronization
 final class DeviceSession: Sendable {
     /// The device's ID.
     let deviceID: String
+    /// Names this session when it claims the device's stored notifications.
+    let claimant = UUID().uuidString
+    /// When the device connected.
+    let connectedAt: Date
     private let send: @Sendable (String) async throws -> Void
     private let abort: @Sendable () -> Void
     private let clock: any HeraldClock
@@ -66,6 +70,7 @@ final class DeviceSession: Sendable {
         send: @escaping @Sendable (String) async throws -> Void, abort: @escaping @Sendable () -> Void = {}
     ) {
         self.deviceID = deviceID
+        self.connectedAt = clock.now
         self.clock = clock
         self.acknowledgementTimeout = acknowledgementTimeout
         self.send = send

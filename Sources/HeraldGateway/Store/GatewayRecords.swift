@@ -72,6 +72,9 @@ public struct StoredNotification: Sendable, Equatable {
     public var receivedAt: Date
     /// When it expires (the provider's `apns-expiration`, or 30 days).
     public var expiresAt: Date
+    /// Whether it was accepted by another gateway node for this device while it was connected (relayed, each one
+    /// kept), rather than stored for an offline device (one per token and topic).
+    public var relayed = false
 }
 
 /// One line of the delivery log (C-04): something that happened to one notification.

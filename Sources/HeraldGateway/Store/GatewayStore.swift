@@ -36,6 +36,21 @@ public protocol GatewayStore: Sendable {
     func store(_ notification: StoredNotification) async throws -> String?
     /// The notifications kept for a device, oldest first.
     func storedNotifications(deviceID: String) async throws -> [StoredNotification]
+    /// Takes up to `limit` of the device's kept notifications, oldest first, for one session to deliver until
+    /// `until`: those nobody else holds (or whose claim lapsed before `now`). Another session of the same device —
+    /// on another node — gets the others, never the same ones.
+    ///
+    /// - Parameters:
+    ///   - deviceID: The device.
+    ///   - claimant: The session, unique within this node.
+    ///   - until: When the claim lapses unless released or the notification removed.
+    ///   - now: The time now.
+    ///   - limit: The most to take.
+    func claimStoredNotifications(
+        deviceID: String, claimant: String, until: Date, now: Date, limit: Int
+    ) async throws -> [StoredNotification]
+    /// Gives back what `claimant` took for the device and did not deliver.
+    func releaseStoredNotifications(deviceID: String, claimant: String) async throws
     /// Forgets a kept notification once it was delivered or expired (only if it is still the one kept).
     func removeStoredNotification(token: String, topic: String, uniqueID: String) async throws
 

@@ -269,6 +269,21 @@ public final class SQLiteGatewayStore: GatewayStore {
         }
     }
 
+    /// One node owns a SQLite store, and one session per device: a claim is a read.
+    public func claimStoredNotifications(
+        deviceID: String, claimant: String, until: Date, now: Date, limit: Int
+    ) async throws -> [StoredNotification] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM stored_notification WHERE device_id = ? ORDER BY received_at, rowid LIMIT ?",
+                arguments: [deviceID, limit]
+            ).map(Self.stored)
+        }
+    }
+
+    /// Nothing to give back: ``claimStoredNotifications(deviceID:claimant:until:now:limit:)`` holds nothing.
+    public func releaseStoredNotifications(deviceID: String, claimant: String) async throws {}
+
     public func removeStoredNotification(token: String, topic: String, uniqueID: String) async throws {
         try await groupCommit.write(.crashSafe) { db in
             try db.execute(

@@ -1,0 +1,700 @@
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The gateway's store on PostgreSQL: what several gateway nodes share.
+///
+/// Every node reads and writes the same tables, so a key registered, a token issued or revoked, or a notification
+/// stored on one node holds on all. Nodes wake each other with LISTEN/NOTIFY — a notification stored for a device
+/// announces the device's ID on `herald_stored` in the same commit — but the tables are the truth: a node that
+/// missed announcements (its listening connection dropped) has every connected device look again.
+///
+/// Run it as a `Service` (``run()``): it runs the connection pool, listens, and keeps this node's heartbeat in
+/// `gateway_node`. A node whose heartbeat stops for ``Configuration/nodeTimeout`` is taken for dead by the others:
+/// its claims on stored notifications are released, so a device that reconnects elsewhere gets them.
+///
+/// A write that returned was committed with PostgreSQL's default `synchronous_commit`: durable.
+public final class PostgresGatewayStore: SharedGatewayStore, Service {
+    /// How the store works with its database.
+    public struct Configuration: Sendable {
+        /// How long one operation may wait for the database before it counts as unavailable.
+        public var operationTimeout: Duration = .seconds(5)
+        /// How often this node writes its heartbeat.
+        public var heartbeatInterval: Duration = .seconds(2)
+        /// How long without a heartbeat before a node is taken for dead.
+        public var nodeTimeout: Duration = .seconds(10)
+        /// How long to wait before connecting again when the database went away.
+        public var reconnectDelay: Duration = .milliseconds(500)
+        /// Most connections in the pool.
+        public var maximumConnections = 16
+        /// Whether this store is a gateway node's: it listens for the other nodes and keeps a heartbeat. A command
+        /// that only reads or writes (`herald keys`, `herald tokens`) is not a node.
+        public var isNode = true
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// This node's ID in `gateway_node`, unique per run.
+    public let nodeID: String
+    /// Where the database is.
+    public let url: PostgresDatabaseURL
+    private let configuration: Configuration
+    private let client: PostgresClient
+    private let logger: Logger
+    private let events: AsyncStream<GatewayNodeEvent>
+    private let eventContinuation: AsyncStream<GatewayNodeEvent>.Continuation
+    private let prepared = Mutex(false)
+
+    /// The schema versions this build knows, in order: each a list of statements.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE provider_key (
+                key_id text PRIMARY KEY, team_id text NOT NULL, public_key text NOT NULL, environment text,
+                topics text NOT NULL, created_at double precision NOT NULL)
+            """,
+            "CREATE TABLE device (id text PRIMARY KEY, secret_hash bytea, created_at double precision NOT NULL)",
+            """
+            CREATE TABLE device_token (
+                token text PRIMARY KEY, device_id text NOT NULL REFERENCES device(id), bundle_id text NOT NULL,
+                environment text NOT NULL, created_at double precision NOT NULL, revoked_at double precision)
+            """,
+            // One active token per device, app and environment, whichever node issues it.
+            """
+            CREATE UNIQUE INDEX device_token_active ON device_token(device_id, bundle_id, environment)
+                WHERE revoked_at IS NULL
+            """,
+            """
+            CREATE TABLE stored_notification (
+                token text NOT NULL, topic text NOT NULL, device_id text NOT NULL, bundle_id text NOT NULL,
+                apns_id text NOT NULL, unique_id text NOT NULL, push_type text NOT NULL, priority integer NOT NULL,
+                collapse_id text, payload bytea NOT NULL, received_at double precision NOT NULL,
+                expires_at double precision NOT NULL, seq bigserial NOT NULL,
+                claimed_by text, claimed_until double precision,
+                PRIMARY KEY (token, topic))
+            """,
+            "CREATE INDEX stored_by_device ON stored_notification(device_id, received_at, seq)",
+            """
+            CREATE TABLE delivery_event (
+                id bigserial PRIMARY KEY, unique_id text NOT NULL, at double precision NOT NULL, kind text NOT NULL,
+                detail text NOT NULL)
+            """,
+            "CREATE INDEX delivery_event_by_id ON delivery_event(unique_id)",
+            """
+            CREATE TABLE gateway_node (
+                id text PRIMARY KEY, started_at double precision NOT NULL, heartbeat_at double precision NOT NULL)
+            """,
+            // Pushes one node accepted for a device connected to another: each kept until a session takes it.
+            """
+            CREATE TABLE relayed_push (
+                seq bigserial PRIMARY KEY, token text NOT NULL, topic text NOT NULL, device_id text NOT NULL,
+                bundle_id text NOT NULL, apns_id text NOT NULL, unique_id text NOT NULL, push_type text NOT NULL,
+                priority integer NOT NULL, collapse_id text, payload bytea NOT NULL,
+                received_at double precision NOT NULL, expires_at double precision NOT NULL,
+                claimed_by text, claimed_until double precision)
+            """,
+            "CREATE INDEX relayed_by_device ON relayed_push(device_id, seq)",
+            "CREATE INDEX relayed_by_unique_id ON relayed_push(unique_id)",
+            // Which node each connected device is connected to (its latest session).
+            """
+            CREATE TABLE device_presence (
+                device_id text PRIMARY KEY, node_id text NOT NULL, session text NOT NULL,
+                connected_at double precision NOT NULL)
+            """,
+        ]
+    ]
+
+    /// The channel nodes announce on: `stored <device ID>` when a notification was stored for a device (sent in the
+    /// storing commit), `connected <device ID> <node ID> <seconds since 1970>` when a device connected to a node.
+    static let channel = "herald_gateway"
+
+    /// A store on the database at `url`; nothing connects until ``prepare()`` or ``run()``.
+    ///
+    /// - Parameters:
+    ///   - url: The database.
+    ///   - configuration: Timeouts and the pool's size.
+    ///   - logger: Where connection trouble is reported.
+    public init(url: PostgresDatabaseURL, configuration: Configuration = .init(), logger: Logger) throws {
+        self.url = url
+        self.configuration = configuration
+        self.logger = logger
+        self.nodeID = RandomUUID.timeOrderedLowercasedString(at: Date())
+        var clientConfiguration = try url.clientConfiguration()
+        clientConfiguration.options.maximumConnections = configuration.maximumConnections
+        clientConfiguration.options.connectTimeout = configuration.operationTimeout
+        var poolLogger = logger
+        poolLogger.logLevel = max(logger.logLevel, .warning)
+        client = PostgresClient(configuration: clientConfiguration, backgroundLogger: poolLogger)
+        (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4_096))
+    }
+
+    // MARK: Running
+
+    /// Connects once and brings the schema up to date: throws ``GatewayStoreError`` when the database cannot be
+    /// reached or has a newer schema than this build knows.
+    public func prepare() async throws {
+        if prepared.withLock({ $0 }) { return }
+        let connection: PostgresConnection
+        do {
+            connection = try await withDeadline(configuration.operationTimeout) { [url, logger] in
+                try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 1, logger: logger)
+            }
+        } catch {
+            throw GatewayStoreError.unreachable("\(url)", reason: Self.describe(error))
+        }
+        do {
+            try await migrate(on: connection)
+            try? await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        prepared.withLock { $0 = true }
+    }
+
+    /// The schema's version in the database, migrated under an advisory lock (two nodes starting at once migrate
+    /// once).
+    private func migrate(on connection: PostgresConnection) async throws {
+        try await Self.unwrappingTransactionError {
+            try await self.migrateInTransaction(on: connection)
+        }
+    }
+
+    private func migrateInTransaction(on connection: PostgresConnection) async throws {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(7270617)", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS herald_schema (version integer NOT NULL, applied_at double precision NOT NULL)",
+                logger: logger)
+            var version = 0
+            for try await found in try await connection.query("SELECT max(version) FROM herald_schema", logger: logger)
+                .decode(Int?.self)
+            {
+                version = found ?? 0
+            }
+            guard version <= Self.migrations.count else {
+                throw GatewayStoreError.newerSchema(found: version, known: Self.migrations.count)
+            }
+            for (index, statements) in Self.migrations.enumerated() where index + 1 > version {
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO herald_schema (version, applied_at) VALUES (\(index + 1), \(Date().timeIntervalSince1970))",
+                    logger: logger)
+                logger.info("Migrated the gateway's PostgreSQL schema", metadata: ["schema.version": "\(index + 1)"])
+            }
+        }
+    }
+
+    /// Runs the pool, the listener and the heartbeat until cancelled or shut down gracefully; then takes this node
+    /// out of the registry and gives back its claims.
+    public func run() async throws {
+        try await prepare()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            guard configuration.isNode else {
+                await waitForGracefulShutdownOrCancellation()
+                eventContinuation.finish()
+                group.cancelAll()
+                return
+            }
+            group.addTask { await self.listen() }
+            group.addTask { await self.keepHeartbeat() }
+            await waitForGracefulShutdownOrCancellation()
+            try? await self.perform { client in try await Self.forget(node: self.nodeID, client: client) }
+            eventContinuation.finish()
+            group.cancelAll()
+        }
+    }
+
+    /// Ends when the task is cancelled or graceful shutdown is triggered.
+    private func waitForGracefulShutdownOrCancellation() async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        await withGracefulShutdownHandler {
+            for await _ in stream {}
+        } onGracefulShutdown: {
+            continuation.finish()
+        }
+        _ = stream
+    }
+
+    /// Listens for other nodes' announcements on a connection of its own, connecting again whenever it drops;
+    /// after a drop, every connected device looks again (what was announced meanwhile is lost).
+    private func listen() async {
+        var first = true
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: try url.connectionConfiguration(), id: 2, logger: logger)
+                do {
+                    try await connection.listen(on: Self.channel) { notifications in
+                        if !first { eventContinuation.yield(.missedEvents) }
+                        first = false
+                        for try await notification in notifications {
+                            if let event = self.event(notification.payload) { eventContinuation.yield(event) }
+                        }
+                    }
+                    try? await connection.close()
+                } catch {
+                    try? await connection.close()
+                    throw error
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("Lost the PostgreSQL listener; connecting again", metadata: ["error": "\(Self.describe(error))"])
+            }
+            first = false
+            try? await Task.sleep(for: configuration.reconnectDelay)
+        }
+    }
+
+    /// Writes this node's heartbeat, and releases the claims of nodes whose heartbeat stopped.
+    private func keepHeartbeat() async {
+        let started = Date().timeIntervalSince1970
+        while !Task.isCancelled {
+            do {
+                let now = Date().timeIntervalSince1970
+                let deadline = now - configuration.nodeTimeout.timeInterval
+                try await perform { client in
+                    try await client.query("""
+                        INSERT INTO gateway_node (id, started_at, heartbeat_at) VALUES (\(self.nodeID), \(started), \(now))
+                        ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                        """)
+                    let dead = try await client.query(
+                        "DELETE FROM gateway_node WHERE heartbeat_at < \(deadline) RETURNING id"
+                    ).collect().compactMap { try? $0.decode(String.self) }
+                    for node in dead {
+                        try await Self.forget(node: node, client: client)
+                        self.logger.warning(
+                            "A gateway node stopped; released its claims and forgot its devices", metadata: ["node.id": "\(node)"])
+                    }
+                }
+            } catch {
+                logger.warning("Could not write this node's heartbeat", metadata: ["error": "\(Self.describe(error))"])
+            }
+            try? await Task.sleep(for: configuration.heartbeatInterval)
+        }
+    }
+
+    /// The event an announcement stands for; `nil` for this node's own and for what it cannot read.
+    private func event(_ payload: String) -> GatewayNodeEvent? {
+        let parts = payload.split(separator: " ").map(String.init)
+        switch parts.first {
+        case "stored" where parts.count == 2:
+            return .storedPushArrived(deviceID: parts[1])
+        case "connected" where parts.count == 4 && parts[2] != nodeID:
+            guard let seconds = Double(parts[3]) else { return nil }
+            return .deviceConnected(deviceID: parts[1], nodeID: parts[2], at: Date(timeIntervalSince1970: seconds))
+        default:
+            return nil
+        }
+    }
+
+    /// Takes a node that stopped (or is stopping) out: its claims are released, its devices no longer connected.
+    private static func forget(node: String, client: PostgresClient) async throws {
+        let claims = node + "/%"
+        try await client.query("""
+            WITH stored AS (
+                UPDATE stored_notification SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by LIKE \(claims)
+            ), relayed AS (
+                UPDATE relayed_push SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by LIKE \(claims)
+            ), presence AS (
+                DELETE FROM device_presence WHERE node_id = \(node)
+            )
+            DELETE FROM gateway_node WHERE id = \(node)
+            """)
+    }
+
+    /// What other nodes announce, until the store stops: the one consumer is the gateway.
+    public func nodeEvents() -> AsyncStream<GatewayNodeEvent> { events }
+
+    public func deviceConnected(deviceID: String, session: String, at date: Date) async throws {
+        let payload = "connected \(deviceID) \(nodeID) \(date.timeIntervalSince1970)"
+        try await perform { client in
+            try await client.query("""
+                WITH present AS (
+                    INSERT INTO device_presence (device_id, node_id, session, connected_at)
+                    VALUES (\(deviceID), \(self.nodeID), \(session), \(date.timeIntervalSince1970))
+                    ON CONFLICT (device_id) DO UPDATE SET node_id = excluded.node_id, session = excluded.session,
+                        connected_at = excluded.connected_at
+                    RETURNING 1
+                )
+                SELECT pg_notify(\(Self.channel), \(payload)) FROM present
+                """)
+        }
+    }
+
+    public func deviceDisconnected(deviceID: String, session: String) async throws {
+        try await perform { client in
+            try await client.query("""
+                DELETE FROM device_presence WHERE device_id = \(deviceID) AND node_id = \(self.nodeID) AND session = \(session)
+                """)
+        }
+    }
+
+    public func relay(_ n: StoredNotification) async throws -> Bool {
+        let deadline = Date().timeIntervalSince1970 - configuration.nodeTimeout.timeInterval
+        return try await perform { client in
+            // One statement, one commit: kept only if the device is connected to a live node, and announced then.
+            let rows = try await client.query("""
+                WITH present AS (
+                    SELECT 1 FROM device_presence p JOIN gateway_node n ON n.id = p.node_id
+                    WHERE p.device_id = \(n.deviceID) AND n.heartbeat_at >= \(deadline)
+                ), saved AS (
+                    INSERT INTO relayed_push
+                        (token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id, payload,
+                         received_at, expires_at)
+                    SELECT \(n.token), \(n.topic), \(n.deviceID), \(n.bundleID), \(n.apnsID), \(n.uniqueID),
+                           \(n.pushType.rawValue), \(n.priority.rawValue), \(n.collapseID), \(n.payload),
+                           \(n.receivedAt.timeIntervalSince1970), \(n.expiresAt.timeIntervalSince1970)
+                    WHERE EXISTS (SELECT 1 FROM present)
+                    RETURNING 1
+                )
+                SELECT pg_notify(\(Self.channel), \("stored " + n.deviceID)) FROM saved
+                """).collect()
+            return !rows.isEmpty
+        }
+    }
+
+    /// Runs `body` with the pool, within the operation timeout; a database that is away, or does not answer in
+    /// time, is ``GatewayStoreError/unavailable(_:)``.
+    @discardableResult
+    private func perform<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        do {
+            return try await withDeadline(configuration.operationTimeout) { [client] in try await body(client) }
+        } catch let error as GatewayStoreError {
+            throw error
+        } catch let error as PSQLError where error.code == .server {
+            // The server answered: unavailable only if it is shutting down or cannot take connections (class 57, 08).
+            let state = error.serverInfo?[.sqlState] ?? ""
+            if state.hasPrefix("57") || state.hasPrefix("08") { throw GatewayStoreError.unavailable(Self.describe(error)) }
+            throw error
+        } catch {
+            throw GatewayStoreError.unavailable(Self.describe(error))
+        }
+    }
+
+    /// Runs `body`; a transaction's error is the error that failed it (the closure's, else BEGIN's, COMMIT's).
+    static func unwrappingTransactionError<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        }
+    }
+
+    /// An error in words: the server's message where there is one.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    // MARK: Keys
+
+    public func providerKey(id: String) async throws -> ProviderKeyRecord? {
+        try await perform { client in
+            try await client.query("SELECT \(unescaped: Self.keyColumns) FROM provider_key WHERE key_id = \(id)")
+                .collect().first.map(Self.key)
+        }
+    }
+
+    public func providerKeys() async throws -> [ProviderKeyRecord] {
+        try await perform { client in
+            try await client.query("SELECT \(unescaped: Self.keyColumns) FROM provider_key ORDER BY created_at")
+                .collect().map(Self.key)
+        }
+    }
+
+    public func saveProviderKey(_ key: ProviderKeyRecord) async throws {
+        try await perform { client in
+            try await client.query("""
+                INSERT INTO provider_key (key_id, team_id, public_key, environment, topics, created_at)
+                VALUES (\(key.keyID), \(key.teamID), \(key.publicKeyPEM), \(key.environment?.rawValue),
+                        \(key.topics.joined(separator: " ")), \(key.createdAt.timeIntervalSince1970))
+                ON CONFLICT (key_id) DO UPDATE SET team_id = excluded.team_id, public_key = excluded.public_key,
+                    environment = excluded.environment, topics = excluded.topics, created_at = excluded.created_at
+                """)
+        }
+    }
+
+    private static let keyColumns = "key_id, team_id, public_key, environment, topics, created_at"
+
+    private static func key(_ row: PostgresRow) throws -> ProviderKeyRecord {
+        let (keyID, teamID, pem, environment, topics, createdAt) = try row.decode(
+            (String, String, String, String?, String, Double).self)
+        return ProviderKeyRecord(
+            keyID: keyID, teamID: teamID, publicKeyPEM: pem, environment: environment.flatMap(APNsEnvironment.init(rawValue:)),
+            topics: topics.split(separator: " ").map(String.init), createdAt: Date(timeIntervalSince1970: createdAt))
+    }
+
+    // MARK: Devices and tokens
+
+    public func deviceEnrollment(deviceID: String) async throws -> DeviceEnrollment {
+        try await perform { client in
+            guard let row = try await client.query("SELECT secret_hash FROM device WHERE id = \(deviceID)").collect().first
+            else { return .unknown }
+            return try row.decode(Data?.self).map { .secret(hash: $0) } ?? .withoutSecret
+        }
+    }
+
+    public func enrollDevice(id: String, secretHash: Data?, at: Date) async throws {
+        try await perform { client in
+            try await client.query("""
+                INSERT INTO device (id, secret_hash, created_at) VALUES (\(id), \(secretHash), \(at.timeIntervalSince1970))
+                ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash WHERE device.secret_hash IS NULL
+                """)
+        }
+    }
+
+    public func token(_ token: String) async throws -> DeviceTokenRecord? {
+        let key = token.lowercased()
+        return try await perform { client in
+            try await client.query("SELECT \(unescaped: Self.tokenColumns) FROM device_token WHERE token = \(key)")
+                .collect().first.map(Self.tokenRecord)
+        }
+    }
+
+    public func activeToken(
+        deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date
+    ) async throws -> DeviceTokenRecord {
+        let candidate = DeviceToken.random().hex
+        return try await perform { client in
+            // The device row, a new token unless one is active (the partial unique index settles a race between
+            // nodes), then the active one.
+            try await client.query("""
+                INSERT INTO device (id, secret_hash, created_at) VALUES (\(deviceID), NULL, \(at.timeIntervalSince1970))
+                ON CONFLICT (id) DO NOTHING
+                """)
+            try await client.query("""
+                INSERT INTO device_token (token, device_id, bundle_id, environment, created_at)
+                VALUES (\(candidate), \(deviceID), \(bundleID), \(environment.rawValue), \(at.timeIntervalSince1970))
+                ON CONFLICT (device_id, bundle_id, environment) WHERE revoked_at IS NULL DO NOTHING
+                """)
+            guard let row = try await client.query("""
+                SELECT \(unescaped: Self.tokenColumns) FROM device_token
+                WHERE device_id = \(deviceID) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue)
+                AND revoked_at IS NULL
+                """).collect().first
+            else { throw GatewayStoreError.unavailable("the token issued for \(deviceID) was revoked at once") }
+            return try Self.tokenRecord(row)
+        }
+    }
+
+    public func tokens(includingRevoked: Bool) async throws -> [DeviceTokenRecord] {
+        try await perform { client in
+            try await client.query("""
+                SELECT \(unescaped: Self.tokenColumns) FROM device_token \(unescaped: includingRevoked ? "" : "WHERE revoked_at IS NULL")
+                ORDER BY device_id, bundle_id, environment, created_at
+                """).collect().map(Self.tokenRecord)
+        }
+    }
+
+    public func revokeToken(_ token: String, at: Date) async throws -> DeviceTokenRecord? {
+        let key = token.lowercased()
+        return try await perform { [logger] client in
+            try await Self.unwrappingTransactionError { try await client.withTransaction(logger: logger) { connection in
+                try await connection.query(
+                    "UPDATE device_token SET revoked_at = \(at.timeIntervalSince1970) WHERE token = \(key) AND revoked_at IS NULL",
+                    logger: logger)
+                // Stored notifications for a revoked token will never be delivered (D-08).
+                try await connection.query("DELETE FROM stored_notification WHERE token = \(key)", logger: logger)
+                return try await connection.query(
+                    "SELECT \(unescaped: Self.tokenColumns) FROM device_token WHERE token = \(key)", logger: logger
+                ).collect().first.map(Self.tokenRecord)
+            } }
+        }
+    }
+
+    private static let tokenColumns = "token, device_id, bundle_id, environment, created_at, revoked_at"
+
+    private static func tokenRecord(_ row: PostgresRow) throws -> DeviceTokenRecord {
+        let (token, deviceID, bundleID, environment, createdAt, revokedAt) = try row.decode(
+            (String, String, String, String, Double, Double?).self)
+        return DeviceTokenRecord(
+            token: token, deviceID: deviceID, bundleID: bundleID,
+            environment: APNsEnvironment(rawValue: environment) ?? .development,
+            createdAt: Date(timeIntervalSince1970: createdAt), revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    // MARK: Stored notifications
+
+    public func store(_ n: StoredNotification) async throws -> String? {
+        try await perform { client in
+            // One statement, one commit: the previous notification's unique id, the new row (unclaimed), and the
+            // device's announcement, which every node gets at the commit.
+            let rows = try await client.query("""
+                WITH previous AS (
+                    SELECT unique_id FROM stored_notification WHERE token = \(n.token) AND topic = \(n.topic)
+                ), saved AS (
+                    INSERT INTO stored_notification
+                        (token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id, payload,
+                         received_at, expires_at)
+                    VALUES (\(n.token), \(n.topic), \(n.deviceID), \(n.bundleID), \(n.apnsID), \(n.uniqueID),
+                            \(n.pushType.rawValue), \(n.priority.rawValue), \(n.collapseID), \(n.payload),
+                            \(n.receivedAt.timeIntervalSince1970), \(n.expiresAt.timeIntervalSince1970))
+                    ON CONFLICT (token, topic) DO UPDATE SET
+                        device_id = excluded.device_id, bundle_id = excluded.bundle_id, apns_id = excluded.apns_id,
+                        unique_id = excluded.unique_id, push_type = excluded.push_type, priority = excluded.priority,
+                        collapse_id = excluded.collapse_id, payload = excluded.payload, received_at = excluded.received_at,
+                        expires_at = excluded.expires_at, seq = nextval(pg_get_serial_sequence('stored_notification', 'seq')),
+                        claimed_by = NULL, claimed_until = NULL
+                    RETURNING 1
+                )
+                SELECT (SELECT unique_id FROM previous), pg_notify(\(Self.channel), \("stored " + n.deviceID)) FROM saved
+                """).collect()
+            return try rows.first?.decode((String?, String).self).0
+        }
+    }
+
+    public func storedNotifications(deviceID: String) async throws -> [StoredNotification] {
+        try await perform { client in
+            try await client.query("""
+                SELECT \(unescaped: Self.storedColumns) FROM stored_notification WHERE device_id = \(deviceID)
+                ORDER BY received_at, seq
+                """).collect().map(Self.stored).map(\.notification)
+        }
+    }
+
+    public func claimStoredNotifications(
+        deviceID: String, claimant: String, until: Date, now: Date, limit: Int
+    ) async throws -> [StoredNotification] {
+        let claim = nodeID + "/" + claimant
+        return try await perform { client in
+            // Rows another claimant holds (a session of the same device on another node) are skipped, not waited
+            // for: each stored or relayed notification goes to one session. Stored ones first (they are older).
+            let stored = try await client.query("""
+                UPDATE stored_notification SET claimed_by = \(claim), claimed_until = \(until.timeIntervalSince1970)
+                WHERE (token, topic) IN (
+                    SELECT token, topic FROM stored_notification
+                    WHERE device_id = \(deviceID)
+                      AND (claimed_by IS NULL OR claimed_by = \(claim) OR claimed_until < \(now.timeIntervalSince1970))
+                    ORDER BY received_at, seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING \(unescaped: Self.storedColumns)
+                """).collect().map(Self.stored).sorted { ($0.notification.receivedAt, $0.seq) < ($1.notification.receivedAt, $1.seq) }
+                .map(\.notification)
+            guard stored.count < limit else { return stored }
+            let relayed = try await client.query("""
+                UPDATE relayed_push SET claimed_by = \(claim), claimed_until = \(until.timeIntervalSince1970)
+                WHERE seq IN (
+                    SELECT seq FROM relayed_push
+                    WHERE device_id = \(deviceID)
+                      AND (claimed_by IS NULL OR claimed_by = \(claim) OR claimed_until < \(now.timeIntervalSince1970))
+                    ORDER BY seq LIMIT \(limit - stored.count) FOR UPDATE SKIP LOCKED)
+                RETURNING \(unescaped: Self.storedColumns)
+                """).collect().map(Self.stored).sorted { $0.seq < $1.seq }.map { row in
+                    var notification = row.notification
+                    notification.relayed = true
+                    return notification
+                }
+            return stored + relayed
+        }
+    }
+
+    public func releaseStoredNotifications(deviceID: String, claimant: String) async throws {
+        let claim = nodeID + "/" + claimant
+        try await perform { client in
+            try await client.query("""
+                WITH relayed AS (
+                    UPDATE relayed_push SET claimed_by = NULL, claimed_until = NULL
+                    WHERE device_id = \(deviceID) AND claimed_by = \(claim)
+                )
+                UPDATE stored_notification SET claimed_by = NULL, claimed_until = NULL
+                WHERE device_id = \(deviceID) AND claimed_by = \(claim)
+                """)
+        }
+    }
+
+    public func removeStoredNotification(token: String, topic: String, uniqueID: String) async throws {
+        try await perform { client in
+            try await client.query("""
+                WITH relayed AS (DELETE FROM relayed_push WHERE unique_id = \(uniqueID))
+                DELETE FROM stored_notification WHERE token = \(token) AND topic = \(topic) AND unique_id = \(uniqueID)
+                """)
+        }
+    }
+
+    private static let storedColumns = """
+        token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id, payload, received_at,
+        expires_at, seq
+        """
+
+    private static func stored(_ row: PostgresRow) throws -> (notification: StoredNotification, seq: Int) {
+        let (token, topic, deviceID, bundleID, apnsID, uniqueID, pushType, priority, collapseID, payload, receivedAt,
+             expiresAt, seq) = try row.decode(
+                (String, String, String, String, String, String, String, Int, String?, Data, Double, Double, Int).self)
+        return (
+            StoredNotification(
+                token: token, deviceID: deviceID, topic: topic, bundleID: bundleID, apnsID: apnsID, uniqueID: uniqueID,
+                pushType: APNsPushType(rawValue: pushType) ?? .alert,
+                priority: APNsPriority(rawValue: priority) ?? .immediate, collapseID: collapseID, payload: payload,
+                receivedAt: Date(timeIntervalSince1970: receivedAt), expiresAt: Date(timeIntervalSince1970: expiresAt)),
+            seq
+        )
+    }
+
+    // MARK: Delivery log
+
+    public func appendEvents(_ events: [DeliveryEvent]) async throws {
+        guard !events.isEmpty else { return }
+        let ids = events.map(\.uniqueID)
+        let times = events.map(\.at.timeIntervalSince1970)
+        let kinds = events.map(\.kind.rawValue)
+        let details = events.map(\.detail)
+        try await perform { client in
+            // One statement for the batch, rows in the batch's order.
+            try await client.query("""
+                INSERT INTO delivery_event (unique_id, at, kind, detail)
+                SELECT unique_id, at, kind, detail
+                FROM unnest(\(ids)::text[], \(times)::float8[], \(kinds)::text[], \(details)::text[])
+                    WITH ORDINALITY AS e(unique_id, at, kind, detail, n) ORDER BY n
+                """)
+        }
+    }
+
+    public func events(uniqueID: String) async throws -> [DeliveryEvent] {
+        let key = uniqueID.lowercased()
+        return try await perform { client in
+            try await client.query("SELECT unique_id, at, kind, detail FROM delivery_event WHERE unique_id = \(key) ORDER BY id")
+                .collect().map { row in
+                    let (uniqueID, at, kind, detail) = try row.decode((String, Double, String, String).self)
+                    return DeliveryEvent(
+                        uniqueID: uniqueID, at: Date(timeIntervalSince1970: at),
+                        kind: DeliveryEvent.Kind(rawValue: kind) ?? .received, detail: detail)
+                }
+        }
+    }
+
+    public func pruneEvents(before date: Date) async throws {
+        try await perform { client in
+            try await client.query("""
+                DELETE FROM delivery_event WHERE id < coalesce(
+                    (SELECT id FROM delivery_event WHERE at >= \(date.timeIntervalSince1970) ORDER BY id LIMIT 1),
+                    (SELECT max(id) + 1 FROM delivery_event))
+                """)
+        }
+    }
+}
+
+/// Runs `body`, and throws ``GatewayStoreError/unavailable(_:)`` when it has not finished within `timeout`.
+func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw GatewayStoreError.unavailable("no answer within \(timeout)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldGateway
+import Logging
+import ServiceLifecycle
+
+/// Where the gateway's store is: the data directory's SQLite file, or a PostgreSQL database (`--database`) that
+/// several gateway nodes share. Every command that reads or writes the gateway's store takes these options.
+struct GatewayStoreOptions: ParsableArguments {
+    @OptionGroup var data: DataDirectoryOptions
+    @Option(
+        help: ArgumentHelp(
+            "The gateway's store on PostgreSQL, shared by several gateway nodes (default: $HERALD_DATABASE, else <data-dir>/gateway.sqlite).",
+            valueName: "postgres://USER@HOST:PORT/DB"))
+    var database: String?
+
+    /// The data directory.
+    var directory: HeraldDataDirectory { data.directory }
+
+    /// The PostgreSQL database, if one is chosen (`--database`, else `$HERALD_DATABASE`).
+    func databaseURL() throws -> PostgresDatabaseURL? {
+        guard let text = database ?? ProcessInfo.processInfo.environment["HERALD_DATABASE"], !text.isEmpty else { return nil }
+        do {
+            return try PostgresDatabaseURL(text)
+        } catch let error as PostgresDatabaseURL.Invalid {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// Opens the store for a gateway node: SQLite, or PostgreSQL connected and migrated (a `Service` to run with the
+    /// gateway). An unreachable database, or one of a newer schema, is a one-line error.
+    ///
+    /// - Parameter logger: Where the store logs.
+    func openForNode(logger: Logger) async throws -> any GatewayStore {
+        guard let url = try databaseURL() else { return try openGatewayStore(data, logger: logger) }
+        return try await openPostgres(url, isNode: true, logger: logger)
+    }
+
+    /// Runs `body` with the store, as a command that reads or writes it (not a gateway node).
+    @discardableResult
+    func withStore<T>(
+        logger: Logger = Logger(label: "herald.gateway.store"), _ body: (any GatewayStore) async throws -> T
+    ) async throws -> T {
+        guard let url = try databaseURL() else { return try await body(try openGatewayStore(data, logger: logger)) }
+        let store = try await openPostgres(url, isNode: false, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await store.run() }
+            defer { group.cancelAll() }
+            return try await body(store)
+        }
+    }
+
+    private func openPostgres(_ url: PostgresDatabaseURL, isNode: Bool, logger: Logger) async throws -> PostgresGatewayStore {
+        var configuration = PostgresGatewayStore.Configuration()
+        configuration.isNode = isNode
+        var storeLogger = logger
+        storeLogger.logLevel = max(logger.logLevel, .notice)
+        let store = try PostgresGatewayStore(url: url, configuration: configuration, logger: storeLogger)
+        do {
+            try await store.prepare()
+        } catch let error as GatewayStoreError {
+            throw CommandFailure(error.description)
+        }
+        return store
+    }
+}

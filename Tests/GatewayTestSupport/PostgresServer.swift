@@ -1,0 +1,181 @@
+import Foundation
+import HeraldGateway
+import HeraldTesting
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// A throwaway PostgreSQL server for tests: Debian's `postgresql` package, a cluster made with `initdb` in a folder of
+/// its own, listening on a free loopback port. One per test process, started on first use; it is killed when the
+/// process exits, or within a second of its end when it crashes (a watchdog shell beside the server), and its folder
+/// is removed. Each test gets an empty database of its own (``makeDatabase()``).
+///
+/// `initdb` and `postgres` refuse to run as root: as root they run as the `postgres` user the package creates.
+package actor PostgresServer {
+    package static let shared = PostgresServer()
+
+    /// What stops the server from starting, in words that say what to do.
+    package struct Unavailable: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    /// The server's start: one, however many tests ask at once.
+    private var launching: Task<Int, any Error>?
+    private var databases = 0
+
+    /// The server's port, starting it on first use.
+    package func start() async throws -> Int {
+        if let launching { return try await launching.value }
+        let launch = Task { try await Self.launch() }
+        launching = launch
+        return try await launch.value
+    }
+
+    /// A new, empty database on the server.
+    package func makeDatabase() async throws -> PostgresDatabaseURL {
+        let port = try await start()
+        databases += 1
+        let name = "test_\(databases)_\(UUID().uuidString.prefix(8).lowercased())"
+        try await Self.withConnection(port: port, database: "postgres") { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.logger)
+        }
+        return try PostgresDatabaseURL("postgres://herald@127.0.0.1:\(port)/\(name)?sslmode=disable")
+    }
+
+    /// Runs `body` on a connection to `database` as the superuser.
+    @discardableResult
+    package static func withConnection<T: Sendable>(
+        port: Int, database: String, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(host: "127.0.0.1", port: port, username: "herald", password: nil, database: database, tls: .disable),
+            id: 0, logger: logger)
+        do {
+            let value = try await body(connection)
+            try await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+
+    private static let logger = Logger(label: "test.postgres")
+
+    /// The directory of PostgreSQL's programs (`initdb`, `postgres`).
+    static func binaries() throws -> URL {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        guard let newest = versions.compactMap(Int.init).max() else {
+            throw Unavailable(description: "PostgreSQL is not installed: run scripts/test (it installs it) or apt-get install -y postgresql")
+        }
+        return root.appendingPathComponent("\(newest)/bin")
+    }
+
+    /// Makes a cluster and starts its server; returns its port.
+    private static func launch() async throws -> Int {
+        let bin = try binaries()
+        // Not inside TMPDIR: the postgres user must be able to reach it.
+        let directory = URL(fileURLWithPath: "/tmp/herald-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let data = directory.appendingPathComponent("data")
+        removeAtExit(directory)
+        let asUser: [String]
+        if getuid() == 0 {
+            _ = try await ChildProcess.run("chown", ["-R", "postgres:postgres", directory.path])
+            asUser = ["--reuid", "postgres", "--regid", "postgres", "--init-groups"]
+        } else {
+            asUser = []
+        }
+        let initdb = try await ChildProcess.run(
+            "setpriv", asUser + ["--", bin.appendingPathComponent("initdb").path, "-D", data.path, "-U", "herald", "-A", "trust",
+                                 "--no-sync", "-E", "UTF8", "--locale=C"],
+            timeout: .seconds(120))
+        guard initdb.status == 0 else {
+            throw Unavailable(description: "initdb failed (\(initdb.status)): \(initdb.error)")
+        }
+        for _ in 0..<5 {
+            let port = try freePort()
+            let log = directory.appendingPathComponent("server-\(port).log").path
+            let server = (asUser + [
+                "--", bin.appendingPathComponent("postgres").path, "-D", data.path, "-p", "\(port)",
+                "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(directory.path)",
+                // Tests kill gateway nodes, not the database's machine: durability on disk is the benchmarks' to
+                // measure (they run with PostgreSQL's defaults).
+                "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+            ]).map { "'\($0)'" }.joined(separator: " ")
+            // The server, and a watchdog that kills it once this process is gone (however it ended).
+            let script = """
+                setpriv \(server) >'\(log)' 2>&1 &
+                server=$!
+                echo "server $server"
+                while kill -0 \(getpid()) 2>/dev/null && kill -0 $server 2>/dev/null; do sleep 1; done
+                kill -KILL $server 2>/dev/null
+                """
+            let watchdog = try await ChildProcess.launch("sh", ["-c", script])
+            guard let line = await watchdog.waitForOutput(containing: "server ", timeout: .seconds(30)),
+                  let pid = line.split(separator: "\n").first(where: { $0.hasPrefix("server ") })
+                    .flatMap({ Int32($0.dropFirst("server ".count)) })
+            else { continue }
+            killAtExit(pid)
+            for _ in 0..<300 {
+                if watchdog.status != nil { break }
+                if (try? await withConnection(port: port, database: "postgres", { _ in })) != nil {
+                    watchdogs.withLock { $0.append(watchdog) }
+                    return port
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            kill(pid, SIGKILL)
+        }
+        throw Unavailable(description: "PostgreSQL did not start; see the logs in \(directory.path)")
+    }
+
+    /// The watchdogs of the servers started (kept so that nothing ends them before the process does).
+    private static let watchdogs = Mutex<[ChildProcess]>([])
+
+    /// A loopback port nothing listens on now.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Unavailable(description: "socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sockaddrPointer in
+                bind(fd, sockaddrPointer, length) == 0 && getsockname(fd, sockaddrPointer, &length) == 0
+            }
+        }
+        guard bound else { throw Unavailable(description: "bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Servers killed, then folders removed, when the process exits.
+private let atExit = Mutex<(pids: [Int32], folders: [URL], registered: Bool)>(([], [], false))
+
+private func removeAtExit(_ folder: URL) {
+    registerAtExit { $0.folders.append(folder) }
+}
+
+private func killAtExit(_ pid: Int32) {
+    registerAtExit { $0.pids.append(pid) }
+}
+
+private func registerAtExit(_ change: (inout (pids: [Int32], folders: [URL], registered: Bool)) -> Void) {
+    let first = atExit.withLock { state in
+        change(&state)
+        defer { state.registered = true }
+        return !state.registered
+    }
+    if first {
+        atexit {
+            let (pids, folders, _) = atExit.withLock { $0 }
+            for pid in pids { kill(pid, SIGKILL) }
+            for folder in folders { try? FileManager.default.removeItem(at: folder) }
+        }
+    }
+}

@@ -1,0 +1,305 @@
+import Foundation
+import GatewayTestSupport
+import HeraldCore
+@testable import HeraldGateway
+import HeraldTesting
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Testing
+
+/// The gateway store's promises, checked on both back ends: SQLite (one node) and PostgreSQL (several).
+enum StoreBackEnd: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite, postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// Runs `body` with a fresh, empty store of `backEnd` (a PostgreSQL store running as its service meanwhile).
+func withStore<T: Sendable>(
+    _ backEnd: StoreBackEnd, configuration: PostgresGatewayStore.Configuration = .init(),
+    _ body: @Sendable (any GatewayStore) async throws -> T
+) async throws -> T {
+    switch backEnd {
+    case .sqlite:
+        let folder = try ScratchFolder.make("herald-store")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try await body(try SQLiteGatewayStore(url: folder.appendingPathComponent("gateway.sqlite")))
+    case .postgres:
+        let url = try await PostgresServer.shared.makeDatabase()
+        return try await withPostgresStores(url, count: 1, configuration: configuration) { try await body($0[0]) }
+    }
+}
+
+/// Runs `body` with `count` PostgreSQL stores on one database (as `count` gateway nodes have), each running.
+func withPostgresStores<T: Sendable>(
+    _ url: PostgresDatabaseURL, count: Int, configuration: PostgresGatewayStore.Configuration = .init(),
+    _ body: @Sendable ([PostgresGatewayStore]) async throws -> T
+) async throws -> T {
+    var logger = Logger(label: "test.postgres-store")
+    logger.logLevel = .error
+    let stores = try (0..<count).map { _ in try PostgresGatewayStore(url: url, configuration: configuration, logger: logger) }
+    for store in stores { try await store.prepare() }
+    // As a node runs it: in a service group, stopped gracefully (the node says goodbye).
+    let group = ServiceGroup(services: stores, gracefulShutdownSignals: [], logger: logger)
+    return try await withThrowingTaskGroup(of: T?.self) { tasks in
+        tasks.addTask { try await group.run(); return nil }
+        defer { tasks.cancelAll() }
+        let result: Result<T, any Error>
+        do { result = .success(try await body(stores)) } catch { result = .failure(error) }
+        await group.triggerGracefulShutdown()
+        while let _ = try await tasks.next() {}
+        return try result.get()
+    }
+}
+
+@Suite(.timeLimit(.minutes(3))) struct GatewayStoreContractTests {
+    static let day0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func notification(
+        _ uniqueID: String, token: String = "aa", topic: String = "com.example.app", device: String = "device-1",
+        at: Date = day0
+    ) -> StoredNotification {
+        StoredNotification(
+            token: token, deviceID: device, topic: topic, bundleID: "com.example.app", apnsID: uniqueID,
+            uniqueID: uniqueID, pushType: .alert, priority: .immediate, collapseID: "c", payload: Data(#"{"aps":{}}"#.utf8),
+            receivedAt: at, expiresAt: at.addingTimeInterval(60))
+    }
+
+    @Test("Keys: saved, replaced by key ID, listed oldest first, found by ID", arguments: StoreBackEnd.allCases)
+    func keys(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            let first = ProviderKeyRecord(
+                keyID: "KEY1234567", teamID: "TEAM123456", publicKeyPEM: "pem-1", environment: .production,
+                topics: ["com.example.a", "com.example.b"], createdAt: Self.day0)
+            let second = ProviderKeyRecord(keyID: "KEY7654321", teamID: "TEAM123456", publicKeyPEM: "pem-2", createdAt: Self.day0 + 1)
+            try await store.saveProviderKey(first)
+            try await store.saveProviderKey(second)
+            #expect(try await store.providerKey(id: "KEY1234567") == first)
+            #expect(try await store.providerKey(id: "NOSUCHKEY0") == nil)
+            var replaced = first
+            replaced.publicKeyPEM = "pem-3"
+            replaced.topics = []
+            replaced.environment = nil
+            try await store.saveProviderKey(replaced)
+            #expect(try await store.providerKeys() == [replaced, second])
+        }
+    }
+
+    @Test("Devices: unknown, enrolled without a secret, then the first secret sticks", arguments: StoreBackEnd.allCases)
+    func enrollment(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            #expect(try await store.deviceEnrollment(deviceID: "d") == .unknown)
+            _ = try await store.activeToken(deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0)
+            #expect(try await store.deviceEnrollment(deviceID: "d") == .withoutSecret)
+            try await store.enrollDevice(id: "d", secretHash: Data([1, 2, 3]), at: Self.day0)
+            try await store.enrollDevice(id: "d", secretHash: Data([9]), at: Self.day0)
+            #expect(try await store.deviceEnrollment(deviceID: "d") == .secret(hash: Data([1, 2, 3])))
+        }
+    }
+
+    @Test("D-08, D-11: one active token per device, app and environment; revoked is 410's timestamp and drops what was stored",
+          arguments: StoreBackEnd.allCases)
+    func tokens(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            let issued = try await store.activeToken(
+                deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0)
+            #expect(try await store.activeToken(
+                deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0 + 5) == issued)
+            let production = try await store.activeToken(
+                deviceID: "d", bundleID: "com.example.app", environment: .production, at: Self.day0)
+            #expect(production.token != issued.token)
+            #expect(try await store.token(issued.token.uppercased()) == issued)
+            _ = try await store.store(Self.notification("u1", token: issued.token, device: "d"))
+            let revokedAt = Self.day0 + 60
+            let revoked = try #require(try await store.revokeToken(issued.token, at: revokedAt))
+            #expect(revoked.revokedAt == revokedAt)
+            #expect(try await store.token(issued.token)?.revokedAt == revokedAt)
+            #expect(try await store.storedNotifications(deviceID: "d").isEmpty)
+            // Revoking again keeps the first time; an unknown token is nil.
+            #expect(try await store.revokeToken(issued.token, at: revokedAt + 60)?.revokedAt == revokedAt)
+            #expect(try await store.revokeToken(String(repeating: "ab", count: 32), at: revokedAt) == nil)
+            let next = try await store.activeToken(
+                deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0 + 120)
+            #expect(next.token != issued.token)
+            #expect(try await store.tokens(includingRevoked: false).map(\.token).sorted() == [next.token, production.token].sorted())
+            #expect(try await store.tokens(includingRevoked: true).count == 3)
+        }
+    }
+
+    @Test("D-04: one notification kept per token and topic, oldest first; the replaced one's unique id is reported",
+          arguments: StoreBackEnd.allCases)
+    func storeAndForward(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            #expect(try await store.store(Self.notification("first")) == nil)
+            #expect(try await store.store(Self.notification("other-topic", topic: "com.example.app.voip", at: Self.day0 + 1)) == nil)
+            #expect(try await store.store(Self.notification("second", at: Self.day0 + 2)) == "first")
+            let kept = try await store.storedNotifications(deviceID: "device-1")
+            #expect(kept.map(\.uniqueID) == ["other-topic", "second"])
+            #expect(kept.last == Self.notification("second", at: Self.day0 + 2))
+            // Removing checks the unique id: a newer notification under the same key stays.
+            try await store.removeStoredNotification(token: "aa", topic: "com.example.app", uniqueID: "first")
+            #expect(try await store.storedNotifications(deviceID: "device-1").count == 2)
+            try await store.removeStoredNotification(token: "aa", topic: "com.example.app", uniqueID: "second")
+            #expect(try await store.storedNotifications(deviceID: "device-1").map(\.uniqueID) == ["other-topic"])
+        }
+    }
+
+    @Test("Claims: a session takes what nobody holds, in order; released, or lapsed, it can be taken again",
+          arguments: StoreBackEnd.allCases)
+    func claims(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            for index in 0..<5 {
+                _ = try await store.store(Self.notification("n\(index)", topic: "t\(index)", at: Self.day0 + Double(index)))
+            }
+            let first = try await store.claimStoredNotifications(
+                deviceID: "device-1", claimant: "a", until: Self.day0 + 100, now: Self.day0, limit: 3)
+            #expect(first.map(\.uniqueID) == ["n0", "n1", "n2"])
+            let second = try await store.claimStoredNotifications(
+                deviceID: "device-1", claimant: "b", until: Self.day0 + 100, now: Self.day0, limit: 10)
+            if backEnd == .postgres {
+                // Another session gets only what the first does not hold.
+                #expect(second.map(\.uniqueID) == ["n3", "n4"])
+                try await store.releaseStoredNotifications(deviceID: "device-1", claimant: "a")
+                let again = try await store.claimStoredNotifications(
+                    deviceID: "device-1", claimant: "c", until: Self.day0 + 100, now: Self.day0, limit: 10)
+                #expect(again.map(\.uniqueID) == ["n0", "n1", "n2"])
+                // After its claim lapses, what "b" held is free.
+                let lapsed = try await store.claimStoredNotifications(
+                    deviceID: "device-1", claimant: "d", until: Self.day0 + 300, now: Self.day0 + 200, limit: 10)
+                #expect(lapsed.map(\.uniqueID) == ["n0", "n1", "n2", "n3", "n4"])
+            } else {
+                // One node, one session per device: a claim is a read.
+                #expect(second.map(\.uniqueID) == ["n0", "n1", "n2", "n3", "n4"])
+            }
+        }
+    }
+
+    @Test("C-04: the delivery log keeps each notification's events in order and prunes by age", arguments: StoreBackEnd.allCases)
+    func deliveryLog(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            let kinds: [DeliveryEvent.Kind] = [.received, .stored, .delivered, .discarded]
+            try await store.appendEvents(kinds.enumerated().map { index, kind in
+                DeliveryEvent(uniqueID: index % 2 == 0 ? "a" : "b", at: Self.day0 + Double(index), kind: kind, detail: "\(index)")
+            })
+            try await store.appendEvents([DeliveryEvent(uniqueID: "a", at: Self.day0 + 86_400 * 8, kind: .delivered, detail: "late")])
+            #expect(try await store.events(uniqueID: "A").map(\.detail) == ["0", "2", "late"])
+            #expect(try await store.events(uniqueID: "b").map(\.kind) == [.stored, .discarded])
+            try await store.pruneEvents(before: Self.day0 + 86_400 * 7)
+            #expect(try await store.events(uniqueID: "a").map(\.detail) == ["late"])
+            #expect(try await store.events(uniqueID: "b").isEmpty)
+        }
+    }
+}
+
+/// What only PostgreSQL's store does: several nodes on one database.
+@Suite(.timeLimit(.minutes(3))) struct PostgresGatewayStoreTests {
+    @Test("Two nodes issuing a token for the same app at once issue one")
+    func oneActiveTokenAcrossNodes() async throws {
+        let url = try await PostgresServer.shared.makeDatabase()
+        try await withPostgresStores(url, count: 2) { stores in
+            let issued = try await withThrowingTaskGroup(of: DeviceTokenRecord.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await stores[index % 2].activeToken(
+                            deviceID: "d", bundleID: "com.example.app", environment: .development, at: Date())
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1.token) }
+            }
+            #expect(issued.count == 1)
+        }
+    }
+
+    @Test("A notification stored on one node is announced to the others in its commit")
+    func storedIsAnnounced() async throws {
+        let url = try await PostgresServer.shared.makeDatabase()
+        try await withPostgresStores(url, count: 2) { stores in
+            let heard = try await withTimeout(.seconds(30)) {
+                try await withThrowingTaskGroup(of: GatewayNodeEvent?.self) { group in
+                    group.addTask {
+                        for await event in stores[1].nodeEvents() {
+                            if case .storedPushArrived = event { return event }
+                        }
+                        return nil
+                    }
+                    group.addTask {
+                        // Until the listener has begun, an announcement is lost (NOTIFY is a wake-up, not a queue).
+                        for index in 0..<100 {
+                            _ = try await stores[0].store(GatewayStoreContractTests.notification("u\(index)", device: "far"))
+                            try await Task.sleep(for: .milliseconds(100))
+                        }
+                        return nil
+                    }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? nil
+                }
+            }
+            #expect(heard == .storedPushArrived(deviceID: "far"))
+        }
+    }
+
+    @Test("A node that stops its heartbeat has its claims released by the others")
+    func deadNodesClaimsAreReleased() async throws {
+        let url = try await PostgresServer.shared.makeDatabase()
+        var configuration = PostgresGatewayStore.Configuration()
+        configuration.heartbeatInterval = .milliseconds(200)
+        configuration.nodeTimeout = .seconds(1)
+        let far = Date().addingTimeInterval(3_600)
+        // A node that claims and then dies (its store stops without its graceful goodbye).
+        let deadNode = try await withPostgresStores(url, count: 1, configuration: configuration) { stores in
+            _ = try await stores[0].store(GatewayStoreContractTests.notification("kept", device: "d"))
+            let claimed = try await stores[0].claimStoredNotifications(
+                deviceID: "d", claimant: "s", until: far, now: Date(), limit: 10)
+            #expect(claimed.count == 1)
+            return stores[0].nodeID
+        }
+        // Its graceful stop gave its claims back; claim again as that node would have, without stopping.
+        try await PostgresServer.withConnection(port: url.port, database: url.database) { connection in
+            try await connection.query(
+                "UPDATE stored_notification SET claimed_by = \(deadNode + "/s"), claimed_until = \(far.timeIntervalSince1970)",
+                logger: Logger(label: "test"))
+            try await connection.query(
+                """
+                INSERT INTO gateway_node (id, started_at, heartbeat_at) VALUES (\(deadNode), 0, \(Date().timeIntervalSince1970))
+                ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
+                """,
+                logger: Logger(label: "test"))
+        }
+        try await withPostgresStores(url, count: 1, configuration: configuration) { stores in
+            let taken = try await withTimeout(.seconds(30)) {
+                while true {
+                    let claimed = try await stores[0].claimStoredNotifications(
+                        deviceID: "d", claimant: "t", until: far, now: Date(), limit: 10)
+                    if !claimed.isEmpty { return claimed.map(\.uniqueID) }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            #expect(taken == ["kept"])
+        }
+    }
+
+    @Test("A database of a newer schema is refused with a message; an unreachable one is a clear error")
+    func refusals() async throws {
+        let url = try await PostgresServer.shared.makeDatabase()
+        try await withPostgresStores(url, count: 1) { _ in }
+        try await PostgresServer.withConnection(port: url.port, database: url.database) { connection in
+            try await connection.query("INSERT INTO herald_schema (version, applied_at) VALUES (99, 0)", logger: Logger(label: "test"))
+        }
+        let newer = try PostgresGatewayStore(url: url, logger: Logger(label: "test"))
+        await #expect(throws: GatewayStoreError.newerSchema(found: 99, known: PostgresGatewayStore.migrations.count)) {
+            try await newer.prepare()
+        }
+        var nowhere = url
+        nowhere.port = try await PostgresServer.shared.start() == 1 ? 2 : 1  // nothing listens on port 1 or 2
+        let unreachable = try PostgresGatewayStore(url: nowhere, logger: Logger(label: "test"))
+        do {
+            try await unreachable.prepare()
+            Issue.record("a store on a port nothing listens on prepared")
+        } catch let error as GatewayStoreError {
+            guard case .unreachable(let database, _) = error else { throw error }
+            #expect(database == "\(nowhere)")
+            #expect("\(error)".contains("Check that PostgreSQL runs there"))
+        }
+    }
+}

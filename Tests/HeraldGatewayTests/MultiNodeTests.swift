@@ -1,0 +1,206 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import GatewayTestSupport
+import HeraldCore
+import HeraldDeviceChannel
+@testable import HeraldGateway
+import HeraldProvider
+import HeraldTesting
+import Logging
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+/// One gateway node on a shared PostgreSQL database, in this process: its store and gateway in a service group.
+struct GatewayNode: Sendable {
+    let store: PostgresGatewayStore
+    let gateway: HeraldGateway
+    let ports: HeraldGateway.Ports
+
+    var providerPort: Int { ports.provider[0] }
+
+    /// Connects a device over plaintext `ws://`.
+    func connectDevice(_ id: String, secret: String = "s3cret") async throws -> DeviceChannelClient {
+        try await DeviceChannelClient.connect(
+            to: "ws://127.0.0.1:\(ports.device)/device/v1", deviceID: id, secret: secret,
+            logger: Logger(label: "test.device"))
+    }
+}
+
+/// Runs `body` with `count` gateway nodes on one new database, a provider key registered, and an HTTP client;
+/// stops them all afterwards, whatever happens.
+func withNodes(
+    _ count: Int, _ body: @Sendable ([GatewayNode], HTTPClient, _ jwt: String) async throws -> Void
+) async throws {
+    let url = try await PostgresServer.shared.makeDatabase()
+    var logger = Logger(label: "test.node")
+    logger.logLevel = .warning
+    var storeConfiguration = PostgresGatewayStore.Configuration()
+    storeConfiguration.heartbeatInterval = .milliseconds(500)
+    let key = P256.Signing.PrivateKey()
+    var stores: [PostgresGatewayStore] = []
+    var gateways: [HeraldGateway] = []
+    for _ in 0..<count {
+        let store = try PostgresGatewayStore(url: url, configuration: storeConfiguration, logger: logger)
+        try await store.prepare()
+        stores.append(store)
+        let configuration = GatewayConfiguration(
+            providerListeners: [.init(port: 0, usesTLS: false)], devicePort: 0, deviceChannelUsesTLS: false,
+            acknowledgementTimeout: .seconds(10))
+        gateways.append(try HeraldGateway(
+            configuration: configuration, store: store,
+            dataDirectory: HeraldDataDirectory(url: try ScratchFolder.make("herald-node")), logger: logger))
+    }
+    let jwt = try ProviderToken.sign(keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID, issuedAt: Date(), privateKey: key)
+    let groups = zip(stores, gateways).map { store, gateway in
+        ServiceGroup(services: [store, gateway], gracefulShutdownSignals: [], logger: logger)
+    }
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        for group in groups { tasks.addTask { try await group.run() } }
+        defer { tasks.cancelAll() }
+        try await stores[0].saveProviderKey(ProviderKeyRecord(
+            keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID, publicKeyPEM: key.publicKey.pemRepresentation,
+            createdAt: Date()))
+        var nodes: [GatewayNode] = []
+        for (store, gateway) in zip(stores, gateways) {
+            nodes.append(GatewayNode(store: store, gateway: gateway, ports: try await gateway.ports()))
+        }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        let result: Result<Void, any Error>
+        do { result = .success(try await body(nodes, client, jwt)) } catch { result = .failure(error) }
+        try? await client.shutdown()
+        for group in groups { await group.triggerGracefulShutdown() }
+        while let _ = try await tasks.next() {}
+        try result.get()
+    }
+}
+
+extension HTTPClient {
+    /// An alert pushed to `node` over plaintext HTTP/1.1.
+    func alert(_ text: String, to token: String, on node: GatewayNode, jwt: String, expiration: String? = nil) async throws -> PushAnswer {
+        var headers = [("authorization", "bearer \(jwt)"), ("apns-topic", GatewayHarness.bundleID), ("apns-push-type", "alert")]
+        if let expiration { headers.append(("apns-expiration", expiration)) }
+        return try await push(
+            port: node.providerPort, scheme: "http", token: token, headers: headers,
+            body: #"{"aps":{"alert":"\#(text)"}}"#)
+    }
+}
+
+/// Collects what a device gets, acknowledging each push.
+final class ReceivedPushes: Sendable {
+    private let texts = Mutex<[String]>([])
+
+    var all: [String] { texts.withLock { $0 } }
+
+    /// Reads `device`'s pushes until it closes or the task is cancelled.
+    func collect(from device: DeviceChannelClient) async {
+        for await push in device.pushes {
+            try? await device.acknowledge(push)
+            texts.withLock { $0.append(push.payload) }
+        }
+    }
+
+    /// Waits until `count` pushes arrived, or `timeout` passed.
+    func wait(for count: Int, timeout: Duration = .seconds(60)) async -> [String] {
+        let deadline = ContinuousClock.now + timeout
+        while all.count < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        return all
+    }
+}
+
+@Suite(.timeLimit(.minutes(5))) struct MultiNodeTests {
+    @Test("A push accepted by one node for a device connected to another is delivered through it at once, each once")
+    func relayedToTheDevicesNode() async throws {
+        try await withNodes(3) { nodes, client, jwt in
+            let device = try await nodes[1].connectDevice("phone")
+            let token = try await device.register(bundleID: GatewayHarness.bundleID)
+            let received = ReceivedPushes()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await received.collect(from: device) }
+                defer { group.cancelAll() }
+                // Not coalesced as an offline device's would be (D-04): every one arrives.
+                var uniqueIDs: [String] = []
+                for index in 0..<30 {
+                    let answer = try await client.alert("n\(index)", to: token, on: nodes[index % 3], jwt: jwt)
+                    #expect(answer.status == 200)
+                    uniqueIDs.append(try #require(answer.headers.first(name: "apns-unique-id")))
+                }
+                let got = await received.wait(for: 30)
+                #expect(got.count == 30)
+                #expect(Set(got).count == 30)
+                await device.close()
+                // Relayed, never stored for an offline device: received (by the node that accepted it), delivered (by
+                // the device's node), whichever node's log wrote first.
+                for node in nodes { await node.gateway.flushDeliveryLog() }
+                for uniqueID in uniqueIDs {
+                    let kinds = try await nodes[0].store.events(uniqueID: uniqueID).map(\.kind.rawValue).sorted()
+                    #expect(kinds == ["delivered", "received"], "\(uniqueID)")
+                }
+            }
+        }
+    }
+
+    @Test("D-08: a token revoked on one node is 410 Unregistered, with the time, on the others")
+    func revocationHoldsEverywhere() async throws {
+        try await withNodes(3) { nodes, client, jwt in
+            let token = try await nodes[0].store.activeToken(
+                deviceID: "offline-1", bundleID: GatewayHarness.bundleID, environment: .development, at: Date())
+            #expect(try await client.alert("before", to: token.token, on: nodes[1], jwt: jwt).status == 200)
+            let revoked = try #require(try await nodes[2].store.revokeToken(token.token, at: Date()))
+            for node in nodes {
+                let answer = try await client.alert("after", to: token.token, on: node, jwt: jwt)
+                #expect(answer.status == 410)
+                #expect(answer.reason == "Unregistered")
+                let timestamp = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["timestamp"]
+                #expect((timestamp as? Int) == Int((revoked.revokedAt!.timeIntervalSince1970 * 1000).rounded(.down)))
+            }
+        }
+    }
+
+    @Test("D-02, D-04: stored on one node while offline, delivered once by the node the device connects to")
+    func storedThenConnectsElsewhere() async throws {
+        try await withNodes(3) { nodes, client, jwt in
+            let token = try await nodes[0].store.activeToken(
+                deviceID: "tablet", bundleID: GatewayHarness.bundleID, environment: .development, at: Date())
+            #expect(try await client.alert("kept", to: token.token, on: nodes[0], jwt: jwt).status == 200)
+            let device = try await nodes[2].connectDevice("tablet")
+            let received = ReceivedPushes()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await received.collect(from: device) }
+                defer { group.cancelAll() }
+                #expect(await received.wait(for: 1) == [#"{"aps":{"alert":"kept"}}"#])
+                try await Task.sleep(for: .milliseconds(300))
+                #expect(received.all.count == 1)
+                await device.close()
+            }
+            #expect(try await nodes[1].store.storedNotifications(deviceID: "tablet").isEmpty)
+        }
+    }
+
+    @Test("A device connected to two nodes at once (a reconnect race) gets each push once")
+    func twoConnectionsNeverTwice() async throws {
+        try await withNodes(3) { nodes, client, jwt in
+            let first = try await nodes[1].connectDevice("laptop")
+            let token = try await first.register(bundleID: GatewayHarness.bundleID)
+            let second = try await nodes[2].connectDevice("laptop")
+            let received = ReceivedPushes()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await received.collect(from: first) }
+                group.addTask { await received.collect(from: second) }
+                defer { group.cancelAll() }
+                for index in 0..<40 {
+                    #expect(try await client.alert("p\(index)", to: token, on: nodes[index % 3], jwt: jwt).status == 200)
+                }
+                let got = await received.wait(for: 40)
+                try await Task.sleep(for: .milliseconds(500))
+                #expect(received.all.count == 40)
+                #expect(Set(got).count == got.count)
+                await first.close()
+                await second.close()
+            }
+        }
+    }
+}
