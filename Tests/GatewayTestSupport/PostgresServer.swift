@@ -12,6 +12,7 @@ import Synchronization
 ///
 /// `initdb` and `postgres` refuse to run as root: as root they run as the `postgres` user the package creates.
 package actor PostgresServer {
+    /// The server most tests share.
     package static let shared = PostgresServer()
 
     /// What stops the server from starting, in words that say what to do.
@@ -19,16 +20,46 @@ package actor PostgresServer {
         package var description: String
     }
 
-    /// The server's start: one, however many tests ask at once.
-    private var launching: Task<Int, any Error>?
+    /// A cluster on disk and, while it runs, its server.
+    private struct Cluster {
+        var directory: URL
+        var data: URL
+        var asUser: [String]
+        var port: Int
+        var pid: Int32?
+    }
+
+    /// The cluster's making and first start: one, however many tests ask at once.
+    private var launching: Task<Cluster, any Error>?
+    private var cluster: Cluster?
     private var databases = 0
+
+    /// A server of its own (for a test that stops and restarts it); ``shared`` serves the others.
+    package init() {}
 
     /// The server's port, starting it on first use.
     package func start() async throws -> Int {
-        if let launching { return try await launching.value }
-        let launch = Task { try await Self.launch() }
+        if let cluster { return cluster.port }
+        let launch = launching ?? Task { try await Self.launch() }
         launching = launch
-        return try await launch.value
+        let started = try await launch.value
+        cluster = cluster ?? started
+        return started.port
+    }
+
+    /// Stops the server as an administrator would (a fast shutdown: connections are closed at once).
+    package func stop() async {
+        guard let pid = cluster?.pid else { return }
+        kill(pid, SIGINT)
+        for _ in 0..<300 where kill(pid, 0) == 0 { try? await Task.sleep(for: .milliseconds(50)) }
+        cluster?.pid = nil
+    }
+
+    /// Starts the stopped server again, on the same port and data.
+    package func restart() async throws {
+        guard var cluster, cluster.pid == nil else { return }
+        cluster.pid = try await Self.startServer(cluster)
+        self.cluster = cluster
     }
 
     /// A new, empty database on the server.
@@ -72,14 +103,14 @@ package actor PostgresServer {
         return root.appendingPathComponent("\(newest)/bin")
     }
 
-    /// Makes a cluster and starts its server; returns its port.
-    private static func launch() async throws -> Int {
+    /// Makes a cluster and starts its server on a free port.
+    private static func launch() async throws -> Cluster {
         let bin = try binaries()
         // Not inside TMPDIR: the postgres user must be able to reach it.
         let directory = URL(fileURLWithPath: "/tmp/herald-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let data = directory.appendingPathComponent("data")
         removeAtExit(directory)
+        let data = directory.appendingPathComponent("data")
         let asUser: [String]
         if getuid() == 0 {
             _ = try await ChildProcess.run("chown", ["-R", "postgres:postgres", directory.path])
@@ -95,40 +126,50 @@ package actor PostgresServer {
             throw Unavailable(description: "initdb failed (\(initdb.status)): \(initdb.error)")
         }
         for _ in 0..<5 {
-            let port = try freePort()
-            let log = directory.appendingPathComponent("server-\(port).log").path
-            let server = (asUser + [
-                "--", bin.appendingPathComponent("postgres").path, "-D", data.path, "-p", "\(port)",
-                "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(directory.path)",
-                // Tests kill gateway nodes, not the database's machine: durability on disk is the benchmarks' to
-                // measure (they run with PostgreSQL's defaults).
-                "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
-            ]).map { "'\($0)'" }.joined(separator: " ")
-            // The server, and a watchdog that kills it once this process is gone (however it ended).
-            let script = """
-                setpriv \(server) >'\(log)' 2>&1 &
-                server=$!
-                echo "server $server"
-                while kill -0 \(getpid()) 2>/dev/null && kill -0 $server 2>/dev/null; do sleep 1; done
-                kill -KILL $server 2>/dev/null
-                """
-            let watchdog = try await ChildProcess.launch("sh", ["-c", script])
-            guard let line = await watchdog.waitForOutput(containing: "server ", timeout: .seconds(30)),
-                  let pid = line.split(separator: "\n").first(where: { $0.hasPrefix("server ") })
-                    .flatMap({ Int32($0.dropFirst("server ".count)) })
-            else { continue }
-            killAtExit(pid)
-            for _ in 0..<300 {
-                if watchdog.status != nil { break }
-                if (try? await withConnection(port: port, database: "postgres", { _ in })) != nil {
-                    watchdogs.withLock { $0.append(watchdog) }
-                    return port
-                }
-                try await Task.sleep(for: .milliseconds(100))
+            var cluster = Cluster(directory: directory, data: data, asUser: asUser, port: try freePort())
+            if let pid = try? await startServer(cluster) {
+                cluster.pid = pid
+                return cluster
             }
-            kill(pid, SIGKILL)
         }
         throw Unavailable(description: "PostgreSQL did not start; see the logs in \(directory.path)")
+    }
+
+    /// Starts the cluster's server and waits until it takes connections; returns its process ID.
+    private static func startServer(_ cluster: Cluster) async throws -> Int32 {
+        let bin = try binaries()
+        let log = cluster.directory.appendingPathComponent("server-\(cluster.port).log").path
+        let server = (cluster.asUser + [
+            "--", bin.appendingPathComponent("postgres").path, "-D", cluster.data.path, "-p", "\(cluster.port)",
+            "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(cluster.directory.path)",
+            // Tests kill gateway nodes, not the database's machine: durability on disk is the benchmarks' to
+            // measure (they run with PostgreSQL's defaults).
+            "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+        ]).map { "'\($0)'" }.joined(separator: " ")
+        // The server, and a watchdog that kills it once this process is gone (however it ended).
+        let script = """
+            setpriv \(server) >>'\(log)' 2>&1 &
+            server=$!
+            echo "server $server"
+            while kill -0 \(getpid()) 2>/dev/null && kill -0 $server 2>/dev/null; do sleep 1; done
+            kill -KILL $server 2>/dev/null
+            """
+        let watchdog = try await ChildProcess.launch("sh", ["-c", script])
+        guard let line = await watchdog.waitForOutput(containing: "server ", timeout: .seconds(30)),
+              let pid = line.split(separator: "\n").first(where: { $0.hasPrefix("server ") })
+                .flatMap({ Int32($0.dropFirst("server ".count)) })
+        else { throw Unavailable(description: "PostgreSQL's server did not start") }
+        killAtExit(pid)
+        for _ in 0..<300 {
+            if watchdog.status != nil { break }
+            if (try? await withConnection(port: cluster.port, database: "postgres", { _ in })) != nil {
+                watchdogs.withLock { $0.append(watchdog) }
+                return pid
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        kill(pid, SIGKILL)
+        throw Unavailable(description: "PostgreSQL did not take connections; see \(log)")
     }
 
     /// The watchdogs of the servers started (kept so that nothing ends them before the process does).

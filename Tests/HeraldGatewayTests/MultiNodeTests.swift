@@ -33,9 +33,10 @@ struct GatewayNode: Sendable {
 /// Runs `body` with `count` gateway nodes on one new database, a provider key registered, and an HTTP client;
 /// stops them all afterwards, whatever happens.
 func withNodes(
-    _ count: Int, _ body: @Sendable ([GatewayNode], HTTPClient, _ jwt: String) async throws -> Void
+    _ count: Int, server: PostgresServer = .shared,
+    _ body: @Sendable ([GatewayNode], HTTPClient, _ jwt: String) async throws -> Void
 ) async throws {
-    let url = try await PostgresServer.shared.makeDatabase()
+    let url = try await server.makeDatabase()
     var logger = Logger(label: "test.node")
     logger.logLevel = .warning
     var storeConfiguration = PostgresGatewayStore.Configuration()
@@ -201,6 +202,31 @@ final class ReceivedPushes: Sendable {
                 await first.close()
                 await second.close()
             }
+        }
+    }
+
+    @Test("A database that goes away: 503 ServiceUnavailable, never a 200 for what was not committed; back, 200 again")
+    func databaseAway() async throws {
+        let server = PostgresServer()
+        try await withNodes(1, server: server) { nodes, client, jwt in
+            let token = try await nodes[0].store.activeToken(
+                deviceID: "offline-2", bundleID: GatewayHarness.bundleID, environment: .development, at: Date())
+            #expect(try await client.alert("before", to: token.token, on: nodes[0], jwt: jwt).status == 200)
+            await server.stop()
+            let away = try await client.alert("away", to: token.token, on: nodes[0], jwt: jwt)
+            #expect(away.status == 503)
+            #expect(away.reason == "ServiceUnavailable")
+            try await server.restart()
+            var back: PushAnswer?
+            let deadline = ContinuousClock.now + .seconds(60)
+            while back?.status != 200, ContinuousClock.now < deadline {
+                back = try await client.alert("back", to: token.token, on: nodes[0], jwt: jwt)
+                if back?.status != 200 { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(back?.status == 200)
+            // What was answered 200 is what is kept (one per token and topic, D-04); "away" never was.
+            let kept = try await nodes[0].store.storedNotifications(deviceID: "offline-2")
+            #expect(kept.map { String(decoding: $0.payload, as: UTF8.self) } == [#"{"aps":{"alert":"back"}}"#])
         }
     }
 }

@@ -97,7 +97,7 @@ struct ProviderAPIResponder: Sendable {
             } catch {
                 logger.error(
                     "Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
-                throw APNsRefusal(.internalServerError)
+                throw APNsRefusal(Self.storeFailure(error))
             }
             metrics.recordResponse(status: 200, reason: nil)
             logger.debug(
@@ -113,6 +113,14 @@ struct ProviderAPIResponder: Sendable {
             answer.authenticated = authenticated
             return answer
         }
+    }
+
+    /// The answer when the store failed: 503 `ServiceUnavailable` while the database is away (the provider retries
+    /// with backoff, as after Apple's 503), 500 `InternalServerError` for anything else. Never a 200 for what was not
+    /// committed.
+    static func storeFailure(_ error: any Error) -> APNsReason {
+        if case .unavailable? = error as? GatewayStoreError { return .serviceUnavailable }
+        return .internalServerError
     }
 
     /// S-01, S-02: a POST to `/3/device/<token>` with a token of hex digits.
@@ -211,7 +219,7 @@ struct ProviderAPIResponder: Sendable {
             record = try await store.token(token.hex)
         } catch {
             logger.error("Token lookup failed", metadata: ["error": "\(error)"])
-            throw APNsRefusal(.internalServerError)
+            throw APNsRefusal(Self.storeFailure(error))
         }
         guard let record, record.environment == environment else { throw APNsRefusal(.badDeviceToken) }
         if let revokedAt = record.revokedAt { throw APNsRefusal(.unregistered, timestamp: revokedAt) }
@@ -240,7 +248,7 @@ struct ProviderAPIResponder: Sendable {
             do {
                 entry = try await keyring.key(current.keyID)
             } catch {
-                return .failure(.internalServerError)
+                return .failure(Self.storeFailure(error))
             }
             guard let entry else { return .failure(.invalidProviderToken) }
             return .success(entry.record.topics)
@@ -270,7 +278,7 @@ struct ProviderAPIResponder: Sendable {
                 failure = entry.flatMap(verify)
             }
         } catch {
-            return .failure(.internalServerError)
+            return .failure(Self.storeFailure(error))
         }
         guard let entry, entry.record.teamID == token.teamID else { return .failure(.invalidProviderToken) }
         if let failure { return .failure(failure.reason) }
