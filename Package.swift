@@ -384,6 +384,7 @@ let package = Package(
             name: "HeraldCommandTests",
             dependencies: [
                 "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel", "HeraldProvider", "HeraldGateway",
+                "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),

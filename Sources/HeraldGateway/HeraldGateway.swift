@@ -97,12 +97,11 @@ public final class HeraldGateway: Service, Sendable {
         } else {
             self.certificateAuthority = nil
         }
-        if let identity, needsTLS {
-            providerTLS = try Self.tlsConfiguration(identity, protocols: ["h2"])
-            deviceTLS = try Self.tlsConfiguration(identity, protocols: ["http/1.1"])
-        } else {
-            providerTLS = nil
-            deviceTLS = nil
+        // Each side gets TLS only if it uses it: `--plaintext-devices` beside TLS provider listeners is plain ws://.
+        let providersUseTLS = configuration.providerListeners.contains(where: \.usesTLS)
+        providerTLS = try identity.flatMap { providersUseTLS ? try Self.tlsConfiguration($0, protocols: ["h2"]) : nil }
+        deviceTLS = try identity.flatMap {
+            configuration.deviceChannelUsesTLS ? try Self.tlsConfiguration($0, protocols: ["http/1.1"]) : nil
         }
         portState.withLock { $0.provider = Array(repeating: nil, count: configuration.providerListeners.count) }
     }

@@ -55,7 +55,9 @@ struct GatewayStoreOptions: ParsableArguments {
         var configuration = PostgresGatewayStore.Configuration()
         configuration.isNode = isNode
         var storeLogger = logger
-        storeLogger.logLevel = max(logger.logLevel, .notice)
+        // A command's store lives for one request: the pool's notes (a lease asked for before its first connection)
+        // are noise there; errors still reach the command as thrown errors.
+        storeLogger.logLevel = isNode ? max(logger.logLevel, .notice) : .critical
         let store = try PostgresGatewayStore(url: url, configuration: configuration, logger: storeLogger)
         do {
             try await store.prepare()

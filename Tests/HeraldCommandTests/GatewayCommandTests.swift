@@ -34,10 +34,12 @@ import Testing
                 authentication: .token(signer), retryPolicy: retryPolicy)
         }
 
-        static func start(_ herald: HeraldProcess, onPortsOf previous: GatewayProcess? = nil) async throws -> GatewayProcess {
+        static func start(
+            _ herald: HeraldProcess, onPortsOf previous: GatewayProcess? = nil, arguments: [String] = []
+        ) async throws -> GatewayProcess {
             let ports = [previous?.provider, previous?.plaintext, previous?.device].map { String($0 ?? 0) }
             let child = try await herald.launch(
-                ["gateway", "--port", ports[0], "--plaintext-port", ports[1], "--device-port", ports[2]])
+                ["gateway", "--port", ports[0], "--plaintext-port", ports[1], "--device-port", ports[2]] + arguments)
             if await child.waitForOutput(containing: "trust this CA", timeout: .seconds(30)) == nil {
                 await child.stop()
                 Issue.record("herald gateway printed no banner: \(child.output) \(child.error)")

@@ -295,19 +295,25 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         }
     }
 
-    /// Takes a node that stopped (or is stopping) out: its claims are released, its devices no longer connected.
+    /// Takes a node that stopped (or is stopping) out: its claims are released (and their devices announced, for
+    /// their sessions elsewhere), its devices no longer connected.
     private static func forget(node: String, client: PostgresClient) async throws {
         let claims = node + "/%"
-        try await client.query("""
+        _ = try await client.query("""
             WITH stored AS (
                 UPDATE stored_notification SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by LIKE \(claims)
+                RETURNING device_id
             ), relayed AS (
                 UPDATE relayed_push SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by LIKE \(claims)
+                RETURNING device_id
             ), presence AS (
                 DELETE FROM device_presence WHERE node_id = \(node)
+            ), registry AS (
+                DELETE FROM gateway_node WHERE id = \(node)
             )
-            DELETE FROM gateway_node WHERE id = \(node)
-            """)
+            SELECT pg_notify(\(Self.channel), 'stored ' || device_id)
+            FROM (SELECT device_id FROM stored UNION SELECT device_id FROM relayed) AS released
+            """).collect()
     }
 
     /// What other nodes announce, until the store stops: the one consumer is the gateway.
@@ -601,13 +607,18 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     public func releaseStoredNotifications(deviceID: String, claimant: String) async throws {
         let claim = nodeID + "/" + claimant
         try await perform { client in
+            // Announced again when anything was given back: another session of the device (on another node) may be
+            // the one that takes it now.
             try await client.query("""
                 WITH relayed AS (
                     UPDATE relayed_push SET claimed_by = NULL, claimed_until = NULL
-                    WHERE device_id = \(deviceID) AND claimed_by = \(claim)
+                    WHERE device_id = \(deviceID) AND claimed_by = \(claim) RETURNING 1
+                ), stored AS (
+                    UPDATE stored_notification SET claimed_by = NULL, claimed_until = NULL
+                    WHERE device_id = \(deviceID) AND claimed_by = \(claim) RETURNING 1
                 )
-                UPDATE stored_notification SET claimed_by = NULL, claimed_until = NULL
-                WHERE device_id = \(deviceID) AND claimed_by = \(claim)
+                SELECT pg_notify(\(Self.channel), \("stored " + deviceID))
+                WHERE EXISTS (SELECT 1 FROM relayed UNION ALL SELECT 1 FROM stored)
                 """)
         }
     }
