@@ -1,3 +1,5 @@
+import HeraldCore
+
 /// A wait that ran out before what it waited for happened.
 public struct TimeoutError: Error, CustomStringConvertible {
     /// How long the wait was.
@@ -23,14 +25,5 @@ public struct TimeoutError: Error, CustomStringConvertible {
 public func withTimeout<T: Sendable>(
     _ timeout: Duration, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw TimeoutError(timeout: timeout) }
-        return value
-    }
+    try await withDeadline(timeout, orThrow: { TimeoutError(timeout: timeout) }, body)
 }

@@ -208,7 +208,6 @@ open class UNUserNotificationCenter: NSObject {
         options: UNAuthorizationOptions = [], completionHandler: @escaping (Bool, (any Error)?) -> Void
     ) {
         let handler = UncheckedSendableBox(completionHandler)
-        let bundleIdentifier = self.bundleIdentifier
         submit(.requestAuthorization(options: options.rawValue)) { result in
             switch result {
             case .success(let outcome): handler.value(outcome == .granted(true), nil)

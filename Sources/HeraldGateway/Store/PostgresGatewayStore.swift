@@ -140,7 +140,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         if prepared.withLock({ $0 }) { return }
         let connection: PostgresConnection
         do {
-            connection = try await withDeadline(configuration.operationTimeout) { [url, logger] in
+            connection = try await withDeadline(configuration.operationTimeout, orThrow: Self.noAnswer) { [url, logger] in
                 try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 1, logger: logger)
             }
         } catch {
@@ -372,7 +372,9 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     @discardableResult
     private func perform<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
         do {
-            return try await withDeadline(configuration.operationTimeout) { [client] in try await body(client) }
+            return try await withDeadline(configuration.operationTimeout, orThrow: Self.noAnswer) { [client] in
+                try await body(client)
+            }
         } catch let error as GatewayStoreError {
             throw error
         } catch let error as PSQLError where error.code == .server {
@@ -392,6 +394,11 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.beginError ?? error.commitError ?? error
         }
+    }
+
+    /// What an operation the database did not answer in time throws.
+    @Sendable private static func noAnswer() -> any Error {
+        GatewayStoreError.unavailable("no answer in time")
     }
 
     /// An error in words: the server's message where there is one.
@@ -691,21 +698,5 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                     (SELECT max(id) + 1 FROM delivery_event))
                 """)
         }
-    }
-}
-
-/// Runs `body`, and throws ``GatewayStoreError/unavailable(_:)`` when it has not finished within `timeout`.
-func withDeadline<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw GatewayStoreError.unavailable("no answer within \(timeout)")
-        }
-        return value
     }
 }
