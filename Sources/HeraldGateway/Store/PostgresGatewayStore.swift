@@ -372,8 +372,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     @discardableResult
     private func perform<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
         do {
-            return try await withDeadline(configuration.operationTimeout, orThrow: Self.noAnswer) { [client] in
-                try await body(client)
+            return try await OperationDeadline.answer(within: configuration.operationTimeout, orThrow: Self.noAnswer) {
+                [client] in try await body(client)
             }
         } catch let error as GatewayStoreError {
             throw error
