@@ -375,7 +375,7 @@ import UserNotifications
         }
     }
 
-    @Test("A change from the CLI's path (no hello) reaches the linked app at once, with no poll anywhere: the best of five answers reaches its delegate within 100 ms")
+    @Test("A change from the CLI's path (no hello) reaches the linked app at once, with no poll anywhere: the best of five answers reaches its delegate within 1 s (a 2 s poll would miss that 31 times in 32)")
     func cliChangeReachesTheAppAtOnce() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness) { device in
@@ -403,7 +403,9 @@ import UserNotifications
                     try await eventually("didReceive n\(attempt)") { delegate.received(attempt) != nil }
                     best = min(best, try #require(delegate.received(attempt)) - asked)
                 }
-                #expect(best < .milliseconds(100), "a poll took up to 2 s; the best of five took \(best)")
+                // Not a speed target: the bar is half the poll's period, far above an answer's time on a loaded machine
+                // (140 ms with a release build beside the tests), so only a poll's wait can miss it.
+                #expect(best < .seconds(1), "a poll took up to 2 s; the best of five took \(best)")
             }
         }
     }
