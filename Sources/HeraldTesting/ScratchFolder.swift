@@ -25,7 +25,7 @@ public enum ScratchFolder {
     /// - Parameter prefix: The start of its name (a unique identifier follows), to tell what made it.
     /// - Returns: The folder's URL.
     public static func make(_ prefix: String = "herald-test") throws -> URL {
-        let url = root.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+        let url = Self.url(prefix)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }

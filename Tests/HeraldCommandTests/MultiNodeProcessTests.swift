@@ -99,16 +99,11 @@ import Testing
             // The burst: round robin over the live nodes, 32 at a time; node 1 is killed a third of the way in and
             // restarted two thirds in.
             let total = 10_000
-            let signer = try ProviderTokenSigner(
-                pem: String(contentsOfFile: keyFile, encoding: .utf8), keyID: "KEY1234567", teamID: "TEAM123456")
-            func client(for node: GatewayProcess, trusting herald: HeraldProcess) throws -> APNsClient {
-                try APNsClient(
-                    server: APNsServer(
-                        url: URL(string: "https://localhost:\(node.provider)")!,
-                        certificateAuthorityFile: herald.dataDirectory.appendingPathComponent("tls/ca.pem").path),
-                    authentication: .token(signer), retryPolicy: .never)
+            // Node `index`'s TLS port, trusting its CA; no retries, so that each answer is the first.
+            func client(for node: GatewayProcess, _ index: Int) throws -> APNsClient {
+                try node.providerClient(keyFile: keyFile, trusting: processes[index], retryPolicy: .never)
             }
-            var clients = try (0..<3).map { index in try client(for: live.withLock { $0[index]! }, trusting: processes[index]) }
+            var clients = try (0..<3).map { index in try client(for: live.withLock { $0[index]! }, index) }
             var killedDevices: Set<String> = []
             var sent = 0
             var killed = false
@@ -117,7 +112,7 @@ import Testing
                 if killed && !restarted && sent >= 2 * total / 3 {
                     let node = try await start(1)
                     live.withLock { $0[1] = node }
-                    clients[1] = try client(for: node, trusting: processes[1])
+                    clients[1] = try client(for: node, 1)
                     restarted = true
                 }
                 // kill -9 node 1 a third of the way in, with this batch's pushes in flight: what it answered 200 is
@@ -184,7 +179,7 @@ import Testing
             let revoked = try await processes[2].run(["tokens", "revoke", "--database", database, tokens["device-0"]!])
             #expect(revoked.status == 0, "\(revoked.error)")
             for (index, node) in nodes().enumerated() {
-                let client = try client(for: node, trusting: processes[index])
+                let client = try client(for: node, index)
                 let result = try await client.send(
                     APNsNotification.alert(bundleID: "com.example.app", payload: APNsPayload(alert: .text("after"))),
                     to: tokens["device-0"]!)

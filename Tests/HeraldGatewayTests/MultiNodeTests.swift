@@ -22,6 +22,11 @@ struct GatewayNode: Sendable {
 
     var providerPort: Int { ports.provider[0] }
 
+    /// The device's token for the test app (issued now if it has none), as if it had registered while offline.
+    func token(for deviceID: String) async throws -> DeviceTokenRecord {
+        try await store.activeToken(deviceID: deviceID, bundleID: GatewayHarness.bundleID, environment: .development, at: Date())
+    }
+
     /// Connects a device over plaintext `ws://`.
     func connectDevice(_ id: String, secret: String = "s3cret") async throws -> DeviceChannelClient {
         try await DeviceChannelClient.connect(
@@ -147,8 +152,7 @@ final class ReceivedPushes: Sendable {
     @Test("D-08: a token revoked on one node is 410 Unregistered, with the time, on the others")
     func revocationHoldsEverywhere() async throws {
         try await withNodes(3) { nodes, client, jwt in
-            let token = try await nodes[0].store.activeToken(
-                deviceID: "offline-1", bundleID: GatewayHarness.bundleID, environment: .development, at: Date())
+            let token = try await nodes[0].token(for: "offline-1")
             #expect(try await client.alert("before", to: token.token, on: nodes[1], jwt: jwt).status == 200)
             let revoked = try #require(try await nodes[2].store.revokeToken(token.token, at: Date()))
             for node in nodes {
@@ -164,8 +168,7 @@ final class ReceivedPushes: Sendable {
     @Test("D-02, D-04: stored on one node while offline, delivered once by the node the device connects to")
     func storedThenConnectsElsewhere() async throws {
         try await withNodes(3) { nodes, client, jwt in
-            let token = try await nodes[0].store.activeToken(
-                deviceID: "tablet", bundleID: GatewayHarness.bundleID, environment: .development, at: Date())
+            let token = try await nodes[0].token(for: "tablet")
             #expect(try await client.alert("kept", to: token.token, on: nodes[0], jwt: jwt).status == 200)
             let device = try await nodes[2].connectDevice("tablet")
             let received = ReceivedPushes()
@@ -209,8 +212,7 @@ final class ReceivedPushes: Sendable {
     func databaseAway() async throws {
         let server = PostgresServer()
         try await withNodes(1, server: server) { nodes, client, jwt in
-            let token = try await nodes[0].store.activeToken(
-                deviceID: "offline-2", bundleID: GatewayHarness.bundleID, environment: .development, at: Date())
+            let token = try await nodes[0].token(for: "offline-2")
             #expect(try await client.alert("before", to: token.token, on: nodes[0], jwt: jwt).status == 200)
             await server.stop()
             let away = try await client.alert("away", to: token.token, on: nodes[0], jwt: jwt)

@@ -26,6 +26,8 @@ struct AcceptedPush: Sendable {
 /// could lose.
 final class PushDispatcher: Sendable {
     private let store: any GatewayStore
+    /// The store as several nodes share it, if they do.
+    private let shared: (any SharedGatewayStore)?
     private let hub: DeviceHub
     private let log: DeliveryLog
     private let metrics: GatewayMetrics
@@ -40,6 +42,7 @@ final class PushDispatcher: Sendable {
         configuration: GatewayConfiguration, logger: Logger
     ) {
         self.store = store
+        self.shared = store as? any SharedGatewayStore
         self.hub = hub
         self.log = log
         self.metrics = metrics
@@ -79,11 +82,13 @@ final class PushDispatcher: Sendable {
             }
         }
         let now = clock.now
-        // Several nodes: a device connected to another node gets the push through it.
-        if let shared = store as? any SharedGatewayStore, try await relay(push, through: shared, now: now) { return }
         let expiresAt: Date
         switch push.expiration {
         case .immediately:
+            // One attempt: another node's, within an acknowledgement timeout, if the device is connected there.
+            if try await relay(push, until: now.addingTimeInterval(configuration.acknowledgementTimeout.timeInterval)) {
+                return
+            }
             discardExpired(push, detail: "Discarded - Expired: apns-expiration 0 allows one attempt and the device is offline")
             return
         case .at(let date) where date <= now:
@@ -94,6 +99,8 @@ final class PushDispatcher: Sendable {
         case .storagePolicy:
             expiresAt = now.addingTimeInterval(configuration.defaultStorageLifetime.timeInterval)
         }
+        // Several nodes: a device connected to another node gets the push through it.
+        if try await relay(push, until: expiresAt) { return }
         let stored = StoredNotification(push, expiresAt: expiresAt)
         let replaced = try await store.store(stored)
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: now, kind: .stored, detail: "Stored - Device Offline"))
@@ -108,22 +115,10 @@ final class PushDispatcher: Sendable {
         hub.storedPushArrived(for: push.token.deviceID)
     }
 
-    /// Hands `push` to the node its device is connected to; `false` when it is connected to none (or the push has
-    /// expired), so that it is stored or discarded as for an offline device.
-    private func relay(_ push: AcceptedPush, through shared: any SharedGatewayStore, now: Date) async throws -> Bool {
-        let lifetime = configuration.defaultStorageLifetime.timeInterval
-        let expiresAt: Date
-        switch push.expiration {
-        case .immediately:
-            // One attempt: the other node's, within an acknowledgement timeout.
-            expiresAt = now.addingTimeInterval(configuration.acknowledgementTimeout.timeInterval)
-        case .at(let date) where date <= now:
-            return false
-        case .at(let date):
-            expiresAt = min(date, now.addingTimeInterval(lifetime))
-        case .storagePolicy:
-            expiresAt = now.addingTimeInterval(lifetime)
-        }
+    /// Hands `push`, worth delivering until `expiresAt`, to the node its device is connected to; `false` with one
+    /// node, or when the device is connected to none, so that it is stored or discarded as for an offline device.
+    private func relay(_ push: AcceptedPush, until expiresAt: Date) async throws -> Bool {
+        guard let shared else { return false }
         return try await shared.relay(StoredNotification(push, expiresAt: expiresAt))
     }
 

@@ -197,30 +197,18 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         try await prepare()
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
-            guard configuration.isNode else {
-                await waitForGracefulShutdownOrCancellation()
-                eventContinuation.finish()
-                group.cancelAll()
-                return
+            if configuration.isNode {
+                group.addTask { await self.listen() }
+                group.addTask { await self.keepHeartbeat() }
             }
-            group.addTask { await self.listen() }
-            group.addTask { await self.keepHeartbeat() }
-            await waitForGracefulShutdownOrCancellation()
-            try? await self.perform { client in try await Self.forget(node: self.nodeID, client: client) }
+            // Until graceful shutdown, or cancellation.
+            try? await gracefulShutdown()
+            if configuration.isNode {
+                try? await self.perform { client in try await Self.forget(node: self.nodeID, client: client) }
+            }
             eventContinuation.finish()
             group.cancelAll()
         }
-    }
-
-    /// Ends when the task is cancelled or graceful shutdown is triggered.
-    private func waitForGracefulShutdownOrCancellation() async {
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
-        await withGracefulShutdownHandler {
-            for await _ in stream {}
-        } onGracefulShutdown: {
-            continuation.finish()
-        }
-        _ = stream
     }
 
     /// Listens for other nodes' announcements on a connection of its own, connecting again whenever it drops;

@@ -261,18 +261,18 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func storedNotifications(deviceID: String) async throws -> [StoredNotification] {
-        try await writer.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM stored_notification WHERE device_id = ? ORDER BY received_at, rowid",
-                arguments: [deviceID]
-            ).map(Self.stored)
-        }
+        try await storedNotifications(deviceID: deviceID, limit: -1)
     }
 
     /// One node owns a SQLite store, and one session per device: a claim is a read.
     public func claimStoredNotifications(
         deviceID: String, claimant: String, until: Date, now: Date, limit: Int
     ) async throws -> [StoredNotification] {
+        try await storedNotifications(deviceID: deviceID, limit: limit)
+    }
+
+    /// The first `limit` notifications kept for a device, oldest first (a negative limit: all).
+    private func storedNotifications(deviceID: String, limit: Int) async throws -> [StoredNotification] {
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM stored_notification WHERE device_id = ? ORDER BY received_at, rowid LIMIT ?",
