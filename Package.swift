@@ -241,6 +241,7 @@ let package = Package(
             name: "herald-bench",
             dependencies: [
                 "HeraldCore",
+                "PostgresTesting",
                 "UserNotifications",
                 "HeraldTesting",
                 "HeraldGateway",
@@ -274,12 +275,23 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
+        // A throwaway PostgreSQL server (Debian's package, a cluster in a folder of its own) for the tests and
+        // the benchmarks that need a real database.
+        .target(
+            name: "PostgresTesting",
+            dependencies: [
+                "HeraldGateway", "HeraldTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // A real gateway on loopback for the tests that need one (the gateway's, the device's): `withGateway`,
         // `GatewayHarness`, `eventually`, `withRunning`. Used by test targets only.
         .target(
             name: "GatewayTestSupport",
             dependencies: [
-                "HeraldGateway", "HeraldProvider", "HeraldDeviceChannel", "HeraldCore", "HeraldTesting",
+                "HeraldGateway", "HeraldProvider", "HeraldDeviceChannel", "HeraldCore", "HeraldTesting", "PostgresTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -16,7 +16,10 @@ struct BenchGateway {
     /// - Parameters:
     ///   - dataDirectory: The gateway's data directory.
     ///   - openFileSoftLimit: Starts it with this soft descriptor limit (through `prlimit`), as many systems do.
-    static func start(_ dataDirectory: HeraldDataDirectory, openFileSoftLimit: Int? = nil) async throws -> BenchGateway {
+    ///   - options: More `herald gateway` options (`--database URL`).
+    static func start(
+        _ dataDirectory: HeraldDataDirectory, openFileSoftLimit: Int? = nil, options: [String] = []
+    ) async throws -> BenchGateway {
         guard let bench = Bundle.main.executableURL else {
             throw ValidationError("Cannot tell where the herald-bench executable is.")
         }
@@ -33,7 +36,7 @@ struct BenchGateway {
         let arguments = [
             "gateway", "--data-dir", dataDirectory.url.path, "--port", String(port), "--plaintext-port", "-1",
             "--device-port", String(devicePort),
-        ]
+        ] + options
         let process = Process()
         if let openFileSoftLimit {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
@@ -69,5 +72,16 @@ struct BenchGateway {
     /// Stops it.
     func terminate() {
         process.terminate()
+    }
+
+    /// Stops it (SIGTERM) and waits until it has exited (10 s at most, then SIGKILL).
+    func stop() async {
+        process.terminate()
+        var waits = 0
+        while process.isRunning && waits < 200 {
+            try? await Task.sleep(for: .milliseconds(50))
+            waits += 1
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// Herald's benchmarks, each with a reference measured in the same run: `herald-bench scheduler|gateway|provider`.
+/// Herald's benchmarks, each with a reference measured in the same run: `herald-bench scheduler|gateway|provider|…|scale`.
 ///
 /// A separate executable from `herald`, so that the shipped command links only what it runs.
 @main
@@ -9,6 +9,6 @@ struct HeraldBench: AsyncParsableCommand {
         commandName: "herald-bench",
         abstract: "Measure Herald against a reference measured in the same run. Build with -c release.",
         version: "0.1.0",
-        subcommands: [Scheduler.self, Gateway.self, Provider.self, EndToEnd.self, ServiceExtension.self, Soak.self, Limits.self]
+        subcommands: [Scheduler.self, Gateway.self, Provider.self, EndToEnd.self, ServiceExtension.self, Soak.self, Limits.self, Scale.self]
     )
 }

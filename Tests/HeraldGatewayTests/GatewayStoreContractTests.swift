@@ -239,6 +239,87 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
+    @Test("D-04 on several nodes: concurrent pushes relayed or stored in shared commits, each answered, each replacement reported once")
+    func relayOrStoreInBatches() async throws {
+        let url = try await PostgresServer.shared.makeDatabase()
+        try await withPostgresStores(url, count: 2) { stores in
+            // "here" is connected to the second node, once that node's first heartbeat is in.
+            try await eventually("both nodes registered") {
+                try await PostgresServer.withConnection(to: url) { connection in
+                    try await connection.query("SELECT count(*) FROM gateway_node", logger: Logger(label: "test"))
+                        .collect().first?.decode(Int.self) == 2
+                }
+            }
+            try await stores[1].deviceConnected(deviceID: "here", session: "s1", at: Date())
+            // Real tokens: each push's token is checked in the same statement.
+            func token(_ device: String) async throws -> String {
+                try await stores[0].activeToken(deviceID: device, bundleID: "com.example.app", environment: .development, at: Date()).token
+            }
+            var tokens: [String: String] = [:]
+            for device in (0..<10).map({ "d\($0)" }) + ["here", "q", "gone"] { tokens[device] = try await token(device) }
+            let offline = (0..<300).map { index in
+                var n = GatewayStoreContractTests.notification(
+                    "u\(index)", token: tokens["d\(index % 10)"]!, device: "d\(index % 10)", at: Date())
+                if index % 3 == 0 { n.collapseID = nil }
+                n.payload = Data(#"{"aps":{"alert":"\#(index)"}}"#.utf8)
+                return n
+            }
+            let connected = (0..<50).map { index in
+                GatewayStoreContractTests.notification("r\(index)", token: tokens["here"]!, device: "here", at: Date())
+            }
+            let answers = try await withThrowingTaskGroup(of: (String, SharedDelivery).self) { group in
+                for n in offline + connected {
+                    group.addTask { (n.uniqueID, try await stores[0].relayOrStore(n)) }
+                }
+                var answers: [String: SharedDelivery] = [:]
+                for try await (id, answer) in group { answers[id] = answer }
+                return answers
+            }
+            #expect(answers.count == 350)
+            for n in connected { #expect(answers[n.uniqueID] == .relayed) }
+            var replaced: [String] = []
+            var firsts = 0
+            for n in offline {
+                guard case .stored(let previous) = answers[n.uniqueID] else {
+                    Issue.record("\(n.uniqueID) was not stored: \(String(describing: answers[n.uniqueID]))")
+                    continue
+                }
+                if let previous { replaced.append(previous) } else { firsts += 1 }
+            }
+            // Per token and topic one survives; every other one was replaced exactly once, the first of each replaced nothing.
+            var survivors: [StoredNotification] = []
+            for device in 0..<10 { survivors += try await stores[1].storedNotifications(deviceID: "d\(device)") }
+            #expect(firsts == 10)
+            #expect(survivors.count == 10)
+            #expect(Set(replaced).count == replaced.count)
+            #expect(Set(replaced + survivors.map(\.uniqueID)) == Set(offline.map(\.uniqueID)))
+            for survivor in survivors {
+                let sent = try #require(offline.first { $0.uniqueID == survivor.uniqueID })
+                #expect(survivor.payload == sent.payload)
+                #expect(survivor.collapseID == sent.collapseID)
+            }
+            let relayed = try await PostgresServer.withConnection(to: url) { connection in
+                try await connection.query("SELECT count(*) FROM relayed_push WHERE device_id = 'here'", logger: Logger(label: "test"))
+                    .collect().first?.decode(Int.self)
+            }
+            #expect(relayed == 50)
+
+            // One after another, the later replaces the earlier.
+            let first = try await stores[0].relayOrStore(GatewayStoreContractTests.notification("s1", token: tokens["q"]!, device: "q"))
+            let second = try await stores[0].relayOrStore(GatewayStoreContractTests.notification("s2", token: tokens["q"]!, device: "q"))
+            #expect(first == .stored(replacing: nil))
+            #expect(second == .stored(replacing: "s1"))
+
+            // D-08: a token revoked (on any node) keeps nothing and says when; an unknown one keeps nothing either.
+            let revoked = try #require(try await stores[1].revokeToken(tokens["gone"]!, at: Date()))
+            let late = try await stores[0].relayOrStore(GatewayStoreContractTests.notification("g1", token: tokens["gone"]!, device: "gone"))
+            #expect(late == .revoked(at: Date(timeIntervalSince1970: revoked.revokedAt!.timeIntervalSince1970)))
+            #expect(try await stores[0].storedNotifications(deviceID: "gone").isEmpty)
+            let unknown = try await stores[0].relayOrStore(GatewayStoreContractTests.notification("x1", token: "ab12", device: "gone"))
+            #expect(unknown == .unknownToken)
+        }
+    }
+
     @Test("A node that stops its heartbeat has its claims released by the others")
     func deadNodesClaimsAreReleased() async throws {
         let url = try await PostgresServer.shared.makeDatabase()

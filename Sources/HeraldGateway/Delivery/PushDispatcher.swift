@@ -5,6 +5,10 @@ import Logging
 /// A notification the provider API accepted, on its way to a device.
 struct AcceptedPush: Sendable {
     var token: DeviceTokenRecord
+    /// Whether the token was found active while this push was checked; `false` when it was known active from an
+    /// earlier push on several nodes (``SharedGatewayStore/recentlyActiveToken(_:)``), so that it must be checked
+    /// again before the push is answered.
+    var tokenChecked = true
     var topic: String
     var pushType: APNsPushType
     var priority: APNsPriority
@@ -27,7 +31,7 @@ struct AcceptedPush: Sendable {
 final class PushDispatcher: Sendable {
     private let store: any GatewayStore
     /// The store as several nodes share it, if they do.
-    private let shared: (any SharedGatewayStore)?
+    let shared: (any SharedGatewayStore)?
     private let hub: DeviceHub
     private let log: DeliveryLog
     private let metrics: GatewayMetrics
@@ -55,10 +59,12 @@ final class PushDispatcher: Sendable {
     /// Delivers or stores `push`; returns once it is acknowledged, durably stored, or discarded by rule — or at once
     /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
     func dispatch(_ push: AcceptedPush) async throws {
+        var push = push
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs"))
         metrics.record(.received, pushType: push.pushType, priority: push.priority)
         guard let fingerprint = push.fingerprint else { return try await deliverOrStore(push) }
         if let first = recent.acceptance(of: fingerprint, now: push.receivedAt) {
+            try await confirmToken(&push)
             log.record(DeliveryEvent(
                 uniqueID: push.uniqueID, at: push.receivedAt, kind: .discarded,
                 detail: "Discarded - Duplicate: the same apns-id and payload were accepted for this device as \(first.uniqueID)"))
@@ -73,7 +79,9 @@ final class PushDispatcher: Sendable {
     }
 
     private func deliverOrStore(_ push: AcceptedPush) async throws {
+        var push = push
         if let session = hub.session(for: push.token.deviceID) {
+            try await confirmToken(&push)
             let message = DevicePush(push)
             if await session.deliver(message) {
                 log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .delivered, detail: "Delivered to Device"))
@@ -85,6 +93,7 @@ final class PushDispatcher: Sendable {
         let expiresAt: Date
         switch push.expiration {
         case .immediately:
+            try await confirmToken(&push)
             // One attempt: another node's, within an acknowledgement timeout, if the device is connected there.
             if try await relay(push, until: now.addingTimeInterval(configuration.acknowledgementTimeout.timeInterval)) {
                 return
@@ -92,6 +101,7 @@ final class PushDispatcher: Sendable {
             discardExpired(push, detail: "Discarded - Expired: apns-expiration 0 allows one attempt and the device is offline")
             return
         case .at(let date) where date <= now:
+            try await confirmToken(&push)
             discardExpired(push, detail: "Discarded - Expired: apns-expiration has passed and the device is offline")
             return
         case .at(let date):
@@ -99,10 +109,19 @@ final class PushDispatcher: Sendable {
         case .storagePolicy:
             expiresAt = now.addingTimeInterval(configuration.defaultStorageLifetime.timeInterval)
         }
-        // Several nodes: a device connected to another node gets the push through it.
-        if try await relay(push, until: expiresAt) { return }
         let stored = StoredNotification(push, expiresAt: expiresAt)
-        let replaced = try await store.store(stored)
+        let replaced: String?
+        if let shared {
+            // Several nodes: a device connected to another node gets the push through it; stored otherwise.
+            switch try await shared.relayOrStore(stored) {
+            case .relayed: return
+            case .stored(let previous): replaced = previous
+            case .revoked(let date): throw APNsRefusal(.unregistered, timestamp: date)
+            case .unknownToken: throw APNsRefusal(.badDeviceToken)
+            }
+        } else {
+            replaced = try await store.store(stored)
+        }
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: now, kind: .stored, detail: "Stored - Device Offline"))
         metrics.record(.storedDeviceOffline, pushType: push.pushType, priority: push.priority)
         if let replaced {
@@ -113,6 +132,15 @@ final class PushDispatcher: Sendable {
         }
         // The device may have connected between the check above and the store: hand it over now.
         hub.storedPushArrived(for: push.token.deviceID)
+    }
+
+    /// Checks again a token taken on trust (several nodes: ``AcceptedPush/tokenChecked``): one revoked since is
+    /// 410 `Unregistered` with the time of revocation (D-08), one gone is 400 `BadDeviceToken`.
+    private func confirmToken(_ push: inout AcceptedPush) async throws {
+        guard !push.tokenChecked else { return }
+        guard let record = try await store.token(push.token.token) else { throw APNsRefusal(.badDeviceToken) }
+        if let revokedAt = record.revokedAt { throw APNsRefusal(.unregistered, timestamp: revokedAt) }
+        push.tokenChecked = true
     }
 
     /// Hands `push`, worth delivering until `expiresAt`, to the node its device is connected to; `false` with one

@@ -25,6 +25,9 @@ struct ProviderAPIResponder: Sendable {
     /// Set when the gateway shuts down: new requests get 503 `Shutdown`.
     let isShuttingDown: @Sendable () -> Bool
 
+    /// The store as several nodes share it, if they do.
+    var shared: (any SharedGatewayStore)? { dispatcher.shared }
+
     /// The largest body any push type may have; longer bodies are PayloadTooLarge whatever their type.
     static let largestPayload = APNsPushType.voip.maximumPayloadSize
 
@@ -81,12 +84,12 @@ struct ProviderAPIResponder: Sendable {
             if case .token = authorization { authenticated = true }
             let payload = try Self.payload(of: request, headers: headers)
             let addressing = try Self.addressing(headers, pushType: payload.pushType, authorization: authorization)
-            let record = try await self.deviceToken(
+            let (record, checked) = try await self.deviceToken(
                 deviceToken, bundleID: addressing.bundleID, environment: connection.environment, now: now, logger: logger)
             // Time-ordered, so the delivery log's index by unique id grows at one end (R-03 leaves the format open).
             let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
             let accepted = AcceptedPush(
-                token: record, topic: addressing.topic, pushType: payload.pushType, priority: addressing.priority,
+                token: record, tokenChecked: checked, topic: addressing.topic, pushType: payload.pushType, priority: addressing.priority,
                 apnsID: apnsID, uniqueID: uniqueID, collapseID: headers.collapseID, payload: payload.data,
                 expiration: headers.expiration, receivedAt: now,
                 fingerprint: headers.apnsID.map {
@@ -94,6 +97,9 @@ struct ProviderAPIResponder: Sendable {
                 })
             do {
                 try await dispatcher.dispatch(accepted)
+            } catch let refusal as APNsRefusal {
+                // The token, checked again before the answer, was revoked meanwhile.
+                throw refusal
             } catch {
                 logger.error(
                     "Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
@@ -210,13 +216,21 @@ struct ProviderAPIResponder: Sendable {
         return Addressing(topic: topic, bundleID: bundleID, priority: priority)
     }
 
-    /// The device token: known, of this environment (D-11), not revoked, for this app, within the rate limit.
+    /// The device token: known, of this environment (D-11), not revoked, for this app, within the rate limit; and
+    /// whether it was checked now (on several nodes a token found active lately is taken on trust here, and the
+    /// dispatcher checks it again before the answer).
     func deviceToken(
         _ token: DeviceToken, bundleID: String, environment: APNsEnvironment, now: Date, logger: Logger
-    ) async throws -> DeviceTokenRecord {
+    ) async throws -> (DeviceTokenRecord, checked: Bool) {
         let record: DeviceTokenRecord?
+        var checked = true
         do {
-            record = try await store.token(token.hex)
+            if let recent = shared?.recentlyActiveToken(token.hex) {
+                record = recent
+                checked = false
+            } else {
+                record = try await store.token(token.hex)
+            }
         } catch {
             logger.error("Token lookup failed", metadata: ["error": "\(error)"])
             throw APNsRefusal(Self.storeFailure(error))
@@ -225,7 +239,7 @@ struct ProviderAPIResponder: Sendable {
         if let revokedAt = record.revokedAt { throw APNsRefusal(.unregistered, timestamp: revokedAt) }
         guard record.bundleID == bundleID else { throw APNsRefusal(.deviceTokenNotForTopic) }
         if let rateLimiter, !rateLimiter.admit(record.token, at: now) { throw APNsRefusal(.tooManyRequests) }
-        return record
+        return (record, checked)
     }
 
     /// Token authentication (§3.1); returns the key's topic list (empty: every topic of the team).

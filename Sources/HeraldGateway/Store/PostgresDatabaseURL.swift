@@ -77,7 +77,7 @@ public struct PostgresDatabaseURL: Sendable, CustomStringConvertible {
     }
 
     /// A single connection's configuration (the listener's, which pools cannot lend for long).
-    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    package func connectionConfiguration() throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS
         switch self.tls {
         case .disable: tls = .disable

@@ -48,6 +48,17 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     private let events: AsyncStream<GatewayNodeEvent>
     private let eventContinuation: AsyncStream<GatewayNodeEvent>.Continuation
     private let prepared = Mutex(false)
+    /// Tokens this node found active (``recentlyActiveToken(_:)``), by token.
+    private let activeTokens = Mutex<[String: DeviceTokenRecord]>([:])
+    /// The most tokens ``activeTokens`` keeps.
+    static let activeTokenLimit = 100_000
+    /// Token lookups, at most 128 a query.
+    private let tokenLookups = RequestBatcher<String, DeviceTokenRecord?>(maximumBatch: 128) { _ in nil }
+    /// Pushes relayed or stored by ``relayOrStore(_:)``, in shared commits: at most 64 a commit, never two for the same
+    /// token and topic in one.
+    private let deliveries = RequestBatcher<StoredNotification, SharedDelivery>(maximumBatch: 64) {
+        $0.token + " " + $0.topic
+    }
 
     /// The schema versions this build knows, in order: each a list of statements.
     static let migrations: [[String]] = [
@@ -108,7 +119,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         ]
     ]
 
-    /// The channel nodes announce on: `stored <device ID>` when a notification was stored for a device (sent in the
+    /// The channel nodes announce on: `stored <device ID> …` when notifications were stored for devices (sent in the
     /// storing commit), `connected <device ID> <node ID> <seconds since 1970>` when a device connected to a node.
     static let channel = "herald_gateway"
 
@@ -224,7 +235,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                         if !first { eventContinuation.yield(.missedEvents) }
                         first = false
                         for try await notification in notifications {
-                            if let event = self.event(notification.payload) { eventContinuation.yield(event) }
+                            for event in self.events(notification.payload) { eventContinuation.yield(event) }
                         }
                     }
                     try? await connection.close()
@@ -269,17 +280,17 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         }
     }
 
-    /// The event an announcement stands for; `nil` for this node's own and for what it cannot read.
-    private func event(_ payload: String) -> GatewayNodeEvent? {
+    /// The events an announcement stands for; none for this node's own connections and for what it cannot read.
+    private func events(_ payload: String) -> [GatewayNodeEvent] {
         let parts = payload.split(separator: " ").map(String.init)
         switch parts.first {
-        case "stored" where parts.count == 2:
-            return .storedPushArrived(deviceID: parts[1])
+        case "stored":
+            return parts.dropFirst().map { .storedPushArrived(deviceID: $0) }
         case "connected" where parts.count == 4 && parts[2] != nodeID:
-            guard let seconds = Double(parts[3]) else { return nil }
-            return .deviceConnected(deviceID: parts[1], nodeID: parts[2], at: Date(timeIntervalSince1970: seconds))
+            guard let seconds = Double(parts[3]) else { return [] }
+            return [.deviceConnected(deviceID: parts[1], nodeID: parts[2], at: Date(timeIntervalSince1970: seconds))]
         default:
-            return nil
+            return []
         }
     }
 
@@ -355,13 +366,69 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         }
     }
 
+    public func relayOrStore(_ n: StoredNotification) async throws -> SharedDelivery {
+        let deadline = Date().timeIntervalSince1970 - configuration.nodeTimeout.timeInterval
+        let delivery = try await deliveries.submit(n) { [client, configuration] batch in
+            try await Self.perform(client: client, configuration: configuration) { client in
+                // A deadlock with another node's claim or revocation is the database's to break: the loser runs again.
+                var attempt = 1
+                while true {
+                    do {
+                        return try await Self.relayOrStore(batch, liveSince: deadline, client: client)
+                    } catch let error as PSQLError where attempt < 3 && Self.isRetryable(error) {
+                        attempt += 1
+                    }
+                }
+            }
+        }
+        switch delivery {
+        case .revoked, .unknownToken: forgetActiveToken(n.token)
+        case .relayed, .stored: break
+        }
+        return delivery
+    }
+
+    /// Relays or stores a batch of notifications (no two for the same token and topic) in one statement and one
+    /// commit: each relayed if its device is connected to a node that has beaten since `deadline`, stored otherwise;
+    /// every device announced once.
+    /// The logger prepared statements run with (their errors reach the caller as thrown errors).
+    private static let statementLogger = Logger(label: "herald.gateway.store")
+
+    private static func relayOrStore(
+        _ batch: [StoredNotification], liveSince deadline: Double, client: PostgresClient
+    ) async throws -> [SharedDelivery] {
+        var deliveries: [SharedDelivery] = []
+        deliveries.reserveCapacity(batch.count)
+        for try await (_, relayed, previous, _, known, revokedAt) in try await client.execute(
+            RelayOrStoreStatement(batch: batch, liveSince: deadline), logger: Self.statementLogger
+        ) {
+            if !known {
+                deliveries.append(.unknownToken)
+            } else if let revokedAt {
+                deliveries.append(.revoked(at: Date(timeIntervalSince1970: revokedAt)))
+            } else {
+                deliveries.append(relayed ? .relayed : .stored(replacing: previous))
+            }
+        }
+        guard deliveries.count == batch.count else { throw BatchAnswerMismatch() }
+        return deliveries
+    }
+
     /// Runs `body` with the pool, within the operation timeout; a database that is away, or does not answer in
     /// time, is ``GatewayStoreError/unavailable(_:)``.
     @discardableResult
     private func perform<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+        try await Self.perform(client: client, configuration: configuration, body)
+    }
+
+    /// ``perform(_:)`` for code that does not hold the store (a batch of writes, run by whichever caller leads).
+    @discardableResult
+    private static func perform<T: Sendable>(
+        client: PostgresClient, configuration: Configuration, _ body: @escaping @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
         do {
             return try await OperationDeadline.answer(within: configuration.operationTimeout, orThrow: Self.noAnswer) {
-                [client] in try await body(client)
+                try await body(client)
             }
         } catch let error as GatewayStoreError {
             throw error
@@ -382,6 +449,13 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.beginError ?? error.commitError ?? error
         }
+    }
+
+    /// Whether the server rolled the statement back to break a deadlock or a serialization conflict (SQLSTATE 40P01,
+    /// 40001): running it again is safe.
+    static func isRetryable(_ error: PSQLError) -> Bool {
+        guard error.code == .server, let state = error.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
     }
 
     /// What an operation the database did not answer in time throws.
@@ -455,11 +529,41 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         }
     }
 
+    public func recentlyActiveToken(_ token: String) -> DeviceTokenRecord? {
+        activeTokens.withLock { $0[token.lowercased()] }
+    }
+
+    /// Forgets that the token was active (it was found revoked, or unknown).
+    private func forgetActiveToken(_ token: String) {
+        _ = activeTokens.withLock { $0.removeValue(forKey: token) }
+    }
+
     public func token(_ token: String) async throws -> DeviceTokenRecord? {
-        let key = token.lowercased()
-        return try await perform { client in
-            try await client.query("SELECT \(unescaped: Self.tokenColumns) FROM device_token WHERE token = \(key)")
-                .collect().first.map(Self.tokenRecord)
+        let record = try await lookUpToken(token)
+        activeTokens.withLock { tokens in
+            if let record, record.revokedAt == nil {
+                // A bound on memory: start again rather than grow without end.
+                if tokens.count >= Self.activeTokenLimit { tokens.removeAll(keepingCapacity: true) }
+                tokens[record.token] = record
+            } else {
+                tokens.removeValue(forKey: token.lowercased())
+            }
+        }
+        return record
+    }
+
+    /// The token's record as the database has it now.
+    private func lookUpToken(_ token: String) async throws -> DeviceTokenRecord? {
+        // Every push looks its token up: concurrent lookups share one query (each sees what was committed before it
+        // was asked, so a revocation on any node holds at once).
+        try await tokenLookups.submit(token.lowercased()) { [client, configuration] tokens in
+            try await Self.perform(client: client, configuration: configuration) { client in
+                var records: [String: DeviceTokenRecord] = [:]
+                for try await record in try await client.execute(TokenLookup(tokens: tokens), logger: Self.statementLogger) {
+                    records[record.token] = record
+                }
+                return tokens.map { records[$0] }
+            }
         }
     }
 
@@ -500,6 +604,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func revokeToken(_ token: String, at: Date) async throws -> DeviceTokenRecord? {
         let key = token.lowercased()
+        forgetActiveToken(key)
         return try await perform { [logger] client in
             try await Self.unwrappingTransactionError { try await client.withTransaction(logger: logger) { connection in
                 try await connection.query(
@@ -515,6 +620,24 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     }
 
     private static let tokenColumns = "token, device_id, bundle_id, environment, created_at, revoked_at"
+
+    /// The records of a batch of tokens, prepared once per connection.
+    private struct TokenLookup: PostgresPreparedStatement {
+        static let name = "herald_token_lookup_v1"
+        static let sql = "SELECT \(PostgresGatewayStore.tokenColumns) FROM device_token WHERE token = ANY($1::text[])"
+        typealias Row = DeviceTokenRecord
+        var tokens: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(tokens)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> DeviceTokenRecord {
+            try PostgresGatewayStore.tokenRecord(row)
+        }
+    }
 
     private static func tokenRecord(_ row: PostgresRow) throws -> DeviceTokenRecord {
         let (token, deviceID, bundleID, environment, createdAt, revokedAt) = try row.decode(
@@ -656,13 +779,36 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         let details = events.map(\.detail)
         try await perform { client in
             // One statement for the batch, rows in the batch's order.
-            try await client.query("""
-                INSERT INTO delivery_event (unique_id, at, kind, detail)
-                SELECT unique_id, at, kind, detail
-                FROM unnest(\(ids)::text[], \(times)::float8[], \(kinds)::text[], \(details)::text[])
-                    WITH ORDINALITY AS e(unique_id, at, kind, detail, n) ORDER BY n
-                """)
+            for try await _ in try await client.execute(
+                AppendEvents(ids: ids, times: times, kinds: kinds, details: details), logger: Self.statementLogger) {}
         }
+    }
+
+    /// A batch of delivery-log events, prepared once per connection.
+    private struct AppendEvents: PostgresPreparedStatement {
+        static let name = "herald_append_events_v1"
+        static let sql = """
+            INSERT INTO delivery_event (unique_id, at, kind, detail)
+            SELECT unique_id, at, kind, detail
+            FROM unnest($1::text[], $2::float8[], $3::text[], $4::text[])
+                WITH ORDINALITY AS e(unique_id, at, kind, detail, n) ORDER BY n
+            """
+        typealias Row = Void
+        var ids: [String]
+        var times: [Double]
+        var kinds: [String]
+        var details: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 4)
+            bindings.append(ids)
+            bindings.append(times)
+            bindings.append(kinds)
+            bindings.append(details)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws {}
     }
 
     public func events(uniqueID: String) async throws -> [DeliveryEvent] {

@@ -14,8 +14,30 @@ public protocol SharedGatewayStore: GatewayStore {
     ///
     /// - Returns: `false` when the device is connected to no live node: store it for an offline device instead.
     func relay(_ notification: StoredNotification) async throws -> Bool
+    /// Relays the notification as ``relay(_:)`` does when its device is connected to a live node, and otherwise
+    /// stores it for the offline device as ``GatewayStore/store(_:)`` does — in one step, so that concurrent pushes
+    /// share commits. Its token is checked in the same step: a token revoked (or gone) meanwhile keeps nothing.
+    ///
+    /// - Returns: Where it went, and for a stored one the unique ID of the notification it replaced.
+    func relayOrStore(_ notification: StoredNotification) async throws -> SharedDelivery
+    /// The token's record if this node found it active lately, without asking the database: its device, app and
+    /// environment never change, but it may have been revoked since — so a push accepted with it is checked again
+    /// before it is answered (``relayOrStore(_:)`` checks in its own statement; other paths look the token up).
+    func recentlyActiveToken(_ token: String) -> DeviceTokenRecord?
     /// What other nodes announce, until the store stops. One consumer: the gateway.
     func nodeEvents() -> AsyncStream<GatewayNodeEvent>
+}
+
+/// Where ``SharedGatewayStore/relayOrStore(_:)`` put a notification.
+public enum SharedDelivery: Sendable, Equatable {
+    /// Kept for the node its device is connected to, and announced.
+    case relayed
+    /// Stored for the offline device (and announced), replacing the notification with this unique ID if there was one.
+    case stored(replacing: String?)
+    /// Nothing kept: the token was revoked at this time.
+    case revoked(at: Date)
+    /// Nothing kept: the token is not known.
+    case unknownToken
 }
 
 /// What another gateway node announced.

@@ -5,15 +5,19 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// A throwaway PostgreSQL server for tests: Debian's `postgresql` package, a cluster made with `initdb` in a folder of
-/// its own, listening on a free loopback port. One per test process, started on first use; it is killed when the
-/// process exits, or within a second of its end when it crashes (a watchdog shell beside the server), and its folder
-/// is removed. Each test gets an empty database of its own (``makeDatabase()``).
+/// A throwaway PostgreSQL server for tests and benchmarks: Debian's `postgresql` package, a cluster made with `initdb`
+/// in a folder of its own, listening on a free loopback port. Started on first use; it is killed when the process
+/// exits, or within a second of its end when it crashes (a watchdog shell beside the server), and its folder is
+/// removed. Each test gets an empty database of its own (``makeDatabase()``).
 ///
 /// `initdb` and `postgres` refuse to run as root: as root they run as the `postgres` user the package creates.
 package actor PostgresServer {
-    /// The server most tests share.
+    /// The server most tests share (``testSettings``).
     package static let shared = PostgresServer()
+
+    /// The settings tests run with: tests kill gateway nodes, not the database's machine, so the server does not
+    /// wait for the disk (durability on disk is the benchmarks' to measure: they keep PostgreSQL's defaults).
+    package static let testSettings = ["fsync": "off", "full_page_writes": "off", "max_connections": "200"]
 
     /// What stops the server from starting, in words that say what to do.
     package struct Unavailable: Error, CustomStringConvertible {
@@ -26,21 +30,29 @@ package actor PostgresServer {
         var data: URL
         var asUser: [String]
         var port: Int
+        var settings: [String: String]
         var pid: Int32?
     }
+
+    /// The server's settings (`postgres -c NAME=VALUE`) beside its address and folder.
+    private let settings: [String: String]
 
     /// The cluster's making and first start: one, however many tests ask at once.
     private var launching: Task<Cluster, any Error>?
     private var cluster: Cluster?
     private var databases = 0
 
-    /// A server of its own (for a test that stops and restarts it); ``shared`` serves the others.
-    package init() {}
+    /// A server of its own (for a test that stops and restarts it, or a benchmark); ``shared`` serves the others.
+    ///
+    /// - Parameter settings: Server settings (`postgres -c NAME=VALUE`); PostgreSQL's defaults for those not given.
+    package init(settings: [String: String] = PostgresServer.testSettings) {
+        self.settings = settings
+    }
 
     /// The server's port, starting it on first use.
     package func start() async throws -> Int {
         if let cluster { return cluster.port }
-        let launch = launching ?? Task { try await Self.launch() }
+        let launch = launching ?? Task { [settings] in try await Self.launch(settings: settings) }
         launching = launch
         let started = try await launch.value
         cluster = cluster ?? started
@@ -71,6 +83,25 @@ package actor PostgresServer {
             try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.logger)
         }
         return try PostgresDatabaseURL("postgres://herald@127.0.0.1:\(port)/\(name)?sslmode=disable")
+    }
+
+    /// The server's process ID while it runs (its backends are its children).
+    package func processID() -> Int32? { cluster?.pid }
+
+    /// Runs `body` on a connection to the database at `url`.
+    @discardableResult
+    package static func withConnection<T: Sendable>(
+        to url: PostgresDatabaseURL, _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        let connection = try await PostgresConnection.connect(configuration: url.connectionConfiguration(), id: 0, logger: logger)
+        do {
+            let value = try await body(connection)
+            try await connection.close()
+            return value
+        } catch {
+            try? await connection.close()
+            throw error
+        }
     }
 
     /// Runs `body` on a connection to `database` as the superuser.
@@ -104,7 +135,7 @@ package actor PostgresServer {
     }
 
     /// Makes a cluster and starts its server on a free port.
-    private static func launch() async throws -> Cluster {
+    private static func launch(settings: [String: String]) async throws -> Cluster {
         let bin = try binaries()
         // Not inside TMPDIR: the postgres user must be able to reach it.
         let directory = URL(fileURLWithPath: "/tmp/herald-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
@@ -126,7 +157,7 @@ package actor PostgresServer {
             throw Unavailable(description: "initdb failed (\(initdb.status)): \(initdb.error)")
         }
         for _ in 0..<5 {
-            var cluster = Cluster(directory: directory, data: data, asUser: asUser, port: try freePort())
+            var cluster = Cluster(directory: directory, data: data, asUser: asUser, port: try freePort(), settings: settings)
             if let pid = try? await startServer(cluster) {
                 cluster.pid = pid
                 return cluster
@@ -142,10 +173,7 @@ package actor PostgresServer {
         let server = (cluster.asUser + [
             "--", bin.appendingPathComponent("postgres").path, "-D", cluster.data.path, "-p", "\(cluster.port)",
             "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(cluster.directory.path)",
-            // Tests kill gateway nodes, not the database's machine: durability on disk is the benchmarks' to
-            // measure (they run with PostgreSQL's defaults).
-            "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
-        ]).map { "'\($0)'" }.joined(separator: " ")
+        ] + cluster.settings.sorted { $0.key < $1.key }.flatMap { ["-c", "\($0.key)=\($0.value)"] }).map { "'\($0)'" }.joined(separator: " ")
         // The server, and a watchdog that kills it once this process is gone (however it ended).
         let script = """
             setpriv \(server) >>'\(log)' 2>&1 &

@@ -1,0 +1,97 @@
+import Foundation
+import HeraldCore
+import PostgresNIO
+
+/// Relays or stores a batch of notifications (no two for the same token and topic) in one statement and one commit:
+/// those whose token is still active, each relayed if its device is connected to a node that has beaten since the
+/// deadline, stored otherwise; the
+/// devices announced together (`stored <device> <device> …`). Prepared once per connection: the batch is its bindings (arrays), so the server parses
+/// and plans it once.
+struct RelayOrStoreStatement: PostgresPreparedStatement {
+    static let name = "herald_relay_or_store_v2"
+    /// Each row: the notification's place in the batch, whether it was relayed, the unique ID it replaced, the
+    /// number of announcements (read so that they are made), whether its token is known, and when it was revoked.
+    typealias Row = (Int, Bool, String?, Int, Bool, Double?)
+
+    static let sql = """
+        WITH incoming AS MATERIALIZED (
+            SELECT * FROM unnest(
+                $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
+                $9::text[], $10::boolean[], $11::bytea[], $12::float8[], $13::float8[]
+            ) WITH ORDINALITY AS i(token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority,
+                                   collapse_id, has_collapse_id, payload, received_at, expires_at, n)
+        ), known AS MATERIALIZED (
+            SELECT token, revoked_at FROM device_token WHERE token IN (SELECT token FROM incoming)
+        ), accepted AS MATERIALIZED (
+            -- Only pushes whose token is still active: one revoked since it was accepted keeps nothing.
+            SELECT i.* FROM incoming i JOIN known k USING (token) WHERE k.revoked_at IS NULL
+        ), present AS MATERIALIZED (
+            SELECT DISTINCT p.device_id FROM device_presence p JOIN gateway_node g ON g.id = p.node_id
+            WHERE p.device_id IN (SELECT device_id FROM accepted) AND g.heartbeat_at >= $14
+        ), relayed AS (
+            INSERT INTO relayed_push
+                (token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id, payload,
+                 received_at, expires_at)
+            SELECT token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority,
+                   CASE WHEN has_collapse_id THEN collapse_id END, payload, received_at, expires_at
+            FROM accepted WHERE device_id IN (SELECT device_id FROM present) ORDER BY n
+            RETURNING device_id
+        ), previous AS MATERIALIZED (
+            SELECT s.token, s.topic, s.unique_id FROM stored_notification s JOIN accepted a USING (token, topic)
+        ), saved AS (
+            INSERT INTO stored_notification
+                (token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id, payload,
+                 received_at, expires_at)
+            SELECT token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority,
+                   CASE WHEN has_collapse_id THEN collapse_id END, payload, received_at, expires_at
+            FROM accepted WHERE device_id NOT IN (SELECT device_id FROM present)
+            -- Rows locked in key order, as every node's batches do: two batches that share rows never deadlock.
+            ORDER BY token, topic
+            ON CONFLICT (token, topic) DO UPDATE SET
+                device_id = excluded.device_id, bundle_id = excluded.bundle_id, apns_id = excluded.apns_id,
+                unique_id = excluded.unique_id, push_type = excluded.push_type, priority = excluded.priority,
+                collapse_id = excluded.collapse_id, payload = excluded.payload, received_at = excluded.received_at,
+                expires_at = excluded.expires_at, seq = nextval(pg_get_serial_sequence('stored_notification', 'seq')),
+                claimed_by = NULL, claimed_until = NULL
+            RETURNING device_id
+        ), announced AS MATERIALIZED (
+            -- One announcement for up to 50 devices (device IDs are at most 128 bytes: within NOTIFY's 8,000).
+            SELECT pg_notify($15, 'stored ' || string_agg(device_id, ' '))
+            FROM (SELECT device_id, (row_number() OVER ()) / 50 AS chunk
+                  FROM (SELECT device_id FROM relayed UNION SELECT device_id FROM saved) AS d) AS numbered
+            GROUP BY chunk
+        )
+        SELECT i.n::integer, i.device_id IN (SELECT device_id FROM present), p.unique_id,
+               (SELECT count(*) FROM announced)::integer, k.token IS NOT NULL, k.revoked_at
+        FROM incoming i LEFT JOIN known k USING (token) LEFT JOIN previous p USING (token, topic)
+        ORDER BY i.n
+        """
+
+    var batch: [StoredNotification]
+    /// Seconds since 1970: a node whose last heartbeat is older is dead.
+    var liveSince: Double
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 15)
+        bindings.append(batch.map(\.token))
+        bindings.append(batch.map(\.topic))
+        bindings.append(batch.map(\.deviceID))
+        bindings.append(batch.map(\.bundleID))
+        bindings.append(batch.map(\.apnsID))
+        bindings.append(batch.map(\.uniqueID))
+        bindings.append(batch.map(\.pushType.rawValue))
+        bindings.append(batch.map { Int32($0.priority.rawValue) })
+        bindings.append(batch.map { $0.collapseID ?? "" })
+        bindings.append(batch.map { $0.collapseID != nil })
+        bindings.append(batch.map { ByteBuffer(bytes: $0.payload) })
+        bindings.append(batch.map(\.receivedAt.timeIntervalSince1970))
+        bindings.append(batch.map(\.expiresAt.timeIntervalSince1970))
+        bindings.append(liveSince)
+        bindings.append(PostgresGatewayStore.channel)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
+}

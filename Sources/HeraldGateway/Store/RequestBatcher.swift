@@ -1,0 +1,131 @@
+import Synchronization
+
+/// Gathers concurrent requests into batches run one at a time: while one batch is in flight, the requests that
+/// arrive wait, and go together in the next — writes that share a commit (group commit), reads that share a query.
+///
+/// No task of its own: the first caller to find no batch in flight leads — it runs batches until its own request is
+/// answered, then hands the lead to the next waiting caller. Requests with the same key never share a batch, and
+/// run in the order they were submitted (a later write to the same row replaces an earlier one, as it would alone).
+package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
+    /// What a waiting caller is woken with.
+    private enum Wake: Sendable {
+        case answered(Result<Answer, any Error>)
+        case lead
+    }
+
+    private struct Waiter: Sendable {
+        var id: UInt64
+        var item: Item
+        var key: String?
+        /// Nil for the leader, which runs the batch its write is in rather than waiting to be answered.
+        var continuation: CheckedContinuation<Wake, Never>?
+    }
+
+    private struct State: Sendable {
+        var queue: [Waiter] = []
+        var leading = false
+        var nextID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let maximumBatch: Int
+    private let key: @Sendable (Item) -> String?
+
+    /// Creates a batcher.
+    ///
+    /// - Parameters:
+    ///   - maximumBatch: The most writes one batch takes.
+    ///   - key: What two requests that must not share a batch have in common (the row they write); `nil` for a request
+    ///     that may share a batch with any other (a read).
+    package init(maximumBatch: Int, key: @escaping @Sendable (Item) -> String?) {
+        self.maximumBatch = max(1, maximumBatch)
+        self.key = key
+    }
+
+    /// Submits `item` and returns its answer once the batch holding it has committed.
+    ///
+    /// - Parameters:
+    ///   - item: The write.
+    ///   - execute: Runs one batch and answers each write, in order; throwing fails every write of the batch. The
+    ///     caller that leads runs its own; every caller passes the same.
+    package func submit(_ item: Item, execute: @Sendable ([Item]) async throws -> [Answer]) async throws -> Answer {
+        let itemKey = key(item)
+        var id: UInt64 = 0
+        let wake = await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+            let leads = state.withLock { state -> Bool in
+                id = state.nextID
+                state.nextID &+= 1
+                let leads = !state.leading
+                state.leading = true
+                state.queue.append(Waiter(id: id, item: item, key: itemKey, continuation: leads ? nil : continuation))
+                return leads
+            }
+            if leads { continuation.resume(returning: .lead) }
+        }
+        switch wake {
+        case .answered(let result):
+            return try result.get()
+        case .lead:
+            return try await lead(until: id, execute: execute).get()
+        }
+    }
+
+    /// Writes submitted and not yet taken into a batch.
+    package var waitingCount: Int {
+        state.withLock { $0.queue.count }
+    }
+
+    /// Runs batches until the write `id` is answered, then hands the lead on.
+    private func lead(
+        until id: UInt64, execute: @Sendable ([Item]) async throws -> [Answer]
+    ) async -> Result<Answer, any Error> {
+        var mine: Result<Answer, any Error>?
+        while mine == nil {
+            let batch = state.withLock { state in takeBatch(from: &state.queue) }
+            let results: [Result<Answer, any Error>]
+            do {
+                let answers = try await execute(batch.map(\.item))
+                results = answers.count == batch.count
+                    ? answers.map { .success($0) }
+                    : Array(repeating: .failure(BatchAnswerMismatch()), count: batch.count)
+            } catch {
+                results = Array(repeating: .failure(error), count: batch.count)
+            }
+            for (waiter, result) in zip(batch, results) {
+                if waiter.id == id {
+                    mine = result
+                } else {
+                    waiter.continuation?.resume(returning: .answered(result))
+                }
+            }
+        }
+        let next = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+            guard !state.queue.isEmpty else {
+                state.leading = false
+                return nil
+            }
+            // The next waiter leads: it runs the batch its own write is in.
+            defer { state.queue[0].continuation = nil }
+            return state.queue[0].continuation
+        }
+        next?.resume(returning: .lead)
+        return mine!
+    }
+
+    /// The next batch: waiters from the front, in order, up to the first whose key is already in it.
+    private func takeBatch(from queue: inout [Waiter]) -> [Waiter] {
+        var keys = Set<String>()
+        var count = 0
+        for waiter in queue.prefix(maximumBatch) {
+            if let key = waiter.key, !keys.insert(key).inserted { break }
+            count += 1
+        }
+        defer { queue.removeFirst(count) }
+        return Array(queue.prefix(count))
+    }
+}
+
+/// A batch's execution answered a different number of writes than it was given.
+package struct BatchAnswerMismatch: Error, CustomStringConvertible {
+    package var description: String { "a batch of writes was answered with the wrong number of answers" }
+}
