@@ -13,18 +13,37 @@ public struct GatewayConfiguration: Sendable {
         public var usesTLS: Bool
         /// The environment its pushes go to, as Apple's sandbox and production hosts (H-01).
         public var environment: APNsEnvironment
+        /// Which of Apple's APIs it serves.
+        public var api: API
+
+        /// The API a listener serves: Apple's provider API, or its broadcast channel management (a host of its own
+        /// at Apple, B-01).
+        public enum API: Sendable, Equatable {
+            /// `POST /3/device/<token>` (and broadcast sends, `POST /4/broadcasts/apps/<bundle ID>`).
+            case provider
+            /// `/1/apps/<bundle ID>/channels` and `/1/apps/<bundle ID>/all-channels` (B-02…B-05).
+            case channelManagement
+        }
 
         /// Creates a listener.
-        public init(host: String = "127.0.0.1", port: Int, usesTLS: Bool, environment: APNsEnvironment = .development) {
+        public init(
+            host: String = "127.0.0.1", port: Int, usesTLS: Bool, environment: APNsEnvironment = .development,
+            api: API = .provider
+        ) {
             self.host = host
             self.port = port
             self.usesTLS = usesTLS
             self.environment = environment
+            self.api = api
         }
     }
 
     /// The provider-API listeners. Default: TLS on 2197 (H-02) and plaintext on 2198, both development.
     public var providerListeners: [ProviderListener]
+    /// The apps whose broadcast capability is on (B-08); `nil` for every app. Others get `FeatureNotEnabled`.
+    public var broadcastApps: Set<String>? = nil
+    /// The most broadcast channels an app may have per environment (B-07).
+    public var channelLimitPerApp = BroadcastChannelRecord.limitPerApp
     /// The device-channel listener's interface.
     public var deviceHost: String
     /// The device-channel listener's port (WebSocket at `/device/v1`, metrics at `/metrics`); 0 picks one.

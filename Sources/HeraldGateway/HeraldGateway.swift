@@ -162,10 +162,11 @@ public final class HeraldGateway: Service, Sendable {
             let sslContext = try listener.usesTLS ? providerTLS.map { try NIOSSLContext(configuration: $0) } : nil
             let connections = self.connections
             let environment = listener.environment
+            let api = listener.api
             let server = HTTPServerBuilder { handler in
                 ProviderChannel(
                     http1Responder: handler, responder: responder, sslContext: sslContext, environment: environment,
-                    connections: connections)
+                    api: api, connections: connections)
             }
             applications.append(
                 Application(

@@ -28,6 +28,14 @@ extension HeraldCommand {
         var plaintextPort = 2198
         @Option(help: "A TLS provider port for the production environment (off unless given).") var productionPort: Int?
         @Option(help: "The device-channel port (WebSocket at /device/v1; /metrics and /healthz).") var devicePort = 2199
+        @Option(help: "A TLS port for broadcast channel management, as Apple's management host (development; off unless given; Apple's is 2195).")
+        var channelsPort: Int?
+        @Option(help: "A TLS port for the production environment's channel management (off unless given; Apple's is 2196).")
+        var productionChannelsPort: Int?
+        @Option(help: ArgumentHelp(
+            "The only apps whose broadcast capability is on (comma-separated bundle IDs); others get FeatureNotEnabled. Default: every app.",
+            valueName: "bundle-ids"))
+        var broadcastApps: String?
         @Flag(help: "Serve the device channel without TLS (ws:// instead of wss://).") var plaintextDevices = false
         @Option(help: "Server certificate chain (PEM) instead of the development CA.") var cert: String?
         @Option(help: "Server private key (PEM), with --cert.") var key: String?
@@ -35,10 +43,16 @@ extension HeraldCommand {
         @Option(help: "Seconds to wait for a device's acknowledgement before storing a notification.")
         var ackTimeout: Double = 10
 
+        /// `--broadcast-apps` as a list.
+        private var broadcastAppList: [String]? {
+            broadcastApps.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        }
+
         func validate() throws {
             if (cert == nil) != (key == nil) { throw ValidationError("Give --cert and --key together.") }
             if clientCA != nil && cert == nil { throw ValidationError("--client-ca needs --cert and --key.") }
             guard ackTimeout > 0 else { throw ValidationError("--ack-timeout must be positive.") }
+            for app in broadcastAppList ?? [] { try requireBundleID(app, option: "--broadcast-apps") }
         }
 
         func run() async throws {
@@ -53,15 +67,21 @@ extension HeraldCommand {
             if let productionPort {
                 listeners.append(.init(host: host, port: productionPort, usesTLS: true, environment: .production))
             }
+            if let channelsPort { listeners.append(.init(host: host, port: channelsPort, usesTLS: true, api: .channelManagement)) }
+            if let productionChannelsPort {
+                listeners.append(
+                    .init(host: host, port: productionChannelsPort, usesTLS: true, environment: .production, api: .channelManagement))
+            }
             let identity = cert.map { cert in
                 TLSIdentityFiles(
                     certificateChain: URL(fileURLWithPath: cert), privateKey: URL(fileURLWithPath: key!),
                     clientCertificateAuthority: clientCA.map { URL(fileURLWithPath: $0) })
             }
-            let configuration = GatewayConfiguration(
+            var configuration = GatewayConfiguration(
                 providerListeners: listeners, deviceHost: host, devicePort: devicePort,
                 deviceChannelUsesTLS: !plaintextDevices, tlsIdentity: identity,
                 acknowledgementTimeout: .milliseconds(Int(ackTimeout * 1000)))
+            configuration.broadcastApps = broadcastAppList.map(Set.init)
             let gatewayStore = try await store.openForNode(logger: logger)
             let gateway = try HeraldGateway(
                 configuration: configuration, store: gatewayStore, dataDirectory: directory, logger: logger)
@@ -74,7 +94,12 @@ extension HeraldCommand {
                 }
                 for (listener, port) in zip(providerListeners, ports.provider) {
                     let scheme = listener.usesTLS ? "https" : "http"
-                    lines.append("  provider API:   \(scheme)://\(host):\(port)/3/device/<token> (\(listener.environment.rawValue))")
+                    switch listener.api {
+                    case .provider:
+                        lines.append("  provider API:   \(scheme)://\(host):\(port)/3/device/<token> (\(listener.environment.rawValue))")
+                    case .channelManagement:
+                        lines.append("  channels:       \(scheme)://\(host):\(port)/1/apps/<bundle ID>/channels (\(listener.environment.rawValue))")
+                    }
                 }
                 lines.append("  device channel: \(plaintextDevices ? "ws" : "wss")://\(host):\(ports.device)/device/v1")
                 lines.append("  metrics:        \(plaintextDevices ? "http" : "https")://\(host):\(ports.device)/metrics")

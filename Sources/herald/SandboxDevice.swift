@@ -46,6 +46,7 @@ struct SandboxDevice: Service {
                   data directory: \(directory.url.path)
                   apps: \(apps.count), pending notifications: \(pendingCount)
                   APNs gateway:   https://localhost:\(ports.provider[0]) (http://127.0.0.1:\(ports.provider[1]) plaintext), devices wss://localhost:\(ports.device)/device/v1
+                  channels:       https://localhost:\(ports.provider[2])/1/apps/\(demoApp)/channels (herald channels create \(demoApp))
                   trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")
                   provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
                   demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")

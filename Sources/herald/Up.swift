@@ -27,6 +27,8 @@ extension HeraldCommand {
         @Option(help: "The gateway's TLS provider port.") var port = 2197
         @Option(help: "The gateway's plaintext provider port (h2c and HTTP/1.1).") var plaintextPort = 2198
         @Option(help: "The gateway's device-channel port.") var devicePort = 2199
+        @Option(help: "The gateway's broadcast channel management port (TLS, as Apple's sandbox management host).")
+        var channelsPort = 2195
         @Option(help: "The app registered for pushes on start.") var demoApp = "com.example.app"
 
         func run() async throws {
@@ -42,7 +44,10 @@ extension HeraldCommand {
             let gatewayStore = try openGatewayStore(data, logger: logger)
             let gateway = try HeraldGateway(
                 configuration: GatewayConfiguration(
-                    providerListeners: [.init(port: port, usesTLS: true), .init(port: plaintextPort, usesTLS: false)],
+                    providerListeners: [
+                        .init(port: port, usesTLS: true), .init(port: plaintextPort, usesTLS: false),
+                        .init(port: channelsPort, usesTLS: true, api: .channelManagement),
+                    ],
                     devicePort: devicePort),
                 store: gatewayStore, dataDirectory: directory, logger: logger)
             var keys = try await gatewayStore.providerKeys()

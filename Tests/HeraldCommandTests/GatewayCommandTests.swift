@@ -58,9 +58,9 @@ import Testing
 
     /// Runs `body` with a `herald gateway` process, and always stops it (SIGTERM, then SIGKILL).
     static func withGatewayProcess(
-        _ herald: HeraldProcess, _ body: (GatewayProcess) async throws -> Void
+        _ herald: HeraldProcess, arguments: [String] = [], _ body: (GatewayProcess) async throws -> Void
     ) async throws {
-        let gateway = try await GatewayProcess.start(herald)
+        let gateway = try await GatewayProcess.start(herald, arguments: arguments)
         do {
             try await body(gateway)
         } catch {

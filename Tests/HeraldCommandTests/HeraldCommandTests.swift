@@ -143,7 +143,7 @@ struct HeraldProcess {
     func up() async throws {
         let herald = try HeraldProcess()
         #expect(try await herald.run(["notifications", "send", "com.example.app", "--title", "Welcome", "--body", "to Herald", "--sound"]).status == 0)
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0"])
         let shown = await up.waitForOutput(containing: "Welcome", timeout: .seconds(20))
         let status = await up.stop()
         #expect(shown?.contains("com.example.app  Welcome: to Herald") == true)
@@ -159,7 +159,7 @@ struct HeraldProcess {
     @Test("herald up: the banner's `herald push` line, run from another process, shows the push in the first; Ctrl-C stops both")
     func upPushLine() async throws {
         let herald = try HeraldProcess()
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0"])
         guard let line = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
             Issue.record("no push line in the banner: \(await up.stop())")
             return
@@ -176,7 +176,7 @@ struct HeraldProcess {
         #expect(ended.status == 0)
         #expect(ended.error.contains("Disconnected from the gateway") && ended.error.contains("Gateway stopped"))
         // The device remembers the registration: the same token next time.
-        let again = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
+        let again = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0"])
         let secondLine = await again.waitForOutput(containing: "herald push", timeout: .seconds(30))
         await again.stop()
         let token = { (words: [String]) in words.firstIndex(of: "--token").map { words[$0 + 1] } }

@@ -175,6 +175,73 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
+
+    static func channel(
+        _ id: String, _ bundleID: String = "com.example.app", _ environment: APNsEnvironment = .development,
+        _ policy: BroadcastChannelRecord.StoragePolicy = .mostRecentMessageStored, at seconds: Double
+    ) -> BroadcastChannelRecord {
+        BroadcastChannelRecord(
+            id: id, bundleID: bundleID, environment: environment, storagePolicy: policy,
+            createdAt: day0.addingTimeInterval(seconds))
+    }
+
+    @Test("B-02…B-05, B-07: channels per app and environment, listed oldest first, deleted once, at most the limit",
+          arguments: StoreBackEnd.allCases)
+    func channels(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            let first = Self.channel("AAAA", at: 1)
+            // The limit (3 here) counts per app and environment.
+            let creations: [(BroadcastChannelRecord, made: Bool)] = [
+                (first, true),
+                (Self.channel("BBBB", "com.example.app", .development, .noMessageStored, at: 2), true),
+                (Self.channel("CCCC", at: 3), true),
+                (Self.channel("DDDD", at: 4), false),
+                (Self.channel("EEEE", "com.example.app", .production, at: 5), true),
+                (Self.channel("FFFF", "com.example.other", at: 6), true),
+            ]
+            for (record, expected) in creations {
+                let made = try await store.createChannel(record, limit: 3)
+                #expect(made == expected, "\(record.id)")
+            }
+            #expect(try await store.channels(bundleID: "com.example.app", environment: .development).map(\.id) == ["AAAA", "BBBB", "CCCC"])
+            #expect(try await store.channels(bundleID: "com.example.app", environment: .production).map(\.id) == ["EEEE"])
+            #expect(try await store.channel(id: "AAAA", bundleID: "com.example.app", environment: .development) == first)
+            #expect(try await store.channel(id: "BBBB", bundleID: "com.example.app", environment: .development)?.storagePolicy == .noMessageStored)
+            // Another app's or environment's channel is not this one's.
+            #expect(try await store.channel(id: "AAAA", bundleID: "com.example.other", environment: .development) == nil)
+            #expect(try await store.channel(id: "AAAA", bundleID: "com.example.app", environment: .production) == nil)
+
+            for (bundleID, expected) in [("com.example.other", false), ("com.example.app", true), ("com.example.app", false)] {
+                let deleted = try await store.deleteChannel(id: "AAAA", bundleID: bundleID, environment: .development)
+                #expect(deleted == expected, "\(bundleID)")
+            }
+            #expect(try await store.channels(bundleID: "com.example.app", environment: .development).map(\.id) == ["BBBB", "CCCC"])
+            let madeAgain = try await store.createChannel(Self.channel("DDDD", at: 7), limit: 3)
+            #expect(madeAgain)
+        }
+    }
+
+    @Test("B-07: nodes making channels at once never pass the limit together")
+    func channelLimitAcrossNodes() async throws {
+        let url = try await PostgresServer.shared.makeDatabase()
+        try await withPostgresStores(url, count: 2) { stores in
+            let made = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<24 {
+                    group.addTask {
+                        try await stores[index % 2].createChannel(
+                            BroadcastChannelRecord(
+                                id: "ch\(index)", bundleID: "com.example.app", environment: .development,
+                                storagePolicy: .noMessageStored, createdAt: Date()),
+                            limit: 5)
+                    }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(made == 5)
+            #expect(try await stores[1].channels(bundleID: "com.example.app", environment: .development).count == 5)
+        }
+    }
+
     @Test("C-04: the delivery log keeps each notification's events in order and prunes by age", arguments: StoreBackEnd.allCases)
     func deliveryLog(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in

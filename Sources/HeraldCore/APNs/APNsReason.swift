@@ -80,6 +80,23 @@ public struct APNsReason: Error, Hashable, Sendable, CustomStringConvertible {
     public static let serviceUnavailable = APNsReason(status: 503, reason: "ServiceUnavailable", retry: .withBackoff)
     public static let shutdown = APNsReason(status: 503, reason: "Shutdown", retry: .withBackoff)
 
+    // Broadcast channels and sends only (§8, Apple's broadcast error table).
+    public static let featureNotEnabled = APNsReason(status: 400, reason: "FeatureNotEnabled", retry: .afterFix)
+    public static let missingChannelId = APNsReason(status: 400, reason: "MissingChannelId", retry: .afterFix)
+    public static let badChannelId = APNsReason(status: 400, reason: "BadChannelId", retry: .afterFix)
+    public static let channelNotRegistered = APNsReason(status: 400, reason: "ChannelNotRegistered", retry: .never)
+    public static let badRequestParams = APNsReason(status: 400, reason: "BadRequestParams", retry: .afterFix)
+    public static let missingPushType = APNsReason(status: 400, reason: "MissingPushType", retry: .afterFix)
+    public static let cannotCreateChannelConfig = APNsReason(
+        status: 400, reason: "CannotCreateChannelConfig", retry: .afterFix)
+    public static let topicMismatch = APNsReason(status: 403, reason: "TopicMismatch", retry: .afterFix)
+
+    /// The reasons only the broadcast table has (its others are in ``all``).
+    public static let broadcastOnly: [APNsReason] = [
+        .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams,
+        .missingPushType, .cannotCreateChannelConfig, .topicMismatch,
+    ]
+
     /// Every row of §2, in Apple's order.
     public static let all: [APNsReason] = [
         .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
@@ -92,7 +109,7 @@ public struct APNsReason: Error, Hashable, Sendable, CustomStringConvertible {
     ]
 
     private static let byName: [String: APNsReason] = Dictionary(
-        all.map { ($0.reason, $0) }, uniquingKeysWith: { first, _ in first })
+        (all + broadcastOnly).map { ($0.reason, $0) }, uniquingKeysWith: { first, _ in first })
 
     /// The row for a `reason` string as APNs sends it, or `nil` for a reason not in Apple's table.
     ///

@@ -82,19 +82,23 @@ public struct APNsRequestHeaders: Sendable, Equatable {
             headers.collapseID = collapseID
         }
         if let authorization = values["authorization"] {
-            // The scheme is case-insensitive (RFC 9110 §11.1); an empty token is a missing one.
-            let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                let token = String(parts[1].trimmingOptionalWhitespace())
-                headers.bearerToken = token.isEmpty ? nil : token
-            } else if case let trimmed = authorization.trimmingOptionalWhitespace(), !trimmed.isEmpty,
-                trimmed.lowercased() != "bearer"
-            {
-                // Something other than a bearer token: a token APNs cannot read.
-                headers.bearerToken = authorization
-            }
+            headers.bearerToken = Self.bearerToken(fromAuthorization: authorization)
         }
         return .success(headers)
+    }
+
+    /// The JWT in an `authorization` value: the token after `bearer ` (the scheme in any case, RFC 9110 §11.1),
+    /// `nil` when empty; anything else that is not empty is returned whole, as a token nobody can read.
+    ///
+    /// - Parameter authorization: The header's value.
+    public static func bearerToken(fromAuthorization authorization: String) -> String? {
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        if parts.count == 2, parts[0].lowercased() == "bearer" {
+            let token = String(parts[1].trimmingOptionalWhitespace())
+            return token.isEmpty ? nil : token
+        }
+        let trimmed = authorization.trimmingOptionalWhitespace()
+        return trimmed.isEmpty || trimmed.lowercased() == "bearer" ? nil : authorization
     }
 
     /// Whether `text` is a canonical UUID: 8-4-4-4-12 hex digits (S-05; either case is read).

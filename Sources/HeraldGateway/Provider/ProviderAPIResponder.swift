@@ -63,6 +63,9 @@ struct ProviderAPIResponder: Sendable {
     ///   - connection: The state of the connection it came on, its identity decided at the handshake.
     ///   - logger: Where to log.
     func answer(_ request: ProviderRequest, connection: ProviderConnection, logger: Logger) async -> ProviderAnswer {
+        if connection.api == .channelManagement {
+            return await answerChannelManagement(request, connection: connection, logger: logger)
+        }
         let echoID = request.echoedAPNsID
         let deviceToken: DeviceToken
         switch Self.target(of: request) {
@@ -144,6 +147,11 @@ struct ProviderAPIResponder: Sendable {
 
     /// §3: the connection's certificate, else the request's provider token.
     func authorize(_ headers: APNsRequestHeaders, connection: ProviderConnection, now: Date) async throws -> Authorization {
+        try await authorize(bearerToken: headers.bearerToken, connection: connection, now: now)
+    }
+
+    /// §3: the connection's certificate, else the provider token `bearerToken`.
+    func authorize(bearerToken: String?, connection: ProviderConnection, now: Date) async throws -> Authorization {
         switch connection.identity {
         case .certificate(_, let topics, let environments):
             // the authorization header is ignored on certificate connections.
@@ -151,7 +159,7 @@ struct ProviderAPIResponder: Sendable {
             guard environments.contains(connection.environment) else { throw APNsRefusal(.badCertificateEnvironment) }
             return .certificate(topics: topics)
         case .token:
-            switch await authenticate(headers.bearerToken, connection: connection, now: now) {
+            switch await authenticate(bearerToken, connection: connection, now: now) {
             case .success(let topics): return .token(topics: topics)
             case .failure(let reason): throw APNsRefusal(reason)
             }

@@ -29,23 +29,26 @@ struct ProviderChannel: ServerChildChannel {
     let responder: ProviderAPIResponder
     let sslContext: NIOSSLContext?
     let environment: APNsEnvironment
+    let api: GatewayConfiguration.ProviderListener.API
     let connections: ProviderConnectionRegistry
 
     init(
         http1Responder: @escaping HTTPChannelHandler.Responder, responder: ProviderAPIResponder,
-        sslContext: NIOSSLContext?, environment: APNsEnvironment, connections: ProviderConnectionRegistry
+        sslContext: NIOSSLContext?, environment: APNsEnvironment, api: GatewayConfiguration.ProviderListener.API = .provider,
+        connections: ProviderConnectionRegistry
     ) {
         // An HTTP/1.1 request that stalls half-way (slow or stuck client) is dropped after a minute.
         self.http1 = HTTP1Channel(responder: http1Responder, configuration: .init(idleTimeout: .seconds(60)))
         self.responder = responder
         self.sslContext = sslContext
         self.environment = environment
+        self.api = api
         self.connections = connections
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let id = ObjectIdentifier(channel)
-        let connection = ProviderConnection(usesTLS: sslContext != nil, environment: environment)
+        let connection = ProviderConnection(usesTLS: sslContext != nil, environment: environment, api: api)
         connections.register(connection, for: id)
         responder.metrics.recordProviderConnection()
         let connections = self.connections

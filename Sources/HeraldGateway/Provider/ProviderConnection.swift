@@ -48,11 +48,14 @@ final class ProviderConnection: Sendable {
     let usesTLS: Bool
     /// The environment of the listener it came in on.
     let environment: APNsEnvironment
+    /// The API of the listener it came in on.
+    let api: GatewayConfiguration.ProviderListener.API
     let state = Mutex(State())
 
-    init(usesTLS: Bool, environment: APNsEnvironment) {
+    init(usesTLS: Bool, environment: APNsEnvironment, api: GatewayConfiguration.ProviderListener.API = .provider) {
         self.usesTLS = usesTLS
         self.environment = environment
+        self.api = api
     }
 
     /// How the connection authenticates.

@@ -104,3 +104,48 @@ public struct DeliveryEvent: Sendable, Equatable {
         self.detail = detail
     }
 }
+
+/// A broadcast channel (B-02…B-07): Live Activity updates published once to every device subscribed to it.
+public struct BroadcastChannelRecord: Sendable, Equatable {
+    /// What a channel keeps for devices that subscribe later (B-02, B-07); fixed when the channel is made.
+    public enum StoragePolicy: Int, Sendable, CaseIterable {
+        /// "No Message Stored": a broadcast reaches the devices subscribed at the time, and only those.
+        case noMessageStored = 0
+        /// "Most Recent Message Stored": the latest broadcast is kept (8 hours at most) for devices that come later.
+        case mostRecentMessageStored = 1
+    }
+
+    /// The channel's ID as Apple gives it: base64 of random bytes (`apns-channel-id`).
+    public var id: String
+    /// The app it belongs to.
+    public var bundleID: String
+    /// The environment it belongs to (channels are not shared across environments, B-07).
+    public var environment: APNsEnvironment
+    /// What it keeps.
+    public var storagePolicy: StoragePolicy
+    /// Its push type; Apple's only one is `LiveActivity`.
+    public var pushType: String
+    /// When it was made.
+    public var createdAt: Date
+
+    /// Creates a record.
+    public init(
+        id: String, bundleID: String, environment: APNsEnvironment, storagePolicy: StoragePolicy,
+        pushType: String = "LiveActivity", createdAt: Date
+    ) {
+        self.id = id
+        self.bundleID = bundleID
+        self.environment = environment
+        self.storagePolicy = storagePolicy
+        self.pushType = pushType
+        self.createdAt = createdAt
+    }
+
+    /// The most channels an app may have in one environment (B-07).
+    public static let limitPerApp = 10_000
+
+    /// A new channel ID: base64 of 16 random bytes (B-02: random; B-04: never made again).
+    public static func makeID() -> String {
+        Data((0..<16).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
+    }
+}

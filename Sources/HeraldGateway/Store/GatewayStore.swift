@@ -30,6 +30,17 @@ public protocol GatewayStore: Sendable {
     /// Revokes a token; returns its record, or `nil` if no such token exists.
     func revokeToken(_ token: String, at: Date) async throws -> DeviceTokenRecord?
 
+    /// Makes a broadcast channel, unless its app already has `limit` channels in its environment.
+    ///
+    /// - Returns: `false` when the limit was reached (nothing made).
+    func createChannel(_ channel: BroadcastChannelRecord, limit: Int) async throws -> Bool
+    /// The app's channel with this ID in the environment.
+    func channel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> BroadcastChannelRecord?
+    /// The app's channels in the environment, oldest first.
+    func channels(bundleID: String, environment: APNsEnvironment) async throws -> [BroadcastChannelRecord]
+    /// Deletes the app's channel (B-04); `false` when it has no such channel.
+    func deleteChannel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> Bool
+
     /// Keeps a notification for an offline device, replacing the one kept for the same token and topic.
     ///
     /// - Returns: The `apns-unique-id` of the notification it replaced, if any.

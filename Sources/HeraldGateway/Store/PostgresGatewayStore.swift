@@ -116,7 +116,16 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                 device_id text PRIMARY KEY, node_id text NOT NULL, session text NOT NULL,
                 connected_at double precision NOT NULL)
             """,
-        ]
+        ],
+        // 2: broadcast channels.
+        [
+            """
+            CREATE TABLE broadcast_channel (
+                id text PRIMARY KEY, bundle_id text NOT NULL, environment text NOT NULL, storage_policy integer NOT NULL,
+                push_type text NOT NULL, created_at double precision NOT NULL, seq bigserial NOT NULL)
+            """,
+            "CREATE INDEX broadcast_channel_by_app ON broadcast_channel(bundle_id, environment, seq)",
+        ],
     ]
 
     /// The channel nodes announce on: `stored <device ID> …` when notifications were stored for devices (sent in the
@@ -646,6 +655,67 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
             token: token, deviceID: deviceID, bundleID: bundleID,
             environment: APNsEnvironment(rawValue: environment) ?? .development,
             createdAt: Date(timeIntervalSince1970: createdAt), revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:)))
+    }
+
+    // MARK: Broadcast channels
+
+    public func createChannel(_ channel: BroadcastChannelRecord, limit: Int) async throws -> Bool {
+        try await perform { [logger] client in
+            try await Self.unwrappingTransactionError { try await client.withTransaction(logger: logger) { connection in
+                // One creation per app and environment at a time, on every node: the count holds until the commit.
+                let app = channel.bundleID + " " + channel.environment.rawValue
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(app)))", logger: logger)
+                let count = try await connection.query("""
+                    SELECT count(*)::integer FROM broadcast_channel
+                    WHERE bundle_id = \(channel.bundleID) AND environment = \(channel.environment.rawValue)
+                    """, logger: logger).collect().first?.decode(Int.self) ?? 0
+                guard count < limit else { return false }
+                try await connection.query("""
+                    INSERT INTO broadcast_channel (id, bundle_id, environment, storage_policy, push_type, created_at)
+                    VALUES (\(channel.id), \(channel.bundleID), \(channel.environment.rawValue),
+                            \(channel.storagePolicy.rawValue), \(channel.pushType), \(channel.createdAt.timeIntervalSince1970))
+                    """, logger: logger)
+                return true
+            } }
+        }
+    }
+
+    public func channel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> BroadcastChannelRecord? {
+        try await perform { client in
+            try await client.query("""
+                SELECT \(unescaped: Self.channelColumns) FROM broadcast_channel
+                WHERE id = \(id) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue)
+                """).collect().first.map(Self.channelRecord)
+        }
+    }
+
+    public func channels(bundleID: String, environment: APNsEnvironment) async throws -> [BroadcastChannelRecord] {
+        try await perform { client in
+            try await client.query("""
+                SELECT \(unescaped: Self.channelColumns) FROM broadcast_channel
+                WHERE bundle_id = \(bundleID) AND environment = \(environment.rawValue) ORDER BY seq
+                """).collect().map(Self.channelRecord)
+        }
+    }
+
+    public func deleteChannel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> Bool {
+        try await perform { client in
+            try await !client.query("""
+                DELETE FROM broadcast_channel
+                WHERE id = \(id) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue) RETURNING 1
+                """).collect().isEmpty
+        }
+    }
+
+    private static let channelColumns = "id, bundle_id, environment, storage_policy, push_type, created_at"
+
+    private static func channelRecord(_ row: PostgresRow) throws -> BroadcastChannelRecord {
+        let (id, bundleID, environment, policy, pushType, createdAt) = try row.decode(
+            (String, String, String, Int, String, Double).self)
+        return BroadcastChannelRecord(
+            id: id, bundleID: bundleID, environment: APNsEnvironment(rawValue: environment) ?? .development,
+            storagePolicy: BroadcastChannelRecord.StoragePolicy(rawValue: policy) ?? .noMessageStored, pushType: pushType,
+            createdAt: Date(timeIntervalSince1970: createdAt))
     }
 
     // MARK: Stored notifications

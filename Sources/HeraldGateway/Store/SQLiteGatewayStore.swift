@@ -100,6 +100,19 @@ public final class SQLiteGatewayStore: GatewayStore {
                 CREATE INDEX delivery_event_by_id ON delivery_event(unique_id);
                 """)
         }
+        migrator.registerMigration("v3: broadcast channels") { db in
+            try db.execute(sql: """
+                CREATE TABLE broadcast_channel (
+                    id TEXT PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    storage_policy INTEGER NOT NULL,
+                    push_type TEXT NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE INDEX broadcast_channel_by_app ON broadcast_channel(bundle_id, environment, created_at);
+                """)
+        }
         return migrator
     }
 
@@ -222,6 +235,67 @@ public final class SQLiteGatewayStore: GatewayStore {
                 db, sql: "SELECT \(Self.tokenColumns) FROM device_token WHERE token = ?", arguments: [token.lowercased()]
             ).map(Self.tokenRecord)
         }
+    }
+
+    // MARK: Broadcast channels
+
+    public func createChannel(_ channel: BroadcastChannelRecord, limit: Int) async throws -> Bool {
+        try await groupCommit.write { db in
+            let count = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM broadcast_channel WHERE bundle_id = ? AND environment = ?",
+                arguments: [channel.bundleID, channel.environment.rawValue]) ?? 0
+            guard count < limit else { return false }
+            try db.execute(
+                sql: """
+                    INSERT INTO broadcast_channel (id, bundle_id, environment, storage_policy, push_type, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    channel.id, channel.bundleID, channel.environment.rawValue, channel.storagePolicy.rawValue,
+                    channel.pushType, channel.createdAt.timeIntervalSince1970,
+                ])
+            return true
+        }
+    }
+
+    public func channel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> BroadcastChannelRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(Self.channelColumns) FROM broadcast_channel WHERE id = ? AND bundle_id = ? AND environment = ?",
+                arguments: [id, bundleID, environment.rawValue]
+            ).map(Self.channelRecord)
+        }
+    }
+
+    public func channels(bundleID: String, environment: APNsEnvironment) async throws -> [BroadcastChannelRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.channelColumns) FROM broadcast_channel WHERE bundle_id = ? AND environment = ?
+                    ORDER BY created_at, rowid
+                    """,
+                arguments: [bundleID, environment.rawValue]
+            ).map(Self.channelRecord)
+        }
+    }
+
+    public func deleteChannel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> Bool {
+        try await groupCommit.write { db in
+            try db.execute(
+                sql: "DELETE FROM broadcast_channel WHERE id = ? AND bundle_id = ? AND environment = ?",
+                arguments: [id, bundleID, environment.rawValue])
+            return db.changesCount > 0
+        }
+    }
+
+    private static let channelColumns = "id, bundle_id, environment, storage_policy, push_type, created_at"
+
+    private static func channelRecord(_ row: Row) -> BroadcastChannelRecord {
+        BroadcastChannelRecord(
+            id: row[0], bundleID: row[1], environment: APNsEnvironment(rawValue: row[2]) ?? .development,
+            storagePolicy: BroadcastChannelRecord.StoragePolicy(rawValue: row[3]) ?? .noMessageStored, pushType: row[4],
+            createdAt: Date(timeIntervalSince1970: row[5]))
     }
 
     /// The columns ``tokenRecord(_:)`` reads, in its order.
