@@ -108,6 +108,20 @@ public final class DeviceChannelClient: Sendable {
             answeredBy: "-\(bundleID)|\(environment.rawValue)")
     }
 
+    /// Subscribes the device to an app's broadcast channel (B-14); its broadcasts then arrive in ``pushes``, with
+    /// ``DevicePush/channelID`` set. Throws ``Failure/refused(_:)`` when the app has no such channel.
+    public func subscribe(channelID: String, bundleID: String, environment: APNsEnvironment = .development) async throws {
+        _ = try await request(
+            .subscribe(channelID: channelID, bundleID: bundleID, environment: environment),
+            answeredBy: "channel|\(channelID)|\(bundleID)")
+    }
+
+    /// Stops the channel's broadcasts to this device (no answer is awaited).
+    public func unsubscribe(channelID: String, bundleID: String) async throws {
+        guard let writer = state.withLock({ $0.writer }) else { throw Failure.closed }
+        try await writer.write(.text(DeviceChannelMessage.unsubscribe(channelID: channelID, bundleID: bundleID).jsonText()))
+    }
+
     /// Sends `message` and waits for the answer filed under `key`.
     private func request(_ message: DeviceChannelMessage, answeredBy key: String) async throws -> String {
         try await withCheckedThrowingContinuation { continuation in
@@ -174,6 +188,11 @@ public final class DeviceChannelClient: Sendable {
             takeRegistration("\(bundleID)|\(environment.rawValue)")?.resume(returning: token)
         case .unregistered(let bundleID, let environment):
             takeRegistration("-\(bundleID)|\(environment.rawValue)")?.resume(returning: "")
+        case .subscribed(let channelID, let bundleID):
+            takeRegistration("channel|\(channelID)|\(bundleID)")?.resume(returning: channelID)
+        case .subscriptionRefused(let channelID, let bundleID):
+            takeRegistration("channel|\(channelID)|\(bundleID)")?
+                .resume(throwing: Failure.refused("No channel \(channelID) for \(bundleID)"))
         case .push(let push):
             pushSink.yield(push)
         case .error(let text):
@@ -188,7 +207,7 @@ public final class DeviceChannelClient: Sendable {
                 let first = state.withLock { $0.registrations.isEmpty ? nil : $0.registrations.removeFirst() }
                 first?.continuation.resume(throwing: Failure.refused(text))
             }
-        case .hello, .register, .unregister, .ack:
+        case .hello, .register, .unregister, .ack, .subscribe, .unsubscribe:
             break
         }
     }

@@ -149,6 +149,45 @@ final class ReceivedPushes: Sendable {
         }
     }
 
+    @Test("B-10: a broadcast published on one node reaches the channel's subscribers on every node, each once")
+    func broadcastAcrossNodes() async throws {
+        try await withNodes(3) { nodes, client, jwt in
+            for policy in BroadcastChannelRecord.StoragePolicy.allCases {
+                let channel = BroadcastChannelRecord.makeID()
+                let made = try await nodes[0].store.createChannel(
+                    BroadcastChannelRecord(
+                        id: channel, bundleID: GatewayHarness.bundleID, environment: .development, storagePolicy: policy,
+                        createdAt: Date()),
+                    limit: 10)
+                #expect(made)
+                var devices: [DeviceChannelClient] = []
+                for (index, node) in nodes.enumerated() {
+                    let device = try await node.connectDevice("watcher-\(policy.rawValue)-\(index)")
+                    try await device.subscribe(channelID: channel, bundleID: GatewayHarness.bundleID)
+                    devices.append(device)
+                }
+                let answer = try await client.push(
+                    port: nodes[1].providerPort, scheme: "http", token: "", path: "/4/broadcasts/apps/\(GatewayHarness.bundleID)",
+                    headers: [
+                        ("authorization", "bearer \(jwt)"), ("apns-push-type", "liveactivity"), ("apns-channel-id", channel),
+                        ("apns-priority", "10"), ("apns-expiration", "0"),
+                    ],
+                    body: #"{"aps":{"timestamp":1,"event":"update","content-state":{"n":\#(policy.rawValue)}}}"#)
+                #expect(answer.status == 200)
+                for device in devices {
+                    let push = try #require(try await nextPush(device))
+                    #expect(push.channelID == channel)
+                    #expect(push.payload.contains(#""n":\#(policy.rawValue)"#))
+                    try await device.acknowledge(push)
+                }
+                for device in devices {
+                    #expect(try await nextPush(device, seconds: 0.5) == nil, "\(device.deviceID) got it twice")
+                    await device.close()
+                }
+            }
+        }
+    }
+
     @Test("D-08: a token revoked on one node is 410 Unregistered, with the time, on the others — though each node found it active just before")
     func revocationHoldsEverywhere() async throws {
         try await withNodes(3) { nodes, client, jwt in

@@ -18,6 +18,16 @@ public enum DeviceChannelMessage: Sendable, Equatable {
     case unregister(bundleID: String, environment: APNsEnvironment)
     /// Gateway → device: the app's token is revoked.
     case unregistered(bundleID: String, environment: APNsEnvironment)
+    /// Device → gateway: send this app's broadcasts on the channel to this device (a Live Activity started with
+    /// `pushType: .channel(id)`, B-14) for as long as the connection lasts; the device says so again after it
+    /// reconnects.
+    case subscribe(channelID: String, bundleID: String, environment: APNsEnvironment)
+    /// Gateway → device: the subscription holds (the channel exists for the app in that environment).
+    case subscribed(channelID: String, bundleID: String)
+    /// Gateway → device: there is no such channel for the app (the Live Activity fails to start, B-14).
+    case subscriptionRefused(channelID: String, bundleID: String)
+    /// Device → gateway: stop sending the channel's broadcasts (the Live Activity ended).
+    case unsubscribe(channelID: String, bundleID: String)
     /// Gateway → device: a notification.
     case push(DevicePush)
     /// Device → gateway: the device has the push with this delivery ID.
@@ -48,12 +58,15 @@ public struct DevicePush: Sendable, Equatable {
     public var payload: String
     /// Whether it comes from the gateway's store (the device was offline).
     public var fromStorage: Bool
+    /// The broadcast channel it was published on (`token` is then empty); `nil` for a push to a device token.
+    public var channelID: String?
 
     /// Creates a push message.
     public init(
         deliveryID: String, token: String, topic: String, bundleID: String, pushType: String, priority: Int,
-        apnsID: String, collapseID: String?, payload: String, fromStorage: Bool
+        apnsID: String, collapseID: String?, payload: String, fromStorage: Bool, channelID: String? = nil
     ) {
+        self.channelID = channelID
         self.deliveryID = deliveryID
         self.token = token
         self.topic = topic
@@ -111,6 +124,19 @@ extension DeviceChannelMessage {
                 .init("type", "unregistered"), .init("bundleID", .string(bundleID)),
                 .init("environment", .string(environment.rawValue)),
             ])
+        case .subscribe(let channelID, let bundleID, let environment):
+            .object([
+                .init("type", "subscribe"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID)),
+                .init("environment", .string(environment.rawValue)),
+            ])
+        case .subscribed(let channelID, let bundleID):
+            .object([.init("type", "subscribed"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID))])
+        case .subscriptionRefused(let channelID, let bundleID):
+            .object([
+                .init("type", "subscriptionRefused"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID)),
+            ])
+        case .unsubscribe(let channelID, let bundleID):
+            .object([.init("type", "unsubscribe"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID))])
         case .push(let push):
             .object([.init("type", "push"), .init("push", push.jsonValue)])
         case .ack(let deliveryID):
@@ -144,6 +170,18 @@ extension DeviceChannelMessage {
             self = string("type") == "unregister"
                 ? .unregister(bundleID: bundleID, environment: environment)
                 : .unregistered(bundleID: bundleID, environment: environment)
+        case "subscribe":
+            guard let channelID = string("channelID"), let bundleID = string("bundleID"),
+                let environment = string("environment").flatMap(APNsEnvironment.init)
+            else { return nil }
+            self = .subscribe(channelID: channelID, bundleID: bundleID, environment: environment)
+        case "subscribed", "subscriptionRefused", "unsubscribe":
+            guard let channelID = string("channelID"), let bundleID = string("bundleID") else { return nil }
+            switch string("type") {
+            case "subscribed": self = .subscribed(channelID: channelID, bundleID: bundleID)
+            case "subscriptionRefused": self = .subscriptionRefused(channelID: channelID, bundleID: bundleID)
+            default: self = .unsubscribe(channelID: channelID, bundleID: bundleID)
+            }
         case "push":
             guard let push = value["push"].flatMap(DevicePush.init) else { return nil }
             self = .push(push)
@@ -169,6 +207,7 @@ extension DevicePush {
         if let collapseID { members.append(.init("collapseID", .string(collapseID))) }
         members.append(.init("payload", .string(payload)))
         members.append(.init("fromStorage", .bool(fromStorage)))
+        if let channelID { members.append(.init("channelID", .string(channelID))) }
         return .object(members)
     }
 
@@ -185,8 +224,15 @@ extension DevicePush {
         case .string(let text)?: collapseID = text
         default: return nil
         }
+        let channelID: String?
+        switch value["channelID"] {
+        case nil, .null?: channelID = nil
+        case .string(let text)?: channelID = text
+        default: return nil
+        }
         self.init(
             deliveryID: deliveryID, token: token, topic: topic, bundleID: bundleID, pushType: pushType,
-            priority: priority, apnsID: apnsID, collapseID: collapseID, payload: payload, fromStorage: fromStorage)
+            priority: priority, apnsID: apnsID, collapseID: collapseID, payload: payload, fromStorage: fromStorage,
+            channelID: channelID)
     }
 }

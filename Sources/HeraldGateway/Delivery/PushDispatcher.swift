@@ -32,8 +32,8 @@ final class PushDispatcher: Sendable {
     private let store: any GatewayStore
     /// The store as several nodes share it, if they do.
     let shared: (any SharedGatewayStore)?
-    private let hub: DeviceHub
-    private let log: DeliveryLog
+    let hub: DeviceHub
+    let log: DeliveryLog
     private let metrics: GatewayMetrics
     private let clock: any HeraldClock
     private let configuration: GatewayConfiguration

@@ -35,4 +35,14 @@ extension DevicePush {
             collapseID: stored.collapseID, payload: String(decoding: stored.payload, as: UTF8.self),
             fromStorage: !stored.relayed)
     }
+
+    /// A broadcast handed to a device subscribed to its channel: as published, or kept for a device that subscribed
+    /// later (`fromStorage`). Its delivery ID is made per device when it is queued.
+    init(_ message: ChannelMessage, fromStorage: Bool) {
+        self.init(
+            deliveryID: message.uniqueID, token: "", topic: message.bundleID + APNsPushType.liveactivity.topicSuffix,
+            bundleID: message.bundleID, pushType: APNsPushType.liveactivity.rawValue, priority: message.priority,
+            apnsID: message.requestID, collapseID: nil, payload: String(decoding: message.payload, as: UTF8.self),
+            fromStorage: fromStorage, channelID: message.channelID)
+    }
 }

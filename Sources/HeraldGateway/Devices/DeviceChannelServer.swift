@@ -126,8 +126,28 @@ struct DeviceChannelServer: Sendable {
                         _ = try await store.revokeToken(record.token, at: clock.now)
                         logger.info("App unregistered; its token is revoked", metadata: ["app.bundle_id": "\(bundleID)"])
                         try await session.sendMessage(.unregistered(bundleID: bundleID, environment: environment))
+                    case .subscribe(let channelID, let bundleID, let environment):
+                        // B-14: an unknown channel fails the Live Activity's start.
+                        guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment)
+                        else {
+                            try await session.sendMessage(.subscriptionRefused(channelID: channelID, bundleID: bundleID))
+                            continue
+                        }
+                        hub.subscribe(session, to: channelID)
+                        try await session.sendMessage(.subscribed(channelID: channelID, bundleID: bundleID))
+                        // B-07: a channel that keeps its latest broadcast hands it to a device that comes later.
+                        if channel.storagePolicy == .mostRecentMessageStored,
+                           let kept = try await store.channelMessage(channelID: channelID), kept.expiresAt > clock.now
+                        {
+                            var push = DevicePush(kept, fromStorage: true)
+                            push.deliveryID = RandomUUID.lowercasedString()
+                            session.enqueueBroadcast(push)
+                        }
+                    case .unsubscribe(let channelID, _):
+                        hub.unsubscribe(session, from: channelID)
                     default:
-                        try await session.sendMessage(.error("A device may send register, unregister and ack only."))
+                        try await session.sendMessage(
+                            .error("A device may send register, unregister, subscribe, unsubscribe and ack only."))
                     }
                 }
             } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import Synchronization
 
 /// The devices connected right now: at most one session per device (a new connection replaces the old one).
@@ -7,6 +8,8 @@ import Synchronization
 /// hub, whose forwarder sends stored pushes to the session for as long as it lasts.
 final class DeviceHub: Sendable {
     private let sessions = Mutex<[String: DeviceSession]>([:])
+    /// The sessions subscribed to each broadcast channel, by channel ID.
+    private let subscribers = Mutex<[String: [ObjectIdentifier: DeviceSession]]>([:])
     private let forwarder: StoredPushForwarder
 
     /// Creates a hub whose sessions get their stored pushes from `forwarder`.
@@ -20,12 +23,52 @@ final class DeviceHub: Sendable {
         sessions.withLock { $0.updateValue(session, forKey: session.deviceID) }?.close()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.forwarder.forward(to: session) }
+            group.addTask { await self.forwardBroadcasts(to: session) }
             await body()
             session.close()
         }
+        for channel in session.channels.withLock({ $0 }) { unsubscribe(session, from: channel) }
         sessions.withLock { sessions in
             if sessions[session.deviceID] === session { sessions[session.deviceID] = nil }
         }
+    }
+
+    /// Delivers the session's broadcasts one at a time, until it closes.
+    private func forwardBroadcasts(to session: DeviceSession) async {
+        for await push in session.broadcasts {
+            _ = await session.deliver(push)
+        }
+    }
+
+    /// Sends the channel's broadcasts to `session` from now on, until it unsubscribes or closes.
+    func subscribe(_ session: DeviceSession, to channelID: String) {
+        session.channels.withLock { _ = $0.insert(channelID) }
+        subscribers.withLock { $0[channelID, default: [:]][ObjectIdentifier(session)] = session }
+    }
+
+    /// Stops the channel's broadcasts to `session`.
+    func unsubscribe(_ session: DeviceSession, from channelID: String) {
+        session.channels.withLock { _ = $0.remove(channelID) }
+        subscribers.withLock { subscribers in
+            subscribers[channelID]?[ObjectIdentifier(session)] = nil
+            if subscribers[channelID]?.isEmpty == true { subscribers[channelID] = nil }
+        }
+    }
+
+    /// Queues `push` for every session subscribed to the channel here; returns how many.
+    ///
+    /// - Parameters:
+    ///   - push: The broadcast, as each device gets it (its delivery ID is made per device).
+    ///   - channelID: The channel it was published on.
+    @discardableResult
+    func broadcast(_ push: DevicePush, on channelID: String) -> Int {
+        let sessions = subscribers.withLock { $0[channelID].map { Array($0.values) } ?? [] }
+        for session in sessions {
+            var copy = push
+            copy.deliveryID = RandomUUID.lowercasedString()
+            session.enqueueBroadcast(copy)
+        }
+        return sessions.count
     }
 
     /// A push was stored for `deviceID`: if it is connected, its session's forwarder looks again.

@@ -28,6 +28,14 @@ final class DeviceSession: Sendable {
     /// One element each time stored pushes may be waiting for this device (the newest only); ends at ``close()``.
     let storedPushSignals: AsyncStream<Void>
     private let storedPushContinuation: AsyncStream<Void>.Continuation
+    /// Broadcasts for this device, in the order they were published; ends at ``close()``. A device that stops
+    /// reading loses the oldest past ``broadcastBacklog`` (broadcasts are best effort, as Apple's).
+    let broadcasts: AsyncStream<DevicePush>
+    private let broadcastContinuation: AsyncStream<DevicePush>.Continuation
+    /// The broadcast channels this session subscribed to.
+    let channels = Mutex<Set<String>>([])
+    /// How many broadcasts wait for one device at most.
+    static let broadcastBacklog = 256
 
     private enum Slot {
         /// Sent (or being sent); nobody waits yet.
@@ -76,12 +84,18 @@ final class DeviceSession: Sendable {
         self.send = send
         self.abort = abort
         (storedPushSignals, storedPushContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (broadcasts, broadcastContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(Self.broadcastBacklog))
         storedPushContinuation.yield()  // a device that connects gets what was stored for it
     }
 
     /// Stored pushes may be waiting: the hub's forwarder looks again.
     func storedPushesArrived() {
         storedPushContinuation.yield()
+    }
+
+    /// Queues a broadcast for this device; the hub delivers it in order.
+    func enqueueBroadcast(_ push: DevicePush) {
+        broadcastContinuation.yield(push)
     }
 
     /// Sends `push` and waits for its acknowledgement.
@@ -212,6 +226,7 @@ final class DeviceSession: Sendable {
         for continuation in waiting { continuation.resume(returning: false) }
         expiry?.resume()
         storedPushContinuation.finish()
+        broadcastContinuation.finish()
         sendLock.close()
     }
 

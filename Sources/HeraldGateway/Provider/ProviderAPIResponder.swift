@@ -66,6 +66,9 @@ struct ProviderAPIResponder: Sendable {
         if connection.api == .channelManagement {
             return await answerChannelManagement(request, connection: connection, logger: logger)
         }
+        if request.path.hasPrefix(Self.broadcastPrefix) {
+            return await answerBroadcast(request, connection: connection, logger: logger)
+        }
         let echoID = request.echoedAPNsID
         let deviceToken: DeviceToken
         switch Self.target(of: request) {

@@ -149,3 +149,42 @@ public struct BroadcastChannelRecord: Sendable, Equatable {
         Data((0..<16).map { _ in UInt8.random(in: .min ... .max) }).base64EncodedString()
     }
 }
+
+/// The latest broadcast on a channel whose policy keeps it (B-07): handed to devices that subscribe later, until it
+/// expires (8 hours at most).
+public struct ChannelMessage: Sendable, Equatable {
+    /// The channel it was published on.
+    public var channelID: String
+    /// The channel's app.
+    public var bundleID: String
+    /// The gateway's `apns-unique-id` for it.
+    public var uniqueID: String
+    /// The publisher's `apns-request-id` (or the one the gateway made).
+    public var requestID: String
+    /// `apns-priority`.
+    public var priority: Int
+    /// The Live Activity payload as published.
+    public var payload: Data
+    /// When the gateway accepted it.
+    public var receivedAt: Date
+    /// When it stops being handed to devices that subscribe.
+    public var expiresAt: Date
+
+    /// Creates a record.
+    public init(
+        channelID: String, bundleID: String, uniqueID: String, requestID: String, priority: Int, payload: Data,
+        receivedAt: Date, expiresAt: Date
+    ) {
+        self.channelID = channelID
+        self.bundleID = bundleID
+        self.uniqueID = uniqueID
+        self.requestID = requestID
+        self.priority = priority
+        self.payload = payload
+        self.receivedAt = receivedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// The longest a channel keeps a message (B-07).
+    public static let maximumLifetime: Duration = .seconds(8 * 3600)
+}

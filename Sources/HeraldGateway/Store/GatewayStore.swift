@@ -41,6 +41,11 @@ public protocol GatewayStore: Sendable {
     /// Deletes the app's channel (B-04); `false` when it has no such channel.
     func deleteChannel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> Bool
 
+    /// Keeps a channel's latest broadcast (replacing the one kept before), for devices that subscribe later.
+    func keepChannelMessage(_ message: ChannelMessage) async throws
+    /// The channel's kept broadcast, if any (expired or not: the caller decides).
+    func channelMessage(channelID: String) async throws -> ChannelMessage?
+
     /// Keeps a notification for an offline device, replacing the one kept for the same token and topic.
     ///
     /// - Returns: The `apns-unique-id` of the notification it replaced, if any.

@@ -125,11 +125,18 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                 push_type text NOT NULL, created_at double precision NOT NULL, seq bigserial NOT NULL)
             """,
             "CREATE INDEX broadcast_channel_by_app ON broadcast_channel(bundle_id, environment, seq)",
+            """
+            CREATE TABLE channel_message (
+                channel_id text PRIMARY KEY, bundle_id text NOT NULL, unique_id text NOT NULL, request_id text NOT NULL,
+                priority integer NOT NULL, payload bytea NOT NULL, received_at double precision NOT NULL,
+                expires_at double precision NOT NULL)
+            """,
         ],
     ]
 
     /// The channel nodes announce on: `stored <device ID> …` when notifications were stored for devices (sent in the
-    /// storing commit), `connected <device ID> <node ID> <seconds since 1970>` when a device connected to a node.
+    /// storing commit), `connected <device ID> <node ID> <seconds since 1970>` when a device connected to a node,
+    /// `broadcast <channel ID> <unique ID> <node ID>` when a node published a broadcast.
     static let channel = "herald_gateway"
 
     /// A store on the database at `url`; nothing connects until ``prepare()`` or ``run()``.
@@ -295,6 +302,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         switch parts.first {
         case "stored":
             return parts.dropFirst().map { .storedPushArrived(deviceID: $0) }
+        case "broadcast" where parts.count == 4 && parts[3] != nodeID:
+            return [.broadcastPublished(channelID: parts[1], uniqueID: parts[2])]
         case "connected" where parts.count == 4 && parts[2] != nodeID:
             guard let seconds = Double(parts[3]) else { return [] }
             return [.deviceConnected(deviceID: parts[1], nodeID: parts[2], at: Date(timeIntervalSince1970: seconds))]
@@ -704,6 +713,44 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                 DELETE FROM broadcast_channel
                 WHERE id = \(id) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue) RETURNING 1
                 """).collect().isEmpty
+        }
+    }
+
+    public func announceBroadcast(channelID: String, uniqueID: String) async throws {
+        let payload = "broadcast \(channelID) \(uniqueID) \(nodeID)"
+        try await perform { client in
+            try await client.query("SELECT pg_notify(\(Self.channel), \(payload))")
+        }
+    }
+
+    public func keepChannelMessage(_ m: ChannelMessage) async throws {
+        try await perform { client in
+            try await client.query("""
+                INSERT INTO channel_message
+                    (channel_id, bundle_id, unique_id, request_id, priority, payload, received_at, expires_at)
+                VALUES (\(m.channelID), \(m.bundleID), \(m.uniqueID), \(m.requestID), \(m.priority), \(m.payload),
+                        \(m.receivedAt.timeIntervalSince1970), \(m.expiresAt.timeIntervalSince1970))
+                ON CONFLICT (channel_id) DO UPDATE SET
+                    bundle_id = excluded.bundle_id, unique_id = excluded.unique_id, request_id = excluded.request_id,
+                    priority = excluded.priority, payload = excluded.payload, received_at = excluded.received_at,
+                    expires_at = excluded.expires_at
+                """)
+        }
+    }
+
+    public func channelMessage(channelID: String) async throws -> ChannelMessage? {
+        try await perform { client in
+            try await client.query("""
+                SELECT channel_id, bundle_id, unique_id, request_id, priority, payload, received_at, expires_at
+                FROM channel_message WHERE channel_id = \(channelID)
+                """).collect().first.map { row in
+                let (channelID, bundleID, uniqueID, requestID, priority, payload, receivedAt, expiresAt) = try row.decode(
+                    (String, String, String, String, Int, Data, Double, Double).self)
+                return ChannelMessage(
+                    channelID: channelID, bundleID: bundleID, uniqueID: uniqueID, requestID: requestID, priority: priority,
+                    payload: payload, receivedAt: Date(timeIntervalSince1970: receivedAt),
+                    expiresAt: Date(timeIntervalSince1970: expiresAt))
+            }
         }
     }
 

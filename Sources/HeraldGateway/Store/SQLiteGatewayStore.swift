@@ -113,6 +113,20 @@ public final class SQLiteGatewayStore: GatewayStore {
                 CREATE INDEX broadcast_channel_by_app ON broadcast_channel(bundle_id, environment, created_at);
                 """)
         }
+        migrator.registerMigration("v4: kept broadcasts") { db in
+            try db.execute(sql: """
+                CREATE TABLE channel_message (
+                    channel_id TEXT PRIMARY KEY,
+                    bundle_id TEXT NOT NULL,
+                    unique_id TEXT NOT NULL,
+                    request_id TEXT NOT NULL,
+                    priority INTEGER NOT NULL,
+                    payload BLOB NOT NULL,
+                    received_at REAL NOT NULL,
+                    expires_at REAL NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 
@@ -286,6 +300,39 @@ public final class SQLiteGatewayStore: GatewayStore {
                 sql: "DELETE FROM broadcast_channel WHERE id = ? AND bundle_id = ? AND environment = ?",
                 arguments: [id, bundleID, environment.rawValue])
             return db.changesCount > 0
+        }
+    }
+
+    public func keepChannelMessage(_ message: ChannelMessage) async throws {
+        try await groupCommit.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO channel_message
+                        (channel_id, bundle_id, unique_id, request_id, priority, payload, received_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    message.channelID, message.bundleID, message.uniqueID, message.requestID, message.priority,
+                    message.payload, message.receivedAt.timeIntervalSince1970, message.expiresAt.timeIntervalSince1970,
+                ])
+        }
+    }
+
+    public func channelMessage(channelID: String) async throws -> ChannelMessage? {
+        try await writer.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT channel_id, bundle_id, unique_id, request_id, priority, payload, received_at, expires_at
+                    FROM channel_message WHERE channel_id = ?
+                    """,
+                arguments: [channelID]
+            ).map { row in
+                ChannelMessage(
+                    channelID: row[0], bundleID: row[1], uniqueID: row[2], requestID: row[3], priority: row[4],
+                    payload: row[5], receivedAt: Date(timeIntervalSince1970: row[6]),
+                    expiresAt: Date(timeIntervalSince1970: row[7]))
+            }
         }
     }
 

@@ -24,6 +24,9 @@ public protocol SharedGatewayStore: GatewayStore {
     /// environment never change, but it may have been revoked since — so a push accepted with it is checked again
     /// before it is answered (``relayOrStore(_:)`` checks in its own statement; other paths look the token up).
     func recentlyActiveToken(_ token: String) -> DeviceTokenRecord?
+    /// Tells the other nodes a broadcast was published on the channel (its message is the channel's row in the
+    /// store): each hands it to its own subscribed devices.
+    func announceBroadcast(channelID: String, uniqueID: String) async throws
     /// What other nodes announce, until the store stops. One consumer: the gateway.
     func nodeEvents() -> AsyncStream<GatewayNodeEvent>
 }
@@ -46,6 +49,8 @@ public enum GatewayNodeEvent: Sendable, Equatable {
     case storedPushArrived(deviceID: String)
     /// The device connected to another node: a session of it here is an older one.
     case deviceConnected(deviceID: String, nodeID: String, at: Date)
+    /// A broadcast was published on the channel (the one with this unique ID): devices subscribed here get it.
+    case broadcastPublished(channelID: String, uniqueID: String)
     /// Announcements may have been lost (the listening connection dropped): every connected device looks again.
     case missedEvents
 }
