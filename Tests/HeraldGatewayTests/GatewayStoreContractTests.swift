@@ -221,6 +221,23 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
+    @Test("B-07: a channel keeps its latest broadcast, replaced by the next", arguments: StoreBackEnd.allCases)
+    func keptBroadcasts(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            func message(_ uniqueID: String, _ payload: String) -> ChannelMessage {
+                ChannelMessage(
+                    channelID: "AAAA", bundleID: "com.example.app", uniqueID: uniqueID, requestID: "r-" + uniqueID,
+                    priority: 10, payload: Data(payload.utf8), receivedAt: GatewayStoreContractTests.day0,
+                    expiresAt: GatewayStoreContractTests.day0.addingTimeInterval(3_600))
+            }
+            #expect(try await store.channelMessage(channelID: "AAAA") == nil)
+            try await store.keepChannelMessage(message("u1", #"{"aps":{"timestamp":1}}"#))
+            try await store.keepChannelMessage(message("u2", #"{"aps":{"timestamp":2}}"#))
+            #expect(try await store.channelMessage(channelID: "AAAA") == message("u2", #"{"aps":{"timestamp":2}}"#))
+            #expect(try await store.channelMessage(channelID: "BBBB") == nil)
+        }
+    }
+
     @Test("B-07: nodes making channels at once never pass the limit together")
     func channelLimitAcrossNodes() async throws {
         let url = try await PostgresServer.shared.makeDatabase()

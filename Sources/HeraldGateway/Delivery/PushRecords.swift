@@ -37,7 +37,7 @@ extension DevicePush {
     }
 
     /// A broadcast handed to a device subscribed to its channel: as published, or kept for a device that subscribed
-    /// later (`fromStorage`). Its delivery ID is made per device when it is queued.
+    /// later (`fromStorage`). Its delivery ID is the broadcast's unique ID: every device acknowledges the same one.
     init(_ message: ChannelMessage, fromStorage: Bool) {
         self.init(
             deliveryID: message.uniqueID, token: "", topic: message.bundleID + APNsPushType.liveactivity.topicSuffix,

@@ -139,9 +139,7 @@ struct DeviceChannelServer: Sendable {
                         if channel.storagePolicy == .mostRecentMessageStored,
                            let kept = try await store.channelMessage(channelID: channelID), kept.expiresAt > clock.now
                         {
-                            var push = DevicePush(kept, fromStorage: true)
-                            push.deliveryID = RandomUUID.lowercasedString()
-                            session.enqueueBroadcast(push)
+                            session.enqueueBroadcast(EncodedPush(DevicePush(kept, fromStorage: true)))
                         }
                     case .unsubscribe(let channelID, _):
                         hub.unsubscribe(session, from: channelID)

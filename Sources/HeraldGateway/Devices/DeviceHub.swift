@@ -58,16 +58,15 @@ final class DeviceHub: Sendable {
     /// Queues `push` for every session subscribed to the channel here; returns how many.
     ///
     /// - Parameters:
-    ///   - push: The broadcast, as each device gets it (its delivery ID is made per device).
+    ///   - push: The broadcast, as every device gets it: one message text, one delivery ID (the broadcast's unique
+    ///     ID; each session acknowledges its own).
     ///   - channelID: The channel it was published on.
     @discardableResult
     func broadcast(_ push: DevicePush, on channelID: String) -> Int {
         let sessions = subscribers.withLock { $0[channelID].map { Array($0.values) } ?? [] }
-        for session in sessions {
-            var copy = push
-            copy.deliveryID = RandomUUID.lowercasedString()
-            session.enqueueBroadcast(copy)
-        }
+        guard !sessions.isEmpty else { return 0 }
+        let encoded = EncodedPush(push)
+        for session in sessions { session.enqueueBroadcast(encoded) }
         return sessions.count
     }
 

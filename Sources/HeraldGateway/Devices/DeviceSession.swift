@@ -30,8 +30,8 @@ final class DeviceSession: Sendable {
     private let storedPushContinuation: AsyncStream<Void>.Continuation
     /// Broadcasts for this device, in the order they were published; ends at ``close()``. A device that stops
     /// reading loses the oldest past ``broadcastBacklog`` (broadcasts are best effort, as Apple's).
-    let broadcasts: AsyncStream<DevicePush>
-    private let broadcastContinuation: AsyncStream<DevicePush>.Continuation
+    let broadcasts: AsyncStream<EncodedPush>
+    private let broadcastContinuation: AsyncStream<EncodedPush>.Continuation
     /// The broadcast channels this session subscribed to.
     let channels = Mutex<Set<String>>([])
     /// How many broadcasts wait for one device at most.
@@ -94,7 +94,7 @@ final class DeviceSession: Sendable {
     }
 
     /// Queues a broadcast for this device; the hub delivers it in order.
-    func enqueueBroadcast(_ push: DevicePush) {
+    func enqueueBroadcast(_ push: EncodedPush) {
         broadcastContinuation.yield(push)
     }
 
@@ -102,6 +102,12 @@ final class DeviceSession: Sendable {
     ///
     /// - Returns: Whether the device acknowledged it within the acknowledgement timeout.
     func deliver(_ push: DevicePush) async -> Bool {
+        await deliver(EncodedPush(push))
+    }
+
+    /// Sends a push whose message text is made already (one broadcast, the same text for every device) and waits
+    /// for its acknowledgement.
+    func deliver(_ push: EncodedPush) async -> Bool {
         let id = push.deliveryID
         let deadline = clock.now.addingTimeInterval(acknowledgementTimeout.timeInterval)
         let (number, expiry) = state.withLock { state -> (UInt64?, CheckedContinuation<Void, Never>?) in
@@ -116,7 +122,7 @@ final class DeviceSession: Sendable {
         guard let number else { return false }
         expiry?.resume()
         do {
-            try await sendLock.run { try await self.send(DeviceChannelMessage.push(push).jsonText()) }
+            try await sendLock.run { try await self.send(push.text) }
             state.withLock { _ = $0.unwritten.remove(number) }
         } catch {
             state.withLock { _ = $0.unwritten.remove(number) }
@@ -302,5 +308,18 @@ final class SendQueue: Sendable {
             return state.waiters
         }
         for waiter in waiters { waiter.resume(returning: false) }
+    }
+}
+
+/// A push and its device-channel message text, made once.
+struct EncodedPush: Sendable {
+    /// The delivery ID the device acknowledges.
+    let deliveryID: String
+    /// The `push` message as one text frame.
+    let text: String
+
+    init(_ push: DevicePush) {
+        deliveryID = push.deliveryID
+        text = DeviceChannelMessage.push(push).jsonText()
     }
 }
