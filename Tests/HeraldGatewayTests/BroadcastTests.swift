@@ -88,8 +88,12 @@ import Testing
             #expect(kept.fromStorage)
             #expect(kept.channelID == channel)
             try await later.acknowledge(kept)
-            // C-04: the delivery log has the broadcast.
+            // C-04, C-07: the delivery log and the metrics have the broadcast.
             #expect(try await harness.events(of: uniqueID, count: 2) == [.received, .delivered])
+            let metrics = harness.gateway.metrics.prometheusText().split(separator: "\n")
+            #expect(metrics.contains("herald_broadcasts_total 1"))
+            #expect(metrics.contains("herald_broadcast_devices_total 2"))
+            #expect(metrics.contains { $0.hasPrefix("apns_notifications_total{") && $0.contains("liveactivity") && $0.hasSuffix(" 1") })
             for device in [first, second, later] { await device.close() }
         }
     }

@@ -74,6 +74,12 @@ public final class GatewayMetrics: Sendable {
         }.increment()
     }
 
+    /// Counts a published broadcast and the subscribed devices on this node it was queued for (B-10).
+    func recordBroadcast(devices: Int) {
+        counter(\.others, "broadcast", label: "herald_broadcasts_total") { [] }.increment()
+        counter(\.others, "broadcast-devices", label: "herald_broadcast_devices_total") { [] }.increment(by: devices)
+    }
+
     /// Counts a provider connection (TLS or plaintext, before it says anything).
     func recordProviderConnection() {
         counter(\.others, "provider", label: "herald_provider_connections_total") { [] }.increment()

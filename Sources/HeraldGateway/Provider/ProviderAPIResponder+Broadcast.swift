@@ -74,6 +74,8 @@ extension ProviderAPIResponder {
         // `receivedAt` is handed to nobody who subscribes later).
         if message.expiresAt > message.receivedAt || shared != nil { try await store.keepChannelMessage(message) }
         let devices = dispatcher.hub.broadcast(DevicePush(message, fromStorage: false), on: message.channelID)
+        metrics.record(.received, pushType: .liveactivity, priority: APNsPriority(rawValue: message.priority) ?? .immediate)
+        metrics.recordBroadcast(devices: devices)
         try await shared?.announceBroadcast(channelID: message.channelID, uniqueID: message.uniqueID)
         dispatcher.log.record(
             DeliveryEvent(uniqueID: message.uniqueID, at: message.receivedAt, kind: .received, detail: "Received by APNs"),
