@@ -109,17 +109,8 @@ package actor PostgresServer {
     package static func withConnection<T: Sendable>(
         port: Int, database: String, _ body: (PostgresConnection) async throws -> T
     ) async throws -> T {
-        let connection = try await PostgresConnection.connect(
-            configuration: .init(host: "127.0.0.1", port: port, username: "herald", password: nil, database: database, tls: .disable),
-            id: 0, logger: logger)
-        do {
-            let value = try await body(connection)
-            try await connection.close()
-            return value
-        } catch {
-            try? await connection.close()
-            throw error
-        }
+        try await withConnection(
+            to: PostgresDatabaseURL("postgres://herald@127.0.0.1:\(port)/\(database)?sslmode=disable"), body)
     }
 
     private static let logger = Logger(label: "test.postgres")

@@ -15,18 +15,14 @@ extension ProviderAPIResponder {
 
     /// Answers one broadcast send; every answer carries `apns-request-id`.
     func answerBroadcast(_ request: ProviderRequest, connection: ProviderConnection, logger: Logger) async -> ProviderAnswer {
-        let supplied = request.fields.first { $0.name == "apns-request-id" }?.value
-        let requestID = supplied.flatMap { APNsRequestHeaders.isCanonicalUUID($0) ? $0.lowercased() : nil }
-            ?? RandomUUID.lowercasedString()
+        let (requestID, malformedRequestID) = Self.requestID(of: request)
         var authenticated = false
         do {
             let bundleID = try Self.broadcastApp(method: request.method, path: request.path)
             if isShuttingDown() { throw APNsRefusal(.shutdown) }
-            if supplied != nil && !APNsRequestHeaders.isCanonicalUUID(supplied!) { throw APNsRefusal(.badMessageId) }
-            let bearer = request.fields.first { $0.name == "authorization" }
-                .flatMap { APNsRequestHeaders.bearerToken(fromAuthorization: $0.value) }
+            if malformedRequestID { throw APNsRefusal(.badMessageId) }
             let now = clock.now
-            let authorization = try await authorize(bearerToken: bearer, connection: connection, now: now)
+            let authorization = try await authorize(bearerToken: Self.bearerToken(of: request), connection: connection, now: now)
             if case .token = authorization { authenticated = true }
             try Self.checkChannelApp(bundleID, authorization: authorization)
             if let apps = configuration.broadcastApps, !apps.contains(bundleID) { throw APNsRefusal(.featureNotEnabled) }
@@ -47,22 +43,8 @@ extension ProviderAPIResponder {
             if connection.environment == .development { fields.append((name: "apns-unique-id", value: uniqueID)) }
             return ProviderAnswer(status: 200, fields: fields, body: ByteBuffer(), authenticated: true)
         } catch {
-            let reason: APNsReason
-            if let refusal = error as? APNsRefusal {
-                reason = refusal.reason
-            } else {
-                logger.error("Broadcast failed", metadata: ["error": "\(error)"])
-                reason = Self.storeFailure(error)
-            }
-            metrics.recordResponse(status: reason.status, reason: reason.reason)
-            let body = ByteBuffer(string: APNsRefusal(reason).body)
-            return ProviderAnswer(
-                status: reason.status,
-                fields: [
-                    (name: "apns-request-id", value: requestID), (name: "content-type", value: "application/json"),
-                    (name: "content-length", value: String(body.readableBytes)),
-                ],
-                body: body, authenticated: authenticated)
+            return broadcastAPIRefusal(
+                error, requestID: requestID, authenticated: authenticated, logger: logger, failure: "Broadcast failed")
         }
     }
 

@@ -45,19 +45,13 @@ extension ProviderAPIResponder {
     func answerChannelManagement(
         _ request: ProviderRequest, connection: ProviderConnection, logger: Logger
     ) async -> ProviderAnswer {
-        let supplied = request.fields.first { $0.name == "apns-request-id" }?.value
-        let requestID = supplied.flatMap { APNsRequestHeaders.isCanonicalUUID($0) ? $0.lowercased() : nil }
-            ?? RandomUUID.lowercasedString()
+        let (requestID, malformedRequestID) = Self.requestID(of: request)
         var authenticated = false
         do {
             let channelRequest = try ChannelRequest.parse(method: request.method, path: request.path)
             if isShuttingDown() { throw APNsRefusal(.shutdown) }
-            // GAP: Apple names no reason for a malformed apns-request-id; its broadcast table's BadMessageId is the
-            // nearest.
-            if supplied != nil && !APNsRequestHeaders.isCanonicalUUID(supplied!) { throw APNsRefusal(.badMessageId) }
-            let bearer = request.fields.first { $0.name == "authorization" }
-                .flatMap { APNsRequestHeaders.bearerToken(fromAuthorization: $0.value) }
-            let authorization = try await authorize(bearerToken: bearer, connection: connection, now: clock.now)
+            if malformedRequestID { throw APNsRefusal(.badMessageId) }
+            let authorization = try await authorize(bearerToken: Self.bearerToken(of: request), connection: connection, now: clock.now)
             if case .token = authorization { authenticated = true }
             try Self.checkChannelApp(channelRequest.bundleID, authorization: authorization)
             if let apps = configuration.broadcastApps, !apps.contains(channelRequest.bundleID) {
@@ -69,23 +63,47 @@ extension ProviderAPIResponder {
             metrics.recordResponse(status: answer.status, reason: nil)
             return answer
         } catch {
-            let reason: APNsReason
-            if let refusal = error as? APNsRefusal {
-                reason = refusal.reason
-            } else {
-                logger.error("Channel management failed", metadata: ["error": "\(error)"])
-                reason = Self.storeFailure(error)
-            }
-            metrics.recordResponse(status: reason.status, reason: reason.reason)
-            let body = ByteBuffer(string: APNsRefusal(reason).body)
-            return ProviderAnswer(
-                status: reason.status,
-                fields: [
-                    (name: "apns-request-id", value: requestID), (name: "content-type", value: "application/json"),
-                    (name: "content-length", value: String(body.readableBytes)),
-                ],
-                body: body, authenticated: authenticated)
+            return broadcastAPIRefusal(
+                error, requestID: requestID, authenticated: authenticated, logger: logger, failure: "Channel management failed")
         }
+    }
+
+    /// The `apns-request-id` to answer with (the request's, lower-cased, or a new one), and whether the request's was
+    /// malformed. GAP: Apple names no reason for a malformed one; its broadcast table's BadMessageId is the nearest.
+    static func requestID(of request: ProviderRequest) -> (String, malformed: Bool) {
+        guard let supplied = request.fields.first(where: { $0.name == "apns-request-id" })?.value else {
+            return (RandomUUID.lowercasedString(), false)
+        }
+        guard APNsRequestHeaders.isCanonicalUUID(supplied) else { return (RandomUUID.lowercasedString(), true) }
+        return (supplied.lowercased(), false)
+    }
+
+    /// The provider token in the request's `authorization`, if any.
+    static func bearerToken(of request: ProviderRequest) -> String? {
+        request.fields.first { $0.name == "authorization" }.flatMap { APNsRequestHeaders.bearerToken(fromAuthorization: $0.value) }
+    }
+
+    /// The answer to a refused channel-management or broadcast request: Apple's status and JSON reason, with
+    /// `apns-request-id` (not `apns-id`); a failure that is not a refusal is logged and answered as the store's.
+    func broadcastAPIRefusal(
+        _ error: any Error, requestID: String, authenticated: Bool, logger: Logger, failure: String
+    ) -> ProviderAnswer {
+        let reason: APNsReason
+        if let refusal = error as? APNsRefusal {
+            reason = refusal.reason
+        } else {
+            logger.error("\(failure)", metadata: ["error": "\(error)"])
+            reason = Self.storeFailure(error)
+        }
+        metrics.recordResponse(status: reason.status, reason: reason.reason)
+        let body = ByteBuffer(string: APNsRefusal(reason).body)
+        return ProviderAnswer(
+            status: reason.status,
+            fields: [
+                (name: "apns-request-id", value: requestID), (name: "content-type", value: "application/json"),
+                (name: "content-length", value: String(body.readableBytes)),
+            ],
+            body: body, authenticated: authenticated)
     }
 
     /// B-02…B-05: what each action does once the request is authenticated.

@@ -781,12 +781,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                     VALUES (\(n.token), \(n.topic), \(n.deviceID), \(n.bundleID), \(n.apnsID), \(n.uniqueID),
                             \(n.pushType.rawValue), \(n.priority.rawValue), \(n.collapseID), \(n.payload),
                             \(n.receivedAt.timeIntervalSince1970), \(n.expiresAt.timeIntervalSince1970))
-                    ON CONFLICT (token, topic) DO UPDATE SET
-                        device_id = excluded.device_id, bundle_id = excluded.bundle_id, apns_id = excluded.apns_id,
-                        unique_id = excluded.unique_id, push_type = excluded.push_type, priority = excluded.priority,
-                        collapse_id = excluded.collapse_id, payload = excluded.payload, received_at = excluded.received_at,
-                        expires_at = excluded.expires_at, seq = nextval(pg_get_serial_sequence('stored_notification', 'seq')),
-                        claimed_by = NULL, claimed_until = NULL
+                    \(unescaped: Self.replaceStoredNotification)
                     RETURNING 1
                 )
                 SELECT (SELECT unique_id FROM previous), pg_notify(\(Self.channel), \("stored " + n.deviceID)) FROM saved
@@ -794,6 +789,17 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
             return try rows.first?.decode((String?, String).self).0
         }
     }
+
+    /// What storing over a kept notification for the same token and topic does: the new one replaces it, unclaimed,
+    /// at the end of the device's order.
+    static let replaceStoredNotification = """
+        ON CONFLICT (token, topic) DO UPDATE SET
+            device_id = excluded.device_id, bundle_id = excluded.bundle_id, apns_id = excluded.apns_id,
+            unique_id = excluded.unique_id, push_type = excluded.push_type, priority = excluded.priority,
+            collapse_id = excluded.collapse_id, payload = excluded.payload, received_at = excluded.received_at,
+            expires_at = excluded.expires_at, seq = nextval(pg_get_serial_sequence('stored_notification', 'seq')),
+            claimed_by = NULL, claimed_until = NULL
+        """
 
     public func storedNotifications(deviceID: String) async throws -> [StoredNotification] {
         try await perform { client in

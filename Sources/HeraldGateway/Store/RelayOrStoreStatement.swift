@@ -47,12 +47,7 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
             FROM accepted WHERE device_id NOT IN (SELECT device_id FROM present)
             -- Rows locked in key order, as every node's batches do: two batches that share rows never deadlock.
             ORDER BY token, topic
-            ON CONFLICT (token, topic) DO UPDATE SET
-                device_id = excluded.device_id, bundle_id = excluded.bundle_id, apns_id = excluded.apns_id,
-                unique_id = excluded.unique_id, push_type = excluded.push_type, priority = excluded.priority,
-                collapse_id = excluded.collapse_id, payload = excluded.payload, received_at = excluded.received_at,
-                expires_at = excluded.expires_at, seq = nextval(pg_get_serial_sequence('stored_notification', 'seq')),
-                claimed_by = NULL, claimed_until = NULL
+            \(PostgresGatewayStore.replaceStoredNotification)
             RETURNING device_id
         ), announced AS MATERIALIZED (
             -- One announcement for up to 50 devices (device IDs are at most 128 bytes: within NOTIFY's 8,000).
