@@ -15,7 +15,10 @@ import Testing
 
     /// Opens a raw TCP connection to the plaintext listener and writes `bytes`; closes it unless `keepOpen`.
     static func raw(port: Int, _ bytes: [UInt8], keepOpen: Bool = false) async throws -> (any Channel)? {
+        // A loopback connect took over NIO's default 10 s with every core busy (scripts/test-repeat --hog): how long
+        // a loaded machine takes is not what this checks.
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(60))
             .connect(host: "127.0.0.1", port: port).get()
         try await channel.writeAndFlush(ByteBuffer(bytes: bytes)).get()
         if keepOpen { return channel }

@@ -139,6 +139,7 @@ final class FrameRecorder: ChannelInboundHandler, @unchecked Sendable {
         let context = try NIOSSLContext(configuration: tls)
         let recorder = FrameRecorder()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.seconds(60))  // a loaded machine's loopback connect can pass NIO's default 10 s
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
