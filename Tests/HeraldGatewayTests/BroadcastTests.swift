@@ -110,10 +110,12 @@ import Testing
             try await early.acknowledge(got)
 
             let later = try await Self.subscriber(harness, channel)
-            // Unsubscribed, the early device gets nothing more.
+            // Unsubscribed, the early device gets nothing more. (Its connection's messages are read in order: once a
+            // later request of it is answered, the unsubscribe has been read.)
             try await early.unsubscribe(channelID: channel, bundleID: Self.bundle)
+            _ = try await early.register(bundleID: "com.example.fence")
             let second = try await harness.connectDevice()
-            try await second.subscribe(channelID: channel, bundleID: Self.bundle)  // the unsubscribe is read before this
+            try await second.subscribe(channelID: channel, bundleID: Self.bundle)
             #expect(try await Self.broadcast(harness, client, jwt: jwt, channelID: channel, body: Self.update(2)).status == 200)
             let first = try #require(try await nextPush(later))
             #expect(first.payload == Self.update(2))

@@ -73,6 +73,8 @@ func withNodes(
         var nodes: [GatewayNode] = []
         for (store, gateway) in zip(stores, gateways) {
             nodes.append(GatewayNode(store: store, gateway: gateway, ports: try await gateway.ports()))
+            // Until a node listens, what the others announce does not reach it (NOTIFY is a wake-up, not a queue).
+            try await withTimeout(.seconds(60)) { await store.waitUntilListening() }
         }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         let result: Result<Void, any Error>

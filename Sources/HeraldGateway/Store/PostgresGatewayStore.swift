@@ -48,6 +48,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     private let events: AsyncStream<GatewayNodeEvent>
     private let eventContinuation: AsyncStream<GatewayNodeEvent>.Continuation
     private let prepared = Mutex(false)
+    /// Whether the listener has begun once, and who waits for it.
+    private let listeners = Mutex<(listening: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
     /// Tokens this node found active (``recentlyActiveToken(_:)``), by token.
     private let activeTokens = Mutex<[String: DeviceTokenRecord]>([:])
     /// The most tokens ``activeTokens`` keeps.
@@ -248,6 +250,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                     configuration: try url.connectionConfiguration(), id: 2, logger: logger)
                 do {
                     try await connection.listen(on: Self.channel) { notifications in
+                        self.markListening()
                         if !first { eventContinuation.yield(.missedEvents) }
                         first = false
                         for try await notification in notifications {
@@ -266,6 +269,27 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
             first = false
             try? await Task.sleep(for: configuration.reconnectDelay)
         }
+    }
+
+    /// Returns once this node listens for the others' announcements (the first time; at once after that).
+    public func waitUntilListening() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let listening = listeners.withLock { state -> Bool in
+                if state.listening { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if listening { continuation.resume() }
+        }
+    }
+
+    private func markListening() {
+        let waiting = listeners.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.listening = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 
     /// Writes this node's heartbeat, and releases the claims of nodes whose heartbeat stopped.
