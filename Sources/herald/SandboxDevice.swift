@@ -15,6 +15,8 @@ struct SandboxDevice: Service {
     let keys: [ProviderKeyRecord]
     let directory: HeraldDataDirectory
     let demoApp: String
+    /// The demo app's broadcast channel, if it has one.
+    let demoChannel: String?
     let dataPath: String?
     let serviceExtensionTime: Duration
     let logger: Logger
@@ -46,7 +48,7 @@ struct SandboxDevice: Service {
                   data directory: \(directory.url.path)
                   apps: \(apps.count), pending notifications: \(pendingCount)
                   APNs gateway:   https://localhost:\(ports.provider[0]) (http://127.0.0.1:\(ports.provider[1]) plaintext), devices wss://localhost:\(ports.device)/device/v1
-                  channels:       https://localhost:\(ports.provider[2])/1/apps/\(demoApp)/channels (herald channels create \(demoApp))
+                  channels:       https://localhost:\(ports.provider[2])/1/apps/\(demoApp)/channels, demo channel \(demoChannel ?? "none") (policy 1)
                   trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")
                   provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
                   demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")

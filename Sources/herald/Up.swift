@@ -59,6 +59,15 @@ extension HeraldCommand {
                         file: Self.keyFile(keyID: Self.keyID, in: directory), replacingFile: true)
                 ]
             }
+            // One broadcast channel for the demo app (policy 1), so `herald up` alone is enough to broadcast too.
+            let channels = try await gatewayStore.channels(bundleID: demoApp, environment: .development)
+            var demoChannel = channels.first
+            if demoChannel == nil {
+                let made = BroadcastChannelRecord(
+                    id: BroadcastChannelRecord.makeID(), bundleID: demoApp, environment: .development,
+                    storagePolicy: .mostRecentMessageStored, createdAt: Date())
+                if try await gatewayStore.createChannel(made, limit: BroadcastChannelRecord.limitPerApp) { demoChannel = made }
+            }
             // One group: the engine, the gateway, the device (once the gateway listens) and the desktop's answers.
             // Shut down in reverse: the device leaves first, the engine last. A device that cannot start (its identity
             // file unreadable, say) shuts the others down gracefully, and its error is the command's.
@@ -67,7 +76,7 @@ extension HeraldCommand {
             services.append(.init(
                 service: SandboxDevice(
                     gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                    dataPath: data.path, serviceExtensionTime: extensions.timeLimit, logger: logger),
+                    demoChannel: demoChannel?.id, dataPath: data.path, serviceExtensionTime: extensions.timeLimit, logger: logger),
                 failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]

@@ -166,6 +166,15 @@ struct HeraldProcess {
         }
         let words = Self.shellWords(line)
         #expect(words.first == "herald" && words.contains("--token") && words.contains("--p8"))
+        // The banner names the demo app's broadcast channel, the one `herald channels` lists.
+        let channelLine = up.output.split(separator: "\n").first { $0.contains("demo channel ") }
+        let channel = channelLine.flatMap { $0.components(separatedBy: "demo channel ").last?.split(separator: " ").first }
+            .map(String.init)
+        #expect(channel.flatMap { Data(base64Encoded: $0) }?.count == 16, "\(up.output)")
+        if let channel {
+            let listed = try await herald.run(["channels", "list", "com.example.app"])
+            #expect(listed.output.hasPrefix(channel), "\(listed.output)")
+        }
         let pushed = try await herald.run(Array(words.dropFirst()), passingDataDirectory: false)
         #expect(pushed.status == 0, "\(pushed.error)")
         #expect(pushed.output.contains(" 200 "))
