@@ -93,13 +93,13 @@ extension HeraldBench {
             print("herald-bench scale: \(requests) pushes a run to \(devices) offline devices, \(clients) connections × \(streams) streams, database \(url)")
             var rows: [Row] = []
             var statementTables: [String] = []
-            let runs = [Run(postgresNodes: 0)] + (1...nodes).map { Run(postgresNodes: $0) } + [Run(postgresNodes: 0)]
-            for run in runs {
-                let count = max(1, run.postgresNodes)
+            // PostgreSQL nodes per run: 0 is the SQLite node, first and last.
+            for postgresNodes in [0] + Array(1...nodes) + [0] {
+                let count = max(1, postgresNodes)
                 var gateways: [BenchGateway] = []
                 do {
                     for index in 0..<count {
-                        if run.postgresNodes == 0 {
+                        if postgresNodes == 0 {
                             gateways.append(try await BenchGateway.start(workspace.dataDirectory))
                         } else {
                             let data = HeraldDataDirectory(url: workspace.folder.appendingPathComponent("node-\(index + 1)"))
@@ -107,7 +107,7 @@ extension HeraldBench {
                             gateways.append(try await BenchGateway.start(data, options: ["--database", "\(url)"]))
                         }
                     }
-                    let tokens = run.postgresNodes == 0 ? sqliteTokens : postgresTokens
+                    let tokens = postgresNodes == 0 ? sqliteTokens : postgresTokens
                     let shares = split(requests, over: count)
                     let connections = split(max(clients, count), over: count)
                     let folder = workspace.folder
@@ -117,12 +117,12 @@ extension HeraldBench {
                     _ = try await concurrently(gateways.indices) { index in
                         try await warmUps[index].run(urls: targets[index], in: folder)
                     }
-                    if run.postgresNodes > 0 {
+                    if postgresNodes > 0 {
                         // Backends report their WAL flushes a second after they go idle: let the warm-up's in.
                         try await Task.sleep(for: .seconds(2))
                         await statistics.reset()
                     }
-                    let walBefore = run.postgresNodes > 0 ? await statistics.counters() : nil
+                    let walBefore = postgresNodes > 0 ? await statistics.counters() : nil
                     let nodesBefore = ProcessCPU.sample(gateways.map(\.process.processIdentifier))
                     let databaseBefore = await statistics.databaseCPU()
                     let loads = gateways.indices.map { load(shares[$0], clients: connections[$0]) }
@@ -130,18 +130,18 @@ extension HeraldBench {
                         try await loads[index].run(urls: targets[index], in: folder)
                     }
                     let nodeSeconds = ProcessCPU.sample(gateways.map(\.process.processIdentifier)).since(nodesBefore)
-                    let databaseSeconds = run.postgresNodes > 0 ? await statistics.databaseCPU()?.since(databaseBefore!) : nil
-                    let statements = run.postgresNodes > 0 ? await statistics.statements() : []
-                    let walWritten = run.postgresNodes > 0 ? await statistics.counters() : nil
+                    let databaseSeconds = postgresNodes > 0 ? await statistics.databaseCPU()?.since(databaseBefore!) : nil
+                    let statements = postgresNodes > 0 ? await statistics.statements() : []
+                    let walWritten = postgresNodes > 0 ? await statistics.counters() : nil
                     // The nodes' backends report their WAL flushes when they end: stop the nodes, then read them.
                     for gateway in gateways { await gateway.stop() }
                     gateways = []
-                    let walAfter = run.postgresNodes > 0 ? await statistics.counters() : nil
+                    let walAfter = postgresNodes > 0 ? await statistics.counters() : nil
 
                     let accepted = results.reduce(0) { $0 + Double(shares[$1.offset]) }
                     let slowest = results.map { Double(shares[$0.offset]) / max($0.element.requestsPerSecond, 1) }.max() ?? 1
                     var row = Row(
-                        run: run, pushesPerSecond: accepted / slowest,
+                        postgresNodes: postgresNodes, pushesPerSecond: accepted / slowest,
                         latency: results.map(\.element.latency).max { $0.p99 < $1.p99 }!,
                         failed: results.reduce(0) { $0 + $1.element.failed },
                         nodeMillisecondsPerPush: nodeSeconds * 1_000 / accepted,
@@ -152,7 +152,7 @@ extension HeraldBench {
                     }
                     if !statements.isEmpty {
                         row.statementsPerPush = Double(statements.reduce(0) { $0 + $1.calls }) / accepted
-                        statementTables.append(statementTable(statements, pushes: accepted, nodes: run.postgresNodes))
+                        statementTables.append(statementTable(statements, pushes: accepted, nodes: postgresNodes))
                     }
                     rows.append(row)
                 } catch {
@@ -196,14 +196,10 @@ extension HeraldBench {
     }
 }
 
-/// One configuration: SQLite (no PostgreSQL node) or N nodes on PostgreSQL.
-private struct Run {
-    var postgresNodes: Int
-}
-
 /// One line of the results table.
 private struct Row {
-    var run: Run
+    /// The run's PostgreSQL nodes; 0 for the SQLite node.
+    var postgresNodes: Int
     var pushesPerSecond: Double
     var latency: Percentiles
     var failed: Int
@@ -215,10 +211,10 @@ private struct Row {
 
     func line(reference: Double) -> String {
         func figure(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "–" }
-        let store = run.postgresNodes == 0 ? "SQLite" : "PostgreSQL"
+        let store = postgresNodes == 0 ? "SQLite" : "PostgreSQL"
         let rate = Int(pushesPerSecond.rounded()).formatted() + (failed > 0 ? " (**\(failed) failed**)" : "")
         let latencies = String(format: "%.2f / %.2f ms", latency.p50, latency.p99)
-        return "| \(store) | \(max(1, run.postgresNodes)) | \(rate) | \(String(format: "%.2f×", pushesPerSecond / reference)) | "
+        return "| \(store) | \(max(1, postgresNodes)) | \(rate) | \(String(format: "%.2f×", pushesPerSecond / reference)) | "
             + "\(latencies) | \(figure(nodeMillisecondsPerPush)) | \(figure(databaseMillisecondsPerPush)) | "
             + "\(figure(statementsPerPush)) | \(figure(walKilobytesPerPush)) | \(figure(walFlushesPerPush)) |"
     }

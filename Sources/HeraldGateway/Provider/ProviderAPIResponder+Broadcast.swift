@@ -19,13 +19,10 @@ extension ProviderAPIResponder {
         var authenticated = false
         do {
             let bundleID = try Self.broadcastApp(method: request.method, path: request.path)
-            if isShuttingDown() { throw APNsRefusal(.shutdown) }
-            if malformedRequestID { throw APNsRefusal(.badMessageId) }
             let now = clock.now
-            let authorization = try await authorize(bearerToken: Self.bearerToken(of: request), connection: connection, now: now)
-            if case .token = authorization { authenticated = true }
-            try Self.checkChannelApp(bundleID, authorization: authorization)
-            if let apps = configuration.broadcastApps, !apps.contains(bundleID) { throw APNsRefusal(.featureNotEnabled) }
+            try await authorizeBroadcastAPI(
+                for: bundleID, request: request, malformedRequestID: malformedRequestID, connection: connection, now: now,
+                authenticated: &authenticated)
             let headers = try BroadcastHeaders(request.fields)
             guard let channel = try await store.channel(id: headers.channelID, bundleID: bundleID, environment: connection.environment)
             else { throw APNsRefusal(.channelNotRegistered) }
@@ -109,10 +106,7 @@ extension ProviderAPIResponder {
 
         init(_ fields: [(name: String, value: String)]) throws {
             func value(_ name: String) -> String? { fields.first { $0.name == name }?.value }
-            guard let channelID = value("apns-channel-id"), !channelID.isEmpty else { throw APNsRefusal(.missingChannelId) }
-            guard let bytes = Data(base64Encoded: channelID), !bytes.isEmpty,
-                  bytes.count <= ProviderAPIResponder.maximumChannelIDBytes
-            else { throw APNsRefusal(.badChannelId) }
+            let channelID = try ProviderAPIResponder.channelID(fields)
             guard let pushType = value("apns-push-type") else { throw APNsRefusal(.missingPushType) }
             guard pushType.lowercased() == ProviderAPIResponder.broadcastPushType else { throw APNsRefusal(.invalidPushType) }
             guard let expirationText = value("apns-expiration"), let expiration = Int64(expirationText), expiration >= 0 else {

@@ -49,14 +49,9 @@ extension ProviderAPIResponder {
         var authenticated = false
         do {
             let channelRequest = try ChannelRequest.parse(method: request.method, path: request.path)
-            if isShuttingDown() { throw APNsRefusal(.shutdown) }
-            if malformedRequestID { throw APNsRefusal(.badMessageId) }
-            let authorization = try await authorize(bearerToken: Self.bearerToken(of: request), connection: connection, now: clock.now)
-            if case .token = authorization { authenticated = true }
-            try Self.checkChannelApp(channelRequest.bundleID, authorization: authorization)
-            if let apps = configuration.broadcastApps, !apps.contains(channelRequest.bundleID) {
-                throw APNsRefusal(.featureNotEnabled)
-            }
+            try await authorizeBroadcastAPI(
+                for: channelRequest.bundleID, request: request, malformedRequestID: malformedRequestID,
+                connection: connection, now: clock.now, authenticated: &authenticated)
             var answer = try await perform(channelRequest, request: request, environment: connection.environment, logger: logger)
             answer.fields.insert((name: "apns-request-id", value: requestID), at: 0)
             answer.authenticated = authenticated
@@ -66,6 +61,21 @@ extension ProviderAPIResponder {
             return broadcastAPIRefusal(
                 error, requestID: requestID, authenticated: authenticated, logger: logger, failure: "Channel management failed")
         }
+    }
+
+    /// What every channel-management and broadcast request passes once its path is read: the gateway is not
+    /// shutting down, its `apns-request-id` is well formed, its credentials hold (`authenticated` is set once a
+    /// provider token did) and allow the app, and the app has the broadcast capability.
+    func authorizeBroadcastAPI(
+        for bundleID: String, request: ProviderRequest, malformedRequestID: Bool, connection: ProviderConnection,
+        now: Date, authenticated: inout Bool
+    ) async throws {
+        if isShuttingDown() { throw APNsRefusal(.shutdown) }
+        if malformedRequestID { throw APNsRefusal(.badMessageId) }
+        let authorization = try await authorize(bearerToken: Self.bearerToken(of: request), connection: connection, now: now)
+        if case .token = authorization { authenticated = true }
+        try Self.checkChannelApp(bundleID, authorization: authorization)
+        if let apps = configuration.broadcastApps, !apps.contains(bundleID) { throw APNsRefusal(.featureNotEnabled) }
     }
 
     /// The `apns-request-id` to answer with (the request's, lower-cased, or a new one), and whether the request's was
@@ -126,14 +136,14 @@ extension ProviderAPIResponder {
             return ProviderAnswer(
                 status: 201, fields: [(name: "apns-channel-id", value: id)], body: ByteBuffer(), authenticated: true)
         case .read:
-            let id = try Self.channelID(request)
+            let id = try Self.channelID(request.fields)
             guard let channel = try await store.channel(id: id, bundleID: bundleID, environment: environment) else {
                 throw APNsRefusal(.channelNotRegistered)
             }
             return Self.json(
                 #"{"message-storage-policy":\#(channel.storagePolicy.rawValue),"push-type":"\#(channel.pushType)"}"#)
         case .delete:
-            let id = try Self.channelID(request)
+            let id = try Self.channelID(request.fields)
             guard try await store.deleteChannel(id: id, bundleID: bundleID, environment: environment) else {
                 throw APNsRefusal(.channelNotRegistered)
             }
@@ -202,8 +212,8 @@ extension ProviderAPIResponder {
 
     /// The `apns-channel-id` of a read or delete: `MissingChannelId` without one, `BadChannelId` when it is not
     /// base64 or longer than any channel ID.
-    static func channelID(_ request: ProviderRequest) throws -> String {
-        guard let id = request.fields.first(where: { $0.name == "apns-channel-id" })?.value, !id.isEmpty else {
+    static func channelID(_ fields: [(name: String, value: String)]) throws -> String {
+        guard let id = fields.first(where: { $0.name == "apns-channel-id" })?.value, !id.isEmpty else {
             throw APNsRefusal(.missingChannelId)
         }
         guard let bytes = Data(base64Encoded: id), !bytes.isEmpty, bytes.count <= maximumChannelIDBytes else {
