@@ -95,17 +95,28 @@ public final class DeviceChannelClient: Sendable {
         return client
     }
 
-    /// Registers an app and returns its device token (hex), stable until revoked.
-    public func register(bundleID: String, environment: APNsEnvironment = .development) async throws -> String {
+    /// Registers an app and returns its device token (hex) for the purpose, stable until revoked.
+    ///
+    /// - Parameters:
+    ///   - bundleID: The app.
+    ///   - environment: Its `aps-environment`.
+    ///   - purpose: What the token is for: the app's notifications (the default), VoIP, a Live Activity, push-to-start.
+    public func register(
+        bundleID: String, environment: APNsEnvironment = .development, purpose: TokenPurpose = .app
+    ) async throws -> String {
         try await request(
-            .register(bundleID: bundleID, environment: environment), answeredBy: "\(bundleID)|\(environment.rawValue)")
+            .register(bundleID: bundleID, environment: environment, purpose: purpose),
+            answeredBy: "\(bundleID)|\(environment.rawValue)|\(purpose.rawValue)")
     }
 
-    /// Unregisters an app: the gateway revokes its token, so pushes to it are answered 410 from now on.
-    public func unregister(bundleID: String, environment: APNsEnvironment = .development) async throws {
+    /// Unregisters an app's token for the purpose: the gateway revokes it, so pushes to it are answered 410 from now
+    /// on.
+    public func unregister(
+        bundleID: String, environment: APNsEnvironment = .development, purpose: TokenPurpose = .app
+    ) async throws {
         _ = try await request(
-            .unregister(bundleID: bundleID, environment: environment),
-            answeredBy: "-\(bundleID)|\(environment.rawValue)")
+            .unregister(bundleID: bundleID, environment: environment, purpose: purpose),
+            answeredBy: "-\(bundleID)|\(environment.rawValue)|\(purpose.rawValue)")
     }
 
     /// Subscribes the device to an app's broadcast channel (B-14); its broadcasts then arrive in ``pushes``, with
@@ -184,10 +195,10 @@ public final class DeviceChannelClient: Sendable {
                 defer { state.welcome = nil }
                 return state.welcome
             }?.resume()
-        case .registered(let bundleID, let environment, let token):
-            takeRegistration("\(bundleID)|\(environment.rawValue)")?.resume(returning: token)
-        case .unregistered(let bundleID, let environment):
-            takeRegistration("-\(bundleID)|\(environment.rawValue)")?.resume(returning: "")
+        case .registered(let bundleID, let environment, let purpose, let token):
+            takeRegistration("\(bundleID)|\(environment.rawValue)|\(purpose.rawValue)")?.resume(returning: token)
+        case .unregistered(let bundleID, let environment, let purpose):
+            takeRegistration("-\(bundleID)|\(environment.rawValue)|\(purpose.rawValue)")?.resume(returning: "")
         case .subscribed(let channelID, let bundleID):
             takeRegistration("channel|\(channelID)|\(bundleID)")?.resume(returning: channelID)
         case .subscriptionRefused(let channelID, let bundleID):

@@ -15,10 +15,11 @@ extension FuzzTarget {
                 fromStorage: true)
             let messages: [DeviceChannelMessage] = [
                 .hello(deviceID: "phone", secret: "s"), .welcome(deviceID: "phone"),
-                .register(bundleID: "com.example.app", environment: .development),
-                .registered(bundleID: "com.example.app", environment: .production, token: "aa11"),
-                .unregister(bundleID: "com.example.app", environment: .development), .push(push), .ack(deliveryID: "d-1"),
-                .error("no"), .unregistered(bundleID: "com.example.app", environment: .production),
+                .register(bundleID: "com.example.app", environment: .development, purpose: .app),
+                .registered(bundleID: "com.example.app", environment: .production, purpose: .voip, token: "aa11"),
+                .unregister(bundleID: "com.example.app", environment: .development, purpose: .liveActivity(activityID: "a1")),
+                .push(push), .ack(deliveryID: "d-1"),
+                .error("no"), .unregistered(bundleID: "com.example.app", environment: .production, purpose: .pushToStart(attributesType: "Score")),
             ]
             return messages.map { Array($0.jsonText().utf8) }
         },

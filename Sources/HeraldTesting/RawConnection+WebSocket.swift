@@ -20,7 +20,7 @@ extension RawConnection {
             try await connection.write(deviceUpgradeRequest)
             try await connection.write(webSocketTextFrame(DeviceChannelMessage.hello(deviceID: deviceID, secret: "raw").jsonText()))
             try await connection.write(webSocketTextFrame(
-                DeviceChannelMessage.register(bundleID: bundleID, environment: .development).jsonText()))
+                DeviceChannelMessage.register(bundleID: bundleID, environment: .development, purpose: .app).jsonText()))
             let marker = Array(#""token":""#.utf8)
             guard await connection.waitUntilReceived(timeout: .seconds(60), { $0.firstRange(of: marker) != nil }),
                   let range = connection.received.firstRange(of: marker)

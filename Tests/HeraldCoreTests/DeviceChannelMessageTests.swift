@@ -7,15 +7,23 @@ import Testing
 @Suite struct DeviceChannelMessageTests {
     /// Every kind of message and its exact text on the wire.
     static let wire: [(DeviceChannelMessage, String)] = [
-        (.unregister(bundleID: "com.example.app", environment: .production),
+        (.unregister(bundleID: "com.example.app", environment: .production, purpose: .app),
          #"{"type":"unregister","bundleID":"com.example.app","environment":"production"}"#),
-        (.unregistered(bundleID: "com.example.app", environment: .development),
+        (.unregistered(bundleID: "com.example.app", environment: .development, purpose: .app),
          #"{"type":"unregistered","bundleID":"com.example.app","environment":"development"}"#),
+        (.unregister(bundleID: "com.example.app", environment: .production, purpose: .liveActivity(activityID: "A1")),
+         #"{"type":"unregister","bundleID":"com.example.app","environment":"production","purpose":"liveactivity:A1"}"#),
+        (.unregistered(bundleID: "com.example.app", environment: .development, purpose: .voip),
+         #"{"type":"unregistered","bundleID":"com.example.app","environment":"development","purpose":"voip"}"#),
+        (.register(bundleID: "com.example.app", environment: .development, purpose: .pushToStart(attributesType: "ScoreAttributes")),
+         #"{"type":"register","bundleID":"com.example.app","environment":"development","purpose":"pushtostart:ScoreAttributes"}"#),
+        (.registered(bundleID: "com.example.app", environment: .development, purpose: .voip, token: "ab"),
+         #"{"type":"registered","bundleID":"com.example.app","environment":"development","purpose":"voip","token":"ab"}"#),
         (.hello(deviceID: "laptop", secret: "s3cr\"t\\"), #"{"type":"hello","deviceID":"laptop","secret":"s3cr\"t\\"}"#),
         (.welcome(deviceID: "laptop"), #"{"type":"welcome","deviceID":"laptop"}"#),
-        (.register(bundleID: "com.example.app", environment: .development),
+        (.register(bundleID: "com.example.app", environment: .development, purpose: .app),
          #"{"type":"register","bundleID":"com.example.app","environment":"development"}"#),
-        (.registered(bundleID: "com.example.app", environment: .production, token: String(repeating: "ab", count: 32)),
+        (.registered(bundleID: "com.example.app", environment: .production, purpose: .app, token: String(repeating: "ab", count: 32)),
          #"{"type":"registered","bundleID":"com.example.app","environment":"production","token":"\#(String(repeating: "ab", count: 32))"}"#),
         (.push(
             DevicePush(
@@ -75,6 +83,9 @@ import Testing
             "", "{}", #"{"type":"ack"}"#, #"{"type":"ack","deliveryID":1}"#, #"{"type":"nope"}"#,
             #"{"type":"register","bundleID":"b","environment":"staging"}"#, #"{"type":"ack","deliveryID":"x"} x"#,
             #"{"type":"push","push":{"deliveryID":"d"}}"#, #"["ack"]"#, #"{"type":"ack","deliveryID":"x",}"#,
+            #"{"type":"register","bundleID":"b","environment":"development","purpose":"fax"}"#,
+            #"{"type":"register","bundleID":"b","environment":"development","purpose":"liveactivity:"}"#,
+            #"{"type":"register","bundleID":"b","environment":"development","purpose":1}"#,
         ] {
             #expect(DeviceChannelMessage(jsonText: text) == nil, "\(text)")
         }

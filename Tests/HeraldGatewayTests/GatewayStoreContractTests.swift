@@ -127,6 +127,36 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
+    @Test("A token per purpose: the app's, VoIP, each Live Activity and push-to-start are apart, each stable until revoked",
+          arguments: StoreBackEnd.allCases)
+    func tokenPurposes(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            let purposes: [TokenPurpose] = [
+                .app, .voip, .liveActivity(activityID: "A1"), .liveActivity(activityID: "A2"),
+                .pushToStart(attributesType: "ScoreAttributes"),
+            ]
+            var issued: [DeviceTokenRecord] = []
+            for purpose in purposes {
+                let record = try await store.activeToken(
+                    deviceID: "d", bundleID: "com.example.app", environment: .development, purpose: purpose, at: Self.day0)
+                #expect(record.purpose == purpose)
+                let again = try await store.activeToken(
+                    deviceID: "d", bundleID: "com.example.app", environment: .development, purpose: purpose, at: Self.day0 + 1)
+                #expect(again == record)
+                #expect(try await store.token(record.token) == record)
+                issued.append(record)
+            }
+            #expect(Set(issued.map(\.token)).count == purposes.count)
+            // The app's token is the one the call without a purpose gives.
+            let app = try await store.activeToken(deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0)
+            #expect(app == issued[0])
+            // Revoking one purpose's token leaves the others.
+            _ = try await store.revokeToken(issued[2].token, at: Self.day0 + 2)
+            let listed = try await store.tokens(includingRevoked: false)
+            #expect(Set(listed.map(\.purpose)) == Set(purposes).subtracting([purposes[2]]))
+        }
+    }
+
     @Test("D-04: one notification kept per token and topic, oldest first; the replaced one's unique id is reported",
           arguments: StoreBackEnd.allCases)
     func storeAndForward(_ backEnd: StoreBackEnd) async throws {

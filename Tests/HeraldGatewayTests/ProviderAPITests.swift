@@ -44,6 +44,46 @@ import Testing
         }
     }
 
+    @Test("A token per purpose (GAP): VoIP and Live Activity tokens take only their own push type; the app's takes any")
+    func tokenPurposes() async throws {
+        try await withGateway { harness, client in
+            let device = try await harness.connectDevice()
+            let bundle = GatewayHarness.bundleID
+            let app = try await device.register(bundleID: bundle)
+            let voip = try await device.register(bundleID: bundle, purpose: .voip)
+            let activity = try await device.register(bundleID: bundle, purpose: .liveActivity(activityID: "A1"))
+            let start = try await device.register(bundleID: bundle, purpose: .pushToStart(attributesType: "Score"))
+            #expect(Set([app, voip, activity, start]).count == 4)
+            #expect(try await device.register(bundleID: bundle, purpose: .voip) == voip)
+            await device.close()
+            let jwt = try harness.jwt()
+            let alert = #"{"aps":{"alert":"Hi"}}"#
+            let live = #"{"aps":{"event":"update","timestamp":1,"content-state":{"score":1}}}"#
+            func send(_ token: String, _ type: String, _ topic: String, _ body: String) async throws -> PushAnswer {
+                try await client.push(
+                    port: harness.tlsPort, token: token,
+                    headers: [("apns-topic", topic), ("apns-push-type", type), ("authorization", "bearer \(jwt)")], body: body)
+            }
+            let cases: [(String, String, String, String, Int)] = [
+                (voip, "voip", bundle + ".voip", alert, 200),
+                (voip, "alert", bundle, alert, 400),
+                (voip, "liveactivity", bundle + ".push-type.liveactivity", live, 400),
+                (activity, "liveactivity", bundle + ".push-type.liveactivity", live, 200),
+                (activity, "alert", bundle, alert, 400),
+                (activity, "voip", bundle + ".voip", alert, 400),
+                (start, "liveactivity", bundle + ".push-type.liveactivity", live, 200),
+                (start, "background", bundle, #"{"aps":{"content-available":1}}"#, 400),
+                (app, "alert", bundle, alert, 200),
+                (app, "voip", bundle + ".voip", alert, 200),
+            ]
+            for (token, type, topic, body, status) in cases {
+                let answer = try await send(token, type, topic, body)
+                #expect(answer.status == status, "\(type) to \(token == voip ? "voip" : token == activity ? "activity" : token == start ? "push-to-start" : "app")")
+                if status == 400 { #expect(answer.reason == "DeviceTokenNotForTopic") }
+            }
+        }
+    }
+
     @Test("R-01: without apns-id the gateway generates a lowercase canonical UUID")
     func generatesApnsID() async throws {
         try await withGateway { harness, client in

@@ -10,14 +10,16 @@ public enum DeviceChannelMessage: Sendable, Equatable {
     case hello(deviceID: String, secret: String)
     /// Gateway → device: the device is authenticated.
     case welcome(deviceID: String)
-    /// Device → gateway: give this app a device token in this environment.
-    case register(bundleID: String, environment: APNsEnvironment)
-    /// Gateway → device: the app's token (stable until revoked).
-    case registered(bundleID: String, environment: APNsEnvironment, token: String)
-    /// Device → gateway: the app unregistered; its token is revoked, so later pushes to it are answered 410.
-    case unregister(bundleID: String, environment: APNsEnvironment)
-    /// Gateway → device: the app's token is revoked.
-    case unregistered(bundleID: String, environment: APNsEnvironment)
+    /// Device → gateway: give this app a device token in this environment, for this purpose (the app's notifications,
+    /// VoIP, a Live Activity, push-to-start; a `purpose` member only when it is not the app's).
+    case register(bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose)
+    /// Gateway → device: the app's token for the purpose (stable until revoked).
+    case registered(bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, token: String)
+    /// Device → gateway: the app unregistered (or the activity ended); the token is revoked, so later pushes to it
+    /// are answered 410.
+    case unregister(bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose)
+    /// Gateway → device: the token is revoked.
+    case unregistered(bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose)
     /// Device → gateway: send this app's broadcasts on the channel to this device (a Live Activity started with
     /// `pushType: .channel(id)`, B-14) for as long as the connection lasts; the device says so again after it
     /// reconnects.
@@ -104,26 +106,26 @@ extension DeviceChannelMessage {
             .object([.init("type", "hello"), .init("deviceID", .string(deviceID)), .init("secret", .string(secret))])
         case .welcome(let deviceID):
             .object([.init("type", "welcome"), .init("deviceID", .string(deviceID))])
-        case .register(let bundleID, let environment):
+        case .register(let bundleID, let environment, let purpose):
             .object([
                 .init("type", "register"), .init("bundleID", .string(bundleID)),
                 .init("environment", .string(environment.rawValue)),
-            ])
-        case .registered(let bundleID, let environment, let token):
+            ] + Self.members(purpose))
+        case .registered(let bundleID, let environment, let purpose, let token):
             .object([
                 .init("type", "registered"), .init("bundleID", .string(bundleID)),
-                .init("environment", .string(environment.rawValue)), .init("token", .string(token)),
-            ])
-        case .unregister(let bundleID, let environment):
+                .init("environment", .string(environment.rawValue)),
+            ] + Self.members(purpose) + [.init("token", .string(token))])
+        case .unregister(let bundleID, let environment, let purpose):
             .object([
                 .init("type", "unregister"), .init("bundleID", .string(bundleID)),
                 .init("environment", .string(environment.rawValue)),
-            ])
-        case .unregistered(let bundleID, let environment):
+            ] + Self.members(purpose))
+        case .unregistered(let bundleID, let environment, let purpose):
             .object([
                 .init("type", "unregistered"), .init("bundleID", .string(bundleID)),
                 .init("environment", .string(environment.rawValue)),
-            ])
+            ] + Self.members(purpose))
         case .subscribe(let channelID, let bundleID, let environment):
             .object([
                 .init("type", "subscribe"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID)),
@@ -146,8 +148,19 @@ extension DeviceChannelMessage {
         }
     }
 
+    /// A `purpose` member, left out for the app's own token (so an older peer's messages read the same).
+    private static func members(_ purpose: TokenPurpose) -> [JSONValue.Member] {
+        purpose == .app ? [] : [.init("purpose", .string(purpose.rawValue))]
+    }
+
     private init?(_ value: JSONValue) {
         func string(_ key: String) -> String? { value[key]?.stringValue }
+        // Absent: the app's own token; present but unreadable: not a message.
+        let purpose: TokenPurpose? = switch value["purpose"] {
+        case nil, .null?: .app
+        case .string(let text)?: TokenPurpose(rawValue: text)
+        default: nil
+        }
         switch string("type") {
         case "hello":
             guard let deviceID = string("deviceID"), let secret = string("secret") else { return nil }
@@ -156,20 +169,22 @@ extension DeviceChannelMessage {
             guard let deviceID = string("deviceID") else { return nil }
             self = .welcome(deviceID: deviceID)
         case "register":
-            guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init)
+            guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init),
+                let purpose
             else { return nil }
-            self = .register(bundleID: bundleID, environment: environment)
+            self = .register(bundleID: bundleID, environment: environment, purpose: purpose)
         case "registered":
             guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init),
-                let token = string("token")
+                let token = string("token"), let purpose
             else { return nil }
-            self = .registered(bundleID: bundleID, environment: environment, token: token)
+            self = .registered(bundleID: bundleID, environment: environment, purpose: purpose, token: token)
         case "unregister", "unregistered":
-            guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init)
+            guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init),
+                let purpose
             else { return nil }
             self = string("type") == "unregister"
-                ? .unregister(bundleID: bundleID, environment: environment)
-                : .unregistered(bundleID: bundleID, environment: environment)
+                ? .unregister(bundleID: bundleID, environment: environment, purpose: purpose)
+                : .unregistered(bundleID: bundleID, environment: environment, purpose: purpose)
         case "subscribe":
             guard let channelID = string("channelID"), let bundleID = string("bundleID"),
                 let environment = string("environment").flatMap(APNsEnvironment.init)

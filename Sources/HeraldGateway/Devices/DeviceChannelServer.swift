@@ -110,22 +110,24 @@ struct DeviceChannelServer: Sendable {
                     switch decoded {
                     case .ack(let deliveryID):
                         session.acknowledge(deliveryID)
-                    case .register(let bundleID, let environment):
+                    case .register(let bundleID, let environment, let purpose):
                         guard APNsRequestHeaders.isValidTopic(bundleID), APNsPushType.split(topic: bundleID).suffixType == nil
                         else {
                             try await session.sendMessage(.error("\(bundleID) is not a bundle ID."))
                             continue
                         }
                         let record = try await store.activeToken(
-                            deviceID: deviceID, bundleID: bundleID, environment: environment, at: clock.now)
+                            deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
                         try await session.sendMessage(
-                            .registered(bundleID: bundleID, environment: environment, token: record.token))
-                    case .unregister(let bundleID, let environment):
+                            .registered(bundleID: bundleID, environment: environment, purpose: purpose, token: record.token))
+                    case .unregister(let bundleID, let environment, let purpose):
                         let record = try await store.activeToken(
-                            deviceID: deviceID, bundleID: bundleID, environment: environment, at: clock.now)
+                            deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
                         _ = try await store.revokeToken(record.token, at: clock.now)
-                        logger.info("App unregistered; its token is revoked", metadata: ["app.bundle_id": "\(bundleID)"])
-                        try await session.sendMessage(.unregistered(bundleID: bundleID, environment: environment))
+                        logger.info("Token unregistered; it is revoked", metadata: [
+                            "app.bundle_id": "\(bundleID)", "token.purpose": "\(purpose)",
+                        ])
+                        try await session.sendMessage(.unregistered(bundleID: bundleID, environment: environment, purpose: purpose))
                     case .subscribe(let channelID, let bundleID, let environment):
                         // B-14: an unknown channel fails the Live Activity's start.
                         guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment)

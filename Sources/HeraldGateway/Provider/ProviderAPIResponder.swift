@@ -57,7 +57,7 @@ struct ProviderAPIResponder: Sendable {
     /// The stages run in order, each throwing an ``APNsRefusal`` (its `apns-id` filled in here), the first refusal
     /// deciding the answer: ``target(of:)`` (method, path, token
     /// syntax), header syntax, ``authorize(_:connection:now:)``, ``payload(of:headers:)``,
-    /// ``addressing(_:pushType:authorization:)``, ``deviceToken(_:bundleID:environment:now:logger:)``, then the dispatch.
+    /// ``addressing(_:pushType:authorization:)``, ``deviceToken(_:bundleID:pushType:environment:now:logger:)``, then the dispatch.
     /// - Parameters:
     ///   - request: The request, its body read.
     ///   - connection: The state of the connection it came on, its identity decided at the handshake.
@@ -91,7 +91,8 @@ struct ProviderAPIResponder: Sendable {
             let payload = try Self.payload(of: request, headers: headers)
             let addressing = try Self.addressing(headers, pushType: payload.pushType, authorization: authorization)
             let (record, checked) = try await self.deviceToken(
-                deviceToken, bundleID: addressing.bundleID, environment: connection.environment, now: now, logger: logger)
+                deviceToken, bundleID: addressing.bundleID, pushType: payload.pushType, environment: connection.environment,
+                now: now, logger: logger)
             // Time-ordered, so the delivery log's index by unique id grows at one end (R-03 leaves the format open).
             let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
             let accepted = AcceptedPush(
@@ -231,7 +232,8 @@ struct ProviderAPIResponder: Sendable {
     /// whether it was checked now (on several nodes a token found active lately is taken on trust here, and the
     /// dispatcher checks it again before the answer).
     func deviceToken(
-        _ token: DeviceToken, bundleID: String, environment: APNsEnvironment, now: Date, logger: Logger
+        _ token: DeviceToken, bundleID: String, pushType: APNsPushType, environment: APNsEnvironment, now: Date,
+        logger: Logger
     ) async throws -> (DeviceTokenRecord, checked: Bool) {
         let record: DeviceTokenRecord?
         var checked = true
@@ -248,7 +250,9 @@ struct ProviderAPIResponder: Sendable {
         }
         guard let record, record.environment == environment else { throw APNsRefusal(.badDeviceToken) }
         if let revokedAt = record.revokedAt { throw APNsRefusal(.unregistered, timestamp: revokedAt) }
-        guard record.bundleID == bundleID else { throw APNsRefusal(.deviceTokenNotForTopic) }
+        guard record.bundleID == bundleID, record.purpose.accepts(pushType) else {
+            throw APNsRefusal(.deviceTokenNotForTopic)
+        }
         if let rateLimiter, !rateLimiter.admit(record.token, at: now) { throw APNsRefusal(.tooManyRequests) }
         return (record, checked)
     }

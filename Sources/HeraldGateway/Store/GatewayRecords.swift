@@ -44,6 +44,8 @@ public struct DeviceTokenRecord: Sendable, Equatable {
     public var createdAt: Date
     /// When it was revoked; pushes after that answer 410 `Unregistered` with this time.
     public var revokedAt: Date?
+    /// What it was issued for: the app's notifications, VoIP, a Live Activity, push-to-start.
+    public var purpose: TokenPurpose = .app
 }
 
 /// A notification kept for an offline device (D-02…D-04).

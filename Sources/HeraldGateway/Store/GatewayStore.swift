@@ -20,9 +20,10 @@ public protocol GatewayStore: Sendable {
 
     /// The record for a token.
     func token(_ token: String) async throws -> DeviceTokenRecord?
-    /// The device's active token for an app in an environment, issuing a new one if it has none.
-    func activeToken(deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date) async throws
-        -> DeviceTokenRecord
+    /// The device's active token for an app in an environment and for a purpose, issuing a new one if it has none.
+    func activeToken(
+        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
+    ) async throws -> DeviceTokenRecord
     /// Every token the gateway issued, by device, then app, then environment, oldest first.
     ///
     /// - Parameter includingRevoked: Whether revoked tokens are listed too.
@@ -87,4 +88,13 @@ public enum DeviceEnrollment: Sendable, Equatable {
     case withoutSecret
     /// Enrolled with the secret whose SHA-256 this is.
     case secret(hash: Data)
+}
+
+extension GatewayStore {
+    /// The device's active token for an app's notifications in an environment, issuing a new one if it has none.
+    public func activeToken(
+        deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date
+    ) async throws -> DeviceTokenRecord {
+        try await activeToken(deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: .app, at: at)
+    }
 }

@@ -134,6 +134,15 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                 expires_at double precision NOT NULL)
             """,
         ],
+        // 3: a token per purpose (the app's notifications '', VoIP, each Live Activity, push-to-start).
+        [
+            "ALTER TABLE device_token ADD COLUMN purpose text NOT NULL DEFAULT ''",
+            "DROP INDEX device_token_active",
+            """
+            CREATE UNIQUE INDEX device_token_active ON device_token(device_id, bundle_id, environment, purpose)
+                WHERE revoked_at IS NULL
+            """,
+        ],
     ]
 
     /// The channel nodes announce on: `stored <device ID> …` when notifications were stored for devices (sent in the
@@ -610,7 +619,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     }
 
     public func activeToken(
-        deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date
+        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
     ) async throws -> DeviceTokenRecord {
         let candidate = DeviceToken.random().hex
         return try await perform { client in
@@ -621,14 +630,16 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                 ON CONFLICT (id) DO NOTHING
                 """)
             try await client.query("""
-                INSERT INTO device_token (token, device_id, bundle_id, environment, created_at)
-                VALUES (\(candidate), \(deviceID), \(bundleID), \(environment.rawValue), \(at.timeIntervalSince1970))
-                ON CONFLICT (device_id, bundle_id, environment) WHERE revoked_at IS NULL DO NOTHING
+                INSERT INTO device_token (token, device_id, bundle_id, environment, created_at, purpose)
+                VALUES (
+                    \(candidate), \(deviceID), \(bundleID), \(environment.rawValue), \(at.timeIntervalSince1970),
+                    \(purpose.rawValue))
+                ON CONFLICT (device_id, bundle_id, environment, purpose) WHERE revoked_at IS NULL DO NOTHING
                 """)
             guard let row = try await client.query("""
                 SELECT \(unescaped: Self.tokenColumns) FROM device_token
                 WHERE device_id = \(deviceID) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue)
-                AND revoked_at IS NULL
+                AND purpose = \(purpose.rawValue) AND revoked_at IS NULL
                 """).collect().first
             else { throw GatewayStoreError.unavailable("the token issued for \(deviceID) was revoked at once") }
             return try Self.tokenRecord(row)
@@ -661,11 +672,11 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         }
     }
 
-    private static let tokenColumns = "token, device_id, bundle_id, environment, created_at, revoked_at"
+    private static let tokenColumns = "token, device_id, bundle_id, environment, created_at, revoked_at, purpose"
 
     /// The records of a batch of tokens, prepared once per connection.
     private struct TokenLookup: PostgresPreparedStatement {
-        static let name = "herald_token_lookup_v1"
+        static let name = "herald_token_lookup_v2"
         static let sql = "SELECT \(PostgresGatewayStore.tokenColumns) FROM device_token WHERE token = ANY($1::text[])"
         typealias Row = DeviceTokenRecord
         var tokens: [String]
@@ -682,12 +693,13 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     }
 
     private static func tokenRecord(_ row: PostgresRow) throws -> DeviceTokenRecord {
-        let (token, deviceID, bundleID, environment, createdAt, revokedAt) = try row.decode(
-            (String, String, String, String, Double, Double?).self)
+        let (token, deviceID, bundleID, environment, createdAt, revokedAt, purpose) = try row.decode(
+            (String, String, String, String, Double, Double?, String).self)
         return DeviceTokenRecord(
             token: token, deviceID: deviceID, bundleID: bundleID,
             environment: APNsEnvironment(rawValue: environment) ?? .development,
-            createdAt: Date(timeIntervalSince1970: createdAt), revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:)))
+            createdAt: Date(timeIntervalSince1970: createdAt), revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:)),
+            purpose: TokenPurpose(rawValue: purpose) ?? .app)
     }
 
     // MARK: Broadcast channels

@@ -127,6 +127,14 @@ public final class SQLiteGatewayStore: GatewayStore {
                 );
                 """)
         }
+        migrator.registerMigration("v5: token purposes") { db in
+            // A token per purpose: the app's notifications (''), VoIP, each Live Activity, push-to-start.
+            try db.execute(sql: """
+                ALTER TABLE device_token ADD COLUMN purpose TEXT NOT NULL DEFAULT '';
+                DROP INDEX device_token_by_app;
+                CREATE INDEX device_token_by_app ON device_token(device_id, bundle_id, environment, purpose);
+                """)
+        }
         return migrator
     }
 
@@ -200,7 +208,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func activeToken(
-        deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date
+        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
     ) async throws -> DeviceTokenRecord {
         try await groupCommit.write { db in
             try db.execute(
@@ -210,21 +218,21 @@ public final class SQLiteGatewayStore: GatewayStore {
                 db,
                 sql: """
                     SELECT \(Self.tokenColumns) FROM device_token WHERE device_id = ? AND bundle_id = ? AND environment = ?
-                    AND revoked_at IS NULL
+                    AND purpose = ? AND revoked_at IS NULL
                     """,
-                arguments: [deviceID, bundleID, environment.rawValue])
+                arguments: [deviceID, bundleID, environment.rawValue, purpose.rawValue])
             {
                 return Self.tokenRecord(row)
             }
             let record = DeviceTokenRecord(
                 token: DeviceToken.random().hex, deviceID: deviceID, bundleID: bundleID, environment: environment,
-                createdAt: at, revokedAt: nil)
+                createdAt: at, revokedAt: nil, purpose: purpose)
             try db.execute(
                 sql: """
-                    INSERT INTO device_token (token, device_id, bundle_id, environment, created_at)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO device_token (token, device_id, bundle_id, environment, created_at, purpose)
+                    VALUES (?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [record.token, deviceID, bundleID, environment.rawValue, at.timeIntervalSince1970])
+                arguments: [record.token, deviceID, bundleID, environment.rawValue, at.timeIntervalSince1970, purpose.rawValue])
             return record
         }
     }
@@ -346,7 +354,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     /// The columns ``tokenRecord(_:)`` reads, in its order.
-    private static let tokenColumns = "token, device_id, bundle_id, environment, created_at, revoked_at"
+    private static let tokenColumns = "token, device_id, bundle_id, environment, created_at, revoked_at, purpose"
 
     /// A token from a row of ``tokenColumns``, read by position (no column-name lookups on the hot path).
     private static func tokenRecord(_ row: Row) -> DeviceTokenRecord {
@@ -354,7 +362,8 @@ public final class SQLiteGatewayStore: GatewayStore {
             token: row[0], deviceID: row[1], bundleID: row[2],
             environment: APNsEnvironment(rawValue: row[3]) ?? .development,
             createdAt: Date(timeIntervalSince1970: row[4]),
-            revokedAt: (row[5] as Double?).map(Date.init(timeIntervalSince1970:)))
+            revokedAt: (row[5] as Double?).map(Date.init(timeIntervalSince1970:)),
+            purpose: TokenPurpose(rawValue: row[6]) ?? .app)
     }
 
     // MARK: Stored notifications

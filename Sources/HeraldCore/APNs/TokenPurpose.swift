@@ -1,0 +1,58 @@
+import Foundation
+
+/// What a device token was issued for: an app's notifications, its PushKit VoIP pushes, one Live Activity, or the
+/// push-to-start of one kind of Live Activity.
+///
+/// Apple issues each of these as a token of its own (ActivityKit's `pushToken` and `pushToStartToken`, PushKit's
+/// credentials); the gateway keeps one active token per device, app, environment and purpose.
+///
+/// GAP: Apple does not say what it answers when a push goes to a token issued for another purpose. Herald takes any
+/// push type on an app's token (as it always has: providers send VoIP and Live Activity pushes to it in tests) and only
+/// its own push type on the others: `voip` on a VoIP token, `liveactivity` on a Live Activity or push-to-start token;
+/// anything else there is `400 DeviceTokenNotForTopic`.
+public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
+    /// The app's notifications (`registerForRemoteNotifications`).
+    case app
+    /// PushKit VoIP pushes (`PKPushRegistry` with `.voIP`; topic `<bundle>.voip`).
+    case voip
+    /// One Live Activity's updates (`Activity.pushToken`), named by the activity's ID.
+    case liveActivity(activityID: String)
+    /// Starting Live Activities of one attributes type (`Activity.pushToStartToken`), named by the type.
+    case pushToStart(attributesType: String)
+
+    /// The stored and wire form: empty for ``app``, `voip`, `liveactivity:<id>`, `pushtostart:<type>`.
+    public var rawValue: String {
+        switch self {
+        case .app: ""
+        case .voip: "voip"
+        case .liveActivity(let id): "liveactivity:" + id
+        case .pushToStart(let type): "pushtostart:" + type
+        }
+    }
+
+    /// Reads the stored form; `nil` for anything else (an empty name after the colon included).
+    public init?(rawValue: String) {
+        if rawValue.isEmpty {
+            self = .app
+        } else if rawValue == "voip" {
+            self = .voip
+        } else if rawValue.hasPrefix("liveactivity:"), rawValue.count > 13, rawValue.utf8.count <= 256 {
+            self = .liveActivity(activityID: String(rawValue.dropFirst(13)))
+        } else if rawValue.hasPrefix("pushtostart:"), rawValue.count > 12, rawValue.utf8.count <= 256 {
+            self = .pushToStart(attributesType: String(rawValue.dropFirst(12)))
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String { self == .app ? "app" : rawValue }
+
+    /// Whether a push of `pushType` may be sent to a token of this purpose (see the GAP above).
+    public func accepts(_ pushType: APNsPushType) -> Bool {
+        switch self {
+        case .app: true
+        case .voip: pushType == .voip
+        case .liveActivity, .pushToStart: pushType == .liveactivity
+        }
+    }
+}
