@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "UserNotifications", targets: ["UserNotifications"]),
         .library(name: "UserNotificationsUI", targets: ["UserNotificationsUI"]),
         .library(name: "UIKit", targets: ["UIKit"]),
+        .library(name: "ActivityKit", targets: ["ActivityKit"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldDeviceChannel", targets: ["HeraldDeviceChannel"]),
@@ -26,6 +27,7 @@ let package = Package(
         .executable(name: "herald-example-legacy", targets: ["herald-example-legacy"]),
         .executable(name: "herald-example-service", targets: ["herald-example-service"]),
         .executable(name: "herald-example-content", targets: ["herald-example-content"]),
+        .executable(name: "herald-example-activity", targets: ["herald-example-activity"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -109,9 +111,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "ActivityKit",
+            dependencies: [
+                "HeraldCore", "UserNotifications",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldDevice",
             dependencies: [
-                "HeraldCore", "UserNotifications", "UserNotificationsUI", "HeraldDeviceChannel", "HeraldAppChannel",
+                "HeraldCore", "HeraldStorage", "UserNotifications", "UserNotificationsUI", "HeraldDeviceChannel",
+                "HeraldAppChannel",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -205,6 +217,11 @@ let package = Package(
         .executableTarget(
             name: "herald-example-app",
             dependencies: ["UIKit", "UserNotifications"]
+        ),
+        .executableTarget(
+            name: "herald-example-activity",
+            dependencies: ["ActivityKit"],
+            swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "herald-example-legacy",

@@ -45,6 +45,9 @@ public struct HeraldDataDirectory: Sendable, Hashable {
     /// The SQLite database holding every app's local-notification state for this user.
     public var notificationDatabase: URL { url.appendingPathComponent("notifications.sqlite") }
 
+    /// The SQLite database of the device's Live Activities (the device daemon's `LiveActivityRegistry`).
+    public var liveActivitiesDatabase: URL { url.appendingPathComponent("live-activities.sqlite") }
+
     /// The attachment data store: files moved out of apps' containers when a request is added.
     public var attachmentStore: URL { url.appendingPathComponent("attachments", isDirectory: true) }
 

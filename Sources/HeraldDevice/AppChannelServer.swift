@@ -18,6 +18,8 @@ struct AppChannelServer: Sendable {
     let engine: NotificationEngine
     /// Registers apps with the gateway (the daemon).
     let registrar: any RemoteRegistrar
+    /// The device's Live Activities (ActivityKit's requests).
+    let liveActivities: LiveActivityRegistry
     let logger: Logger
 
     /// Listens until the task is cancelled; then stops listening and closes every connection.
@@ -69,6 +71,7 @@ struct AppChannelServer: Sendable {
             // Closed first, so the engine stops asking this app; requests still running then finish.
             session.close()
             if let bundleIdentifier = session.bundleIdentifier {
+                await liveActivities.stopObserving(bundleIdentifier, by: ObjectIdentifier(session))
                 await engine.detach(session, for: bundleIdentifier)
                 logger.debug("App disconnected", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
             }
@@ -128,6 +131,10 @@ struct AppChannelServer: Sendable {
             ])
             // An app that ran alone until now may have written to the store meanwhile: the engine looks once.
             await engine.reloadIfChangedElsewhere()
+            // The app's Live Activities as they are, then each change.
+            await liveActivities.observe(bundleIdentifier, by: ObjectIdentifier(session)) { activity in
+                connection.send(AppChannelMessage.activityChanged(activity: activity).encoded())
+            }
         case .state(let foreground, let delegate):
             guard let bundleIdentifier = session.bundleIdentifier else {
                 logger.warning("An app-channel peer sent its state before saying hello; closing the connection", metadata: [
@@ -200,9 +207,57 @@ struct AppChannelServer: Sendable {
                     connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
                 }
             }
+        case .startActivity(let id, let activity):
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(id, "Say hello first: only an app starts Live Activities.", in: session)
+                return true
+            }
+            guard activity.bundleIdentifier == bundleIdentifier else {
+                refuse(id, "This connection is \(bundleIdentifier)'s: it cannot start \(activity.bundleIdentifier)'s Live Activities.", in: session)
+                return true
+            }
+            let liveActivities = self.liveActivities
+            requests.addTask {
+                do {
+                    let started = try await liveActivities.start(activity)
+                    connection.send(AppChannelMessage.activity(id: id, activity: started).encoded())
+                } catch {
+                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
+                }
+            }
+        case .updateActivity(let id, let activityID, let content, let alert, let end):
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(id, "Say hello first: only an app updates its Live Activities.", in: session)
+                return true
+            }
+            let liveActivities = self.liveActivities
+            requests.addTask {
+                do {
+                    let updated = try await liveActivities.update(
+                        activityID, of: bundleIdentifier, content: content, alert: alert, end: end)
+                    connection.send(AppChannelMessage.activity(id: id, activity: updated).encoded())
+                } catch {
+                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
+                }
+            }
+        case .registerPushToStart(let id, let attributesType):
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(id, "Say hello first: only an app asks for a push-to-start token.", in: session)
+                return true
+            }
+            let liveActivities = self.liveActivities
+            requests.addTask {
+                do {
+                    let token = try await liveActivities.pushToStartToken(for: bundleIdentifier, attributesType: attributesType)
+                    connection.send(AppChannelMessage.registered(id: id, token: token).encoded())
+                } catch {
+                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
+                }
+            }
         case .presented(let id, _), .received(let id, _), .fetched(let id, _):
             session.answer(id, with: message)
-        case .welcome, .registered, .unregistered, .failed, .applied, .refused, .willPresent, .didReceive, .backgroundPush:
+        case .welcome, .registered, .unregistered, .failed, .applied, .refused, .willPresent, .didReceive, .backgroundPush,
+            .activity, .activityChanged:
             logger.warning("An app sent the daemon's message; closing the connection", metadata: [
                 "app.bundle_id": "\(session.bundleIdentifier ?? "")",
             ])

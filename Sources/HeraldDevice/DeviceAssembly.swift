@@ -70,7 +70,10 @@ package struct DeviceAssembly: Sendable {
             appChannelSocket: directory.appChannelSocket)
         configuration.serviceExtensionTimeLimit = serviceExtensionTime
         self.engine = engine
-        self.daemon = DeviceDaemon(configuration: configuration, engine: engine, logger: logger)
+        let liveActivities = LiveActivityRegistry(
+            url: directory.liveActivitiesDatabase, clock: engine.configuration.clock, presenter: engine.configuration.presenter,
+            logger: logger)
+        self.daemon = DeviceDaemon(configuration: configuration, engine: engine, liveActivities: liveActivities, logger: logger)
         self.desktopRouter = desktop.map { DesktopAnswerRouter(presenter: $0, engine: engine) }
     }
 

@@ -37,6 +37,8 @@ public final class DeviceDaemon: Service, Sendable {
     /// The connection to the gateway while there is one.
     private let connection = AwaitedValue<DeviceChannelClient>()
     private let extensions: ServiceExtensionHost
+    /// Every app's Live Activities.
+    package let liveActivities: LiveActivityRegistry
 
     private struct State {
         /// Apps' registrations, loaded at start and kept current.
@@ -51,10 +53,16 @@ public final class DeviceDaemon: Service, Sendable {
     /// - Parameters:
     ///   - configuration: The gateway and the device's identity.
     ///   - engine: The engine of all apps on this device (scope `nil`); run it beside the daemon.
+    ///   - liveActivities: The device's Live Activities (kept in memory when `nil`).
     ///   - logger: Where the daemon logs.
-    package init(configuration: DeviceDaemonConfiguration, engine: NotificationEngine, logger: Logger) {
+    package init(
+        configuration: DeviceDaemonConfiguration, engine: NotificationEngine, liveActivities: LiveActivityRegistry? = nil,
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.engine = engine
+        self.liveActivities = liveActivities ?? LiveActivityRegistry(
+            url: nil, clock: engine.configuration.clock, presenter: engine.configuration.presenter, logger: logger)
         var logger = logger
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger
@@ -78,10 +86,14 @@ public final class DeviceDaemon: Service, Sendable {
         }
         // The engine runs held pushes' service extensions through this daemon's host.
         await engine.useServiceExtensions(extensions)
+        await liveActivities.use(self)
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
+                group.addTask { await self.liveActivities.run() }
                 if let socket = self.configuration.appChannelSocket {
-                    let server = AppChannelServer(socket: socket, engine: self.engine, registrar: self, logger: self.logger)
+                    let server = AppChannelServer(
+                        socket: socket, engine: self.engine, registrar: self, liveActivities: self.liveActivities,
+                        logger: self.logger)
                     group.addTask { await server.run() }
                 }
                 await self.connectionLoop()
@@ -199,6 +211,7 @@ public final class DeviceDaemon: Service, Sendable {
         await renewRegistrations(with: client)
         connection.set(client)
         defer { connection.set(nil) }
+        await liveActivities.renew()
         let arrived = BatchQueue<DevicePush>()
         let reader = Task {
             for await push in client.pushes { arrived.append(push) }
@@ -252,6 +265,18 @@ public final class DeviceDaemon: Service, Sendable {
             let metadata: Logger.Metadata = [
                 "app.bundle_id": "\(push.bundleID)", "apns.id": "\(push.apnsID)", "push.delivery_id": "\(push.deliveryID)",
             ]
+            if push.pushType == APNsPushType.liveactivity.rawValue {
+                // Live Activity pushes go to ActivityKit's registry, never to the notification list.
+                do {
+                    try await liveActivities.apply(push, strings: strings(for: push.bundleID))
+                } catch {
+                    logger.error("Could not keep a Live Activity push; the gateway will send it again", metadata: metadata.merging([
+                        "error": "\(error)",
+                    ]) { $1 })
+                    return false
+                }
+                continue
+            }
             let content: RemoteNotificationContent
             do {
                 content = try RemoteNotificationContent(payload: Data(push.payload.utf8), strings: strings(for: push.bundleID))
@@ -330,6 +355,12 @@ public final class DeviceDaemon: Service, Sendable {
         return table
     }
 
+    /// The environment an app's tokens are issued in: its registration's, else the daemon's default.
+    private func environment(of bundleIdentifier: String) -> APNsEnvironment {
+        state.withLock { $0.registrations[bundleIdentifier] }.flatMap { APNsEnvironment(rawValue: $0.environment) }
+            ?? configuration.environment
+    }
+
     /// The connected client, waiting up to `timeout` for a connection.
     private func connectedClient(within timeout: Duration) async -> DeviceChannelClient? {
         if let client = connection.current { return client }
@@ -343,5 +374,43 @@ public final class DeviceDaemon: Service, Sendable {
             group.cancelAll()
             return first
         }
+    }
+}
+
+extension DeviceDaemon: LiveActivityGateway {
+    package func register(bundleIdentifier: String, purpose: TokenPurpose) async throws -> String {
+        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
+            throw RegistrationError.notConnected
+        }
+        do {
+            return try await client.register(
+                bundleID: bundleIdentifier, environment: environment(of: bundleIdentifier), purpose: purpose)
+        } catch DeviceChannelClient.Failure.refused(let reason) {
+            throw RegistrationError.refused(reason)
+        }
+    }
+
+    package func unregister(bundleIdentifier: String, purpose: TokenPurpose) async throws {
+        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
+            throw RegistrationError.notConnected
+        }
+        try await client.unregister(bundleID: bundleIdentifier, environment: environment(of: bundleIdentifier), purpose: purpose)
+    }
+
+    package func subscribe(channelID: String, bundleIdentifier: String) async throws {
+        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
+            throw RegistrationError.notConnected
+        }
+        do {
+            try await client.subscribe(
+                channelID: channelID, bundleID: bundleIdentifier, environment: environment(of: bundleIdentifier))
+        } catch DeviceChannelClient.Failure.refused {
+            throw LiveActivityRegistry.Failure.unknownChannel(channelID)
+        }
+    }
+
+    package func unsubscribe(channelID: String, bundleIdentifier: String) async {
+        guard let client = connection.current else { return }
+        try? await client.unsubscribe(channelID: channelID, bundleID: bundleIdentifier)
     }
 }

@@ -59,6 +59,35 @@ package enum NotificationRuntime {
         }
     }
 
+    /// ActivityKit's handler of the daemon's news about the app's Live Activities.
+    package typealias LiveActivityHandler = @Sendable (LiveActivityRecord) -> Void
+
+    nonisolated(unsafe) private static var liveActivityHandler: LiveActivityHandler?
+    /// The daemon's news that came before ActivityKit was first used (the latest of each activity), handed over then.
+    nonisolated(unsafe) private static var earlyLiveActivities: [String: LiveActivityRecord] = [:]
+
+    /// Sets the process's handler of Live Activity news (ActivityKit sets it on first use) and hands it what came
+    /// before.
+    /// - Parameter handler: Called in order, under the runtime's lock: it must not call back into the runtime.
+    package static func setLiveActivityHandler(_ handler: @escaping LiveActivityHandler) {
+        lock.withLock {
+            liveActivityHandler = handler
+            for activity in earlyLiveActivities.values.sorted(by: { $0.startedAt < $1.startedAt }) { handler(activity) }
+            earlyLiveActivities = [:]
+        }
+    }
+
+    /// Hands the daemon's news about one of the app's Live Activities to ActivityKit (kept until it is first used).
+    package static func liveActivityChanged(_ activity: LiveActivityRecord) {
+        lock.withLock {
+            if let liveActivityHandler {
+                liveActivityHandler(activity)
+            } else {
+                earlyLiveActivities[activity.id] = activity
+            }
+        }
+    }
+
     /// The bundle identifier a process without an app bundle gets.
     ///
     /// - Parameter environment: The process environment.

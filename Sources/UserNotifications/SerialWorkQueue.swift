@@ -2,12 +2,12 @@
 ///
 /// Apple's center applies calls in the order they were made (they go to one serial queue), so
 /// `add(request)` followed by `removeAllPendingNotificationRequests()` never leaves the request pending.
-final class SerialWorkQueue: Sendable {
-    typealias Work = @Sendable () async -> Void
+package final class SerialWorkQueue: Sendable {
+    package typealias Work = @Sendable () async -> Void
 
     private let continuation: AsyncStream<Work>.Continuation
 
-    init() {
+    package init() {
         let (stream, continuation) = AsyncStream.makeStream(of: Work.self)
         self.continuation = continuation
         Task {
@@ -20,7 +20,7 @@ final class SerialWorkQueue: Sendable {
     }
 
     /// Runs `work` after everything submitted before it.
-    func enqueue(_ work: @escaping Work) {
+    package func enqueue(_ work: @escaping Work) {
         continuation.yield(work)
     }
 }

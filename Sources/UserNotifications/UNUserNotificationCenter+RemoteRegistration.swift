@@ -53,6 +53,17 @@ extension UNUserNotificationCenter {
         }
     }
 
+    /// Runs `body` with the link to the device daemon, in call order with the center's other calls (so a center still
+    /// deciding whether a daemon runs decides first); `nil` when the app runs without a daemon.
+    ///
+    /// - Parameter body: What to do with the link (ActivityKit's requests).
+    nonisolated(nonsending) package func withDeviceLink<T: Sendable>(
+        _ body: @escaping @Sendable (DeviceLink?) async throws -> T
+    ) async throws -> T {
+        let link = self.linkSlot
+        return try await perform { _ in try await body(link.current) }
+    }
+
     /// Whether the device has a registration for the app (its token, as the store keeps it).
     nonisolated(nonsending) package func isRegisteredForRemoteNotifications() async -> Bool {
         let bundleIdentifier = self.bundleIdentifier

@@ -12,7 +12,7 @@ extension HeraldCommand {
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "List the device tokens the gateway issued, by device and app.",
-                discussion: "One line per token under its device: app (topic), environment, token, and when it was issued (or revoked).")
+                discussion: "One line per token under its device: app (topic) and, for a token that is not the app's own, its purpose (voip, liveactivity:<activity ID>, pushtostart:<attributes type>), environment, token, and when it was issued (or revoked).")
             @OptionGroup var store: GatewayStoreOptions
             @Option(help: "Only this device.") var device: String?
             @Option(help: "Only this app's bundle ID.") var topic: String?
@@ -35,7 +35,9 @@ extension HeraldCommand {
                     }
                     let state = record.revokedAt.map { "revoked \(formatter.string(from: $0))" }
                         ?? "issued \(formatter.string(from: record.createdAt))"
-                    print("  \(record.bundleID)  \(record.environment.rawValue)  \(record.token)  \(state)")
+                    // A token for another purpose than the app's notifications says which (voip, liveactivity:<id>, …).
+                    let purpose = record.purpose == .app ? "" : " [\(record.purpose)]"
+                    print("  \(record.bundleID)\(purpose)  \(record.environment.rawValue)  \(record.token)  \(state)")
                 }
             }
         }

@@ -89,6 +89,19 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
     /// What the server says it can do (`actions`, `body`, `inline-reply`, …).
     public var serverCapabilities: Set<String> { capabilities }
 
+    /// Shows a Live Activity as a desktop notification that each change replaces (its ID is the notification's): the
+    /// alert of the change as its summary when it has one, the content state as its body.
+    public func presentLiveActivity(_ activity: LiveActivityPresentation) async {
+        let heading = activity.alertTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Live Activity — \(activity.state)"
+        let body = [activity.alertBody, activity.contentSummary].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
+        await present(NotificationPresentation(
+            bundleIdentifier: activity.bundleIdentifier, identifier: "live-activity:" + activity.activityID, title: heading,
+            subtitle: "", body: body, soundName: activity.alertSound, badge: nil, categoryIdentifier: "", threadIdentifier: "",
+            actions: [], attachmentPaths: [], date: Date(),
+            style: .init(banner: true, list: false, sound: activity.alertSound != nil, badge: false),
+            deliveredWhileNotRunning: false))
+    }
+
     public func present(_ presentation: NotificationPresentation) async {
         guard presentation.style.banner else { return }
         let key = presentation.bundleIdentifier + "\u{0}" + presentation.identifier

@@ -27,6 +27,15 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     /// The app's answer to ``backgroundPush(id:payload:)``: `UIBackgroundFetchResult`'s raw value, `nil` when it has no
     /// handler or did not call it in time.
     case fetched(id: Int, result: UInt?)
+    /// `Activity.request(attributes:content:pushType:)`: the daemon keeps the activity, issues its push token or
+    /// subscribes it to its channel, and answers ``activity(id:activity:)``.
+    case startActivity(id: Int, activity: LiveActivityRecord)
+    /// `Activity.update(_:)` (with `end` `nil`) or `Activity.end(_:dismissalPolicy:)`; answered ``activity(id:activity:)``.
+    case updateActivity(
+        id: Int, activityID: String, content: LiveActivityContentRecord?, alert: LiveActivityAlertRecord?,
+        end: LiveActivityDismissal?)
+    /// `Activity.pushToStartTokenUpdates`: a push-to-start token for the attributes type; answered ``registered(id:token:)``.
+    case registerPushToStart(id: Int, attributesType: String)
 
     // From the daemon.
     /// The daemon accepted the app.
@@ -47,6 +56,11 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case didReceive(id: Int, response: QueuedResponse)
     /// A background push (its JSON payload): hand it to the app's fetch handler.
     case backgroundPush(id: Int, payload: String)
+    /// The activity as the daemon keeps it, answering a request.
+    case activity(id: Int, activity: LiveActivityRecord)
+    /// One of the app's activities changed (a push updated, ended or started it; its token came; it turned stale or
+    /// was dismissed), or the app just linked: every one of its activities is sent once after ``welcome``.
+    case activityChanged(activity: LiveActivityRecord)
 
     /// The message as one line of JSON (without the newline).
     package func encoded() -> Data {

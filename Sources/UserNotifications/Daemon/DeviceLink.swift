@@ -167,6 +167,40 @@ package final class DeviceLink: Sendable {
         _ = try await request(timeout: Self.registrationAnswerTimeout) { .unregister(id: $0) }
     }
 
+    /// Has the daemon keep a new Live Activity; returns the daemon's record of it.
+    ///
+    /// - Throws: ``Failure`` (``Failure/refused(_:)`` when the daemon cannot start it, e.g. an unknown channel).
+    package func startActivity(_ activity: LiveActivityRecord) async throws -> LiveActivityRecord {
+        let answer = try await request(timeout: Self.registrationAnswerTimeout) { .startActivity(id: $0, activity: activity) }
+        guard case .activity(_, let record) = answer else { throw Failure.unavailable }
+        return record
+    }
+
+    /// Updates or ends a Live Activity; returns the daemon's record of it.
+    ///
+    /// - Throws: ``Failure``.
+    package func updateActivity(
+        _ activityID: String, content: LiveActivityContentRecord?, alert: LiveActivityAlertRecord?,
+        end: LiveActivityDismissal?
+    ) async throws -> LiveActivityRecord {
+        let answer = try await request(timeout: Self.registrationAnswerTimeout) {
+            .updateActivity(id: $0, activityID: activityID, content: content, alert: alert, end: end)
+        }
+        guard case .activity(_, let record) = answer else { throw Failure.unavailable }
+        return record
+    }
+
+    /// The app's push-to-start token (hex) for Live Activities of `attributesType`.
+    ///
+    /// - Throws: ``Failure``.
+    package func registerPushToStart(attributesType: String) async throws -> String {
+        let answer = try await request(timeout: Self.registrationAnswerTimeout) {
+            .registerPushToStart(id: $0, attributesType: attributesType)
+        }
+        guard case .registered(_, let token) = answer else { throw Failure.unavailable }
+        return token
+    }
+
     /// Closes the connection.
     package func close() {
         connection.close()
@@ -204,15 +238,19 @@ package final class DeviceLink: Sendable {
             switch message {
             case .welcome:
                 answers.answer(Self.welcomeID, with: .success(message))
-            case .registered(let id, _), .unregistered(let id), .failed(let id, _), .applied(let id, _), .refused(let id, _):
+            case .registered(let id, _), .unregistered(let id), .failed(let id, _), .applied(let id, _), .refused(let id, _),
+                .activity(let id, _):
                 answers.answer(id, with: .success(message))
+            case .activityChanged(let activity):
+                NotificationRuntime.liveActivityChanged(activity)
             case .willPresent, .didReceive, .backgroundPush:
                 guard let host else {
                     logger.warning("The device daemon asked a connection that is no app; ignored", metadata: ["message": "\(message)"])
                     continue
                 }
                 answerQuestion(message, host: host)
-            case .hello, .state, .change, .register, .unregister, .presented, .received, .fetched:
+            case .hello, .state, .change, .register, .unregister, .presented, .received, .fetched, .startActivity,
+                .updateActivity, .registerPushToStart:
                 logger.warning("The device daemon sent an app's message; ignored", metadata: ["message": "\(message)"])
             }
         }

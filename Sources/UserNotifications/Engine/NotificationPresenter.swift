@@ -6,6 +6,16 @@ public protocol NotificationPresenter: Sendable {
     ///
     /// - Parameter presentation: What to show and how.
     func present(_ presentation: NotificationPresentation) async
+
+    /// Shows a Live Activity as it is now, in place of what was shown for it before (a presenter that shows no Live
+    /// Activities does nothing).
+    ///
+    /// - Parameter activity: The activity and what changed.
+    func presentLiveActivity(_ activity: LiveActivityPresentation) async
+}
+
+extension NotificationPresenter {
+    public func presentLiveActivity(_ activity: LiveActivityPresentation) async {}
 }
 
 /// A notification as a presenter shows it.
@@ -121,6 +131,24 @@ public struct TerminalPresenter: NotificationPresenter {
         output.write(Data((TerminalPresenter.line(for: presentation) + "\n").utf8))
     }
 
+    public func presentLiveActivity(_ activity: LiveActivityPresentation) async {
+        output.write(Data((TerminalPresenter.line(for: activity) + "\n").utf8))
+    }
+
+    /// The line shown for a Live Activity each time it changes, e.g.
+    /// `⏱ com.example.app  Live Activity 1F2E… (ScoreAttributes) active: score: 3, team: Lions  [alert: Goal! — 3:2]`.
+    public static func line(for activity: LiveActivityPresentation) -> String {
+        var text = "⏱ \(activity.bundleIdentifier)  Live Activity \(activity.activityID.prefix(8))… (\(activity.attributesType)) "
+        text += activity.state + ": " + activity.contentSummary.replacingOccurrences(of: "\n", with: " / ")
+        if activity.alertTitle != nil || activity.alertBody != nil {
+            let alert = [activity.alertTitle, activity.alertBody].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
+            text += "  [alert: " + alert.replacingOccurrences(of: "\n", with: " / ")
+            if let sound = activity.alertSound { text += ", sound: \(sound)" }
+            text += "]"
+        }
+        return text
+    }
+
     /// The line shown for a notification, e.g. `🔔 com.example.app  Title — Subtitle: Body  [sound: default]`.
     public static func line(for presentation: NotificationPresentation) -> String {
         var text = presentation.style.banner ? "🔔 " : "📥 "
@@ -151,6 +179,10 @@ public struct CompositePresenter: NotificationPresenter {
 
     public func present(_ presentation: NotificationPresentation) async {
         for presenter in presenters { await presenter.present(presentation) }
+    }
+
+    public func presentLiveActivity(_ activity: LiveActivityPresentation) async {
+        for presenter in presenters { await presenter.presentLiveActivity(activity) }
     }
 }
 

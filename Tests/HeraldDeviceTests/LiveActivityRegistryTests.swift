@@ -1,0 +1,246 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayTestSupport
+import HeraldCore
+@testable import HeraldDevice
+import HeraldGateway
+import HeraldTesting
+import Logging
+import ServiceLifecycle
+import Testing
+import UserNotifications
+
+/// The device's Live Activities (issue 28, A13, B-14) between a real gateway and the daemon's registry: tokens issued
+/// per activity, `liveactivity` pushes applied in timestamp order, broadcasts to every subscribed device, push-to-start,
+/// stale and dismissal dates on the device's clock, and what survives a restart.
+@Suite(.timeLimit(.minutes(3))) struct LiveActivityRegistryTests {
+    static let bundle = GatewayHarness.bundleID
+    static let topic = bundle + ".push-type.liveactivity"
+
+    /// Runs a daemon whose Live Activities are kept at `database` (in memory when `nil`).
+    func withDaemon(
+        _ harness: GatewayHarness, device: NotificationTestEnvironment, database: URL? = nil,
+        deviceID: String = "phone-\(UUID().uuidString.prefix(6))", _ body: (DeviceDaemon) async throws -> Void
+    ) async throws {
+        var logger = Logger(label: "test.daemon")
+        logger.logLevel = .warning
+        let registry = LiveActivityRegistry(
+            url: database, clock: device.clock, presenter: device.presenter, logger: logger)
+        let daemon = DeviceDaemon(
+            configuration: DeviceDaemonConfiguration(
+                gatewayURL: "wss://localhost:\(harness.ports.device)/device/v1",
+                identity: DeviceIdentity(deviceID: deviceID, secret: "s3cret"),
+                tlsConfiguration: try harness.clientTLS(), registrationTimeout: GatewayHarness.registrationTimeout,
+                backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))),
+            engine: device.engine, liveActivities: registry, logger: logger)
+        try await withRunning([daemon], logger: logger) {
+            try await eventually("connected", timeout: .seconds(30)) { daemon.isConnected }
+            try await body(daemon)
+        }
+    }
+
+    /// A new activity's record, as an app's `Activity.request` sends it.
+    static func requested(_ pushType: LiveActivityRecord.PushType?, score: Int = 0, type: String = "ScoreAttributes") -> LiveActivityRecord {
+        LiveActivityRecord(
+            id: UUID().uuidString, bundleIdentifier: bundle, attributesType: type, attributes: #"{"home":"Lions"}"#,
+            content: LiveActivityContentRecord(state: #"{"score":\#(score)}"#, staleDate: nil, relevanceScore: 0),
+            pushType: pushType, startedAt: Date())
+    }
+
+    /// Sends a `liveactivity` push with `aps` to `token` (one provider token per connection, A-04).
+    static func push(
+        _ harness: GatewayHarness, _ client: HTTPClient, jwt: String, to token: String, aps: String
+    ) async throws -> PushAnswer {
+        try await client.push(
+            port: harness.tlsPort, token: token,
+            headers: [
+                ("apns-topic", topic), ("apns-push-type", "liveactivity"), ("apns-priority", "10"),
+                ("authorization", "bearer \(jwt)"),
+            ],
+            body: #"{"aps":\#(aps)}"#)
+    }
+
+    static func activity(_ daemon: DeviceDaemon, _ id: String) async throws -> LiveActivityRecord? {
+        try await daemon.liveActivities.activities(of: bundle).first { $0.id == id }
+    }
+
+    @Test("A13: .token: the activity gets a token of its own; updates apply in timestamp order (an older one is ignored), alerts are shown, the end dismisses at its dismissal-date and revokes the token (410)")
+    func tokenActivity() async throws {
+        try await withGateway { harness, client in
+            let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            let jwt = try harness.jwt()
+            try await withDaemon(harness, device: device) { daemon in
+                let appToken = try await daemon.register(bundleIdentifier: Self.bundle)
+                let started = try await daemon.liveActivities.start(Self.requested(.token))
+                let token = try #require(started.pushToken)
+                #expect(token != appToken, "an activity's token is its own")
+                #expect(try await harness.store.token(token)?.purpose == .liveActivity(activityID: started.id))
+
+                let update = try await Self.push(harness, client, jwt: jwt, to: token, aps: """
+                    {"timestamp":1800000010,"event":"update","content-state":{"score":2},"relevance-score":75,
+                     "alert":{"title":"Goal!","body":{"loc-key":"%@ scored","loc-args":["Ana"]},"sound":"chime.aiff"}}
+                    """)
+                #expect(update.status == 200)
+                try await eventually("the update", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.content.state == #"{"score":2}"# }
+                let updated = try #require(try await Self.activity(daemon, started.id))
+                #expect(updated.content.relevanceScore == 75)
+                #expect(updated.alert == LiveActivityAlertRecord(title: "Goal!", body: "Ana scored", sound: "chime.aiff"))
+                let shown = try #require(device.presenter.liveActivities.last)
+                #expect(shown.activityID == started.id && shown.state == "active" && shown.alertTitle == "Goal!")
+                #expect(TerminalPresenter.line(for: shown).contains("active: score: 2  [alert: Goal! — Ana scored, sound: chime.aiff]"))
+
+                // Older than the last applied: ignored (fenced by a later push on the same connection).
+                _ = try await Self.push(harness, client, jwt: jwt, to: token, aps: #"{"timestamp":1800000005,"event":"update","content-state":{"score":1}}"#)
+                _ = try await Self.push(harness, client, jwt: jwt, to: token, aps: #"{"timestamp":1800000010,"event":"update","content-state":{"score":3}}"#)
+                try await eventually("the fence", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.content.state == #"{"score":3}"# }
+                #expect(!device.presenter.liveActivities.contains { $0.contentState == #"{"score":1}"# })
+
+                // An end with a dismissal date already past: dismissed at once; its token is revoked.
+                let past = Int(device.clock.now.timeIntervalSince1970) - 1
+                let end = try await Self.push(harness, client, jwt: jwt, to: token, aps: """
+                    {"timestamp":1800000020,"event":"end","content-state":{"score":4},"dismissal-date":\(past)}
+                    """)
+                #expect(end.status == 200)
+                try await eventually("dismissed", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .dismissed }
+                #expect(try await Self.activity(daemon, started.id)?.content.state == #"{"score":4}"#)
+                try await eventually("the token revoked", timeout: .seconds(30)) { try await harness.store.token(token)?.revokedAt != nil }
+                let after = try await Self.push(harness, client, jwt: jwt, to: token, aps: #"{"timestamp":1800000030,"event":"update","content-state":{"score":5}}"#)
+                #expect(after.status == 410)
+                #expect(after.reason == "Unregistered")
+            }
+        }
+    }
+
+    @Test("Stale and dismissal dates are kept on the device's clock: stale at the content's stale date, active again on an update, an end by the app dismissed four hours later")
+    func staleAndDismissal() async throws {
+        try await withGateway { harness, _ in
+            let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            try await withDaemon(harness, device: device) { daemon in
+                let registry = daemon.liveActivities
+                let started = try await registry.start(Self.requested(nil))
+                let staleDate = device.clock.now.addingTimeInterval(60)
+                _ = try await registry.update(
+                    started.id, of: Self.bundle,
+                    content: LiveActivityContentRecord(state: #"{"score":1}"#, staleDate: staleDate, relevanceScore: 0),
+                    alert: nil, end: nil)
+                #expect(await device.clock.waitForSleeper(until: staleDate))
+                device.clock.advance(by: 61)
+                try await eventually("stale", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .stale }
+                let fresh = try await registry.update(
+                    started.id, of: Self.bundle,
+                    content: LiveActivityContentRecord(state: #"{"score":2}"#, staleDate: nil, relevanceScore: 0), alert: nil, end: nil)
+                #expect(fresh.state == .active)
+                let ended = try await registry.update(started.id, of: Self.bundle, content: nil, alert: nil, end: .automatic)
+                #expect(ended.state == .ended)
+                let dismissal = try #require(ended.dismissalDate)
+                #expect(dismissal == device.clock.now.addingTimeInterval(LiveActivityRegistry.defaultDismissalDelay))
+                await #expect(throws: LiveActivityRegistry.Failure.ended(started.id)) {
+                    _ = try await registry.update(started.id, of: Self.bundle, content: nil, alert: nil, end: nil)
+                }
+                #expect(await device.clock.waitForSleeper(until: dismissal))
+                device.clock.advance(to: dismissal)
+                try await eventually("dismissed", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .dismissed }
+                #expect(device.presenter.liveActivities.map(\.state) == ["active", "active", "stale", "active", "ended", "dismissed"])
+                await #expect(throws: LiveActivityRegistry.Failure.unknownActivity("nope")) {
+                    _ = try await registry.update("nope", of: Self.bundle, content: nil, alert: nil, end: nil)
+                }
+            }
+        }
+    }
+
+    @Test("B-14: two devices with activities on one channel both get a broadcast; an unknown channel fails the start; an ended activity leaves the channel")
+    func channelActivities() async throws {
+        try await withGateway { harness, client in
+            let channel = BroadcastChannelRecord.makeID()
+            let made = try await harness.store.createChannel(
+                BroadcastChannelRecord(
+                    id: channel, bundleID: Self.bundle, environment: .development, storagePolicy: .noMessageStored,
+                    createdAt: harness.clock.now),
+                limit: 10)
+            #expect(made)
+            let jwt = try harness.jwt()
+            let first = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            let second = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            try await withDaemon(harness, device: first) { one in
+                try await withDaemon(harness, device: second) { two in
+                    await #expect(throws: LiveActivityRegistry.Failure.unknownChannel("bm90LWEtY2hhbm5lbA==")) {
+                        _ = try await one.liveActivities.start(Self.requested(.channel("bm90LWEtY2hhbm5lbA==")))
+                    }
+                    let a = try await one.liveActivities.start(Self.requested(.channel(channel)))
+                    let b = try await two.liveActivities.start(Self.requested(.channel(channel)))
+                    #expect(a.pushToken == nil && a.channelID == channel)
+                    let answer = try await client.push(
+                        port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(Self.bundle)",
+                        headers: [
+                            ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
+                            ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
+                        ],
+                        body: #"{"aps":{"timestamp":1800000001,"event":"update","content-state":{"score":7}}}"#)
+                    #expect(answer.status == 200)
+                    try await eventually("both devices", timeout: .seconds(30)) {
+                        let onFirst = try await Self.activity(one, a.id)?.content.state
+                        let onSecond = try await Self.activity(two, b.id)?.content.state
+                        return onFirst == #"{"score":7}"# && onSecond == #"{"score":7}"#
+                    }
+                    // The first device's activity ends: it leaves the channel; the second still gets broadcasts.
+                    _ = try await one.liveActivities.update(a.id, of: Self.bundle, content: nil, alert: nil, end: .immediate)
+                    let later = try await client.push(
+                        port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(Self.bundle)",
+                        headers: [
+                            ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
+                            ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
+                        ],
+                        body: #"{"aps":{"timestamp":1800000002,"event":"update","content-state":{"score":8}}}"#)
+                    #expect(later.status == 200)
+                    try await eventually("the second device", timeout: .seconds(30)) { try await Self.activity(two, b.id)?.content.state == #"{"score":8}"# }
+                    #expect(try await Self.activity(one, a.id)?.content.state == #"{"score":7}"#)
+                    #expect(try await Self.activity(one, a.id)?.state == .dismissed)
+                }
+            }
+        }
+    }
+
+    @Test("Push-to-start: a start to the type's token makes a new activity with input-push-token's own token; a start whose attributes-type is another's, or an update to that token, is dropped; activities survive the daemon's restart")
+    func pushToStart() async throws {
+        try await withGateway { harness, client in
+            let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            let database = try ScratchFolder.make().appendingPathComponent("live-activities.sqlite")
+            let jwt = try harness.jwt()
+            let deviceID = "phone-\(UUID().uuidString.prefix(6))"
+            var startedID = ""
+            try await withDaemon(harness, device: device, database: database, deviceID: deviceID) { daemon in
+                let token = try await daemon.liveActivities.pushToStartToken(for: Self.bundle, attributesType: "ScoreAttributes")
+                #expect(try await daemon.liveActivities.pushToStartToken(for: Self.bundle, attributesType: "ScoreAttributes") == token)
+                let wrongType = try await Self.push(harness, client, jwt: jwt, to: token, aps: """
+                    {"timestamp":1800000000,"event":"start","attributes-type":"OtherAttributes","attributes":{"home":"X"},
+                     "content-state":{"score":0},"alert":{"title":"Kick-off","body":"Lions v Tigers"}}
+                    """)
+                #expect(wrongType.status == 200)
+                let start = try await Self.push(harness, client, jwt: jwt, to: token, aps: """
+                    {"timestamp":1800000001,"event":"start","attributes-type":"ScoreAttributes","attributes":{"home":"Lions"},
+                     "content-state":{"score":0},"alert":{"title":"Kick-off","body":"Lions v Tigers"},"input-push-token":1}
+                    """)
+                #expect(start.status == 200)
+                try await eventually("the started activity's token", timeout: .seconds(30)) {
+                    try await daemon.liveActivities.activities(of: Self.bundle).first?.pushToken != nil
+                }
+                let activities = try await daemon.liveActivities.activities(of: Self.bundle)
+                #expect(activities.count == 1)
+                let started = try #require(activities.first)
+                startedID = started.id
+                #expect(started.startedByPush && started.attributesType == "ScoreAttributes" && started.attributes == #"{"home":"Lions"}"#)
+                #expect(started.pushType == .token)
+                #expect(device.presenter.liveActivities.first?.alertTitle == "Kick-off")
+                let update = try await Self.push(harness, client, jwt: jwt, to: try #require(started.pushToken), aps: #"{"timestamp":1800000002,"event":"update","content-state":{"score":1}}"#)
+                #expect(update.status == 200)
+                try await eventually("the update", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.content.state == #"{"score":1}"# }
+            }
+            // A new registry on the same file: the activity and the push-to-start token are still there.
+            try await withDaemon(harness, device: device, database: database, deviceID: deviceID) { daemon in
+                let kept = try #require(try await Self.activity(daemon, startedID))
+                #expect(kept.content.state == #"{"score":1}"# && kept.state == .active)
+                #expect(try await LiveActivityRegistry.activities(in: database).map(\.id) == [startedID])
+            }
+        }
+    }
+}
