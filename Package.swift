@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "UserNotificationsUI", targets: ["UserNotificationsUI"]),
         .library(name: "UIKit", targets: ["UIKit"]),
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
+        .library(name: "PushKit", targets: ["PushKit"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldDeviceChannel", targets: ["HeraldDeviceChannel"]),
@@ -28,6 +29,7 @@ let package = Package(
         .executable(name: "herald-example-service", targets: ["herald-example-service"]),
         .executable(name: "herald-example-content", targets: ["herald-example-content"]),
         .executable(name: "herald-example-activity", targets: ["herald-example-activity"]),
+        .executable(name: "herald-example-voip", targets: ["herald-example-voip"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -112,6 +114,14 @@ let package = Package(
         ),
         .target(
             name: "ActivityKit",
+            dependencies: [
+                "HeraldCore", "UserNotifications",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PushKit",
             dependencies: [
                 "HeraldCore", "UserNotifications",
                 .product(name: "Logging", package: "swift-log"),
@@ -221,6 +231,11 @@ let package = Package(
         .executableTarget(
             name: "herald-example-activity",
             dependencies: ["ActivityKit"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "herald-example-voip",
+            dependencies: ["PushKit"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -48,6 +48,9 @@ public struct HeraldDataDirectory: Sendable, Hashable {
     /// The SQLite database of the device's Live Activities (the device daemon's `LiveActivityRegistry`).
     public var liveActivitiesDatabase: URL { url.appendingPathComponent("live-activities.sqlite") }
 
+    /// The SQLite database of VoIP pushes kept for apps until their `PKPushRegistry` takes them.
+    public var pushKitDatabase: URL { url.appendingPathComponent("pushkit.sqlite") }
+
     /// The attachment data store: files moved out of apps' containers when a request is added.
     public var attachmentStore: URL { url.appendingPathComponent("attachments", isDirectory: true) }
 

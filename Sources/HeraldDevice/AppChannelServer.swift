@@ -20,6 +20,8 @@ struct AppChannelServer: Sendable {
     let registrar: any RemoteRegistrar
     /// The device's Live Activities (ActivityKit's requests).
     let liveActivities: LiveActivityRegistry
+    /// VoIP pushes waiting for their app (PushKit's requests).
+    let voipPushes: VoIPPushRouter
     let logger: Logger
 
     /// Listens until the task is cancelled; then stops listening and closes every connection.
@@ -72,6 +74,7 @@ struct AppChannelServer: Sendable {
             session.close()
             if let bundleIdentifier = session.bundleIdentifier {
                 await liveActivities.stopObserving(bundleIdentifier, by: ObjectIdentifier(session))
+                await voipPushes.remove(session, for: bundleIdentifier)
                 await engine.detach(session, for: bundleIdentifier)
                 logger.debug("App disconnected", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
             }
@@ -254,10 +257,33 @@ struct AppChannelServer: Sendable {
                     connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
                 }
             }
-        case .presented(let id, _), .received(let id, _), .fetched(let id, _):
+        case .registerVoIP(let id), .unregisterVoIP(let id):
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(id, "Say hello first: only an app registers for VoIP pushes.", in: session)
+                return true
+            }
+            let registrar = self.registrar
+            let voipPushes = self.voipPushes
+            let registering = if case .registerVoIP = message { true } else { false }
+            requests.addTask {
+                do {
+                    if registering {
+                        let token = try await registrar.register(bundleIdentifier: bundleIdentifier, purpose: .voip)
+                        connection.send(AppChannelMessage.registered(id: id, token: token).encoded())
+                        await voipPushes.register(session, for: bundleIdentifier)
+                    } else {
+                        await voipPushes.remove(session, for: bundleIdentifier)
+                        try await registrar.unregister(bundleIdentifier: bundleIdentifier, purpose: .voip)
+                        connection.send(AppChannelMessage.unregistered(id: id).encoded())
+                    }
+                } catch {
+                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
+                }
+            }
+        case .presented(let id, _), .received(let id, _), .fetched(let id, _), .voipHandled(let id, _):
             session.answer(id, with: message)
         case .welcome, .registered, .unregistered, .failed, .applied, .refused, .willPresent, .didReceive, .backgroundPush,
-            .activity, .activityChanged:
+            .activity, .activityChanged, .voipPush:
             logger.warning("An app sent the daemon's message; closing the connection", metadata: [
                 "app.bundle_id": "\(session.bundleIdentifier ?? "")",
             ])

@@ -57,6 +57,9 @@ final class AppSession: NotificationHost, Sendable {
         }
     }
 
+    /// Whether the connection has ended.
+    var isClosed: Bool { answers.isClosed }
+
     var presentsInForeground: Bool { !answers.isClosed && state.withLock { $0.foreground && $0.delegate } }
     var takesResponses: Bool { !answers.isClosed && state.withLock { $0.delegate } }
 
@@ -81,6 +84,17 @@ final class AppSession: NotificationHost, Sendable {
         default: return answers.isClosed ? .unreachable : .notHandled
         }
     }
+
+    /// Hands a VoIP push to the app's `PKPushRegistry` delegates: `true` once one took it, `false` when none does, `nil`
+    /// when the app did not answer (gone, or too slow).
+    func voipPush(_ payload: String) async -> Bool? {
+        guard case .voipHandled(_, let handled)? = await ask(timeout: Self.voipAnswerTimeout, { .voipPush(id: $0, payload: payload) })
+        else { return nil }
+        return handled
+    }
+
+    /// How long an app has to take a VoIP push: its delegate's completion, and a little for the way.
+    static let voipAnswerTimeout: Duration = .seconds(35)
 
     /// The app's answer to question `id`.
     func answer(_ id: Int, with message: AppChannelMessage) {

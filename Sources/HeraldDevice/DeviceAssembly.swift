@@ -73,7 +73,9 @@ package struct DeviceAssembly: Sendable {
         let liveActivities = LiveActivityRegistry(
             url: directory.liveActivitiesDatabase, clock: engine.configuration.clock, presenter: engine.configuration.presenter,
             logger: logger)
-        self.daemon = DeviceDaemon(configuration: configuration, engine: engine, liveActivities: liveActivities, logger: logger)
+        self.daemon = DeviceDaemon(
+            configuration: configuration, engine: engine, liveActivities: liveActivities,
+            voipPushes: VoIPPushRouter(url: directory.pushKitDatabase, logger: logger), logger: logger)
         self.desktopRouter = desktop.map { DesktopAnswerRouter(presenter: $0, engine: engine) }
     }
 

@@ -39,6 +39,8 @@ public final class DeviceDaemon: Service, Sendable {
     private let extensions: ServiceExtensionHost
     /// Every app's Live Activities.
     package let liveActivities: LiveActivityRegistry
+    /// VoIP pushes, kept until the app's `PKPushRegistry` takes them.
+    package let voipPushes: VoIPPushRouter
 
     private struct State {
         /// Apps' registrations, loaded at start and kept current.
@@ -54,11 +56,13 @@ public final class DeviceDaemon: Service, Sendable {
     ///   - configuration: The gateway and the device's identity.
     ///   - engine: The engine of all apps on this device (scope `nil`); run it beside the daemon.
     ///   - liveActivities: The device's Live Activities (kept in memory when `nil`).
+    ///   - voipPushes: Where VoIP pushes wait for their app (in memory when `nil`).
     ///   - logger: Where the daemon logs.
     package init(
         configuration: DeviceDaemonConfiguration, engine: NotificationEngine, liveActivities: LiveActivityRegistry? = nil,
-        logger: Logger
+        voipPushes: VoIPPushRouter? = nil, logger: Logger
     ) {
+        self.voipPushes = voipPushes ?? VoIPPushRouter(url: nil, logger: logger)
         self.configuration = configuration
         self.engine = engine
         self.liveActivities = liveActivities ?? LiveActivityRegistry(
@@ -90,10 +94,11 @@ public final class DeviceDaemon: Service, Sendable {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.liveActivities.run() }
+                group.addTask { await self.voipPushes.run() }
                 if let socket = self.configuration.appChannelSocket {
                     let server = AppChannelServer(
                         socket: socket, engine: self.engine, registrar: self, liveActivities: self.liveActivities,
-                        logger: self.logger)
+                        voipPushes: self.voipPushes, logger: self.logger)
                     group.addTask { await server.run() }
                 }
                 await self.connectionLoop()
@@ -277,6 +282,18 @@ public final class DeviceDaemon: Service, Sendable {
                 }
                 continue
             }
+            if push.pushType == APNsPushType.voip.rawValue {
+                // VoIP pushes go to PushKit's registry, never to the notification list.
+                do {
+                    try await voipPushes.keep(push, at: engine.configuration.clock.now)
+                } catch {
+                    logger.error("Could not keep a VoIP push; the gateway will send it again", metadata: metadata.merging([
+                        "error": "\(error)",
+                    ]) { $1 })
+                    return false
+                }
+                continue
+            }
             let content: RemoteNotificationContent
             do {
                 content = try RemoteNotificationContent(payload: Data(push.payload.utf8), strings: strings(for: push.bundleID))
@@ -377,7 +394,7 @@ public final class DeviceDaemon: Service, Sendable {
     }
 }
 
-extension DeviceDaemon: LiveActivityGateway {
+extension DeviceDaemon: GatewayLink {
     package func register(bundleIdentifier: String, purpose: TokenPurpose) async throws -> String {
         guard let client = await connectedClient(within: configuration.registrationTimeout) else {
             throw RegistrationError.notConnected

@@ -5,9 +5,9 @@ import HeraldStorage
 import Logging
 import UserNotifications
 
-/// What the Live Activity registry asks of the gateway: tokens for a purpose, channel subscriptions. The device
-/// daemon answers over its device channel.
-package protocol LiveActivityGateway: Sendable {
+/// What the device's parts (Live Activities, PushKit) ask of the gateway: tokens for a purpose, channel subscriptions.
+/// The device daemon answers over its device channel.
+package protocol GatewayLink: Sendable {
     /// A token for the app and purpose (hex); throws when the gateway cannot be reached or refuses.
     func register(bundleIdentifier: String, purpose: TokenPurpose) async throws -> String
     /// Revokes the app's token for the purpose.
@@ -54,7 +54,7 @@ package actor LiveActivityRegistry {
     private let clock: any HeraldClock
     private let presenter: any NotificationPresenter
     private let logger: Logger
-    private var gateway: (any LiveActivityGateway)?
+    private var gateway: (any GatewayLink)?
     private var activities: [String: LiveActivityRecord] = [:]
     /// Push-to-start registrations: token → (app, attributes type).
     private var pushToStart: [String: (bundleIdentifier: String, attributesType: String)] = [:]
@@ -114,7 +114,7 @@ package actor LiveActivityRegistry {
     }
 
     /// Uses `gateway` for tokens and channels (the daemon, once it runs).
-    package func use(_ gateway: any LiveActivityGateway) {
+    package func use(_ gateway: any GatewayLink) {
         self.gateway = gateway
     }
 

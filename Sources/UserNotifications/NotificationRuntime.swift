@@ -88,6 +88,24 @@ package enum NotificationRuntime {
         }
     }
 
+    /// PushKit's handler of VoIP pushes: it gets the push's JSON payload and returns whether a registry's delegate took
+    /// it (once the delegate called its completion, or its time ran out).
+    package typealias VoIPPushHandler = @Sendable (_ payload: String) async -> Bool
+
+    nonisolated(unsafe) private static var voipPushHandler: VoIPPushHandler?
+
+    /// Sets (or with `nil`, clears) the process's handler of VoIP pushes (PushKit sets it with a registry's first
+    /// `desiredPushTypes`).
+    package static func setVoIPPushHandler(_ handler: VoIPPushHandler?) {
+        lock.withLock { voipPushHandler = handler }
+    }
+
+    /// Hands a VoIP push to PushKit; `false` when no registry of the process takes VoIP pushes.
+    package static func handleVoIPPush(_ payload: String) async -> Bool {
+        guard let handler = lock.withLock({ voipPushHandler }) else { return false }
+        return await handler(payload)
+    }
+
     /// The bundle identifier a process without an app bundle gets.
     ///
     /// - Parameter environment: The process environment.

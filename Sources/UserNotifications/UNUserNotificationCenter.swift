@@ -509,12 +509,14 @@ private final class CenterHost: NotificationHost, @unchecked Sendable {
 }
 
 /// Resumes a continuation exactly once, whoever comes first.
-final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+package final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, Never>?
     private var early: T??
 
-    func set(_ continuation: CheckedContinuation<T, Never>) {
+    package init() {}
+
+    package func set(_ continuation: CheckedContinuation<T, Never>) {
         let value: T?? = lock.withLock {
             if let early { return early }
             self.continuation = continuation
@@ -523,7 +525,7 @@ final class ResumeOnce<T: Sendable>: @unchecked Sendable {
         if let value { continuation.resume(returning: value!) }
     }
 
-    func resume(_ value: T) {
+    package func resume(_ value: T) {
         let continuation: CheckedContinuation<T, Never>? = lock.withLock {
             guard let pending = self.continuation else {
                 if early == nil { early = .some(value) }

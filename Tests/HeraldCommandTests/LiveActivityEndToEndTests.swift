@@ -82,7 +82,7 @@ import Testing
         for child in [app, up] { await child.stop() }
     }
 
-    @Test("B-14: apps on two devices listen on one channel; a broadcast (Apple's curl recipe) reaches both; an app that starts later gets the kept message (policy 1); an unknown channel dismisses the activity")
+    @Test("B-14: apps on two devices listen on one channel; a broadcast (Apple's curl recipe) reaches both; an app that starts later gets the kept message (policy 1) or none (policy 0); an unknown channel dismisses the activity")
     func channelOnTwoDevices() async throws {
         let herald = try HeraldProcess()
         guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
@@ -141,6 +141,33 @@ import Testing
         let late = try await Self.launch("channel:\(channel)", herald, dataDirectory: other)
         children.append(late)
         #expect(await late.waitForOutput(containing: "activity content: 5-0", timeout: .seconds(30)) != nil, "\(late.output) \(late.error)")
+
+        // A channel that keeps nothing (policy 0): an app that starts after a broadcast gets none of it, only what
+        // comes after (the later broadcast fences: messages on one device connection come in order).
+        let fleeting = try await herald.run(["channels", "create", Self.app]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        func broadcast(_ home: Int, on channelID: String, expiration: Int) async throws -> String {
+            try await ChildProcess.run("curl", [
+                "--silent", "--max-time", "20", "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
+                "--header", "apns-push-type: LiveActivity", "--header", "apns-channel-id: \(channelID)",
+                "--header", "apns-priority: 10", "--header", "apns-expiration: \(expiration)",
+                "--header", "authorization: bearer \(jwt)",
+                "--data", #"{"aps":{"timestamp":\#(Int(Date().timeIntervalSince1970)),"event":"update","content-state":{"home":\#(home),"away":0}}}"#,
+                "--http2", "--write-out", "%{http_code}", "\(gateway)/4/broadcasts/apps/\(Self.app)",
+            ], timeout: .seconds(30)).output
+        }
+        #expect(try await broadcast(4, on: fleeting, expiration: 0) == "200")
+        let unkept = try await Self.launch("channel:\(fleeting)", herald, dataDirectory: other)
+        children.append(unkept)
+        let unkeptID = try #require(await Self.value(after: "activity started: ", in: unkept), "\(unkept.output) \(unkept.error)")
+        let subscribed = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < subscribed {
+            let listed = try await herald.run(["activities", "list", "--data-dir", other.path], passingDataDirectory: false).output
+            if listed.contains("\(unkeptID)  ScoreAttributes  active  channel \(fleeting)") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try await broadcast(6, on: fleeting, expiration: 0) == "200")
+        #expect(await unkept.waitForOutput(containing: "activity content: 6-0", timeout: .seconds(30)) != nil, "\(unkept.output) \(unkept.error)")
+        #expect(!unkept.output.contains("activity content: 4-0"), "\(unkept.output)")
 
         // A channel the app does not have: the activity cannot start (B-14).
         let unknown = try await Self.launch("channel:bm8tc3VjaC1jaGFubmVs", herald)

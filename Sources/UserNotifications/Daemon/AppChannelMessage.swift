@@ -36,6 +36,13 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
         end: LiveActivityDismissal?)
     /// `Activity.pushToStartTokenUpdates`: a push-to-start token for the attributes type; answered ``registered(id:token:)``.
     case registerPushToStart(id: Int, attributesType: String)
+    /// `PKPushRegistry.desiredPushTypes` with `.voIP`: the app's VoIP token (answered ``registered(id:token:)``), and
+    /// from now on its VoIP pushes (``voipPush(id:payload:)``), those kept while it was not running first.
+    case registerVoIP(id: Int)
+    /// `desiredPushTypes` without `.voIP`: the VoIP token is revoked (answered ``unregistered(id:)``).
+    case unregisterVoIP(id: Int)
+    /// The app's answer to ``voipPush(id:payload:)``: whether a registry's delegate took it.
+    case voipHandled(id: Int, handled: Bool)
 
     // From the daemon.
     /// The daemon accepted the app.
@@ -61,6 +68,8 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     /// One of the app's activities changed (a push updated, ended or started it; its token came; it turned stale or
     /// was dismissed), or the app just linked: every one of its activities is sent once after ``welcome``.
     case activityChanged(activity: LiveActivityRecord)
+    /// A VoIP push (its JSON payload): hand it to the app's `PKPushRegistry` delegates.
+    case voipPush(id: Int, payload: String)
 
     /// The message as one line of JSON (without the newline).
     package func encoded() -> Data {

@@ -201,6 +201,22 @@ package final class DeviceLink: Sendable {
         return token
     }
 
+    /// Registers the app for PushKit's VoIP pushes; returns its VoIP token (hex).
+    ///
+    /// - Throws: ``Failure``.
+    package func registerVoIP() async throws -> String {
+        let answer = try await request(timeout: Self.registrationAnswerTimeout) { .registerVoIP(id: $0) }
+        guard case .registered(_, let token) = answer else { throw Failure.unavailable }
+        return token
+    }
+
+    /// Stops the app's VoIP pushes: its VoIP token is revoked.
+    ///
+    /// - Throws: ``Failure``.
+    package func unregisterVoIP() async throws {
+        _ = try await request(timeout: Self.registrationAnswerTimeout) { .unregisterVoIP(id: $0) }
+    }
+
     /// Closes the connection.
     package func close() {
         connection.close()
@@ -243,6 +259,12 @@ package final class DeviceLink: Sendable {
                 answers.answer(id, with: .success(message))
             case .activityChanged(let activity):
                 NotificationRuntime.liveActivityChanged(activity)
+            case .voipPush(let id, let payload):
+                let connection = self.connection
+                Task {
+                    let handled = await NotificationRuntime.handleVoIPPush(payload)
+                    connection.send(AppChannelMessage.voipHandled(id: id, handled: handled).encoded())
+                }
             case .willPresent, .didReceive, .backgroundPush:
                 guard let host else {
                     logger.warning("The device daemon asked a connection that is no app; ignored", metadata: ["message": "\(message)"])
@@ -250,7 +272,7 @@ package final class DeviceLink: Sendable {
                 }
                 answerQuestion(message, host: host)
             case .hello, .state, .change, .register, .unregister, .presented, .received, .fetched, .startActivity,
-                .updateActivity, .registerPushToStart:
+                .updateActivity, .registerPushToStart, .registerVoIP, .unregisterVoIP, .voipHandled:
                 logger.warning("The device daemon sent an app's message; ignored", metadata: ["message": "\(message)"])
             }
         }

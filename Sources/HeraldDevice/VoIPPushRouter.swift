@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import HeraldCore
+import HeraldStorage
+import Logging
+import UserNotifications
+
+/// PushKit's side of the device: every `voip` push is kept (`pushkit.sqlite`) before it is acknowledged, then handed to
+/// the app's `PKPushRegistry` delegates once a process of the app has asked for VoIP pushes — at once when one runs,
+/// when the app next registers otherwise (Apple launches the app for a VoIP push; here the app runs when it is started).
+/// A VoIP push never goes to the notification list.
+///
+/// Pushes go to each app in the order they came, one at a time: the next once the app answered the one before (its
+/// delegate called the completion, or 35 s passed). A push whose app went away before it answered stays kept.
+package actor VoIPPushRouter {
+    private let url: URL?
+    private var opened: SQLiteDatabase?
+    private let logger: Logger
+    /// App processes that asked for VoIP pushes, by app.
+    private var registries: [String: [ObjectIdentifier: AppSession]] = [:]
+    private let wakes: AsyncStream<String>.Continuation
+    private let wakeStream: AsyncStream<String>
+
+    /// A router keeping pushes at `url` (in memory when `nil`).
+    package init(url: URL?, logger: Logger) {
+        self.url = url
+        self.logger = logger
+        (wakeStream, wakes) = AsyncStream.makeStream(of: String.self)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE voip_push (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    delivery_id TEXT NOT NULL UNIQUE,
+                    bundle_id TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    received_at REAL NOT NULL
+                );
+                CREATE INDEX voip_push_by_app ON voip_push(bundle_id, seq);
+                """)
+        }
+        return migrator
+    }
+
+    /// Hands kept pushes to registered apps until the task is cancelled.
+    package func run() async {
+        await withTaskCancellationHandler {
+            for await bundleIdentifier in wakeStream {
+                await deliver(to: bundleIdentifier)
+            }
+        } onCancel: { [wakes] in
+            wakes.finish()
+        }
+    }
+
+    /// Keeps a VoIP push durably (a push delivered again is kept once), then hands it over if its app is registered.
+    ///
+    /// - Throws: A store error: the push is not acknowledged, and comes again.
+    package func keep(_ push: DevicePush, at date: Date) async throws {
+        try await database.groupCommit.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO voip_push (delivery_id, bundle_id, payload, received_at) VALUES (?, ?, ?, ?)",
+                arguments: [push.deliveryID, push.bundleID, push.payload, date.timeIntervalSince1970])
+        }
+        wakes.yield(push.bundleID)
+    }
+
+    /// The VoIP pushes kept for `bundleIdentifier` and not yet handed over, oldest first.
+    package func kept(for bundleIdentifier: String) async throws -> [String] {
+        try await database.writer.read { db in
+            try String.fetchAll(db, sql: "SELECT payload FROM voip_push WHERE bundle_id = ? ORDER BY seq", arguments: [bundleIdentifier])
+        }
+    }
+
+    /// An app process asked for VoIP pushes: it gets what was kept for its app, then each new one.
+    func register(_ session: AppSession, for bundleIdentifier: String) {
+        registries[bundleIdentifier, default: [:]][ObjectIdentifier(session)] = session
+        wakes.yield(bundleIdentifier)
+    }
+
+    /// The process no longer takes VoIP pushes (it unregistered, or its connection ended).
+    func remove(_ session: AppSession, for bundleIdentifier: String) {
+        registries[bundleIdentifier]?[ObjectIdentifier(session)] = nil
+    }
+
+    /// Hands the app's kept pushes, in order, to one of its registered processes.
+    private func deliver(to bundleIdentifier: String) async {
+        while let session = registries[bundleIdentifier]?.values.first(where: { !$0.isClosed }) {
+            let next: (seq: Int64, payload: String)?
+            do {
+                next = try await database.writer.read { db in
+                    try Row.fetchOne(
+                        db, sql: "SELECT seq, payload FROM voip_push WHERE bundle_id = ? ORDER BY seq LIMIT 1",
+                        arguments: [bundleIdentifier]
+                    ).map { ($0[0], $0[1]) }
+                }
+            } catch {
+                logger.error("Could not read the kept VoIP pushes", metadata: ["app.bundle_id": "\(bundleIdentifier)", "error": "\(error)"])
+                return
+            }
+            guard let next else { return }
+            let handled = await session.voipPush(next.payload)
+            if handled == nil && session.isClosed {
+                // Gone before it answered: kept for the app's next registration.
+                remove(session, for: bundleIdentifier)
+                continue
+            }
+            if handled != true {
+                logger.warning("An app took a VoIP push without a delegate that handled it in time", metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)",
+                ])
+            }
+            do {
+                try await database.groupCommit.write { db in
+                    try db.execute(sql: "DELETE FROM voip_push WHERE seq = ?", arguments: [next.seq])
+                }
+            } catch {
+                logger.error("Could not forget a VoIP push handed over", metadata: ["error": "\(error)"])
+                return
+            }
+        }
+    }
+
+    /// The database, opened (and migrated) the first time.
+    private var database: SQLiteDatabase {
+        get throws {
+            if let opened { return opened }
+            let database = try url.map { try SQLiteDatabase(url: $0, migrator: Self.migrator, logger: logger) }
+                ?? SQLiteDatabase(inMemoryWith: Self.migrator)
+            opened = database
+            return database
+        }
+    }
+}

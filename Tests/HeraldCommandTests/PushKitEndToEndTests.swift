@@ -1,0 +1,64 @@
+import Foundation
+import HeraldCore
+import HeraldTesting
+import Testing
+
+/// PushKit (issue 28) as separate processes: `herald up`, the example calling app (`herald-example-voip`), VoIP pushes
+/// from `herald push`.
+@Suite(.timeLimit(.minutes(5))) struct PushKitEndToEndTests {
+    static let app = "com.example.call"
+    static let voipApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-voip")
+
+    static func launch(_ herald: HeraldProcess) async throws -> ChildProcess {
+        try await ChildProcess.launch(voipApp.path, [], environment: herald.environment([
+            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": app,
+        ]))
+    }
+
+    /// Sends a VoIP push from `caller` with `herald push`; its output.
+    static func call(from caller: String, to token: String, _ herald: HeraldProcess, provider: [String]) async throws -> String {
+        let file = herald.dataDirectory.appendingPathComponent("call-\(UUID().uuidString).json")
+        try Data(#"{"aps":{},"caller":"\#(caller)"}"#.utf8).write(to: file)
+        let result = try await herald.run(
+            ["push", "--topic", app, "--token", token, "--push-type", "voip", "--payload", file.path] + provider)
+        return result.output + result.error
+    }
+
+    @Test("P-10: a PKPushRegistry gets a VoIP token of its own on its queue; VoIP pushes reach its delegate on that queue and never the notification list; one sent while the app is not running is kept and handed over when it registers again; alerts to the VoIP token are DeviceTokenNotForTopic")
+    func voipCalls() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
+        var children = [up]
+        defer { for child in children { child.send(SIGKILL) } }
+        let app = try await Self.launch(herald)
+        children.append(app)
+        let line = try #require(await app.waitForOutput(containing: "voip token: ", timeout: .seconds(60)), "\(app.output) \(app.error)")
+        #expect(line.hasSuffix("type=PKPushTypeVoIP queue=pushkit"), "\(line)")
+        let token = try #require(line.components(separatedBy: "voip token: ").last?.components(separatedBy: " ").first)
+        #expect(try await herald.run(["tokens", "list"]).output.contains("\(Self.app) [voip]  development  \(token)"))
+
+        let sent = try await Self.call(from: "Ana", to: token, herald, provider: provider)
+        #expect(sent.contains(" 200 "), "\(sent)")
+        #expect(await app.waitForOutput(containing: "incoming call from Ana type=PKPushTypeVoIP queue=pushkit", timeout: .seconds(30)) != nil,
+                "\(app.output) \(app.error)")
+
+        // An alert to the VoIP token is not for its topic.
+        let alert = try await herald.run(["push", "--topic", Self.app, "--token", token, "--alert", "hi"] + provider)
+        #expect((alert.output + alert.error).contains("DeviceTokenNotForTopic"), "\(alert.output) \(alert.error)")
+
+        // The app is not running: the call is kept and handed over when it registers again, with the same token.
+        await app.stop()
+        let whileAway = try await Self.call(from: "Bo", to: token, herald, provider: provider)
+        #expect(whileAway.contains(" 200 "), "\(whileAway)")
+        let again = try await Self.launch(herald)
+        children.append(again)
+        #expect(await again.waitForOutput(containing: "voip token: \(token)", timeout: .seconds(60)) != nil, "\(again.output) \(again.error)")
+        #expect(await again.waitForOutput(containing: "incoming call from Bo", timeout: .seconds(30)) != nil, "\(again.output) \(again.error)")
+
+        // Neither call is a notification.
+        let listed = try await herald.run(["notifications", "list", Self.app]).output
+        #expect(!listed.contains("Ana") && !listed.contains("Bo"), "\(listed)")
+        #expect(!up.output.contains("🔔 \(Self.app)"), "\(up.output)")
+        for child in [again, up] { await child.stop() }
+    }
+}
