@@ -137,9 +137,18 @@ public final class APNsClient: Sendable {
     private func deliver(_ notification: APNsNotification, to deviceToken: String) async -> APNsResult {
         var notification = notification
         if notification.apnsID == nil { notification.apnsID = UUID() }
+        return await sendRetrying(
+            path: "/3/device/" + deviceToken, headers: notification.headers, body: notification.payload,
+            deviceToken: deviceToken)
+    }
+
+    /// Sends one request until its answer is final, as ``retryPolicy`` says; every attempt is the same request.
+    func sendRetrying(
+        path: String, headers: [(name: String, value: String)], body: Data, deviceToken: String
+    ) async -> APNsResult {
         var attempt = 1
         while true {
-            var result = await attemptOnce(notification, to: deviceToken)
+            var result = await attemptOnce(path: path, headers: headers, body: body, deviceToken: deviceToken)
             result.attempts = attempt
             let retryable = result.status == 0 || APNsRetryPolicy.isRetryable(status: result.status, reason: result.reasonText)
             if !retryable || attempt >= retryPolicy.maximumAttempts {
@@ -168,10 +177,12 @@ public final class APNsClient: Sendable {
         }
     }
 
-    private func attemptOnce(_ notification: APNsNotification, to deviceToken: String) async -> APNsResult {
-        var request = HTTPClientRequest(url: server.url.absoluteString + "/3/device/" + deviceToken)
+    private func attemptOnce(
+        path: String, headers: [(name: String, value: String)], body: Data, deviceToken: String
+    ) async -> APNsResult {
+        var request = HTTPClientRequest(url: server.url.absoluteString + path)
         request.method = .POST
-        for (name, value) in notification.headers { request.headers.add(name: name, value: value) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if case .token(let signer) = authentication {
             do {
                 request.headers.add(name: "authorization", value: "bearer " + (try signer.token()))
@@ -179,7 +190,7 @@ public final class APNsClient: Sendable {
                 return APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "cannot sign a provider token: \(error)")
             }
         }
-        request.body = .bytes(ByteBuffer(bytes: notification.payload))
+        request.body = .bytes(ByteBuffer(bytes: body))
         do {
             let connection = nextConnection.wrappingAdd(1, ordering: .relaxed).oldValue
             let response = try await http[Int(connection % UInt(http.count))].execute(request, timeout: .seconds(30))
@@ -187,6 +198,7 @@ public final class APNsClient: Sendable {
             var result = APNsResult(
                 deviceToken: deviceToken, status: Int(response.status.code), apnsID: response.headers.first(name: "apns-id"),
                 uniqueID: response.headers.first(name: "apns-unique-id"), attempts: 1)
+            result.requestID = response.headers.first(name: "apns-request-id")
             if result.status != 200, body.readableBytes > 0,
                 let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
             {

@@ -11,6 +11,8 @@ public struct APNsResult: Sendable, Hashable {
     public var apnsID: String?
     /// `apns-unique-id` (development environment only, R-03).
     public var uniqueID: String?
+    /// `apns-request-id` of the answer (broadcasts, B-11).
+    public var requestID: String? = nil
     /// The `reason` text exactly as received, for errors.
     public var reasonText: String?
     /// For 410: when the token stopped being valid.

@@ -20,6 +20,8 @@ extension HeraldCommand {
         var cert: String?
         @Option(help: "The app's bundle ID; the push type's suffix is added.") var topic: String
         @Option(name: .customLong("token"), help: "A device token, hex; repeat for several.") var tokens: [String] = []
+        @Option(help: "A broadcast channel (apns-channel-id): publish a Live Activity update to every device subscribed to it instead of to device tokens (POST /4/broadcasts/apps/<topic>; --push-type liveactivity, --expiration 0 by default).")
+        var channel: String?
         @Option(help: "A file with one device token per line.") var tokensFile: String?
         @Flag(help: "Apple's development environment (api.sandbox.push.apple.com).") var sandbox = false
         @Flag(help: "Apple's production environment (api.push.apple.com).") var production = false
@@ -52,6 +54,10 @@ extension HeraldCommand {
             guard (1...16).contains(connections) else { throw ValidationError("--connections takes 1 to 16.") }
             let server = try server()
             let authentication = try credentials.authentication(cert: cert)
+            if let channel {
+                try await broadcast(on: channel, server: server, authentication: authentication)
+                return
+            }
             let tokens = try deviceTokens()
             let notification = try notification()
             var logger = Logger(label: "herald.push")
@@ -78,6 +84,32 @@ extension HeraldCommand {
                 print("\(result.deviceToken) \(Self.describe(result, format: format))")
             }
             if results.contains(where: { !$0.isSuccess }) { throw ExitCode(1) }
+        }
+
+        /// Publishes the notification on a broadcast channel and prints `channel <id> <status> <apns-request-id>`.
+        private func broadcast(on channel: String, server: APNsServer, authentication: APNsAuthentication) async throws {
+            guard tokens.isEmpty && tokensFile == nil else {
+                throw ValidationError("Give --channel ID or device tokens (--token, --tokens-file), not both.")
+            }
+            if let pushType, pushType != APNsPushType.liveactivity.rawValue {
+                throw ValidationError("Broadcasts are Live Activity updates: --push-type liveactivity (the default with --channel).")
+            }
+            var notification = try notification(defaultType: .liveactivity)
+            notification.apnsID = nil
+            var logger = Logger(label: "herald.push")
+            logger.logLevel = .error
+            let client = try APNsClient(server: server, authentication: authentication, logger: logger)
+            let result: APNsResult
+            do {
+                result = try await client.broadcast(notification, on: channel)
+            } catch let reason as APNsReason {
+                try? await client.shutdown()
+                throw CommandFailure("Not sent: APNs would answer \(reason). \(Self.advice(for: reason, notification))")
+            }
+            try await client.shutdown()
+            let text = result.isSuccess ? "200 \(result.requestID ?? "")" : Self.describe(result, format: ISO8601DateFormatter())
+            print("channel \(channel) \(text)")
+            if !result.isSuccess { throw ExitCode(1) }
         }
 
         static func describe(_ result: APNsResult, format: ISO8601DateFormatter) -> String {
@@ -126,7 +158,7 @@ extension HeraldCommand {
             return all
         }
 
-        private func notification() throws -> APNsNotification {
+        private func notification(defaultType: APNsPushType? = nil) throws -> APNsNotification {
             guard APNsRequestHeaders.isValidTopic(topic) else {
                 throw ValidationError("--topic takes a bundle ID such as com.example.app.")
             }
@@ -156,6 +188,8 @@ extension HeraldCommand {
                         "--push-type \(pushType) is not one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", ")).")
                 }
                 resolvedType = type
+            } else if let defaultType {
+                resolvedType = defaultType
             } else {
                 // What the gateway or APNs would infer from the payload sent, --payload file included.
                 let object = try? JSONSerialization.jsonObject(with: Data(json.jsonText.utf8)) as? [String: Any]

@@ -82,7 +82,7 @@ import Testing
         for child in [app, up] { await child.stop() }
     }
 
-    @Test("B-14: apps on two devices listen on one channel; a broadcast (Apple's curl recipe) reaches both; an app that starts later gets the kept message (policy 1) or none (policy 0); an unknown channel dismisses the activity")
+    @Test("B-14: apps on two devices listen on one channel; a broadcast (herald push --channel; Apple's curl recipe) reaches both; an app that starts later gets the kept message (policy 1) or none (policy 0); an unknown channel dismisses the activity")
     func channelOnTwoDevices() async throws {
         let herald = try HeraldProcess()
         guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
@@ -125,15 +125,14 @@ import Testing
 
         let jwt = try await herald.run(["jwt", "--p8", keyFile, "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"], passingDataDirectory: false)
             .output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let curl = try await ChildProcess.run("curl", [
-            "--silent", "--max-time", "20", "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
-            "--header", "apns-push-type: LiveActivity", "--header", "apns-channel-id: \(channel)",
-            "--header", "apns-priority: 10", "--header", "apns-expiration: \(Int(Date().timeIntervalSince1970) + 3600)",
-            "--header", "authorization: bearer \(jwt)",
-            "--data", #"{"aps":{"timestamp":\#(Int(Date().timeIntervalSince1970)),"event":"update","content-state":{"home":5,"away":0}}}"#,
-            "--http2", "--write-out", "%{http_code}", "\(gateway)/4/broadcasts/apps/\(Self.app)",
-        ], timeout: .seconds(30))
-        #expect(curl.output == "200", "\(curl.output) \(curl.error)")
+        // `herald push --channel`: HeraldProvider's broadcast, kept for an hour (policy 1).
+        let file = herald.dataDirectory.appendingPathComponent("broadcast.json")
+        try Data(#"{"aps":{"timestamp":\#(Int(Date().timeIntervalSince1970)),"event":"update","content-state":{"home":5,"away":0}}}"#.utf8)
+            .write(to: file)
+        let published = try await herald.run(
+            ["push", "--topic", Self.app, "--channel", channel, "--payload", file.path,
+             "--expiration", String(Int(Date().timeIntervalSince1970) + 3600)] + provider)
+        #expect(published.output.hasPrefix("channel \(channel) 200 "), "\(published.output) \(published.error)")
         #expect(await first.waitForOutput(containing: "activity content: 5-0", timeout: .seconds(30)) != nil, "\(first.output)")
         #expect(await second.waitForOutput(containing: "activity content: 5-0", timeout: .seconds(30)) != nil, "\(second.output) \(second.error)")
 
