@@ -33,10 +33,11 @@ final class DeviceHub: Sendable {
         }
     }
 
-    /// Delivers the session's broadcasts one at a time, until it closes.
+    /// Writes the session's broadcasts in order, until it closes (without waiting for acknowledgements: see
+    /// ``DeviceSession/write(_:)``).
     private func forwardBroadcasts(to session: DeviceSession) async {
         for await push in session.broadcasts {
-            _ = await session.deliver(push)
+            await session.write(push)
         }
     }
 

@@ -236,6 +236,15 @@ final class DeviceSession: Sendable {
         sendLock.close()
     }
 
+    /// Writes a broadcast without waiting for the device's acknowledgement.
+    ///
+    /// Broadcasts are best effort (Apple) and kept by their channel, not per device — there is nothing to send this
+    /// device again — so no deadline, no wait: the next broadcast goes as soon as this one is written. The device
+    /// acknowledges it all the same; an acknowledgement nothing waits for is ignored.
+    func write(_ push: EncodedPush) async {
+        try? await sendLock.run { try await self.send(push.text) }
+    }
+
     /// Sends a message that needs no acknowledgement.
     func sendMessage(_ message: DeviceChannelMessage) async throws {
         try await sendLock.run { try await self.send(message.jsonText()) }
