@@ -141,9 +141,13 @@ import Testing
         // pushes, which starved other tests' 10 s client timeouts when the suite ran in parallel. The disconnect is
         // tested on `DeviceSession` (DeviceSessionTests) and measured by `scripts/bench limits`.
         try await withGateway(acknowledgementTimeout: .seconds(2), configure: Self.configure) { harness, _ in
-            let (stuck, token) = try await RawConnection.device(
-                port: harness.ports.device, tls: try harness.clientTLS(), deviceID: "never-reads",
-                bundleID: GatewayHarness.bundleID, receiveBufferSize: 4_096)
+            // On a loaded machine the setup deadline may close the connection before it has registered: again then.
+            let tls = try harness.clientTLS()
+            let (stuck, token) = try await Self.retried {
+                try await RawConnection.device(
+                    port: harness.ports.device, tls: tls, deviceID: "never-reads", bundleID: GatewayHarness.bundleID,
+                    receiveBufferSize: 4_096)
+            }
             defer { Task { await stuck.close() } }
             try await stuck.stopReading()
             var statuses: [Int: Int] = [:]
