@@ -153,7 +153,10 @@ public final class HeraldGateway: Service, Sendable {
 
     /// Listens and serves until cancelled or shut down gracefully.
     public func run() async throws {
-        var applications: [any Service] = []
+        // Whoever waits for the ports (a banner, a sandbox device) stops waiting once the gateway has stopped, or
+        // could not start.
+        defer { boundPorts.finish() }
+        var applications: [(service: any Service, listener: ListenerAddressInUse.Listener, host: String, port: Int)] = []
         let responder = ProviderAPIResponder(
             store: store, keyring: keyring, dispatcher: dispatcher, metrics: metrics,
             clock: clock, configuration: configuration,
@@ -168,7 +171,7 @@ public final class HeraldGateway: Service, Sendable {
                     http1Responder: handler, responder: responder, sslContext: sslContext, environment: environment,
                     api: api, connections: connections)
             }
-            applications.append(
+            applications.append((
                 Application(
                     responder: ProviderHTTP1Responder(responder: responder, connections: connections), server: server,
                     configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
@@ -176,9 +179,10 @@ public final class HeraldGateway: Service, Sendable {
                         self?.bound(provider: index, port: channel.localAddress?.port ?? listener.port)
                     },
                     eventLoopGroupProvider: .shared(eventLoopGroup),
-                    logger: logger))
+                    logger: logger),
+                .provider(index: index), listener.host, listener.port))
         }
-        applications.append(try deviceApplication())
+        applications.append((try deviceApplication(), .device, configuration.deviceHost, configuration.devicePort))
         logger.info(
             "Gateway starting",
             metadata: [
@@ -193,18 +197,35 @@ public final class HeraldGateway: Service, Sendable {
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await self.log.run() }
-                // The pruner and the lag monitor run while the servers do; the delivery log's writer until after them.
-                try await withThrowingTaskGroup(of: Void.self) { services in
-                    for service in upkeep {
-                        services.addTask { try await service.run() }
-                    }
-                    try await withThrowingTaskGroup(of: Void.self) { servers in
-                        for application in applications {
-                            servers.addTask { try await application.run() }
+                // The pruner and the lag monitor run while the servers do; the delivery log's writer until after them —
+                // also when a server could not start (its port in use): the writer ends, and the error is the gateway's.
+                do {
+                    try await withThrowingTaskGroup(of: Void.self) { services in
+                        for service in upkeep {
+                            services.addTask { try await service.run() }
                         }
-                        try await servers.waitForAll()
+                        try await withThrowingTaskGroup(of: Void.self) { servers in
+                            for application in applications {
+                                servers.addTask {
+                                    do {
+                                        try await application.service.run()
+                                    } catch {
+                                        // Which port, so the command can say what to do, not only `errno 98`.
+                                        throw ListenerAddressInUse.from(
+                                            error, listener: application.listener, host: application.host, port: application.port)
+                                            ?? error
+                                    }
+                                }
+                            }
+                            // The first server to fail ends them all (`waitForAll` would wait for the others first,
+                            // which serve on until cancelled).
+                            while try await servers.next() != nil {}
+                        }
+                        services.cancelAll()
                     }
-                    services.cancelAll()
+                } catch {
+                    log.finish()
+                    throw error
                 }
                 log.finish()
                 try await group.waitForAll()

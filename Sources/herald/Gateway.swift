@@ -63,14 +63,24 @@ extension HeraldCommand {
             }
             let directory = store.directory
             var listeners = [GatewayConfiguration.ProviderListener(host: host, port: port, usesTLS: true)]
-            if plaintextPort >= 0 { listeners.append(.init(host: host, port: plaintextPort, usesTLS: false)) }
+            // The option that sets each listener's port, for a port that is in use.
+            var options = ["--port"]
+            if plaintextPort >= 0 {
+                listeners.append(.init(host: host, port: plaintextPort, usesTLS: false))
+                options.append("--plaintext-port")
+            }
             if let productionPort {
                 listeners.append(.init(host: host, port: productionPort, usesTLS: true, environment: .production))
+                options.append("--production-port")
             }
-            if let channelsPort { listeners.append(.init(host: host, port: channelsPort, usesTLS: true, api: .channelManagement)) }
+            if let channelsPort {
+                listeners.append(.init(host: host, port: channelsPort, usesTLS: true, api: .channelManagement))
+                options.append("--channels-port")
+            }
             if let productionChannelsPort {
                 listeners.append(
                     .init(host: host, port: productionChannelsPort, usesTLS: true, environment: .production, api: .channelManagement))
+                options.append("--production-channels-port")
             }
             let identity = cert.map { cert in
                 TLSIdentityFiles(
@@ -112,9 +122,11 @@ extension HeraldCommand {
             }
             // The store's service (PostgreSQL's pool, listener and heartbeat) starts first and stops last.
             let storeService = (gatewayStore as? PostgresGatewayStore).map { [$0] as [any Service] } ?? []
-            try await ServiceGroup(
-                services: storeService + [gateway, banner], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
-            ).run()
+            try await explainingPortsInUse(command: "herald gateway", providerOptions: options, deviceOption: "--device-port") {
+                try await ServiceGroup(
+                    services: storeService + [gateway, banner], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+                ).run()
+            }
         }
     }
 }

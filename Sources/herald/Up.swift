@@ -80,7 +80,12 @@ extension HeraldCommand {
                 failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]
-            try await ServiceGroup(configuration: configuration).run()
+            try await explainingPortsInUse(
+                command: "herald up", providerOptions: ["--port", "--plaintext-port", "--channels-port"],
+                deviceOption: "--device-port"
+            ) {
+                try await ServiceGroup(configuration: configuration).run()
+            }
         }
 
         /// The sandbox's provider key ID.

@@ -177,6 +177,29 @@ import Testing
         }
     }
 
+    @Test("A port in use says which and what to do, for each listener, and the command ends (no listener left behind)")
+    func portInUse() async throws {
+        let herald = try HeraldProcess()
+        let other = try HeraldProcess()
+        try await Self.withGatewayProcess(herald) { running in
+            for (option, port) in [("--port", running.provider), ("--device-port", running.device)] {
+                var arguments = ["gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0"]
+                arguments[arguments.firstIndex(of: option)! + 1] = String(port)
+                let second = try await other.run(arguments)
+                #expect(second.status == 1)
+                #expect(second.error.contains(
+                    "port \(port) is in use — is another `herald gateway` running? Stop it, or pass \(option) with another port"),
+                    "\(second.error)")
+                #expect(!second.error.contains("errno"), "\(second.error)")
+            }
+            let up = try await other.run(
+                ["up", "--port", "0", "--plaintext-port", "0", "--channels-port", "0", "--device-port", String(running.device)])
+            #expect(up.status == 1)
+            #expect(up.error.contains("port \(running.device) is in use — is another `herald up` running? Stop it, or pass --device-port"),
+                    "\(up.error)")
+        }
+    }
+
     @Test("keys and tokens misuse gets a clear message")
     func misuse() async throws {
         let herald = try HeraldProcess()
