@@ -116,8 +116,8 @@ extension HeraldCommand {
                 if let ca = gateway.certificateAuthority {
                     lines.append("  trust this CA:  \(ca.certificateURL.path)")
                 }
-                lines.append("  keys:           herald keys create --team-id TEAMID --out key.p8")
-                lines.append("  tokens:         herald tokens create --topic com.example.app")
+                lines.append("  keys:           \(HeraldCommand.shellName) keys create --team-id TEAMID --out key.p8")
+                lines.append("  tokens:         \(HeraldCommand.shellName) tokens create --topic com.example.app")
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
             }
             // The store's service (PostgreSQL's pool, listener and heartbeat) starts first and stops last.

@@ -54,10 +54,10 @@ struct SandboxDevice: Service {
                   demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")
                 \(token.map { """
                 Push to the demo app from another terminal:
-                  herald push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(HeraldCommand.Up.shellQuoted(keyFile)) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'
+                  \(HeraldCommand.shellName) push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(HeraldCommand.Up.shellQuoted(keyFile)) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'
                 """ } ?? "")
                 Or schedule a local one:
-                  herald notifications send\(dataOption) \(demoApp) --title Hello --body 'from Herald' --in 5
+                  \(HeraldCommand.shellName) notifications send\(dataOption) \(demoApp) --title Hello --body 'from Herald' --in 5
                 Notifications appear below as they arrive. Ctrl-C stops.
 
                 """
