@@ -128,8 +128,7 @@ package actor VoIPPushRouter {
     private var database: SQLiteDatabase {
         get throws {
             if let opened { return opened }
-            let database = try url.map { try SQLiteDatabase(url: $0, migrator: Self.migrator, logger: logger) }
-                ?? SQLiteDatabase(inMemoryWith: Self.migrator)
+            let database = try SQLiteDatabase.open(url, migrator: Self.migrator, logger: logger)
             opened = database
             return database
         }

@@ -5,7 +5,6 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
 
 /// Makes, reads, lists and deletes an app's broadcast channels on Apple's channel management API (B-01…B-08), or a
 /// Herald gateway's (`herald gateway --channels-port`, `herald up`'s `channels:` line).
@@ -56,18 +55,9 @@ public final class APNsChannelManager: Sendable {
         self.server = server
         self.authentication = authentication
         self.logger = logger
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let file = server.certificateAuthorityFile {
-            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
-        }
-        if case .certificate(let certificatePEM, let privateKeyPEM) = authentication {
-            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
-            tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem))
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        configuration.timeout = .init(connect: .seconds(60), read: .seconds(30))
-        http = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: configuration)
+        http = HTTPClient(
+            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
+            configuration: try server.httpConfiguration(authentication: authentication))
     }
 
     /// Makes a channel for the app; returns its ID (`apns-channel-id`).

@@ -51,21 +51,7 @@ public final class APNsClient: Sendable {
         self.clock = clock
         self.logger = logger
         self.onInvalidToken = onInvalidToken
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let file = server.certificateAuthorityFile {
-            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
-        }
-        if case .certificate(let certificatePEM, let privateKeyPEM) = authentication {
-            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
-            tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem))
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        // AsyncHTTPClient also bounds a request's wait for a free stream by the connect timeout: a batch larger than
-        // the server's stream limit (H-05) waits its turn there, which on a loaded machine took over 10 s and failed
-        // the push with `getConnectionFromPoolTimeout`. A minute, like the read timeout's scale.
-        configuration.timeout = .init(connect: .seconds(60), read: .seconds(30))
-        configuration.decompression = .disabled
+        let configuration = try server.httpConfiguration(authentication: authentication)
         var loops = MultiThreadedEventLoopGroup.singleton.makeIterator()
         http = (0..<max(1, connections)).map { _ in
             // Pinned to one event loop, each client opens one HTTP/2 connection per server and multiplexes on it.

@@ -1,4 +1,7 @@
+import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOSSL
 
 /// Where notifications go: Apple's two environments, or a Herald gateway.
 public struct APNsServer: Sendable, Hashable {
@@ -21,4 +24,29 @@ public struct APNsServer: Sendable, Hashable {
     public static let production = APNsServer(url: URL(string: "https://api.push.apple.com")!)
     /// Apple's development (sandbox) environment, `api.sandbox.push.apple.com:443` (H-01).
     public static let development = APNsServer(url: URL(string: "https://api.sandbox.push.apple.com")!)
+}
+
+extension APNsServer {
+    /// How a client talks to this server: HTTP/2 over TLS (trusting its CA file, presenting the certificate when the
+    /// authentication is one), a minute to connect, 30 s to read.
+    ///
+    /// - Throws: When the CA file, the certificate or its key cannot be read.
+    func httpConfiguration(authentication: APNsAuthentication) throws -> HTTPClient.Configuration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let file = certificateAuthorityFile {
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
+        }
+        if case .certificate(let certificatePEM, let privateKeyPEM) = authentication {
+            tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
+            tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem))
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        // AsyncHTTPClient also bounds a request's wait for a free stream by the connect timeout: a batch larger than
+        // the server's stream limit (H-05) waits its turn there, which on a loaded machine took over 10 s and failed
+        // the push with `getConnectionFromPoolTimeout`. A minute, like the read timeout's scale.
+        configuration.timeout = .init(connect: .seconds(60), read: .seconds(30))
+        configuration.decompression = .disabled
+        return configuration
+    }
 }

@@ -34,6 +34,13 @@ package struct SQLiteDatabase: Sendable {
         self.lookupConnections = LookupConnections(path: url.path)
     }
 
+    /// The database at `url`, or one in memory when `url` is `nil` (a store whose caller keeps nothing on disk).
+    ///
+    /// - Throws: As ``init(url:migrator:logger:)``.
+    package static func open(_ url: URL?, migrator: DatabaseMigrator, logger: Logger) throws -> SQLiteDatabase {
+        try url.map { try SQLiteDatabase(url: $0, migrator: migrator, logger: logger) } ?? SQLiteDatabase(inMemoryWith: migrator)
+    }
+
     /// A migrated database in memory, for tests and benchmarks' references.
     package init(inMemoryWith migrator: DatabaseMigrator) throws {
         let queue = try DatabaseQueue()

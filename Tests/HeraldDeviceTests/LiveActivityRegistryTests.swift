@@ -159,6 +159,16 @@ import UserNotifications
                 limit: 10)
             #expect(made)
             let jwt = try harness.jwt()
+            /// A Live Activity update on the channel, as a provider broadcasts it.
+            func broadcast(score: Int, at timestamp: Int) async throws -> PushAnswer {
+                try await client.push(
+                    port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(Self.bundle)",
+                    headers: [
+                        ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
+                        ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
+                    ],
+                    body: #"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"score":\#(score)}}}"#)
+            }
             let first = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
             let second = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
             try await withDaemon(harness, device: first) { one in
@@ -169,13 +179,7 @@ import UserNotifications
                     let a = try await one.liveActivities.start(Self.requested(.channel(channel)))
                     let b = try await two.liveActivities.start(Self.requested(.channel(channel)))
                     #expect(a.pushToken == nil && a.channelID == channel)
-                    let answer = try await client.push(
-                        port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(Self.bundle)",
-                        headers: [
-                            ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
-                            ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
-                        ],
-                        body: #"{"aps":{"timestamp":1800000001,"event":"update","content-state":{"score":7}}}"#)
+                    let answer = try await broadcast(score: 7, at: 1800000001)
                     #expect(answer.status == 200)
                     try await eventually("both devices", timeout: .seconds(30)) {
                         let onFirst = try await Self.activity(one, a.id)?.content.state
@@ -184,13 +188,7 @@ import UserNotifications
                     }
                     // The first device's activity ends: it leaves the channel; the second still gets broadcasts.
                     _ = try await one.liveActivities.update(a.id, of: Self.bundle, content: nil, alert: nil, end: .immediate)
-                    let later = try await client.push(
-                        port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(Self.bundle)",
-                        headers: [
-                            ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
-                            ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
-                        ],
-                        body: #"{"aps":{"timestamp":1800000002,"event":"update","content-state":{"score":8}}}"#)
+                    let later = try await broadcast(score: 8, at: 1800000002)
                     #expect(later.status == 200)
                     try await eventually("the second device", timeout: .seconds(30)) { try await Self.activity(two, b.id)?.content.state == #"{"score":8}"# }
                     #expect(try await Self.activity(one, a.id)?.content.state == #"{"score":7}"#)
