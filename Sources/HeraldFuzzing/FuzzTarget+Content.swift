@@ -4,16 +4,17 @@ import HeraldCore
 extension FuzzTarget {
     /// `.apns` files (`herald simulate`, X-01…X-03) and what every push's payload goes through on the device:
     /// `JSONValue` reads it (and writes it back the same), and `aps` becomes notification content, with an app's
-    /// localized strings and format arguments.
+    /// localized strings and format arguments — or, for a `liveactivity` push, a Live Activity's update.
     static let apnsFile = FuzzTarget(
         name: "apns-file",
-        summary: ".apns files and payloads on the device: JSONValue reading and aps -> notification content",
+        summary: ".apns files and payloads on the device: JSONValue reading, aps -> notification content or a Live Activity update",
         seeds: {
             [
                 #"{"Simulator Target Bundle":"com.example.app","aps":{"alert":"Hello","badge":3,"sound":"default"}}"#,
                 #"{"aps":{"alert":{"title-loc-key":"T","title-loc-args":["a","b"],"loc-key":"B %@ %2$@","loc-args":["x"],"subtitle":"s","launch-image":"l"},"category":"C","thread-id":"t","mutable-content":1,"interruption-level":"time-sensitive","relevance-score":0.5}}"#,
                 #"{"aps":{"sound":{"critical":1,"name":"x.caf","volume":0.8},"content-available":1,"filter-criteria":"f","target-content-id":"w"},"k":[1,2.5,-3e2,null,true]}"#,
                 #"{"aps":{"alert":{"body":"\u00e9\ud83c\udf89"},"badge":-1},"deep":[[[[{"a":{}}]]]]}"#,
+                #"{"aps":{"timestamp":1700000000,"event":"start","attributes-type":"T","attributes":{"a":1},"content-state":{"s":[1,"x"]},"stale-date":1.5,"dismissal-date":-1,"relevance-score":1e308,"alert":{"title":{"loc-key":"T","loc-args":[1]},"body":"b","sound":"s"},"input-push-token":1,"input-push-channel":"c"}}"#,
             ].map { Array($0.utf8) }
         },
         run: { input in
@@ -31,6 +32,12 @@ extension FuzzTarget {
             let strings = LocalizedStringTable(strings: ["T": "Title %@ %@", "B %@ %2$@": "%2$@ then %1$@ %%", "x": "%d%s%@"])
             _ = try? RemoteNotificationContent(payload: value, strings: strings)
             _ = try? RemoteNotificationContent(payload: Data(input))
+            // A Live Activity update keeps its content state as JSON text that reads back as an object.
+            if let update = try? LiveActivityPush(payload: written, strings: strings), let state = update.contentState {
+                guard case .object? = try? JSONValue(parsing: Data(state.utf8)) else {
+                    throw FuzzViolation("content-state \(state) is not an object")
+                }
+            }
         })
 
     /// An app's `Localizable.strings` (old-style property lists, UTF-8 or UTF-16) and the format specifiers of its
