@@ -47,6 +47,9 @@ package actor LiveActivityRegistry {
 
     /// How long an ended activity stays on screen unless told otherwise (Apple: "up to four hours").
     package static let defaultDismissalDelay: TimeInterval = 4 * 3600
+    /// How long an activity runs before the system ends it (Apple: "up to eight hours", then up to four more on the
+    /// Lock Screen).
+    package static let maximumDuration: TimeInterval = 8 * 3600
 
     /// The database file (`nil`: in memory), opened on first use.
     private let url: URL?
@@ -440,12 +443,18 @@ package actor LiveActivityRegistry {
 
     // MARK: Time
 
-    /// Turns activities stale and dismissed whose dates have come.
+    /// Turns activities stale, ended (eight hours after they started) and dismissed whose dates have come.
     private func advance() async {
         let now = clock.now
         var changed: [LiveActivityRecord] = []
+        var ended: [LiveActivityRecord] = []
         for var activity in activities.values {
-            if activity.state == .active, let stale = activity.content.staleDate, stale <= now {
+            if activity.isRunning, activity.startedAt.addingTimeInterval(Self.maximumDuration) <= now {
+                finish(&activity, dismissalDate: nil)
+                activity.alert = nil
+                changed.append(activity)
+                ended.append(activity)
+            } else if activity.state == .active, let stale = activity.content.staleDate, stale <= now {
                 activity.state = .stale
                 activity.alert = nil
                 changed.append(activity)
@@ -463,15 +472,18 @@ package actor LiveActivityRegistry {
             return
         }
         for activity in changed { await show(activity) }
+        for activity in ended { await release(activity) }
     }
 
-    /// The next stale or dismissal date to keep.
+    /// The next stale, end or dismissal date to keep.
     private func nextDate() -> Date? {
         activities.values.compactMap { activity -> Date? in
-            switch activity.state {
-            case .active: activity.content.staleDate
+            let end = activity.startedAt.addingTimeInterval(Self.maximumDuration)
+            return switch activity.state {
+            case .active: min(activity.content.staleDate ?? end, end)
+            case .stale: end
             case .ended: activity.dismissalDate
-            case .stale, .dismissed: nil
+            case .dismissed: nil
             }
         }.min()
     }

@@ -148,6 +148,28 @@ import UserNotifications
         }
     }
 
+    @Test("Apple's eight hours: a running activity ends eight hours after it started (its token revoked) and is dismissed four hours later")
+    func eightHourLimit() async throws {
+        try await withGateway { harness, _ in
+            let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            try await withDaemon(harness, device: device) { daemon in
+                let started = try await daemon.liveActivities.start(Self.requested(.token))
+                let token = try #require(started.pushToken)
+                let end = started.startedAt.addingTimeInterval(LiveActivityRegistry.maximumDuration)
+                #expect(await device.clock.waitForSleeper(until: end))
+                device.clock.advance(to: end)
+                try await eventually("ended", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .ended }
+                let ended = try #require(try await Self.activity(daemon, started.id))
+                #expect(ended.dismissalDate == end.addingTimeInterval(LiveActivityRegistry.defaultDismissalDelay))
+                try await eventually("the token revoked", timeout: .seconds(30)) { try await harness.store.token(token)?.revokedAt != nil }
+                let dismissal = try #require(ended.dismissalDate)
+                #expect(await device.clock.waitForSleeper(until: dismissal))
+                device.clock.advance(to: dismissal)
+                try await eventually("dismissed", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .dismissed }
+            }
+        }
+    }
+
     @Test("B-14: two devices with activities on one channel both get a broadcast; an unknown channel fails the start; an ended activity leaves the channel")
     func channelActivities() async throws {
         try await withGateway { harness, client in
