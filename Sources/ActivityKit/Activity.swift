@@ -144,7 +144,8 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
     /// Starts a Live Activity.
     ///
     /// It is active at once; the device daemon keeps it, issues its push token (`.token`) or subscribes it to its
-    /// channel (`.channel(id)`; an unknown channel dismisses it, B-14).
+    /// channel (`.channel(id)`; an unknown channel dismisses it, B-14). Started before a daemon runs, it lives in this
+    /// process and goes to the daemon once the app links to one.
     /// - Parameters:
     ///   - attributes: What does not change.
     ///   - content: What it shows first.
@@ -174,24 +175,33 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
                 state: String(decoding: stateJSON, as: UTF8.self), staleDate: content.staleDate,
                 relevanceScore: content.relevanceScore),
             pushType: recordPushType, startedAt: Date())
-        center.enqueue { link in
-            guard let link else {
-                if recordPushType != nil {
-                    center.logger.warning(
-                        "A Live Activity with a push type needs the device daemon (herald up or herald device); dismissed",
-                        metadata: ["activity.id": "\(activity.id)"])
-                    activity.change(state: .dismissed)
-                }
-                return
+        let start: @Sendable (DeviceLink) async -> Void = { link in
+            // As it is now: an activity that waited for the daemon may have changed, or ended, meanwhile.
+            guard activity.activityState == .active || activity.activityState == .stale else { return }
+            var current = record
+            let content = activity.content
+            if let state = try? Self.encoder.encode(content.state) {
+                current.content = LiveActivityContentRecord(
+                    state: String(decoding: state, as: UTF8.self), staleDate: content.staleDate,
+                    relevanceScore: content.relevanceScore)
             }
             do {
-                activity.apply(try await link.startActivity(record))
+                activity.apply(try await link.startActivity(current))
             } catch {
                 center.logger.warning("The Live Activity could not start; dismissed", metadata: [
                     "activity.id": "\(activity.id)", "error": "\(error)",
                 ])
                 activity.change(state: .dismissed)
             }
+        }
+        center.enqueue { link in
+            if let link { return await start(link) }
+            // The device daemon keeps and shows activities, and gives their tokens and channels: the request waits for
+            // one (the app may start first); meanwhile the activity lives in this process.
+            center.logger.info(
+                "A Live Activity waits for the device daemon (herald up or herald device)",
+                metadata: ["activity.id": "\(activity.id)"])
+            center.waitForDaemon(activity.id, start)
         }
         return activity
     }

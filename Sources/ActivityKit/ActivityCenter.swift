@@ -14,8 +14,8 @@ protocol LiveActivityObject: AnyObject, Sendable {
 /// order the app made them), and the daemon's news.
 ///
 /// The device daemon owns the activities (`LiveActivityRegistry`); this process sends it the app's requests over the
-/// app channel of its `UNUserNotificationCenter` and shows what it answers. Without a daemon, an activity without a
-/// push type lives in this process only; one with a push type cannot get pushes, so it is dismissed (and logged).
+/// app channel of its `UNUserNotificationCenter` and shows what it answers. An activity requested while no daemon runs
+/// lives in this process, and its request goes to the daemon once the center links to one (its token then).
 final class ActivityCenter: Sendable {
     static let shared = ActivityCenter()
 
@@ -31,6 +31,8 @@ final class ActivityCenter: Sendable {
         var unannounced: [String: [any LiveActivityObject]] = [:]
         /// Push-to-start tokens, by attributes type.
         var pushToStart: [String: PushToStart] = [:]
+        /// Requests made while no device daemon ran, by activity ID: sent once the center links to one.
+        var waitingForDaemon: [String: @Sendable (DeviceLink) async -> Void] = [:]
     }
 
     private struct PushToStart {
@@ -44,6 +46,26 @@ final class ActivityCenter: Sendable {
 
     private init() {
         NotificationRuntime.setLiveActivityHandler { [self] record in receive(record) }
+        NotificationRuntime.onDeviceLink { [self] in sendWaitingRequests() }
+    }
+
+    /// Keeps `request` until the center links to a device daemon (the app started before one ran).
+    func waitForDaemon(_ activityID: String, _ request: @escaping @Sendable (DeviceLink) async -> Void) {
+        state.withLock { $0.waitingForDaemon[activityID] = request }
+    }
+
+    /// The center linked: the requests that waited for a daemon go now, in the order of their activities' IDs.
+    private func sendWaitingRequests() {
+        let waiting = state.withLock { state in
+            defer { state.waitingForDaemon = [:] }
+            return state.waitingForDaemon
+        }
+        for (id, request) in waiting.sorted(by: { $0.key < $1.key }) {
+            enqueue { [self] link in
+                guard let link else { return waitForDaemon(id, request) }
+                await request(link)
+            }
+        }
     }
 
     /// The app's notification center, made (and linked to the daemon) on first use.

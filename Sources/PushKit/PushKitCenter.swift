@@ -22,6 +22,11 @@ final class PushKitCenter: Sendable {
 
     private init() {
         NotificationRuntime.setVoIPPushHandler { [self] payload in await handle(payload) }
+        // An app may start before the device daemon: its registries ask again once the center links to one.
+        NotificationRuntime.onDeviceLink { [self] in
+            let waiting = registries.withLock { $0.values.compactMap { $0.value.registry }.filter { $0.wantsVoIP && $0.pushToken(for: .voIP) == nil } }
+            for registry in waiting { start(registry) }
+        }
     }
 
     /// A registry wants VoIP pushes: it gets the app's token, and the pushes from then on.
@@ -36,7 +41,7 @@ final class PushKitCenter: Sendable {
                     return try await link.registerVoIP()
                 }
                 guard let token else {
-                    logger.warning("VoIP pushes need the device daemon (herald up or herald device): no VoIP token")
+                    logger.info("VoIP pushes wait for the device daemon (herald up or herald device): the token comes once the app links to one")
                     return
                 }
                 guard let data = DeviceToken(hex: token).map({ Data($0.bytes) }), box.value.wantsVoIP else { return }

@@ -106,6 +106,22 @@ package enum NotificationRuntime {
         return await handler(payload)
     }
 
+    /// Called each time the process's center links to the device daemon.
+    package typealias DeviceLinkHandler = @Sendable () -> Void
+
+    nonisolated(unsafe) private static var deviceLinkHandlers: [DeviceLinkHandler] = []
+
+    /// Calls `handler` each time the center links to a device daemon (ActivityKit and PushKit send then what waited
+    /// for one: an app may start before the daemon).
+    package static func onDeviceLink(_ handler: @escaping DeviceLinkHandler) {
+        lock.withLock { deviceLinkHandlers.append(handler) }
+    }
+
+    /// The center linked to a device daemon.
+    package static func deviceLinked() {
+        for handler in lock.withLock({ deviceLinkHandlers }) { handler() }
+    }
+
     /// The bundle identifier a process without an app bundle gets.
     ///
     /// - Parameter environment: The process environment.

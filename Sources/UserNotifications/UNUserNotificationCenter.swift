@@ -579,6 +579,7 @@ private struct LinkedApp: Sendable {
         // being made found no link to tell. Say it again now that the link is there.
         connected.sendState(foreground: host.isInForeground, delegate: host.takesResponses)
         logger.debug("Linked to the device daemon", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
+        NotificationRuntime.deviceLinked()
         return true
     }
 

@@ -82,7 +82,7 @@ import Testing
         for child in [app, up] { await child.stop() }
     }
 
-    @Test("B-14: apps on two devices listen on one channel; a broadcast (herald push --channel; Apple's curl recipe) reaches both; an app that starts later gets the kept message (policy 1) or none (policy 0); an unknown channel dismisses the activity")
+    @Test("B-14: apps on two devices listen on one channel; a broadcast (herald push --channel; Apple's curl recipe) reaches both; an app that starts later gets the kept message (policy 1) or none (policy 0); an unknown channel dismisses the activity; an app that starts before its device daemon gets there once it links")
     func channelOnTwoDevices() async throws {
         let herald = try HeraldProcess()
         guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
@@ -96,23 +96,18 @@ import Testing
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(!channel.isEmpty)
 
-        // A second device: its own data directory, the same gateway.
+        // A second device: its own data directory, the same gateway. Its app starts before its daemon does: the
+        // activity goes to the daemon once the app links to it.
         let other = try ScratchFolder.make("herald-device")
+        let first = try await Self.launch("channel:\(channel)", herald)
+        let second = try await Self.launch("channel:\(channel)", herald, dataDirectory: other)
+        children += [first, second]
+        #expect(await Self.value(after: "activity started: ", in: second) != nil, "\(second.output) \(second.error)")
         let device = try await herald.launch(
             ["device", "--gateway", devicesURL, "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
              "--data-dir", other.path], passingDataDirectory: false)
         children.append(device)
-        // Its app channel serves once the daemon runs (an app that starts before that runs alone).
-        let socket = other.appendingPathComponent("herald.sock").path
-        let ready = ContinuousClock.now + .seconds(60)
-        while !FileManager.default.fileExists(atPath: socket) && ContinuousClock.now < ready {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let first = try await Self.launch("channel:\(channel)", herald)
-        let second = try await Self.launch("channel:\(channel)", herald, dataDirectory: other)
-        children += [first, second]
         #expect(await Self.value(after: "activity started: ", in: first) != nil, "\(first.output) \(first.error)")
-        #expect(await Self.value(after: "activity started: ", in: second) != nil, "\(second.output) \(second.error)")
         // Both are subscribed once the daemons list them (the subscription is answered before the start is).
         for directory in [herald.dataDirectory, other] {
             let deadline = ContinuousClock.now + .seconds(60)

@@ -24,7 +24,7 @@ import Testing
         return result.output + result.error
     }
 
-    @Test("P-10: a PKPushRegistry gets a VoIP token of its own on its queue; VoIP pushes reach its delegate on that queue and never the notification list; one sent while the app is not running is kept and handed over when it registers again; alerts to the VoIP token are DeviceTokenNotForTopic")
+    @Test("P-10: a PKPushRegistry gets a VoIP token of its own on its queue; VoIP pushes reach its delegate on that queue and never the notification list; one sent while the app is not running is kept and handed over when it registers again; alerts to the VoIP token are DeviceTokenNotForTopic; an app that starts before its device daemon gets its token once it links")
     func voipCalls() async throws {
         let herald = try HeraldProcess()
         guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
@@ -59,6 +59,20 @@ import Testing
         let listed = try await herald.run(["notifications", "list", Self.app]).output
         #expect(!listed.contains("Ana") && !listed.contains("Bo"), "\(listed)")
         #expect(!up.output.contains("🔔 \(Self.app)"), "\(up.output)")
-        for child in [again, up] { await child.stop() }
+
+        // An app that starts before its device's daemon gets its VoIP token once it links to one.
+        let early = try ScratchFolder.make("herald-voip-device")
+        let waiting = try await ChildProcess.launch(Self.voipApp.path, [], environment: herald.environment([
+            "HERALD_DATA_DIR": early.path, "HERALD_BUNDLE_ID": Self.app,
+        ]))
+        children.append(waiting)
+        let devices = try #require(up.output.components(separatedBy: "devices ").dropFirst().first?.components(separatedBy: "\n").first)
+        let device = try await herald.launch(
+            ["device", "--gateway", devices, "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
+             "--data-dir", early.path], passingDataDirectory: false)
+        children.append(device)
+        let late = await waiting.waitForOutput(containing: "voip token: ", timeout: .seconds(60))
+        #expect(late != nil && late?.contains(token) == false, "\(waiting.output) \(waiting.error)")
+        for child in [waiting, device, again, up] { await child.stop() }
     }
 }
