@@ -121,6 +121,39 @@ struct DesktopPresenterTests {
         }
     }
 
+    @Test("Issue 28: a Live Activity is one desktop notification, replaced in place at each change (screenshot kept)")
+    func liveActivityInPlace() async throws {
+        try await withDesktop { bus, display in
+            let presenter = try await connect(bus)
+            let activity = LiveActivityPresentation(
+                bundleIdentifier: "com.example.score", activityID: "A1", attributesType: "ScoreAttributes",
+                attributes: #"{"home":"Lions"}"#, contentState: #"{"home":0,"away":0}"#, state: "active")
+            await presenter.presentLiveActivity(activity)
+            let first = try #require(presenter.desktopID(of: "live-activity:A1", for: "com.example.score"))
+            var goal = activity
+            goal.contentState = #"{"home":1,"away":0}"#
+            goal.alertTitle = "Goal!"
+            goal.alertBody = "Lions score"
+            await presenter.presentLiveActivity(goal)
+            #expect(presenter.desktopID(of: "live-activity:A1", for: "com.example.score") == first, "replaced, not added")
+            var environment = ProcessInfo.processInfo.environment
+            environment["DISPLAY"] = display
+            environment["DBUS_SESSION_BUS_ADDRESS"] = bus
+            try await eventually("one notification on the desktop", timeout: .seconds(30)) {
+                let count = try await ChildProcess.run("/usr/bin/dunstctl", ["count", "displayed"], environment: environment)
+                return count.output.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+            }
+            let screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/test-screenshots", isDirectory: true)
+            try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+            let taken = try await ChildProcess.run(
+                "/usr/bin/import",
+                ["-display", display, "-window", "root", screenshots.appendingPathComponent("desktop-live-activity.png").path],
+                environment: environment)
+            #expect(taken.status == 0, "\(taken.error)")
+        }
+    }
+
     @Test("D-Bus messages: a Notify call is written to the specification's layout and read back whole")
     func messages() throws {
         let call = DBusMessage.call(
