@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldConsole
 import Foundation
 import HeraldCore
 import HeraldGateway
@@ -37,6 +38,9 @@ extension HeraldCommand {
             valueName: "bundle-ids"))
         var broadcastApps: String?
         @Flag(help: "Serve the device channel without TLS (ws:// instead of wss://).") var plaintextDevices = false
+        @Option(help: "Serve the console on this port (off unless given; operator tokens from `herald console token`).")
+        var consolePort: Int?
+        @Option(help: "The interface the console listens on.") var consoleHost = "127.0.0.1"
         @Option(help: "Server certificate chain (PEM) instead of the development CA.") var cert: String?
         @Option(help: "Server private key (PEM), with --cert.") var key: String?
         @Option(help: "CA that provider client certificates must chain to, with --cert.") var clientCA: String?
@@ -96,6 +100,8 @@ extension HeraldCommand {
             let gateway = try HeraldGateway(
                 configuration: configuration, store: gatewayStore, dataDirectory: directory, logger: logger)
             let providerListeners = listeners
+            let listenHost = consoleHost
+            let console = consolePort.map { ConsoleServer(host: listenHost, port: $0, store: gatewayStore, logger: logger) }
             let banner = StartupTask {
                 guard let ports = try? await gateway.ports() else { return } // stopped (or failed) before listening
                 var lines = ["Herald gateway is up.", "  data directory: \(directory.url.path)"]
@@ -116,6 +122,9 @@ extension HeraldCommand {
                 if let ca = gateway.certificateAuthority {
                     lines.append("  trust this CA:  \(ca.certificateURL.path)")
                 }
+                if let console, let port = await console.port() {
+                    lines.append("  console:        http://\(listenHost):\(port)/log (operator tokens: \(HeraldCommand.shellName) console token)")
+                }
                 lines.append("  keys:           \(HeraldCommand.shellName) keys create --team-id TEAMID --out key.p8")
                 lines.append("  tokens:         \(HeraldCommand.shellName) tokens create --topic com.example.app")
                 FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
@@ -124,7 +133,8 @@ extension HeraldCommand {
             let storeService = (gatewayStore as? PostgresGatewayStore).map { [$0] as [any Service] } ?? []
             try await explainingPortsInUse(command: "herald gateway", providerOptions: options, deviceOption: "--device-port") {
                 try await ServiceGroup(
-                    services: storeService + [gateway, banner], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+                    services: storeService + [gateway] + (console.map { [$0] } ?? []) + [banner],
+                    gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
                 ).run()
             }
         }

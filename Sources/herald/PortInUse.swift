@@ -15,6 +15,7 @@ func explainingPortsInUse(
         let option: String = switch error.listener {
         case .provider(let index): index < providerOptions.count ? providerOptions[index] : "--port"
         case .device: deviceOption
+        case .console: "--console-port"
         }
         throw CommandFailure(
             "port \(error.port) is in use — is another `\(command)` running? Stop it, or pass \(option) with another port (0 picks a free one).")

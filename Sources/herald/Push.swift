@@ -10,7 +10,7 @@ extension HeraldCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send a remote notification to Apple's APNs or a Herald gateway.",
             discussion: """
-                Prints one line per token: `200 <apns-id>`, or the status and Apple's reason (`410 Unregistered since …`). \
+                Prints one line per token: `<token> 200 <apns-id> <apns-unique-id>` (the last from a sandbox or a Herald gateway: `herald log` and the console find it), or the status and Apple's reason (`410 Unregistered since …`). \
                 Exits 1 if any token failed. Retries only where Apple says to (429, 500, 503).
                 """)
 
@@ -113,7 +113,8 @@ extension HeraldCommand {
         }
 
         static func describe(_ result: APNsResult, format: ISO8601DateFormatter) -> String {
-            if result.isSuccess { return "200 \(result.apnsID ?? "")" }
+            // The apns-unique-id (sandbox only, R-03) finds it in the delivery log: `herald log`, the console.
+            if result.isSuccess { return "200 \(result.apnsID ?? "")" + (result.uniqueID.map { " \($0)" } ?? "") }
             if result.status == 0 { return "failed: \(result.failure ?? "no answer")" }
             var text = "\(result.status) \(result.reasonText ?? "")"
             if let timestamp = result.timestamp { text += " since \(format.string(from: timestamp))" }

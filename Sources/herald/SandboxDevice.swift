@@ -1,4 +1,5 @@
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldDevice
 import HeraldGateway
@@ -19,6 +20,8 @@ struct SandboxDevice: Service {
     let demoChannel: String?
     let dataPath: String?
     let serviceExtensionTime: Duration
+    /// The console, and the operator token made for this start.
+    let console: (server: ConsoleServer, operatorToken: String)?
     let logger: Logger
 
     func run() async throws {
@@ -42,6 +45,10 @@ struct SandboxDevice: Service {
             let key = keys.first { $0.keyID == HeraldCommand.Up.keyID } ?? keys[0]
             let keyFile = HeraldCommand.Up.keyFile(keyID: key.keyID, in: directory).path
             let dataOption = dataPath.map { " --data-dir \(HeraldCommand.Up.shellQuoted($0))" } ?? ""
+            var consoleLines = ""
+            if let console, let port = await console.server.port() {
+                consoleLines = "\n  console:        http://127.0.0.1:\(port)/log\n  operator token: \(console.operatorToken)"
+            }
             // Through the presenter's own file handle, unbuffered, so the banner comes before any notification.
             let banner = """
                 Herald is up.
@@ -49,7 +56,7 @@ struct SandboxDevice: Service {
                   apps: \(apps.count), pending notifications: \(pendingCount)
                   APNs gateway:   https://localhost:\(ports.provider[0]) (http://127.0.0.1:\(ports.provider[1]) plaintext), devices wss://localhost:\(ports.device)/device/v1
                   channels:       https://localhost:\(ports.provider[2])/1/apps/\(demoApp)/channels, demo channel \(demoChannel ?? "none") (policy 1)
-                  trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")
+                  trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")\(consoleLines)
                   provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
                   demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")
                 \(token.map { """

@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldConsole
 import Foundation
 import HeraldCore
 import HeraldDevice
@@ -29,6 +30,7 @@ extension HeraldCommand {
         @Option(help: "The gateway's device-channel port.") var devicePort = 2199
         @Option(help: "The gateway's broadcast channel management port (TLS, as Apple's sandbox management host).")
         var channelsPort = 2195
+        @Option(help: "The console's port (loopback); -1 turns it off.") var consolePort = 2200
         @Option(help: "The app registered for pushes on start.") var demoApp = "com.example.app"
 
         func run() async throws {
@@ -68,15 +70,24 @@ extension HeraldCommand {
                     storagePolicy: .mostRecentMessageStored, createdAt: Date())
                 if try await gatewayStore.createChannel(made, limit: BroadcastChannelRecord.limitPerApp) { demoChannel = made }
             }
+            // The console, and an operator token for this start (printed in the banner).
+            var console: (server: ConsoleServer, operatorToken: String)?
+            if consolePort >= 0 {
+                let token = OperatorToken.make()
+                try await gatewayStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
+                console = (ConsoleServer(port: consolePort, store: gatewayStore, logger: logger), token)
+            }
             // One group: the engine, the gateway, the device (once the gateway listens) and the desktop's answers.
             // Shut down in reverse: the device leaves first, the engine last. A device that cannot start (its identity
             // file unreadable, say) shuts the others down gracefully, and its error is the command's.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: engine), .init(service: gateway)]
+            if let console { services.append(.init(service: console.server)) }
             if let desktop { services.append(.init(service: DesktopAnswerRouter(presenter: desktop, engine: engine))) }
             services.append(.init(
                 service: SandboxDevice(
                     gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                    demoChannel: demoChannel?.id, dataPath: data.path, serviceExtensionTime: extensions.timeLimit, logger: logger),
+                    demoChannel: demoChannel?.id, dataPath: data.path, serviceExtensionTime: extensions.timeLimit,
+                    console: console, logger: logger),
                 failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]

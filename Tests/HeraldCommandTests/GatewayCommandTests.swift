@@ -193,11 +193,27 @@ import Testing
                 #expect(!second.error.contains("errno"), "\(second.error)")
             }
             let up = try await other.run(
-                ["up", "--port", "0", "--plaintext-port", "0", "--channels-port", "0", "--device-port", String(running.device)])
+                ["up", "--port", "0", "--plaintext-port", "0", "--channels-port", "0", "--console-port", "0", "--device-port", String(running.device)])
             #expect(up.status == 1)
             #expect(up.error.contains("port \(running.device) is in use — is another `herald up` running? Stop it, or pass --device-port"),
                     "\(up.error)")
         }
+    }
+
+    @Test("herald console token and revoke: a token printed once, kept by its hash; revoking it twice, or nothing, says what to do")
+    func consoleTokens() async throws {
+        let herald = try HeraldProcess()
+        let made = try await herald.run(["console", "token"])
+        let token = made.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(made.status == 0 && token.count == 43, "\(made.output) \(made.error)")
+        let revoked = try await herald.run(["console", "revoke", token])
+        #expect(revoked.status == 0 && revoked.output.contains("Revoked 1 operator token."), "\(revoked.output) \(revoked.error)")
+        let again = try await herald.run(["console", "revoke", token])
+        #expect(again.status == 1 && again.error.contains("No such operator token, or it was revoked already."), "\(again.error)")
+        let nothing = try await herald.run(["console", "revoke"])
+        #expect(nothing.status != 0 && nothing.error.contains("Give the token to revoke, or --all."), "\(nothing.error)")
+        _ = try await herald.run(["console", "token"])
+        #expect(try await herald.run(["console", "revoke", "--all"]).output.contains("Revoked 1 operator token."))
     }
 
     @Test("keys and tokens misuse gets a clear message")

@@ -143,7 +143,7 @@ struct HeraldProcess {
     func up() async throws {
         let herald = try HeraldProcess()
         #expect(try await herald.run(["notifications", "send", "com.example.app", "--title", "Welcome", "--body", "to Herald", "--sound"]).status == 0)
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0"])
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"])
         let shown = await up.waitForOutput(containing: "Welcome", timeout: .seconds(20))
         let status = await up.stop()
         #expect(shown?.contains("com.example.app  Welcome: to Herald") == true)
@@ -156,10 +156,10 @@ struct HeraldProcess {
         #expect(listed.output.contains("delivered"))
     }
 
-    @Test("herald up: the banner's `herald push` line, pasted into a shell as printed, shows the push in the first; Ctrl-C stops both")
+    @Test("herald up: the banner's `herald push` line, pasted into a shell as printed, shows the push in the first and the console's delivery log (with the banner's operator token) says delivered; Ctrl-C stops both")
     func upPushLine() async throws {
         let herald = try HeraldProcess()
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0"])
+        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"])
         guard let line = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
             Issue.record("no push line in the banner: \(await up.stop())")
             return
@@ -185,12 +185,30 @@ struct HeraldProcess {
         #expect(pushed.output.contains(" 200 "))
         let shown = await up.waitForOutput(containing: "Hello: from Herald", timeout: .seconds(10))
         #expect(shown?.contains("com.example.app") == true)
+
+        // The console the banner names, with its operator token: the push's delivery log says delivered.
+        let console = try #require(up.output.split(separator: "\n").first { $0.contains("console:") }?
+            .components(separatedBy: "console:").last?.trimmingCharacters(in: .whitespaces))
+        let operatorToken = try #require(up.output.split(separator: "\n").first { $0.contains("operator token:") }?
+            .components(separatedBy: "operator token:").last?.trimmingCharacters(in: .whitespaces))
+        let uniqueID = try #require(pushed.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let base = try #require(console.components(separatedBy: "/log").first)
+        let jar = herald.dataDirectory.appendingPathComponent("cookies").path
+        let form = try await ChildProcess.run("curl", ["--silent", "--max-time", "20", "-c", jar, "-b", jar, base + "/login"])
+        let csrf = try #require(form.output.components(separatedBy: #"name="csrf" value=""#).dropFirst().first?.prefix { $0 != "\"" })
+        let login = try await ChildProcess.run("curl", [
+            "--silent", "--max-time", "20", "-c", jar, "-b", jar, "--output", "/dev/null", "--write-out", "%{http_code}",
+            "--data-urlencode", "token=\(operatorToken)", "--data-urlencode", "csrf=\(csrf)", base + "/login",
+        ])
+        #expect(login.output == "303", "\(login.output) \(login.error)")
+        let log = try await ChildProcess.run("curl", ["--silent", "--max-time", "20", "-b", jar, base + "/log?id=" + uniqueID])
+        #expect(log.output.contains("Received by APNs") && log.output.contains("Delivered to Device"), "\(log.output)")
         up.send(SIGINT)
         let ended = await up.wait(timeout: .seconds(20))
         #expect(ended.status == 0)
         #expect(ended.error.contains("Disconnected from the gateway") && ended.error.contains("Gateway stopped"))
         // The device remembers the registration: the same token next time.
-        let again = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0"])
+        let again = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"])
         let secondLine = await again.waitForOutput(containing: "herald push", timeout: .seconds(30))
         await again.stop()
         let token = { (words: [String]) in words.firstIndex(of: "--token").map { words[$0 + 1] } }

@@ -127,6 +127,26 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
+    @Test("Console operator tokens: kept by hash, revoked one by one or all at once, the first revocation's time kept",
+          arguments: StoreBackEnd.allCases)
+    func operatorTokens(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            let first = OperatorTokenRecord(hash: String(repeating: "a", count: 64), createdAt: Self.day0)
+            let second = OperatorTokenRecord(hash: String(repeating: "b", count: 64), createdAt: Self.day0 + 1)
+            try await store.addOperatorToken(first)
+            try await store.addOperatorToken(second)
+            #expect(try await store.operatorToken(hash: first.hash) == first)
+            #expect(try await store.operatorToken(hash: String(repeating: "c", count: 64)) == nil)
+            let one = try await store.revokeOperatorTokens(hash: first.hash, at: Self.day0 + 10)
+            #expect(one == 1)
+            #expect(try await store.operatorToken(hash: first.hash)?.revokedAt == Self.day0 + 10)
+            let rest = try await store.revokeOperatorTokens(hash: nil, at: Self.day0 + 20)
+            #expect(rest == 1)
+            #expect(try await store.operatorToken(hash: first.hash)?.revokedAt == Self.day0 + 10)
+            #expect(try await store.operatorToken(hash: second.hash)?.revokedAt == Self.day0 + 20)
+        }
+    }
+
     @Test("A token per purpose: the app's, VoIP, each Live Activity and push-to-start are apart, each stable until revoked",
           arguments: StoreBackEnd.allCases)
     func tokenPurposes(_ backEnd: StoreBackEnd) async throws {

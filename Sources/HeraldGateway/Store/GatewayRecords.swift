@@ -190,3 +190,19 @@ public struct ChannelMessage: Sendable, Equatable {
     /// The longest a channel keeps a message (B-07).
     public static let maximumLifetime: Duration = .seconds(8 * 3600)
 }
+
+/// A console operator token, as the store keeps it: its SHA-256, never the token itself.
+public struct OperatorTokenRecord: Sendable, Equatable {
+    /// The token's SHA-256, lowercase hex.
+    public var hash: String
+    /// When it was made.
+    public var createdAt: Date
+    /// When it was revoked; the console refuses it (and ends its sessions) from then on.
+    public var revokedAt: Date?
+
+    public init(hash: String, createdAt: Date, revokedAt: Date? = nil) {
+        self.hash = hash
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+}

@@ -71,6 +71,13 @@ public protocol GatewayStore: Sendable {
     /// Forgets a kept notification once it was delivered or expired (only if it is still the one kept).
     func removeStoredNotification(token: String, topic: String, uniqueID: String) async throws
 
+    /// Keeps a new console operator token (its SHA-256).
+    func addOperatorToken(_ token: OperatorTokenRecord) async throws
+    /// The operator token with this SHA-256, revoked or not.
+    func operatorToken(hash: String) async throws -> OperatorTokenRecord?
+    /// Revokes the operator token with this SHA-256, or every one when `nil`; returns how many were revoked.
+    func revokeOperatorTokens(hash: String?, at: Date) async throws -> Int
+
     /// Adds lines to the delivery log.
     func appendEvents(_ events: [DeliveryEvent]) async throws
     /// The delivery log of one notification, oldest first.

@@ -143,6 +143,10 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                 WHERE revoked_at IS NULL
             """,
         ],
+        // 4: console operator tokens (their SHA-256).
+        [
+            "CREATE TABLE operator_token (hash text PRIMARY KEY, created_at double precision NOT NULL, revoked_at double precision)",
+        ],
     ]
 
     /// The channel nodes announce on: `stored <device ID> …` when notifications were stored for devices (sent in the
@@ -700,6 +704,42 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
             environment: APNsEnvironment(rawValue: environment) ?? .development,
             createdAt: Date(timeIntervalSince1970: createdAt), revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:)),
             purpose: TokenPurpose(rawValue: purpose) ?? .app)
+    }
+
+    // MARK: Console operators
+
+    public func addOperatorToken(_ token: OperatorTokenRecord) async throws {
+        try await perform { client in
+            try await client.query(
+                "INSERT INTO operator_token (hash, created_at, revoked_at) VALUES (\(token.hash), \(token.createdAt.timeIntervalSince1970), \(token.revokedAt?.timeIntervalSince1970))")
+        }
+    }
+
+    public func operatorToken(hash: String) async throws -> OperatorTokenRecord? {
+        try await perform { client in
+            try await client.query("SELECT hash, created_at, revoked_at FROM operator_token WHERE hash = \(hash)")
+                .collect().first.map { row in
+                    let (hash, createdAt, revokedAt) = try row.decode((String, Double, Double?).self)
+                    return OperatorTokenRecord(
+                        hash: hash, createdAt: Date(timeIntervalSince1970: createdAt),
+                        revokedAt: revokedAt.map(Date.init(timeIntervalSince1970:)))
+                }
+        }
+    }
+
+    public func revokeOperatorTokens(hash: String?, at: Date) async throws -> Int {
+        try await perform { client in
+            let rows: [PostgresRow] = if let hash {
+                try await client.query(
+                    "UPDATE operator_token SET revoked_at = \(at.timeIntervalSince1970) WHERE hash = \(hash) AND revoked_at IS NULL RETURNING hash"
+                ).collect()
+            } else {
+                try await client.query(
+                    "UPDATE operator_token SET revoked_at = \(at.timeIntervalSince1970) WHERE revoked_at IS NULL RETURNING hash"
+                ).collect()
+            }
+            return rows.count
+        }
     }
 
     // MARK: Broadcast channels

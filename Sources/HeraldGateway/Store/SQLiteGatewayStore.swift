@@ -135,7 +135,51 @@ public final class SQLiteGatewayStore: GatewayStore {
                 CREATE INDEX device_token_by_app ON device_token(device_id, bundle_id, environment, purpose);
                 """)
         }
+        migrator.registerMigration("v6: console operator tokens") { db in
+            try db.execute(sql: """
+                CREATE TABLE operator_token (
+                    hash TEXT PRIMARY KEY,
+                    created_at REAL NOT NULL,
+                    revoked_at REAL
+                );
+                """)
+        }
         return migrator
+    }
+
+    // MARK: Console operators
+
+    public func addOperatorToken(_ token: OperatorTokenRecord) async throws {
+        try await groupCommit.write { db in
+            try db.execute(
+                sql: "INSERT INTO operator_token (hash, created_at, revoked_at) VALUES (?, ?, ?)",
+                arguments: [token.hash, token.createdAt.timeIntervalSince1970, token.revokedAt?.timeIntervalSince1970])
+        }
+    }
+
+    public func operatorToken(hash: String) async throws -> OperatorTokenRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT hash, created_at, revoked_at FROM operator_token WHERE hash = ?", arguments: [hash])
+                .map {
+                    OperatorTokenRecord(
+                        hash: $0[0], createdAt: Date(timeIntervalSince1970: $0[1]),
+                        revokedAt: ($0[2] as Double?).map(Date.init(timeIntervalSince1970:)))
+                }
+        }
+    }
+
+    public func revokeOperatorTokens(hash: String?, at: Date) async throws -> Int {
+        try await groupCommit.write { db in
+            if let hash {
+                try db.execute(
+                    sql: "UPDATE operator_token SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL",
+                    arguments: [at.timeIntervalSince1970, hash])
+            } else {
+                try db.execute(
+                    sql: "UPDATE operator_token SET revoked_at = ? WHERE revoked_at IS NULL", arguments: [at.timeIntervalSince1970])
+            }
+            return db.changesCount
+        }
     }
 
     // MARK: Keys

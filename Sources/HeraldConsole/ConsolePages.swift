@@ -1,0 +1,82 @@
+import Foundation
+import Mustache
+
+/// The console's pages: Mustache templates (every `{{value}}` HTML-escaped; payloads, bundle IDs and reasons carry
+/// other people's text) and its one stylesheet. Served by the console itself: no CDN, no build step.
+enum ConsolePages {
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        for (name, text) in templates {
+            // The templates are this file's constants: one that does not parse is a bug the tests catch at once.
+            if let template = try? MustacheTemplate(string: text) { library.register(template, named: name) }
+        }
+        return library
+    }()
+
+    static let templates: [String: String] = [
+        "head": """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
+            <link rel="stylesheet" href="/console.css"></head><body>
+            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/log">Delivery log</a>
+            <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
+            <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
+            """,
+        "foot": "</main></body></html>\n",
+        "login": """
+            {{> head}}
+            <h1>Log in</h1>
+            {{#message}}<p class="error">{{message}}</p>{{/message}}
+            <form method="post" action="/login">
+            <label>Operator token <input type="password" name="token" autocomplete="off" autofocus></label>
+            <input type="hidden" name="csrf" value="{{csrf}}">
+            <button type="submit">Log in</button>
+            </form>
+            <p class="hint">An operator token comes from <code>herald console token</code> (and <code>herald up</code> prints one).</p>
+            {{> foot}}
+            """,
+        "log": """
+            {{> head}}
+            <h1>Delivery log</h1>
+            <form method="get" action="/log">
+            <label>apns-unique-id <input type="search" name="id" value="{{id}}" size="40"></label>
+            <button type="submit">Search</button>
+            </form>
+            {{#searched}}
+            {{#hasEvents}}
+            <table><thead><tr><th>Time (UTC)</th><th>State</th><th>Detail</th></tr></thead><tbody>
+            {{#events}}<tr class="{{kind}}"><td>{{time}}</td><td>{{state}}</td><td>{{detail}}</td></tr>{{/events}}
+            </tbody></table>
+            {{/hasEvents}}
+            {{^hasEvents}}<p>No delivery log for <code>{{id}}</code> (kept 7 days).</p>{{/hasEvents}}
+            {{/searched}}
+            {{> foot}}
+            """,
+        "error": """
+            {{> head}}
+            <h1>{{title}}</h1><p>{{message}}</p>
+            {{> foot}}
+            """,
+    ]
+
+    static let stylesheet = """
+        body { font: 15px/1.5 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #f5f5f7; }
+        header { background: #1d1d1f; color: #f5f5f7; padding: 0.6em 1.5em; }
+        header a { color: #8ab4f8; }
+        main { padding: 1.5em; max-width: 60em; }
+        form.inline { display: inline; margin-left: 1em; }
+        table { border-collapse: collapse; width: 100%; background: white; }
+        th, td { text-align: left; padding: 0.4em 0.8em; border-bottom: 1px solid #ddd; vertical-align: top; }
+        tr.delivered td:nth-child(2) { color: #137333; font-weight: 600; }
+        tr.discarded td:nth-child(2) { color: #b3261e; font-weight: 600; }
+        tr.stored td:nth-child(2) { color: #8a5a00; }
+        .error { color: #b3261e; }
+        .hint { color: #666; }
+        input, button { font: inherit; }
+        """
+
+    /// A page rendered with `values` (each escaped where the template shows it).
+    static func render(_ name: String, _ values: [String: Any]) -> String {
+        library.render(values, withTemplate: name) ?? ""
+    }
+}

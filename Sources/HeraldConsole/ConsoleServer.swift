@@ -1,0 +1,199 @@
+import Foundation
+import HeraldCore
+import HeraldGateway
+import Hummingbird
+import HummingbirdAuth
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// Herald's console: a web page for the gateway's operators, on a listener of its own (loopback by default), as
+/// Apple's Push Notifications Console is for APNs.
+///
+/// Only a person with an operator token (`herald console token`) gets past the login form; the session cookie is
+/// HttpOnly and SameSite=Strict, every form carries the session's CSRF token, failed logins are limited per address,
+/// and every page has a Content-Security-Policy without inline script. Pages so far: the delivery log by
+/// `apns-unique-id` (`GET /log?id=…`, so a link can be shared).
+public final class ConsoleServer: Service, Sendable {
+    private let host: String
+    private let requestedPort: Int
+    private let store: any GatewayStore
+    private let clock: any HeraldClock
+    private let logger: Logger
+    private let throttle = LoginThrottle()
+    private let boundPort = AwaitedValue<Int>()
+
+    /// A console for `store`'s gateway.
+    ///
+    /// - Parameters:
+    ///   - host: The interface to listen on (loopback unless you mean otherwise).
+    ///   - port: The port; 0 picks a free one (``port()`` says which).
+    ///   - store: The gateway's store: operator tokens, the delivery log.
+    ///   - clock: The time source (login throttling, revocations).
+    ///   - logger: Where the console logs.
+    public init(
+        host: String = "127.0.0.1", port: Int, store: any GatewayStore, clock: any HeraldClock = SystemClock(),
+        logger: Logger
+    ) {
+        self.host = host
+        self.requestedPort = port
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// The port it listens on, once it does; `nil` if it stopped (or could not start) first.
+    public func port() async -> Int? {
+        await boundPort.wait()
+    }
+
+    public func run() async throws {
+        defer { boundPort.finish() }
+        let sessions = MemoryPersistDriver()
+        let router = Router(context: ConsoleRequestContext.self)
+        router.add(middleware: ConsoleSecurityHeaders())
+        router.add(middleware: SessionMiddleware(
+            storage: sessions,
+            configuration: .init(
+                sessionCookieParameters: .init(name: "herald_console", path: "/", secure: false, sameSite: .strict),
+                defaultSessionExpiration: .seconds(8 * 3600))))
+        routes(router)
+        var application = Application(
+            router: router, configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
+            onServerRunning: { [boundPort, requestedPort] channel in
+                boundPort.set(channel.localAddress?.port ?? requestedPort)
+            },
+            logger: logger)
+        application.addServices(sessions)
+        do {
+            try await application.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw ListenerAddressInUse(listener: .console, host: host, port: requestedPort)
+        }
+    }
+
+    // MARK: Routes
+
+    private func routes(_ router: Router<ConsoleRequestContext>) {
+        router.get("/console.css") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: ConsolePages.stylesheet)))
+        }
+        router.get("/") { _, _ in Response.redirect(to: "/log", type: .normal) }
+        router.get("/login") { _, context in
+            let session = Self.anonymousSession(context)
+            return Self.page("login", ["title": "Log in", "csrf": session.csrf])
+        }
+        router.post("/login") { [self] request, context in
+            try await login(request, context: context)
+        }
+        router.post("/logout") { request, context in
+            let form = try await Self.form(request, context: context)
+            guard let session = context.sessions.session, Self.same(form["csrf"], session.csrf) else {
+                return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+            }
+            context.sessions.clearSession()
+            return Response.redirect(to: "/login", type: .normal)
+        }
+        router.get("/log") { [self] request, context in
+            guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+            let id = request.uri.queryParameters.get("id")?.trimmingCharacters(in: .whitespaces) ?? ""
+            var values: [String: Any] = ["title": "Delivery log", "csrf": session.csrf, "signedIn": true, "id": id]
+            if !id.isEmpty {
+                let formatter = ISO8601DateFormatter()
+                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+                let events = try await store.events(uniqueID: id.lowercased())
+                values["searched"] = true
+                values["hasEvents"] = !events.isEmpty
+                values["events"] = events.map { event -> [String: Any] in
+                    ["time": formatter.string(from: event.at), "kind": event.kind.rawValue,
+                     "state": Self.stateName(event), "detail": event.detail]
+                }
+            }
+            return Self.page("log", values)
+        }
+    }
+
+    /// `POST /login`: the form's CSRF token must be the session's; the operator token must be known and not revoked.
+    private func login(_ request: Request, context: ConsoleRequestContext) async throws -> Response {
+        let address = context.remoteAddress
+        let now = clock.now
+        guard throttle.admits(address, at: now) else {
+            logger.warning("Console login refused: too many failures", metadata: ["client.address": "\(address)"])
+            return Self.page(
+                "error", ["title": "Too many attempts", "message": "Too many failed logins from this address; wait a minute."],
+                status: .tooManyRequests)
+        }
+        let form = try await Self.form(request, context: context)
+        guard let session = context.sessions.session, Self.same(form["csrf"], session.csrf) else {
+            throttle.failed(address, at: now)
+            return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+        }
+        let hash = OperatorToken.hash(form["token"] ?? "")
+        guard let record = try await store.operatorToken(hash: hash), record.revokedAt == nil else {
+            throttle.failed(address, at: now)
+            logger.notice("Console login refused: unknown or revoked operator token", metadata: ["client.address": "\(address)"])
+            return Self.page(
+                "login", ["title": "Log in", "csrf": session.csrf, "message": "That is not a valid operator token."],
+                status: .unauthorized)
+        }
+        // A new session (a new cookie) for the operator: one made before the login cannot be carried over.
+        context.sessions.createSession(ConsoleSession(csrf: OperatorToken.make(), operatorHash: hash))
+        logger.info("Console login", metadata: ["client.address": "\(address)"])
+        return Response.redirect(to: "/log", type: .normal)
+    }
+
+    /// The session of a person logged in with an operator token that still holds; `nil` otherwise.
+    private func signedIn(_ context: ConsoleRequestContext) async -> ConsoleSession? {
+        guard let session = context.sessions.session, let hash = session.operatorHash,
+              let record = try? await store.operatorToken(hash: hash), record.revokedAt == nil
+        else { return nil }
+        return session
+    }
+
+    /// The session, made now (with its CSRF token) if the browser has none.
+    private static func anonymousSession(_ context: ConsoleRequestContext) -> ConsoleSession {
+        if let session = context.sessions.session { return session }
+        let session = ConsoleSession(csrf: OperatorToken.make(), operatorHash: nil)
+        context.sessions.createSession(session, expiresIn: .seconds(3600))
+        return session
+    }
+
+    /// Apple's state name for a delivery-log event (the Push Notifications Console's).
+    static func stateName(_ event: DeliveryEvent) -> String {
+        switch event.kind {
+        case .received: "Received by APNs"
+        case .stored: "Stored - Device Offline"
+        case .delivered: event.detail.contains("From Storage") ? "Delivered to Device (From Storage)" : "Delivered to Device"
+        case .discarded: event.detail.components(separatedBy: ":").first ?? "Discarded"
+        }
+    }
+
+    private static func page(_ name: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "text/html; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: ConsolePages.render(name, values))))
+    }
+
+    /// An `application/x-www-form-urlencoded` body (16 KiB at most) as its fields.
+    private static func form(_ request: Request, context: ConsoleRequestContext) async throws -> [String: String] {
+        let body = try await request.body.collect(upTo: 16 * 1024)
+        var fields: [String: String] = [:]
+        for pair in String(buffer: body).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map {
+                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            if let name = parts.first { fields[name] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+
+    /// Two secrets compared in time that does not depend on where they differ.
+    private static func same(_ given: String?, _ expected: String) -> Bool {
+        guard let given else { return false }
+        let a = Array(given.utf8), b = Array(expected.utf8)
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

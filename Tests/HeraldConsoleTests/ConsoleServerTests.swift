@@ -1,0 +1,163 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayTestSupport
+import HeraldConsole
+import HeraldCore
+import HeraldGateway
+import Logging
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// The console over real HTTP on 127.0.0.1: who gets in (operator tokens, sessions, CSRF, throttling), what every page
+/// promises the browser (CSP, no framing, HttpOnly SameSite=Strict cookies), and the delivery log, escaped.
+@Suite(.timeLimit(.minutes(3))) struct ConsoleServerTests {
+    /// One answer: status, headers, body.
+    struct Answer {
+        var status: Int
+        var headers: HTTPHeaders
+        var body: String
+
+        /// The session cookie it sets, as `name=value`.
+        var cookie: String? {
+            headers["set-cookie"].first { $0.hasPrefix("herald_console=") }?.split(separator: ";").first.map(String.init)
+        }
+
+        /// The page's CSRF token (its hidden field).
+        var csrf: String? {
+            guard let range = body.range(of: #"name="csrf" value=""#) else { return nil }
+            return String(body[range.upperBound...].prefix { $0 != "\"" })
+        }
+    }
+
+    /// A browser of sorts: keeps the session cookie, follows nothing.
+    final class Browser: @unchecked Sendable {
+        let client: HTTPClient
+        let port: Int
+        var cookie: String?
+
+        init(client: HTTPClient, port: Int) {
+            self.client = client
+            self.port = port
+        }
+
+        func get(_ path: String) async throws -> Answer {
+            try await send(.GET, path, body: nil)
+        }
+
+        func post(_ path: String, _ fields: [(String, String)]) async throws -> Answer {
+            let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
+                .joined(separator: "&")
+            return try await send(.POST, path, body: body)
+        }
+
+        private func send(_ method: HTTPMethod, _ path: String, body: String?) async throws -> Answer {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.method = method
+            if let cookie { request.headers.add(name: "cookie", value: cookie) }
+            if let body {
+                request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
+                request.body = .bytes(ByteBuffer(string: body))
+            }
+            let response = try await client.execute(request, timeout: .seconds(30))
+            let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            let answer = Answer(status: Int(response.status.code), headers: response.headers, body: text)
+            if let cookie = answer.cookie { self.cookie = cookie }
+            return answer
+        }
+    }
+
+    /// A console on the harness's store, on a free port, while `body` runs.
+    func withConsole(_ body: (GatewayHarness, Browser, String) async throws -> Void) async throws {
+        try await withGateway { harness, _ in
+            var logger = Logger(label: "test.console")
+            logger.logLevel = .warning
+            let console = ConsoleServer(port: 0, store: harness.store, logger: logger)
+            let token = OperatorToken.make()
+            try await harness.store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
+            try await withRunning([console], logger: logger) {
+                let port = try #require(await console.port())
+                var configuration = HTTPClient.Configuration()
+                configuration.redirectConfiguration = .disallow
+                let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+                do {
+                    try await body(harness, Browser(client: client, port: port), token)
+                } catch {
+                    try? await client.shutdown()
+                    throw error
+                }
+                try await client.shutdown()
+            }
+        }
+    }
+
+    @Test("Every page: a Content-Security-Policy without inline script, no framing, no sniffing; the login form has one field named token and a CSRF token; the session cookie is HttpOnly and SameSite=Strict")
+    func loginPage() async throws {
+        try await withConsole { _, browser, _ in
+            let page = try await browser.get("/login")
+            #expect(page.status == 200)
+            let policy = try #require(page.headers.first(name: "content-security-policy"))
+            #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"))
+            #expect(page.headers.first(name: "x-frame-options") == "DENY")
+            #expect(page.headers.first(name: "x-content-type-options") == "nosniff")
+            let cookie = try #require(page.headers["set-cookie"].first { $0.hasPrefix("herald_console=") })
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
+            #expect(page.body.contains(#"<input type="password" name="token""#))
+            #expect((page.csrf?.count ?? 0) >= 40)
+            #expect(!page.body.contains("<script"), "no inline script")
+            let css = try await browser.get("/console.css")
+            #expect(css.status == 200 && css.headers.first(name: "content-type")?.hasPrefix("text/css") == true)
+        }
+    }
+
+    @Test("Only an operator token gets in, with the form's CSRF token; a revoked token ends its session at once; the delivery log is escaped")
+    func loginAndLog() async throws {
+        try await withConsole { harness, browser, token in
+            #expect(try await browser.get("/log").headers.first(name: "location") == "/login")
+            let form = try await browser.get("/login")
+            let csrf = try #require(form.csrf)
+            // Without the CSRF token, or with another: refused, whatever the operator token.
+            #expect(try await browser.post("/login", [("token", token), ("csrf", "forged")]).status == 403)
+            #expect(try await browser.post("/login", [("token", token)]).status == 403)
+            // A forged operator token.
+            let forged = try await browser.post("/login", [("token", OperatorToken.make()), ("csrf", csrf)])
+            #expect(forged.status == 401 && forged.body.contains("not a valid operator token"))
+            // The real one: a new session, then the log.
+            let before = browser.cookie
+            let login = try await browser.post("/login", [("token", token), ("csrf", csrf)])
+            #expect(login.status == 302 || login.status == 303, "\(login.status) \(login.body)")
+            #expect(login.headers.first(name: "location") == "/log")
+            #expect(browser.cookie != before, "a new session at login")
+
+            let uniqueID = "01a21939-0000-7000-8000-000000000001"
+            try await harness.store.appendEvents([
+                DeliveryEvent(uniqueID: uniqueID, at: Date(timeIntervalSince1970: 1_800_000_000), kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(
+                    uniqueID: uniqueID, at: Date(timeIntervalSince1970: 1_800_000_001), kind: .discarded,
+                    detail: #"Discarded - Replaced: <script>alert("x")</script> & more"#),
+            ])
+            let log = try await browser.get("/log?id=\(uniqueID.uppercased())")
+            #expect(log.status == 200)
+            #expect(log.body.contains("Received by APNs") && log.body.contains("Discarded - Replaced"))
+            #expect(!log.body.contains("<script>alert"), "escaped")
+            #expect(log.body.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; more"), "\(log.body)")
+            let unknown = try await browser.get("/log?id=%3Cb%3Enope")
+            #expect(unknown.body.contains("No delivery log for <code>&lt;b&gt;nope</code>"), "\(unknown.body)")
+
+            // Revoked while logged in: the next request is sent to the login form.
+            #expect(try await harness.store.revokeOperatorTokens(hash: OperatorToken.hash(token), at: Date()) == 1)
+            #expect(try await browser.get("/log").headers.first(name: "location") == "/login")
+        }
+    }
+
+    @Test("Logins are throttled: five failures from an address, and the sixth attempt is refused (429) even with the right token")
+    func throttled() async throws {
+        try await withConsole { _, browser, token in
+            let csrf = try #require(try await browser.get("/login").csrf)
+            for _ in 0..<5 {
+                #expect(try await browser.post("/login", [("token", "wrong"), ("csrf", csrf)]).status == 401)
+            }
+            #expect(try await browser.post("/login", [("token", token), ("csrf", csrf)]).status == 429)
+        }
+    }
+}
