@@ -18,7 +18,7 @@ enum ConsolePages {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
             <link rel="stylesheet" href="/console.css"></head><body>
-            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/log">Delivery log</a>
+            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/log">Delivery log</a> · <a href="/tools">Tools</a>
             <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
             <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
             """,
@@ -50,6 +50,28 @@ enum ConsolePages {
             {{/hasEvents}}
             {{^hasEvents}}<p>No delivery log for <code>{{id}}</code> (kept 7 days).</p>{{/hasEvents}}
             {{/searched}}
+            {{> foot}}
+            """,
+        "tools": """
+            {{> head}}
+            <h1>Tools</h1>
+            <h2>JWT validator</h2>
+            <form method="post" action="/tools/jwt"><input type="hidden" name="csrf" value="{{csrf}}">
+            <label>Provider token <textarea name="jwt" rows="3" cols="80">{{jwt}}</textarea></label>
+            <button type="submit">Validate</button></form>
+            {{#hasChecks}}
+            <table><thead><tr><th>Check</th><th>Result</th><th>Why</th></tr></thead><tbody>
+            {{#checks}}<tr class="{{#passed}}delivered{{/passed}}{{^passed}}discarded{{/passed}}"><td>{{name}}</td><td>{{#passed}}passed{{/passed}}{{^passed}}failed{{/passed}}</td><td>{{detail}}</td></tr>{{/checks}}
+            </tbody></table>
+            <h3>Header</h3><pre>{{header}}</pre><h3>Claims</h3><pre>{{claims}}</pre>
+            {{/hasChecks}}
+            <h2>Device token validator</h2>
+            <form method="post" action="/tools/token"><input type="hidden" name="csrf" value="{{csrf}}">
+            <label>Device token <input type="text" name="token" value="{{token}}" size="70"></label>
+            <button type="submit">Look up</button></form>
+            {{#hasFacts}}
+            <table><tbody>{{#facts}}<tr><th>{{label}}</th><td>{{value}}</td></tr>{{/facts}}</tbody></table>
+            {{/hasFacts}}
             {{> foot}}
             """,
         "error": """

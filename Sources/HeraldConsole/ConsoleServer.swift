@@ -96,6 +96,26 @@ public final class ConsoleServer: Service, Sendable {
             context.sessions.clearSession()
             return Response.redirect(to: "/login", type: .normal)
         }
+        router.get("/tools") { [self] request, context in
+            try await tools(request, context: context) { _, _ in [:] }
+        }
+        router.post("/tools/jwt") { [self] request, context in
+            try await tools(request, context: context) { [store, clock] _, form in
+                let jwt = form["jwt"] ?? ""
+                let result = await TokenChecks.providerToken(jwt, store: store, now: clock.now)
+                return [
+                    "jwt": jwt, "hasChecks": true, "header": result.header, "claims": result.claims,
+                    "checks": result.checks.map { ["name": $0.name, "passed": $0.passed, "detail": $0.detail] as [String: Any] },
+                ]
+            }
+        }
+        router.post("/tools/token") { [self] request, context in
+            try await tools(request, context: context) { [store] _, form in
+                let token = form["token"] ?? ""
+                let result = await TokenChecks.deviceToken(token, store: store)
+                return ["token": token, "hasFacts": true, "facts": result.facts.map { ["label": $0.0, "value": $0.1] }]
+            }
+        }
         router.get("/log") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
             let id = request.uri.queryParameters.get("id")?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -113,6 +133,23 @@ public final class ConsoleServer: Service, Sendable {
             }
             return Self.page("log", values)
         }
+    }
+
+    /// The tools page, with the result of a check when there is one.
+    private func tools(
+        _ request: Request, context: ConsoleRequestContext,
+        check: (ConsoleSession, [String: String]) async -> [String: Any]
+    ) async throws -> Response {
+        guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+        var values: [String: Any] = ["title": "Tools", "csrf": session.csrf, "signedIn": true]
+        if request.method == .post {
+            let form = try await Self.form(request, context: context)
+            guard Self.same(form["csrf"], session.csrf) else {
+                return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+            }
+            values.merge(await check(session, form)) { $1 }
+        }
+        return Self.page("tools", values)
     }
 
     /// `POST /login`: the form's CSRF token must be the session's; the operator token must be known and not revoked.

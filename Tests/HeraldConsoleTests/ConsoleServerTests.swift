@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import GatewayTestSupport
 import HeraldConsole
@@ -147,6 +148,52 @@ import Testing
             // Revoked while logged in: the next request is sent to the login form.
             #expect(try await harness.store.revokeOperatorTokens(hash: OperatorToken.hash(token), at: Date()) == 1)
             #expect(try await browser.get("/log").headers.first(name: "location") == "/login")
+        }
+    }
+
+    /// Logs `browser` in with `token`.
+    func logIn(_ browser: Browser, _ token: String) async throws {
+        let csrf = try #require(try await browser.get("/login").csrf)
+        let login = try await browser.post("/login", [("token", token), ("csrf", csrf)])
+        #expect(login.status == 303, "\(login.body)")
+    }
+
+    @Test("Tools: the JWT validator names the check that fails (shape, key, team, age, signature) and shows the claims; the device-token validator says what the gateway knows; HTML in every field comes back escaped")
+    func tools() async throws {
+        try await withConsole { harness, browser, token in
+            #expect(try await browser.get("/tools").headers.first(name: "location") == "/login")
+            try await logIn(browser, token)
+            let page = try await browser.get("/tools")
+            let csrf = try #require(page.csrf)
+            func failed(_ jwt: String) async throws -> String? {
+                let answer = try await browser.post("/tools/jwt", [("jwt", jwt), ("csrf", csrf)])
+                #expect(answer.status == 200)
+                // The first failed check's name.
+                guard let range = answer.body.range(of: #"<tr class="discarded"><td>"#) else { return nil }
+                return String(answer.body[range.upperBound...].prefix { $0 != "<" })
+            }
+            #expect(try await failed(try harness.jwt()) == nil)
+            #expect(try await failed("not.a.jwt<script>") == "Shape")
+            #expect(try await failed(try harness.jwt(keyID: "UNKNOWN123")) == "Key")
+            #expect(try await failed(try harness.jwt(teamID: "OTHERTEAM1")) == "Team")
+            #expect(try await failed(try harness.jwt(issuedAt: Date().addingTimeInterval(-7200))) == "Age")
+            #expect(try await failed(try harness.jwt(key: P256.Signing.PrivateKey())) == "Signature")
+            let claims = try await browser.post("/tools/jwt", [("jwt", try harness.jwt()), ("csrf", csrf)])
+            #expect(claims.body.contains("&quot;iss&quot; : &quot;\(GatewayHarness.teamID)&quot;"), "\(claims.body)")
+            let escaped = try await browser.post("/tools/jwt", [("jwt", "<script>alert(1)</script>"), ("csrf", csrf)])
+            #expect(!escaped.body.contains("<script>alert") && escaped.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+            #expect(try await browser.post("/tools/jwt", [("jwt", "x"), ("csrf", "forged")]).status == 403)
+
+            let device = try await harness.offlineToken()
+            let known = try await browser.post("/tools/token", [("token", device.token), ("csrf", csrf)])
+            #expect(known.body.contains(GatewayHarness.bundleID) && known.body.contains("development") && known.body.contains("active"))
+            _ = try await harness.store.revokeToken(device.token, at: Date())
+            let revoked = try await browser.post("/tools/token", [("token", device.token), ("csrf", csrf)])
+            #expect(revoked.body.contains("410 Unregistered"))
+            let unknown = try await browser.post("/tools/token", [("token", String(repeating: "ab", count: 32)), ("csrf", csrf)])
+            #expect(unknown.body.contains("did not issue it (BadDeviceToken)"))
+            let junk = try await browser.post("/tools/token", [("token", "<b>zz"), ("csrf", csrf)])
+            #expect(junk.body.contains("value=\"&lt;b&gt;zz\"") && junk.body.contains("Not a device token"))
         }
     }
 
