@@ -18,7 +18,7 @@ enum ConsolePages {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
             <link rel="stylesheet" href="/console.css"></head><body>
-            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/log">Delivery log</a> · <a href="/tools">Tools</a>
+            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/log">Delivery log</a> · <a href="/channels">Channels</a> · <a href="/tools">Tools</a>
             <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
             <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
             """,
@@ -72,6 +72,34 @@ enum ConsolePages {
             {{#hasFacts}}
             <table><tbody>{{#facts}}<tr><th>{{label}}</th><td>{{value}}</td></tr>{{/facts}}</tbody></table>
             {{/hasFacts}}
+            {{> foot}}
+            """,
+        "channels": """
+            {{> head}}
+            <h1>Broadcast channels</h1>
+            <form method="get" action="/channels">
+            <label>App <input type="text" name="app" value="{{app}}" size="30"></label>
+            <label>Environment <select name="environment"><option value="development"{{#development}} selected{{/development}}>development</option><option value="production"{{^development}} selected{{/development}}>production</option></select></label>
+            <label>Channel ID <input type="search" name="id" value="{{id}}" size="30"></label>
+            <button type="submit">Show</button></form>
+            {{#message}}<p class="error">{{message}}</p>{{/message}}
+            {{#hasApp}}
+            {{#hasChannels}}
+            <table><thead><tr><th>Channel ID</th><th>Push type</th><th>Message storage policy</th><th>Created (UTC)</th><th></th></tr></thead><tbody>
+            {{#channels}}<tr><td><code>{{id}}</code></td><td>{{pushType}}</td><td>{{policy}}</td><td>{{created}}</td>
+            <td><form method="post" action="/channels/delete"><input type="hidden" name="csrf" value="{{csrf}}">
+            <input type="hidden" name="app" value="{{app}}"><input type="hidden" name="environment" value="{{environment}}">
+            <input type="hidden" name="id" value="{{id}}"><button type="submit">Delete</button></form></td></tr>{{/channels}}
+            </tbody></table>
+            {{/hasChannels}}
+            {{^hasChannels}}<p>No channels{{#byID}} with this ID{{/byID}} for <code>{{app}}</code> in {{environment}}.</p>{{/hasChannels}}
+            <h2>New channel</h2>
+            <form method="post" action="/channels"><input type="hidden" name="csrf" value="{{csrf}}">
+            <input type="hidden" name="app" value="{{app}}"><input type="hidden" name="environment" value="{{environment}}">
+            <label><input type="radio" name="policy" value="0" checked> No message stored</label>
+            <label><input type="radio" name="policy" value="1"> Most recent message stored</label>
+            <button type="submit">Create</button></form>
+            {{/hasApp}}
             {{> foot}}
             """,
         "error": """

@@ -116,6 +116,36 @@ public final class ConsoleServer: Service, Sendable {
                 return ["token": token, "hasFacts": true, "facts": result.facts.map { ["label": $0.0, "value": $0.1] }]
             }
         }
+        router.get("/channels") { [self] request, context in
+            guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+            let query = request.uri.queryParameters
+            return try await channelsPage(
+                session: session, app: query.get("app") ?? "", environment: query.get("environment") ?? "development",
+                id: query.get("id") ?? "", message: nil)
+        }
+        router.post("/channels") { [self] request, context in
+            try await changeChannels(request, context: context) { app, environment, form in
+                let policy: BroadcastChannelRecord.StoragePolicy = form["policy"] == "1" ? .mostRecentMessageStored : .noMessageStored
+                let channel = BroadcastChannelRecord(
+                    id: BroadcastChannelRecord.makeID(), bundleID: app, environment: environment, storagePolicy: policy,
+                    createdAt: clock.now)
+                guard try await store.createChannel(channel, limit: BroadcastChannelRecord.limitPerApp) else {
+                    return "\(app) has \(BroadcastChannelRecord.limitPerApp) channels in \(environment.rawValue) already (CannotCreateChannelConfig)."
+                }
+                logger.info("Console made a channel", metadata: ["app.bundle_id": "\(app)", "channel.id": "\(channel.id)"])
+                return nil
+            }
+        }
+        router.post("/channels/delete") { [self] request, context in
+            try await changeChannels(request, context: context) { app, environment, form in
+                let id = form["id"] ?? ""
+                guard try await store.deleteChannel(id: id, bundleID: app, environment: environment) else {
+                    return "No channel \(id) for \(app) in \(environment.rawValue) (ChannelNotRegistered)."
+                }
+                logger.info("Console deleted a channel", metadata: ["app.bundle_id": "\(app)", "channel.id": "\(id)"])
+                return nil
+            }
+        }
         router.get("/log") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
             let id = request.uri.queryParameters.get("id")?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -133,6 +163,56 @@ public final class ConsoleServer: Service, Sendable {
             }
             return Self.page("log", values)
         }
+    }
+
+    /// The channels page for an app and environment (one channel when `id` is given).
+    private func channelsPage(
+        session: ConsoleSession, app: String, environment: String, id: String, message: String?
+    ) async throws -> Response {
+        let environment = APNsEnvironment(rawValue: environment) ?? .development
+        var values: [String: Any] = [
+            "title": "Channels", "csrf": session.csrf, "signedIn": true, "app": app, "id": id,
+            "environment": environment.rawValue, "development": environment == .development,
+        ]
+        if let message { values["message"] = message }
+        if APNsRequestHeaders.isValidTopic(app), APNsPushType.split(topic: app).suffixType == nil {
+            let formatter = ISO8601DateFormatter()
+            let channels = id.isEmpty
+                ? try await store.channels(bundleID: app, environment: environment)
+                : try await store.channel(id: id, bundleID: app, environment: environment).map { [$0] } ?? []
+            values["hasApp"] = true
+            values["hasChannels"] = !channels.isEmpty
+            values["byID"] = !id.isEmpty
+            values["channels"] = channels.map { channel -> [String: Any] in
+                [
+                    "id": channel.id, "pushType": "LiveActivity", "created": formatter.string(from: channel.createdAt),
+                    "policy": channel.storagePolicy == .mostRecentMessageStored ? "Most Recent Message Stored" : "No Message Stored",
+                    "csrf": session.csrf, "app": app, "environment": environment.rawValue,
+                ]
+            }
+        } else if !app.isEmpty {
+            values["message"] = "\(app) is not a bundle ID."
+        }
+        return Self.page("channels", values)
+    }
+
+    /// A change to an app's channels from a form: `change` returns why it could not be made, `nil` when it was.
+    private func changeChannels(
+        _ request: Request, context: ConsoleRequestContext,
+        _ change: (String, APNsEnvironment, [String: String]) async throws -> String?
+    ) async throws -> Response {
+        guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+        let form = try await Self.form(request, context: context)
+        guard Self.same(form["csrf"], session.csrf) else {
+            return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+        }
+        let app = form["app"] ?? ""
+        let environment = APNsEnvironment(rawValue: form["environment"] ?? "") ?? .development
+        guard APNsRequestHeaders.isValidTopic(app), APNsPushType.split(topic: app).suffixType == nil else {
+            return try await channelsPage(session: session, app: app, environment: environment.rawValue, id: "", message: "\(app) is not a bundle ID.")
+        }
+        let refusal = try await change(app, environment, form)
+        return try await channelsPage(session: session, app: app, environment: environment.rawValue, id: "", message: refusal)
     }
 
     /// The tools page, with the result of a check when there is one.

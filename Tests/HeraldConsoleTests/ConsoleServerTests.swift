@@ -197,6 +197,33 @@ import Testing
         }
     }
 
+    @Test("Channels: create with a storage policy, list (id, push type, policy, created), search by id, delete — each with the CSRF token; a bad bundle ID and an unknown channel say so, escaped")
+    func channels() async throws {
+        try await withConsole { harness, browser, token in
+            try await logIn(browser, token)
+            let app = GatewayHarness.bundleID
+            let empty = try await browser.get("/channels?app=\(app)&environment=development")
+            let csrf = try #require(empty.csrf)
+            #expect(empty.body.contains("No channels for <code>\(app)</code> in development."))
+            let made = try await browser.post("/channels", [("csrf", csrf), ("app", app), ("environment", "development"), ("policy", "1")])
+            #expect(made.status == 200)
+            let channels = try await harness.store.channels(bundleID: app, environment: .development)
+            let channel = try #require(channels.first)
+            #expect(channels.count == 1 && channel.storagePolicy == .mostRecentMessageStored)
+            #expect(made.body.contains(channel.id) && made.body.contains("Most Recent Message Stored") && made.body.contains("LiveActivity"))
+            let found = try await browser.get("/channels?app=\(app)&environment=development&id=\(channel.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            #expect(found.body.contains(channel.id))
+            #expect(try await browser.post("/channels", [("csrf", "forged"), ("app", app), ("policy", "0")]).status == 403)
+            let deleted = try await browser.post("/channels/delete", [("csrf", csrf), ("app", app), ("environment", "development"), ("id", channel.id)])
+            #expect(deleted.status == 200 && deleted.body.contains("No channels for"))
+            #expect(try await harness.store.channels(bundleID: app, environment: .development).isEmpty)
+            let again = try await browser.post("/channels/delete", [("csrf", csrf), ("app", app), ("environment", "development"), ("id", channel.id)])
+            #expect(again.body.contains("(ChannelNotRegistered)"))
+            let bad = try await browser.get("/channels?app=%3Cscript%3E")
+            #expect(bad.body.contains("&lt;script&gt; is not a bundle ID.") && !bad.body.contains("<script>"))
+        }
+    }
+
     @Test("Logins are throttled: five failures from an address, and the sixth attempt is refused (429) even with the right token")
     func throttled() async throws {
         try await withConsole { _, browser, token in
