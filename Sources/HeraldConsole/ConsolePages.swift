@@ -17,7 +17,7 @@ enum ConsolePages {
         "head": """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
-            <link rel="stylesheet" href="/console.css"></head><body>
+            <link rel="stylesheet" href="/console.css"><script src="/console.js" defer></script></head><body>
             <header><strong>Herald</strong> console{{#signedIn}} · <a href="/log">Delivery log</a> · <a href="/channels">Channels</a> · <a href="/tools">Tools</a>
             <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
             <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
@@ -43,12 +43,10 @@ enum ConsolePages {
             <button type="submit">Search</button>
             </form>
             {{#searched}}
-            {{#hasEvents}}
-            <table><thead><tr><th>Time (UTC)</th><th>State</th><th>Detail</th></tr></thead><tbody>
+            <table id="timeline" data-id="{{id}}" data-shown="{{count}}"{{^hasEvents}} hidden{{/hasEvents}}><thead><tr><th>Time (UTC)</th><th>State</th><th>Detail</th></tr></thead><tbody>
             {{#events}}<tr class="{{kind}}"><td>{{time}}</td><td>{{state}}</td><td>{{detail}}</td></tr>{{/events}}
             </tbody></table>
-            {{/hasEvents}}
-            {{^hasEvents}}<p>No delivery log for <code>{{id}}</code> (kept 7 days).</p>{{/hasEvents}}
+            {{^hasEvents}}<p id="nothing">No delivery log for <code>{{id}}</code> yet (kept 7 days); this page shows it as it comes.</p>{{/hasEvents}}
             {{/searched}}
             {{> foot}}
             """,
@@ -108,6 +106,33 @@ enum ConsolePages {
             {{> foot}}
             """,
     ]
+
+    /// The console's one script: the delivery log's timeline, kept current with Server-Sent Events (`/log/events`).
+    /// Rows are made with `textContent`: nothing the gateway recorded is ever read as HTML.
+    static let script = """
+        "use strict";
+        document.addEventListener("DOMContentLoaded", () => {
+          const table = document.getElementById("timeline");
+          if (!table || !window.EventSource) return;
+          let skip = Number(table.dataset.shown || "0");
+          const source = new EventSource("/log/events?id=" + encodeURIComponent(table.dataset.id));
+          source.addEventListener("state", (message) => {
+            if (skip > 0) { skip -= 1; return; }
+            const event = JSON.parse(message.data);
+            const row = document.createElement("tr");
+            row.className = event.kind;
+            for (const text of [event.time, event.state, event.detail]) {
+              const cell = document.createElement("td");
+              cell.textContent = text;
+              row.appendChild(cell);
+            }
+            table.tBodies[0].appendChild(row);
+            table.hidden = false;
+            const nothing = document.getElementById("nothing");
+            if (nothing) nothing.remove();
+          });
+        });
+        """
 
     static let stylesheet = """
         body { font: 15px/1.5 system-ui, sans-serif; margin: 0; color: #1d1d1f; background: #f5f5f7; }

@@ -21,6 +21,8 @@ public final class ConsoleServer: Service, Sendable {
     private let clock: any HeraldClock
     private let logger: Logger
     private let throttle = LoginThrottle()
+    /// How long a live delivery log streams before the browser reconnects (it does so by itself).
+    private let liveLogDuration: Duration
     private let boundPort = AwaitedValue<Int>()
 
     /// A console for `store`'s gateway.
@@ -30,11 +32,13 @@ public final class ConsoleServer: Service, Sendable {
     ///   - port: The port; 0 picks a free one (``port()`` says which).
     ///   - store: The gateway's store: operator tokens, the delivery log.
     ///   - clock: The time source (login throttling, revocations).
+    ///   - liveLogDuration: How long one live delivery log (`/log/events`) streams; the browser then opens another.
     ///   - logger: Where the console logs.
     public init(
         host: String = "127.0.0.1", port: Int, store: any GatewayStore, clock: any HeraldClock = SystemClock(),
-        logger: Logger
+        liveLogDuration: Duration = .seconds(300), logger: Logger
     ) {
+        self.liveLogDuration = liveLogDuration
         self.host = host
         self.requestedPort = port
         self.store = store
@@ -146,6 +150,20 @@ public final class ConsoleServer: Service, Sendable {
                 return nil
             }
         }
+        router.get("/console.js") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/javascript; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: ConsolePages.script)))
+        }
+        router.get("/log/events") { [self] request, context in
+            guard await signedIn(context) != nil else { return Response(status: .unauthorized) }
+            let id = (request.uri.queryParameters.get("id") ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+            return Response(
+                status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+                body: ResponseBody { [store, liveLogDuration] writer in
+                    try await Self.streamEvents(of: id, from: store, for: liveLogDuration, to: &writer)
+                })
+        }
         router.get("/log") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
             let id = request.uri.queryParameters.get("id")?.trimmingCharacters(in: .whitespaces) ?? ""
@@ -156,6 +174,7 @@ public final class ConsoleServer: Service, Sendable {
                 let events = try await store.events(uniqueID: id.lowercased())
                 values["searched"] = true
                 values["hasEvents"] = !events.isEmpty
+                values["count"] = events.count
                 values["events"] = events.map { event -> [String: Any] in
                     ["time": formatter.string(from: event.at), "kind": event.kind.rawValue,
                      "state": Self.stateName(event), "detail": event.detail]
@@ -259,6 +278,37 @@ public final class ConsoleServer: Service, Sendable {
         context.sessions.createSession(ConsoleSession(csrf: OperatorToken.make(), operatorHash: hash))
         logger.info("Console login", metadata: ["client.address": "\(address)"])
         return Response.redirect(to: "/log", type: .normal)
+    }
+
+    /// How often a live delivery log looks for new events.
+    static let liveLogInterval: Duration = .milliseconds(250)
+
+    /// Server-Sent Events: each delivery-log event of `id` as it is written — those there already first — one
+    /// `event: state` with the row as JSON (`time`, `kind`, `state`, `detail`), for `duration`.
+    private static func streamEvents(
+        of id: String, from store: any GatewayStore, for duration: Duration, to writer: inout any ResponseBodyWriter
+    ) async throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        var sent = 0
+        let end = ContinuousClock.now + duration
+        try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+        // A console that stops (Ctrl-C on `herald up`) ends its streams at once: the browser reconnects to the next.
+        while ContinuousClock.now < end && !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let events = (try? await store.events(uniqueID: id)) ?? []
+            for event in events.dropFirst(sent) {
+                let row: [String: String] = [
+                    "time": formatter.string(from: event.at), "kind": event.kind.rawValue, "state": stateName(event),
+                    "detail": event.detail,
+                ]
+                let json = (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]))
+                    .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                try await writer.write(ByteBuffer(string: "event: state\ndata: \(json)\n\n"))
+            }
+            sent = max(sent, events.count)
+            try await Task.sleep(for: liveLogInterval)
+        }
+        try await writer.finish(nil)
     }
 
     /// The session of a person logged in with an operator token that still holds; `nil` otherwise.

@@ -73,7 +73,8 @@ import Testing
         try await withGateway { harness, _ in
             var logger = Logger(label: "test.console")
             logger.logLevel = .warning
-            let console = ConsoleServer(port: 0, store: harness.store, logger: logger)
+            // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
+            let console = ConsoleServer(port: 0, store: harness.store, liveLogDuration: .seconds(3), logger: logger)
             let token = OperatorToken.make()
             try await harness.store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
             try await withRunning([console], logger: logger) {
@@ -105,7 +106,8 @@ import Testing
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
             #expect(page.body.contains(#"<input type="password" name="token""#))
             #expect((page.csrf?.count ?? 0) >= 40)
-            #expect(!page.body.contains("<script"), "no inline script")
+            #expect(!page.body.contains("<script>"), "no inline script")
+            #expect(page.body.contains(#"<script src="/console.js" defer></script>"#))
             let css = try await browser.get("/console.css")
             #expect(css.status == 200 && css.headers.first(name: "content-type")?.hasPrefix("text/css") == true)
         }
@@ -221,6 +223,43 @@ import Testing
             #expect(again.body.contains("(ChannelNotRegistered)"))
             let bad = try await browser.get("/channels?app=%3Cscript%3E")
             #expect(bad.body.contains("&lt;script&gt; is not a bundle ID.") && !bad.body.contains("<script>"))
+        }
+    }
+
+    @Test("The delivery log updates live (Server-Sent Events): what was logged first, then each new event as the gateway writes it; only for a logged-in operator")
+    func liveLog() async throws {
+        try await withConsole { harness, browser, token in
+            let uniqueID = "01a21939-0000-7000-8000-0000000000aa"
+            var anonymous = HTTPClientRequest(url: "http://127.0.0.1:\(browser.port)/log/events?id=\(uniqueID)")
+            anonymous.method = .GET
+            #expect(try await browser.client.execute(anonymous, timeout: .seconds(30)).status == .unauthorized)
+            try await logIn(browser, token)
+            let page = try await browser.get("/log?id=\(uniqueID)")
+            #expect(page.body.contains(#"<table id="timeline" data-id="\#(uniqueID)" data-shown="0" hidden>"#), "\(page.body)")
+            #expect(page.body.contains(#"<script src="/console.js" defer></script>"#))
+            #expect(try await browser.get("/console.js").body.contains("textContent"))
+            try await harness.store.appendEvents([
+                DeliveryEvent(uniqueID: uniqueID, at: Date(), kind: .received, detail: "Received by APNs"),
+            ])
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(browser.port)/log/events?id=\(uniqueID)")
+            request.headers.add(name: "cookie", value: try #require(browser.cookie))
+            let response = try await browser.client.execute(request, timeout: .seconds(60))
+            #expect(response.headers.first(name: "content-type") == "text/event-stream")
+            var received = ""
+            var iterator = response.body.makeAsyncIterator()
+            func read(until text: String) async throws {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while !received.contains(text), ContinuousClock.now < deadline, let chunk = try await iterator.next() {
+                    received += String(buffer: chunk)
+                }
+            }
+            try await read(until: "Received by APNs")
+            #expect(received.contains(#"event: state\#ndata: {"detail":"Received by APNs","kind":"received""#), "\(received)")
+            try await harness.store.appendEvents([
+                DeliveryEvent(uniqueID: uniqueID, at: Date(), kind: .delivered, detail: "Delivered to Device (From Storage)"),
+            ])
+            try await read(until: "From Storage")
+            #expect(received.contains(#""state":"Delivered to Device (From Storage)""#), "\(received)")
         }
     }
 
