@@ -58,7 +58,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let stale = folder + "/s.sock"
-        FileManager.default.createFile(atPath: stale, contents: Data("left over".utf8))
+        #expect(FileManager.default.createFile(atPath: stale, contents: Data("left over".utf8)))
         let listener = try await AppChannelListener.listen(at: stale, logger: Logger(label: "test"))
         let client = try await AppChannelConnection.connect(to: stale)
         client.close()
