@@ -126,7 +126,8 @@ let package = Package(
         .target(
             name: "HeraldConsole",
             dependencies: [
-                "HeraldCore", "HeraldGateway",
+                "HeraldCore", "HeraldGateway", "HeraldProvider",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),

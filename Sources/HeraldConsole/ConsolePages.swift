@@ -18,7 +18,7 @@ enum ConsolePages {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
             <link rel="stylesheet" href="/console.css"><script src="/console.js" defer></script></head><body>
-            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/log">Delivery log</a> · <a href="/channels">Channels</a> · <a href="/tools">Tools</a>
+            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/send">Send</a> · <a href="/log">Delivery log</a> · <a href="/channels">Channels</a> · <a href="/tools">Tools</a>
             <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
             <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
             """,
@@ -100,6 +100,35 @@ enum ConsolePages {
             {{/hasApp}}
             {{> foot}}
             """,
+        "send": """
+            {{> head}}
+            <h1>Send a notification</h1>
+            {{#message}}<p class="error">{{message}}</p>{{/message}}
+            {{#result}}<table class="result"><tbody>
+            <tr class="{{kind}}"><th>Status</th><td>{{status}} {{reason}}</td></tr>
+            {{#apnsID}}<tr><th>apns-id</th><td><code>{{apnsID}}</code></td></tr>{{/apnsID}}
+            {{#requestID}}<tr><th>apns-request-id</th><td><code>{{requestID}}</code></td></tr>{{/requestID}}
+            {{#uniqueID}}<tr><th>apns-unique-id</th><td><a href="/log?id={{uniqueID}}"><code>{{uniqueID}}</code></a> (delivery log)</td></tr>{{/uniqueID}}
+            </tbody></table>{{/result}}
+            {{#curl}}<h2>cURL command</h2><pre id="curl">{{curl}}</pre>{{/curl}}
+            {{#noKeys}}<p class="error">No provider key to send with: put its <code>.p8</code> in the data directory as <code>AuthKey_&lt;key ID&gt;.p8</code> (herald up keeps its key there).</p>{{/noKeys}}
+            <form method="post" action="/send" id="send"><input type="hidden" name="csrf" value="{{csrf}}">
+            <p><label>Key <select name="key">{{#keys}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}}</option>{{/keys}}</select></label></p>
+            <p><label><input type="radio" name="target" value="token"{{^toChannel}} checked{{/toChannel}}> Device token</label>
+            <label><input type="radio" name="target" value="channel"{{#toChannel}} checked{{/toChannel}}> Channel</label>
+            <input type="text" name="recipient" value="{{recipient}}" size="66" placeholder="device token (hex) or channel ID"></p>
+            <p><label>Bundle ID (apns-topic) <input type="text" name="topic" value="{{topic}}" size="30"></label>
+            <label>apns-push-type <select name="pushType" id="pushType">{{#pushTypes}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/pushTypes}}</select></label>
+            <label>apns-priority <select name="priority"><option value="">default</option><option{{#p10}} selected{{/p10}}>10</option><option{{#p5}} selected{{/p5}}>5</option><option{{#p1}} selected{{/p1}}>1</option></select></label></p>
+            <p><label>apns-expiration <input type="text" name="expiration" value="{{expiration}}" size="12" placeholder="none, 0, or a UNIX time"></label>
+            <label>apns-collapse-id <input type="text" name="collapseID" value="{{collapseID}}" size="20"></label></p>
+            <p><label>Payload (JSON) <span id="size" data-limit="{{limit}}"></span><br>
+            <textarea name="payload" id="payload" rows="8" cols="80">{{payload}}</textarea></label></p>
+            <button type="submit" name="action" value="send">Send</button>
+            <button type="submit" name="action" value="curl">Get cURL command</button>
+            </form>
+            {{> foot}}
+            """,
         "error": """
             {{> head}}
             <h1>{{title}}</h1><p>{{message}}</p>
@@ -112,6 +141,22 @@ enum ConsolePages {
     static let script = """
         "use strict";
         document.addEventListener("DOMContentLoaded", () => {
+          // The send form: the payload's size against the push type's limit, counted as it is typed.
+          const payload = document.getElementById("payload");
+          const size = document.getElementById("size");
+          const pushType = document.getElementById("pushType");
+          if (payload && size) {
+            const count = () => {
+              const limit = (pushType && pushType.value === "voip") || document.querySelector("input[name=target][value=channel]:checked") ? 5120 : 4096;
+              const bytes = new TextEncoder().encode(payload.value).length;
+              size.textContent = bytes + " / " + limit + " bytes";
+              size.className = bytes > limit ? "error" : "hint";
+            };
+            payload.addEventListener("input", count);
+            if (pushType) pushType.addEventListener("change", count);
+            for (const radio of document.querySelectorAll("input[name=target]")) radio.addEventListener("change", count);
+            count();
+          }
           const table = document.getElementById("timeline");
           if (!table || !window.EventSource) return;
           let skip = Number(table.dataset.shown || "0");

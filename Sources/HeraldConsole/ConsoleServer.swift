@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldGateway
+import HeraldProvider
 import Hummingbird
 import HummingbirdAuth
 import Logging
@@ -21,6 +22,8 @@ public final class ConsoleServer: Service, Sendable {
     private let clock: any HeraldClock
     private let logger: Logger
     private let throttle = LoginThrottle()
+    /// How the send form reaches the gateway; `nil`: no send form.
+    private let sender: ConsoleSender?
     /// How long a live delivery log streams before the browser reconnects (it does so by itself).
     private let liveLogDuration: Duration
     private let boundPort = AwaitedValue<Int>()
@@ -33,11 +36,13 @@ public final class ConsoleServer: Service, Sendable {
     ///   - store: The gateway's store: operator tokens, the delivery log.
     ///   - clock: The time source (login throttling, revocations).
     ///   - liveLogDuration: How long one live delivery log (`/log/events`) streams; the browser then opens another.
+    ///   - sender: How the send form reaches the gateway's provider API; `nil` leaves the form out.
     ///   - logger: Where the console logs.
     public init(
         host: String = "127.0.0.1", port: Int, store: any GatewayStore, clock: any HeraldClock = SystemClock(),
-        liveLogDuration: Duration = .seconds(300), logger: Logger
+        liveLogDuration: Duration = .seconds(300), sender: ConsoleSender? = nil, logger: Logger
     ) {
+        self.sender = sender
         self.liveLogDuration = liveLogDuration
         self.host = host
         self.requestedPort = port
@@ -99,6 +104,18 @@ public final class ConsoleServer: Service, Sendable {
             }
             context.sessions.clearSession()
             return Response.redirect(to: "/login", type: .normal)
+        }
+        router.get("/send") { [self] _, context in
+            guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+            return await sendPage(session: session, form: [:], values: [:])
+        }
+        router.post("/send") { [self] request, context in
+            guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+            let form = try await Self.form(request, context: context)
+            guard Self.same(form["csrf"], session.csrf) else {
+                return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+            }
+            return await sendPage(session: session, form: form, values: await send(form))
         }
         router.get("/tools") { [self] request, context in
             try await tools(request, context: context) { _, _ in [:] }
@@ -232,6 +249,119 @@ public final class ConsoleServer: Service, Sendable {
         }
         let refusal = try await change(app, environment, form)
         return try await channelsPage(session: session, app: app, environment: environment.rawValue, id: "", message: refusal)
+    }
+
+    /// The send form, filled with `form` (what was sent) and showing `values` (the answer, a cURL command, a message).
+    private func sendPage(session: ConsoleSession, form: [String: String], values: [String: Any]) async -> Response {
+        let keys = await sender?.keyIDs() ?? []
+        let chosenKey = form["key"] ?? keys.first ?? ""
+        let pushType = form["pushType"] ?? "alert"
+        var page: [String: Any] = [
+            "title": "Send", "csrf": session.csrf, "signedIn": true,
+            "keys": keys.map { ["id": $0, "selected": $0 == chosenKey] as [String: Any] }, "noKeys": keys.isEmpty,
+            "toChannel": form["target"] == "channel", "recipient": form["recipient"] ?? "", "topic": form["topic"] ?? "",
+            "pushTypes": APNsPushType.allCases.map { ["name": $0.rawValue, "selected": $0.rawValue == pushType] as [String: Any] },
+            "p10": form["priority"] == "10", "p5": form["priority"] == "5", "p1": form["priority"] == "1",
+            "expiration": form["expiration"] ?? "", "collapseID": form["collapseID"] ?? "",
+            "payload": form["payload"] ?? #"{"aps":{"alert":{"title":"Hello","body":"from the console"}}}"#,
+            "limit": pushType == "voip" || form["target"] == "channel" ? 5120 : 4096,
+        ]
+        page.merge(values) { $1 }
+        return Self.page("send", page)
+    }
+
+    /// Sends what the form says through the gateway's provider API (or makes its cURL command): the values the page
+    /// shows.
+    private func send(_ form: [String: String]) async -> [String: Any] {
+        guard let sender else { return ["message": "This console has no send form (no provider API to send to)."] }
+        let keyID = form["key"] ?? ""
+        guard let pem = await sender.key(keyID), let key = try? await store.providerKey(id: keyID) else {
+            return ["message": "No key \(keyID) to send with: its .p8 belongs in the data directory as AuthKey_\(keyID).p8."]
+        }
+        let topic = (form["topic"] ?? "").trimmingCharacters(in: .whitespaces)
+        guard APNsRequestHeaders.isValidTopic(topic) else { return ["message": "\(topic) is not a bundle ID (apns-topic)."] }
+        guard let pushType = APNsPushType(rawValue: form["pushType"] ?? "") else { return ["message": "Choose a push type."] }
+        let priority = form["priority"].flatMap(Int.init).flatMap(APNsPriority.init(rawValue:))
+        let expiration: APNsNotification.Expiration
+        switch (form["expiration"] ?? "").trimmingCharacters(in: .whitespaces) {
+        case "": expiration = .storagePolicy
+        case "0": expiration = .immediately
+        case let text:
+            guard let seconds = Int64(text) else { return ["message": "apns-expiration takes 0 or a UNIX time."] }
+            expiration = .at(Date(timeIntervalSince1970: Double(seconds)))
+        }
+        let collapseID = form["collapseID"].flatMap { $0.isEmpty ? nil : $0 }
+        let suffixed = APNsPushType.split(topic: topic).suffixType == nil && pushType != .mdm ? topic + pushType.topicSuffix : topic
+        let notification = APNsNotification(
+            pushType: pushType, topic: suffixed, priority: priority, expiration: expiration, collapseID: collapseID,
+            payload: Data((form["payload"] ?? "").utf8))
+        let recipient = (form["recipient"] ?? "").trimmingCharacters(in: .whitespaces)
+        let toChannel = form["target"] == "channel"
+        guard let base = await sender.providerURL() else { return ["message": "The gateway's provider API is not listening."] }
+        let signer: ProviderTokenSigner
+        do {
+            signer = try ProviderTokenSigner(pem: pem, keyID: key.keyID, teamID: key.teamID, clock: clock)
+        } catch {
+            return ["message": "AuthKey_\(keyID).p8 is not a P-256 private key (PEM)."]
+        }
+        if form["action"] == "curl" {
+            return ["curl": Self.curlCommand(notification, to: recipient, channel: toChannel, base: base,
+                                             caFile: sender.certificateAuthorityFile, jwt: (try? signer.token()) ?? "")]
+        }
+        let client: APNsClient
+        do {
+            client = try APNsClient(
+                server: APNsServer(url: base, certificateAuthorityFile: sender.certificateAuthorityFile),
+                authentication: .token(signer), retryPolicy: .never, clock: clock, logger: logger)
+        } catch {
+            return ["message": "Cannot reach the provider API: \(error)"]
+        }
+        let result: APNsResult
+        do {
+            result = toChannel
+                ? try await client.broadcast(notification, on: recipient)
+                : try await client.send(notification, to: recipient)
+        } catch let reason as APNsReason {
+            try? await client.shutdown()
+            return ["message": "Not sent: APNs would answer \(reason.status) \(reason.reason)."]
+        } catch {
+            try? await client.shutdown()
+            return ["message": "Not sent: \(error)"]
+        }
+        try? await client.shutdown()
+        logger.info("Console sent a notification", metadata: ["apns.status": "\(result.status)", "apns.topic": "\(suffixed)"])
+        var answer: [String: Any] = [
+            "status": result.status == 0 ? "no answer" : "\(result.status)",
+            "reason": result.reasonText ?? result.failure ?? "",
+            "kind": result.isSuccess ? "delivered" : "discarded",
+        ]
+        if let apnsID = result.apnsID { answer["apnsID"] = apnsID }
+        if let requestID = result.requestID { answer["requestID"] = requestID }
+        if let uniqueID = result.uniqueID { answer["uniqueID"] = uniqueID }
+        return ["result": answer]
+    }
+
+    /// Apple's curl recipe ("Sending push notifications using command-line tools") for the same request, with a
+    /// provider token valid for an hour.
+    static func curlCommand(
+        _ notification: APNsNotification, to recipient: String, channel: Bool, base: URL, caFile: String?, jwt: String
+    ) -> String {
+        func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        var lines = ["curl --http2 -v"]
+        if let caFile { lines.append("  --cacert \(quoted(caFile))") }
+        var headers = notification.headers
+        if channel {
+            headers = [("apns-push-type", "LiveActivity"), ("apns-channel-id", recipient)]
+                + notification.headers.filter { $0.name == "apns-priority" || $0.name == "apns-expiration" }
+            if !headers.contains(where: { $0.name == "apns-expiration" }) { headers.append(("apns-expiration", "0")) }
+        }
+        for (name, value) in headers { lines.append("  --header \(quoted("\(name): \(value)"))") }
+        lines.append("  --header \(quoted("authorization: bearer \(jwt)"))")
+        lines.append("  --data \(quoted(String(decoding: notification.payload, as: UTF8.self)))")
+        let bundleID = APNsPushType.split(topic: notification.topic).bundleID
+        let path = channel ? "/4/broadcasts/apps/\(bundleID)" : "/3/device/\(recipient)"
+        lines.append("  \(quoted(base.absoluteString + path))")
+        return lines.joined(separator: " \\\n")
     }
 
     /// The tools page, with the result of a check when there is one.

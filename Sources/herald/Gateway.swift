@@ -101,7 +101,13 @@ extension HeraldCommand {
                 configuration: configuration, store: gatewayStore, dataDirectory: directory, logger: logger)
             let providerListeners = listeners
             let listenHost = consoleHost
-            let console = consolePort.map { ConsoleServer(host: listenHost, port: $0, store: gatewayStore, logger: logger) }
+            // The console's send form: the development TLS provider API, with `.p8` keys kept in the data directory.
+            let sender = ConsoleSender(
+                providerURL: { (try? await gateway.ports()).flatMap { URL(string: "https://localhost:\($0.provider[0])") } },
+                certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: directory.url)
+            let console = consolePort.map {
+                ConsoleServer(host: listenHost, port: $0, store: gatewayStore, sender: sender, logger: logger)
+            }
             let banner = StartupTask {
                 guard let ports = try? await gateway.ports() else { return } // stopped (or failed) before listening
                 var lines = ["Herald gateway is up.", "  data directory: \(directory.url.path)"]

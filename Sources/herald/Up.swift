@@ -75,7 +75,11 @@ extension HeraldCommand {
             if consolePort >= 0 {
                 let token = OperatorToken.make()
                 try await gatewayStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
-                console = (ConsoleServer(port: consolePort, store: gatewayStore, logger: logger), token)
+                // The send form goes through the gateway's TLS provider API with the key `up` keeps in the data directory.
+                let sender = ConsoleSender(
+                    providerURL: { (try? await gateway.ports()).flatMap { URL(string: "https://localhost:\($0.provider[0])") } },
+                    certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: directory.url)
+                console = (ConsoleServer(port: consolePort, store: gatewayStore, sender: sender, logger: logger), token)
             }
             // One group: the engine, the gateway, the device (once the gateway listens) and the desktop's answers.
             // Shut down in reverse: the device leaves first, the engine last. A device that cannot start (its identity

@@ -5,6 +5,7 @@ import GatewayTestSupport
 import HeraldConsole
 import HeraldCore
 import HeraldGateway
+import HeraldTesting
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -73,8 +74,17 @@ import Testing
         try await withGateway { harness, _ in
             var logger = Logger(label: "test.console")
             logger.logLevel = .warning
+            // The send form: the harness's provider API, with its key as `up` keeps one.
+            let keys = try ScratchFolder.make("herald-console-keys")
+            try harness.providerKey.pemRepresentation.write(
+                to: keys.appendingPathComponent("AuthKey_\(GatewayHarness.keyID).p8"), atomically: true, encoding: .utf8)
+            let port = harness.tlsPort
+            let sender = ConsoleSender(
+                providerURL: { URL(string: "https://localhost:\(port)") }, certificateAuthorityFile: harness.caPath,
+                keyDirectory: keys)
             // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
-            let console = ConsoleServer(port: 0, store: harness.store, liveLogDuration: .seconds(3), logger: logger)
+            let console = ConsoleServer(
+                port: 0, store: harness.store, liveLogDuration: .seconds(3), sender: sender, logger: logger)
             let token = OperatorToken.make()
             try await harness.store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
             try await withRunning([console], logger: logger) {
@@ -260,6 +270,41 @@ import Testing
             ])
             try await read(until: "From Storage")
             #expect(received.contains(#""state":"Delivered to Device (From Storage)""#), "\(received)")
+        }
+    }
+
+    @Test("Send: through the real provider API with a key from the data directory — 200 with apns-id and a link to its delivery log; 410 for a revoked token; what APNs would refuse is not sent; Get cURL command gives Apple's recipe; everything echoed escaped")
+    func send() async throws {
+        try await withConsole { harness, browser, token in
+            try await logIn(browser, token)
+            let page = try await browser.get("/send")
+            let csrf = try #require(page.csrf)
+            #expect(page.body.contains(#"<option value="\#(GatewayHarness.keyID)" selected>"#), "\(page.body)")
+            let device = try await harness.offlineToken()
+            func post(_ fields: [(String, String)]) async throws -> Answer {
+                try await browser.post("/send", [
+                    ("csrf", csrf), ("key", GatewayHarness.keyID), ("target", "token"), ("recipient", device.token),
+                    ("topic", GatewayHarness.bundleID), ("pushType", "alert"), ("priority", "10"),
+                ] + fields)
+            }
+            let sent = try await post([("payload", #"{"aps":{"alert":"from the console"}}"#), ("action", "send")])
+            #expect(sent.body.contains("<td>200 </td>"), "\(sent.body)")
+            let uniqueID = try #require(sent.body.components(separatedBy: #"<a href="/log?id="#).dropFirst().first?.prefix { $0 != "\"" })
+            await harness.gateway.flushDeliveryLog()
+            #expect(try await browser.get("/log?id=\(uniqueID)").body.contains("Stored - Device Offline"))
+
+            let curl = try await post([("payload", #"{"aps":{"alert":"it's"}}"#), ("action", "curl")])
+            #expect(curl.body.contains("apns-topic: \(GatewayHarness.bundleID)") && curl.body.contains("/3/device/\(device.token)"))
+            #expect(curl.body.contains("authorization: bearer ey") && curl.body.contains("--http2"), "\(curl.body)")
+
+            let refused = try await post([("payload", "<script>alert(1)</script>"), ("action", "send")])
+            #expect(refused.body.contains("Not sent: APNs would answer 400 BadRequestPayload"), "\(refused.body)")
+            #expect(!refused.body.contains("<script>alert") && refused.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+
+            _ = try await harness.store.revokeToken(device.token, at: Date())
+            let gone = try await post([("payload", #"{"aps":{"alert":"x"}}"#), ("action", "send")])
+            #expect(gone.body.contains("410 Unregistered"), "\(gone.body)")
+            #expect(try await browser.post("/send", [("csrf", "forged")]).status == 403)
         }
     }
 
