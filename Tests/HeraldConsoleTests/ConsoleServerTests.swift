@@ -91,6 +91,8 @@ import Testing
                 let port = try #require(await console.port())
                 var configuration = HTTPClient.Configuration()
                 configuration.redirectConfiguration = .disallow
+                // A loaded machine can take longer than the default 10 s to connect, even on loopback.
+                configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
                 do {
                     try await body(harness, Browser(client: client, port: port), token)
@@ -253,14 +255,17 @@ import Testing
             ])
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(browser.port)/log/events?id=\(uniqueID)")
             request.headers.add(name: "cookie", value: try #require(browser.cookie))
-            let response = try await browser.client.execute(request, timeout: .seconds(60))
-            #expect(response.headers.first(name: "content-type") == "text/event-stream")
             var received = ""
-            var iterator = response.body.makeAsyncIterator()
+            // As a browser's EventSource does: read the stream, and open it again when it ends (each stream lasts 3 s
+            // here, and starts again from the first event).
             func read(until text: String) async throws {
-                let deadline = ContinuousClock.now + .seconds(30)
-                while !received.contains(text), ContinuousClock.now < deadline, let chunk = try await iterator.next() {
-                    received += String(buffer: chunk)
+                let deadline = ContinuousClock.now + .seconds(60)
+                while !received.contains(text), ContinuousClock.now < deadline {
+                    let response = try await browser.client.execute(request, timeout: .seconds(60))
+                    #expect(response.headers.first(name: "content-type") == "text/event-stream")
+                    for try await chunk in response.body {
+                        received += String(buffer: chunk)
+                    }
                 }
             }
             try await read(until: "Received by APNs")
