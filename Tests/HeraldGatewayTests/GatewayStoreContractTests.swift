@@ -15,9 +15,18 @@ enum StoreBackEnd: String, CaseIterable, CustomTestStringConvertible, Sendable {
     var testDescription: String { rawValue }
 }
 
+/// PostgreSQL stores as the tests make them: a loaded machine (the whole suite beside busy loops) can take longer than
+/// the 5 s a node allows itself to reach its database, so the tests allow 30 (those about a database that goes away
+/// set their own).
+let testStoreConfiguration: PostgresGatewayStore.Configuration = {
+    var configuration = PostgresGatewayStore.Configuration()
+    configuration.operationTimeout = .seconds(30)
+    return configuration
+}()
+
 /// Runs `body` with a fresh, empty store of `backEnd` (a PostgreSQL store running as its service meanwhile).
 func withStore<T: Sendable>(
-    _ backEnd: StoreBackEnd, configuration: PostgresGatewayStore.Configuration = .init(),
+    _ backEnd: StoreBackEnd, configuration: PostgresGatewayStore.Configuration = testStoreConfiguration,
     _ body: @Sendable (any GatewayStore) async throws -> T
 ) async throws -> T {
     switch backEnd {
@@ -33,7 +42,7 @@ func withStore<T: Sendable>(
 
 /// Runs `body` with `count` PostgreSQL stores on one database (as `count` gateway nodes have), each running.
 func withPostgresStores<T: Sendable>(
-    _ url: PostgresDatabaseURL, count: Int, configuration: PostgresGatewayStore.Configuration = .init(),
+    _ url: PostgresDatabaseURL, count: Int, configuration: PostgresGatewayStore.Configuration = testStoreConfiguration,
     _ body: @Sendable ([PostgresGatewayStore]) async throws -> T
 ) async throws -> T {
     var logger = Logger(label: "test.postgres-store")
@@ -457,7 +466,7 @@ func withPostgresStores<T: Sendable>(
     @Test("A node that stops its heartbeat has its claims released by the others")
     func deadNodesClaimsAreReleased() async throws {
         let url = try await PostgresServer.shared.makeDatabase()
-        var configuration = PostgresGatewayStore.Configuration()
+        var configuration = testStoreConfiguration
         configuration.heartbeatInterval = .milliseconds(200)
         configuration.nodeTimeout = .seconds(1)
         let far = Date().addingTimeInterval(3_600)

@@ -38,7 +38,7 @@ struct GatewayNode: Sendable {
 /// Runs `body` with `count` gateway nodes on one new database, a provider key registered, and an HTTP client;
 /// stops them all afterwards, whatever happens.
 func withNodes(
-    _ count: Int, server: PostgresServer = .shared,
+    _ count: Int, server: PostgresServer = .shared, operationTimeout: Duration = .seconds(30),
     _ body: @Sendable ([GatewayNode], HTTPClient, _ jwt: String) async throws -> Void
 ) async throws {
     let url = try await server.makeDatabase()
@@ -46,6 +46,8 @@ func withNodes(
     logger.logLevel = .warning
     var storeConfiguration = PostgresGatewayStore.Configuration()
     storeConfiguration.heartbeatInterval = .milliseconds(500)
+    // See `testStoreConfiguration`: a loaded machine can take longer than a node's 5 s to reach the database.
+    storeConfiguration.operationTimeout = operationTimeout
     let key = P256.Signing.PrivateKey()
     var stores: [PostgresGatewayStore] = []
     var gateways: [HeraldGateway] = []
@@ -266,7 +268,8 @@ final class ReceivedPushes: Sendable {
     @Test("A database that goes away: 503 ServiceUnavailable, never a 200 for what was not committed; back, 200 again")
     func databaseAway() async throws {
         let server = PostgresServer()
-        try await withNodes(1, server: server) { nodes, client, jwt in
+        // The node's own 5 s: what a provider waits for its 503 while the database is away.
+        try await withNodes(1, server: server, operationTimeout: .seconds(5)) { nodes, client, jwt in
             let token = try await nodes[0].token(for: "offline-2")
             #expect(try await client.alert("before", to: token.token, on: nodes[0], jwt: jwt).status == 200)
             await server.stop()
