@@ -68,7 +68,10 @@ package actor LiveActivityRegistry {
     /// subscribes later, is new to that activity.
     private var recentDeliveries: [String] = []
     private var loaded = false
-    private let timer = WakeableSleep()
+    /// Wakes ``run()``: a change (its dates may come sooner) or the timer. The newest one is kept until the loop looks,
+    /// so a change made while the loop is between computing its next date and starting its sleep is not lost.
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
 
     /// A registry keeping its activities in `url` (in memory when `nil`).
     ///
@@ -79,6 +82,7 @@ package actor LiveActivityRegistry {
     ///   - logger: Where the registry logs.
     package init(url: URL?, clock: any HeraldClock, presenter: any NotificationPresenter, logger: Logger) {
         self.url = url
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.clock = clock
         self.presenter = presenter
         self.logger = logger
@@ -123,6 +127,7 @@ package actor LiveActivityRegistry {
 
     /// Keeps stale and dismissal dates until the task is cancelled.
     package func run() async {
+        var woken = wakes.makeAsyncIterator()
         while !Task.isCancelled {
             do {
                 try await load()
@@ -130,8 +135,15 @@ package actor LiveActivityRegistry {
             } catch {
                 logger.error("Could not keep the Live Activities' dates", metadata: ["error": "\(error)"])
             }
-            let next = nextDate()
-            await timer.sleep(until: next ?? clock.now.addingTimeInterval(3600), on: clock)
+            let deadline = nextDate() ?? clock.now.addingTimeInterval(3600)
+            // The timer wakes the loop as a change does; the loop cancels it when a change came first.
+            let timer = Task { [clock, wake] in
+                try? await clock.sleep(until: deadline)
+                if !Task.isCancelled { wake.yield() }
+            }
+            let next: Void? = await woken.next()
+            timer.cancel()
+            if next == nil { break }
         }
     }
 
@@ -534,7 +546,7 @@ package actor LiveActivityRegistry {
             activities[activity.id] = activity
             notify(activity)
         }
-        timer.wake()
+        wake.yield()
     }
 
     private func notify(_ activity: LiveActivityRecord) {
