@@ -144,10 +144,14 @@ final class ReceivedPushes: Sendable {
                 await device.close()
                 // Relayed, never stored for an offline device: received (by the node that accepted it), delivered (by
                 // the device's node), whichever node's log wrote first.
-                for node in nodes { await node.gateway.flushDeliveryLog() }
+                // The delivering node logs "delivered" once the device's acknowledgement is processed, which may be just
+                // after the device counted the push: look until it is there.
                 for uniqueID in uniqueIDs {
-                    let kinds = try await nodes[0].store.events(uniqueID: uniqueID).map(\.kind.rawValue).sorted()
-                    #expect(kinds == ["delivered", "received"], "\(uniqueID)")
+                    try await eventually("received and delivered for \(uniqueID)", timeout: .seconds(30)) {
+                        for node in nodes { await node.gateway.flushDeliveryLog() }
+                        let kinds = try await nodes[0].store.events(uniqueID: uniqueID).map(\.kind.rawValue).sorted()
+                        return kinds == ["delivered", "received"]
+                    }
                 }
             }
         }
