@@ -81,6 +81,26 @@ struct AppChannelServer: Sendable {
         }
     }
 
+    /// Runs a request of the connection's beside the others and sends its answer — `work`'s message, or `failed` with
+    /// the error — then, when it succeeded, runs `then` (what must follow the answer on the connection).
+    private static func answer(
+        _ id: Int, on connection: AppChannelConnection, in requests: inout DiscardingTaskGroup,
+        _ work: @escaping @Sendable () async throws -> AppChannelMessage,
+        then: @escaping @Sendable () async -> Void = {}
+    ) {
+        requests.addTask {
+            let answer: AppChannelMessage
+            do {
+                answer = try await work()
+            } catch {
+                connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
+                return
+            }
+            connection.send(answer.encoded())
+            await then()
+        }
+    }
+
     /// A name an app can have: 1–255 characters, none of them white space or control characters.
     static func isPlausibleBundleIdentifier(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.count <= 255
@@ -187,14 +207,9 @@ struct AppChannelServer: Sendable {
                 return true
             }
             let registrar = self.registrar
-            requests.addTask {
-                do {
-                    let token = try await registrar.register(
-                        bundleIdentifier: bundleIdentifier, environment: environment, bundlePath: bundlePath)
-                    connection.send(AppChannelMessage.registered(id: id, token: token).encoded())
-                } catch {
-                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
-                }
+            Self.answer(id, on: connection, in: &requests) {
+                .registered(id: id, token: try await registrar.register(
+                    bundleIdentifier: bundleIdentifier, environment: environment, bundlePath: bundlePath))
             }
         case .unregister(let id):
             guard let bundleIdentifier = session.bundleIdentifier else {
@@ -202,13 +217,9 @@ struct AppChannelServer: Sendable {
                 return true
             }
             let registrar = self.registrar
-            requests.addTask {
-                do {
-                    try await registrar.unregister(bundleIdentifier: bundleIdentifier)
-                    connection.send(AppChannelMessage.unregistered(id: id).encoded())
-                } catch {
-                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
-                }
+            Self.answer(id, on: connection, in: &requests) {
+                try await registrar.unregister(bundleIdentifier: bundleIdentifier)
+                return .unregistered(id: id)
             }
         case .startActivity(let id, let activity):
             guard let bundleIdentifier = session.bundleIdentifier else {
@@ -220,13 +231,8 @@ struct AppChannelServer: Sendable {
                 return true
             }
             let liveActivities = self.liveActivities
-            requests.addTask {
-                do {
-                    let started = try await liveActivities.start(activity)
-                    connection.send(AppChannelMessage.activity(id: id, activity: started).encoded())
-                } catch {
-                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
-                }
+            Self.answer(id, on: connection, in: &requests) {
+                .activity(id: id, activity: try await liveActivities.start(activity))
             }
         case .updateActivity(let id, let activityID, let content, let alert, let end):
             guard let bundleIdentifier = session.bundleIdentifier else {
@@ -234,14 +240,9 @@ struct AppChannelServer: Sendable {
                 return true
             }
             let liveActivities = self.liveActivities
-            requests.addTask {
-                do {
-                    let updated = try await liveActivities.update(
-                        activityID, of: bundleIdentifier, content: content, alert: alert, end: end)
-                    connection.send(AppChannelMessage.activity(id: id, activity: updated).encoded())
-                } catch {
-                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
-                }
+            Self.answer(id, on: connection, in: &requests) {
+                .activity(id: id, activity: try await liveActivities.update(
+                    activityID, of: bundleIdentifier, content: content, alert: alert, end: end))
             }
         case .registerPushToStart(let id, let attributesType):
             guard let bundleIdentifier = session.bundleIdentifier else {
@@ -249,13 +250,9 @@ struct AppChannelServer: Sendable {
                 return true
             }
             let liveActivities = self.liveActivities
-            requests.addTask {
-                do {
-                    let token = try await liveActivities.pushToStartToken(for: bundleIdentifier, attributesType: attributesType)
-                    connection.send(AppChannelMessage.registered(id: id, token: token).encoded())
-                } catch {
-                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
-                }
+            Self.answer(id, on: connection, in: &requests) {
+                .registered(id: id, token: try await liveActivities.pushToStartToken(
+                    for: bundleIdentifier, attributesType: attributesType))
             }
         case .registerVoIP(let id), .unregisterVoIP(let id):
             guard let bundleIdentifier = session.bundleIdentifier else {
@@ -265,20 +262,16 @@ struct AppChannelServer: Sendable {
             let registrar = self.registrar
             let voipPushes = self.voipPushes
             let registering = if case .registerVoIP = message { true } else { false }
-            requests.addTask {
-                do {
-                    if registering {
-                        let token = try await registrar.register(bundleIdentifier: bundleIdentifier, purpose: .voip)
-                        connection.send(AppChannelMessage.registered(id: id, token: token).encoded())
-                        await voipPushes.register(session, for: bundleIdentifier)
-                    } else {
-                        await voipPushes.remove(session, for: bundleIdentifier)
-                        try await registrar.unregister(bundleIdentifier: bundleIdentifier, purpose: .voip)
-                        connection.send(AppChannelMessage.unregistered(id: id).encoded())
-                    }
-                } catch {
-                    connection.send(AppChannelMessage.failed(id: id, message: "\(error)").encoded())
+            Self.answer(id, on: connection, in: &requests) {
+                guard registering else {
+                    await voipPushes.remove(session, for: bundleIdentifier)
+                    try await registrar.unregister(bundleIdentifier: bundleIdentifier, purpose: .voip)
+                    return .unregistered(id: id)
                 }
+                return .registered(id: id, token: try await registrar.register(bundleIdentifier: bundleIdentifier, purpose: .voip))
+            } then: {
+                // The token first, then the pushes kept for the app.
+                if registering { await voipPushes.register(session, for: bundleIdentifier) }
             }
         case .presented(let id, _), .received(let id, _), .fetched(let id, _), .voipHandled(let id, _):
             session.answer(id, with: message)

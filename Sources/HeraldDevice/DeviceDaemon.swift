@@ -123,17 +123,7 @@ public final class DeviceDaemon: Service, Sendable {
         bundleIdentifier: String, environment: APNsEnvironment? = nil, bundlePath: String? = nil
     ) async throws -> String {
         let environment = environment ?? configuration.environment
-        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
-            throw RegistrationError.notConnected
-        }
-        let token: String
-        do {
-            token = try await client.register(bundleID: bundleIdentifier, environment: environment)
-        } catch DeviceChannelClient.Failure.refused(let reason) {
-            throw RegistrationError.refused(reason)
-        } catch {
-            throw RegistrationError.notConnected
-        }
+        let token = try await withGateway { try await $0.register(bundleID: bundleIdentifier, environment: environment) }
         let record = RemoteRegistrationRecord(environment: environment.rawValue, token: token, bundlePath: bundlePath)
         try await engine.setRemoteRegistration(record, for: bundleIdentifier)
         state.withLock { state in
@@ -151,18 +141,8 @@ public final class DeviceDaemon: Service, Sendable {
     ///
     /// - Throws: ``RegistrationError/notConnected`` when the gateway could not be told.
     public func unregister(bundleIdentifier: String) async throws {
-        let record = state.withLock { $0.registrations[bundleIdentifier] }
-        let environment = record.flatMap { APNsEnvironment(rawValue: $0.environment) } ?? configuration.environment
-        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
-            throw RegistrationError.notConnected
-        }
-        do {
-            try await client.unregister(bundleID: bundleIdentifier, environment: environment)
-        } catch DeviceChannelClient.Failure.refused(let reason) {
-            throw RegistrationError.refused(reason)
-        } catch {
-            throw RegistrationError.notConnected
-        }
+        let environment = environment(of: bundleIdentifier)
+        try await withGateway { try await $0.unregister(bundleID: bundleIdentifier, environment: environment) }
         try await engine.setRemoteRegistration(nil, for: bundleIdentifier)
         state.withLock { $0.registrations[bundleIdentifier] = nil }
         logger.info("App unregistered from remote notifications", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
@@ -378,6 +358,23 @@ public final class DeviceDaemon: Service, Sendable {
             ?? configuration.environment
     }
 
+    /// Runs `request` on the gateway connection, waiting up to the registration timeout for one.
+    ///
+    /// - Throws: ``RegistrationError``: `refused` with the gateway's reason, `notConnected` for no connection in time
+    ///   or one that ended before the answer.
+    private func withGateway<T: Sendable>(_ request: (DeviceChannelClient) async throws -> T) async throws -> T {
+        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
+            throw RegistrationError.notConnected
+        }
+        do {
+            return try await request(client)
+        } catch DeviceChannelClient.Failure.refused(let reason) {
+            throw RegistrationError.refused(reason)
+        } catch {
+            throw RegistrationError.notConnected
+        }
+    }
+
     /// The connected client, waiting up to `timeout` for a connection.
     private func connectedClient(within timeout: Duration) async -> DeviceChannelClient? {
         if let client = connection.current { return client }
@@ -396,32 +393,24 @@ public final class DeviceDaemon: Service, Sendable {
 
 extension DeviceDaemon: GatewayLink {
     package func register(bundleIdentifier: String, purpose: TokenPurpose) async throws -> String {
-        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
-            throw RegistrationError.notConnected
-        }
-        do {
-            return try await client.register(
-                bundleID: bundleIdentifier, environment: environment(of: bundleIdentifier), purpose: purpose)
-        } catch DeviceChannelClient.Failure.refused(let reason) {
-            throw RegistrationError.refused(reason)
+        let environment = environment(of: bundleIdentifier)
+        return try await withGateway {
+            try await $0.register(bundleID: bundleIdentifier, environment: environment, purpose: purpose)
         }
     }
 
     package func unregister(bundleIdentifier: String, purpose: TokenPurpose) async throws {
-        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
-            throw RegistrationError.notConnected
-        }
-        try await client.unregister(bundleID: bundleIdentifier, environment: environment(of: bundleIdentifier), purpose: purpose)
+        let environment = environment(of: bundleIdentifier)
+        try await withGateway { try await $0.unregister(bundleID: bundleIdentifier, environment: environment, purpose: purpose) }
     }
 
     package func subscribe(channelID: String, bundleIdentifier: String) async throws {
-        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
-            throw RegistrationError.notConnected
-        }
+        let environment = environment(of: bundleIdentifier)
         do {
-            try await client.subscribe(
-                channelID: channelID, bundleID: bundleIdentifier, environment: environment(of: bundleIdentifier))
-        } catch DeviceChannelClient.Failure.refused {
+            try await withGateway {
+                try await $0.subscribe(channelID: channelID, bundleID: bundleIdentifier, environment: environment)
+            }
+        } catch RegistrationError.refused {
             throw LiveActivityRegistry.Failure.unknownChannel(channelID)
         }
     }
