@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldGateway
 import HeraldProvider
 import NIOPosix
 
@@ -26,6 +27,13 @@ public struct ConsoleSender: Sendable {
         self.providerURL = providerURL
         self.certificateAuthorityFile = certificateAuthorityFile
         self.keyDirectory = keyDirectory
+    }
+
+    /// A sender for `gateway`'s first (TLS, development) provider API, trusting its CA, with the keys in `keyDirectory`.
+    public init(gateway: HeraldGateway, keyDirectory: URL) {
+        self.init(
+            providerURL: { (try? await gateway.ports()).flatMap { URL(string: "https://localhost:\($0.provider[0])") } },
+            certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: keyDirectory)
     }
 
     /// The key IDs of the `.p8` files in the key directory, sorted (read off the cooperative pool).

@@ -76,8 +76,8 @@ public final class ConsoleServer: Service, Sendable {
         application.addServices(sessions)
         do {
             try await application.run()
-        } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            throw ListenerAddressInUse(listener: .console, host: host, port: requestedPort)
+        } catch {
+            throw ListenerAddressInUse.from(error, listener: .console, host: host, port: requestedPort) ?? error
         }
     }
 
@@ -98,9 +98,8 @@ public final class ConsoleServer: Service, Sendable {
             try await login(request, context: context)
         }
         router.post("/logout") { request, context in
-            let form = try await Self.form(request, context: context)
-            guard let session = context.sessions.session, Self.same(form["csrf"], session.csrf) else {
-                return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+            guard try await Self.form(request, context: context, checkedAgainst: context.sessions.session) != nil else {
+                return Self.staleForm
             }
             context.sessions.clearSession()
             return Response.redirect(to: "/login", type: .normal)
@@ -111,9 +110,8 @@ public final class ConsoleServer: Service, Sendable {
         }
         router.post("/send") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
-            let form = try await Self.form(request, context: context)
-            guard Self.same(form["csrf"], session.csrf) else {
-                return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+            guard let form = try await Self.form(request, context: context, checkedAgainst: session) else {
+                return Self.staleForm
             }
             return await sendPage(session: session, form: form, values: await send(form))
         }
@@ -238,10 +236,7 @@ public final class ConsoleServer: Service, Sendable {
         _ change: (String, APNsEnvironment, [String: String]) async throws -> String?
     ) async throws -> Response {
         guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
-        let form = try await Self.form(request, context: context)
-        guard Self.same(form["csrf"], session.csrf) else {
-            return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
-        }
+        guard let form = try await Self.form(request, context: context, checkedAgainst: session) else { return Self.staleForm }
         let app = form["app"] ?? ""
         let environment = APNsEnvironment(rawValue: form["environment"] ?? "") ?? .development
         guard APNsRequestHeaders.isValidTopic(app), APNsPushType.split(topic: app).suffixType == nil else {
@@ -372,9 +367,8 @@ public final class ConsoleServer: Service, Sendable {
         guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
         var values: [String: Any] = ["title": "Tools", "csrf": session.csrf, "signedIn": true]
         if request.method == .post {
-            let form = try await Self.form(request, context: context)
-            guard Self.same(form["csrf"], session.csrf) else {
-                return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+            guard let form = try await Self.form(request, context: context, checkedAgainst: session) else {
+                return Self.staleForm
             }
             values.merge(await check(session, form)) { $1 }
         }
@@ -391,10 +385,11 @@ public final class ConsoleServer: Service, Sendable {
                 "error", ["title": "Too many attempts", "message": "Too many failed logins from this address; wait a minute."],
                 status: .tooManyRequests)
         }
-        let form = try await Self.form(request, context: context)
-        guard let session = context.sessions.session, Self.same(form["csrf"], session.csrf) else {
+        guard let session = context.sessions.session,
+              let form = try await Self.form(request, context: context, checkedAgainst: session)
+        else {
             throttle.failed(address, at: now)
-            return Self.page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
+            return Self.staleForm
         }
         let hash = OperatorToken.hash(form["token"] ?? "")
         guard let record = try await store.operatorToken(hash: hash), record.revokedAt == nil else {
@@ -471,6 +466,21 @@ public final class ConsoleServer: Service, Sendable {
         Response(
             status: status, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: ConsolePages.render(name, values))))
+    }
+
+    /// The posted form when it carries `session`'s CSRF token; `nil` (answer ``staleForm``) otherwise, or without a
+    /// session.
+    private static func form(
+        _ request: Request, context: ConsoleRequestContext, checkedAgainst session: ConsoleSession?
+    ) async throws -> [String: String]? {
+        let form = try await form(request, context: context)
+        guard let session, same(form["csrf"], session.csrf) else { return nil }
+        return form
+    }
+
+    /// The answer to a form without its session's CSRF token.
+    private static var staleForm: Response {
+        page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
     }
 
     /// An `application/x-www-form-urlencoded` body (16 KiB at most) as its fields.

@@ -113,11 +113,19 @@ package actor LiveActivityRegistry {
     package static func activities(in url: URL) async throws -> [LiveActivityRecord] {
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }
         let database = try SQLiteDatabase(url: url, migrator: migrator, logger: Logger(label: "herald.activities"))
-        return try await database.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT record FROM live_activity").compactMap {
-                try? JSONDecoder().decode(LiveActivityRecord.self, from: Data($0.utf8))
-            }
-        }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        return try await database.writer.read(records).sorted(by: startedFirst)
+    }
+
+    /// Every activity kept in `db` (a record that no longer decodes is left out).
+    private static func records(_ db: Database) throws -> [LiveActivityRecord] {
+        try String.fetchAll(db, sql: "SELECT record FROM live_activity").compactMap {
+            try? JSONDecoder().decode(LiveActivityRecord.self, from: Data($0.utf8))
+        }
+    }
+
+    /// Oldest first (then by ID, so the order is the same every time).
+    private static func startedFirst(_ a: LiveActivityRecord, _ b: LiveActivityRecord) -> Bool {
+        (a.startedAt, a.id) < (b.startedAt, b.id)
     }
 
     /// Uses `gateway` for tokens and channels (the daemon, once it runs).
@@ -153,7 +161,7 @@ package actor LiveActivityRegistry {
     package func activities(of bundleIdentifier: String? = nil) async throws -> [LiveActivityRecord] {
         try await load()
         return activities.values.filter { bundleIdentifier == nil || $0.bundleIdentifier == bundleIdentifier }
-            .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+            .sorted(by: Self.startedFirst)
     }
 
     /// Sends every change of `bundleIdentifier`'s activities to `handler` (a linked app process), starting with each
@@ -220,7 +228,7 @@ package actor LiveActivityRegistry {
         guard activity.isRunning else { throw Failure.ended(activityID) }
         if let content { activity.content = content }
         activity.alert = alert
-        activity.state = clock.now >= (activity.content.staleDate ?? .distantFuture) ? .stale : .active
+        activity.state = runningState(of: activity)
         if let end {
             let dismissal: Date? = switch end {
             case .automatic: nil
@@ -342,9 +350,7 @@ package actor LiveActivityRegistry {
             content: LiveActivityContentRecord(
                 state: state, staleDate: payload.staleDate, relevanceScore: payload.relevanceScore ?? 0),
             pushType: pushType, pushTimestamp: payload.timestamp, startedAt: clock.now, startedByPush: true)
-        activity.alert = payload.hasAlert
-            ? LiveActivityAlertRecord(title: payload.alertTitle ?? "", body: payload.alertBody ?? "", sound: payload.alertSound)
-            : nil
+        activity.alert = LiveActivityAlertRecord(payload)
         try await save([activity])
         logger.info("A push started a Live Activity", metadata: metadata.merging(["activity.id": "\(activity.id)"]) { $1 })
         await show(activity)
@@ -372,14 +378,17 @@ package actor LiveActivityRegistry {
             activity.content.staleDate = payload.staleDate
         }
         if let score = payload.relevanceScore { activity.content.relevanceScore = score }
-        activity.alert = payload.hasAlert
-            ? LiveActivityAlertRecord(title: payload.alertTitle ?? "", body: payload.alertBody ?? "", sound: payload.alertSound)
-            : nil
+        activity.alert = LiveActivityAlertRecord(payload)
         if payload.event == .end {
             finish(&activity, dismissalDate: payload.dismissalDate)
         } else {
-            activity.state = clock.now >= (activity.content.staleDate ?? .distantFuture) ? .stale : .active
+            activity.state = runningState(of: activity)
         }
+    }
+
+    /// A running activity's state now: stale once its content's stale date has come, active otherwise.
+    private func runningState(of activity: LiveActivityRecord) -> LiveActivityRecord.State {
+        clock.now >= (activity.content.staleDate ?? .distantFuture) ? .stale : .active
     }
 
     /// Ends an activity: dismissed at `dismissalDate` (at once when it is past), four hours from now when `nil`, never
@@ -515,9 +524,7 @@ package actor LiveActivityRegistry {
     private func load() async throws {
         guard !loaded else { return }
         let (records, starts) = try await database.writer.read { db in
-            let records = try String.fetchAll(db, sql: "SELECT record FROM live_activity").compactMap {
-                try? JSONDecoder().decode(LiveActivityRecord.self, from: Data($0.utf8))
-            }
+            let records = try Self.records(db)
             let starts = try Row.fetchAll(db, sql: "SELECT token, bundle_id, attributes_type FROM push_to_start").map {
                 (token: $0[0] as String, bundleIdentifier: $0[1] as String, attributesType: $0[2] as String)
             }
@@ -558,5 +565,13 @@ package actor LiveActivityRegistry {
             bundleIdentifier: activity.bundleIdentifier, activityID: activity.id, attributesType: activity.attributesType,
             attributes: activity.attributes, contentState: activity.content.state, state: activity.state.rawValue,
             alertTitle: activity.alert?.title, alertBody: activity.alert?.body, alertSound: activity.alert?.sound))
+    }
+}
+
+extension LiveActivityAlertRecord {
+    /// The alert a Live Activity push carries, if it has one.
+    init?(_ push: LiveActivityPush) {
+        guard push.hasAlert else { return nil }
+        self.init(title: push.alertTitle ?? "", body: push.alertBody ?? "", sound: push.alertSound)
     }
 }

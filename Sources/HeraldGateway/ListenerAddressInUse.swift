@@ -20,13 +20,7 @@ public struct ListenerAddressInUse: Error, Sendable, Equatable, CustomStringConv
     public var description: String { "port \(port) on \(host) is in use" }
 
     /// `error` as this error when it is a bind's `EADDRINUSE`; `nil` otherwise.
-    public init(listener: Listener, host: String, port: Int) {
-        self.listener = listener
-        self.host = host
-        self.port = port
-    }
-
-    static func from(_ error: any Error, listener: Listener, host: String, port: Int) -> ListenerAddressInUse? {
+    public static func from(_ error: any Error, listener: Listener, host: String, port: Int) -> ListenerAddressInUse? {
         guard let io = error as? IOError, io.errnoCode == EADDRINUSE else { return nil }
         return ListenerAddressInUse(listener: listener, host: host, port: port)
     }

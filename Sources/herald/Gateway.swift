@@ -102,9 +102,7 @@ extension HeraldCommand {
             let providerListeners = listeners
             let listenHost = consoleHost
             // The console's send form: the development TLS provider API, with `.p8` keys kept in the data directory.
-            let sender = ConsoleSender(
-                providerURL: { (try? await gateway.ports()).flatMap { URL(string: "https://localhost:\($0.provider[0])") } },
-                certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: directory.url)
+            let sender = ConsoleSender(gateway: gateway, keyDirectory: directory.url)
             let console = consolePort.map {
                 ConsoleServer(host: listenHost, port: $0, store: gatewayStore, sender: sender, logger: logger)
             }

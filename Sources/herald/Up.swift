@@ -76,9 +76,7 @@ extension HeraldCommand {
                 let token = OperatorToken.make()
                 try await gatewayStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
                 // The send form goes through the gateway's TLS provider API with the key `up` keeps in the data directory.
-                let sender = ConsoleSender(
-                    providerURL: { (try? await gateway.ports()).flatMap { URL(string: "https://localhost:\($0.provider[0])") } },
-                    certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: directory.url)
+                let sender = ConsoleSender(gateway: gateway, keyDirectory: directory.url)
                 console = (ConsoleServer(port: consolePort, store: gatewayStore, sender: sender, logger: logger), token)
             }
             // One group: the engine, the gateway, the device (once the gateway listens) and the desktop's answers.
