@@ -62,6 +62,9 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
     public var content: ActivityContent<Attributes.ContentState> { withLive { $0.content } }
     /// Where it is in its life.
     public var activityState: ActivityState { withLive { $0.state } }
+    /// Whether it still takes updates (active or stale).
+    private var isRunning: Bool { activityState == .active || activityState == .stale }
+
     /// Its push token, once the gateway issued it (`pushType: .token`).
     public var pushToken: Data? { withLive { $0.token } }
 
@@ -177,7 +180,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
             pushType: recordPushType, startedAt: Date())
         let start: @Sendable (DeviceLink) async -> Void = { link in
             // As it is now: an activity that waited for the daemon may have changed, or ended, meanwhile.
-            guard activity.activityState == .active || activity.activityState == .stale else { return }
+            guard activity.isRunning else { return }
             var current = record
             let content = activity.content
             if let state = try? Self.encoder.encode(content.state) {
@@ -234,7 +237,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
     private func change(
         content: ActivityContent<Attributes.ContentState>?, alert: AlertConfiguration?, end: LiveActivityDismissal?
     ) async {
-        guard activityState == .active || activityState == .stale else { return }
+        guard isRunning else { return }
         let contentRecord = content.flatMap { content in
             (try? Self.encoder.encode(content.state)).map {
                 LiveActivityContentRecord(
