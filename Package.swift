@@ -438,13 +438,14 @@ let package = Package(
         .testTarget(
             name: "HeraldConsoleTests",
             dependencies: [
-                "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldGateway", "HeraldTesting",
+                "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            resources: [.copy("Browser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,77 @@
+import Foundation
+import GatewayTestSupport
+import HeraldConsole
+import HeraldCore
+import HeraldDeviceChannel
+import HeraldGateway
+import HeraldTesting
+import Testing
+
+/// The console in a real browser: headless Chromium from Debian's packages, driven by Selenium (`Browser/console_browser.py`)
+/// as a person would use it, against a real gateway and console on 127.0.0.1. The test plays the device and the app:
+/// it connects the device and unregisters the app when the script asks (`need: …` on its output).
+///
+/// Screenshots of each page are kept in `.build/console-screenshots/` (or `$HERALD_CONSOLE_SCREENSHOTS`).
+@Suite(.timeLimit(.minutes(6))) struct ConsoleBrowserTests {
+    /// Where the screenshots go.
+    static var screenshots: URL {
+        if let folder = ProcessInfo.processInfo.environment["HERALD_CONSOLE_SCREENSHOTS"], !folder.isEmpty {
+            return URL(fileURLWithPath: folder)
+        }
+        // Tests/HeraldConsoleTests/ConsoleBrowserTests.swift → the package's .build folder.
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/console-screenshots")
+    }
+
+    @Test("In headless Chromium: a wrong operator token refused, the right one in; the payload's size counted live; a send to an offline token, its delivery log turning to delivered when the device connects; a <script> payload shown as text; a broken JWT and why; the app unregistered and the next send answered 410; a channel made; a screenshot of each page")
+    func inChromium() async throws {
+        let script = try #require(Bundle.module.url(forResource: "Browser/console_browser.py", withExtension: nil)).path
+        try await ConsoleServerTests().withConsole { harness, browser, operatorToken in
+            let deviceID = "browser-\(UUID().uuidString.prefix(6))"
+            let token = try await harness.offlineToken(device: deviceID).token
+            let signals = try ScratchFolder.make("herald-browser-signals")
+            defer { try? FileManager.default.removeItem(at: signals) }
+            try? FileManager.default.removeItem(at: Self.screenshots)
+            var environment = ProcessInfo.processInfo.environment
+            environment.merge([
+                "CONSOLE_URL": "http://127.0.0.1:\(browser.port)", "OPERATOR_TOKEN": operatorToken, "DEVICE_TOKEN": token,
+                "TOPIC": GatewayHarness.bundleID, "SCREENSHOTS": Self.screenshots.path, "SIGNALS": signals.path,
+                // Selenium finds nothing to download: the driver and the browser are Debian's, named in the script.
+                "SE_OFFLINE": "true",
+            ]) { $1 }
+            let chromium = try await ChildProcess.launch("python3", [script], environment: environment)
+            var device: DeviceChannelClient?
+            do {
+                // The device comes online: the push kept for it is delivered, and the page shows it as it happens.
+                try #require(await chromium.waitForOutput(containing: "need: device-online", timeout: .seconds(240)) != nil,
+                             "the browser never got to the delivery log: \(chromium.output)\(chromium.error)")
+                let online = try await harness.connectDevice(deviceID)
+                device = online
+                let push = try #require(try await nextPush(online, seconds: 60))
+                #expect(push.fromStorage && push.token == token)
+                try await online.acknowledge(push)
+                try Data().write(to: signals.appendingPathComponent("device-online"))
+
+                // The app unregisters: its token is revoked.
+                try #require(await chromium.waitForOutput(containing: "need: revoked", timeout: .seconds(240)) != nil,
+                             "the browser never got to the revocation: \(chromium.output)\(chromium.error)")
+                try await online.unregister(bundleID: GatewayHarness.bundleID)
+                try Data().write(to: signals.appendingPathComponent("revoked"))
+
+                let result = await chromium.wait(timeout: .seconds(240))
+                #expect(result.status == 0 && !result.timedOut, "\(result.output)\n\(result.error)")
+                let steps = result.output.split(separator: "\n").filter { $0.hasPrefix("ok: ") }
+                #expect(steps.count == 8, "\(result.output)")
+            } catch {
+                _ = await chromium.stop()
+                await device?.close()
+                throw error
+            }
+            await device?.close()
+            for page in ["login", "send", "log", "tools", "channels"] {
+                let png = try Data(contentsOf: Self.screenshots.appendingPathComponent("\(page).png"))
+                #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 5_000, "\(page).png")
+            }
+        }
+    }
+}
