@@ -201,6 +201,8 @@ func withPostgresStores<T: Sendable>(
             #expect(try await store.storedNotifications(deviceID: "device-1").count == 2)
             try await store.removeStoredNotification(token: "aa", topic: "com.example.app", uniqueID: "second")
             #expect(try await store.storedNotifications(deviceID: "device-1").map(\.uniqueID) == ["other-topic"])
+            _ = try await store.store(Self.notification("elsewhere", token: "bb", device: "device-2"))
+            #expect(try await store.storedNotificationCounts() == ["device-1": 1, "device-2": 1])
         }
     }
 
@@ -331,6 +333,73 @@ func withPostgresStores<T: Sendable>(
             try await store.pruneEvents(before: Self.day0 + 86_400 * 7)
             #expect(try await store.events(uniqueID: "a").map(\.detail) == ["late"])
             #expect(try await store.events(uniqueID: "b").isEmpty)
+        }
+    }
+
+    @Test("The console's delivery log search: a notification found by apns-id (any case), device token or topic, newest first; its received event keeps what it was sent as",
+          arguments: StoreBackEnd.allCases)
+    func deliveryLogSearch(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            func received(_ uniqueID: String, _ apnsID: String, _ token: String, _ topic: String, at seconds: Double) -> DeliveryEvent {
+                DeliveryEvent(
+                    uniqueID: uniqueID, at: Self.day0 + seconds, kind: .received, detail: "Received by APNs",
+                    subject: DeliverySubject(apnsID: apnsID, recipient: token, topic: topic))
+            }
+            try await store.appendEvents([
+                received("u1", "AAAA-1", "t1", "com.example.app", at: 0),
+                DeliveryEvent(uniqueID: "u1", at: Self.day0 + 1, kind: .stored, detail: "Stored - Device Offline"),
+                received("u2", "bbbb-2", "t1", "com.example.other", at: 2),
+                received("u3", "cccc-3", "t2", "com.example.app", at: 3),
+            ])
+            #expect(try await store.loggedNotifications(matching: "aaaa-1", limit: 10).map(\.uniqueID) == ["u1"])
+            #expect(try await store.loggedNotifications(matching: "AAAA-1", limit: 10).first?.subject
+                == DeliverySubject(apnsID: "aaaa-1", recipient: "t1", topic: "com.example.app"))
+            #expect(try await store.loggedNotifications(matching: "t1", limit: 10).map(\.uniqueID) == ["u2", "u1"])
+            #expect(try await store.loggedNotifications(matching: "com.example.app", limit: 10).map(\.uniqueID) == ["u3", "u1"])
+            #expect(try await store.loggedNotifications(matching: "com.example.app", limit: 1).map(\.uniqueID) == ["u3"])
+            #expect(try await store.loggedNotifications(matching: "Stored - Device Offline", limit: 10).isEmpty)
+            #expect(try await store.events(uniqueID: "u1").map(\.subject) == [
+                DeliverySubject(apnsID: "aaaa-1", recipient: "t1", topic: "com.example.app"), nil,
+            ])
+        }
+    }
+
+    @Test("The console's metrics: delivery-log events since a time, counted by kind and detail per bucket", arguments: StoreBackEnd.allCases)
+    func eventCounts(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            try await store.appendEvents([
+                DeliveryEvent(uniqueID: "old", at: Self.day0 - 3_600, kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(uniqueID: "a", at: Self.day0 + 10, kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(uniqueID: "b", at: Self.day0 + 20, kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(uniqueID: "a", at: Self.day0 + 30, kind: .delivered, detail: "Delivered to Device"),
+                DeliveryEvent(uniqueID: "b", at: Self.day0 + 70, kind: .stored, detail: "Stored - Device Offline"),
+            ])
+            let counts = try await store.eventCounts(since: Self.day0, bucket: 60)
+            #expect(counts.count == 3)
+            #expect(Set(counts.map { "\(Int($0.bucket.timeIntervalSince(Self.day0))) \($0.kind.rawValue) \($0.count)" })
+                == ["0 received 2", "0 delivered 1", "60 stored 1"])
+        }
+    }
+
+    @Test("The console's history: what it sent, newest first, with the answer; kept 30 days", arguments: StoreBackEnd.allCases)
+    func consoleHistory(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            func record(_ id: String, at seconds: Double, status: Int) -> ConsoleSendRecord {
+                ConsoleSendRecord(
+                    id: id, sentAt: Self.day0 + seconds, form: ["payload": #"{"aps":{"alert":"<b>hi</b>"}}"#, "topic": "com.example.app"],
+                    status: status, reason: status == 200 ? nil : "BadDeviceToken", apnsID: status == 200 ? "a-\(id)" : nil,
+                    uniqueID: status == 200 ? "u-\(id)" : nil)
+            }
+            try await store.addConsoleSend(record("1", at: 0, status: 200), keepingSince: Self.day0 - ConsoleSendRecord.kept)
+            try await store.addConsoleSend(record("2", at: 10, status: 400), keepingSince: Self.day0 - ConsoleSendRecord.kept)
+            #expect(try await store.consoleSends(since: Self.day0 - 1, limit: 10) == [record("2", at: 10, status: 400), record("1", at: 0, status: 200)])
+            #expect(try await store.consoleSends(since: Self.day0 + 5, limit: 10).map(\.id) == ["2"])
+            #expect(try await store.consoleSend(id: "1") == record("1", at: 0, status: 200))
+            #expect(try await store.consoleSend(id: "9") == nil)
+            // Thirty days on, a new send forgets what is older than thirty days.
+            let later = Self.day0 + ConsoleSendRecord.kept + 5
+            try await store.addConsoleSend(record("3", at: ConsoleSendRecord.kept + 5, status: 200), keepingSince: later - ConsoleSendRecord.kept)
+            #expect(try await store.consoleSends(since: .distantPast, limit: 10).map(\.id) == ["3", "2"])
         }
     }
 }

@@ -60,7 +60,9 @@ final class PushDispatcher: Sendable {
     /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
     func dispatch(_ push: AcceptedPush) async throws {
         var push = push
-        log.record(DeliveryEvent(uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs"))
+        log.record(DeliveryEvent(
+            uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs",
+            subject: DeliverySubject(apnsID: push.apnsID, recipient: push.token.token, topic: push.topic)))
         metrics.record(.received, pushType: push.pushType, priority: push.priority)
         guard let fingerprint = push.fingerprint else { return try await deliverOrStore(push) }
         if let first = recent.acceptance(of: fingerprint, now: push.receivedAt) {

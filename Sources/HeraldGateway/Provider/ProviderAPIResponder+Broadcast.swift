@@ -57,7 +57,11 @@ extension ProviderAPIResponder {
         metrics.recordBroadcast(devices: devices)
         try await shared?.announceBroadcast(channelID: message.channelID, uniqueID: message.uniqueID)
         dispatcher.log.record(
-            DeliveryEvent(uniqueID: message.uniqueID, at: message.receivedAt, kind: .received, detail: "Received by APNs"),
+            DeliveryEvent(
+                uniqueID: message.uniqueID, at: message.receivedAt, kind: .received, detail: "Received by APNs",
+                subject: DeliverySubject(
+                    apnsID: message.requestID, recipient: message.channelID,
+                    topic: message.bundleID + APNsPushType.liveactivity.topicSuffix)),
             DeliveryEvent(
                 uniqueID: message.uniqueID, at: message.receivedAt, kind: .delivered,
                 detail: "Broadcast on channel \(message.channelID) to \(devices) subscribed device(s) on this node"))

@@ -97,13 +97,117 @@ public struct DeliveryEvent: Sendable, Equatable {
     public var kind: Kind
     /// Why, in words (the metric category of C-07 where there is one).
     public var detail: String
+    /// What the notification was, on its `received` event only (the delivery log is searched by these).
+    public var subject: DeliverySubject?
 
     /// Creates an event.
-    public init(uniqueID: String, at: Date, kind: Kind, detail: String) {
+    public init(uniqueID: String, at: Date, kind: Kind, detail: String, subject: DeliverySubject? = nil) {
         self.uniqueID = uniqueID
         self.at = at
         self.kind = kind
         self.detail = detail
+        self.subject = subject
+    }
+}
+
+/// What a notification in the delivery log was sent as: its `apns-id`, device token and topic (a broadcast has no
+/// token; its channel is its subject).
+public struct DeliverySubject: Sendable, Equatable {
+    /// The `apns-id` (lowercased), or a broadcast's `apns-request-id`.
+    public var apnsID: String
+    /// The device token, or a broadcast's `apns-channel-id`.
+    public var recipient: String
+    /// The `apns-topic`.
+    public var topic: String
+
+    /// Creates a subject.
+    public init(apnsID: String, recipient: String, topic: String) {
+        self.apnsID = apnsID.lowercased()
+        self.recipient = recipient
+        self.topic = topic
+    }
+}
+
+/// A notification the delivery log knows of: its `received` event, found by `apns-id`, token or topic.
+public struct LoggedNotification: Sendable, Equatable {
+    /// The `apns-unique-id`, the key of its timeline.
+    public var uniqueID: String
+    /// When the gateway received it.
+    public var receivedAt: Date
+    /// What it was sent as.
+    public var subject: DeliverySubject
+
+    /// Creates an entry.
+    public init(uniqueID: String, receivedAt: Date, subject: DeliverySubject) {
+        self.uniqueID = uniqueID
+        self.receivedAt = receivedAt
+        self.subject = subject
+    }
+}
+
+/// How many delivery-log events of one kind and detail fell in one time bucket (the console's metrics).
+public struct DeliveryCount: Sendable, Equatable {
+    /// The bucket's start.
+    public var bucket: Date
+    /// What happened.
+    public var kind: DeliveryEvent.Kind
+    /// The event's detail (the metric category of C-07, for most).
+    public var detail: String
+    /// How many.
+    public var count: Int
+
+    /// Creates a count.
+    public init(bucket: Date, kind: DeliveryEvent.Kind, detail: String, count: Int) {
+        self.bucket = bucket
+        self.kind = kind
+        self.detail = detail
+        self.count = count
+    }
+}
+
+/// A notification sent from the console, kept 30 days so it can be sent again or changed (Apple's console history).
+public struct ConsoleSendRecord: Sendable, Equatable {
+    /// A time-ordered ID.
+    public var id: String
+    /// When it was sent.
+    public var sentAt: Date
+    /// The send form's fields as they were sent (key, target, recipient, topic, push type, priority, expiration,
+    /// collapse ID, payload).
+    public var form: [String: String]
+    /// The HTTP status APNs answered (0: none).
+    public var status: Int
+    /// The reason, for a refusal.
+    public var reason: String?
+    /// The `apns-id` answered.
+    public var apnsID: String?
+    /// The `apns-unique-id` answered.
+    public var uniqueID: String?
+
+    /// How long the console keeps what it sent.
+    public static let kept: TimeInterval = 30 * 86_400
+
+    /// Creates a record.
+    public init(
+        id: String, sentAt: Date, form: [String: String], status: Int, reason: String?, apnsID: String?, uniqueID: String?
+    ) {
+        self.id = id
+        self.sentAt = sentAt
+        self.form = form
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+    }
+
+    /// The form as JSON text (how the stores keep it).
+    package var formJSON: String {
+        let data = (try? JSONSerialization.data(withJSONObject: form, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A form read back from its JSON text; empty when it is not an object of strings.
+    package static func form(json: String) -> [String: String] {
+        (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: String] ?? [:]
     }
 }
 

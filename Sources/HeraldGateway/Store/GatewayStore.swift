@@ -78,10 +78,24 @@ public protocol GatewayStore: Sendable {
     /// Revokes the operator token with this SHA-256, or every one when `nil`; returns how many were revoked.
     func revokeOperatorTokens(hash: String?, at: Date) async throws -> Int
 
+    /// Keeps a notification the console sent, and forgets those sent before `keepingSince`.
+    func addConsoleSend(_ record: ConsoleSendRecord, keepingSince: Date) async throws
+    /// What the console sent since `date`, newest first, at most `limit`.
+    func consoleSends(since date: Date, limit: Int) async throws -> [ConsoleSendRecord]
+    /// The console's send with this ID.
+    func consoleSend(id: String) async throws -> ConsoleSendRecord?
+
     /// Adds lines to the delivery log.
     func appendEvents(_ events: [DeliveryEvent]) async throws
     /// The delivery log of one notification, oldest first.
     func events(uniqueID: String) async throws -> [DeliveryEvent]
+    /// The notifications in the delivery log sent with this `apns-id`, to this device token (or channel), or on this
+    /// topic; newest first, at most `limit`.
+    func loggedNotifications(matching text: String, limit: Int) async throws -> [LoggedNotification]
+    /// The delivery log's events since `date`, counted by kind and detail in buckets of `bucket` seconds.
+    func eventCounts(since date: Date, bucket: TimeInterval) async throws -> [DeliveryCount]
+    /// How many notifications are kept for each device that has any.
+    func storedNotificationCounts() async throws -> [String: Int]
     /// Forgets log lines older than `date` (Apple keeps the log 7 days, C-04).
     func pruneEvents(before date: Date) async throws
 }

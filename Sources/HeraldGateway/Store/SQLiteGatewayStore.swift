@@ -144,7 +144,59 @@ public final class SQLiteGatewayStore: GatewayStore {
                 );
                 """)
         }
+        migrator.registerMigration("v7: the delivery log searchable by apns-id, token and topic; the console's history") { db in
+            // Set on `received` events only; searched newest first (by id, backwards), so no index to keep up.
+            try db.execute(sql: """
+                ALTER TABLE delivery_event ADD COLUMN apns_id TEXT;
+                ALTER TABLE delivery_event ADD COLUMN recipient TEXT;
+                ALTER TABLE delivery_event ADD COLUMN topic TEXT;
+                CREATE TABLE console_send (
+                    id TEXT PRIMARY KEY,
+                    sent_at REAL NOT NULL,
+                    form TEXT NOT NULL,
+                    status INTEGER NOT NULL,
+                    reason TEXT,
+                    apns_id TEXT,
+                    unique_id TEXT
+                );
+                """)
+        }
         return migrator
+    }
+
+    // MARK: Console history
+
+    public func addConsoleSend(_ record: ConsoleSendRecord, keepingSince: Date) async throws {
+        try await groupCommit.write { db in
+            try db.execute(
+                sql: "INSERT INTO console_send (id, sent_at, form, status, reason, apns_id, unique_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    record.id, record.sentAt.timeIntervalSince1970, record.formJSON, record.status, record.reason,
+                    record.apnsID, record.uniqueID,
+                ])
+            try db.execute(sql: "DELETE FROM console_send WHERE sent_at < ?", arguments: [keepingSince.timeIntervalSince1970])
+        }
+    }
+
+    public func consoleSends(since date: Date, limit: Int) async throws -> [ConsoleSendRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM console_send WHERE sent_at >= ? ORDER BY sent_at DESC, id DESC LIMIT ?",
+                arguments: [date.timeIntervalSince1970, limit]
+            ).map(Self.consoleSend)
+        }
+    }
+
+    public func consoleSend(id: String) async throws -> ConsoleSendRecord? {
+        try await writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM console_send WHERE id = ?", arguments: [id]).map(Self.consoleSend)
+        }
+    }
+
+    private static func consoleSend(_ row: Row) -> ConsoleSendRecord {
+        ConsoleSendRecord(
+            id: row["id"], sentAt: Date(timeIntervalSince1970: row["sent_at"]), form: ConsoleSendRecord.form(json: row["form"]),
+            status: row["status"], reason: row["reason"], apnsID: row["apns_id"], uniqueID: row["unique_id"])
     }
 
     // MARK: Console operators
@@ -482,10 +534,11 @@ public final class SQLiteGatewayStore: GatewayStore {
         guard !events.isEmpty else { return }
         try await groupCommit.write(.crashSafeShared) { db in
             let statement = try db.cachedStatement(
-                sql: "INSERT INTO delivery_event (unique_id, at, kind, detail) VALUES (?, ?, ?, ?)")
+                sql: "INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic) VALUES (?, ?, ?, ?, ?, ?, ?)")
             for event in events {
                 try statement.execute(arguments: [
                     event.uniqueID, event.at.timeIntervalSince1970, event.kind.rawValue, event.detail,
+                    event.subject?.apnsID, event.subject?.recipient, event.subject?.topic,
                 ])
             }
         }
@@ -498,8 +551,58 @@ public final class SQLiteGatewayStore: GatewayStore {
             ).map { row in
                 DeliveryEvent(
                     uniqueID: row["unique_id"], at: Date(timeIntervalSince1970: row["at"]),
-                    kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"])
+                    kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"],
+                    subject: (row["apns_id"] as String?).map {
+                        DeliverySubject(apnsID: $0, recipient: row["recipient"] ?? "", topic: row["topic"] ?? "")
+                    })
             }
+        }
+    }
+
+    public func loggedNotifications(matching text: String, limit: Int) async throws -> [LoggedNotification] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT unique_id, at, apns_id, recipient, topic FROM delivery_event
+                    WHERE apns_id = ? OR recipient = ? OR topic = ? ORDER BY id DESC LIMIT ?
+                    """,
+                arguments: [text.lowercased(), text, text, limit]
+            ).map { row in
+                LoggedNotification(
+                    uniqueID: row["unique_id"], receivedAt: Date(timeIntervalSince1970: row["at"]),
+                    subject: DeliverySubject(apnsID: row["apns_id"], recipient: row["recipient"], topic: row["topic"]))
+            }
+        }
+    }
+
+    public func eventCounts(since date: Date, bucket: TimeInterval) async throws -> [DeliveryCount] {
+        try await writer.read { db in
+            // From the first event at or after `date` on, in id (= arrival) order: no index on `at` (see pruneEvents).
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT CAST(at / ? AS INTEGER) AS bucket, kind, detail, COUNT(*) AS n FROM delivery_event
+                    WHERE id >= coalesce((SELECT id FROM delivery_event WHERE at >= ? ORDER BY id LIMIT 1),
+                                         (SELECT max(id) + 1 FROM delivery_event))
+                    GROUP BY bucket, kind, detail ORDER BY bucket
+                    """,
+                arguments: [bucket, date.timeIntervalSince1970]
+            ).map { row in
+                DeliveryCount(
+                    bucket: Date(timeIntervalSince1970: Double(row["bucket"] as Int64) * bucket),
+                    kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"], count: row["n"])
+            }
+        }
+    }
+
+    public func storedNotificationCounts() async throws -> [String: Int] {
+        try await writer.read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT device_id, COUNT(*) FROM stored_notification GROUP BY device_id") {
+                counts[row[0]] = row[1]
+            }
+            return counts
         }
     }
 
