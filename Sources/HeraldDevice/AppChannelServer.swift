@@ -42,8 +42,12 @@ struct AppChannelServer: Sendable {
         logger.debug("Serving apps", metadata: ["socket.path": "\(socket.path)"])
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
+                // Numbered as accepted: the order an app opened its connections in (see `attach(connection:order:for:)`).
+                var order: UInt64 = 0
                 for await connection in listener.connections {
-                    group.addTask { await serve(connection) }
+                    order += 1
+                    let accepted = order
+                    group.addTask { await serve(connection, order: accepted) }
                 }
             }
         } onCancel: {
@@ -53,8 +57,9 @@ struct AppChannelServer: Sendable {
     }
 
     /// Serves one connection until it closes, and until the requests it made that are still running finish.
-    private func serve(_ connection: AppChannelConnection) async {
-        let session = AppSession(connection: connection, answerTimeout: engine.configuration.delegateTimeout + .seconds(5))
+    private func serve(_ connection: AppChannelConnection, order: UInt64) async {
+        let session = AppSession(
+            connection: connection, order: order, answerTimeout: engine.configuration.delegateTimeout + .seconds(5))
         await withDiscardingTaskGroup { requests in
             await withTaskCancellationHandler {
                 for await line in connection.frames {
@@ -75,7 +80,7 @@ struct AppChannelServer: Sendable {
             if let bundleIdentifier = session.bundleIdentifier {
                 await liveActivities.stopObserving(bundleIdentifier, by: ObjectIdentifier(session))
                 await voipPushes.remove(session, for: bundleIdentifier)
-                await engine.detach(session, for: bundleIdentifier)
+                await engine.detach(connection: session, for: bundleIdentifier)
                 logger.debug("App disconnected", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
             }
         }
@@ -145,9 +150,9 @@ struct AppChannelServer: Sendable {
                 refuse(-1, "\"\(bundleIdentifier)\" is not a bundle identifier.", in: session)
                 return false
             }
-            // Attached before anything else can wait: a connection's attach must come before its own detach, and before
-            // the attach of the connection the app opens next if this one is too slow to welcome it.
-            await engine.attach(session, for: bundleIdentifier)
+            // Attached before anything else can wait: a connection's attach must come before its own detach. A hello
+            // read after that of a connection the app opened later does not take the app from it.
+            await engine.attach(connection: session, order: session.order, for: bundleIdentifier)
             connection.send(AppChannelMessage.welcome.encoded())
             logger.debug("App connected", metadata: [
                 "app.bundle_id": "\(bundleIdentifier)", "peer.pid": "\(connection.peer.processID)",

@@ -23,13 +23,16 @@ final class AppSession: NotificationHost, Sendable {
     private struct NoAnswer: Error {}
 
     let connection: AppChannelConnection
+    /// Its place among the connections the daemon accepted (apps' newer connections are higher).
+    let order: UInt64
     private let answers = PendingAnswers<Int, AppChannelMessage>()
     /// How long the app has to answer; longer than its delegate's own time limit.
     private let answerTimeout: Duration
     private let state = Mutex(State())
 
-    init(connection: AppChannelConnection, answerTimeout: Duration) {
+    init(connection: AppChannelConnection, order: UInt64, answerTimeout: Duration) {
         self.connection = connection
+        self.order = order
         self.answerTimeout = answerTimeout
     }
 

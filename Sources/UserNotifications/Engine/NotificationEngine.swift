@@ -64,6 +64,8 @@ package actor NotificationEngine: Service {
     var committingForeground = false
     nonisolated let sleeper = WakeableSleep()
     var hosts: [String: any NotificationHost] = [:]
+    /// The app processes' open connections to the daemon, oldest first (``attach(connection:order:for:)``).
+    private var connections: [String: [(order: UInt64, host: any NotificationHost)]] = [:]
     var answers: [String: AuthorizationAnswer] = [:]
     /// Each app's host work not yet done, in order; the first is running. An app is absent when it has none.
     var hostWork: [String: [@Sendable (NotificationEngine) async -> Void]] = [:]
@@ -110,6 +112,31 @@ package actor NotificationEngine: Service {
     /// Disconnects `host` (an app process that went away), if it is still the app's host.
     package func detach(_ host: any NotificationHost, for bundleIdentifier: String) {
         if let current = hosts[bundleIdentifier], current === host { hosts[bundleIdentifier] = nil }
+    }
+
+    /// Connects an app process's connection to the daemon, the app's `order`-th (the order the daemon accepted them
+    /// in): the app's host is its most recent connection still open.
+    ///
+    /// A connection's hello can be read after a newer one's — an app that gave up waiting for its welcome opens another
+    /// and closes the first, whose hello is still in the socket — so a hello from an older connection does not take
+    /// the app from a newer one; and when the host goes, the most recent connection left takes over.
+    package func attach(connection host: any NotificationHost, order: UInt64, for bundleIdentifier: String) {
+        var open = connections[bundleIdentifier, default: []]
+        open.append((order, host))
+        open.sort { $0.order < $1.order }
+        connections[bundleIdentifier] = open
+        if open.last?.host === host { attach(host, for: bundleIdentifier) }
+    }
+
+    /// Disconnects an app process's connection (``attach(connection:order:for:)``); the most recent one left, if any,
+    /// becomes the app's host when this one was.
+    package func detach(connection host: any NotificationHost, for bundleIdentifier: String) {
+        var open = connections[bundleIdentifier, default: []]
+        open.removeAll { $0.host === host }
+        connections[bundleIdentifier] = open.isEmpty ? nil : open
+        guard let current = hosts[bundleIdentifier], current === host else { return }
+        hosts[bundleIdentifier] = nil
+        if let next = open.last?.host { attach(next, for: bundleIdentifier) }
     }
 
     /// Runs apps' service extensions with `extensions` from now on (the device daemon's host).
