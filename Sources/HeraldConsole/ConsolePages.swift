@@ -18,7 +18,7 @@ enum ConsolePages {
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
             <link rel="stylesheet" href="/console.css"><script src="/console.js" defer></script></head><body>
-            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/send">Send</a> · <a href="/log">Delivery log</a> · <a href="/channels">Channels</a> · <a href="/tools">Tools</a>
+            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/send">Send</a> · <a href="/history">History</a> · <a href="/log">Delivery log</a> · <a href="/devices">Devices</a> · <a href="/channels">Channels</a> · <a href="/metrics">Metrics</a> · <a href="/tools">Tools</a>
             <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
             <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
             """,
@@ -39,11 +39,18 @@ enum ConsolePages {
             {{> head}}
             <h1>Delivery log</h1>
             <form method="get" action="/log">
-            <label>apns-unique-id <input type="search" name="id" value="{{id}}" size="40"></label>
+            <label>apns-unique-id, apns-id, device token or topic <input type="search" name="id" value="{{id}}" size="64"></label>
             <button type="submit">Search</button>
             </form>
+            {{#listed}}
+            <p>Notifications sent with this apns-id, to this token or channel, or on this topic, newest first{{#limited}} (the latest 50){{/limited}}:</p>
+            <table id="matches"><thead><tr><th>Received (UTC)</th><th>State now</th><th>apns-id</th><th>Token or channel</th><th>Topic</th></tr></thead><tbody>
+            {{#matches}}<tr class="{{kind}}"><td><a href="/log?id={{uniqueID}}">{{time}}</a></td><td>{{state}}</td><td><code>{{apnsID}}</code></td><td><code class="long">{{recipient}}</code></td><td>{{topic}}</td></tr>{{/matches}}
+            </tbody></table>
+            {{/listed}}
             {{#searched}}
-            <table id="timeline" data-id="{{id}}" data-shown="{{count}}"{{^hasEvents}} hidden{{/hasEvents}}><thead><tr><th>Time (UTC)</th><th>State</th><th>Detail</th></tr></thead><tbody>
+            {{#subject}}<p class="subject">apns-unique-id <code>{{uniqueID}}</code> · apns-id <code>{{apnsID}}</code> · to <code class="long">{{recipient}}</code> · {{topic}}</p>{{/subject}}
+            <table id="timeline" data-id="{{uniqueID}}" data-shown="{{count}}"{{^hasEvents}} hidden{{/hasEvents}}><thead><tr><th>Time (UTC)</th><th>State</th><th>Detail</th></tr></thead><tbody>
             {{#events}}<tr class="{{kind}}"><td>{{time}}</td><td>{{state}}</td><td>{{detail}}</td></tr>{{/events}}
             </tbody></table>
             {{^hasEvents}}<p id="nothing">No delivery log for <code>{{id}}</code> yet (kept 7 days); this page shows it as it comes.</p>{{/hasEvents}}
@@ -63,6 +70,16 @@ enum ConsolePages {
             </tbody></table>
             <h3>Header</h3><pre>{{header}}</pre><h3>Claims</h3><pre>{{claims}}</pre>
             {{/hasChecks}}
+            <h2>JWT generator</h2>
+            {{#hasKeys}}
+            <form method="post" action="/tools/generate"><input type="hidden" name="csrf" value="{{csrf}}">
+            <label>Key <select name="key">{{#keys}}<option>{{id}}</option>{{/keys}}</select></label>
+            <button type="submit">Generate</button></form>
+            {{/hasKeys}}
+            {{^hasKeys}}<p class="hint">No key to sign with: put its <code>.p8</code> in the data directory as <code>AuthKey_&lt;key ID&gt;.p8</code>.</p>{{/hasKeys}}
+            {{#generateMessage}}<p class="error">{{generateMessage}}</p>{{/generateMessage}}
+            {{#generated}}<p>A provider token signed now with <code>{{generatedKey}}</code> (APNs takes it for an hour):</p>
+            <pre id="generated" class="long">{{generated}}</pre><h3>Header</h3><pre>{{generatedHeader}}</pre><h3>Claims</h3><pre>{{generatedClaims}}</pre>{{/generated}}
             <h2>Device token validator</h2>
             <form method="post" action="/tools/token"><input type="hidden" name="csrf" value="{{csrf}}">
             <label>Device token <input type="text" name="token" value="{{token}}" size="70"></label>
@@ -104,6 +121,7 @@ enum ConsolePages {
             {{> head}}
             <h1>Send a notification</h1>
             {{#message}}<p class="error">{{message}}</p>{{/message}}
+            {{#fromHistory}}<p class="hint">From the history: change what you like and send it again.</p>{{/fromHistory}}
             {{#result}}<table class="result"><tbody>
             <tr class="{{kind}}"><th>Status</th><td>{{status}} {{reason}}</td></tr>
             {{#apnsID}}<tr><th>apns-id</th><td><code>{{apnsID}}</code></td></tr>{{/apnsID}}
@@ -122,11 +140,72 @@ enum ConsolePages {
             <label>apns-priority <select name="priority"><option value="">default</option><option{{#p10}} selected{{/p10}}>10</option><option{{#p5}} selected{{/p5}}>5</option><option{{#p1}} selected{{/p1}}>1</option></select></label></p>
             <p><label>apns-expiration <input type="text" name="expiration" value="{{expiration}}" size="12" placeholder="none, 0, or a UNIX time"></label>
             <label>apns-collapse-id <input type="text" name="collapseID" value="{{collapseID}}" size="20"></label></p>
+            <fieldset id="composer"><legend>Compose (writes the payload below)</legend>
+            <p data-types="alert"><label>Title <input type="text" data-key="title" size="30"></label>
+            <label>Subtitle <input type="text" data-key="subtitle" size="20"></label></p>
+            <p data-types="alert"><label>Body <input type="text" data-key="body" size="60"></label></p>
+            <p data-types="alert"><label>Sound <input type="text" data-key="sound" size="12" placeholder="default"></label>
+            <label>Badge <input type="number" data-key="badge" min="0" size="4"></label>
+            <label>Category <input type="text" data-key="category" size="16"></label>
+            <label><input type="checkbox" data-key="mutable-content"> mutable-content</label></p>
+            <p data-types="background"><label>Custom data (JSON object, beside aps) <input type="text" data-key="custom" size="50" placeholder='{"news":"…"}'></label></p>
+            <p data-types="liveactivity"><label>Event <select data-key="event"><option>update</option><option>end</option><option>start</option></select></label>
+            <label>content-state (JSON) <input type="text" data-key="content-state" size="40" placeholder='{"score":1}'></label></p>
+            <p data-types="liveactivity"><label>Alert title <input type="text" data-key="la-title" size="20"></label>
+            <label>Alert body <input type="text" data-key="la-body" size="30"></label>
+            <label>Attributes type (start) <input type="text" data-key="attributes-type" size="16"></label></p>
+            <p data-types="voip location complication fileprovider mdm pushtotalk widgets controls"><span class="hint">This push type's payload is the app's own: write it below.</span></p>
+            </fieldset>
             <p><label>Payload (JSON) <span id="size" data-limit="{{limit}}"></span><br>
             <textarea name="payload" id="payload" rows="8" cols="80">{{payload}}</textarea></label></p>
             <button type="submit" name="action" value="send">Send</button>
             <button type="submit" name="action" value="curl">Get cURL command</button>
             </form>
+            {{> foot}}
+            """,
+        "history": """
+            {{> head}}
+            <h1>History</h1>
+            <p class="hint">What this console sent in the last 30 days, newest first. Modify opens one in the send form.</p>
+            {{#message}}<p class="error">{{message}}</p>{{/message}}
+            {{#hasSends}}
+            <table id="history"><thead><tr><th>Sent (UTC)</th><th>To</th><th>Topic</th><th>Type</th><th>Answer</th><th></th></tr></thead><tbody>
+            {{#sends}}<tr class="{{kind}}"><td>{{time}}</td><td>{{target}} <code title="{{fullRecipient}}">{{recipient}}</code></td><td>{{topic}}</td><td>{{pushType}}</td>
+            <td>{{status}} {{reason}}{{#uniqueID}} · <a href="/log?id={{uniqueID}}">log</a>{{/uniqueID}}</td>
+            <td><a href="/send?from={{id}}">Modify</a>
+            <form class="inline" method="post" action="/history/resend"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit">Send again</button></form></td></tr>{{/sends}}
+            </tbody></table>
+            {{/hasSends}}
+            {{^hasSends}}<p>Nothing sent from this console in the last 30 days.</p>{{/hasSends}}
+            {{> foot}}
+            """,
+        "devices": """
+            {{> head}}
+            <h1>Devices</h1>
+            <p class="hint">{{#knowsConnections}}{{online}} connected to this gateway node now. {{/knowsConnections}}Every device with a token, connected or not, and how many notifications are kept for it (one per app and topic, until it connects).</p>
+            {{#hasDevices}}
+            <table id="devices"><thead><tr><th>Device</th><th>Connected since (UTC)</th><th>Tokens</th><th>Kept</th></tr></thead><tbody>
+            {{#devices}}<tr><td><code>{{id}}</code></td><td>{{#connectedAt}}{{connectedAt}} · {{channels}} channel(s){{/connectedAt}}{{^connectedAt}}offline{{/connectedAt}}</td>
+            <td>{{#tokens}}<div>{{app}} ({{environment}}{{#purpose}}, {{purpose}}{{/purpose}}) <a href="/log?id={{token}}"><code class="long">{{token}}</code></a></div>{{/tokens}}</td>
+            <td>{{#hasStored}}<a href="/devices?id={{id}}">{{stored}}</a>{{/hasStored}}{{^hasStored}}0{{/hasStored}}</td></tr>{{/devices}}
+            </tbody></table>
+            {{/hasDevices}}
+            {{^hasDevices}}<p>No devices yet: one appears once it registers an app (or connects).</p>{{/hasDevices}}
+            {{#shown}}<h2>Kept for <code>{{shown}}</code></h2>
+            {{#hasKept}}<table id="kept"><thead><tr><th>Received (UTC)</th><th>Topic</th><th>Type</th><th>Expires (UTC)</th><th>Payload</th></tr></thead><tbody>
+            {{#kept}}<tr><td><a href="/log?id={{uniqueID}}">{{received}}</a></td><td>{{topic}}</td><td>{{pushType}}</td><td>{{expires}}</td><td><code class="long">{{payload}}</code></td></tr>{{/kept}}
+            </tbody></table>{{/hasKept}}
+            {{^hasKept}}<p>Nothing is kept for this device.</p>{{/hasKept}}
+            {{/shown}}
+            {{> foot}}
+            """,
+        "metrics": """
+            {{> head}}
+            <h1>Metrics</h1>
+            <p class="ranges">{{#ranges}}{{#current}}<strong>{{name}}</strong>{{/current}}{{^current}}<a href="/metrics?range={{name}}">{{name}}</a>{{/current}} {{/ranges}}</p>
+            <p class="hint">The delivery log counted by Apple's categories (the Push Notifications Console's), in UTC.</p>
+            {{#hasSeries}}{{#charts}}<section class="chart"><h2>{{name}} <span class="hint">{{total}}</span></h2>{{{svg}}}</section>{{/charts}}{{/hasSeries}}
+            {{^hasSeries}}<p>Nothing in the delivery log for this {{range}}.</p>{{/hasSeries}}
             {{> foot}}
             """,
         "error": """
@@ -156,6 +235,44 @@ enum ConsolePages {
             if (pushType) pushType.addEventListener("change", count);
             for (const radio of document.querySelectorAll("input[name=target]")) radio.addEventListener("change", count);
             count();
+          }
+          // The composer: fields for the chosen push type, written into the payload as the person types.
+          const composer = document.getElementById("composer");
+          if (composer && payload && pushType) {
+            const field = (key) => composer.querySelector("[data-key='" + key + "']");
+            const value = (key) => { const f = field(key); return f ? (f.type === "checkbox" ? f.checked : f.value.trim()) : ""; };
+            const json = (text) => { try { const v = JSON.parse(text); return typeof v === "object" && v ? v : null; } catch (e) { return null; } };
+            const show = () => {
+              for (const part of composer.querySelectorAll("[data-types]")) {
+                part.hidden = !part.dataset.types.split(" ").includes(pushType.value);
+              }
+            };
+            const write = () => {
+              let body = null;
+              if (pushType.value === "alert") {
+                const alert = {};
+                for (const key of ["title", "subtitle", "body"]) if (value(key)) alert[key] = value(key);
+                const aps = { alert: alert };
+                if (value("sound")) aps.sound = value("sound");
+                if (value("badge") !== "") aps.badge = Number(value("badge"));
+                if (value("category")) aps.category = value("category");
+                if (value("mutable-content")) aps["mutable-content"] = 1;
+                body = { aps: aps };
+              } else if (pushType.value === "background") {
+                body = Object.assign({}, json(value("custom")) || {}, { aps: { "content-available": 1 } });
+              } else if (pushType.value === "liveactivity") {
+                const aps = { timestamp: Math.floor(Date.now() / 1000), event: value("event") || "update",
+                              "content-state": json(value("content-state")) || {} };
+                if (value("la-title") || value("la-body")) aps.alert = { title: value("la-title"), body: value("la-body") };
+                if (aps.event === "start" && value("attributes-type")) { aps["attributes-type"] = value("attributes-type"); aps.attributes = {}; }
+                if (aps.event === "end") aps["dismissal-date"] = aps.timestamp;
+                body = { aps: aps };
+              }
+              if (body) { payload.value = JSON.stringify(body); payload.dispatchEvent(new Event("input")); }
+            };
+            for (const input of composer.querySelectorAll("[data-key]")) input.addEventListener("input", write);
+            pushType.addEventListener("change", show);
+            show();
           }
           const table = document.getElementById("timeline");
           if (!table || !window.EventSource) return;
@@ -191,6 +308,13 @@ enum ConsolePages {
         tr.discarded td:nth-child(2) { color: #b3261e; font-weight: 600; }
         tr.stored td:nth-child(2) { color: #8a5a00; }
         .error { color: #b3261e; }
+        code.long { word-break: break-all; }
+        fieldset { border: 1px solid #ddd; background: white; margin: 0 0 1em; }
+        svg.chart { background: white; display: block; }
+        svg.chart rect { fill: #0071e3; }
+        svg.chart line.axis { stroke: #999; }
+        svg.chart text.label { fill: #666; font-size: 10px; }
+        section.chart h2 { font-size: 1em; margin: 1.2em 0 0.3em; }
         .hint { color: #666; }
         input, button { font: inherit; }
         """

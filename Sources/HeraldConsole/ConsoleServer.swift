@@ -18,12 +18,14 @@ import ServiceLifecycle
 public final class ConsoleServer: Service, Sendable {
     private let host: String
     private let requestedPort: Int
-    private let store: any GatewayStore
-    private let clock: any HeraldClock
-    private let logger: Logger
+    let store: any GatewayStore
+    let clock: any HeraldClock
+    let logger: Logger
     private let throttle = LoginThrottle()
     /// How the send form reaches the gateway; `nil`: no send form.
-    private let sender: ConsoleSender?
+    let sender: ConsoleSender?
+    /// The devices connected to this gateway node; `nil` when the console does not run beside the gateway.
+    let onlineDevices: (@Sendable () -> [OnlineDevice])?
     /// How long a live delivery log streams before the browser reconnects (it does so by itself).
     private let liveLogDuration: Duration
     private let boundPort = AwaitedValue<Int>()
@@ -37,12 +39,15 @@ public final class ConsoleServer: Service, Sendable {
     ///   - clock: The time source (login throttling, revocations).
     ///   - liveLogDuration: How long one live delivery log (`/log/events`) streams; the browser then opens another.
     ///   - sender: How the send form reaches the gateway's provider API; `nil` leaves the form out.
+    ///   - onlineDevices: The devices connected to the gateway now (the devices page); `nil` when unknown.
     ///   - logger: Where the console logs.
     public init(
         host: String = "127.0.0.1", port: Int, store: any GatewayStore, clock: any HeraldClock = SystemClock(),
-        liveLogDuration: Duration = .seconds(300), sender: ConsoleSender? = nil, logger: Logger
+        liveLogDuration: Duration = .seconds(300), sender: ConsoleSender? = nil,
+        onlineDevices: (@Sendable () -> [OnlineDevice])? = nil, logger: Logger
     ) {
         self.sender = sender
+        self.onlineDevices = onlineDevices
         self.liveLogDuration = liveLogDuration
         self.host = host
         self.requestedPort = port
@@ -104,8 +109,12 @@ public final class ConsoleServer: Service, Sendable {
             context.sessions.clearSession()
             return Response.redirect(to: "/login", type: .normal)
         }
-        router.get("/send") { [self] _, context in
+        router.get("/send") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+            // `?from=<id>`: a send from the history, in the form to change and send again.
+            if let id = request.uri.queryParameters.get("from"), let earlier = try await store.consoleSend(id: id) {
+                return await sendPage(session: session, form: earlier.form, values: ["fromHistory": true])
+            }
             return await sendPage(session: session, form: [:], values: [:])
         }
         router.post("/send") { [self] request, context in
@@ -133,6 +142,11 @@ public final class ConsoleServer: Service, Sendable {
                 let token = form["token"] ?? ""
                 let result = await TokenChecks.deviceToken(token, store: store)
                 return ["token": token, "hasFacts": true, "facts": result.facts.map { ["label": $0.0, "value": $0.1] }]
+            }
+        }
+        router.post("/tools/generate") { [self] request, context in
+            try await tools(request, context: context) { [self] _, form in
+                await generatedToken(keyID: form["key"] ?? "")
             }
         }
         router.get("/channels") { [self] request, context in
@@ -182,21 +196,65 @@ public final class ConsoleServer: Service, Sendable {
         router.get("/log") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
             let id = request.uri.queryParameters.get("id")?.trimmingCharacters(in: .whitespaces) ?? ""
-            var values: [String: Any] = ["title": "Delivery log", "csrf": session.csrf, "signedIn": true, "id": id]
-            if !id.isEmpty {
-                let formatter = ISO8601DateFormatter()
-                formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-                let events = try await store.events(uniqueID: id.lowercased())
-                values["searched"] = true
-                values["hasEvents"] = !events.isEmpty
-                values["count"] = events.count
-                values["events"] = events.map { event -> [String: Any] in
-                    ["time": formatter.string(from: event.at), "kind": event.kind.rawValue,
-                     "state": Self.stateName(event), "detail": event.detail]
-                }
-            }
-            return Self.page("log", values)
+            return try await logPage(session: session, search: id)
         }
+        historyRoutes(router)
+        deviceRoutes(router)
+        metricsRoutes(router)
+    }
+
+    /// How many notifications a search by apns-id, token or topic lists.
+    static let searchLimit = 50
+
+    /// The delivery log: the timeline of an `apns-unique-id` (or of the one notification an `apns-id` names), else the
+    /// notifications sent to a device token or channel, or on a topic, newest first.
+    private func logPage(session: ConsoleSession, search: String) async throws -> Response {
+        var values: [String: Any] = ["title": "Delivery log", "csrf": session.csrf, "signedIn": true, "id": search]
+        guard !search.isEmpty else { return Self.page("log", values) }
+        let formatter = Self.timeFormatter
+        var uniqueID = search.lowercased()
+        var events = try await store.events(uniqueID: uniqueID)
+        if events.isEmpty {
+            let matches = try await store.loggedNotifications(matching: search, limit: Self.searchLimit)
+            if matches.count == 1, matches[0].subject.apnsID == search.lowercased() {
+                uniqueID = matches[0].uniqueID
+                events = try await store.events(uniqueID: uniqueID)
+                values["apnsID"] = matches[0].subject.apnsID
+            } else if !matches.isEmpty {
+                var rows: [[String: Any]] = []
+                for match in matches {
+                    let latest = try await store.events(uniqueID: match.uniqueID).last
+                    rows.append([
+                        "uniqueID": match.uniqueID, "time": formatter.string(from: match.receivedAt),
+                        "apnsID": match.subject.apnsID, "recipient": match.subject.recipient, "topic": match.subject.topic,
+                        "state": latest.map(Self.stateName) ?? "", "kind": latest?.kind.rawValue ?? "",
+                    ])
+                }
+                values["listed"] = true
+                values["matches"] = rows
+                values["limited"] = matches.count == Self.searchLimit
+                return Self.page("log", values)
+            }
+        }
+        values["searched"] = true
+        values["uniqueID"] = uniqueID
+        values["hasEvents"] = !events.isEmpty
+        values["count"] = events.count
+        values["events"] = events.map { event -> [String: Any] in
+            ["time": formatter.string(from: event.at), "kind": event.kind.rawValue,
+             "state": Self.stateName(event), "detail": event.detail]
+        }
+        if let subject = events.first?.subject {
+            values["subject"] = ["apnsID": subject.apnsID, "recipient": subject.recipient, "topic": subject.topic]
+        }
+        return Self.page("log", values)
+    }
+
+    /// Times as the console shows them: UTC, to the millisecond.
+    static var timeFormatter: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
     }
 
     /// The channels page for an app and environment (one channel when `id` is given).
@@ -247,7 +305,7 @@ public final class ConsoleServer: Service, Sendable {
     }
 
     /// The send form, filled with `form` (what was sent) and showing `values` (the answer, a cURL command, a message).
-    private func sendPage(session: ConsoleSession, form: [String: String], values: [String: Any]) async -> Response {
+    func sendPage(session: ConsoleSession, form: [String: String], values: [String: Any]) async -> Response {
         let keys = await sender?.keyIDs() ?? []
         let chosenKey = form["key"] ?? keys.first ?? ""
         let pushType = form["pushType"] ?? "alert"
@@ -267,7 +325,7 @@ public final class ConsoleServer: Service, Sendable {
 
     /// Sends what the form says through the gateway's provider API (or makes its cURL command): the values the page
     /// shows.
-    private func send(_ form: [String: String]) async -> [String: Any] {
+    func send(_ form: [String: String]) async -> [String: Any] {
         guard let sender else { return ["message": "This console has no send form (no provider API to send to)."] }
         let keyID = form["key"] ?? ""
         guard let pem = await sender.key(keyID), let key = try? await store.providerKey(id: keyID) else {
@@ -318,12 +376,17 @@ public final class ConsoleServer: Service, Sendable {
                 : try await client.send(notification, to: recipient)
         } catch let reason as APNsReason {
             try? await client.shutdown()
+            await remember(form, status: reason.status, reason: reason.reason)
             return ["message": "Not sent: APNs would answer \(reason.status) \(reason.reason)."]
         } catch {
             try? await client.shutdown()
+            await remember(form, status: 0, reason: "\(error)")
             return ["message": "Not sent: \(error)"]
         }
         try? await client.shutdown()
+        await remember(
+            form, status: result.status, reason: result.reasonText ?? result.failure, apnsID: result.apnsID ?? result.requestID,
+            uniqueID: result.uniqueID)
         logger.info("Console sent a notification", metadata: ["apns.status": "\(result.status)", "apns.topic": "\(suffixed)"])
         var answer: [String: Any] = [
             "status": result.status == 0 ? "no answer" : "\(result.status)",
@@ -365,7 +428,10 @@ public final class ConsoleServer: Service, Sendable {
         check: (ConsoleSession, [String: String]) async -> [String: Any]
     ) async throws -> Response {
         guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
-        var values: [String: Any] = ["title": "Tools", "csrf": session.csrf, "signedIn": true]
+        let keys = await sender?.keyIDs() ?? []
+        var values: [String: Any] = [
+            "title": "Tools", "csrf": session.csrf, "signedIn": true, "keys": keys.map { ["id": $0] }, "hasKeys": !keys.isEmpty,
+        ]
         if request.method == .post {
             guard let form = try await Self.form(request, context: context, checkedAgainst: session) else {
                 return Self.staleForm
@@ -373,6 +439,23 @@ public final class ConsoleServer: Service, Sendable {
             values.merge(await check(session, form)) { $1 }
         }
         return Self.page("tools", values)
+    }
+
+    /// The JWT generator: a provider token signed now with the key's `.p8` (valid an hour, as APNs takes it), with its
+    /// header and claims.
+    private func generatedToken(keyID: String) async -> [String: Any] {
+        guard let sender, let pem = await sender.key(keyID), let key = try? await store.providerKey(id: keyID) else {
+            return ["generateMessage": "No key \(keyID) to sign with: its .p8 belongs in the data directory as AuthKey_\(keyID).p8."]
+        }
+        do {
+            let token = try ProviderTokenSigner(pem: pem, keyID: key.keyID, teamID: key.teamID, clock: clock).token()
+            let parts = await TokenChecks.providerToken(token, store: store, now: clock.now)
+            return [
+                "generated": token, "generatedKey": keyID, "generatedHeader": parts.header, "generatedClaims": parts.claims,
+            ]
+        } catch {
+            return ["generateMessage": "AuthKey_\(keyID).p8 is not a P-256 private key (PEM)."]
+        }
     }
 
     /// `POST /login`: the form's CSRF token must be the session's; the operator token must be known and not revoked.
@@ -437,7 +520,7 @@ public final class ConsoleServer: Service, Sendable {
     }
 
     /// The session of a person logged in with an operator token that still holds; `nil` otherwise.
-    private func signedIn(_ context: ConsoleRequestContext) async -> ConsoleSession? {
+    func signedIn(_ context: ConsoleRequestContext) async -> ConsoleSession? {
         guard let session = context.sessions.session, let hash = session.operatorHash,
               let record = try? await store.operatorToken(hash: hash), record.revokedAt == nil
         else { return nil }
@@ -462,7 +545,7 @@ public final class ConsoleServer: Service, Sendable {
         }
     }
 
-    private static func page(_ name: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+    static func page(_ name: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: ConsolePages.render(name, values))))
@@ -470,7 +553,7 @@ public final class ConsoleServer: Service, Sendable {
 
     /// The posted form when it carries `session`'s CSRF token; `nil` (answer ``staleForm``) otherwise, or without a
     /// session.
-    private static func form(
+    static func form(
         _ request: Request, context: ConsoleRequestContext, checkedAgainst session: ConsoleSession?
     ) async throws -> [String: String]? {
         let form = try await form(request, context: context)
@@ -479,7 +562,7 @@ public final class ConsoleServer: Service, Sendable {
     }
 
     /// The answer to a form without its session's CSRF token.
-    private static var staleForm: Response {
+    static var staleForm: Response {
         page("error", ["title": "Refused", "message": "This form is out of date; reload the page."], status: .forbidden)
     }
 

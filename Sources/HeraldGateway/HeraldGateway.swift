@@ -151,6 +151,9 @@ public final class HeraldGateway: Service, Sendable {
     /// How many devices are connected now.
     public var connectedDevices: Int { hub.count }
 
+    /// The devices connected to this node now, by device ID.
+    public var onlineDevices: [OnlineDevice] { hub.online }
+
     /// Listens and serves until cancelled or shut down gracefully.
     public func run() async throws {
         // Whoever waits for the ports (a banner, a sandbox device) stops waiting once the gateway has stopped, or

@@ -104,7 +104,9 @@ extension HeraldCommand {
             // The console's send form: the development TLS provider API, with `.p8` keys kept in the data directory.
             let sender = ConsoleSender(gateway: gateway, keyDirectory: directory.url)
             let console = consolePort.map {
-                ConsoleServer(host: listenHost, port: $0, store: gatewayStore, sender: sender, logger: logger)
+                ConsoleServer(
+                    host: listenHost, port: $0, store: gatewayStore, sender: sender,
+                    onlineDevices: { gateway.onlineDevices }, logger: logger)
             }
             let banner = StartupTask {
                 guard let ports = try? await gateway.ports() else { return } // stopped (or failed) before listening

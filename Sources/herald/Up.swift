@@ -77,7 +77,11 @@ extension HeraldCommand {
                 try await gatewayStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
                 // The send form goes through the gateway's TLS provider API with the key `up` keeps in the data directory.
                 let sender = ConsoleSender(gateway: gateway, keyDirectory: directory.url)
-                console = (ConsoleServer(port: consolePort, store: gatewayStore, sender: sender, logger: logger), token)
+                console = (
+                    ConsoleServer(
+                        port: consolePort, store: gatewayStore, sender: sender, onlineDevices: { gateway.onlineDevices },
+                        logger: logger),
+                    token)
             }
             // One group: the engine, the gateway, the device (once the gateway listens) and the desktop's answers.
             // Shut down in reverse: the device leaves first, the engine last. A device that cannot start (its identity

@@ -4,6 +4,7 @@ import Foundation
 import GatewayTestSupport
 import HeraldConsole
 import HeraldCore
+import HeraldDeviceChannel
 import HeraldGateway
 import HeraldTesting
 import Logging
@@ -84,7 +85,8 @@ import Testing
                 keyDirectory: keys)
             // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
             let console = ConsoleServer(
-                port: 0, store: harness.store, liveLogDuration: .seconds(3), sender: sender, logger: logger)
+                port: 0, store: harness.store, liveLogDuration: .seconds(3), sender: sender,
+                onlineDevices: { harness.gateway.onlineDevices }, logger: logger)
             let token = OperatorToken.make()
             try await harness.store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
             try await withRunning([console], logger: logger) {
@@ -310,6 +312,182 @@ import Testing
             let gone = try await post([("payload", #"{"aps":{"alert":"x"}}"#), ("action", "send")])
             #expect(gone.body.contains("410 Unregistered"), "\(gone.body)")
             #expect(try await browser.post("/send", [("csrf", "forged")]).status == 403)
+        }
+    }
+
+    @Test("History: each send kept with APNs' answer, newest first, HTML escaped; Modify opens it in the send form; Send again sends it as it was and keeps a new entry; a forged CSRF token is refused")
+    func history() async throws {
+        try await withConsole { harness, browser, token in
+            #expect(try await browser.get("/history").headers.first(name: "location") == "/login")
+            try await logIn(browser, token)
+            let csrf = try #require(try await browser.get("/send").csrf)
+            let device = try await harness.offlineToken()
+            #expect(try await browser.get("/history").body.contains("Nothing sent from this console"))
+            let fields: [(String, String)] = [
+                ("csrf", csrf), ("key", GatewayHarness.keyID), ("target", "token"), ("recipient", device.token),
+                ("topic", GatewayHarness.bundleID), ("pushType", "alert"), ("collapseID", "<i>c</i>"),
+                ("payload", #"{"aps":{"alert":"<b>kept</b>"}}"#),
+            ]
+            #expect(try await browser.post("/send", fields + [("action", "send")]).body.contains("<td>200 </td>"))
+            #expect(try await browser.post("/send", fields + [("action", "curl")]).status == 200) // a cURL command is not a send
+            #expect(try await browser.post("/send", [("csrf", csrf), ("key", GatewayHarness.keyID), ("target", "token"),
+                                                     ("recipient", "abcd"), ("topic", GatewayHarness.bundleID),
+                                                     ("pushType", "alert"), ("payload", #"{"aps":{}}"#), ("action", "send")]).status == 200)
+            let page = try await browser.get("/history")
+            let rows = page.body.components(separatedBy: "<tr class=").dropFirst()
+            #expect(rows.count == 2, "\(page.body)")
+            #expect(rows.first?.contains("400 BadDeviceToken") == true && rows.last?.contains("200") == true, "\(page.body)")
+            #expect(!page.body.contains("<b>kept") && !page.body.contains("<i>c"))
+            let sends = try await harness.store.consoleSends(since: .distantPast, limit: 10)
+            #expect(sends.map(\.status) == [400, 200])
+            #expect(sends.last?.form["payload"] == #"{"aps":{"alert":"<b>kept</b>"}}"# && sends.last?.form["csrf"] == nil)
+            #expect(sends.last?.uniqueID != nil && page.body.contains("/log?id=\(sends.last!.uniqueID!)"))
+
+            let modify = try await browser.get("/send?from=\(sends.last!.id)")
+            #expect(modify.body.contains("From the history"))
+            #expect(modify.body.contains("{&quot;aps&quot;:{&quot;alert&quot;:&quot;&lt;b&gt;kept&lt;/b&gt;&quot;}}</textarea>"), "\(modify.body)")
+            #expect(modify.body.contains(#"value="&lt;i&gt;c&lt;/i&gt;""#) && modify.body.contains(device.token))
+
+            let again = try await browser.post("/history/resend", [("csrf", csrf), ("id", sends.last!.id)])
+            #expect(again.body.contains("<td>200 </td>"), "\(again.body)")
+            let after = try await harness.store.consoleSends(since: .distantPast, limit: 10)
+            #expect(after.count == 3 && after.first?.form == sends.last?.form && after.first?.uniqueID != sends.last?.uniqueID)
+            #expect(try await harness.store.storedNotifications(deviceID: device.deviceID).count == 1) // replaced: same topic
+            #expect(try await browser.post("/history/resend", [("csrf", "forged"), ("id", sends.last!.id)]).status == 403)
+            #expect(try await browser.post("/history/resend", [("csrf", csrf), ("id", "gone")]).body.contains("no longer in the history"))
+        }
+    }
+
+    @Test("The delivery log found by apns-id (the one timeline, with what it was sent as), by device token or by topic (the notifications with their state now, newest first); a search that matches nothing says so, escaped")
+    func logSearch() async throws {
+        try await withConsole { harness, browser, token in
+            try await logIn(browser, token)
+            let device = try await harness.offlineToken()
+            let client = try harness.makeHTTPClient()
+            var answers: [PushAnswer] = []
+            // One provider token for the connection (a new one within 20 minutes is 429 TooManyProviderTokenUpdates).
+            let jwt = try harness.jwt()
+            do {
+                for (index, apnsID) in ["0A1B2C3D-0000-4000-8000-000000000001", "0a1b2c3d-0000-4000-8000-000000000002"].enumerated() {
+                    answers.append(try await client.push(
+                        port: harness.tlsPort, token: device.token,
+                        headers: [("authorization", "bearer \(jwt)"), ("apns-topic", GatewayHarness.bundleID),
+                                  ("apns-id", apnsID), ("apns-collapse-id", "c\(index)")],
+                        body: #"{"aps":{"alert":"hi"}}"#))
+                }
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+            #expect(answers.map(\.status) == [200, 200])
+            await harness.gateway.flushDeliveryLog()
+            let uniqueIDs = answers.compactMap { $0.headers.first(name: "apns-unique-id") }
+
+            let byAPNsID = try await browser.get("/log?id=0a1b2c3d-0000-4000-8000-000000000001")
+            #expect(byAPNsID.body.contains(#"<table id="timeline" data-id="\#(uniqueIDs[0])""#), "\(byAPNsID.body)")
+            #expect(byAPNsID.body.contains("Stored - Device Offline") && byAPNsID.body.contains(device.token))
+            let byToken = try await browser.get("/log?id=\(device.token)")
+            let listed = byToken.body.components(separatedBy: #"<a href="/log?id="#).dropFirst().map { $0.prefix { $0 != "\"" } }
+            #expect(listed == [Substring(uniqueIDs[1]), Substring(uniqueIDs[0])], "\(byToken.body)")
+            #expect(byToken.body.contains("Stored - Device Offline"))
+            let byTopic = try await browser.get("/log?id=\(GatewayHarness.bundleID)")
+            #expect(byTopic.body.contains(uniqueIDs[0]) && byTopic.body.contains(uniqueIDs[1]))
+            let nothing = try await browser.get("/log?id=%3Cscript%3E")
+            #expect(nothing.body.contains("No delivery log for <code>&lt;script&gt;</code>") && !nothing.body.contains("<script>"))
+        }
+    }
+
+    @Test("Devices: every device with a token, connected (this node) or offline, its tokens, how many notifications are kept for it, and what they are (payload escaped)")
+    func devices() async throws {
+        try await withConsole { harness, browser, token in
+            try await logIn(browser, token)
+            let offline = try await harness.offlineToken(device: "offline-phone")
+            let client = try harness.makeHTTPClient()
+            let pushed: PushAnswer
+            do {
+                pushed = try await client.push(
+                    port: harness.tlsPort, token: offline.token,
+                    headers: [("authorization", "bearer \(try harness.jwt())"), ("apns-topic", GatewayHarness.bundleID)],
+                    body: #"{"aps":{"alert":"<script>x</script>"}}"#)
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+            let uniqueID = try #require(pushed.headers.first(name: "apns-unique-id"))
+            let online = try await harness.connectDevice("online-phone")
+            do {
+                let appToken = try await online.register(bundleID: GatewayHarness.bundleID)
+                let page = try await browser.get("/devices")
+                #expect(page.body.contains("1 connected to this gateway node now"), "\(page.body)")
+                let rows = page.body.components(separatedBy: "<tr><td><code>").dropFirst()
+                let offlineRow = try #require(rows.first { $0.hasPrefix("offline-phone") })
+                let onlineRow = try #require(rows.first { $0.hasPrefix("online-phone") })
+                #expect(offlineRow.contains("offline") && offlineRow.contains(#"<a href="/devices?id=offline-phone">1</a>"#))
+                #expect(onlineRow.contains("0 channel(s)") && onlineRow.contains(appToken) && !onlineRow.contains("offline"))
+                let kept = try await browser.get("/devices?id=offline-phone")
+                #expect(kept.body.contains("&lt;script&gt;x&lt;/script&gt;") && !kept.body.contains("<script>x"), "\(kept.body)")
+                #expect(kept.body.contains(#"<a href="/log?id=\#(uniqueID)">"#))
+                #expect(try await browser.get("/devices?id=online-phone").body.contains("Nothing is kept for this device."))
+            } catch {
+                await online.close()
+                throw error
+            }
+            await online.close()
+        }
+    }
+
+    @Test("Metrics: the delivery log counted by Apple's categories, one SVG bar chart each with its total, for an hour, a day or a week")
+    func metrics() async throws {
+        try await withConsole { harness, browser, token in
+            try await logIn(browser, token)
+            let now = Date()
+            try await harness.store.appendEvents([
+                DeliveryEvent(uniqueID: "m1", at: now, kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(uniqueID: "m2", at: now, kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(uniqueID: "m1", at: now, kind: .stored, detail: "Stored - Device Offline"),
+                DeliveryEvent(uniqueID: "m2", at: now, kind: .discarded, detail: "Discarded - Expired: <b>late</b>"),
+                DeliveryEvent(uniqueID: "old", at: now.addingTimeInterval(-2 * 86_400), kind: .received, detail: "Received by APNs"),
+            ])
+            let hour = try await browser.get("/metrics")
+            #expect(hour.body.contains(#"<h2>Received by APNs <span class="hint">2</span></h2><svg class="chart""#), "\(hour.body)")
+            #expect(hour.body.contains(#"<h2>Stored - Device Offline <span class="hint">1</span></h2>"#))
+            #expect(hour.body.contains(#"<h2>Discarded - Expired <span class="hint">1</span></h2>"#))
+            #expect(hour.body.components(separatedBy: "<rect ").count - 1 == 3, "one bar in each of three charts")
+            #expect(!hour.body.contains("<b>late"))
+            let week = try await browser.get("/metrics?range=week")
+            #expect(week.body.contains(#"<h2>Received by APNs <span class="hint">3</span></h2>"#) && week.body.contains("<strong>week</strong>"))
+        }
+    }
+
+    @Test("Tools: the JWT generator signs a provider token now with a key from the data directory, one the validator and the provider API take; an unknown key says so")
+    func jwtGenerator() async throws {
+        try await withConsole { harness, browser, token in
+            try await logIn(browser, token)
+            let csrf = try #require(try await browser.get("/tools").csrf)
+            let page = try await browser.post("/tools/generate", [("csrf", csrf), ("key", GatewayHarness.keyID)])
+            let generated = try #require(page.body.components(separatedBy: #"<pre id="generated" class="long">"#).dropFirst().first?
+                .prefix { $0 != "<" })
+            let checked = try await browser.post("/tools/jwt", [("jwt", String(generated)), ("csrf", csrf)])
+            #expect(!checked.body.contains(#"<tr class="discarded">"#) && checked.body.contains(#"<tr class="delivered">"#), "\(checked.body)")
+            let device = try await harness.offlineToken()
+            let client = try harness.makeHTTPClient()
+            let answer: PushAnswer
+            do {
+                answer = try await client.push(
+                    port: harness.tlsPort, token: device.token,
+                    headers: [("authorization", "bearer \(generated)"), ("apns-topic", GatewayHarness.bundleID)],
+                    body: #"{"aps":{"alert":"signed by the console"}}"#)
+            } catch {
+                try? await client.shutdown()
+                throw error
+            }
+            try await client.shutdown()
+            #expect(answer.status == 200)
+            let unknown = try await browser.post("/tools/generate", [("csrf", csrf), ("key", "NOPE123456")])
+            #expect(unknown.body.contains("No key NOPE123456 to sign with"))
+            #expect(try await browser.post("/tools/generate", [("csrf", "forged"), ("key", GatewayHarness.keyID)]).status == 403)
         }
     }
 

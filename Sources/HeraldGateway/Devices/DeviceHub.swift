@@ -98,4 +98,21 @@ final class DeviceHub: Sendable {
 
     /// How many devices are connected.
     var count: Int { sessions.withLock { $0.count } }
+
+    /// The devices connected now, by device ID.
+    var online: [OnlineDevice] {
+        sessions.withLock { Array($0.values) }
+            .map { OnlineDevice(deviceID: $0.deviceID, connectedAt: $0.connectedAt, channels: $0.channels.withLock { $0.count }) }
+            .sorted { $0.deviceID < $1.deviceID }
+    }
+}
+
+/// A device connected to this gateway node.
+public struct OnlineDevice: Sendable, Equatable {
+    /// The device's ID.
+    public var deviceID: String
+    /// When its connection began.
+    public var connectedAt: Date
+    /// How many broadcast channels it listens on.
+    public var channels: Int
 }
