@@ -170,8 +170,8 @@ enum ConsolePages {
             {{#message}}<p class="error">{{message}}</p>{{/message}}
             {{#hasSends}}
             <table id="history"><thead><tr><th>Sent (UTC)</th><th>To</th><th>Topic</th><th>Type</th><th>Answer</th><th></th></tr></thead><tbody>
-            {{#sends}}<tr class="{{kind}}"><td>{{time}}</td><td>{{target}} <code title="{{fullRecipient}}">{{recipient}}</code></td><td>{{topic}}</td><td>{{pushType}}</td>
-            <td>{{status}} {{reason}}{{#uniqueID}} · <a href="/log?id={{uniqueID}}">log</a>{{/uniqueID}}</td>
+            {{#sends}}<tr class="send"><td>{{time}}</td><td>{{target}} <code title="{{fullRecipient}}">{{recipient}}</code></td><td>{{topic}}</td><td>{{pushType}}</td>
+            <td class="answer {{kind}}">{{status}} {{reason}}{{#uniqueID}} · <a href="/log?id={{uniqueID}}">log</a>{{/uniqueID}}</td>
             <td><a href="/send?from={{id}}">Modify</a>
             <form class="inline" method="post" action="/history/resend"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit">Send again</button></form></td></tr>{{/sends}}
             </tbody></table>
@@ -308,6 +308,8 @@ enum ConsolePages {
         tr.discarded td:nth-child(2) { color: #b3261e; font-weight: 600; }
         tr.stored td:nth-child(2) { color: #8a5a00; }
         .error { color: #b3261e; }
+        td.answer.delivered { color: #137333; font-weight: 600; }
+        td.answer.discarded { color: #b3261e; font-weight: 600; }
         code.long { word-break: break-all; }
         fieldset { border: 1px solid #ddd; background: white; margin: 0 0 1em; }
         svg.chart { background: white; display: block; }

@@ -23,7 +23,7 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent(".build/console-screenshots")
     }
 
-    @Test("In headless Chromium: a wrong operator token refused, the right one in; the payload's size counted live; a send to an offline token, its delivery log turning to delivered when the device connects; a <script> payload shown as text; a broken JWT and why; the app unregistered and the next send answered 410; a channel made; a screenshot of each page")
+    @Test("In headless Chromium: a wrong operator token refused, the right one in; the payload's size counted live; the composer; a send to an offline token, its delivery log turning to delivered when the device connects; a <script> payload shown as text; the devices page; the log searched by token; the history and Modify; metrics as SVG; a generated JWT that passes, a broken one and why; the app unregistered and the next send answered 410; a channel made; a screenshot of each page")
     func inChromium() async throws {
         let script = try #require(Bundle.module.url(forResource: "Browser/console_browser.py", withExtension: nil)).path
         try await ConsoleServerTests().withConsole { harness, browser, operatorToken in
@@ -41,6 +41,7 @@ import Testing
             ]) { $1 }
             let chromium = try await ChildProcess.launch("python3", [script], environment: environment)
             var device: DeviceChannelClient?
+            var acknowledging: Task<Void, Never>?
             do {
                 // The device comes online: the push kept for it is delivered, and the page shows it as it happens.
                 try #require(await chromium.waitForOutput(containing: "need: device-online", timeout: .seconds(240)) != nil,
@@ -50,6 +51,11 @@ import Testing
                 let push = try #require(try await nextPush(online, seconds: 60))
                 #expect(push.fromStorage && push.token == token)
                 try await online.acknowledge(push)
+                // The device takes what comes next as a device does (the gateway answers 200 once it has it), until it
+                // closes.
+                acknowledging = Task {
+                    for await push in online.pushes { try? await online.acknowledge(push) }
+                }
                 try Data().write(to: signals.appendingPathComponent("device-online"))
 
                 // The app unregisters: its token is revoked.
@@ -61,14 +67,16 @@ import Testing
                 let result = await chromium.wait(timeout: .seconds(240))
                 #expect(result.status == 0 && !result.timedOut, "\(result.output)\n\(result.error)")
                 let steps = result.output.split(separator: "\n").filter { $0.hasPrefix("ok: ") }
-                #expect(steps.count == 8, "\(result.output)")
+                #expect(steps.count == 13, "\(result.output)")
             } catch {
                 _ = await chromium.stop()
                 await device?.close()
+                await acknowledging?.value
                 throw error
             }
             await device?.close()
-            for page in ["login", "send", "log", "tools", "channels"] {
+            await acknowledging?.value
+            for page in ["login", "send", "log", "devices", "history", "metrics", "tools", "channels"] {
                 let png = try Data(contentsOf: Self.screenshots.appendingPathComponent("\(page).png"))
                 #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 5_000, "\(page).png")
             }

@@ -18,7 +18,8 @@ import sys
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.common.exceptions import (NoAlertPresentException, NoSuchElementException,
+                                        StaleElementReferenceException, TimeoutException)
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -59,7 +60,13 @@ def shot(driver, name):
 
 
 def text(driver):
-    return driver.find_element(By.TAG_NAME, "body").text
+    # The page may be replaced while it is read (a form's answer arriving): read the new one.
+    for _ in range(100):
+        try:
+            return driver.find_element(By.TAG_NAME, "body").text
+        except (StaleElementReferenceException, NoSuchElementException):
+            time.sleep(0.05)
+    return ""
 
 
 def wait_for_text(driver, expected, why):
@@ -138,9 +145,24 @@ def run(driver):
         fail(f"the size counter says {size.text!r} for a voip push")
     step("payload size counted live")
 
-    # Send to the offline device: 200, stored; its delivery log turns to delivered when the device connects.
+    # The composer writes the payload for the chosen push type as the person types.
     marker = "<script>alert(1)</script>"
-    send(driver, '{"aps":{"alert":{"title":"Hello","body":"' + marker + '"}}}')
+    driver.get(BASE + "/send")
+    Select(driver.find_element(By.NAME, "pushType")).select_by_visible_text("alert")
+    driver.find_element(By.CSS_SELECTOR, "#composer [data-key=title]").send_keys("Hello")
+    driver.find_element(By.CSS_SELECTOR, "#composer [data-key=body]").send_keys(marker)
+    driver.find_element(By.CSS_SELECTOR, "#composer [data-key=badge]").send_keys("3")
+    written = driver.find_element(By.ID, "payload").get_attribute("value")
+    if written != '{"aps":{"alert":{"title":"Hello","body":"' + marker + '"},"badge":3}}':
+        fail(f"the composer wrote {written!r}")
+    Select(driver.find_element(By.NAME, "pushType")).select_by_visible_text("liveactivity")
+    if not driver.find_element(By.CSS_SELECTOR, "#composer [data-key=event]").is_displayed() \
+            or driver.find_element(By.CSS_SELECTOR, "#composer [data-key=title]").is_displayed():
+        fail("the composer did not change with the push type")
+    step("the composer")
+
+    # Send to the offline device: 200, stored; its delivery log turns to delivered when the device connects.
+    send(driver, '{"aps":{"alert":{"title":"Hello","body":"' + marker + '"},"badge":3}}')
     wait_for_text(driver, "200", "sending to an offline token")
     shot(driver, "send")
     link = driver.find_element(By.CSS_SELECTOR, "a[href^='/log?id=']")
@@ -165,9 +187,57 @@ def run(driver):
         fail("a <script> element made of the payload is in the page")
     step("<script> shown as text")
 
+    # The devices page: the device, connected now, with its token.
+    driver.get(BASE + "/devices")
+    wait_for_text(driver, "1 connected to this gateway node now", "the devices page")
+    row = [r.text for r in driver.find_elements(By.CSS_SELECTOR, "#devices tbody tr") if DEVICE_TOKEN in r.text]
+    if not row or "offline" in row[0] or "channel(s)" not in row[0]:
+        fail(f"the devices page does not show the device connected: {row}")
+    shot(driver, "devices")
+    step("devices")
+
+    # The delivery log searched by the token lists what was sent to it; the history lists what the console sent.
+    driver.get(BASE + "/log?id=" + DEVICE_TOKEN)
+    if len(driver.find_elements(By.CSS_SELECTOR, "#matches tbody tr")) != 2:
+        fail(f"a search by token lists {text(driver)}")
+    driver.get(BASE + "/history")
+    sends = driver.find_elements(By.CSS_SELECTOR, "#history tbody tr")
+    if len(sends) != 2 or "200" not in sends[0].text:
+        fail(f"the history reads {[r.text for r in sends]}")
+    shot(driver, "history")
+    sends[-1].find_element(By.LINK_TEXT, "Modify").click()
+    wait_for_text(driver, "From the history", "modifying a send from the history")
+    if marker not in driver.find_element(By.ID, "payload").get_attribute("value"):
+        fail("Modify did not bring the payload back into the form")
+    no_alert(driver, "the history's send in the form")
+    step("history and search")
+
+    # Metrics: a chart per category, drawn as SVG.
+    driver.get(BASE + "/metrics")
+    charts = driver.find_elements(By.CSS_SELECTOR, "svg.chart")
+    names = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "section.chart h2")]
+    if not charts or not any(name.startswith("Received by APNs") for name in names):
+        fail(f"the metrics page shows {names}")
+    if not driver.find_elements(By.CSS_SELECTOR, "svg.chart rect"):
+        fail("the charts have no bars")
+    shot(driver, "metrics")
+    step("metrics")
+
+    # The JWT generator's token passes every check of the validator.
+    driver.get(BASE + "/tools")
+    driver.find_element(By.CSS_SELECTOR, "form[action='/tools/generate'] button").click()
+    generated = WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "generated")).text
+    driver.find_element(By.NAME, "jwt").send_keys(generated)
+    driver.find_element(By.CSS_SELECTOR, "form[action='/tools/jwt'] button").click()
+    wait_for_text(driver, "passed", "validating the generated JWT")
+    if driver.find_elements(By.CSS_SELECTOR, "tr.discarded"):
+        fail("the generated JWT failed a check")
+    step("a generated JWT passes")
+
     # The JWT validator names the check that fails, and why.
     driver.get(BASE + "/tools")
     jwt = driver.find_element(By.NAME, "jwt")
+    jwt.clear()
     jwt.send_keys("eyJhbGciOiJIUzI1NiIsImtpZCI6IkFCQzEyMzQ1NjcifQ.eyJpc3MiOiJERUYxMjM0NTY3IiwiaWF0IjoxfQ.c2ln")
     driver.find_element(By.CSS_SELECTOR, "form[action='/tools/jwt'] button").click()
     wait_for_text(driver, "failed", "validating a broken JWT")
