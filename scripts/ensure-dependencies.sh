@@ -23,8 +23,10 @@ if [ "${HERALD_SKIP_DESKTOP_TOOLS:-0}" != 1 ]; then
 fi
 # The console's browser test: headless Chromium and its WebDriver from Debian (Selenium drives them; nothing is
 # downloaded at run time).
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+if [ "${HERALD_SKIP_BROWSER_TOOLS:-0}" != 1 ]; then
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing ${missing[*]} (Herald's build and its tests' real clients and desktop)…" >&2
   if [ "$(id -u)" -eq 0 ]; then
@@ -40,7 +42,7 @@ if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] && ! python3 -c "import aioapns" 
     || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages aioapns==4.0
 fi
 
-if ! python3 -c "import selenium" >/dev/null 2>&1; then
+if [ "${HERALD_SKIP_BROWSER_TOOLS:-0}" != 1 ] && ! python3 -c "import selenium" >/dev/null 2>&1; then
   echo "Installing Selenium from PyPI (the console's browser test)…" >&2
   python3 -m pip install --quiet --disable-pip-version-check "selenium>=4.20" \
     || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "selenium>=4.20"

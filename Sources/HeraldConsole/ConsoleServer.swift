@@ -475,11 +475,14 @@ public final class ConsoleServer: Service, Sendable {
             return Self.staleForm
         }
         let hash = OperatorToken.hash(form["token"] ?? "")
-        guard let record = try await store.operatorToken(hash: hash), record.revokedAt == nil else {
+        guard let record = try await store.operatorToken(hash: hash), OperatorToken.admits(record, at: now) else {
             throttle.failed(address, at: now)
-            logger.notice("Console login refused: unknown or revoked operator token", metadata: ["client.address": "\(address)"])
+            logger.notice("Console login refused: unknown, revoked or expired operator token", metadata: ["client.address": "\(address)"])
             return Self.page(
-                "login", ["title": "Log in", "csrf": session.csrf, "message": "That is not a valid operator token."],
+                "login", [
+                    "title": "Log in", "csrf": session.csrf,
+                    "message": "That is not a valid operator token (unknown, revoked, or older than 30 days): make one with herald console token.",
+                ],
                 status: .unauthorized)
         }
         // A new session (a new cookie) for the operator: one made before the login cannot be carried over.
@@ -522,7 +525,7 @@ public final class ConsoleServer: Service, Sendable {
     /// The session of a person logged in with an operator token that still holds; `nil` otherwise.
     func signedIn(_ context: ConsoleRequestContext) async -> ConsoleSession? {
         guard let session = context.sessions.session, let hash = session.operatorHash,
-              let record = try? await store.operatorToken(hash: hash), record.revokedAt == nil
+              let record = try? await store.operatorToken(hash: hash), OperatorToken.admits(record, at: clock.now)
         else { return nil }
         return session
     }

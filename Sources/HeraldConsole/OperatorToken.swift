@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldGateway
 
 /// A console operator token: what a person types into the console's login form (`herald console token` makes one).
 /// The store keeps only its SHA-256.
@@ -11,6 +12,15 @@ public enum OperatorToken {
         return Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// How long a token lets its holder in after it was made: 30 days (then `herald console token` makes another;
+    /// `herald up` makes one at every start).
+    public static let lifetime: TimeInterval = 30 * 86_400
+
+    /// Whether a token with this record lets its holder in at `date`: not revoked, not expired.
+    public static func admits(_ record: OperatorTokenRecord, at date: Date) -> Bool {
+        record.revokedAt == nil && date < record.createdAt.addingTimeInterval(lifetime)
     }
 
     /// The token's SHA-256, lowercase hex: how the store knows it.

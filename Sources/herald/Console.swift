@@ -10,7 +10,8 @@ extension HeraldCommand {
             abstract: "Make and revoke the console's operator tokens.",
             discussion: """
                 The console (herald gateway --console-port, herald up) lets only a person with an operator token in. The \
-                gateway's store keeps each token's SHA-256, never the token: keep what `token` prints.
+                gateway's store keeps each token's SHA-256, never the token: keep what `token` prints. A token lets its \
+                holder in for 30 days from when it was made.
                 """,
             subcommands: [Token.self, Revoke.self])
 

@@ -139,6 +139,12 @@ import Testing
             // A forged operator token.
             let forged = try await browser.post("/login", [("token", OperatorToken.make()), ("csrf", csrf)])
             #expect(forged.status == 401 && forged.body.contains("not a valid operator token"))
+            // An expired one: made more than 30 days ago.
+            let old = OperatorToken.make()
+            try await harness.store.addOperatorToken(OperatorTokenRecord(
+                hash: OperatorToken.hash(old), createdAt: Date().addingTimeInterval(-OperatorToken.lifetime - 60)))
+            let expired = try await browser.post("/login", [("token", old), ("csrf", csrf)])
+            #expect(expired.status == 401 && expired.body.contains("older than 30 days"))
             // The real one: a new session, then the log.
             let before = browser.cookie
             let login = try await browser.post("/login", [("token", token), ("csrf", csrf)])
@@ -165,6 +171,18 @@ import Testing
             #expect(try await harness.store.revokeOperatorTokens(hash: OperatorToken.hash(token), at: Date()) == 1)
             #expect(try await browser.get("/log").headers.first(name: "location") == "/login")
         }
+    }
+
+    @Test("An operator token admits its holder for 30 days from when it was made, and never once revoked")
+    func operatorTokenLifetime() {
+        let made = Date(timeIntervalSince1970: 1_800_000_000)
+        let record = OperatorTokenRecord(hash: OperatorToken.hash("t"), createdAt: made)
+        #expect(OperatorToken.admits(record, at: made))
+        #expect(OperatorToken.admits(record, at: made.addingTimeInterval(OperatorToken.lifetime - 1)))
+        #expect(!OperatorToken.admits(record, at: made.addingTimeInterval(OperatorToken.lifetime)))
+        var revoked = record
+        revoked.revokedAt = made.addingTimeInterval(5)
+        #expect(!OperatorToken.admits(revoked, at: made.addingTimeInterval(10)))
     }
 
     /// Logs `browser` in with `token`.

@@ -123,7 +123,7 @@ def run(driver):
     shot(driver, "login")
     driver.find_element(By.NAME, "token").send_keys("not-a-token")
     driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
-    wait_for_text(driver, "That is not a valid operator token.", "a wrong operator token")
+    wait_for_text(driver, "That is not a valid operator token", "a wrong operator token")
     driver.find_element(By.NAME, "token").send_keys(OPERATOR_TOKEN)
     driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
     wait_for_text(driver, "Delivery log", "logging in")
