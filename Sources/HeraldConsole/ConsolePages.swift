@@ -131,7 +131,8 @@ enum ConsolePages {
             {{#curl}}<h2>cURL command</h2><pre id="curl">{{curl}}</pre>{{/curl}}
             {{#noKeys}}<p class="error">No provider key to send with: put its <code>.p8</code> in the data directory as <code>AuthKey_&lt;key ID&gt;.p8</code> (herald up keeps its key there).</p>{{/noKeys}}
             <form method="post" action="/send" id="send"><input type="hidden" name="csrf" value="{{csrf}}">
-            <p><label>Key <select name="key">{{#keys}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}}</option>{{/keys}}</select></label></p>
+            <p><label>Key <select name="key">{{#keys}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}}</option>{{/keys}}</select></label>
+            <label>Environment <select name="environment"><option value="development">development</option><option value="production"{{#production}} selected{{/production}}>production</option></select></label></p>
             <p><label><input type="radio" name="target" value="token"{{^toChannel}} checked{{/toChannel}}> Device token</label>
             <label><input type="radio" name="target" value="channel"{{#toChannel}} checked{{/toChannel}}> Channel</label>
             <input type="text" name="recipient" value="{{recipient}}" size="66" placeholder="device token (hex) or channel ID"></p>

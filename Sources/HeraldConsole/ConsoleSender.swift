@@ -8,8 +8,9 @@ import NIOPosix
 /// the data directory as `AuthKey_<key ID>.p8` (`herald up` keeps its key there; copy a key made with
 /// `herald keys create --out` there to send with it).
 public struct ConsoleSender: Sendable {
-    /// The gateway's TLS provider API, once it listens (`nil` if it never does).
-    let providerURL: @Sendable () async -> URL?
+    /// The gateway's TLS provider API for an environment, once it listens (`nil` if it never does, or the gateway has
+    /// none for that environment).
+    let providerURL: @Sendable (APNsEnvironment) async -> URL?
     /// The CA the provider API's certificate chains to.
     let certificateAuthorityFile: String?
     /// Where the `.p8` keys are.
@@ -18,21 +19,31 @@ public struct ConsoleSender: Sendable {
     /// A sender for the gateway whose provider API `providerURL` gives.
     ///
     /// - Parameters:
-    ///   - providerURL: The provider API's base URL (`https://localhost:2197`), once the gateway listens.
+    ///   - providerURL: The provider API's base URL for an environment (`https://localhost:2197`), once the gateway
+    ///     listens; `nil` for an environment it does not serve.
     ///   - certificateAuthorityFile: The gateway's CA file (`tls/ca.pem`), or `nil` for the system's roots.
     ///   - keyDirectory: The folder that holds `AuthKey_<key ID>.p8` files.
     public init(
-        providerURL: @escaping @Sendable () async -> URL?, certificateAuthorityFile: String?, keyDirectory: URL
+        providerURL: @escaping @Sendable (APNsEnvironment) async -> URL?, certificateAuthorityFile: String?,
+        keyDirectory: URL
     ) {
         self.providerURL = providerURL
         self.certificateAuthorityFile = certificateAuthorityFile
         self.keyDirectory = keyDirectory
     }
 
-    /// A sender for `gateway`'s first (TLS, development) provider API, trusting its CA, with the keys in `keyDirectory`.
+    /// A sender for `gateway`'s first TLS provider API of each environment, trusting its CA, with the keys in
+    /// `keyDirectory`.
     public init(gateway: HeraldGateway, keyDirectory: URL) {
+        let listeners = gateway.configuration.providerListeners
         self.init(
-            providerURL: { (try? await gateway.ports()).flatMap { URL(string: "https://localhost:\($0.provider[0])") } },
+            providerURL: { environment in
+                guard let index = listeners.firstIndex(where: {
+                    $0.usesTLS && $0.environment == environment && $0.api == .provider
+                }), let ports = try? await gateway.ports(), index < ports.provider.count
+                else { return nil }
+                return URL(string: "https://localhost:\(ports.provider[index])")
+            },
             certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: keyDirectory)
     }
 

@@ -6,7 +6,7 @@ import Logging
 
 extension ConsoleServer {
     /// The send form's fields a history entry keeps (not its CSRF token, not which button was pressed).
-    static let sentFields = ["key", "target", "recipient", "topic", "pushType", "priority", "expiration", "collapseID", "payload"]
+    static let sentFields = ["key", "environment", "target", "recipient", "topic", "pushType", "priority", "expiration", "collapseID", "payload"]
 
     /// How many entries the history page lists.
     static let historyLimit = 200

@@ -315,6 +315,7 @@ public final class ConsoleServer: Service, Sendable {
             "toChannel": form["target"] == "channel", "recipient": form["recipient"] ?? "", "topic": form["topic"] ?? "",
             "pushTypes": APNsPushType.allCases.map { ["name": $0.rawValue, "selected": $0.rawValue == pushType] as [String: Any] },
             "p10": form["priority"] == "10", "p5": form["priority"] == "5", "p1": form["priority"] == "1",
+            "production": form["environment"] == "production",
             "expiration": form["expiration"] ?? "", "collapseID": form["collapseID"] ?? "",
             "payload": form["payload"] ?? #"{"aps":{"alert":{"title":"Hello","body":"from the console"}}}"#,
             "limit": pushType == "voip" || form["target"] == "channel" ? 5120 : 4096,
@@ -350,7 +351,12 @@ public final class ConsoleServer: Service, Sendable {
             payload: Data((form["payload"] ?? "").utf8))
         let recipient = (form["recipient"] ?? "").trimmingCharacters(in: .whitespaces)
         let toChannel = form["target"] == "channel"
-        guard let base = await sender.providerURL() else { return ["message": "The gateway's provider API is not listening."] }
+        let environment = APNsEnvironment(rawValue: form["environment"] ?? "") ?? .development
+        guard let base = await sender.providerURL(environment) else {
+            return ["message": environment == .production
+                ? "This gateway has no production provider API (herald gateway --production-port)."
+                : "The gateway's development provider API is not listening."]
+        }
         let signer: ProviderTokenSigner
         do {
             signer = try ProviderTokenSigner(pem: pem, keyID: key.keyID, teamID: key.teamID, clock: clock)

@@ -81,7 +81,8 @@ import Testing
                 to: keys.appendingPathComponent("AuthKey_\(GatewayHarness.keyID).p8"), atomically: true, encoding: .utf8)
             let port = harness.tlsPort
             let sender = ConsoleSender(
-                providerURL: { URL(string: "https://localhost:\(port)") }, certificateAuthorityFile: harness.caPath,
+                providerURL: { $0 == .development ? URL(string: "https://localhost:\(port)") : nil },
+                certificateAuthorityFile: harness.caPath,
                 keyDirectory: keys)
             // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
             let console = ConsoleServer(
@@ -298,7 +299,7 @@ import Testing
         }
     }
 
-    @Test("Send: through the real provider API with a key from the data directory — 200 with apns-id and a link to its delivery log; 410 for a revoked token; what APNs would refuse is not sent; Get cURL command gives Apple's recipe; everything echoed escaped")
+    @Test("Send: through the real provider API with a key from the data directory — 200 with apns-id and a link to its delivery log; an environment the gateway does not serve says so; 410 for a revoked token; what APNs would refuse is not sent; Get cURL command gives Apple's recipe; everything echoed escaped")
     func send() async throws {
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
@@ -325,6 +326,10 @@ import Testing
             let refused = try await post([("payload", "<script>alert(1)</script>"), ("action", "send")])
             #expect(refused.body.contains("Not sent: APNs would answer 400 BadRequestPayload"), "\(refused.body)")
             #expect(!refused.body.contains("<script>alert") && refused.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+
+            let production = try await post([("payload", #"{"aps":{"alert":"x"}}"#), ("environment", "production"), ("action", "send")])
+            #expect(production.body.contains("This gateway has no production provider API"), "\(production.body)")
+            #expect(production.body.contains(#"<option value="production" selected>"#))
 
             _ = try await harness.store.revokeToken(device.token, at: Date())
             let gone = try await post([("payload", #"{"aps":{"alert":"x"}}"#), ("action", "send")])
