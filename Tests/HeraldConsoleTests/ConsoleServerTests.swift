@@ -327,6 +327,14 @@ import Testing
             #expect(refused.body.contains("Not sent: APNs would answer 400 BadRequestPayload"), "\(refused.body)")
             #expect(!refused.body.contains("<script>alert") && refused.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
 
+            // Oversized: a payload over the push type's limit is not sent (APNs would answer 413); a form over 16 KiB
+            // is refused whole.
+            let big = #"{"aps":{"alert":""# + String(repeating: "x", count: 4_100) + #""}}"#
+            #expect(try await post([("payload", big), ("action", "send")]).body.contains("413 PayloadTooLarge"))
+            let huge = try await post([("payload", String(repeating: "y", count: 20_000)), ("action", "send")])
+            #expect(huge.status == 413, "\(huge.status)")
+            #expect(try await harness.store.consoleSends(since: .distantPast, limit: 10).map(\.status) == [413, 400, 200])
+
             let production = try await post([("payload", #"{"aps":{"alert":"x"}}"#), ("environment", "production"), ("action", "send")])
             #expect(production.body.contains("This gateway has no production provider API"), "\(production.body)")
             #expect(production.body.contains(#"<option value="production" selected>"#))
