@@ -185,6 +185,7 @@ enum ConsolePages {
             <h1>Devices</h1>
             <p class="hint">{{#knowsConnections}}{{online}} connected to this gateway node now. {{/knowsConnections}}Every device with a token, connected or not, and how many notifications are kept for it (one per app and topic, until it connects).</p>
             {{#hasDevices}}
+            {{#limited}}<p class="hint">The first {{shownCount}} of {{total}} devices, by ID.</p>{{/limited}}
             <table id="devices"><thead><tr><th>Device</th><th>Connected since (UTC)</th><th>Tokens</th><th>Kept</th></tr></thead><tbody>
             {{#devices}}<tr><td><code>{{id}}</code></td><td>{{#connectedAt}}{{connectedAt}} · {{channels}} channel(s){{/connectedAt}}{{^connectedAt}}offline{{/connectedAt}}</td>
             <td>{{#tokens}}<div>{{app}} ({{environment}}{{#purpose}}, {{purpose}}{{/purpose}}) <a href="/log?id={{token}}"><code class="long">{{token}}</code></a></div>{{/tokens}}</td>
