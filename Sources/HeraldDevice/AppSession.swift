@@ -67,7 +67,11 @@ final class AppSession: NotificationHost, Sendable {
     var takesResponses: Bool { !answers.isClosed && state.withLock { $0.delegate } }
 
     func willPresent(_ notification: DeliveredNotification) async -> UNNotificationPresentationOptions? {
-        guard case .presented(_, let options)? = await ask({ .willPresent(id: $0, notification: notification) }) else { return nil }
+        // An app that went away (or never answers) is no longer in front: the system presents the notification, as
+        // for an app in the background, rather than dropping it.
+        guard case .presented(_, let options)? = await ask({ .willPresent(id: $0, notification: notification) }) else {
+            return FiringPlanner.systemPresentation
+        }
         return options.map(UNNotificationPresentationOptions.init(rawValue:))
     }
 
