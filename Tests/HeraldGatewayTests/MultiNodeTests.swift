@@ -48,6 +48,11 @@ func withNodes(
     storeConfiguration.heartbeatInterval = .milliseconds(500)
     // See `testStoreConfiguration`: a loaded machine can take longer than a node's 5 s to reach the database.
     storeConfiguration.operationTimeout = operationTimeout
+    // The schema first, with the test stores' patient timeout: a node's own shorter one (the database-away test's 5 s)
+    // then only reads it back — on a loaded machine a fresh database's first connection and migration took longer.
+    var patient = testStoreConfiguration
+    patient.isNode = false
+    try await PostgresGatewayStore(url: url, configuration: patient, logger: logger).prepare()
     let key = P256.Signing.PrivateKey()
     var stores: [PostgresGatewayStore] = []
     var gateways: [HeraldGateway] = []
