@@ -268,29 +268,34 @@ import UserNotifications
     @Test("A linked app in front that goes away while it is asked willPresent (it crashed, or closed its connection) never answers: the notification is shown as for an app in the background and kept in the list, not lost")
     func appGoneWhileAsked() async throws {
         try await withGateway { harness, _ in
-            try await withDevice(harness, bundleIdentifier: "com.example.gone") { device in
+            // The helper's own app center links as GatewayHarness.bundleID; this app is another, on a raw connection.
+            try await withDevice(harness) { device in
+                let app = "com.example.gone"
                 let engine = device.environment.engine
-                #expect(try await engine.requestAuthorization([.alert], for: "com.example.gone"))
+                #expect(try await engine.requestAuthorization([.alert], for: app))
                 let connection = try await AppChannelConnection.connect(to: device.socket.path)
                 defer { connection.close() }
-                var lines = connection.frames.makeAsyncIterator()
-                connection.send(AppChannelMessage.hello(bundleID: "com.example.gone", foreground: true, delegate: true).encoded())
-                #expect(try AppChannelMessage(line: try #require(await lines.next())) == .welcome)
-                var content = NotificationContentRecord()
-                content.body = "asked"
-                try await engine.receiveRemote(
-                    NotificationRequestRecord(identifier: "asked", content: content, trigger: .push), for: "com.example.gone")
-                // The question comes (after whatever else the daemon tells a new app); the app goes without answering.
-                var asked = false
-                while !asked, let line = await lines.next() {
-                    if case .willPresent = try AppChannelMessage(line: line) { asked = true }
+                let asked = try await withTimeout(.seconds(60)) { () -> Bool in
+                    var lines = connection.frames.makeAsyncIterator()
+                    connection.send(AppChannelMessage.hello(bundleID: app, foreground: true, delegate: true).encoded())
+                    guard let first = await lines.next(), try AppChannelMessage(line: first) == .welcome else { return false }
+                    var content = NotificationContentRecord()
+                    content.body = "asked"
+                    try await engine.receiveRemote(
+                        NotificationRequestRecord(identifier: "asked", content: content, trigger: .push), for: app)
+                    // The question comes (after whatever else the daemon tells a new app).
+                    while let line = await lines.next() {
+                        if case .willPresent = try AppChannelMessage(line: line) { return true }
+                    }
+                    return false
                 }
                 #expect(asked)
+                // The app goes without answering.
                 connection.close()
                 try await eventually("shown as for an app in the background", timeout: .seconds(30)) {
                     device.environment.presenter.presentations.map(\.body) == ["asked"]
                 }
-                #expect(try await engine.delivered(for: "com.example.gone").map(\.request.identifier) == ["asked"])
+                #expect(try await engine.delivered(for: app).map(\.request.identifier) == ["asked"])
             }
         }
     }
