@@ -219,7 +219,6 @@ public final class ConsoleServer: Service, Sendable {
             if matches.count == 1, matches[0].subject.apnsID == search.lowercased() {
                 uniqueID = matches[0].uniqueID
                 events = try await store.events(uniqueID: uniqueID)
-                values["apnsID"] = matches[0].subject.apnsID
             } else if !matches.isEmpty {
                 var rows: [[String: Any]] = []
                 for match in matches {
@@ -240,14 +239,16 @@ public final class ConsoleServer: Service, Sendable {
         values["uniqueID"] = uniqueID
         values["hasEvents"] = !events.isEmpty
         values["count"] = events.count
-        values["events"] = events.map { event -> [String: Any] in
-            ["time": formatter.string(from: event.at), "kind": event.kind.rawValue,
-             "state": Self.stateName(event), "detail": event.detail]
-        }
+        values["events"] = events.map { Self.timelineRow($0, formatter: formatter) }
         if let subject = events.first?.subject {
             values["subject"] = ["apnsID": subject.apnsID, "recipient": subject.recipient, "topic": subject.topic]
         }
         return Self.page("log", values)
+    }
+
+    /// One row of a notification's timeline, as the log page shows it and its live stream sends it.
+    static func timelineRow(_ event: DeliveryEvent, formatter: ISO8601DateFormatter) -> [String: String] {
+        ["time": formatter.string(from: event.at), "kind": event.kind.rawValue, "state": stateName(event), "detail": event.detail]
     }
 
     /// Times as the console shows them: UTC, to the millisecond.
@@ -328,9 +329,10 @@ public final class ConsoleServer: Service, Sendable {
     /// shows.
     func send(_ form: [String: String]) async -> [String: Any] {
         guard let sender else { return ["message": "This console has no send form (no provider API to send to)."] }
-        let keyID = form["key"] ?? ""
-        guard let pem = await sender.key(keyID), let key = try? await store.providerKey(id: keyID) else {
-            return ["message": "No key \(keyID) to send with: its .p8 belongs in the data directory as AuthKey_\(keyID).p8."]
+        let signer: ProviderTokenSigner
+        switch await makeSigner(keyID: form["key"] ?? "", sender: sender) {
+        case .success(let made): signer = made
+        case .failure(let refusal): return ["message": refusal.message]
         }
         let topic = (form["topic"] ?? "").trimmingCharacters(in: .whitespaces)
         guard APNsRequestHeaders.isValidTopic(topic) else { return ["message": "\(topic) is not a bundle ID (apns-topic)."] }
@@ -356,12 +358,6 @@ public final class ConsoleServer: Service, Sendable {
             return ["message": environment == .production
                 ? "This gateway has no production provider API (herald gateway --production-port)."
                 : "The gateway's development provider API is not listening."]
-        }
-        let signer: ProviderTokenSigner
-        do {
-            signer = try ProviderTokenSigner(pem: pem, keyID: key.keyID, teamID: key.teamID, clock: clock)
-        } catch {
-            return ["message": "AuthKey_\(keyID).p8 is not a P-256 private key (PEM)."]
         }
         if form["action"] == "curl" {
             return ["curl": Self.curlCommand(notification, to: recipient, channel: toChannel, base: base,
@@ -450,17 +446,34 @@ public final class ConsoleServer: Service, Sendable {
     /// The JWT generator: a provider token signed now with the key's `.p8` (valid an hour, as APNs takes it), with its
     /// header and claims.
     private func generatedToken(keyID: String) async -> [String: Any] {
-        guard let sender, let pem = await sender.key(keyID), let key = try? await store.providerKey(id: keyID) else {
-            return ["generateMessage": "No key \(keyID) to sign with: its .p8 belongs in the data directory as AuthKey_\(keyID).p8."]
+        guard let sender else { return ["generateMessage": "This console has no keys to sign with."] }
+        let signer: ProviderTokenSigner
+        switch await makeSigner(keyID: keyID, sender: sender) {
+        case .success(let made): signer = made
+        case .failure(let refusal): return ["generateMessage": refusal.message]
+        }
+        guard let token = try? signer.token() else {
+            return ["generateMessage": "AuthKey_\(keyID).p8 could not sign a provider token."]
+        }
+        let parts = await TokenChecks.providerToken(token, store: store, now: clock.now)
+        return ["generated": token, "generatedKey": keyID, "generatedHeader": parts.header, "generatedClaims": parts.claims]
+    }
+
+    /// Why no provider token can be signed with a key.
+    struct KeyRefusal: Error {
+        var message: String
+    }
+
+    /// A signer of provider tokens with the key `keyID`: its `.p8` from `sender`'s key directory, its team from the
+    /// store.
+    private func makeSigner(keyID: String, sender: ConsoleSender) async -> Result<ProviderTokenSigner, KeyRefusal> {
+        guard let pem = await sender.key(keyID), let key = try? await store.providerKey(id: keyID) else {
+            return .failure(KeyRefusal(message: "No key \(keyID) to sign with: its .p8 belongs in the data directory as AuthKey_\(keyID).p8."))
         }
         do {
-            let token = try ProviderTokenSigner(pem: pem, keyID: key.keyID, teamID: key.teamID, clock: clock).token()
-            let parts = await TokenChecks.providerToken(token, store: store, now: clock.now)
-            return [
-                "generated": token, "generatedKey": keyID, "generatedHeader": parts.header, "generatedClaims": parts.claims,
-            ]
+            return .success(try ProviderTokenSigner(pem: pem, keyID: key.keyID, teamID: key.teamID, clock: clock))
         } catch {
-            return ["generateMessage": "AuthKey_\(keyID).p8 is not a P-256 private key (PEM)."]
+            return .failure(KeyRefusal(message: "AuthKey_\(keyID).p8 is not a P-256 private key (PEM)."))
         }
     }
 
@@ -505,8 +518,7 @@ public final class ConsoleServer: Service, Sendable {
     private static func streamEvents(
         of id: String, from store: any GatewayStore, for duration: Duration, to writer: inout any ResponseBodyWriter
     ) async throws {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let formatter = timeFormatter
         var sent = 0
         let end = ContinuousClock.now + duration
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
@@ -514,10 +526,7 @@ public final class ConsoleServer: Service, Sendable {
         while ContinuousClock.now < end && !Task.isCancelled && !Task.isShuttingDownGracefully {
             let events = (try? await store.events(uniqueID: id)) ?? []
             for event in events.dropFirst(sent) {
-                let row: [String: String] = [
-                    "time": formatter.string(from: event.at), "kind": event.kind.rawValue, "state": stateName(event),
-                    "detail": event.detail,
-                ]
+                let row = timelineRow(event, formatter: formatter)
                 let json = (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]))
                     .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                 try await writer.write(ByteBuffer(string: "event: state\ndata: \(json)\n\n"))

@@ -37,11 +37,14 @@ import Testing
     final class Browser: @unchecked Sendable {
         let client: HTTPClient
         let port: Int
+        /// The harness's client of the gateway's provider API, for what a provider sends beside the console.
+        let provider: HTTPClient
         var cookie: String?
 
-        init(client: HTTPClient, port: Int) {
+        init(client: HTTPClient, port: Int, provider: HTTPClient) {
             self.client = client
             self.port = port
+            self.provider = provider
         }
 
         func get(_ path: String) async throws -> Answer {
@@ -72,7 +75,7 @@ import Testing
 
     /// A console on the harness's store, on a free port, while `body` runs.
     func withConsole(_ body: (GatewayHarness, Browser, String) async throws -> Void) async throws {
-        try await withGateway { harness, _ in
+        try await withGateway { harness, provider in
             var logger = Logger(label: "test.console")
             logger.logLevel = .warning
             // The send form: the harness's provider API, with its key as `up` keeps one.
@@ -98,7 +101,7 @@ import Testing
                 configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
                 do {
-                    try await body(harness, Browser(client: client, port: port), token)
+                    try await body(harness, Browser(client: client, port: port, provider: provider), token)
                 } catch {
                     try? await client.shutdown()
                     throw error
@@ -394,23 +397,16 @@ import Testing
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
             let device = try await harness.offlineToken()
-            let client = try harness.makeHTTPClient()
             var answers: [PushAnswer] = []
             // One provider token for the connection (a new one within 20 minutes is 429 TooManyProviderTokenUpdates).
             let jwt = try harness.jwt()
-            do {
-                for (index, apnsID) in ["0A1B2C3D-0000-4000-8000-000000000001", "0a1b2c3d-0000-4000-8000-000000000002"].enumerated() {
-                    answers.append(try await client.push(
-                        port: harness.tlsPort, token: device.token,
-                        headers: [("authorization", "bearer \(jwt)"), ("apns-topic", GatewayHarness.bundleID),
-                                  ("apns-id", apnsID), ("apns-collapse-id", "c\(index)")],
-                        body: #"{"aps":{"alert":"hi"}}"#))
-                }
-            } catch {
-                try? await client.shutdown()
-                throw error
+            for (index, apnsID) in ["0A1B2C3D-0000-4000-8000-000000000001", "0a1b2c3d-0000-4000-8000-000000000002"].enumerated() {
+                answers.append(try await browser.provider.push(
+                    port: harness.tlsPort, token: device.token,
+                    headers: [("authorization", "bearer \(jwt)"), ("apns-topic", GatewayHarness.bundleID),
+                              ("apns-id", apnsID), ("apns-collapse-id", "c\(index)")],
+                    body: #"{"aps":{"alert":"hi"}}"#))
             }
-            try await client.shutdown()
             #expect(answers.map(\.status) == [200, 200])
             await harness.gateway.flushDeliveryLog()
             let uniqueIDs = answers.compactMap { $0.headers.first(name: "apns-unique-id") }
@@ -434,18 +430,10 @@ import Testing
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
             let offline = try await harness.offlineToken(device: "offline-phone")
-            let client = try harness.makeHTTPClient()
-            let pushed: PushAnswer
-            do {
-                pushed = try await client.push(
-                    port: harness.tlsPort, token: offline.token,
-                    headers: [("authorization", "bearer \(try harness.jwt())"), ("apns-topic", GatewayHarness.bundleID)],
-                    body: #"{"aps":{"alert":"<script>x</script>"}}"#)
-            } catch {
-                try? await client.shutdown()
-                throw error
-            }
-            try await client.shutdown()
+            let pushed = try await browser.provider.push(
+                port: harness.tlsPort, token: offline.token,
+                headers: [("authorization", "bearer \(try harness.jwt())"), ("apns-topic", GatewayHarness.bundleID)],
+                body: #"{"aps":{"alert":"<script>x</script>"}}"#)
             let uniqueID = try #require(pushed.headers.first(name: "apns-unique-id"))
             let online = try await harness.connectDevice("online-phone")
             do {
@@ -503,18 +491,10 @@ import Testing
             let checked = try await browser.post("/tools/jwt", [("jwt", String(generated)), ("csrf", csrf)])
             #expect(!checked.body.contains(#"<tr class="discarded">"#) && checked.body.contains(#"<tr class="delivered">"#), "\(checked.body)")
             let device = try await harness.offlineToken()
-            let client = try harness.makeHTTPClient()
-            let answer: PushAnswer
-            do {
-                answer = try await client.push(
-                    port: harness.tlsPort, token: device.token,
-                    headers: [("authorization", "bearer \(generated)"), ("apns-topic", GatewayHarness.bundleID)],
-                    body: #"{"aps":{"alert":"signed by the console"}}"#)
-            } catch {
-                try? await client.shutdown()
-                throw error
-            }
-            try await client.shutdown()
+            let answer = try await browser.provider.push(
+                port: harness.tlsPort, token: device.token,
+                headers: [("authorization", "bearer \(generated)"), ("apns-topic", GatewayHarness.bundleID)],
+                body: #"{"aps":{"alert":"signed by the console"}}"#)
             #expect(answer.status == 200)
             let unknown = try await browser.post("/tools/generate", [("csrf", csrf), ("key", "NOPE123456")])
             #expect(unknown.body.contains("No key NOPE123456 to sign with"))
