@@ -1,10 +1,8 @@
-import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import Logging
 import NIOCore
-import NIOHTTP1
-import NIOPosix
+import NIOHPACK
 
 /// Makes, reads, lists and deletes an app's broadcast channels on Apple's channel management API (B-01…B-08), or a
 /// Herald gateway's (`herald gateway --channels-port`, `herald up`'s `channels:` line).
@@ -40,7 +38,7 @@ public final class APNsChannelManager: Sendable {
     /// Where channels are managed.
     public let server: APNsServer
     private let authentication: APNsAuthentication
-    private let http: HTTPClient
+    private let transport: APNsTransport
     private let logger: Logger
 
     /// Apple's management host for the development environment (`api-manage-broadcast.sandbox.push.apple.com:2195`).
@@ -55,9 +53,7 @@ public final class APNsChannelManager: Sendable {
         self.server = server
         self.authentication = authentication
         self.logger = logger
-        http = HTTPClient(
-            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
-            configuration: try server.httpConfiguration(authentication: authentication))
+        transport = try APNsTransport(server: server, authentication: authentication, connections: 1)
     }
 
     /// Makes a channel for the app; returns its ID (`apns-channel-id`).
@@ -65,7 +61,7 @@ public final class APNsChannelManager: Sendable {
     /// - Throws: ``Refusal`` (e.g. `CannotCreateChannelConfig` at 10,000 channels, `FeatureNotEnabled`).
     public func createChannel(bundleID: String, storagePolicy: StoragePolicy) async throws -> String {
         let body = #"{"message-storage-policy":\#(storagePolicy.rawValue),"push-type":"LiveActivity"}"#
-        let answer = try await request(.POST, "/1/apps/\(bundleID)/channels", channelID: nil, body: body, expecting: 201)
+        let answer = try await request("POST", "/1/apps/\(bundleID)/channels", channelID: nil, body: body, expecting: 201)
         guard let id = answer.headers.first(name: "apns-channel-id") else {
             throw Refusal(status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
                           failure: "no apns-channel-id in the answer")
@@ -77,7 +73,7 @@ public final class APNsChannelManager: Sendable {
     ///
     /// - Throws: ``Refusal`` (`ChannelNotRegistered` for a channel the app does not have).
     public func storagePolicy(ofChannel channelID: String, bundleID: String) async throws -> StoragePolicy {
-        let answer = try await request(.GET, "/1/apps/\(bundleID)/channels", channelID: channelID, body: nil, expecting: 200)
+        let answer = try await request("GET", "/1/apps/\(bundleID)/channels", channelID: channelID, body: nil, expecting: 200)
         let object = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any]
         guard let raw = (object?["message-storage-policy"] as? NSNumber)?.intValue, let policy = StoragePolicy(rawValue: raw) else {
             throw Refusal(status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
@@ -90,14 +86,14 @@ public final class APNsChannelManager: Sendable {
     ///
     /// - Throws: ``Refusal``.
     public func deleteChannel(_ channelID: String, bundleID: String) async throws {
-        _ = try await request(.DELETE, "/1/apps/\(bundleID)/channels", channelID: channelID, body: nil, expecting: 204)
+        _ = try await request("DELETE", "/1/apps/\(bundleID)/channels", channelID: channelID, body: nil, expecting: 204)
     }
 
     /// The app's channel IDs.
     ///
     /// - Throws: ``Refusal``.
     public func channels(bundleID: String) async throws -> [String] {
-        let answer = try await request(.GET, "/1/apps/\(bundleID)/all-channels", channelID: nil, body: nil, expecting: 200)
+        let answer = try await request("GET", "/1/apps/\(bundleID)/all-channels", channelID: nil, body: nil, expecting: 200)
         let object = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any]
         guard let ids = object?["channels"] as? [String] else {
             throw Refusal(status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
@@ -108,37 +104,33 @@ public final class APNsChannelManager: Sendable {
 
     /// Closes the connection.
     public func shutdown() async throws {
-        try await http.shutdown()
+        await transport.shutdown()
     }
 
     private func request(
-        _ method: HTTPMethod, _ path: String, channelID: String?, body: String?, expecting status: Int
-    ) async throws -> (status: Int, headers: HTTPHeaders, body: String) {
-        var request = HTTPClientRequest(url: server.url.absoluteString + path)
-        request.method = method
-        request.headers.add(name: "apns-request-id", value: UUID().uuidString.lowercased())
-        if let channelID { request.headers.add(name: "apns-channel-id", value: channelID) }
+        _ method: String, _ path: String, channelID: String?, body: String?, expecting status: Int
+    ) async throws -> (status: Int, headers: HPACKHeaders, body: String) {
+        var fields: [(name: String, value: String)] = [("apns-request-id", UUID().uuidString.lowercased())]
+        if let channelID { fields.append(("apns-channel-id", channelID)) }
         if case .token(let signer) = authentication {
-            request.headers.add(name: "authorization", value: "bearer " + (try signer.token()))
+            fields.append(("authorization", "bearer " + (try signer.token())))
         }
-        if let body {
-            request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body))
-        }
-        let response: HTTPClientResponse
-        let text: String
+        if body != nil { fields.append(("content-type", "application/json")) }
+        let response: APNsTransport.Response
         do {
-            response = try await http.execute(request, timeout: .seconds(30))
-            text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+            response = try await transport.execute(
+                .init(method: method, path: path, fields: fields, body: ByteBuffer(string: body ?? "")))
         } catch {
             throw Refusal(status: 0, reason: nil, requestID: nil, failure: "\(error)")
         }
-        let answered = Int(response.status.code)
-        logger.debug("Channel management answered", metadata: ["http.path": "\(path)", "apns.status": "\(answered)"])
-        guard answered == status else {
+        let text = String(buffer: response.body)
+        logger.debug("Channel management answered", metadata: ["http.path": "\(path)", "apns.status": "\(response.status)"])
+        guard response.status == status else {
             let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
-            throw Refusal(status: answered, reason: object?["reason"] as? String, requestID: response.headers.first(name: "apns-request-id"))
+            throw Refusal(
+                status: response.status, reason: object?["reason"] as? String,
+                requestID: response.headers.first(name: "apns-request-id"))
         }
-        return (answered, response.headers, text)
+        return (response.status, response.headers, text)
     }
 }

@@ -1,12 +1,8 @@
-import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import Logging
 import NIOCore
-import NIOHTTP1
-import NIOPosix
-import NIOSSL
-import Synchronization
+import NIOHPACK
 
 /// Sends notifications to APNs or a Herald gateway over HTTP/2 (apns-spec §1).
 ///
@@ -20,9 +16,8 @@ public final class APNsClient: Sendable {
     /// When to send again.
     public let retryPolicy: APNsRetryPolicy
     private let authentication: APNsAuthentication
-    /// One HTTP client per connection, each on an event loop of its own.
-    private let http: [HTTPClient]
-    private let nextConnection = Atomic<UInt>(0)
+    /// HTTP/2 on SwiftNIO: the connections, each on an event loop of its own.
+    private let transport: APNsTransport
     private let clock: any HeraldClock
     private let logger: Logger
     private let onInvalidToken: (@Sendable (APNsResult) -> Void)?
@@ -51,13 +46,7 @@ public final class APNsClient: Sendable {
         self.clock = clock
         self.logger = logger
         self.onInvalidToken = onInvalidToken
-        let configuration = try server.httpConfiguration(authentication: authentication)
-        var loops = MultiThreadedEventLoopGroup.singleton.makeIterator()
-        http = (0..<max(1, connections)).map { _ in
-            // Pinned to one event loop, each client opens one HTTP/2 connection per server and multiplexes on it.
-            let loop = loops.next() ?? MultiThreadedEventLoopGroup.singleton.next()
-            return HTTPClient(eventLoopGroupProvider: .shared(loop), configuration: configuration)
-        }
+        transport = try APNsTransport(server: server, authentication: authentication, connections: connections)
     }
 
     /// Sends one notification to one device, retrying where Apple's table says to.
@@ -114,18 +103,17 @@ public final class APNsClient: Sendable {
 
     /// Closes the connections once requests in flight are answered.
     public func shutdown() async throws {
-        for client in http { try await client.shutdown() }
+        await transport.shutdown()
     }
 
     /// Sends until an answer is final. Every attempt carries the same `apns-id` (the caller's, else one made here for
     /// this notification and device), so a server that already took an attempt whose answer was lost recognises the
     /// retry and does not show it twice.
     private func deliver(_ notification: APNsNotification, to deviceToken: String) async -> APNsResult {
-        var notification = notification
-        if notification.apnsID == nil { notification.apnsID = UUID() }
+        var headers = notification.headers
+        if notification.apnsID == nil { headers.append((name: "apns-id", value: RandomUUID.lowercasedString())) }
         return await sendRetrying(
-            path: "/3/device/" + deviceToken, headers: notification.headers, body: notification.payload,
-            deviceToken: deviceToken)
+            path: "/3/device/" + deviceToken, headers: headers, body: notification.payload, deviceToken: deviceToken)
     }
 
     /// Sends one request until its answer is final, as ``retryPolicy`` says; every attempt is the same request.
@@ -166,27 +154,23 @@ public final class APNsClient: Sendable {
     private func attemptOnce(
         path: String, headers: [(name: String, value: String)], body: Data, deviceToken: String
     ) async -> APNsResult {
-        var request = HTTPClientRequest(url: server.url.absoluteString + path)
-        request.method = .POST
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        var fields = headers
         if case .token(let signer) = authentication {
             do {
-                request.headers.add(name: "authorization", value: "bearer " + (try signer.token()))
+                fields.append((name: "authorization", value: "bearer " + (try signer.token())))
             } catch {
                 return APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "cannot sign a provider token: \(error)")
             }
         }
-        request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let connection = nextConnection.wrappingAdd(1, ordering: .relaxed).oldValue
-            let response = try await http[Int(connection % UInt(http.count))].execute(request, timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: 64 * 1024)
+            let response = try await transport.execute(
+                .init(method: "POST", path: path, fields: fields, body: ByteBuffer(bytes: body)))
             var result = APNsResult(
-                deviceToken: deviceToken, status: Int(response.status.code), apnsID: response.headers.first(name: "apns-id"),
+                deviceToken: deviceToken, status: response.status, apnsID: response.headers.first(name: "apns-id"),
                 uniqueID: response.headers.first(name: "apns-unique-id"), attempts: 1)
             result.requestID = response.headers.first(name: "apns-request-id")
-            if result.status != 200, body.readableBytes > 0,
-                let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            if result.status != 200, response.body.readableBytes > 0,
+                let object = try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
             {
                 result.reasonText = object["reason"] as? String
                 if let milliseconds = (object["timestamp"] as? NSNumber)?.doubleValue {

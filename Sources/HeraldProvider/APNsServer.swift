@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOSSL
@@ -13,7 +12,8 @@ public struct APNsServer: Sendable, Hashable {
     /// Creates a server address.
     ///
     /// - Parameters:
-    ///   - url: The base URL, e.g. `https://localhost:2197`; `http://` speaks HTTP/1.1 to a plaintext listener.
+    ///   - url: The base URL, e.g. `https://localhost:2197`; `http://` speaks HTTP/2 without TLS (prior
+    ///     knowledge) to a gateway's plaintext listener.
     ///   - certificateAuthorityFile: A PEM CA to trust, for a gateway with its own CA.
     public init(url: URL, certificateAuthorityFile: String? = nil) {
         self.url = url
@@ -27,11 +27,11 @@ public struct APNsServer: Sendable, Hashable {
 }
 
 extension APNsServer {
-    /// How a client talks to this server: HTTP/2 over TLS (trusting its CA file, presenting the certificate when the
-    /// authentication is one), a minute to connect, 30 s to read.
+    /// The TLS a client uses with this server: trusting its CA file (else the system's), presenting the certificate
+    /// when the authentication is one.
     ///
     /// - Throws: When the CA file, the certificate or its key cannot be read.
-    func httpConfiguration(authentication: APNsAuthentication) throws -> HTTPClient.Configuration {
+    func tlsConfiguration(authentication: APNsAuthentication) throws -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let file = certificateAuthorityFile {
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(file))
@@ -40,13 +40,6 @@ extension APNsServer {
             tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
             tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(privateKeyPEM.utf8), format: .pem))
         }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        // AsyncHTTPClient also bounds a request's wait for a free stream by the connect timeout: a batch larger than
-        // the server's stream limit (H-05) waits its turn there, which on a loaded machine took over 10 s and failed
-        // the push with `getConnectionFromPoolTimeout`. A minute, like the read timeout's scale.
-        configuration.timeout = .init(connect: .seconds(60), read: .seconds(30))
-        configuration.decompression = .disabled
-        return configuration
+        return tls
     }
 }

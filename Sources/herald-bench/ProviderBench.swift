@@ -11,7 +11,7 @@ extension HeraldBench {
     /// HeraldProvider against aioapns (PyPI), sending the same pushes to the same servers in one run.
     struct Provider: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Send pushes with HeraldProvider and with aioapns (PyPI) in one run, to the gateway and to nginx.",
+            abstract: "Send pushes with HeraldProvider, aioapns (PyPI) and h2load in one run, to the gateway and to nginx.",
             discussion: """
                 Starts `herald gateway` as its own process in a temporary data directory with a provider key and \
                 --devices tokens of devices that are not connected (each push is answered 200 once it is durably \
@@ -19,8 +19,9 @@ extension HeraldBench {
                 HTTP/2 — a server far faster than either client, so that run measures the clients alone. Each client then sends \
                 --pushes alert notifications with a JWT, --concurrency at a time, round robin over the tokens: \
                 HeraldProvider's APNsClient in this process (on --connections connections), aioapns 4.0 in a \
-                Python process (pip install aioapns==4.0). Reports pushes/s and p50/p99 latency per push, and the \
-                ratio. Build with -c release.
+                Python process (pip install aioapns==4.0), and h2load (nghttp2, C) with the same requests on the \
+                same connections and streams — the rate a client costing next to nothing gets from the same server. \
+                Reports pushes/s and p50/p99 latency per push, and the ratios. Build with -c release.
                 """
         )
 
@@ -28,13 +29,12 @@ extension HeraldBench {
         @Option(help: "Pushes in flight at once, for each client.") var concurrency = 100
         @Option(help: "Tokens of offline devices the pushes go to, round robin.") var devices = 50
         @Option(help: "HeraldProvider's connections (APNsClient connections:); aioapns opens up to 10 of its own.")
-        var connections = 2
+        var connections = 1
         @Option(help: "The Python that has aioapns (pip install aioapns==4.0).") var python = "python3"
-        @Option(help: "The nginx executable.") var nginx = "/usr/sbin/nginx"
+        @OptionGroup var tools: ReferenceTools
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
         func validate() throws {
-            try requireExecutable(nginx, option: "nginx", package: "nginx")
             guard pushes > 0, concurrency > 0, devices > 0, connections > 0 else {
                 throw ValidationError("--pushes, --concurrency, --devices and --connections must be positive.")
             }
@@ -62,7 +62,7 @@ extension HeraldBench {
             let gateway = try await BenchGateway.start(dataDirectory)
             defer { gateway.terminate() }
             let gatewayPort = gateway.port
-            let (nginxPort, nginxProcess) = try await NginxReference(executable: nginx, answer: .apnsOKAfterReadingBody)
+            let (nginxPort, nginxProcess) = try await NginxReference(executable: tools.nginx, answer: .apnsOKAfterReadingBody)
                 .start(in: folder, authority: authority)
             defer { nginxProcess.terminate() }
 
@@ -82,6 +82,20 @@ extension HeraldBench {
                     notification, port: port, certificateAuthority: authority.certificateURL.path, keyPEM: keyPEM,
                     tokens: tokens, count: count, logger: logger)
             }
+            let jwt = try ProviderTokenSigner(pem: keyPEM, keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID).token()
+            // The same requests on the same connections and streams as HeraldProvider's.
+            let load = H2Load(
+                executable: tools.h2load, requests: pushes, clients: connections,
+                streams: max(1, concurrency / connections), payload: payloadFile,
+                headers: [
+                    "authorization: bearer \(jwt)", "apns-topic: \(BenchmarkWorkspace.topic)", "apns-push-type: alert",
+                ])
+            func h2load(port: Int, count: Int) async throws -> (H2Load.Result, cpuPerPush: Double) {
+                let before = ResourceUsage.childrenCPUSeconds
+                let result = try await load.run(
+                    urls: tokens.map { "https://localhost:\(port)/3/device/\($0)" }, count: count, in: folder)
+                return (result, (ResourceUsage.childrenCPUSeconds - before) * 1_000_000 / Double(count))
+            }
             func aioapns(port: Int, count: Int) async throws -> PushRun {
                 try await sendWithAioapns(
                     script: script, port: port, certificateAuthority: authority.certificateURL.path, keyFile: keyFile,
@@ -96,25 +110,41 @@ extension HeraldBench {
             for port in [nginxPort, gatewayPort] {
                 _ = try await heraldProvider(port: port, count: warmUp)
                 _ = try await aioapns(port: port, count: warmUp)
+                _ = try await h2load(port: port, count: warmUp)
             }
             let nginxSwift = try await heraldProvider(port: nginxPort, count: pushes)
             let nginxPython = try await aioapns(port: nginxPort, count: pushes)
             let gatewaySwift = try await heraldProvider(port: gatewayPort, count: pushes)
             let gatewayPython = try await aioapns(port: gatewayPort, count: pushes)
+            let nginxC = try await h2load(port: nginxPort, count: pushes)
+            let gatewayC = try await h2load(port: gatewayPort, count: pushes)
 
-            func row(_ server: String, _ swift: PushRun, _ python: PushRun) -> String {
+            func row(_ server: String, _ swift: PushRun, _ python: PushRun, _ c: (H2Load.Result, cpuPerPush: Double)) -> String {
                 let ratio = String(format: "%.1f×", swift.pushesPerSecond / python.pushesPerSecond)
-                return "| \(server) | \(swift.summary) | \(python.summary) | \(ratio) |"
+                let ofC = String(format: "%.2f×", swift.pushesPerSecond / c.0.requestsPerSecond)
+                return "| \(server) | \(swift.summary) | \(python.summary) | \(ratio) | \(c.0.summary) | \(ofC) |"
+            }
+            func cpu(_ server: String, _ swift: PushRun, _ python: PushRun, _ c: (H2Load.Result, cpuPerPush: Double)) -> String {
+                String(
+                    format: "| %@ | %.1f µs | %.1f µs | %.1f µs |", server, swift.cpuPerPush ?? 0, python.cpuPerPush ?? 0,
+                    c.cpuPerPush)
             }
             print("""
 
-                | server | HeraldProvider | \(nginxPython.client) | ratio |
+                | server | HeraldProvider | \(nginxPython.client) | ratio | h2load | HeraldProvider / h2load |
+                |---|---|---|---|---|---|
+                \(row("nginx, 200 with the apns-id (the clients alone)", nginxSwift, nginxPython, nginxC))
+                \(row("Herald gateway, offline devices (200 after the durable store)", gatewaySwift, gatewayPython, gatewayC))
+
+                CPU per push of each client's own process (user + system):
+
+                | server | HeraldProvider | \(nginxPython.client) | h2load |
                 |---|---|---|---|
-                \(row("nginx, 200 with the apns-id (the clients alone)", nginxSwift, nginxPython))
-                \(row("Herald gateway, offline devices (200 after the durable store)", gatewaySwift, gatewayPython))
+                \(cpu("nginx", nginxSwift, nginxPython, nginxC))
+                \(cpu("Herald gateway", gatewaySwift, gatewayPython, gatewayC))
                 """)
             let runs = [nginxSwift, nginxPython, gatewaySwift, gatewayPython]
-            if runs.contains(where: { !$0.failures.isEmpty }) { throw ExitCode(1) }
+            if runs.contains(where: { !$0.failures.isEmpty }) || nginxC.0.failed + gatewayC.0.failed > 0 { throw ExitCode(1) }
         }
 
         /// The aioapns driver shipped with this executable.
@@ -138,6 +168,7 @@ extension HeraldBench {
                 authentication: .token(signer), retryPolicy: .never, logger: logger, connections: connections)
             let next = TicketCounter()
             let clock = ContinuousClock()
+            let cpuBefore = ResourceUsage.ownCPUSeconds
             let started = clock.now
             let outcomes = await withTaskGroup(of: ([Double], [String: Int]).self) { group in
                 for _ in 0..<min(concurrency, count) {
@@ -169,10 +200,11 @@ extension HeraldBench {
                 return all
             }
             let seconds = (clock.now - started).timeInterval
+            let cpu = ResourceUsage.ownCPUSeconds - cpuBefore
             try await client.shutdown()
             return PushRun(
                 client: "HeraldProvider", pushes: count, seconds: seconds, latency: Percentiles(outcomes.0),
-                failures: outcomes.1)
+                failures: outcomes.1, cpuSeconds: cpu)
         }
 
         /// Runs the aioapns driver in a Python process and reads its one line of JSON figures.
@@ -180,6 +212,7 @@ extension HeraldBench {
             script: String, port: Int, certificateAuthority: String, keyFile: URL, tokensFile: URL, payloadFile: URL,
             count: Int, in folder: URL
         ) async throws -> PushRun {
+            let cpuBefore = ResourceUsage.childrenCPUSeconds
             let result = try await runProcess(
                 "/usr/bin/env",
                 [
@@ -201,7 +234,8 @@ extension HeraldBench {
             }
             return PushRun(
                 client: figures["library"] as? String ?? "aioapns", pushes: count, seconds: seconds,
-                latency: Percentiles(p50: p50, p99: p99, count: count), failures: statuses.filter { $0.key != "200" })
+                latency: Percentiles(p50: p50, p99: p99, count: count), failures: statuses.filter { $0.key != "200" },
+                cpuSeconds: ResourceUsage.childrenCPUSeconds - cpuBefore)
         }
     }
 }

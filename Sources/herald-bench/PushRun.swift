@@ -9,6 +9,11 @@ struct PushRun {
     var latency: Percentiles
     /// Answers other than 200, by status and reason (or error), with their counts.
     var failures: [String: Int]
+    /// CPU seconds the client's process spent on the run (user + system), when measured.
+    var cpuSeconds: Double? = nil
+
+    /// Microseconds of the client's CPU per push, when measured.
+    var cpuPerPush: Double? { cpuSeconds.map { $0 * 1_000_000 / Double(pushes) } }
 
     var pushesPerSecond: Double { Double(pushes) / seconds }
 

@@ -1,0 +1,110 @@
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOPosix
+import NIOSSL
+import Synchronization
+
+/// HTTP/2 to one APNs server on SwiftNIO directly: a few connections, each on an event loop of its own, requests
+/// taking them in turn, many streams on each (up to the server's `SETTINGS_MAX_CONCURRENT_STREAMS`, H-05).
+///
+/// Each request is two frames written straight on its connection — no channel, handler or state machine per stream —
+/// and what several tasks wrote during one turn of the event loop goes out in one flush.
+final class APNsTransport: Sendable {
+    /// One request: method, path and header fields (pseudo-header fields are added here), the body, and how long it
+    /// may wait for its answer (`nil`: the transport's request timeout).
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        var fields: [(name: String, value: String)]
+        var body: ByteBuffer
+        var timeout: TimeAmount? = nil
+    }
+
+    /// One answer: the status, the header fields and the body (at most ``maximumBodySize`` bytes are kept).
+    struct Response: Sendable {
+        var status: Int
+        var headers: HPACKHeaders
+        var body: ByteBuffer
+    }
+
+    /// Why a request got no answer.
+    struct Failure: Error, Sendable, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Header fields whose values differ from one request to the next.
+    private static let perRequestFields: Set<String> = ["apns-id", "apns-request-id"]
+
+    /// How much of an answer's body is kept; APNs' bodies are a few dozen bytes.
+    static let maximumBodySize = 64 * 1024
+
+    /// `https` or `http` (HTTP/2 without TLS, prior knowledge).
+    let scheme: String
+    /// `host[:port]`, as `:authority` carries it.
+    let authority: String
+    private let connections: [APNsConnection]
+    private let requestTimeout: TimeAmount
+    private let next = Atomic<UInt>(0)
+
+    /// Creates the transport; nothing connects until the first request.
+    ///
+    /// - Parameters:
+    ///   - server: Where to connect: its URL's scheme, host and port, and the CA to trust.
+    ///   - authentication: A client certificate is presented in the TLS handshake; a token changes nothing here.
+    ///   - connections: How many connections, each on its own event loop of `group`.
+    ///   - requestTimeout: How long a request may wait for its answer before it fails.
+    ///   - connectTimeout: How long connecting (TCP, TLS and the server's first SETTINGS) may take.
+    ///   - group: Where the connections run.
+    /// - Throws: When the URL has no host, or the CA file, the certificate or its key cannot be read.
+    init(
+        server: APNsServer, authentication: APNsAuthentication, connections: Int, requestTimeout: TimeAmount = .seconds(30),
+        connectTimeout: TimeAmount = .seconds(60), group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws {
+        guard let host = server.url.host, !host.isEmpty else {
+            throw Failure(description: "The server URL \(server.url) has no host.")
+        }
+        let usesTLS = server.url.scheme?.lowercased() != "http"
+        let port = server.url.port ?? (usesTLS ? 443 : 80)
+        self.requestTimeout = requestTimeout
+        scheme = usesTLS ? "https" : "http"
+        authority = server.url.port.map { "\(host):\($0)" } ?? host
+        let tls: NIOSSLContext?
+        if usesTLS {
+            var configuration = try server.tlsConfiguration(authentication: authentication)
+            configuration.applicationProtocols = ["h2"]
+            tls = try NIOSSLContext(configuration: configuration)
+        } else {
+            tls = nil
+        }
+        let endpoint = APNsConnection.Endpoint(host: host, port: port, tls: tls, connectTimeout: connectTimeout)
+        var loops = group.makeIterator()
+        self.connections = (0..<max(1, connections)).map { _ in
+            APNsConnection(endpoint: endpoint, eventLoop: loops.next() ?? group.next())
+        }
+    }
+
+    /// Sends one request and waits for its whole answer.
+    ///
+    /// - Throws: ``Failure`` when no answer came: no connection, the stream or connection reset, the time up.
+    func execute(_ request: Request) async throws -> Response {
+        var headers = HPACKHeaders()
+        headers.reserveCapacity(request.fields.count + 4)
+        headers.add(name: ":method", value: request.method)
+        headers.add(name: ":scheme", value: scheme)
+        headers.add(name: ":authority", value: authority)
+        // Values that differ per request (a device's path, an apns-id) are sent literally: indexing them would only
+        // churn both ends' HPACK tables and evict the fields that repeat (the token, the topic).
+        headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
+        for field in request.fields {
+            headers.add(name: field.name, value: field.value, indexing: Self.perRequestFields.contains(field.name) ? .nonIndexable : .indexable)
+        }
+        let connection = connections[Int(next.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(connections.count))]
+        return try await connection.execute(headers: headers, body: request.body, timeout: request.timeout ?? requestTimeout)
+    }
+
+    /// Closes every connection once its requests in flight are answered; requests after this fail.
+    func shutdown() async {
+        for connection in connections { await connection.shutdown() }
+    }
+}
