@@ -4,6 +4,7 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldProvider
 import HeraldTesting
 import Logging
 import NIOSSL
@@ -20,7 +21,8 @@ extension HeraldBench {
                 connects --devices devices that register the app, subscribe to one channel (policy 0) and acknowledge \
                 everything they get. Then, --rounds times each, alternately: h2load posts one broadcast \
                 (`POST /4/broadcasts/apps/<bundle ID>`), and h2load posts one alert to every device's token (1 \
-                connection, --streams streams: the provider's unicast loop). Each time is from h2load's start until \
+                connection, --streams streams: the provider's unicast loop); then the same two from HeraldProvider on \
+                one connection it keeps open. Each time is from the send (h2load's start) until \
                 the last device has the push. Reports both and the ratio. Build with -c release.
                 """
         )
@@ -121,34 +123,64 @@ extension HeraldBench {
             let unicastURLs = clients.map { "https://localhost:\(ports.provider[0])/3/device/\($0.token)" }
             print("herald-bench broadcast: \(clients.count) subscribed devices, \(rounds) rounds, unicast with \(streams) streams")
 
-            var broadcastTimes: [Double] = []
-            var unicastTimes: [Double] = []
+            // The same two sends from a provider that keeps its connection (HeraldProvider, warmed up in round 0).
+            let provider = try APNsClient(
+                server: APNsServer(
+                    url: URL(string: "https://localhost:\(ports.provider[0])")!, certificateAuthorityFile: authority.certificateURL.path),
+                authentication: .token(
+                    try ProviderTokenSigner(
+                        pem: String(contentsOf: workspace.keyFile, encoding: .utf8), keyID: BenchmarkWorkspace.keyID,
+                        teamID: BenchmarkWorkspace.teamID)),
+                retryPolicy: .never, logger: logger)
+            let update = APNsNotification.liveActivity(
+                bundleID: BenchmarkWorkspace.topic, event: "update", contentState: .object([.init("score", .integer(1))]),
+                timestamp: Date(timeIntervalSince1970: 1_800_000_000))
+            let alert = APNsNotification.alert(
+                bundleID: BenchmarkWorkspace.topic, payload: APNsPayload(alert: .fields(.init(title: "Score", body: "1"))))
+            let tokens = clients.map(\.token)
+
+            var times: [String: [Double]] = [:]
             var failures = 0
             let clock = ContinuousClock()
             for round in 0...rounds {
-                for kind in [true, false] {
-                    let target = arrived.expect(clients.count, broadcast: kind)
+                for (kind, isBroadcast) in [("h2load broadcast", true), ("h2load unicast", false), ("provider broadcast", true), ("provider unicast", false)] {
+                    let target = arrived.expect(clients.count, broadcast: isBroadcast)
                     let started = clock.now
-                    let result = try await (kind ? broadcast : unicast).run(urls: kind ? broadcastURL : unicastURLs, in: folder)
-                    failures += result.failed
+                    switch kind {
+                    case "h2load broadcast", "h2load unicast":
+                        let result = try await (isBroadcast ? broadcast : unicast).run(
+                            urls: isBroadcast ? broadcastURL : unicastURLs, in: folder)
+                        failures += result.failed
+                    case "provider broadcast":
+                        if try await provider.broadcast(update, on: channel).status != 200 { failures += 1 }
+                    default:
+                        let results = try await provider.send(alert, to: tokens, concurrency: streams)
+                        failures += results.filter { !$0.isSuccess }.count
+                    }
                     let complete = await arrived.wait(for: target, timeout: .seconds(60))
                     let elapsed = clock.now - started
                     let milliseconds = Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
                     if !complete { failures += 1 }
-                    // Round 0 warms both paths up.
-                    if round > 0 { kind ? broadcastTimes.append(milliseconds) : unicastTimes.append(milliseconds) }
+                    // Round 0 warms every path up (and opens the provider's connection).
+                    if round > 0 { times[kind, default: []].append(milliseconds) }
                 }
             }
-            let broadcastMedian = Percentiles(broadcastTimes).p50
-            let unicastMedian = Percentiles(unicastTimes).p50
+            try await provider.shutdown()
+            func cell(_ kind: String) -> String {
+                let values = times[kind] ?? []
+                return String(format: "%.1f ms (%.1f – %.1f)", Percentiles(values).p50, values.min() ?? 0, values.max() ?? 0)
+            }
+            func ratio(_ sender: String) -> String {
+                String(format: "%.1f×", Percentiles(times["\(sender) unicast"] ?? []).p50 / Percentiles(times["\(sender) broadcast"] ?? []).p50)
+            }
             print("""
 
-                | run | time until the last of \(clients.count) devices has it (median of \(rounds); min – max) |
-                |---|---|
-                | one broadcast | \(String(format: "%.1f ms (%.1f – %.1f)", broadcastMedian, broadcastTimes.min() ?? 0, broadcastTimes.max() ?? 0)) |
-                | \(clients.count) unicast pushes (1 connection, \(streams) streams) | \(String(format: "%.1f ms (%.1f – %.1f)", unicastMedian, unicastTimes.min() ?? 0, unicastTimes.max() ?? 0)) |
+                Time until the last of \(clients.count) devices has it, median of \(rounds) (min – max):
 
-                broadcast is \(String(format: "%.1f×", unicastMedian / broadcastMedian)) faster than the unicast loop
+                | sender | one broadcast | \(clients.count) unicast pushes (1 connection, \(streams) streams) | broadcast faster by |
+                |---|---|---|---|
+                | h2load, a new process and connection each time | \(cell("h2load broadcast")) | \(cell("h2load unicast")) | \(ratio("h2load")) |
+                | HeraldProvider, one connection kept open | \(cell("provider broadcast")) | \(cell("provider unicast")) | \(ratio("provider")) |
                 """)
             for reader in readers { reader.cancel() }
             await withDiscardingTaskGroup { closing in

@@ -127,6 +127,26 @@ import Testing
         }
     }
 
+    @Test("B-10: broadcasts published one after another reach each subscriber in that order, none waiting for an acknowledgement")
+    func publishOrder() async throws {
+        try await withGateway { harness, client in
+            let jwt = try harness.jwt()
+            let channel = try await Self.channel(harness, .noMessageStored)
+            let devices = [try await Self.subscriber(harness, channel), try await Self.subscriber(harness, channel)]
+            for score in 1...30 {
+                #expect(try await Self.broadcast(harness, client, jwt: jwt, channelID: channel, body: Self.update(score)).status == 200)
+            }
+            for device in devices {
+                // Nothing is acknowledged until all thirty are in: a broadcast never waits for the one before it.
+                var payloads: [String] = []
+                while payloads.count < 30, let push = try await nextPush(device) { payloads.append(push.payload) }
+                #expect(payloads == (1...30).map(Self.update))
+            }
+            #expect(!harness.gateway.metrics.prometheusText().contains("herald_broadcast_devices_dropped_total"))
+            for device in devices { await device.close() }
+        }
+    }
+
     @Test("B-14: subscribing to a channel the app does not have is refused")
     func unknownChannel() async throws {
         try await withGateway { harness, _ in

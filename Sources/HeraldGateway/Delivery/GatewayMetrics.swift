@@ -80,6 +80,11 @@ public final class GatewayMetrics: Sendable {
         counter(\.others, "broadcast-devices", label: "herald_broadcast_devices_total") { [] }.increment(by: devices)
     }
 
+    /// Counts a broadcast a device missed because its connection's buffer was full (it was not reading).
+    func recordDroppedBroadcast() {
+        counter(\.others, "broadcast-dropped", label: "herald_broadcast_devices_dropped_total") { [] }.increment()
+    }
+
     /// Counts a provider connection (TLS or plaintext, before it says anything).
     func recordProviderConnection() {
         counter(\.others, "provider", label: "herald_provider_connections_total") { [] }.increment()

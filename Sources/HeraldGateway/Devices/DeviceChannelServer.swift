@@ -83,6 +83,16 @@ struct DeviceChannelServer: Sendable {
         let session = DeviceSession(
             deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout,
             send: { text in try await outbound.write(.text(text)) },
+            writeNow: { frame in
+                // Broadcasts: straight onto the connection from the caller, in order (NIO queues writes made off the
+                // event loop in call order); a device whose connection's buffer is full misses them (best effort,
+                // as Apple's broadcasts are) instead of queueing them without bound.
+                guard channel.isWritable else {
+                    metrics.recordDroppedBroadcast()
+                    return
+                }
+                channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
+            },
             abort: {
                 // Closing the connection fails the write it is stuck in; what waited is stored for its return.
                 metrics.recordDroppedConnection(.deviceNotReading)

@@ -23,7 +23,7 @@ final class DeviceHub: Sendable {
         sessions.withLock { $0.updateValue(session, forKey: session.deviceID) }?.close()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.forwarder.forward(to: session) }
-            group.addTask { await self.forwardBroadcasts(to: session) }
+            if !session.writesBroadcastsAtOnce { group.addTask { await self.forwardBroadcasts(to: session) } }
             await body()
             session.close()
         }
@@ -67,7 +67,8 @@ final class DeviceHub: Sendable {
         let sessions = subscribers.withLock { $0[channelID].map { Array($0.values) } ?? [] }
         guard !sessions.isEmpty else { return 0 }
         let encoded = EncodedPush(push)
-        for session in sessions { session.enqueueBroadcast(encoded) }
+        let frame = encoded.frame  // one buffer: every subscriber's write shares it
+        for session in sessions { session.enqueueBroadcast(encoded, frame: frame) }
         return sessions.count
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import NIOCore
 import Synchronization
 
 /// One connected device: sends it pushes and matches its acknowledgements.
@@ -20,6 +21,7 @@ final class DeviceSession: Sendable {
     /// When the device connected.
     let connectedAt: Date
     private let send: @Sendable (String) async throws -> Void
+    private let writeNow: (@Sendable (ByteBuffer) -> Void)?
     private let abort: @Sendable () -> Void
     private let clock: any HeraldClock
     private let acknowledgementTimeout: Duration
@@ -28,8 +30,9 @@ final class DeviceSession: Sendable {
     /// One element each time stored pushes may be waiting for this device (the newest only); ends at ``close()``.
     let storedPushSignals: AsyncStream<Void>
     private let storedPushContinuation: AsyncStream<Void>.Continuation
-    /// Broadcasts for this device, in the order they were published; ends at ``close()``. A device that stops
-    /// reading loses the oldest past ``broadcastBacklog`` (broadcasts are best effort, as Apple's).
+    /// Broadcasts for this device, in the order they were published, for a session that cannot write them at once
+    /// (no `writeNow`); ends at ``close()``. A device that stops reading loses the oldest past ``broadcastBacklog``
+    /// (broadcasts are best effort, as Apple's).
     let broadcasts: AsyncStream<EncodedPush>
     private let broadcastContinuation: AsyncStream<EncodedPush>.Continuation
     /// The broadcast channels this session subscribed to.
@@ -72,16 +75,20 @@ final class DeviceSession: Sendable {
     ///   - clock: The gateway's clock.
     ///   - acknowledgementTimeout: How long a push waits for the device's acknowledgement.
     ///   - send: Writes one text frame to the device.
+    ///   - writeNow: Queues one text frame on the connection without waiting, in call order (broadcasts: no task
+    ///     and no writer per device); `nil` sends broadcasts through `send`, in order, from the hub's task.
     ///   - abort: Closes the connection; called once, when the device stopped reading.
     init(
         deviceID: String, clock: any HeraldClock, acknowledgementTimeout: Duration,
-        send: @escaping @Sendable (String) async throws -> Void, abort: @escaping @Sendable () -> Void = {}
+        send: @escaping @Sendable (String) async throws -> Void, writeNow: (@Sendable (ByteBuffer) -> Void)? = nil,
+        abort: @escaping @Sendable () -> Void = {}
     ) {
         self.deviceID = deviceID
         self.connectedAt = clock.now
         self.clock = clock
         self.acknowledgementTimeout = acknowledgementTimeout
         self.send = send
+        self.writeNow = writeNow
         self.abort = abort
         (storedPushSignals, storedPushContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         (broadcasts, broadcastContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(Self.broadcastBacklog))
@@ -93,9 +100,20 @@ final class DeviceSession: Sendable {
         storedPushContinuation.yield()
     }
 
-    /// Queues a broadcast for this device; the hub delivers it in order.
-    func enqueueBroadcast(_ push: EncodedPush) {
-        broadcastContinuation.yield(push)
+    /// Whether broadcasts are written as they are queued (else the hub's task for this session writes them).
+    var writesBroadcastsAtOnce: Bool { writeNow != nil }
+
+    /// Queues a broadcast for this device, after the ones queued before it; it is not acknowledged.
+    ///
+    /// - Parameters:
+    ///   - push: The broadcast.
+    ///   - frame: Its text's bytes when made already (one buffer shared by every subscriber).
+    func enqueueBroadcast(_ push: EncodedPush, frame: ByteBuffer? = nil) {
+        if let writeNow {
+            writeNow(frame ?? push.frame)
+        } else {
+            broadcastContinuation.yield(push)
+        }
     }
 
     /// Sends `push` and waits for its acknowledgement.
@@ -331,4 +349,7 @@ struct EncodedPush: Sendable {
         deliveryID = push.deliveryID
         text = DeviceChannelMessage.push(push).jsonText()
     }
+
+    /// The text's bytes, as a frame carries them.
+    var frame: ByteBuffer { ByteBuffer(string: text) }
 }
