@@ -24,6 +24,13 @@ public enum OpenFileLimit {
         return (before, Int(clamping: raised.rlim_cur))
     }
 
+    /// The hard limit: how far the soft limit can be raised without privileges; `nil` when it cannot be read.
+    public static var hardLimit: Int? {
+        var limit = rlimit()
+        guard getrlimit(resourceNumber, &limit) == 0 else { return nil }
+        return Int(clamping: limit.rlim_max)
+    }
+
     private static var resourceNumber: Int32 {
         #if canImport(Glibc)
         Int32(RLIMIT_NOFILE.rawValue)

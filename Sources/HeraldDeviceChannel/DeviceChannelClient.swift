@@ -57,12 +57,14 @@ public final class DeviceChannelClient: Sendable {
     ///   - deviceID: The device's ID (1–128 letters, digits, `.`, `-`, `_`).
     ///   - secret: The device's secret; the first connection of an ID enrols it.
     ///   - tlsConfiguration: For `wss://`: trust the gateway's CA here.
+    ///   - serverName: For `wss://` to an address: the name to ask for and check the certificate against (`nil`: the
+    ///     URL's host).
     ///   - logger: Where the client logs.
     /// - Throws: ``Failure`` when the gateway refuses the device or the connection fails; `CancellationError` when
     ///   the calling task is cancelled first.
     public static func connect(
         to url: String, deviceID: String, secret: String, tlsConfiguration: TLSConfiguration? = nil,
-        logger: Logger = Logger(label: "herald.device-channel")
+        serverName: String? = nil, logger: Logger = Logger(label: "herald.device-channel")
     ) async throws -> DeviceChannelClient {
         let client = DeviceChannelClient(deviceID: deviceID, logger: logger)
         try await withTaskCancellationHandler {
@@ -74,7 +76,7 @@ public final class DeviceChannelClient: Sendable {
                 }
                 if cancelled { return welcome.resume(throwing: CancellationError()) }
                 let task = Task {
-                    await client.run(url: url, secret: secret, tlsConfiguration: tlsConfiguration)
+                    await client.run(url: url, secret: secret, tlsConfiguration: tlsConfiguration, serverName: serverName)
                 }
                 let abandoned = client.state.withLock { state -> Bool in
                     state.task = task
@@ -169,9 +171,11 @@ public final class DeviceChannelClient: Sendable {
         await task?.value
     }
 
-    private func run(url: String, secret: String, tlsConfiguration: TLSConfiguration?) async {
+    private func run(url: String, secret: String, tlsConfiguration: TLSConfiguration?, serverName: String?) async {
         do {
-            try await WebSocketClient.connect(url: url, tlsConfiguration: tlsConfiguration, logger: logger) {
+            try await WebSocketClient.connect(
+                url: url, configuration: .init(sniHostname: serverName), tlsConfiguration: tlsConfiguration, logger: logger
+            ) {
                 inbound, outbound, _ in
                 self.state.withLock { $0.writer = outbound }
                 try await outbound.write(.text(DeviceChannelMessage.hello(deviceID: self.deviceID, secret: secret).jsonText()))

@@ -16,9 +16,11 @@ struct BenchGateway {
     /// - Parameters:
     ///   - dataDirectory: The gateway's data directory.
     ///   - openFileSoftLimit: Starts it with this soft descriptor limit (through `prlimit`), as many systems do.
+    ///   - openFileHardLimit: And this hard limit (raising it takes root).
     ///   - options: More `herald gateway` options (`--database URL`).
     static func start(
-        _ dataDirectory: HeraldDataDirectory, openFileSoftLimit: Int? = nil, options: [String] = []
+        _ dataDirectory: HeraldDataDirectory, openFileSoftLimit: Int? = nil, openFileHardLimit: Int? = nil,
+        options: [String] = []
     ) async throws -> BenchGateway {
         guard let bench = Bundle.main.executableURL else {
             throw ValidationError("Cannot tell where the herald-bench executable is.")
@@ -40,7 +42,7 @@ struct BenchGateway {
         let process = Process()
         if let openFileSoftLimit {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = ["--nofile=\(openFileSoftLimit):", executable.path] + arguments
+            process.arguments = ["--nofile=\(openFileSoftLimit):\(openFileHardLimit.map(String.init) ?? "")", executable.path] + arguments
         } else {
             process.executableURL = executable
             process.arguments = arguments

@@ -365,21 +365,6 @@ private struct HealthyProvider: Sendable {
     }
 }
 
-/// A value tasks share, behind a lock.
-private final class Shared<Value: Sendable>: Sendable {
-    private let state: Mutex<Value>
-
-    init(_ value: Value) {
-        state = Mutex(value)
-    }
-
-    var value: Value { state.withLock { $0 } }
-
-    func update(_ change: (inout Value) -> Void) {
-        state.withLock { change(&$0) }
-    }
-}
-
 /// Lines of the report, printed as they come.
 private final class Report: Sendable {
     func line(_ text: String) {

@@ -1,0 +1,187 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+import HeraldDeviceChannel
+import HeraldGateway
+import HeraldTesting
+import Logging
+import NIOSSL
+
+extension HeraldBench {
+    /// Many idle device connections on one gateway: its memory per connection.
+    struct Idle: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Hold --connections idle device connections (TLS WebSocket, hello answered) on one gateway; report its RSS.",
+            discussion: """
+                Starts `herald gateway` as its own process (listening on all interfaces for the run: the client \
+                processes reach it at 127.0.0.1, 127.0.0.2, … so each gets the loopback's ephemeral ports to itself), \
+                then --processes client processes one after another, each connecting its share of --connections \
+                devices (`wss://`, a hello each; nothing registered, nothing sent after the welcome). After each \
+                process has connected its devices, and the connections have been idle for 2 s, reports the gateway's \
+                RSS and open descriptors, and the RSS per connection above the gateway's own at the start. Needs \
+                descriptors for every connection on both ends: run as root (it raises the limits with prlimit) or \
+                with a hard limit above --connections. Build with -c release.
+                """
+        )
+
+        @Option(help: "Idle device connections in all.") var connections = 100_000
+        @Option(help: "Client processes (each at most ~28,000 connections: one loopback address's ephemeral ports).")
+        var processes = 4
+        @Option(help: "Connections each client process opens at once.") var concurrency = 64
+        @Flag(help: "Devices connect with ws:// (the gateway's --plaintext-devices): what TLS costs per connection.")
+        var plaintextDevices = false
+        @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
+
+        func validate() throws {
+            guard connections > 0, processes > 0, concurrency > 0 else {
+                throw ValidationError("--connections, --processes and --concurrency must be positive.")
+            }
+            guard connections / processes <= 28_000 else {
+                throw ValidationError("At most 28,000 connections per client process: pass --processes \((connections + 27_999) / 28_000) or more.")
+            }
+        }
+
+        func run() async throws {
+            let workspace = try BenchmarkWorkspace(in: directory)
+            defer { workspace.remove() }
+            let data = workspace.dataDirectory
+            let (authority, _) = try DevelopmentCertificateAuthority.loadOrCreate(in: data.tlsDirectory)
+            // The gateway needs a descriptor per connection. Raising the hard limit takes CAP_SYS_RESOURCE; without it,
+            // as many connections as the hard limit allows are measured and the figure per connection is projected.
+            let hardLimit = OpenFileLimit.hardLimit ?? connections + 1_024
+            let raised = await Self.canRaiseHardLimit(to: connections + 1_024)
+            let measured = raised ? connections : min(connections, hardLimit - 1_024)
+            let gateway = try await BenchGateway.start(
+                data, openFileSoftLimit: measured + 1_024, openFileHardLimit: raised ? connections + 1_024 : nil,
+                options: ["--host", "0.0.0.0"] + (plaintextDevices ? ["--plaintext-devices"] : []))
+            defer { gateway.terminate() }
+            try await Task.sleep(for: .seconds(2))
+            let before = gateway.residentBytes
+            print("herald-bench idle: \(measured) connections from \(processes) processes; gateway RSS at the start \(mb(before))")
+            if measured < connections {
+                print(
+                    "The hard limit on open descriptors here is \(hardLimit) and cannot be raised (CAP_SYS_RESOURCE): "
+                        + "\(measured) connections are measured and \(connections) projected from the figure per connection.")
+            }
+            print("""
+
+                | connections | gateway RSS | above the start, per connection | descriptors open | connect time |
+                |---|---|---|---|---|
+                """)
+            guard let executable = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
+            var clients: [Process] = []
+            defer { for client in clients { client.terminate() } }
+            var connected = 0
+            var failed = 0
+            let clock = ContinuousClock()
+            for index in 0..<processes {
+                let share = measured / processes + (index < measured % processes ? 1 : 0)
+                let started = clock.now
+                let report = workspace.folder.appendingPathComponent("idle-client-\(index).txt")
+                let process = try launch(
+                    executable, share: share, first: connected + failed, address: "127.0.0.\(index + 1)",
+                    port: gateway.devicePort, certificateAuthority: authority.certificateURL.path, report: report)
+                clients.append(process)
+                // The client writes "<connected> <failed>" once every connection of its share is up or refused.
+                var fields: [Int] = []
+                let deadline = clock.now + .seconds(600)
+                while fields.count != 2, process.isRunning, clock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(200))
+                    fields = ((try? String(contentsOf: report, encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int($0) }
+                }
+                guard fields.count == 2 else { throw ValidationError("Client process \(index + 1) stopped before its devices were up.") }
+                connected += fields[0]
+                failed += fields[1]
+                let took = clock.now - started
+                try await Task.sleep(for: .seconds(2))
+                let rss = gateway.residentBytes
+                let perConnection = Double(rss - before) / Double(max(1, connected)) / 1_024
+                print(String(
+                    format: "| %@ | %@ | %.1f KiB | %@ | %.1f s |", connected.formatted(), mb(rss), perConnection,
+                    gateway.openDescriptors.formatted(), took.timeInterval))
+            }
+            let rss = gateway.residentBytes
+            let projected = before + Int(Double(rss - before) / Double(max(1, connected)) * Double(connections))
+            print("""
+
+                \(connected.formatted()) idle connections held (\(failed) refused or failed): gateway RSS \(mb(rss)); \
+                at \(connections.formatted()) connections \(measured < connections ? "(projected) " : "")\(mb(projected)), \
+                \(String(format: "%.2f×", Double(projected) / Double(2 << 30))) the 2 GB goal
+                """)
+            if failed > 0 { throw ExitCode(1) }
+        }
+
+        private func mb(_ bytes: Int) -> String { "\(bytes / 1_048_576) MB" }
+
+        /// Whether `prlimit` may give a child process a hard descriptor limit of `limit`.
+        private static func canRaiseHardLimit(to limit: Int) async -> Bool {
+            if let hard = OpenFileLimit.hardLimit, hard >= limit { return true }
+            return (try? await runProcess("/usr/bin/prlimit", ["--nofile=\(limit):\(limit)", "/bin/true"]).status) == 0
+        }
+
+        /// Starts one client process (this executable's `idle-devices`) with descriptors for its share.
+        private func launch(
+            _ executable: URL, share: Int, first: Int, address: String, port: Int, certificateAuthority: String, report: URL
+        ) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = [
+                "--nofile=\(share + 512):\(share + 512)", executable.path, "idle-devices",
+                "--url", "\(plaintextDevices ? "ws" : "wss")://\(address):\(port)/device/v1", "--first", String(first), "--count", String(share),
+                "--concurrency", String(concurrency), "--ca", certificateAuthority, "--report", report.path,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle(forWritingAtPath: report.path + ".errors") ?? FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+    }
+
+    /// One client process of `idle`: connects its devices, says so, and holds them until it is stopped.
+    struct IdleDevices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "idle-devices", abstract: "A client process of `herald-bench idle`.", shouldDisplay: false)
+
+        @Option(help: "The device channel's URL.") var url: String
+        @Option(help: "The first device's number.") var first: Int
+        @Option(help: "How many devices.") var count: Int
+        @Option(help: "Connections opened at once.") var concurrency = 64
+        @Option(help: "The gateway's CA (PEM).") var ca: String
+        @Option(help: "Where to write \"<connected> <failed>\" once every device is up or refused.") var report: String
+
+        func run() async throws {
+            var logger = Logger(label: "herald.bench")
+            logger.logLevel = .critical
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca))
+            let next = TicketCounter()
+            let (count, first, url) = (count, first, url)
+            let outcome = Shared((connected: [DeviceChannelClient](), failed: 0))
+            let clientTLS: TLSConfiguration? = url.hasPrefix("wss:") ? tls : nil
+            let clientLogger = logger
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<min(concurrency, count) {
+                    group.addTask {
+                        while case let index = next.take(), index < count {
+                            do {
+                                let client = try await DeviceChannelClient.connect(
+                                    to: url, deviceID: "idle-\(first + index)", secret: "bench", tlsConfiguration: clientTLS,
+                                    serverName: "localhost", logger: clientLogger)
+                                outcome.update { $0.connected.append(client) }
+                            } catch {
+                                outcome.update { $0.failed += 1 }
+                                FileHandle.standardError.write(Data("device \(first + index): \(error)\n".utf8))
+                            }
+                        }
+                    }
+                }
+            }
+            let (connected, failed) = outcome.value
+            let written = URL(fileURLWithPath: report + ".partial")
+            try Data("\(connected.count) \(failed)".utf8).write(to: written)
+            try FileManager.default.moveItem(at: written, to: URL(fileURLWithPath: report))
+            // Held until the parent stops this process.
+            while true { try await Task.sleep(for: .seconds(3_600)) }
+        }
+    }
+}
