@@ -5,6 +5,7 @@ import HeraldDeviceChannel
 import HeraldGateway
 import HeraldTesting
 import Logging
+import NIOCore
 import NIOSSL
 
 extension HeraldBench {
@@ -42,45 +43,92 @@ extension HeraldBench {
         }
 
         func run() async throws {
+            OpenFileLimit.raiseToHardLimit()  // the reference server holds its connections in this process
             let workspace = try BenchmarkWorkspace(in: directory)
             defer { workspace.remove() }
             let data = workspace.dataDirectory
             let (authority, _) = try DevelopmentCertificateAuthority.loadOrCreate(in: data.tlsDirectory)
-            // The gateway needs a descriptor per connection. Raising the hard limit takes CAP_SYS_RESOURCE; without it,
-            // as many connections as the hard limit allows are measured and the figure per connection is projected.
+            // Every connection needs a descriptor. Raising the hard limit takes CAP_SYS_RESOURCE; without it, as many
+            // connections as the hard limit allows are measured and the figure per connection is projected.
             let hardLimit = OpenFileLimit.hardLimit ?? connections + 1_024
             let raised = await Self.canRaiseHardLimit(to: connections + 1_024)
             let measured = raised ? connections : min(connections, hardLimit - 1_024)
-            let gateway = try await BenchGateway.start(
-                data, openFileSoftLimit: measured + 1_024, openFileHardLimit: raised ? connections + 1_024 : nil,
-                options: ["--host", "0.0.0.0"] + (plaintextDevices ? ["--plaintext-devices"] : []))
-            defer { gateway.terminate() }
-            try await Task.sleep(for: .seconds(2))
-            let before = gateway.residentBytes
-            print("herald-bench idle: \(measured) connections from \(processes) processes; gateway RSS at the start \(mb(before))")
+            print("herald-bench idle: \(measured) connections from \(processes) processes")
             if measured < connections {
                 print(
                     "The hard limit on open descriptors here is \(hardLimit) and cannot be raised (CAP_SYS_RESOURCE): "
                         + "\(measured) connections are measured and \(connections) projected from the figure per connection.")
             }
+
+            // The reference: SwiftNIO alone (TLS, the WebSocket upgrade, a welcome), in this process.
+            let reference: Held
+            do {
+                let (port, server) = try await NIOWebSocketReference().start(authority: authority, host: "0.0.0.0")
+                try await Task.sleep(for: .seconds(1))
+                reference = try await hold(
+                    measured, port: port, name: "SwiftNIO alone (this process)", authority: authority, workspace: workspace,
+                    memory: { Memory.residentBytes() }, descriptors: { nil })
+                try? await server.close()
+            }
+
+            let gateway = try await BenchGateway.start(
+                data, openFileSoftLimit: measured + 1_024, openFileHardLimit: raised ? connections + 1_024 : nil,
+                options: ["--host", "0.0.0.0"] + (plaintextDevices ? ["--plaintext-devices"] : []))
+            defer { gateway.terminate() }
+            try await Task.sleep(for: .seconds(2))
+            let held = try await hold(
+                measured, port: gateway.devicePort, name: "herald gateway", authority: authority, workspace: workspace,
+                memory: { gateway.residentBytes }, descriptors: { gateway.openDescriptors })
+            let projected = held.before + Int(held.perConnection * Double(connections))
             print("""
 
-                | connections | gateway RSS | above the start, per connection | descriptors open | connect time |
+                \(held.connected.formatted()) idle connections held (\(held.failed) refused or failed): gateway RSS \
+                \(mb(held.after)); at \(connections.formatted()) connections \(measured < connections ? "(projected) " : "")\
+                \(mb(projected)), \(String(format: "%.2f×", Double(projected) / Double(2 << 30))) the 2 GB goal. Per \
+                connection: gateway \(String(format: "%.1f", held.perConnection / 1_024)) KiB, SwiftNIO alone \
+                \(String(format: "%.1f", reference.perConnection / 1_024)) KiB \
+                (\(String(format: "%.1f×", held.perConnection / reference.perConnection)))
+                """)
+            if held.failed + reference.failed > 0 { throw ExitCode(1) }
+        }
+
+        /// What one server held.
+        private struct Held {
+            var before: Int
+            var after: Int
+            var connected: Int
+            var failed: Int
+            /// Bytes of RSS per connection above `before`.
+            var perConnection: Double { Double(after - before) / Double(max(1, connected)) }
+        }
+
+        /// Connects `count` idle devices to the server on `port` from `processes` client processes, one after another,
+        /// printing the server's memory after each; stops the clients before returning.
+        private func hold(
+            _ count: Int, port: Int, name: String, authority: DevelopmentCertificateAuthority, workspace: BenchmarkWorkspace,
+            memory: () -> Int, descriptors: () -> Int?
+        ) async throws -> Held {
+            guard let executable = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
+            let before = memory()
+            print("""
+
+                \(name): RSS at the start \(mb(before))
+
+                | connections | RSS | above the start, per connection | descriptors open | connect time |
                 |---|---|---|---|---|
                 """)
-            guard let executable = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
             var clients: [Process] = []
             defer { for client in clients { client.terminate() } }
             var connected = 0
             var failed = 0
             let clock = ContinuousClock()
             for index in 0..<processes {
-                let share = measured / processes + (index < measured % processes ? 1 : 0)
+                let share = count / processes + (index < count % processes ? 1 : 0)
                 let started = clock.now
-                let report = workspace.folder.appendingPathComponent("idle-client-\(index).txt")
+                let report = workspace.folder.appendingPathComponent("idle-client-\(port)-\(index).txt")
                 let process = try launch(
                     executable, share: share, first: connected + failed, address: "127.0.0.\(index + 1)",
-                    port: gateway.devicePort, certificateAuthority: authority.certificateURL.path, report: report)
+                    port: port, certificateAuthority: authority.certificateURL.path, report: report)
                 clients.append(process)
                 // The client writes "<connected> <failed>" once every connection of its share is up or refused.
                 var fields: [Int] = []
@@ -94,21 +142,17 @@ extension HeraldBench {
                 failed += fields[1]
                 let took = clock.now - started
                 try await Task.sleep(for: .seconds(2))
-                let rss = gateway.residentBytes
+                let rss = memory()
                 let perConnection = Double(rss - before) / Double(max(1, connected)) / 1_024
                 print(String(
                     format: "| %@ | %@ | %.1f KiB | %@ | %.1f s |", connected.formatted(), mb(rss), perConnection,
-                    gateway.openDescriptors.formatted(), took.timeInterval))
+                    descriptors()?.formatted() ?? "—", took.timeInterval))
             }
-            let rss = gateway.residentBytes
-            let projected = before + Int(Double(rss - before) / Double(max(1, connected)) * Double(connections))
-            print("""
-
-                \(connected.formatted()) idle connections held (\(failed) refused or failed): gateway RSS \(mb(rss)); \
-                at \(connections.formatted()) connections \(measured < connections ? "(projected) " : "")\(mb(projected)), \
-                \(String(format: "%.2f×", Double(projected) / Double(2 << 30))) the 2 GB goal
-                """)
-            if failed > 0 { throw ExitCode(1) }
+            let held = Held(before: before, after: memory(), connected: connected, failed: failed)
+            for client in clients { client.terminate() }
+            clients = []
+            try await Task.sleep(for: .seconds(2))  // their connections close
+            return held
         }
 
         private func mb(_ bytes: Int) -> String { "\(bytes / 1_048_576) MB" }
