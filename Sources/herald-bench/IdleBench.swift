@@ -60,15 +60,25 @@ extension HeraldBench {
                         + "\(measured) connections are measured and \(connections) projected from the figure per connection.")
             }
 
-            // The reference: SwiftNIO alone (TLS, the WebSocket upgrade, a welcome), in this process.
-            let reference: Held
-            do {
-                let (port, server) = try await NIOWebSocketReference().start(authority: authority, host: "0.0.0.0")
+            // The references, each a process of its own: SwiftNIO alone (TLS, the WebSocket upgrade, a welcome), and
+            // Hummingbird's WebSocket server built as the device channel is, answering the same way.
+            var references: [(name: String, held: Held)] = []
+            for kind in IdleReference.Kind.allCases {
+                let portFile = workspace.folder.appendingPathComponent("reference-\(kind.rawValue).port")
+                let server = try launchReference(kind, tlsDirectory: data.tlsDirectory, portFile: portFile, limit: measured + 1_024)
+                defer { server.terminate() }
+                var port: Int?
+                let deadline = ContinuousClock.now + .seconds(60)
+                while port == nil, server.isRunning, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    port = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
+                }
+                guard let port else { throw ValidationError("The \(kind.name) reference did not start.") }
                 try await Task.sleep(for: .seconds(1))
-                reference = try await hold(
-                    measured, port: port, name: "SwiftNIO alone (this process)", authority: authority, workspace: workspace,
-                    memory: { Memory.residentBytes() }, descriptors: { nil })
-                try? await server.close()
+                let pid = server.processIdentifier
+                references.append((kind.name, try await hold(
+                    measured, port: port, name: kind.name, authority: authority, workspace: workspace,
+                    memory: { Memory.residentBytes(pid: pid) }, descriptors: { nil })))
             }
 
             let gateway = try await BenchGateway.start(
@@ -84,16 +94,33 @@ extension HeraldBench {
 
                 \(held.connected.formatted()) idle connections held (\(held.failed) refused or failed): gateway RSS \
                 \(mb(held.after)); at \(connections.formatted()) connections \(measured < connections ? "(projected) " : "")\
-                \(mb(projected)), \(String(format: "%.2f×", Double(projected) / Double(2 << 30))) the 2 GB goal. Per \
-                connection: gateway \(String(format: "%.1f", held.perConnection / 1_024)) KiB, SwiftNIO alone \
-                \(String(format: "%.1f", reference.perConnection / 1_024)) KiB \
-                (\(String(format: "%.1f×", held.perConnection / reference.perConnection)))
+                \(mb(projected)), \(String(format: "%.2f×", Double(projected) / Double(2 << 30))) the 2 GB goal.
+
+                | per idle connection | KiB | gateway / this |
+                |---|---|---|
+                | herald gateway | \(String(format: "%.1f", held.perConnection / 1_024)) | 1.0× |
+                \(references.map { String(format: "| %@ | %.1f | %.1f× |", $0.name, $0.held.perConnection / 1_024, held.perConnection / $0.held.perConnection) }.joined(separator: "\n"))
                 """)
-            if held.failed + reference.failed > 0 { throw ExitCode(1) }
+            if held.failed + references.map(\.held.failed).reduce(0, +) > 0 { throw ExitCode(1) }
+        }
+
+        /// Starts a reference server process (this executable's `idle-reference`).
+        private func launchReference(_ kind: IdleReference.Kind, tlsDirectory: URL, portFile: URL, limit: Int) throws -> Process {
+            guard let executable = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+            process.arguments = [
+                "--nofile=\(limit):", executable.path, "idle-reference", "--kind", kind.rawValue, "--tls-directory",
+                tlsDirectory.path, "--port-file", portFile.path,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
         }
 
         /// What one server held.
-        private struct Held {
+        private struct Held: Sendable {
             var before: Int
             var after: Int
             var connected: Int
@@ -226,6 +253,49 @@ extension HeraldBench {
             try FileManager.default.moveItem(at: written, to: URL(fileURLWithPath: report))
             // Held until the parent stops this process.
             while true { try await Task.sleep(for: .seconds(3_600)) }
+        }
+    }
+}
+
+/// A reference server process of `idle`: serves until it is stopped.
+struct IdleReference: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle-reference", abstract: "A reference server of `herald-bench idle`.", shouldDisplay: false)
+
+    /// Which server.
+    enum Kind: String, CaseIterable, ExpressibleByArgument {
+        case nio, hummingbird
+
+        var name: String {
+            switch self {
+            case .nio: "SwiftNIO alone (TLS, WebSocket upgrade)"
+            case .hummingbird: "Hummingbird WebSocket alone"
+            }
+        }
+    }
+
+    @Option(help: "nio or hummingbird.") var kind: Kind
+    @Option(help: "The data directory's tls folder (its CA and server certificate).") var tlsDirectory: String
+    @Option(help: "Where to write the port once listening.") var portFile: String
+
+    func run() async throws {
+        let (authority, _) = try DevelopmentCertificateAuthority.loadOrCreate(in: URL(fileURLWithPath: tlsDirectory))
+        let portFile = URL(fileURLWithPath: portFile)
+        @Sendable func announce(_ port: Int) throws {
+            let partial = portFile.appendingPathExtension("partial")
+            try Data(String(port).utf8).write(to: partial)
+            try FileManager.default.moveItem(at: partial, to: portFile)
+        }
+        switch kind {
+        case .nio:
+            let (port, _) = try await NIOWebSocketReference().start(authority: authority, host: "0.0.0.0")
+            try announce(port)
+            while true { try await Task.sleep(for: .seconds(3_600)) }
+        case .hummingbird:
+            try await HummingbirdWebSocketReference().run(authority: authority, host: "0.0.0.0") { port in
+                try announce(port)
+                while true { try await Task.sleep(for: .seconds(3_600)) }
+            }
         }
     }
 }
