@@ -72,7 +72,9 @@ import Testing
              "--data-dir", early.path], passingDataDirectory: false)
         children.append(device)
         let late = await waiting.waitForOutput(containing: "voip token: ", timeout: .seconds(60))
-        #expect(late != nil && late?.contains(token) == false, "\(waiting.output) \(waiting.error)")
+        #expect(
+            late != nil && late?.contains(token) == false,
+            "app: \(waiting.output) \(waiting.error)\ndevice: \(device.output) \(device.error)")
         for child in [waiting, device, again, up] { await child.stop() }
     }
 }

@@ -25,21 +25,27 @@ import Testing
             body: ByteBuffer(string: #"{"aps":{}}"#), timeout: timeout)
     }
 
-    @Test("1,000 answers with bodies (100 KB, past the 64 KiB connection window) all arrive on one connection")
+    @Test("700 answers with bodies (70 KB, past the 64 KiB connection window) all arrive on one connection")
     func returnsConnectionCredit() async throws {
         try await ScriptedHTTP2Server.with { server in
             let transport = try transport(server)
-            let statuses = await withTaskGroup(of: (Int, Int).self) { group in
-                for _ in 0..<1_000 {
+            // 20 at a time, 35 each: the window is the connection's, so what counts is the bytes answered on it, not
+            // how many are in flight together.
+            let statuses = await withTaskGroup(of: [String: Int].self) { group in
+                for _ in 0..<20 {
                     group.addTask {
-                        guard let answer = try? await transport.execute(request("/body")) else { return (0, 0) }
-                        return (answer.status, answer.body.readableBytes)
+                        var statuses: [String: Int] = [:]
+                        for _ in 0..<35 {
+                            let answer = try? await transport.execute(request("/body"))
+                            statuses["\(answer?.status ?? 0) \(answer?.body.readableBytes ?? 0)", default: 0] += 1
+                        }
+                        return statuses
                     }
                 }
-                return await group.reduce(into: [String: Int]()) { $0["\($1.0) \($1.1)", default: 0] += 1 }
+                return await group.reduce(into: [String: Int]()) { $0.merge($1, uniquingKeysWith: +) }
             }
             await transport.shutdown()
-            #expect(statuses == ["400 100": 1_000])
+            #expect(statuses == ["400 100": 700])
             #expect(server.connections == 1)
         }
     }
