@@ -37,7 +37,6 @@ public final class APNsChannelManager: Sendable {
 
     /// Where channels are managed.
     public let server: APNsServer
-    private let authentication: APNsAuthentication
     private let transport: APNsTransport
     private let logger: Logger
 
@@ -51,7 +50,6 @@ public final class APNsChannelManager: Sendable {
     /// - Throws: When the certificate, its key or the server's CA file cannot be read.
     public init(server: APNsServer, authentication: APNsAuthentication, logger: Logger = Logger(label: "herald.provider")) throws {
         self.server = server
-        self.authentication = authentication
         self.logger = logger
         transport = try APNsTransport(server: server, authentication: authentication, connections: 1)
     }
@@ -112,9 +110,6 @@ public final class APNsChannelManager: Sendable {
     ) async throws -> (status: Int, headers: HPACKHeaders, body: String) {
         var fields: [(name: String, value: String)] = [("apns-request-id", UUID().uuidString.lowercased())]
         if let channelID { fields.append(("apns-channel-id", channelID)) }
-        if case .token(let signer) = authentication {
-            fields.append(("authorization", "bearer " + (try signer.token())))
-        }
         if body != nil { fields.append(("content-type", "application/json")) }
         let response: APNsTransport.Response
         do {

@@ -15,7 +15,6 @@ public final class APNsClient: Sendable {
     public let server: APNsServer
     /// When to send again.
     public let retryPolicy: APNsRetryPolicy
-    private let authentication: APNsAuthentication
     /// HTTP/2 on SwiftNIO: the connections, each on an event loop of its own.
     private let transport: APNsTransport
     private let clock: any HeraldClock
@@ -41,7 +40,6 @@ public final class APNsClient: Sendable {
         onInvalidToken: (@Sendable (APNsResult) -> Void)? = nil, connections: Int = 1
     ) throws {
         self.server = server
-        self.authentication = authentication
         self.retryPolicy = retryPolicy
         self.clock = clock
         self.logger = logger
@@ -154,17 +152,9 @@ public final class APNsClient: Sendable {
     private func attemptOnce(
         path: String, headers: [(name: String, value: String)], body: Data, deviceToken: String
     ) async -> APNsResult {
-        var fields = headers
-        if case .token(let signer) = authentication {
-            do {
-                fields.append((name: "authorization", value: "bearer " + (try signer.token())))
-            } catch {
-                return APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "cannot sign a provider token: \(error)")
-            }
-        }
         do {
             let response = try await transport.execute(
-                .init(method: "POST", path: path, fields: fields, body: ByteBuffer(bytes: body)))
+                .init(method: "POST", path: path, fields: headers, body: ByteBuffer(bytes: body)))
             var result = APNsResult(
                 deviceToken: deviceToken, status: response.status, apnsID: response.headers.first(name: "apns-id"),
                 uniqueID: response.headers.first(name: "apns-unique-id"), attempts: 1)

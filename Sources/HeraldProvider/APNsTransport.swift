@@ -45,13 +45,16 @@ final class APNsTransport: Sendable {
     let authority: String
     private let connections: [APNsConnection]
     private let requestTimeout: TimeAmount
+    /// Signs the provider token each request carries; `nil` for a client certificate (presented in the handshake).
+    private let signer: ProviderTokenSigner?
     private let next = Atomic<UInt>(0)
 
     /// Creates the transport; nothing connects until the first request.
     ///
     /// - Parameters:
     ///   - server: Where to connect: its URL's scheme, host and port, and the CA to trust.
-    ///   - authentication: A client certificate is presented in the TLS handshake; a token changes nothing here.
+    ///   - authentication: A client certificate is presented in the TLS handshake; a token signer's provider token
+    ///     goes on every request (`authorization: bearer`).
     ///   - connections: How many connections, each on its own event loop of `group`.
     ///   - requestTimeout: How long a request may wait for its answer before it fails.
     ///   - connectTimeout: How long connecting (TCP, TLS and the server's first SETTINGS) may take.
@@ -67,6 +70,7 @@ final class APNsTransport: Sendable {
         let usesTLS = server.url.scheme?.lowercased() != "http"
         let port = server.url.port ?? (usesTLS ? 443 : 80)
         self.requestTimeout = requestTimeout
+        if case .token(let signer) = authentication { self.signer = signer } else { self.signer = nil }
         scheme = usesTLS ? "https" : "http"
         authority = server.url.port.map { "\(host):\($0)" } ?? host
         let tls: NIOSSLContext?
@@ -86,7 +90,8 @@ final class APNsTransport: Sendable {
 
     /// Sends one request and waits for its whole answer.
     ///
-    /// - Throws: ``Failure`` when no answer came: no connection, the stream or connection reset, the time up.
+    /// - Throws: ``Failure`` when no answer came: no provider token could be signed, no connection, the stream or
+    ///   connection reset, the time up.
     func execute(_ request: Request) async throws -> Response {
         var headers = HPACKHeaders()
         headers.reserveCapacity(request.fields.count + 4)
@@ -98,6 +103,13 @@ final class APNsTransport: Sendable {
         headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
         for field in request.fields {
             headers.add(name: field.name, value: field.value, indexing: Self.perRequestFields.contains(field.name) ? .nonIndexable : .indexable)
+        }
+        if let signer {
+            do {
+                headers.add(name: "authorization", value: "bearer " + (try signer.token()))
+            } catch {
+                throw Failure(description: "cannot sign a provider token: \(error)")
+            }
         }
         let connection = connections[Int(next.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(connections.count))]
         return try await connection.execute(headers: headers, body: request.body, timeout: request.timeout ?? requestTimeout)
