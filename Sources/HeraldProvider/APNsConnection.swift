@@ -114,8 +114,7 @@ final class APNsConnection: Sendable {
                     try operations.addHandler(APNsStreamHandler(eventLoop: channel.eventLoop))
                 }
             }
-        let host = endpoint.host.hasPrefix("[") ? String(endpoint.host.dropFirst().dropLast()) : endpoint.host
-        bootstrap.connect(host: host, port: endpoint.port)
+        bootstrap.connect(host: endpoint.host, port: endpoint.port)
             .flatMap { channel -> EventLoopFuture<NIOLoopBound<APNsStreamHandler>> in
                 // Usable once the server's SETTINGS are in: its stream limit (one until a token is accepted, H-05).
                 let handler: APNsStreamHandler
@@ -161,9 +160,8 @@ final class APNsConnection: Sendable {
 }
 
 extension String {
-    /// Whether this is an IPv4 or IPv6 address rather than a name (brackets allowed around IPv6).
+    /// Whether this is an IPv4 or IPv6 address rather than a name (as `URL.host` gives it: no brackets).
     var isIPAddress: Bool {
-        let bare = hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
-        return (try? SocketAddress(ipAddress: bare, port: 0)) != nil
+        (try? SocketAddress(ipAddress: self, port: 0)) != nil
     }
 }

@@ -72,7 +72,9 @@ final class APNsTransport: Sendable {
         self.requestTimeout = requestTimeout
         if case .token(let signer) = authentication { self.signer = signer } else { self.signer = nil }
         scheme = usesTLS ? "https" : "http"
-        authority = server.url.port.map { "\(host):\($0)" } ?? host
+        // `URL.host` drops an IPv6 address's brackets; `:authority` needs them back.
+        let authorityHost = host.contains(":") ? "[\(host)]" : host
+        authority = server.url.port.map { "\(authorityHost):\($0)" } ?? authorityHost
         let tls: NIOSSLContext?
         if usesTLS {
             var configuration = try server.tlsConfiguration(authentication: authentication)
