@@ -24,7 +24,7 @@ import Testing
     func deadlines() async throws {
         let clock = VirtualClock()
         let sent = Mutex<[String]>([])
-        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10)) { text in
+        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in }) { text in
             sent.withLock { $0.append(text) }
         }
         let expiry = Task { await session.expireUnacknowledged() }
@@ -65,7 +65,7 @@ import Testing
     @Test("The expiry loop sleeps on the clock only while a push is in flight")
     func idleLoopDoesNotSleepOnTheClock() async throws {
         let clock = VirtualClock()
-        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10)) { _ in }
+        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in }) { _ in }
         let expiry = Task { await session.expireUnacknowledged() }
         try await Task.sleep(for: .milliseconds(50))
         #expect(clock.nextDeadline == nil)
@@ -85,7 +85,7 @@ import Testing
         let writes = Mutex(0)
         let (closed, closing) = AsyncStream<Void>.makeStream()
         let session = DeviceSession(
-            deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10),
+            deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in },
             send: { _ in
                 // The first write goes out; the second never finishes until the connection closes (full buffers).
                 guard writes.withLock({ $0 += 1; return $0 }) > 1 else { return }

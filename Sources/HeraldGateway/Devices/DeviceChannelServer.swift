@@ -82,7 +82,6 @@ struct DeviceChannelServer: Sendable {
         let sessionLogger = logger
         let session = DeviceSession(
             deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout,
-            send: { text in try await outbound.write(.text(text)) },
             writeNow: { frame in
                 // Broadcasts: straight onto the connection from the caller, in order (NIO queues writes made off the
                 // event loop in call order); a device whose connection's buffer is full misses them (best effort,
@@ -93,6 +92,7 @@ struct DeviceChannelServer: Sendable {
                 }
                 channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
             },
+            send: { text in try await outbound.write(.text(text)) },
             abort: {
                 // Closing the connection fails the write it is stuck in; what waited is stored for its return.
                 metrics.recordDroppedConnection(.deviceNotReading)
@@ -151,7 +151,7 @@ struct DeviceChannelServer: Sendable {
                         if channel.storagePolicy == .mostRecentMessageStored,
                            let kept = try await store.channelMessage(channelID: channelID), kept.expiresAt > clock.now
                         {
-                            session.enqueueBroadcast(EncodedPush(DevicePush(kept, fromStorage: true)))
+                            session.enqueueBroadcast(EncodedPush(DevicePush(kept, fromStorage: true)).frame)
                         }
                     case .unsubscribe(let channelID, _):
                         hub.unsubscribe(session, from: channelID)

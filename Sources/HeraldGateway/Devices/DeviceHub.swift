@@ -23,21 +23,12 @@ final class DeviceHub: Sendable {
         sessions.withLock { $0.updateValue(session, forKey: session.deviceID) }?.close()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.forwarder.forward(to: session) }
-            if !session.writesBroadcastsAtOnce { group.addTask { await self.forwardBroadcasts(to: session) } }
             await body()
             session.close()
         }
         for channel in session.channels.withLock({ $0 }) { unsubscribe(session, from: channel) }
         sessions.withLock { sessions in
             if sessions[session.deviceID] === session { sessions[session.deviceID] = nil }
-        }
-    }
-
-    /// Writes the session's broadcasts in order, until it closes (without waiting for acknowledgements: see
-    /// ``DeviceSession/write(_:)``).
-    private func forwardBroadcasts(to session: DeviceSession) async {
-        for await push in session.broadcasts {
-            await session.write(push)
         }
     }
 
@@ -66,9 +57,8 @@ final class DeviceHub: Sendable {
     func broadcast(_ push: DevicePush, on channelID: String) -> Int {
         let sessions = subscribers.withLock { $0[channelID].map { Array($0.values) } ?? [] }
         guard !sessions.isEmpty else { return 0 }
-        let encoded = EncodedPush(push)
-        let frame = encoded.frame  // one buffer: every subscriber's write shares it
-        for session in sessions { session.enqueueBroadcast(encoded, frame: frame) }
+        let frame = EncodedPush(push).frame  // one buffer: every subscriber's write shares it
+        for session in sessions { session.enqueueBroadcast(frame) }
         return sessions.count
     }
 

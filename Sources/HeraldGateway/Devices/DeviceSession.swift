@@ -21,7 +21,7 @@ final class DeviceSession: Sendable {
     /// When the device connected.
     let connectedAt: Date
     private let send: @Sendable (String) async throws -> Void
-    private let writeNow: (@Sendable (ByteBuffer) -> Void)?
+    private let writeNow: @Sendable (ByteBuffer) -> Void
     private let abort: @Sendable () -> Void
     private let clock: any HeraldClock
     private let acknowledgementTimeout: Duration
@@ -30,15 +30,8 @@ final class DeviceSession: Sendable {
     /// One element each time stored pushes may be waiting for this device (the newest only); ends at ``close()``.
     let storedPushSignals: AsyncStream<Void>
     private let storedPushContinuation: AsyncStream<Void>.Continuation
-    /// Broadcasts for this device, in the order they were published, for a session that cannot write them at once
-    /// (no `writeNow`); ends at ``close()``. A device that stops reading loses the oldest past ``broadcastBacklog``
-    /// (broadcasts are best effort, as Apple's).
-    let broadcasts: AsyncStream<EncodedPush>
-    private let broadcastContinuation: AsyncStream<EncodedPush>.Continuation
     /// The broadcast channels this session subscribed to.
     let channels = Mutex<Set<String>>([])
-    /// How many broadcasts wait for one device at most.
-    static let broadcastBacklog = 256
 
     private enum Slot {
         /// Sent (or being sent); nobody waits yet.
@@ -74,13 +67,13 @@ final class DeviceSession: Sendable {
     ///   - deviceID: The device's ID.
     ///   - clock: The gateway's clock.
     ///   - acknowledgementTimeout: How long a push waits for the device's acknowledgement.
-    ///   - send: Writes one text frame to the device.
     ///   - writeNow: Queues one text frame on the connection without waiting, in call order (broadcasts: no task
-    ///     and no writer per device); `nil` sends broadcasts through `send`, in order, from the hub's task.
+    ///     and no writer per device).
+    ///   - send: Writes one text frame to the device.
     ///   - abort: Closes the connection; called once, when the device stopped reading.
     init(
         deviceID: String, clock: any HeraldClock, acknowledgementTimeout: Duration,
-        send: @escaping @Sendable (String) async throws -> Void, writeNow: (@Sendable (ByteBuffer) -> Void)? = nil,
+        writeNow: @escaping @Sendable (ByteBuffer) -> Void, send: @escaping @Sendable (String) async throws -> Void,
         abort: @escaping @Sendable () -> Void = {}
     ) {
         self.deviceID = deviceID
@@ -91,7 +84,6 @@ final class DeviceSession: Sendable {
         self.writeNow = writeNow
         self.abort = abort
         (storedPushSignals, storedPushContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
-        (broadcasts, broadcastContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(Self.broadcastBacklog))
         storedPushContinuation.yield()  // a device that connects gets what was stored for it
     }
 
@@ -100,20 +92,15 @@ final class DeviceSession: Sendable {
         storedPushContinuation.yield()
     }
 
-    /// Whether broadcasts are written as they are queued (else the hub's task for this session writes them).
-    var writesBroadcastsAtOnce: Bool { writeNow != nil }
-
-    /// Queues a broadcast for this device, after the ones queued before it; it is not acknowledged.
+    /// Queues a broadcast for this device, after the ones queued before it.
     ///
-    /// - Parameters:
-    ///   - push: The broadcast.
-    ///   - frame: Its text's bytes when made already (one buffer shared by every subscriber).
-    func enqueueBroadcast(_ push: EncodedPush, frame: ByteBuffer? = nil) {
-        if let writeNow {
-            writeNow(frame ?? push.frame)
-        } else {
-            broadcastContinuation.yield(push)
-        }
+    /// Broadcasts are best effort (Apple) and kept by their channel, not per device — there is nothing to send this
+    /// device again — so no deadline, no wait. The device acknowledges it all the same; an acknowledgement nothing
+    /// waits for is ignored.
+    ///
+    /// - Parameter frame: The broadcast's `push` message text, as bytes (one buffer shared by every subscriber).
+    func enqueueBroadcast(_ frame: ByteBuffer) {
+        writeNow(frame)
     }
 
     /// Sends `push` and waits for its acknowledgement.
@@ -250,17 +237,7 @@ final class DeviceSession: Sendable {
         for continuation in waiting { continuation.resume(returning: false) }
         expiry?.resume()
         storedPushContinuation.finish()
-        broadcastContinuation.finish()
         sendLock.close()
-    }
-
-    /// Writes a broadcast without waiting for the device's acknowledgement.
-    ///
-    /// Broadcasts are best effort (Apple) and kept by their channel, not per device — there is nothing to send this
-    /// device again — so no deadline, no wait: the next broadcast goes as soon as this one is written. The device
-    /// acknowledges it all the same; an acknowledgement nothing waits for is ignored.
-    func write(_ push: EncodedPush) async {
-        try? await sendLock.run { try await self.send(push.text) }
     }
 
     /// Sends a message that needs no acknowledgement.
