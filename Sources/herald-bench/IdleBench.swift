@@ -67,13 +67,7 @@ extension HeraldBench {
                 let portFile = workspace.folder.appendingPathComponent("reference-\(kind.rawValue).port")
                 let server = try launchReference(kind, tlsDirectory: data.tlsDirectory, portFile: portFile, limit: measured + 1_024)
                 defer { server.terminate() }
-                var port: Int?
-                let deadline = ContinuousClock.now + .seconds(60)
-                while port == nil, server.isRunning, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                    port = (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) }
-                }
-                guard let port else { throw ValidationError("The \(kind.name) reference did not start.") }
+                guard let port = try await report(at: portFile, from: server, within: .seconds(60)).flatMap({ Int($0) }) else { throw ValidationError("The \(kind.name) reference did not start.") }
                 try await Task.sleep(for: .seconds(1))
                 let pid = server.processIdentifier
                 references.append((kind.name, try await hold(
@@ -102,6 +96,17 @@ extension HeraldBench {
                 \(references.map { String(format: "| %@ | %.1f | %.1f× |", $0.name, $0.held.perConnection / 1_024, held.perConnection / $0.held.perConnection) }.joined(separator: "\n"))
                 """)
             if held.failed + references.map(\.held.failed).reduce(0, +) > 0 { throw ExitCode(1) }
+        }
+
+        /// What a child process wrote to `file` (whole: it writes atomically), once it is there; `nil` when the process
+        /// ended or `timeout` passed first.
+        private func report(at file: URL, from process: Process, within timeout: Duration) async throws -> String? {
+            let deadline = ContinuousClock.now + timeout
+            while process.isRunning, ContinuousClock.now < deadline {
+                if let text = try? String(contentsOf: file, encoding: .utf8) { return text }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return try? String(contentsOf: file, encoding: .utf8)
         }
 
         /// Starts a reference server process (this executable's `idle-reference`).
@@ -158,12 +163,8 @@ extension HeraldBench {
                     port: port, certificateAuthority: authority.certificateURL.path, report: report)
                 clients.append(process)
                 // The client writes "<connected> <failed>" once every connection of its share is up or refused.
-                var fields: [Int] = []
-                let deadline = clock.now + .seconds(600)
-                while fields.count != 2, process.isRunning, clock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(200))
-                    fields = ((try? String(contentsOf: report, encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int($0) }
-                }
+                let fields = try await self.report(at: report, from: process, within: .seconds(600))?
+                    .split(separator: " ").compactMap { Int($0) } ?? []
                 guard fields.count == 2 else { throw ValidationError("Client process \(index + 1) stopped before its devices were up.") }
                 connected += fields[0]
                 failed += fields[1]
@@ -182,7 +183,6 @@ extension HeraldBench {
             return held
         }
 
-        private func mb(_ bytes: Int) -> String { "\(bytes / 1_048_576) MB" }
 
         /// Whether `prlimit` may give a child process a hard descriptor limit of `limit`.
         private static func canRaiseHardLimit(to limit: Int) async -> Bool {
@@ -248,9 +248,7 @@ extension HeraldBench {
                 }
             }
             let (connected, failed) = outcome.value
-            let written = URL(fileURLWithPath: report + ".partial")
-            try Data("\(connected.count) \(failed)".utf8).write(to: written)
-            try FileManager.default.moveItem(at: written, to: URL(fileURLWithPath: report))
+            try Data("\(connected.count) \(failed)".utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
             // Held until the parent stops this process.
             while true { try await Task.sleep(for: .seconds(3_600)) }
         }
@@ -282,9 +280,7 @@ struct IdleReference: AsyncParsableCommand {
         let (authority, _) = try DevelopmentCertificateAuthority.loadOrCreate(in: URL(fileURLWithPath: tlsDirectory))
         let portFile = URL(fileURLWithPath: portFile)
         @Sendable func announce(_ port: Int) throws {
-            let partial = portFile.appendingPathExtension("partial")
-            try Data(String(port).utf8).write(to: partial)
-            try FileManager.default.moveItem(at: partial, to: portFile)
+            try Data(String(port).utf8).write(to: portFile, options: .atomic)
         }
         switch kind {
         case .nio:

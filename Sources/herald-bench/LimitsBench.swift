@@ -372,9 +372,6 @@ private final class Report: Sendable {
     }
 }
 
-private func mb(_ bytes: Int) -> String {
-    String(format: "%.0f MB", Double(bytes) / 1_048_576)
-}
 
 private func ratio(_ value: Double, _ reference: Double) -> String {
     String(format: "%.2f×", value / max(reference, 1e-9))

@@ -18,3 +18,8 @@ enum Memory {
         return kilobytes * 1_024
     }
 }
+
+/// `bytes` in whole megabytes (MiB), for a report: "97 MB".
+func mb(_ bytes: Int) -> String {
+    String(format: "%.0f MB", Double(bytes) / 1_048_576)
+}

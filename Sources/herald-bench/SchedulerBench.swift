@@ -128,7 +128,6 @@ extension HeraldBench {
             let peakRSS = Memory.peakResidentBytes()
 
             func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1_000) }
-            func mb(_ bytes: Int) -> String { String(format: "%.0f MB", Double(bytes) / 1_048_576) }
             print("")
             print("| measure | Herald | reference (same run) | ratio |")
             print("|---|---|---|---|")
