@@ -29,7 +29,12 @@ struct SandboxDevice: Service {
         do {
             ports = try await gateway.ports()
         } catch is CancellationError {
-            return // Stopped while starting (Ctrl-C right away): not a failure.
+            // The gateway stopped before it listened. Returning now would be "a service finished unexpectedly" and
+            // could win the race against the gateway's own error (a port in use): wait until this service is told
+            // to stop — the graceful shutdown of Ctrl-C right away (not a failure), or the group's cancellation once
+            // the gateway's error is in.
+            try? await gracefulShutdown()
+            return
         }
         let device = try assembleDevice(
             engine: engine, gateway: "wss://localhost:\(ports.device)/device/v1",
