@@ -137,7 +137,12 @@ import UserNotifications
         #expect(inFront?.contains("didReceiveLocalNotification Testing state=active") == true, "\(front.output)")
         await front.stop()
 
-        // Two more, each scheduled by a launch that ends before it fires: the device shows them.
+        // Two more, each scheduled by a launch that ends before it fires: the device shows them. The second launch
+        // waits until the first is shown: a notification that fires while a launch of the app is running goes to
+        // that app in front (as the first one here did), not to the list — under load a launch can take seconds.
+        let engine = try NotificationEngine.forDataDirectory(
+            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
+        let center = UNUserNotificationCenter(bundleIdentifier: "com.example.mail", engine: .success(engine))
         var identifiers: [String] = []
         for _ in 0..<2 {
             let app = try await launch(firingIn: "3")
@@ -147,15 +152,12 @@ import UserNotifications
             let ids = app.output.split(separator: "\n").filter { $0.hasPrefix("pending ") }.map { String($0.split(separator: " ")[1]) }
             #expect(line != nil && !ids.isEmpty, "\(app.output) \(app.error)")
             identifiers.append(contentsOf: ids.filter { !identifiers.contains($0) })
+            let deadline = ContinuousClock.now + .seconds(30)
+            while await center.deliveredNotifications().count < identifiers.count && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
         }
         #expect(identifiers.count == 2)
-        let engine = try NotificationEngine.forDataDirectory(
-            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
-        let center = UNUserNotificationCenter(bundleIdentifier: "com.example.mail", engine: .success(engine))
-        let deadline = ContinuousClock.now + .seconds(20)
-        while await center.deliveredNotifications().count < 2 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
         #expect(Set(await center.deliveredNotifications().map(\.request.identifier)) == Set(identifiers))
 
         // The person opens the first and accepts the second while the app is not running.
