@@ -379,7 +379,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeviceChannelTests",
-            dependencies: ["GatewayTestSupport", "HeraldDeviceChannel", "HeraldProvider", "HeraldCore"],
+            dependencies: [
+                "GatewayTestSupport", "HeraldDeviceChannel", "HeraldProvider", "HeraldCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

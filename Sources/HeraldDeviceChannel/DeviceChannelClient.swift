@@ -155,7 +155,11 @@ public final class DeviceChannelClient: Sendable {
     }
 
     /// Tells the gateway the device has `push`; until then the gateway keeps it for redelivery.
+    ///
+    /// A broadcast (a push with a ``DevicePush/channelID``) is not acknowledged: it is best effort and kept by its
+    /// channel, not per device, so the gateway waits for nothing — this returns without writing.
     public func acknowledge(_ push: DevicePush) async throws {
+        guard push.channelID == nil else { return }
         guard let writer = state.withLock({ $0.writer }) else { throw Failure.closed }
         try await writer.write(.text(DeviceChannelMessage.ack(deliveryID: push.deliveryID).jsonText()))
     }

@@ -17,26 +17,29 @@ extension HeraldBench {
         static let configuration = CommandConfiguration(
             abstract: "Time until the last of N subscribed devices has one broadcast, beside N unicast pushes to them.",
             discussion: """
-                Starts a gateway in a temporary data directory (its TLS provider listener, the wss:// device channel), \
-                connects --devices devices that register the app, subscribe to one channel (policy 0) and acknowledge \
-                everything they get. Then, --rounds times each, alternately: h2load posts one broadcast \
+                Starts a gateway in a temporary data directory (its TLS provider listener, the wss:// device channel) \
+                and --device-processes processes that connect --devices devices between them, each registering the \
+                app, subscribing to one channel (policy 0) and acknowledging the pushes to its token (broadcasts are \
+                not acknowledged). Then, --rounds times each, alternately: h2load posts one broadcast \
                 (`POST /4/broadcasts/apps/<bundle ID>`), and h2load posts one alert to every device's token (1 \
                 connection, --streams streams: the provider's unicast loop); then the same two from HeraldProvider on \
-                one connection it keeps open. Each time is from the send (h2load's start) until \
-                the last device has the push. Reports both and the ratio. Build with -c release.
+                one connection it keeps open. Each time is from the send (h2load's start) until the last device has \
+                the push (each device process reports when its last device had it, on the machine's monotonic clock). \
+                Reports both and the ratio. Build with -c release.
                 """
         )
 
         @Option(help: "Subscribed devices.") var devices = 1_000
         @Option(help: "Measurements of each kind.") var rounds = 5
         @Option(help: "Concurrent streams of the unicast loop.") var streams = 100
+        @Option(help: "Processes the devices run in (each connects its share).") var deviceProcesses = 2
         @Option(help: "The h2load executable.") var h2load = "/usr/bin/h2load"
         @Flag(help: "Devices connect over ws:// instead of wss:// (their TLS costs the same in both runs).")
         var plaintextDevices = false
 
         func validate() throws {
-            guard devices > 0, rounds > 0, streams > 0 else {
-                throw ValidationError("--devices, --rounds and --streams must be positive.")
+            guard devices > 0, rounds > 0, streams > 0, deviceProcesses > 0 else {
+                throw ValidationError("--devices, --rounds, --streams and --device-processes must be positive.")
             }
             try requireExecutable(h2load, option: "h2load", package: "nghttp2-client")
         }
@@ -44,8 +47,7 @@ extension HeraldBench {
         func run() async throws {
             var logger = Logger(label: "herald.bench")
             logger.logLevel = .error
-            // Both ends of every device connection are in this process.
-            OpenFileLimit.raiseToHardLimit()
+            OpenFileLimit.raiseToHardLimit()  // the gateway's end of every device connection is in this process
             let workspace = try BenchmarkWorkspace(in: nil)
             defer { workspace.remove() }
             let store = try SQLiteGatewayStore(url: workspace.dataDirectory.gatewayDatabase, logger: logger)
@@ -71,38 +73,28 @@ extension HeraldBench {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authority.certificateURL.path))
 
-            // The devices: each counts what it got into `arrived`.
-            let arrived = Arrivals()
-            let next = TicketCounter()
-            let count = devices
-            let deviceURL = "\(plaintextDevices ? "ws" : "wss")://localhost:\(ports.device)/device/v1"
-            let clientTLS: TLSConfiguration? = plaintextDevices ? nil : tls
-            let deviceLogger = logger
-            let clients = try await withThrowingTaskGroup(of: [(client: DeviceChannelClient, token: String)].self) { connecting in
-                for _ in 0..<32 {
-                    connecting.addTask {
-                        var mine: [(client: DeviceChannelClient, token: String)] = []
-                        while case let index = next.take(), index < count {
-                            let client = try await DeviceChannelClient.connect(
-                                to: deviceURL, deviceID: "bench-subscriber-\(index)", secret: "bench",
-                                tlsConfiguration: clientTLS, logger: deviceLogger)
-                            let token = try await client.register(bundleID: BenchmarkWorkspace.topic)
-                            try await client.subscribe(channelID: channel, bundleID: BenchmarkWorkspace.topic)
-                            mine.append((client, token))
-                        }
-                        return mine
-                    }
-                }
-                return try await connecting.reduce(into: []) { $0 += $1 }
+            // The devices, in processes of their own (as a fleet is): each process connects its share, writes their
+            // tokens, and then prints a line with the time each round's push reached the last of its devices.
+            guard let executable = Bundle.main.executableURL?.path else { throw ValidationError("Cannot tell where herald-bench is.") }
+            var fleet: [ChildProcess] = []
+            defer { for process in fleet { process.send(SIGKILL) } }
+            for index in 0..<deviceProcesses {
+                let share = devices / deviceProcesses + (index < devices % deviceProcesses ? 1 : 0)
+                let first = index * (devices / deviceProcesses) + min(index, devices % deviceProcesses)
+                let tokenFile = workspace.folder.appendingPathComponent("tokens-\(index).txt")
+                fleet.append(try await ChildProcess.launch(executable, [
+                    "broadcast-devices", "--url", "\(plaintextDevices ? "ws" : "wss")://localhost:\(ports.device)/device/v1",
+                    "--ca", authority.certificateURL.path, "--first", String(first), "--count", String(share),
+                    "--channel", channel, "--tokens", tokenFile.path,
+                ]))
             }
-            let readers = clients.map { entry in
-                Task {
-                    for await push in entry.client.pushes {
-                        // The device has it; then it acknowledges (the gateway's deliveries wait for that).
-                        arrived.record(push.channelID != nil)
-                        try? await entry.client.acknowledge(push)
-                    }
+            var tokens: [String] = []
+            for (index, process) in fleet.enumerated() {
+                guard await process.waitForOutput(containing: "ready", timeout: .seconds(300)) != nil else {
+                    throw ValidationError("Device process \(index + 1) did not connect its devices: \(await process.wait(timeout: .seconds(1)).error)")
                 }
+                let file = workspace.folder.appendingPathComponent("tokens-\(index).txt")
+                tokens += try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
             }
 
             let folder = workspace.folder
@@ -117,11 +109,11 @@ extension HeraldBench {
                     "apns-priority: 10", "apns-expiration: 0",
                 ])
             let unicast = H2Load(
-                executable: h2load, requests: clients.count, clients: 1, streams: streams, payload: alertBody,
+                executable: h2load, requests: tokens.count, clients: 1, streams: streams, payload: alertBody,
                 headers: ["authorization: bearer \(jwt)", "apns-topic: \(BenchmarkWorkspace.topic)", "apns-push-type: alert"])
             let broadcastURL = ["https://localhost:\(ports.provider[0])/4/broadcasts/apps/\(BenchmarkWorkspace.topic)"]
-            let unicastURLs = clients.map { "https://localhost:\(ports.provider[0])/3/device/\($0.token)" }
-            print("herald-bench broadcast: \(clients.count) subscribed devices, \(rounds) rounds, unicast with \(streams) streams")
+            let unicastURLs = tokens.map { "https://localhost:\(ports.provider[0])/3/device/\($0)" }
+            print("herald-bench broadcast: \(tokens.count) subscribed devices in \(deviceProcesses) processes, \(rounds) rounds, unicast with \(streams) streams")
 
             // The same two sends from a provider that keeps its connection (HeraldProvider, warmed up in round 0).
             let provider = try APNsClient(
@@ -137,15 +129,14 @@ extension HeraldBench {
                 timestamp: Date(timeIntervalSince1970: 1_800_000_000))
             let alert = APNsNotification.alert(
                 bundleID: BenchmarkWorkspace.topic, payload: APNsPayload(alert: .fields(.init(title: "Score", body: "1"))))
-            let tokens = clients.map(\.token)
 
             var times: [String: [Double]] = [:]
             var failures = 0
-            let clock = ContinuousClock()
+            var sent = (broadcasts: 0, unicasts: 0)
             for round in 0...rounds {
                 for (kind, isBroadcast) in [("h2load broadcast", true), ("h2load unicast", false), ("provider broadcast", true), ("provider unicast", false)] {
-                    let target = arrived.expect(clients.count, broadcast: isBroadcast)
-                    let started = clock.now
+                    if isBroadcast { sent.broadcasts += 1 } else { sent.unicasts += 1 }
+                    let started = MonotonicTime.nanoseconds()
                     switch kind {
                     case "h2load broadcast", "h2load unicast":
                         let result = try await (isBroadcast ? broadcast : unicast).run(
@@ -157,12 +148,19 @@ extension HeraldBench {
                         let results = try await provider.send(alert, to: tokens, concurrency: streams)
                         failures += results.filter { !$0.isSuccess }.count
                     }
-                    let complete = await arrived.wait(for: target, timeout: .seconds(60))
-                    let elapsed = clock.now - started
-                    let milliseconds = Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
-                    if !complete { failures += 1 }
+                    // Each device process says when the last of its devices had this round's push.
+                    let line = isBroadcast ? "broadcast \(sent.broadcasts) " : "unicast \(sent.unicasts) "
+                    var last = started
+                    for (index, process) in fleet.enumerated() {
+                        guard let report = await process.waitForOutput(containing: line, timeout: .seconds(60)),
+                            let arrived = report.split(separator: " ").last.flatMap({ UInt64($0) })
+                        else {
+                            throw ValidationError("Device process \(index + 1) did not report \(line)within 60 s (some devices never got it).")
+                        }
+                        last = max(last, arrived)
+                    }
                     // Round 0 warms every path up (and opens the provider's connection).
-                    if round > 0 { times[kind, default: []].append(milliseconds) }
+                    if round > 0 { times[kind, default: []].append(Double(last - started) / 1e6) }
                 }
             }
             try await provider.shutdown()
@@ -175,17 +173,15 @@ extension HeraldBench {
             }
             print("""
 
-                Time until the last of \(clients.count) devices has it, median of \(rounds) (min – max):
+                Time until the last of \(tokens.count) devices has it, median of \(rounds) (min – max):
 
-                | sender | one broadcast | \(clients.count) unicast pushes (1 connection, \(streams) streams) | broadcast faster by |
+                | sender | one broadcast | \(tokens.count) unicast pushes (1 connection, \(streams) streams) | broadcast faster by |
                 |---|---|---|---|
                 | h2load, a new process and connection each time | \(cell("h2load broadcast")) | \(cell("h2load unicast")) | \(ratio("h2load")) |
                 | HeraldProvider, one connection kept open | \(cell("provider broadcast")) | \(cell("provider unicast")) | \(ratio("provider")) |
                 """)
-            for reader in readers { reader.cancel() }
-            await withDiscardingTaskGroup { closing in
-                for entry in clients { closing.addTask { await entry.client.close() } }
-            }
+            for process in fleet { await process.stop() }
+            fleet = []
             await group.triggerGracefulShutdown()
             _ = await gatewayTask.result
             if failures > 0 {
@@ -196,66 +192,75 @@ extension HeraldBench {
     }
 }
 
-/// Counts the pushes devices get, by kind, and wakes a waiter once a count is reached.
-private final class Arrivals: Sendable {
-    private struct State {
-        var broadcasts = 0
-        var unicasts = 0
-        var waiter: (target: Target, continuation: CheckedContinuation<Bool, Never>)?
-    }
 
-    struct Target: Sendable {
-        var count: Int
-        var broadcast: Bool
-    }
+extension HeraldBench {
+    /// The devices of `broadcast`, in a process of their own: connect, register, subscribe, then report arrivals.
+    struct BroadcastDevices: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "broadcast-devices", abstract: "A device process of `herald-bench broadcast`.", shouldDisplay: false)
 
-    private let state = Mutex(State())
+        @Option(help: "The device channel's URL.") var url: String
+        @Option(help: "The gateway's CA (PEM).") var ca: String
+        @Option(help: "The first device's number.") var first: Int
+        @Option(help: "How many devices.") var count: Int
+        @Option(help: "The broadcast channel to subscribe to.") var channel: String
+        @Option(help: "Where to write the devices' tokens, one per line.") var tokens: String
 
-    /// The count to wait for: `count` more of the kind than arrived so far.
-    func expect(_ count: Int, broadcast: Bool) -> Target {
-        state.withLock { Target(count: (broadcast ? $0.broadcasts : $0.unicasts) + count, broadcast: broadcast) }
-    }
-
-    func record(_ broadcast: Bool) {
-        let resume = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            if broadcast { state.broadcasts += 1 } else { state.unicasts += 1 }
-            guard let waiter = state.waiter else { return nil }
-            let reached = (waiter.target.broadcast ? state.broadcasts : state.unicasts) >= waiter.target.count
-            guard reached else { return nil }
-            state.waiter = nil
-            return waiter.continuation
-        }
-        resume?.resume(returning: true)
-    }
-
-    /// Waits until `target` is reached; `false` after `timeout`.
-    func wait(for target: Target, timeout: Duration) async -> Bool {
-        let reached = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let done = self.state.withLock { state -> Bool in
-                        if (target.broadcast ? state.broadcasts : state.unicasts) >= target.count { return true }
-                        state.waiter = (target, continuation)
-                        return false
+        func run() async throws {
+            var logger = Logger(label: "herald.bench")
+            logger.logLevel = .critical
+            OpenFileLimit.raiseToHardLimit()
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca))
+            let clientTLS: TLSConfiguration? = url.hasPrefix("wss:") ? tls : nil
+            let (url, first, count, channel, deviceLogger) = (url, first, count, channel, logger)
+            let next = TicketCounter()
+            let clients = try await withThrowingTaskGroup(of: [(client: DeviceChannelClient, token: String)].self) { connecting in
+                for _ in 0..<min(32, count) {
+                    connecting.addTask {
+                        var mine: [(client: DeviceChannelClient, token: String)] = []
+                        while case let index = next.take(), index < count {
+                            let client = try await DeviceChannelClient.connect(
+                                to: url, deviceID: "bench-subscriber-\(first + index)", secret: "bench",
+                                tlsConfiguration: clientTLS, logger: deviceLogger)
+                            let token = try await client.register(bundleID: BenchmarkWorkspace.topic)
+                            try await client.subscribe(channelID: channel, bundleID: BenchmarkWorkspace.topic)
+                            mine.append((client, token))
+                        }
+                        return mine
                     }
-                    if done { continuation.resume(returning: true) }
+                }
+                return try await connecting.reduce(into: []) { $0 += $1 }
+            }
+            try Data(clients.map(\.token).joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: tokens), options: .atomic)
+            // Once every device has had the n-th push of a kind, one line: "<kind> <n> <monotonic nanoseconds>".
+            let arrivals = Shared((broadcasts: 0, unicasts: 0))
+            let devices = clients.count
+            @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+            let readers = clients.map { entry in
+                Task {
+                    for await push in entry.client.pushes {
+                        let isBroadcast = push.channelID != nil
+                        var report: String?
+                        arrivals.update { arrivals in
+                            let got = isBroadcast ? arrivals.broadcasts + 1 : arrivals.unicasts + 1
+                            if isBroadcast { arrivals.broadcasts = got } else { arrivals.unicasts = got }
+                            if got % devices == 0 {
+                                report = "\(isBroadcast ? "broadcast" : "unicast") \(got / devices) \(MonotonicTime.nanoseconds())"
+                            }
+                        }
+                        if let report { say(report) }
+                        try? await entry.client.acknowledge(push)  // a push to its token; a broadcast writes nothing
+                    }
                 }
             }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
+            say("ready")
+            // Until the bench stops this process.
+            await withTaskCancellationHandler {
+                while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
+            } onCancel: {
+                for reader in readers { reader.cancel() }
             }
-            let first = await group.next() ?? false
-            if !first {
-                // Timed out: release the waiter.
-                self.state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                    defer { state.waiter = nil }
-                    return state.waiter?.continuation
-                }?.resume(returning: false)
-            }
-            group.cancelAll()
-            return first
         }
-        return reached
     }
 }

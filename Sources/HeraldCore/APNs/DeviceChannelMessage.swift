@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Each message is one WebSocket text frame holding a JSON object with a `type` key. A device opens with
 /// ``hello``; the gateway answers ``welcome`` (or closes the connection); then the device may ``register`` apps
-/// and the gateway sends ``push`` messages in order, each answered by an ``ack`` once the device has it.
+/// and the gateway sends ``push`` messages in order, each answered by an ``ack`` once the device has it — except a
+/// broadcast (a push with a channel ID), which is best effort and never acknowledged.
 public enum DeviceChannelMessage: Sendable, Equatable {
     /// Device → gateway, first: who the device is. An unknown device ID is enrolled with this secret.
     case hello(deviceID: String, secret: String)
@@ -40,7 +41,7 @@ public enum DeviceChannelMessage: Sendable, Equatable {
 
 /// A notification as the gateway hands it to a device.
 public struct DevicePush: Sendable, Equatable {
-    /// Identifies this delivery on the channel; the device acknowledges it.
+    /// Identifies this delivery on the channel; the device acknowledges it (a broadcast's is not acknowledged).
     public var deliveryID: String
     /// The device token the provider addressed.
     public var token: String

@@ -83,15 +83,16 @@ struct DeviceChannelServer: Sendable {
         let session = DeviceSession(
             deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout,
             writeNow: { frame in
-                // Broadcasts: straight onto the connection from the caller, in order (NIO queues writes made off the
-                // event loop in call order); a device whose connection's buffer is full misses them (best effort,
-                // as Apple's broadcasts are) instead of queueing them without bound.
+                // Broadcasts: straight onto the connection from its event loop (the hub calls this there), in
+                // order; a device whose connection's buffer is full misses them (best effort, as Apple's broadcasts
+                // are) instead of queueing them without bound.
                 guard channel.isWritable else {
                     metrics.recordDroppedBroadcast()
                     return
                 }
                 channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
             },
+            eventLoop: channel.eventLoop,
             send: { text in try await outbound.write(.text(text)) },
             abort: {
                 // Closing the connection fails the write it is stuck in; what waited is stored for its return.

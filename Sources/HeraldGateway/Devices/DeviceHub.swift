@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import NIOCore
 import Synchronization
 
 /// The devices connected right now: at most one session per device (a new connection replaces the old one).
@@ -58,7 +59,21 @@ final class DeviceHub: Sendable {
         let sessions = subscribers.withLock { $0[channelID].map { Array($0.values) } ?? [] }
         guard !sessions.isEmpty else { return 0 }
         let frame = EncodedPush(push).frame  // one buffer: every subscriber's write shares it
-        for session in sessions { session.enqueueBroadcast(frame) }
+        // One task per event loop writes to all of its connections (not a hop per connection). Always a task, even
+        // from the loop itself: each loop runs its tasks in order, so broadcasts reach every device in publish order.
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, sessions: [DeviceSession])] = [:]
+        for session in sessions {
+            guard let loop = session.eventLoop else {
+                session.writeBroadcast(frame)
+                continue
+            }
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].sessions.append(session)
+        }
+        for (loop, sessions) in byLoop.values {
+            loop.execute {
+                for session in sessions { session.writeBroadcast(frame) }
+            }
+        }
         return sessions.count
     }
 

@@ -22,6 +22,9 @@ final class DeviceSession: Sendable {
     let connectedAt: Date
     private let send: @Sendable (String) async throws -> Void
     private let writeNow: @Sendable (ByteBuffer) -> Void
+    /// The connection's event loop, when it has one: broadcasts are written from it (``DeviceHub/broadcast(_:on:)``
+    /// writes all of a loop's subscribers in one task on it).
+    let eventLoop: (any EventLoop)?
     private let abort: @Sendable () -> Void
     private let clock: any HeraldClock
     private let acknowledgementTimeout: Duration
@@ -68,13 +71,14 @@ final class DeviceSession: Sendable {
     ///   - clock: The gateway's clock.
     ///   - acknowledgementTimeout: How long a push waits for the device's acknowledgement.
     ///   - writeNow: Queues one text frame on the connection without waiting, in call order (broadcasts: no task
-    ///     and no writer per device).
+    ///     and no writer per device); called on `eventLoop` when there is one.
+    ///   - eventLoop: The connection's event loop, if any.
     ///   - send: Writes one text frame to the device.
     ///   - abort: Closes the connection; called once, when the device stopped reading.
     init(
         deviceID: String, clock: any HeraldClock, acknowledgementTimeout: Duration,
-        writeNow: @escaping @Sendable (ByteBuffer) -> Void, send: @escaping @Sendable (String) async throws -> Void,
-        abort: @escaping @Sendable () -> Void = {}
+        writeNow: @escaping @Sendable (ByteBuffer) -> Void, eventLoop: (any EventLoop)? = nil,
+        send: @escaping @Sendable (String) async throws -> Void, abort: @escaping @Sendable () -> Void = {}
     ) {
         self.deviceID = deviceID
         self.connectedAt = clock.now
@@ -82,6 +86,7 @@ final class DeviceSession: Sendable {
         self.acknowledgementTimeout = acknowledgementTimeout
         self.send = send
         self.writeNow = writeNow
+        self.eventLoop = eventLoop
         self.abort = abort
         (storedPushSignals, storedPushContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         storedPushContinuation.yield()  // a device that connects gets what was stored for it
@@ -95,11 +100,23 @@ final class DeviceSession: Sendable {
     /// Queues a broadcast for this device, after the ones queued before it.
     ///
     /// Broadcasts are best effort (Apple) and kept by their channel, not per device — there is nothing to send this
-    /// device again — so no deadline, no wait. The device acknowledges it all the same; an acknowledgement nothing
-    /// waits for is ignored.
+    /// device again — so no deadline, no wait. Devices do not acknowledge broadcasts (one frame fewer each way per
+    /// device); an acknowledgement nothing waits for (an older device's) is ignored.
+    ///
+    /// Call it from any thread: on a session with an event loop it is written by a task on that loop (tasks run in
+    /// order), after the broadcasts queued before it.
     ///
     /// - Parameter frame: The broadcast's `push` message text, as bytes (one buffer shared by every subscriber).
     func enqueueBroadcast(_ frame: ByteBuffer) {
+        guard let eventLoop else { return writeNow(frame) }
+        eventLoop.execute { self.writeBroadcast(frame) }
+    }
+
+    /// Writes a broadcast now; on the session's event loop, when it has one (``DeviceHub/broadcast(_:on:)`` calls it
+    /// for all of a loop's subscribers from one task there).
+    ///
+    /// - Parameter frame: The broadcast's `push` message text, as bytes.
+    func writeBroadcast(_ frame: ByteBuffer) {
         writeNow(frame)
     }
 
