@@ -112,16 +112,23 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
         return mine!
     }
 
-    /// The next batch: waiters from the front, in order, up to the first whose key is already in it.
+    /// The next batch: waiters from the front, in order, up to `maximumBatch`, passing over each whose key is already
+    /// in it — that one, and every later one with its key, waits for a later batch, in order — so that a row written
+    /// again does not hold up the writes behind it.
     private func takeBatch(from queue: inout [Waiter]) -> [Waiter] {
         var keys = Set<String>()
-        var count = 0
-        for waiter in queue.prefix(maximumBatch) {
-            if let key = waiter.key, !keys.insert(key).inserted { break }
-            count += 1
+        var batch: [Waiter] = []
+        var rest: [Waiter] = []
+        batch.reserveCapacity(min(queue.count, maximumBatch))
+        for waiter in queue {
+            if batch.count < maximumBatch, waiter.key.map({ keys.insert($0).inserted }) ?? true {
+                batch.append(waiter)
+            } else {
+                rest.append(waiter)
+            }
         }
-        defer { queue.removeFirst(count) }
-        return Array(queue.prefix(count))
+        queue = rest
+        return batch
     }
 }
 
