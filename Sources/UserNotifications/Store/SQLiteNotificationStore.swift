@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HeraldStorage
 import Logging
+import Synchronization
 
 /// The SQLite store: one database file per user holding every app's notifications.
 ///
@@ -15,6 +16,11 @@ package final class SQLiteNotificationStore: NotificationStore {
     private var groupCommit: GroupCommitWriter { database.groupCommit }
     /// Where a damaged database was moved when this store opened, if it was.
     package var quarantinedFile: URL? { database.quarantinedFile }
+    /// Recently read apps' states, by bundle ID, with the bytes each was decoded from: a read that finds the same bytes
+    /// reuses the decoded state (every add reads it; decoding was a fifth of an add's time). The row is still read
+    /// each time, so a change by any writer is seen. At most ``decodedAppStateLimit`` apps; then it starts over.
+    private let decodedAppStates = Mutex<[String: (data: Data, state: NotificationAppState)]>([:])
+    private static let decodedAppStateLimit = 1_024
 
     /// Opens (creating if needed) the database at `url`.
     ///
@@ -104,7 +110,7 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     /// The app's row id, creating the row when asked to.
     private static func appID(_ db: Database, _ bundleIdentifier: String, create: Bool) throws -> Int64? {
-        if let id = try Int64.fetchOne(db, sql: "SELECT id FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier]) {
+        if let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier]) {
             return id
         }
         guard create else { return nil }
@@ -149,9 +155,16 @@ package final class SQLiteNotificationStore: NotificationStore {
     /// delivery reads it, and a hop to a reader queue and back cost more than the read.
     package func appState(for bundleIdentifier: String) async throws -> NotificationAppState {
         try database.lookup { db in
-            guard let data = try Data.fetchOne(db, sql: "SELECT state FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier])
+            guard let data = try Data.fetchOne(
+                db.cachedStatement(sql: "SELECT state FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier])
             else { return NotificationAppState(bundleIdentifier: bundleIdentifier) }
-            return try Self.decode(NotificationAppState.self, data)
+            if let known = decodedAppStates.withLock({ $0[bundleIdentifier] }), known.data == data { return known.state }
+            let state = try Self.decode(NotificationAppState.self, data)
+            decodedAppStates.withLock { states in
+                if states.count >= Self.decodedAppStateLimit { states.removeAll(keepingCapacity: true) }
+                states[bundleIdentifier] = (data, state)
+            }
+            return state
         }
     }
 
@@ -222,14 +235,15 @@ package final class SQLiteNotificationStore: NotificationStore {
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             var replaced: PendingNotification?
             if let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM pending WHERE app_id = ? AND identifier = ? AND remote = 0",
+                db.cachedStatement(sql: "SELECT * FROM pending WHERE app_id = ? AND identifier = ? AND remote = 0"),
                 arguments: [appID, request.identifier]
             ) {
                 replaced = try Self.pendingRow(row)
-                try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [replaced!.sequence])
+                try db.cachedStatement(sql: "DELETE FROM pending WHERE seq = ?").execute(arguments: [replaced!.sequence])
             }
-            try db.execute(
-                sql: "INSERT INTO pending (app_id, identifier, request, added_at, next_fire) VALUES (?, ?, ?, ?, ?)",
+            try db.cachedStatement(
+                sql: "INSERT INTO pending (app_id, identifier, request, added_at, next_fire) VALUES (?, ?, ?, ?, ?)"
+            ).execute(
                 arguments: [appID, request.identifier, encoded, addedAt.timeIntervalSince1970, nextFireDate?.timeIntervalSince1970]
             )
             let sequence = db.lastInsertedRowID
@@ -239,8 +253,10 @@ package final class SQLiteNotificationStore: NotificationStore {
             // The pending limit (B-18): keep the `limit` soonest-firing; requests without a fire date (location)
             // rank last; among equal dates the earlier-added request is kept.
             var discarded: [PendingNotification] = []
+            // All of the app's rows are counted in an index alone (no table reads). Its pushes (remote = 1) do not
+            // count toward the limit: past it, the query below takes local requests only (none when they are within).
             let count = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM pending WHERE app_id = ? AND remote = 0", arguments: [appID]) ?? 0
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM pending WHERE app_id = ?"), arguments: [appID]) ?? 0
             if count > limit {
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT * FROM pending WHERE app_id = ? AND remote = 0
