@@ -501,7 +501,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     private func storedNotifications(deviceID: String, limit: Int) async throws -> [StoredNotification] {
         try await writer.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM stored_notification WHERE device_id = ? ORDER BY received_at, rowid LIMIT ?",
+                db.cachedStatement(sql: "SELECT * FROM stored_notification WHERE device_id = ? ORDER BY received_at, rowid LIMIT ?"),
                 arguments: [deviceID, limit]
             ).map(Self.stored)
         }
@@ -512,9 +512,8 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func removeStoredNotification(token: String, topic: String, uniqueID: String) async throws {
         try await groupCommit.write(.crashSafe) { db in
-            try db.execute(
-                sql: "DELETE FROM stored_notification WHERE token = ? AND topic = ? AND unique_id = ?",
-                arguments: [token, topic, uniqueID])
+            try db.cachedStatement(sql: "DELETE FROM stored_notification WHERE token = ? AND topic = ? AND unique_id = ?")
+                .execute(arguments: [token, topic, uniqueID])
         }
     }
 

@@ -285,20 +285,23 @@ package final class SQLiteNotificationStore: NotificationStore {
     private static func isRepeat(_ db: Database, deliveryID: String?, fingerprint: String?, at: Double) throws -> Bool {
         if let fingerprint {
             let key = "apns:" + fingerprint
-            if let seen = try Double.fetchOne(db, sql: "SELECT at FROM received_push WHERE delivery_id = ?", arguments: [key]),
+            if let seen = try Double.fetchOne(
+                db.cachedStatement(sql: "SELECT at FROM received_push WHERE delivery_id = ?"), arguments: [key]),
                seen >= at - fingerprintMemory
             {
                 return true
             }
-            try db.execute(sql: "INSERT OR REPLACE INTO received_push (delivery_id, at) VALUES (?, ?)", arguments: [key, at])
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO received_push (delivery_id, at) VALUES (?, ?)")
+                .execute(arguments: [key, at])
         }
         if let deliveryID {
-            try db.execute(sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)", arguments: [deliveryID, at])
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO received_push (delivery_id, at) VALUES (?, ?)")
+                .execute(arguments: [deliveryID, at])
             if db.changesCount == 0 { return true }
         }
         // Forget what is older than the longest memory, now and then.
         if db.lastInsertedRowID % 1_024 == 0 {
-            try db.execute(sql: "DELETE FROM received_push WHERE at < ?", arguments: [at - receivedPushMemory])
+            try db.cachedStatement(sql: "DELETE FROM received_push WHERE at < ?").execute(arguments: [at - receivedPushMemory])
         }
         return false
     }
@@ -332,12 +335,11 @@ package final class SQLiteNotificationStore: NotificationStore {
                     appIDs[arrival.bundleIdentifier] = appID
                 }
                 let fires = arrival.holdUntil ?? receivedAt
-                try db.execute(
-                    sql: """
-                        INSERT INTO pending (app_id, identifier, request, added_at, next_fire, remote)
-                        VALUES (?, ?, ?, ?, ?, 1)
-                        """,
-                    arguments: [appID, "push:" + UUID().uuidString, data, at, fires.timeIntervalSince1970])
+                try db.cachedStatement(sql: """
+                    INSERT INTO pending (app_id, identifier, request, added_at, next_fire, remote)
+                    VALUES (?, ?, ?, ?, ?, 1)
+                    """
+                ).execute(arguments: [appID, "push:" + UUID().uuidString, data, at, fires.timeIntervalSince1970])
                 results.append(.success(PendingNotification(
                     sequence: db.lastInsertedRowID, request: arrival.request, addedAt: receivedAt, nextFireDate: fires)))
             }
@@ -479,7 +481,7 @@ package final class SQLiteNotificationStore: NotificationStore {
             outcomes.reserveCapacity(firings.count)
             for (firing, deliveredRequest) in zip(firings, encoded) {
                 guard let row = try Row.fetchOne(
-                    db, sql: "SELECT app_id, next_fire FROM pending WHERE seq = ?", arguments: [firing.sequence]
+                    db.cachedStatement(sql: "SELECT app_id, next_fire FROM pending WHERE seq = ?"), arguments: [firing.sequence]
                 ), (row["next_fire"] as Double?) == firing.expectedFireDate?.timeIntervalSince1970
                 else {
                     outcomes.append(FiringOutcome(applied: false, replacedDelivered: nil))
@@ -488,30 +490,28 @@ package final class SQLiteNotificationStore: NotificationStore {
                 let appID: Int64 = row["app_id"]
                 switch firing.reschedule {
                 case .remove:
-                    try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [firing.sequence])
+                    try db.cachedStatement(sql: "DELETE FROM pending WHERE seq = ?").execute(arguments: [firing.sequence])
                 case .keep(let next):
-                    try db.execute(sql: "UPDATE pending SET next_fire = ? WHERE seq = ?",
-                                   arguments: [next?.timeIntervalSince1970, firing.sequence])
+                    try db.cachedStatement(sql: "UPDATE pending SET next_fire = ? WHERE seq = ?")
+                        .execute(arguments: [next?.timeIntervalSince1970, firing.sequence])
                 }
                 var replaced: DeliveredNotification?
                 if let delivered = firing.delivered, let deliveredRequest {
                     if let old = try Row.fetchOne(
-                        db, sql: "SELECT * FROM delivered WHERE app_id = ? AND identifier = ?",
+                        db.cachedStatement(sql: "SELECT * FROM delivered WHERE app_id = ? AND identifier = ?"),
                         arguments: [appID, delivered.request.identifier]
                     ) {
                         replaced = try Self.deliveredRow(old)
-                        try db.execute(sql: "DELETE FROM delivered WHERE seq = ?", arguments: [old["seq"] as Int64])
+                        try db.cachedStatement(sql: "DELETE FROM delivered WHERE seq = ?").execute(arguments: [old["seq"] as Int64])
                     }
-                    try db.execute(
-                        sql: "INSERT INTO delivered (app_id, identifier, request, date) VALUES (?, ?, ?, ?)",
-                        arguments: [appID, delivered.request.identifier, deliveredRequest, delivered.date.timeIntervalSince1970]
-                    )
+                    try db.cachedStatement(sql: "INSERT INTO delivered (app_id, identifier, request, date) VALUES (?, ?, ?, ?)")
+                        .execute(arguments: [appID, delivered.request.identifier, deliveredRequest, delivered.date.timeIntervalSince1970])
                 }
                 if let badge = firing.badge {
-                    let data = try Data.fetchOne(db, sql: "SELECT state FROM app WHERE id = ?", arguments: [appID])!
+                    let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT state FROM app WHERE id = ?"), arguments: [appID])!
                     var state = try Self.decode(NotificationAppState.self, data)
                     state.badgeCount = badge
-                    try db.execute(sql: "UPDATE app SET state = ? WHERE id = ?", arguments: [try Self.encode(state), appID])
+                    try db.cachedStatement(sql: "UPDATE app SET state = ? WHERE id = ?").execute(arguments: [try Self.encode(state), appID])
                 }
                 outcomes.append(FiringOutcome(applied: true, replacedDelivered: replaced))
             }
