@@ -6,6 +6,8 @@ import Synchronization
 package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: Sendable {
     private struct State {
         var waiting: [Key: CheckedContinuation<Answer, any Error>] = [:]
+        /// Requests sent ahead (``send(for:timeout:timedOut:send:)``) that nobody waits for yet: `nil` until answered.
+        var ahead: [Key: Result<Answer, any Error>?] = [:]
         var closed: (any Error)?
     }
 
@@ -43,10 +45,51 @@ package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: 
         }
     }
 
-    /// Resumes the waiter for `key`, if one still waits; returns whether one did.
+    /// Registers `key`, sends the request now, and returns a function that waits for its answer — so a caller can send
+    /// its next request before this one is answered, in order.
+    ///
+    /// - Parameters:
+    ///   - key: The request's ID, which its answer repeats.
+    ///   - timeout: How long the answer may take, from now.
+    ///   - timedOut: Thrown when `timeout` passes first.
+    ///   - send: Sends the request; called once, before this returns, and not at all when the connection has ended.
+    /// - Returns: Waits for the answer (call it once); throws as ``wait(for:timeout:timedOut:send:)`` does.
+    package func send(
+        for key: Key, timeout: Duration, timedOut: any Error, send: () -> Void
+    ) -> @Sendable () async throws -> Answer {
+        let closed = state.withLock { state in
+            if state.closed == nil { state.ahead[key] = .some(nil) }
+            return state.closed
+        }
+        if let closed { return { throw closed } }
+        send()
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            self?.answer(key, with: .failure(timedOut))
+        }
+        return { [self] in
+            defer { timer.cancel() }
+            return try await withCheckedThrowingContinuation { continuation in
+                let early = state.withLock { state -> Result<Answer, any Error>? in
+                    let early = state.ahead.removeValue(forKey: key) ?? nil
+                    if early == nil { state.waiting[key] = continuation }
+                    return early
+                }
+                if let early { continuation.resume(with: early) }
+            }
+        }
+    }
+
+    /// Resumes the waiter for `key`, if one still waits (or keeps the answer of a request sent ahead for its waiter);
+    /// returns whether one did.
     @discardableResult
     package func answer(_ key: Key, with result: Result<Answer, any Error>) -> Bool {
-        guard let waiter = state.withLock({ $0.waiting.removeValue(forKey: key) }) else { return false }
+        let waiter = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
+            if let waiter = state.waiting.removeValue(forKey: key) { return waiter }
+            if case .some(nil) = state.ahead[key] { state.ahead[key] = .some(result) }
+            return nil
+        }
+        guard let waiter else { return false }
         waiter.resume(with: result)
         return true
     }
@@ -55,6 +98,7 @@ package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: 
     package func close(with error: any Error) {
         let waiters = state.withLock { state in
             if state.closed == nil { state.closed = error }
+            for (key, answer) in state.ahead where answer == nil { state.ahead[key] = .some(.failure(error)) }
             defer { state.waiting.removeAll() }
             return Array(state.waiting.values)
         }

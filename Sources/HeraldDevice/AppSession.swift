@@ -75,6 +75,21 @@ final class AppSession: NotificationHost, Sendable {
         return options.map(UNNotificationPresentationOptions.init(rawValue:))
     }
 
+    func askWillPresent(_ notification: DeliveredNotification) async -> @Sendable () async -> UNNotificationPresentationOptions? {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let line = AppChannelMessage.willPresent(id: id, notification: notification).encoded()
+        let connection = self.connection
+        // The app answers its questions in order (`DeviceLink`): this one is on its way before the next is asked.
+        let answer = answers.send(for: id, timeout: answerTimeout, timedOut: NoAnswer()) { connection.send(line) }
+        return {
+            guard case .presented(_, let options)? = try? await answer() else { return FiringPlanner.systemPresentation }
+            return options.map(UNNotificationPresentationOptions.init(rawValue:))
+        }
+    }
+
     func didReceive(_ response: QueuedResponse) async -> Bool {
         guard case .received(_, let handled)? = await ask({ .didReceive(id: $0, response: response) }) else { return false }
         return handled

@@ -131,18 +131,25 @@ import UserNotifications
         }
 
         // In front: the app gets the notification, with state active, and nothing is shown.
+        let engine = try NotificationEngine.forDataDirectory(
+            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
+        let center = UNUserNotificationCenter(bundleIdentifier: "com.example.mail", engine: .success(engine))
         let front = try await launch(firingIn: "1")
         #expect(await front.waitForOutput(containing: "didRegister types=7", timeout: .seconds(30)) != nil, "\(front.output) \(front.error)")
         let inFront = await front.waitForOutput(containing: "didReceiveLocalNotification", timeout: .seconds(15))
         #expect(inFront?.contains("didReceiveLocalNotification Testing state=active") == true, "\(front.output)")
+        // The app's answer (nothing to show) reaches the device before the app is stopped: stopped first, its
+        // notification would be unanswered, and shown as for an app in the background.
+        let frontID = front.output.split(separator: "\n").first { $0.hasPrefix("pending ") }.map { String($0.split(separator: " ")[1]) }
+        let answered = ContinuousClock.now + .seconds(15)
+        while await center.pendingNotificationRequests().contains(where: { $0.identifier == frontID }), ContinuousClock.now < answered {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         await front.stop()
 
         // Two more, each scheduled by a launch that ends before it fires: the device shows them. The second launch
         // waits until the first is shown: a notification that fires while a launch of the app is running goes to
         // that app in front (as the first one here did), not to the list — under load a launch can take seconds.
-        let engine = try NotificationEngine.forDataDirectory(
-            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
-        let center = UNUserNotificationCenter(bundleIdentifier: "com.example.mail", engine: .success(engine))
         var identifiers: [String] = []
         for _ in 0..<2 {
             let app = try await launch(firingIn: "3")
@@ -158,7 +165,8 @@ import UserNotifications
             }
         }
         #expect(identifiers.count == 2)
-        #expect(Set(await center.deliveredNotifications().map(\.request.identifier)) == Set(identifiers))
+        // Not the one answered in front.
+        #expect(Set(await center.deliveredNotifications().map(\.request.identifier)) == Set(identifiers), "in front: \(frontID ?? "-")")
 
         // The person opens the first and accepts the second while the app is not running.
         let opened = try await herald.run(["respond", "com.example.mail", identifiers[0]])

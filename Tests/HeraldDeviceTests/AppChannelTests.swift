@@ -300,6 +300,75 @@ import UserNotifications
         }
     }
 
+    @Test("The daemon asks a linked app in front about its next notifications before it answered about the first; answers that come in another order are shown in the order the questions went")
+    func questionsAheadOfAnswers() async throws {
+        try await withGateway { harness, _ in
+            try await withDevice(harness) { device in
+                let app = "com.example.ahead"
+                let engine = device.environment.engine
+                #expect(try await engine.requestAuthorization([.alert], for: app))
+                let connection = try await AppChannelConnection.connect(to: device.socket.path)
+                defer { connection.close() }
+                // All three questions come before the app answers any.
+                let questions = try await withTimeout(.seconds(60)) { () -> [(id: Int, notification: String)] in
+                    var lines = connection.frames.makeAsyncIterator()
+                    connection.send(AppChannelMessage.hello(bundleID: app, foreground: true, delegate: true).encoded())
+                    guard let first = await lines.next(), try AppChannelMessage(line: first) == .welcome else { return [] }
+                    for id in ["a", "b", "c"] {
+                        var content = NotificationContentRecord()
+                        content.body = id
+                        try await engine.receiveRemote(NotificationRequestRecord(identifier: id, content: content, trigger: .push), for: app)
+                    }
+                    var questions: [(id: Int, notification: String)] = []
+                    while questions.count < 3, let line = await lines.next() {
+                        if case .willPresent(let id, let notification) = try AppChannelMessage(line: line) {
+                            questions.append((id, notification.request.identifier))
+                        }
+                    }
+                    return questions
+                }
+                #expect(questions.map(\.notification) == ["a", "b", "c"])
+                for question in questions.reversed() {
+                    connection.send(AppChannelMessage.presented(id: question.id, options: UNNotificationPresentationOptions([.banner, .list]).rawValue).encoded())
+                }
+                try await eventually("all three shown", timeout: .seconds(30)) { device.environment.presenter.presentations.count == 3 }
+                #expect(device.environment.presenter.presentations.map(\.body) == ["a", "b", "c"])
+            }
+        }
+    }
+
+    @Test("A linked app's delegate gets a burst of notifications in the order they came, each once, though the daemon asks about them before the delegate answered the one before")
+    func burstInOrderThroughTheLink() async throws {
+        try await withGateway { harness, _ in
+            try await withDevice(harness) { device in
+                let center = device.appCenter
+                let delegate = LinkedAppDelegate()
+                center.delegate = delegate
+                #expect(try await center.requestAuthorization(options: [.alert]))
+                try await eventually("the link to the daemon", timeout: .seconds(30)) { center.deviceLink != nil }
+                // Once a notification reaches the delegate, the daemon has the app in front with its delegate.
+                func push(_ id: String) async throws {
+                    var content = NotificationContentRecord()
+                    content.body = id
+                    try await device.environment.engine.receiveRemote(
+                        NotificationRequestRecord(identifier: id, content: content, trigger: .push), for: GatewayHarness.bundleID)
+                }
+                var probes = 0
+                while delegate.presented.isEmpty, probes < 60 {
+                    probes += 1
+                    try await push("probe-\(probes)")
+                    try await Task.sleep(for: .milliseconds(500))
+                }
+                try #require(!delegate.presented.isEmpty, "no notification reached the linked app's delegate")
+                let before = delegate.presented.count
+                let ids = (0..<20).map { "burst-\($0)" }
+                for id in ids { try await push(id) }
+                try await eventually("all twenty asked", timeout: .seconds(30)) { delegate.presented.count >= before + ids.count }
+                #expect(Array(delegate.presented.dropFirst(before)) == ids)
+            }
+        }
+    }
+
     @Test("The wire form: one JSON object per line, the exact text of a hello and of a registration")
     func wireForm() throws {
         let hello = AppChannelMessage.hello(bundleID: "com.example.app", foreground: true, delegate: false)

@@ -243,6 +243,13 @@ package final class DeviceLink: Sendable {
     }
 
     private func read(host: (any NotificationHost)?, onClose: @Sendable () -> Void) async {
+        // The daemon's questions, answered one after another in the order they came: it sends the next `willPresent`
+        // without waiting for this one's answer, and the delegate sees them in that order.
+        let (questions, asked) = AsyncStream.makeStream(of: (AppChannelMessage, any NotificationHost).self)
+        let answering = Task {
+            for await (question, host) in questions { await self.answerQuestion(question, host: host) }
+        }
+        defer { answering.cancel() }
         for await line in connection.frames {
             let message: AppChannelMessage
             do {
@@ -270,39 +277,31 @@ package final class DeviceLink: Sendable {
                     logger.warning("The device daemon asked a connection that is no app; ignored", metadata: ["message": "\(message)"])
                     continue
                 }
-                answerQuestion(message, host: host)
+                asked.yield((message, host))
             case .hello, .state, .change, .register, .unregister, .presented, .received, .fetched, .startActivity,
                 .updateActivity, .registerPushToStart, .registerVoIP, .unregisterVoIP, .voipHandled:
                 logger.warning("The device daemon sent an app's message; ignored", metadata: ["message": "\(message)"])
             }
         }
+        asked.finish()
         // Closed first, then read: `connect` marks the link established only while it is open.
         answers.close(with: Failure.unavailable)
         if state.withLock({ $0.established }) { onClose() }
     }
 
-    /// Hands a question of the daemon's to the app's center and sends the answer back.
-    private func answerQuestion(_ message: AppChannelMessage, host: any NotificationHost) {
+    /// Hands a question of the daemon's to the app's center, waits for the answer and sends it back.
+    private func answerQuestion(_ message: AppChannelMessage, host: any NotificationHost) async {
         switch message {
         case .willPresent(let id, let notification):
-            let connection = self.connection
-            Task {
-                let options = await host.willPresent(notification)
-                connection.send(AppChannelMessage.presented(id: id, options: options?.rawValue).encoded())
-            }
+            let options = await host.willPresent(notification)
+            connection.send(AppChannelMessage.presented(id: id, options: options?.rawValue).encoded())
         case .didReceive(let id, let response):
-            let connection = self.connection
-            Task {
-                let handled = await host.didReceive(response)
-                connection.send(AppChannelMessage.received(id: id, handled: handled).encoded())
-            }
+            let handled = await host.didReceive(response)
+            connection.send(AppChannelMessage.received(id: id, handled: handled).encoded())
         case .backgroundPush(let id, let payload):
-            let connection = self.connection
-            Task {
-                let outcome = await host.backgroundPush(payload)
-                let result: UInt? = if case .handled(let result) = outcome { result.rawValue } else { nil }
-                connection.send(AppChannelMessage.fetched(id: id, result: result).encoded())
-            }
+            let outcome = await host.backgroundPush(payload)
+            let result: UInt? = if case .handled(let result) = outcome { result.rawValue } else { nil }
+            connection.send(AppChannelMessage.fetched(id: id, result: result).encoded())
         default:
             break
         }

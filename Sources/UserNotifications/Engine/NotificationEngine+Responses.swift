@@ -131,4 +131,23 @@ extension NotificationEngine {
         }
         hostWork[bundleIdentifier] = nil
     }
+
+    /// Runs `work` after the app's earlier answer work: waiting for `willPresent` answers in the order the questions
+    /// went, beside the host work that asks the next ones.
+    func enqueueAnswerWork(for bundleIdentifier: String, _ work: @escaping @Sendable (NotificationEngine) async -> Void) {
+        activity.begin()
+        let idle = answerWork[bundleIdentifier] == nil
+        answerWork[bundleIdentifier, default: []].append(work)
+        if idle { spawn { await self.runAnswerWork(for: bundleIdentifier) } }
+    }
+
+    /// Does the app's answer work in order until there is none left.
+    private func runAnswerWork(for bundleIdentifier: String) async {
+        while let work = answerWork[bundleIdentifier]?.first {
+            await work(self)
+            answerWork[bundleIdentifier]?.removeFirst()
+            activity.end()
+        }
+        answerWork[bundleIdentifier] = nil
+    }
 }

@@ -181,11 +181,16 @@ extension NotificationEngine {
                 let expected = item.expected
                 enqueueHostWork(for: bundleIdentifier) { engine in
                     let notification = DeliveredNotification(request: pending.request, date: fireDate)
-                    let options = await host.willPresent(notification) ?? []
-                    // The app's next notification may be asked about while this one is committed.
-                    await engine.commitLater(ForegroundAnswer(
-                        pending: pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options,
-                        date: fireDate))
+                    // The question goes now; its answer is waited for beside the host work, in order, so the app's
+                    // next notification may be asked about before this one is answered (an app in another process
+                    // answers its questions in order) and committed while the next is asked.
+                    let answer = await host.askWillPresent(notification)
+                    await engine.enqueueAnswerWork(for: bundleIdentifier) { engine in
+                        let options = await answer() ?? []
+                        await engine.commitLater(ForegroundAnswer(
+                            pending: pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options,
+                            date: fireDate))
+                    }
                 }
             } else {
                 var planned = planner.plan(

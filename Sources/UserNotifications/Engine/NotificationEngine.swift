@@ -69,6 +69,9 @@ package actor NotificationEngine: Service {
     var answers: [String: AuthorizationAnswer] = [:]
     /// Each app's host work not yet done, in order; the first is running. An app is absent when it has none.
     var hostWork: [String: [@Sendable (NotificationEngine) async -> Void]] = [:]
+    /// Each app's `willPresent` answers still to wait for, in the order the questions went (the questions go from the
+    /// host work without waiting: ``NotificationHost/askWillPresent(_:)``); the first is being waited for.
+    var answerWork: [String: [@Sendable (NotificationEngine) async -> Void]] = [:]
     var loopRunning = false
     /// Graceful shutdown was asked for (set from the shutdown handler, outside the actor).
     nonisolated let shutdownRequested = Mutex(false)

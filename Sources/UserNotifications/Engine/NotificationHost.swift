@@ -11,6 +11,11 @@ package protocol NotificationHost: AnyObject, Sendable {
     /// Asks the delegate how to present a notification; `nil` when it did not answer in time or went away.
     func willPresent(_ notification: DeliveredNotification) async -> UNNotificationPresentationOptions?
 
+    /// Asks as ``willPresent(_:)`` does, returning once the question is on its way: the returned function waits for
+    /// the answer. A host in another process takes its questions in order, so the engine asks about the app's next
+    /// notification without waiting for this answer; a host that cannot answers before returning (the default).
+    func askWillPresent(_ notification: DeliveredNotification) async -> @Sendable () async -> UNNotificationPresentationOptions?
+
     /// Hands a response to the delegate and returns once it called its completion handler (or timed out);
     /// `false` when there is no delegate to take it.
     func didReceive(_ response: QueuedResponse) async -> Bool
@@ -18,6 +23,13 @@ package protocol NotificationHost: AnyObject, Sendable {
     /// Hands a background push (its JSON payload) to the app's
     /// `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` and returns what became of it.
     func backgroundPush(_ payload: String) async -> BackgroundPushOutcome
+}
+
+extension NotificationHost {
+    package func askWillPresent(_ notification: DeliveredNotification) async -> @Sendable () async -> UNNotificationPresentationOptions? {
+        let options = await willPresent(notification)
+        return { options }
+    }
 }
 
 /// What became of a background push handed to an app.
