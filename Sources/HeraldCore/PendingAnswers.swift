@@ -50,7 +50,8 @@ package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: 
     ///
     /// - Parameters:
     ///   - key: The request's ID, which its answer repeats.
-    ///   - timeout: How long the answer may take, from now.
+    ///   - timeout: How long the answer may take once the returned function is called (not from now: a request
+    ///     sent ahead of others' answers gets its whole time after theirs).
     ///   - timedOut: Thrown when `timeout` passes first.
     ///   - send: Sends the request; called once, before this returns, and not at all when the connection has ended.
     /// - Returns: Waits for the answer (call it once); throws as ``wait(for:timeout:timedOut:send:)`` does.
@@ -63,11 +64,11 @@ package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: 
         }
         if let closed { return { throw closed } }
         send()
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: timeout)
-            self?.answer(key, with: .failure(timedOut))
-        }
         return { [self] in
+            let timer = Task { [weak self] in
+                try await Task.sleep(for: timeout)
+                self?.answer(key, with: .failure(timedOut))
+            }
             defer { timer.cancel() }
             return try await withCheckedThrowingContinuation { continuation in
                 let early = state.withLock { state -> Result<Answer, any Error>? in

@@ -47,7 +47,7 @@ import Testing
         #expect(!sentAfterClose)
     }
 
-    @Test("Requests sent ahead: each is sent at once, in order; an answer that comes before anyone waits is kept for the waiter; the end of the connection answers those still out; a timeout runs from the send")
+    @Test("Requests sent ahead: each is sent at once, in order; an answer that comes before anyone waits is kept for the waiter; the end of the connection answers those still out; a timeout runs from the wait")
     func sentAhead() async throws {
         let answers = PendingAnswers<Int, String>()
         var sent: [Int] = []
@@ -55,9 +55,13 @@ import Testing
         let second = answers.send(for: 2, timeout: .seconds(60), timedOut: TimedOut()) { sent.append(2) }
         let third = answers.send(for: 3, timeout: .milliseconds(1), timedOut: TimedOut()) { sent.append(3) }
         #expect(sent == [1, 2, 3], "sent before each call returned")
+        try await Task.sleep(for: .milliseconds(20))
+        answers.answer(3, with: .success("three, after its 1 ms from the send, before anyone waited"))
+        #expect(try await third() == "three, after its 1 ms from the send, before anyone waited")
+        let fourth = answers.send(for: 5, timeout: .milliseconds(1), timedOut: TimedOut()) {}
         answers.answer(2, with: .success("two"))  // before anyone waits for it
         #expect(try await second() == "two")
-        await #expect(throws: TimedOut()) { try await third() }
+        await #expect(throws: TimedOut()) { try await fourth() }
         answers.close(with: Closed())
         await #expect(throws: Closed()) { try await first() }
         let late = answers.send(for: 4, timeout: .seconds(60), timedOut: TimedOut()) { Issue.record("sent after the end") }
