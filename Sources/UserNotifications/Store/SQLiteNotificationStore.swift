@@ -21,6 +21,9 @@ package final class SQLiteNotificationStore: NotificationStore {
     /// each time, so a change by any writer is seen. At most ``decodedAppStateLimit`` apps; then it starts over.
     private let decodedAppStates = Mutex<[String: (data: Data, state: NotificationAppState)]>([:])
     private static let decodedAppStateLimit = 1_024
+    /// Apps' row IDs as committed (read on a lookup connection, which sees committed rows only): app rows are never
+    /// deleted, so an ID once committed holds — unlike one read inside a shared transaction that may yet fail.
+    private let committedAppIDs = Mutex<[String: Int64]>([:])
 
     /// Opens (creating if needed) the database at `url`.
     ///
@@ -155,9 +158,14 @@ package final class SQLiteNotificationStore: NotificationStore {
     /// delivery reads it, and a hop to a reader queue and back cost more than the read.
     package func appState(for bundleIdentifier: String) async throws -> NotificationAppState {
         try database.lookup { db in
-            guard let data = try Data.fetchOne(
-                db.cachedStatement(sql: "SELECT state FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier])
+            guard let row = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT id, state FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier])
             else { return NotificationAppState(bundleIdentifier: bundleIdentifier) }
+            let (id, data): (Int64, Data) = (row[0], row[1])
+            committedAppIDs.withLock { ids in
+                if ids.count >= Self.decodedAppStateLimit { ids.removeAll(keepingCapacity: true) }
+                ids[bundleIdentifier] = id
+            }
             if let known = decodedAppStates.withLock({ $0[bundleIdentifier] }), known.data == data { return known.state }
             let state = try Self.decode(NotificationAppState.self, data)
             decodedAppStates.withLock { states in
@@ -231,21 +239,30 @@ package final class SQLiteNotificationStore: NotificationStore {
         for bundleIdentifier: String, limit: Int, maximumSize: Int
     ) async throws -> PendingAddition {
         let encoded = try Self.encode(request, maximumSize: maximumSize)
+        let knownAppID = committedAppIDs.withLock { $0[bundleIdentifier] }
         return try await groupCommit.write { db in
-            let appID = try Self.appID(db, bundleIdentifier, create: true)!
+            let appID = try knownAppID ?? Self.appID(db, bundleIdentifier, create: true)!
+            let arguments: StatementArguments = [
+                appID, request.identifier, encoded, addedAt.timeIntervalSince1970, nextFireDate?.timeIntervalSince1970,
+            ]
+            // Most adds are of a new identifier: one statement. One already pending is replaced (B-10).
             var replaced: PendingNotification?
-            if let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT * FROM pending WHERE app_id = ? AND identifier = ? AND remote = 0"),
-                arguments: [appID, request.identifier]
-            ) {
-                replaced = try Self.pendingRow(row)
-                try db.cachedStatement(sql: "DELETE FROM pending WHERE seq = ?").execute(arguments: [replaced!.sequence])
-            }
             try db.cachedStatement(
-                sql: "INSERT INTO pending (app_id, identifier, request, added_at, next_fire) VALUES (?, ?, ?, ?, ?)"
-            ).execute(
-                arguments: [appID, request.identifier, encoded, addedAt.timeIntervalSince1970, nextFireDate?.timeIntervalSince1970]
-            )
+                sql: "INSERT OR IGNORE INTO pending (app_id, identifier, request, added_at, next_fire) VALUES (?, ?, ?, ?, ?)"
+            ).execute(arguments: arguments)
+            if db.changesCount == 0 {
+                if let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT * FROM pending WHERE app_id = ? AND identifier = ? AND remote = 0"),
+                    arguments: [appID, request.identifier]
+                ) {
+                    replaced = try Self.pendingRow(row)
+                    try db.cachedStatement(sql: "DELETE FROM pending WHERE seq = ?").execute(arguments: [replaced!.sequence])
+                }
+                // (A push's row with this identifier, if that could be, makes this fail as a conflict.)
+                try db.cachedStatement(
+                    sql: "INSERT INTO pending (app_id, identifier, request, added_at, next_fire) VALUES (?, ?, ?, ?, ?)"
+                ).execute(arguments: arguments)
+            }
             let sequence = db.lastInsertedRowID
             var stored: PendingNotification? = PendingNotification(
                 sequence: sequence, request: request, addedAt: addedAt, nextFireDate: nextFireDate
