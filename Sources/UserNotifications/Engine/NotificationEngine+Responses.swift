@@ -116,38 +116,29 @@ extension NotificationEngine {
 
     /// Runs `work` after the app's earlier host work, so its delegate sees notifications and responses in order.
     func enqueueHostWork(for bundleIdentifier: String, _ work: @escaping @Sendable (NotificationEngine) async -> Void) {
-        activity.begin()
-        let idle = hostWork[bundleIdentifier] == nil
-        hostWork[bundleIdentifier, default: []].append(work)
-        if idle { spawn { await self.runHostWork(for: bundleIdentifier) } }
-    }
-
-    /// Does the app's host work in order until there is none left.
-    private func runHostWork(for bundleIdentifier: String) async {
-        while let work = hostWork[bundleIdentifier]?.first {
-            await work(self)
-            hostWork[bundleIdentifier]?.removeFirst()
-            activity.end()
-        }
-        hostWork[bundleIdentifier] = nil
+        enqueue(work, in: OrderedWorkKey(chain: .host, bundleIdentifier: bundleIdentifier))
     }
 
     /// Runs `work` after the app's earlier answer work: waiting for `willPresent` answers in the order the questions
     /// went, beside the host work that asks the next ones.
     func enqueueAnswerWork(for bundleIdentifier: String, _ work: @escaping @Sendable (NotificationEngine) async -> Void) {
-        activity.begin()
-        let idle = answerWork[bundleIdentifier] == nil
-        answerWork[bundleIdentifier, default: []].append(work)
-        if idle { spawn { await self.runAnswerWork(for: bundleIdentifier) } }
+        enqueue(work, in: OrderedWorkKey(chain: .answers, bundleIdentifier: bundleIdentifier))
     }
 
-    /// Does the app's answer work in order until there is none left.
-    private func runAnswerWork(for bundleIdentifier: String) async {
-        while let work = answerWork[bundleIdentifier]?.first {
+    private func enqueue(_ work: @escaping @Sendable (NotificationEngine) async -> Void, in key: OrderedWorkKey) {
+        activity.begin()
+        let idle = orderedWork[key] == nil
+        orderedWork[key, default: []].append(work)
+        if idle { spawn { await self.runOrderedWork(key) } }
+    }
+
+    /// Does one chain's work in order until there is none left.
+    private func runOrderedWork(_ key: OrderedWorkKey) async {
+        while let work = orderedWork[key]?.first {
             await work(self)
-            answerWork[bundleIdentifier]?.removeFirst()
+            orderedWork[key]?.removeFirst()
             activity.end()
         }
-        answerWork[bundleIdentifier] = nil
+        orderedWork[key] = nil
     }
 }

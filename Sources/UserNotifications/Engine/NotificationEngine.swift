@@ -67,11 +67,11 @@ package actor NotificationEngine: Service {
     /// The app processes' open connections to the daemon, oldest first (``attach(connection:order:for:)``).
     private var connections: [String: [(order: UInt64, host: any NotificationHost)]] = [:]
     var answers: [String: AuthorizationAnswer] = [:]
-    /// Each app's host work not yet done, in order; the first is running. An app is absent when it has none.
-    var hostWork: [String: [@Sendable (NotificationEngine) async -> Void]] = [:]
-    /// Each app's `willPresent` answers still to wait for, in the order the questions went (the questions go from the
-    /// host work without waiting: ``NotificationHost/askWillPresent(_:)``); the first is being waited for.
-    var answerWork: [String: [@Sendable (NotificationEngine) async -> Void]] = [:]
+    /// Each app's work that must run in order, by chain, not yet done; the first of each is running. A chain is absent
+    /// when it has none. `.host`: what its host is asked (its delegate sees notifications and responses in order);
+    /// `.answers`: the `willPresent` answers still to wait for, in the order the questions went (the questions go from
+    /// the host work without waiting: ``NotificationHost/askWillPresent(_:)``).
+    var orderedWork: [OrderedWorkKey: [@Sendable (NotificationEngine) async -> Void]] = [:]
     var loopRunning = false
     /// Graceful shutdown was asked for (set from the shutdown handler, outside the actor).
     nonisolated let shutdownRequested = Mutex(false)
@@ -618,4 +618,17 @@ struct ForegroundAnswer: Sendable {
     var expected: Date?
     var options: UNNotificationPresentationOptions
     var date: Date
+}
+
+/// One app's chain of work that runs in order (``NotificationEngine/orderedWork``).
+struct OrderedWorkKey: Hashable, Sendable {
+    enum Chain: Hashable, Sendable {
+        /// What the app's host is asked.
+        case host
+        /// The answers to `willPresent` questions already sent.
+        case answers
+    }
+
+    var chain: Chain
+    var bundleIdentifier: String
 }
