@@ -51,7 +51,7 @@ import UserNotifications
                 #expect(await device.clock.waitForSleeper(until: start.addingTimeInterval(30), timeout: .seconds(20)))
                 #expect(device.presenter.presentations.isEmpty, "held for the extension")
                 await device.advance(by: 30)
-                try await eventually("the best attempt") { device.presenter.presentations.map(\.title) == ["Slow [NotificationService]"] }
+                try await eventually("the best attempt", timeout: .seconds(30)) { device.presenter.presentations.map(\.title) == ["Slow [NotificationService]"] }
                 #expect(await device.center().deliveredNotifications().map(\.request.identifier) == ["slow"])
             }
         }
