@@ -116,16 +116,17 @@ extension NotificationEngine {
 
     /// Runs `work` after the app's earlier host work, so its delegate sees notifications and responses in order.
     func enqueueHostWork(for bundleIdentifier: String, _ work: @escaping @Sendable (NotificationEngine) async -> Void) {
-        enqueue(work, in: OrderedWorkKey(chain: .host, bundleIdentifier: bundleIdentifier))
+        enqueueOrderedWork(work, in: OrderedWorkKey(chain: .host, bundleIdentifier: bundleIdentifier))
     }
 
     /// Runs `work` after the app's earlier answer work: waiting for `willPresent` answers in the order the questions
     /// went, beside the host work that asks the next ones.
     func enqueueAnswerWork(for bundleIdentifier: String, _ work: @escaping @Sendable (NotificationEngine) async -> Void) {
-        enqueue(work, in: OrderedWorkKey(chain: .answers, bundleIdentifier: bundleIdentifier))
+        enqueueOrderedWork(work, in: OrderedWorkKey(chain: .answers, bundleIdentifier: bundleIdentifier))
     }
 
-    private func enqueue(_ work: @escaping @Sendable (NotificationEngine) async -> Void, in key: OrderedWorkKey) {
+    /// Runs `work` after the earlier work of its chain, beside the loop (``spawn(_:)``).
+    func enqueueOrderedWork(_ work: @escaping @Sendable (NotificationEngine) async -> Void, in key: OrderedWorkKey) {
         activity.begin()
         let idle = orderedWork[key] == nil
         orderedWork[key, default: []].append(work)

@@ -67,10 +67,11 @@ package actor NotificationEngine: Service {
     /// The app processes' open connections to the daemon, oldest first (``attach(connection:order:for:)``).
     private var connections: [String: [(order: UInt64, host: any NotificationHost)]] = [:]
     var answers: [String: AuthorizationAnswer] = [:]
-    /// Each app's work that must run in order, by chain, not yet done; the first of each is running. A chain is absent
-    /// when it has none. `.host`: what its host is asked (its delegate sees notifications and responses in order);
+    /// Work that must run in order, by chain, not yet done; the first of each is running. A chain is absent when it
+    /// has none. Per app, `.host`: what its host is asked (its delegate sees notifications and responses in order);
     /// `.answers`: the `willPresent` answers still to wait for, in the order the questions went (the questions go from
-    /// the host work without waiting: ``NotificationHost/askWillPresent(_:)``).
+    /// the host work without waiting: ``NotificationHost/askWillPresent(_:)``). For every app, `.receivedPushes`: pushes
+    /// due at once, presented in the order they came.
     var orderedWork: [OrderedWorkKey: [@Sendable (NotificationEngine) async -> Void]] = [:]
     var loopRunning = false
     /// Graceful shutdown was asked for (set from the shutdown handler, outside the actor).
@@ -455,14 +456,14 @@ package actor NotificationEngine: Service {
             // Due now: presented at once, without a turn through the scheduler's queue (the rows are durable, so a
             // crash before presenting fires them at the next start), while the caller acknowledges them. An engine
             // whose scheduler does not run (the CLI's) only keeps them: the engine that runs presents them.
+            // In the order they came: pushes received one after another are presented (and their apps asked) in that
+            // order, whichever task would have run first.
             let sequences = due.map(\.pending.sequence)
             scheduler.presentDirectly(sequences)
-            activity.begin()
             let (due, states) = (due, states)
-            spawn {
-                await self.presentNow(due, sequences: sequences, now: now, knownStates: states)
-                self.activity.end()
-            }
+            enqueueOrderedWork({ engine in
+                await engine.presentNow(due, sequences: sequences, now: now, knownStates: states)
+            }, in: OrderedWorkKey(chain: .receivedPushes, bundleIdentifier: ""))
         }
         return receptions.map { $0 ?? .notAllowed }
     }
@@ -620,13 +621,16 @@ struct ForegroundAnswer: Sendable {
     var date: Date
 }
 
-/// One app's chain of work that runs in order (``NotificationEngine/orderedWork``).
+/// A chain of work that runs in order (``NotificationEngine/orderedWork``).
 struct OrderedWorkKey: Hashable, Sendable {
     enum Chain: Hashable, Sendable {
         /// What the app's host is asked.
         case host
         /// The answers to `willPresent` questions already sent.
         case answers
+        /// Pushes received and due at once, presented in the order they came (one chain for every app: its bundle
+        /// identifier is empty).
+        case receivedPushes
     }
 
     var chain: Chain
