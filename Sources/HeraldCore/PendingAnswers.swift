@@ -31,18 +31,7 @@ package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: 
     package func wait(
         for key: Key, timeout: Duration, timedOut: any Error, send: () -> Void
     ) async throws -> Answer {
-        let timer = Task { [weak self] in
-            try await Task.sleep(for: timeout)
-            self?.answer(key, with: .failure(timedOut))
-        }
-        defer { timer.cancel() }
-        return try await withCheckedThrowingContinuation { continuation in
-            let closed = state.withLock { state in
-                if state.closed == nil { state.waiting[key] = continuation }
-                return state.closed
-            }
-            if let closed { continuation.resume(throwing: closed) } else { send() }
-        }
+        try await self.send(for: key, timeout: timeout, timedOut: timedOut, send: send)()
     }
 
     /// Registers `key`, sends the request now, and returns a function that waits for its answer — so a caller can send
@@ -54,7 +43,8 @@ package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: 
     ///     sent ahead of others' answers gets its whole time after theirs).
     ///   - timedOut: Thrown when `timeout` passes first.
     ///   - send: Sends the request; called once, before this returns, and not at all when the connection has ended.
-    /// - Returns: Waits for the answer (call it once); throws as ``wait(for:timeout:timedOut:send:)`` does.
+    /// - Returns: Waits for the answer (call it once); it throws `timedOut`, the connection's error (``close(with:)``)
+    ///   when it ends first, or what ``answer(_:with:)`` gave.
     package func send(
         for key: Key, timeout: Duration, timedOut: any Error, send: () -> Void
     ) -> @Sendable () async throws -> Answer {
@@ -81,18 +71,18 @@ package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: 
         }
     }
 
-    /// Resumes the waiter for `key`, if one still waits (or keeps the answer of a request sent ahead for its waiter);
-    /// returns whether one did.
+    /// Resumes the waiter for `key`, if one still waits, or keeps the answer for the waiter of a request sent but not
+    /// waited for yet; returns whether either took it.
     @discardableResult
     package func answer(_ key: Key, with result: Result<Answer, any Error>) -> Bool {
-        let waiter = state.withLock { state -> CheckedContinuation<Answer, any Error>? in
-            if let waiter = state.waiting.removeValue(forKey: key) { return waiter }
-            if case .some(nil) = state.ahead[key] { state.ahead[key] = .some(result) }
-            return nil
+        let (taken, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Answer, any Error>?) in
+            if let waiter = state.waiting.removeValue(forKey: key) { return (true, waiter) }
+            guard case .some(nil) = state.ahead[key] else { return (false, nil) }
+            state.ahead[key] = .some(result)
+            return (true, nil)
         }
-        guard let waiter else { return false }
-        waiter.resume(with: result)
-        return true
+        waiter?.resume(with: result)
+        return taken
     }
 
     /// The connection ended: every waiter, and every later ``wait(for:timeout:timedOut:send:)``, gets `error`.

@@ -67,25 +67,16 @@ final class AppSession: NotificationHost, Sendable {
     var takesResponses: Bool { !answers.isClosed && state.withLock { $0.delegate } }
 
     func willPresent(_ notification: DeliveredNotification) async -> UNNotificationPresentationOptions? {
-        // An app that went away (or never answers) is no longer in front: the system presents the notification, as
-        // for an app in the background, rather than dropping it.
-        guard case .presented(_, let options)? = await ask({ .willPresent(id: $0, notification: notification) }) else {
-            return FiringPlanner.systemPresentation
-        }
-        return options.map(UNNotificationPresentationOptions.init(rawValue:))
+        await askWillPresent(notification)()
     }
 
     func askWillPresent(_ notification: DeliveredNotification) async -> @Sendable () async -> UNNotificationPresentationOptions? {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        let line = AppChannelMessage.willPresent(id: id, notification: notification).encoded()
-        let connection = self.connection
         // The app answers its questions in order (`DeviceLink`): this one is on its way before the next is asked.
-        let answer = answers.send(for: id, timeout: answerTimeout, timedOut: NoAnswer()) { connection.send(line) }
+        let answer = askAhead { .willPresent(id: $0, notification: notification) }
         return {
-            guard case .presented(_, let options)? = try? await answer() else { return FiringPlanner.systemPresentation }
+            // An app that went away (or never answers) is no longer in front: the system presents the notification,
+            // as for an app in the background, rather than dropping it.
+            guard case .presented(_, let options)? = await answer() else { return FiringPlanner.systemPresentation }
             return options.map(UNNotificationPresentationOptions.init(rawValue:))
         }
     }
@@ -131,13 +122,21 @@ final class AppSession: NotificationHost, Sendable {
 
     /// The app's answer to `question`, or `nil` when it gives none in time or the connection ends.
     private func ask(timeout: Duration? = nil, _ question: (Int) -> AppChannelMessage) async -> AppChannelMessage? {
+        await askAhead(timeout: timeout, question)()
+    }
+
+    /// Sends `question` now; the returned function waits for the app's answer (`nil` as for ``ask(timeout:_:)``).
+    private func askAhead(
+        timeout: Duration? = nil, _ question: (Int) -> AppChannelMessage
+    ) -> @Sendable () async -> AppChannelMessage? {
         let id = state.withLock { state in
             state.nextID += 1
             return state.nextID
         }
         let line = question(id).encoded()
         let connection = self.connection
-        return try? await answers.wait(for: id, timeout: timeout ?? answerTimeout, timedOut: NoAnswer()) { connection.send(line) }
+        let answer = answers.send(for: id, timeout: timeout ?? answerTimeout, timedOut: NoAnswer()) { connection.send(line) }
+        return { try? await answer() }
     }
 }
 
