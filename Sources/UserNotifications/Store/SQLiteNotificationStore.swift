@@ -16,14 +16,13 @@ package final class SQLiteNotificationStore: NotificationStore {
     private var groupCommit: GroupCommitWriter { database.groupCommit }
     /// Where a damaged database was moved when this store opened, if it was.
     package var quarantinedFile: URL? { database.quarantinedFile }
-    /// Recently read apps' states, by bundle ID, with the bytes each was decoded from: a read that finds the same bytes
-    /// reuses the decoded state (every add reads it; decoding was a fifth of an add's time). The row is still read
-    /// each time, so a change by any writer is seen. At most ``decodedAppStateLimit`` apps; then it starts over.
-    private let decodedAppStates = Mutex<[String: (data: Data, state: NotificationAppState)]>([:])
-    private static let decodedAppStateLimit = 1_024
-    /// Apps' row IDs as committed (read on a lookup connection, which sees committed rows only): app rows are never
-    /// deleted, so an ID once committed holds — unlike one read inside a shared transaction that may yet fail.
-    private let committedAppIDs = Mutex<[String: Int64]>([:])
+    /// Recently read apps, by bundle ID, as ``appState(for:)`` read them on a lookup connection (committed rows only):
+    /// the row's ID — app rows are never deleted, so a committed ID holds, unlike one read inside a shared transaction
+    /// that may yet fail — and the state with the bytes it was decoded from, reused while a read finds the same bytes
+    /// (every add reads it; decoding was a fifth of an add's time; the row is still read each time, so a change by any
+    /// writer is seen). At most ``knownAppLimit`` apps; then it starts over.
+    private let knownApps = Mutex<[String: (id: Int64, data: Data, state: NotificationAppState)]>([:])
+    private static let knownAppLimit = 1_024
 
     /// Opens (creating if needed) the database at `url`.
     ///
@@ -162,15 +161,11 @@ package final class SQLiteNotificationStore: NotificationStore {
                 db.cachedStatement(sql: "SELECT id, state FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier])
             else { return NotificationAppState(bundleIdentifier: bundleIdentifier) }
             let (id, data): (Int64, Data) = (row[0], row[1])
-            committedAppIDs.withLock { ids in
-                if ids.count >= Self.decodedAppStateLimit { ids.removeAll(keepingCapacity: true) }
-                ids[bundleIdentifier] = id
-            }
-            if let known = decodedAppStates.withLock({ $0[bundleIdentifier] }), known.data == data { return known.state }
+            if let known = knownApps.withLock({ $0[bundleIdentifier] }), known.data == data { return known.state }
             let state = try Self.decode(NotificationAppState.self, data)
-            decodedAppStates.withLock { states in
-                if states.count >= Self.decodedAppStateLimit { states.removeAll(keepingCapacity: true) }
-                states[bundleIdentifier] = (data, state)
+            knownApps.withLock { apps in
+                if apps.count >= Self.knownAppLimit { apps.removeAll(keepingCapacity: true) }
+                apps[bundleIdentifier] = (id, data, state)
             }
             return state
         }
@@ -239,7 +234,7 @@ package final class SQLiteNotificationStore: NotificationStore {
         for bundleIdentifier: String, limit: Int, maximumSize: Int
     ) async throws -> PendingAddition {
         let encoded = try Self.encode(request, maximumSize: maximumSize)
-        let knownAppID = committedAppIDs.withLock { $0[bundleIdentifier] }
+        let knownAppID = knownApps.withLock { $0[bundleIdentifier]?.id }
         return try await groupCommit.write { db in
             let appID = try knownAppID ?? Self.appID(db, bundleIdentifier, create: true)!
             let arguments: StatementArguments = [
