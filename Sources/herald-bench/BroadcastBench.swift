@@ -78,13 +78,11 @@ extension HeraldBench {
             guard let executable = Bundle.main.executableURL?.path else { throw ValidationError("Cannot tell where herald-bench is.") }
             var fleet: [ChildProcess] = []
             defer { for process in fleet { process.send(SIGKILL) } }
-            for index in 0..<deviceProcesses {
-                let share = devices / deviceProcesses + (index < devices % deviceProcesses ? 1 : 0)
-                let first = index * (devices / deviceProcesses) + min(index, devices % deviceProcesses)
+            for (index, share) in evenShares(of: devices, over: deviceProcesses).enumerated() {
                 let tokenFile = workspace.folder.appendingPathComponent("tokens-\(index).txt")
                 fleet.append(try await ChildProcess.launch(executable, [
                     "broadcast-devices", "--url", "\(plaintextDevices ? "ws" : "wss")://localhost:\(ports.device)/device/v1",
-                    "--ca", authority.certificateURL.path, "--first", String(first), "--count", String(share),
+                    "--ca", authority.certificateURL.path, "--first", String(share.lowerBound), "--count", String(share.count),
                     "--channel", channel, "--tokens", tokenFile.path,
                 ]))
             }

@@ -154,12 +154,11 @@ extension HeraldBench {
             var connected = 0
             var failed = 0
             let clock = ContinuousClock()
-            for index in 0..<processes {
-                let share = count / processes + (index < count % processes ? 1 : 0)
+            for (index, share) in evenShares(of: count, over: processes).enumerated() {
                 let started = clock.now
                 let report = workspace.folder.appendingPathComponent("idle-client-\(port)-\(index).txt")
                 let process = try launch(
-                    executable, share: share, first: connected + failed, address: "127.0.0.\(index + 1)",
+                    executable, share: share.count, first: share.lowerBound, address: "127.0.0.\(index + 1)",
                     port: port, certificateAuthority: authority.certificateURL.path, report: report)
                 clients.append(process)
                 // The client writes "<connected> <failed>" once every connection of its share is up or refused.
