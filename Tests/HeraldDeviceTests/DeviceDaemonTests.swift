@@ -77,7 +77,7 @@ import UserNotifications
                 }
             }
             try await withDaemon(harness, device: device, identity: identity) { daemon in
-                try await eventually("the stored push") { await center.deliveredNotifications().count == 1 }
+                try await eventually("the stored push", timeout: .seconds(30)) { await center.deliveredNotifications().count == 1 }
                 #expect(daemon.registration(of: GatewayHarness.bundleID)?.token == token)
             }
             #expect(await center.deliveredNotifications().map(\.request.content.body) == ["second"], "D-04: the latest per topic")
