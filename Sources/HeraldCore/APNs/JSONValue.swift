@@ -58,10 +58,19 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Compact JSON text: no spaces, members in order, `/` not escaped, non-ASCII as UTF-8 (Y-03).
     public var jsonText: String {
+        String(decoding: jsonBytes, as: UTF8.self)
+    }
+
+    /// ``jsonText`` as UTF-8 bytes.
+    public var jsonData: Data {
+        Data(jsonBytes)
+    }
+
+    private var jsonBytes: [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
+        bytes.reserveCapacity(1_024)
         write(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     private func write(to bytes: inout [UInt8]) {
@@ -99,23 +108,34 @@ public enum JSONValue: Sendable, Hashable {
 
     private static func writeString(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case 0x00..<0x20:
-                // \u00XX, lowercase hex as before.
-                bytes.append(contentsOf: [
-                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                    .lowercaseHexDigit(byte >> 4), .lowercaseHexDigit(byte & 0x0F),
-                ])
-            default: bytes.append(byte)  // UTF-8 passes through: non-ASCII is never escaped (Y-03)
+        var value = value
+        value.withUTF8 { utf8 in
+            // Runs of bytes that need no escape go in at once.
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                runStart = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    // \u00XX, lowercase hex as before.
+                    bytes.append(UInt8(ascii: "u"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(UInt8(ascii: "0"))
+                    bytes.append(.lowercaseHexDigit(byte >> 4))
+                    bytes.append(.lowercaseHexDigit(byte & 0x0F))
+                }
             }
+            // UTF-8 passes through: non-ASCII is never escaped (Y-03).
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
