@@ -327,6 +327,7 @@ let package = Package(
             dependencies: [
                 "UserNotifications", "UserNotificationsUI", "HeraldTesting", "CoreLocation", "HeraldCore",
                 .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings

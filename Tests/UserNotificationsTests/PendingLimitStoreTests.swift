@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import UserNotifications
 
@@ -39,5 +40,36 @@ import Testing
         #expect(latest.stored == nil && latest.discarded.isEmpty)
         let pending = try await store.pending(for: app).map(\.request.identifier)
         #expect(Set(pending) == ["local-sooner", "local-0", "local-1"])
+    }
+
+    @Test("A store from before v4 loses its (app_id, next_fire) index and keeps its requests; the limit's count and discard still read only the app's rows, through the (app_id, identifier) index")
+    func limitQueriesUseTheAppIndex() async throws {
+        let folder = try makeTemporaryDirectory()
+        let url = folder.appendingPathComponent("notifications.sqlite")
+        let now = Date()
+        do {
+            let store = try SQLiteNotificationStore(url: url)
+            _ = try await store.addPending(
+                request("kept", firingIn: 60), addedAt: now, nextFireDate: now.addingTimeInterval(60), for: "com.example.old",
+                limit: 64, maximumSize: 4_096)
+        }
+        // As a store written before v4 was: the index there, the migration not run.
+        try await DatabaseQueue(path: url.path).write { db in
+            try db.execute(sql: "CREATE INDEX pending_by_fire ON pending(app_id, next_fire)")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v4%'")
+        }
+        let reopened = try SQLiteNotificationStore(url: url)
+        #expect(try await reopened.pending(for: "com.example.old").map(\.request.identifier) == ["kept"])
+        try await DatabaseQueue(path: url.path).read { db in
+            #expect(try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE name = 'pending_by_fire'") == nil)
+            for query in [
+                "SELECT COUNT(*) FROM pending WHERE app_id = 1",
+                "SELECT * FROM pending WHERE app_id = 1 AND remote = 0 ORDER BY next_fire IS NULL, next_fire, seq LIMIT -1 OFFSET 64",
+            ] {
+                let steps = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query).map { $0["detail"] as String }
+                #expect(steps.contains { $0.contains("USING") && $0.contains("INDEX") }, "\(query): \(steps)")
+                #expect(!steps.contains("SCAN pending"), "\(query): \(steps)")
+            }
+        }
     }
 }

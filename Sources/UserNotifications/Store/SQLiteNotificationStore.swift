@@ -97,6 +97,12 @@ package final class SQLiteNotificationStore: NotificationStore {
                 )
                 """)
         }
+        migrator.registerMigration("v4: pending without a fire-date index") { db in
+            // Every query of an app's pending rows finds them by the (app_id, identifier) index and sorts the few it
+            // gets (an app keeps at most 64); the second index by (app_id, next_fire) only cost each add and each
+            // repeating fire a random page write of its own.
+            try db.execute(sql: "DROP INDEX IF EXISTS pending_by_fire")
+        }
         return migrator
     }
 
@@ -128,7 +134,7 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     /// A request as the `pending` table keeps it; `requestTooLarge` past `maximumSize` bytes.
     private static func encode(_ request: NotificationRequestRecord, maximumSize: Int) throws -> Data {
-        let encoded = try encode(request)
+        let encoded = try request.storedJSON()
         guard encoded.count <= maximumSize else {
             throw HeraldNotificationError.requestTooLarge(size: encoded.count, limit: maximumSize)
         }
@@ -235,10 +241,13 @@ package final class SQLiteNotificationStore: NotificationStore {
     ) async throws -> PendingAddition {
         let encoded = try Self.encode(request, maximumSize: maximumSize)
         let knownAppID = knownApps.withLock { $0[bundleIdentifier]?.id }
-        return try await groupCommit.write { db in
+        let identifier = request.identifier
+        // The writer's job touches the identifier only; the request's value is put together here, off the writer.
+        let (sequence, replaced, discarded) = try await groupCommit.write {
+            db -> (Int64, PendingNotification?, [PendingNotification]) in
             let appID = try knownAppID ?? Self.appID(db, bundleIdentifier, create: true)!
             let arguments: StatementArguments = [
-                appID, request.identifier, encoded, addedAt.timeIntervalSince1970, nextFireDate?.timeIntervalSince1970,
+                appID, identifier, encoded, addedAt.timeIntervalSince1970, nextFireDate?.timeIntervalSince1970,
             ]
             // Most adds are of a new identifier: one statement. One already pending is replaced (B-10).
             var replaced: PendingNotification?
@@ -248,7 +257,7 @@ package final class SQLiteNotificationStore: NotificationStore {
             if db.changesCount == 0 {
                 if let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT * FROM pending WHERE app_id = ? AND identifier = ? AND remote = 0"),
-                    arguments: [appID, request.identifier]
+                    arguments: [appID, identifier]
                 ) {
                     replaced = try Self.pendingRow(row)
                     try db.cachedStatement(sql: "DELETE FROM pending WHERE seq = ?").execute(arguments: [replaced!.sequence])
@@ -259,9 +268,6 @@ package final class SQLiteNotificationStore: NotificationStore {
                 ).execute(arguments: arguments)
             }
             let sequence = db.lastInsertedRowID
-            var stored: PendingNotification? = PendingNotification(
-                sequence: sequence, request: request, addedAt: addedAt, nextFireDate: nextFireDate
-            )
             // The pending limit (B-18): keep the `limit` soonest-firing; requests without a fire date (location)
             // rank last; among equal dates the earlier-added request is kept.
             var discarded: [PendingNotification] = []
@@ -277,11 +283,13 @@ package final class SQLiteNotificationStore: NotificationStore {
                 discarded = try rows.map(Self.pendingRow)
                 for item in discarded {
                     try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [item.sequence])
-                    if item.sequence == sequence { stored = nil }
                 }
             }
-            return PendingAddition(stored: stored, replaced: replaced, discarded: discarded.filter { $0.sequence != sequence })
+            return (sequence, replaced, discarded)
         }
+        let stored = discarded.contains { $0.sequence == sequence }
+            ? nil : PendingNotification(sequence: sequence, request: request, addedAt: addedAt, nextFireDate: nextFireDate)
+        return PendingAddition(stored: stored, replaced: replaced, discarded: discarded.filter { $0.sequence != sequence })
     }
 
     /// How long a kept push's delivery ID is remembered: longer than any gateway stores a push (30 days).
@@ -486,7 +494,7 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func commit(_ firings: [Firing]) async throws -> [FiringOutcome] {
         if firings.isEmpty { return [] }
-        let encoded = try firings.map { try $0.delivered.map { try Self.encode($0.request) } }
+        let encoded = try firings.map { try $0.delivered.map { try $0.request.storedJSON() } }
         // A firing lost to a power cut fires again at the next start: crash-safe is enough, and it is faster.
         return try await groupCommit.write(.crashSafe) { db in
             var outcomes: [FiringOutcome] = []
@@ -540,7 +548,7 @@ package final class SQLiteNotificationStore: NotificationStore {
     package func enqueueResponse(
         notification: DeliveredNotification, actionIdentifier: String, userText: String?, for bundleIdentifier: String
     ) async throws -> QueuedResponse {
-        let encoded = try Self.encode(notification.request)
+        let encoded = try notification.request.storedJSON()
         return try await groupCommit.write { db in
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             try db.execute(
