@@ -44,6 +44,8 @@ enum HTTP2FrameSeeds {
         try channel.connect(to: address).wait()
         var written: [UInt8] = []
         func drain() {
+            // What the loop would run next (a held flush, as on a real loop) before reading what was written.
+            channel.embeddedEventLoop.run()
             while let buffer = try? channel.readOutbound(as: ByteBuffer.self) { written += buffer.readableBytesView }
         }
         var bytes = mode & 0x80 == 0 ? preface : []

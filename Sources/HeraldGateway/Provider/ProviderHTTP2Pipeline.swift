@@ -25,6 +25,8 @@ package enum ProviderHTTP2Pipeline {
             isAuthenticated: connection.identity != .token,
             idleTimeout: TimeAmount(configuration.providerIdleTimeout), gracefulCloseTimeout: .seconds(10),
             settingsTimeout: TimeAmount(configuration.connectionSetupTimeout), metrics: metrics)
+        // Under the HTTP/2 handler: answers written in one turn of the loop leave in one flush.
+        try channel.pipeline.syncOperations.addHandler(FlushCoalescer())
         var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
         connectionConfiguration.initialSettings = manager.initialSettings
         _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
