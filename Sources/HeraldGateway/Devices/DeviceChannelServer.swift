@@ -45,37 +45,7 @@ struct DeviceChannelServer: Sendable {
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
     ) async {
         var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
-        func fail(_ text: String) async {
-            try? await outbound.write(.text(DeviceChannelMessage.error(text).jsonText()))
-            try? await outbound.close(.policyViolation, reason: text)
-        }
-        guard case .text(let first)? = try? await messages.next(),
-            case .hello(let deviceID, let secret)? = DeviceChannelMessage(jsonText: first)
-        else {
-            await fail("The first message must be hello with deviceID and secret.")
-            return
-        }
-        channel.triggerUserOutboundEvent(ConnectionDeadline.Met(), promise: nil)
-        guard Self.isValidDeviceID(deviceID), !secret.isEmpty else {
-            await fail("deviceID must be 1-128 letters, digits, '.', '-' or '_', and secret must not be empty.")
-            return
-        }
-        let secretHash = Data(SHA256.hash(data: Data(secret.utf8)))
-        do {
-            switch try await store.deviceEnrollment(deviceID: deviceID) {
-            case .secret(let known) where known != secretHash:
-                await fail("Wrong secret for this device.")
-                return
-            case .secret:
-                break
-            case .withoutSecret, .unknown:
-                try await store.enrollDevice(id: deviceID, secretHash: secretHash, at: clock.now)
-            }
-        } catch {
-            logger.error("Device store failed", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
-            await fail("The gateway could not read its store; try again.")
-            return
-        }
+        guard let deviceID = await admit(&messages, outbound: outbound, channel: channel, logger: logger) else { return }
         var logger = logger
         logger[metadataKey: "device.id"] = "\(deviceID)"
         let metrics = self.metrics
@@ -118,48 +88,7 @@ struct DeviceChannelServer: Sendable {
                         try await session.sendMessage(.error("Messages are JSON text frames with a type."))
                         continue
                     }
-                    switch decoded {
-                    case .ack(let deliveryID):
-                        session.acknowledge(deliveryID)
-                    case .register(let bundleID, let environment, let purpose):
-                        guard APNsRequestHeaders.isValidTopic(bundleID), APNsPushType.split(topic: bundleID).suffixType == nil
-                        else {
-                            try await session.sendMessage(.error("\(bundleID) is not a bundle ID."))
-                            continue
-                        }
-                        let record = try await store.activeToken(
-                            deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
-                        try await session.sendMessage(
-                            .registered(bundleID: bundleID, environment: environment, purpose: purpose, token: record.token))
-                    case .unregister(let bundleID, let environment, let purpose):
-                        let record = try await store.activeToken(
-                            deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
-                        _ = try await store.revokeToken(record.token, at: clock.now)
-                        logger.info("Token unregistered; it is revoked", metadata: [
-                            "app.bundle_id": "\(bundleID)", "token.purpose": "\(purpose)",
-                        ])
-                        try await session.sendMessage(.unregistered(bundleID: bundleID, environment: environment, purpose: purpose))
-                    case .subscribe(let channelID, let bundleID, let environment):
-                        // B-14: an unknown channel fails the Live Activity's start.
-                        guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment)
-                        else {
-                            try await session.sendMessage(.subscriptionRefused(channelID: channelID, bundleID: bundleID))
-                            continue
-                        }
-                        hub.subscribe(session, to: channelID)
-                        try await session.sendMessage(.subscribed(channelID: channelID, bundleID: bundleID))
-                        // B-07: a channel that keeps its latest broadcast hands it to a device that comes later.
-                        if channel.storagePolicy == .mostRecentMessageStored,
-                           let kept = try await store.channelMessage(channelID: channelID), kept.expiresAt > clock.now
-                        {
-                            session.enqueueBroadcast(EncodedPush(DevicePush(kept, fromStorage: true)).frame)
-                        }
-                    case .unsubscribe(let channelID, _):
-                        hub.unsubscribe(session, from: channelID)
-                    default:
-                        try await session.sendMessage(
-                            .error("A device may send register, unregister, subscribe, unsubscribe and ack only."))
-                    }
+                    try await handle(decoded, from: session, logger: logger)
                 }
             } catch {
                 logger.debug("Device channel ended", metadata: ["error": "\(error)"])
@@ -174,6 +103,97 @@ struct DeviceChannelServer: Sendable {
             }
         }
         logger.info("Device disconnected")
+    }
+
+    /// Reads the device's hello and checks its secret (enrolling a device seen for the first time); the device's ID,
+    /// or `nil` once the device was told why not. A function of its own, so that what it holds is not kept in the
+    /// frame of every idle connection.
+    @inline(never)
+    private func admit(
+        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, outbound: WebSocketOutboundWriter,
+        channel: any Channel, logger: Logger
+    ) async -> String? {
+        func fail(_ text: String) async {
+            try? await outbound.write(.text(DeviceChannelMessage.error(text).jsonText()))
+            try? await outbound.close(.policyViolation, reason: text)
+        }
+        guard case .text(let first)? = try? await messages.next(),
+            case .hello(let deviceID, let secret)? = DeviceChannelMessage(jsonText: first)
+        else {
+            await fail("The first message must be hello with deviceID and secret.")
+            return nil
+        }
+        channel.triggerUserOutboundEvent(ConnectionDeadline.Met(), promise: nil)
+        guard Self.isValidDeviceID(deviceID), !secret.isEmpty else {
+            await fail("deviceID must be 1-128 letters, digits, '.', '-' or '_', and secret must not be empty.")
+            return nil
+        }
+        let secretHash = Data(SHA256.hash(data: Data(secret.utf8)))
+        do {
+            switch try await store.deviceEnrollment(deviceID: deviceID) {
+            case .secret(let known) where known != secretHash:
+                await fail("Wrong secret for this device.")
+                return nil
+            case .secret:
+                break
+            case .withoutSecret, .unknown:
+                try await store.enrollDevice(id: deviceID, secretHash: secretHash, at: clock.now)
+            }
+        } catch {
+            logger.error("Device store failed", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
+            await fail("The gateway could not read its store; try again.")
+            return nil
+        }
+        return deviceID
+    }
+
+    /// Answers one message of a connected device. A function of its own, so that the frame of what it holds while it
+    /// waits on the store is allocated while a message is handled, not for the whole life of every idle connection.
+    @inline(never)
+    private func handle(_ decoded: DeviceChannelMessage, from session: DeviceSession, logger: Logger) async throws {
+        let deviceID = session.deviceID
+        switch decoded {
+        case .ack(let deliveryID):
+            session.acknowledge(deliveryID)
+        case .register(let bundleID, let environment, let purpose):
+            guard APNsRequestHeaders.isValidTopic(bundleID), APNsPushType.split(topic: bundleID).suffixType == nil
+            else {
+                try await session.sendMessage(.error("\(bundleID) is not a bundle ID."))
+                return
+            }
+            let record = try await store.activeToken(
+                deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
+            try await session.sendMessage(
+                .registered(bundleID: bundleID, environment: environment, purpose: purpose, token: record.token))
+        case .unregister(let bundleID, let environment, let purpose):
+            let record = try await store.activeToken(
+                deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
+            _ = try await store.revokeToken(record.token, at: clock.now)
+            logger.info("Token unregistered; it is revoked", metadata: [
+                "app.bundle_id": "\(bundleID)", "token.purpose": "\(purpose)",
+            ])
+            try await session.sendMessage(.unregistered(bundleID: bundleID, environment: environment, purpose: purpose))
+        case .subscribe(let channelID, let bundleID, let environment):
+            // B-14: an unknown channel fails the Live Activity's start.
+            guard let channel = try await store.channel(id: channelID, bundleID: bundleID, environment: environment)
+            else {
+                try await session.sendMessage(.subscriptionRefused(channelID: channelID, bundleID: bundleID))
+                return
+            }
+            hub.subscribe(session, to: channelID)
+            try await session.sendMessage(.subscribed(channelID: channelID, bundleID: bundleID))
+            // B-07: a channel that keeps its latest broadcast hands it to a device that comes later.
+            if channel.storagePolicy == .mostRecentMessageStored,
+               let kept = try await store.channelMessage(channelID: channelID), kept.expiresAt > clock.now
+            {
+                session.enqueueBroadcast(EncodedPush(DevicePush(kept, fromStorage: true)).frame)
+            }
+        case .unsubscribe(let channelID, _):
+            hub.unsubscribe(session, from: channelID)
+        default:
+            try await session.sendMessage(
+                .error("A device may send register, unregister, subscribe, unsubscribe and ack only."))
+        }
     }
 
     /// Whether `id` can name a device: 1–128 letters, digits, `.`, `-` or `_`.
