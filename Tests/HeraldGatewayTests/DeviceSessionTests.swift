@@ -6,7 +6,8 @@ import HeraldTesting
 import Synchronization
 import Testing
 
-/// A connected device's session: acknowledgement timeouts kept by one loop per session, on an injected clock.
+/// A connected device's session: acknowledgement timeouts kept by one loop per session, on an injected clock, run
+/// only while a push is in flight.
 @Suite(.timeLimit(.minutes(3))) struct DeviceSessionTests {
     private static func push(_ id: String) -> DevicePush {
         DevicePush(
@@ -27,8 +28,6 @@ import Testing
         let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in }) { text in
             sent.withLock { $0.append(text) }
         }
-        let expiry = Task { await session.expireUnacknowledged() }
-        defer { expiry.cancel() }
 
         let a = Task { await session.deliver(Self.push("a")) }
         let b = Task { await session.deliver(Self.push("b")) }
@@ -57,25 +56,33 @@ import Testing
         session.close()
         #expect(await d.value == false)
         #expect(await session.deliver(Self.push("e")) == false)
-        // The loop may be asleep until a deadline still queued: the session's owner cancels it (as the gateway does).
-        expiry.cancel()
-        await expiry.value
+        // The loop may have been asleep until a deadline still queued: closing ended it.
+        await session.workFinished()
+        #expect(!session.isWorking)
     }
 
-    @Test("The expiry loop sleeps on the clock only while a push is in flight")
+    @Test("The expiry loop runs, and sleeps on the clock, only while a push is in flight: an idle session holds no task")
     func idleLoopDoesNotSleepOnTheClock() async throws {
         let clock = VirtualClock()
         let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in }) { _ in }
-        let expiry = Task { await session.expireUnacknowledged() }
         try await Task.sleep(for: .milliseconds(50))
         #expect(clock.nextDeadline == nil)
+        #expect(!session.isWorking)
         let a = Task { await session.deliver(Self.push("a")) }
         await eventually { clock.nextDeadline == clock.now.addingTimeInterval(10) }
+        #expect(session.isWorking)
         clock.advance(by: 10)
         #expect(await a.value == false)
-        await eventually { clock.nextDeadline == nil }
+        await eventually { clock.nextDeadline == nil && !session.isWorking }
+        // A later push starts it again: acknowledged, then its deadline passes, and the loop ends again.
+        let b = Task { await session.deliver(Self.push("b")) }
+        await eventually { clock.nextDeadline == clock.now.addingTimeInterval(10) }
+        session.acknowledge("b")
+        #expect(await b.value == true)
+        clock.advance(by: 10)
+        await eventually { clock.nextDeadline == nil && !session.isWorking }
         session.close()
-        await expiry.value
+        await session.workFinished()
     }
 
     @Test("A device that stops reading: a push not even written by its deadline closes the session and its connection; a written push left unacknowledged does not")
@@ -96,8 +103,6 @@ import Testing
                 aborted.withLock { $0 += 1 }
                 closing.finish()
             })
-        let expiry = Task { await session.expireUnacknowledged() }
-        defer { expiry.cancel() }
 
         // Written and not acknowledged: answered false at its deadline, and the connection stays.
         let written = Task { await session.deliver(Self.push("written")) }
@@ -119,6 +124,7 @@ import Testing
         #expect(writes.withLock { $0 } == 2)
         // The session is over: a later push fails at once, and the loop has ended.
         #expect(await session.deliver(Self.push("later")) == false)
-        await expiry.value
+        await session.workFinished()
+        #expect(!session.isWorking)
     }
 }

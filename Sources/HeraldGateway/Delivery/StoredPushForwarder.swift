@@ -4,8 +4,8 @@ import Logging
 
 /// Sends a connected device what was stored for it while it was offline (store-and-forward, apns-spec §5).
 ///
-/// Runs for as long as a device's session lasts (``DeviceHub/connect(_:during:)`` runs it): once when the device
-/// connects, and again whenever the dispatcher stores a push for it meanwhile. Each stored push is forgotten once
+/// The session runs a pass (``DeviceSession/forwardStoredPushes(with:)``, from ``DeviceHub/connect(_:during:)``) when
+/// the device connects, and again whenever the dispatcher stores a push for it meanwhile. Each stored push is forgotten once
 /// the device acknowledged it, so a push is never lost between the store and the device.
 final class StoredPushForwarder: Sendable {
     private let store: any GatewayStore
@@ -33,16 +33,9 @@ final class StoredPushForwarder: Sendable {
         self.logger = logger
     }
 
-    /// Forwards stored pushes to `session` each time it is told some arrived, until the session closes.
-    func forward(to session: DeviceSession) async {
-        for await _ in session.storedPushSignals {
-            await forwardOnce(to: session)
-        }
-    }
-
     /// One pass over the device's stored pushes, oldest first, in claimed batches; stops at the first one the device
     /// does not take, and gives back the rest of its batch.
-    private func forwardOnce(to session: DeviceSession) async {
+    func forward(to session: DeviceSession) async {
         let deviceID = session.deviceID
         var seen = Set<String>()
         while true {

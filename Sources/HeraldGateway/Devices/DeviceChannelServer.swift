@@ -72,9 +72,6 @@ struct DeviceChannelServer: Sendable {
             })
         metrics.recordDeviceConnection()
         logger.info("Device connected")
-        // Acknowledgement timeouts, until the session ends (cancelled then, as it may be asleep until a deadline).
-        let expiry = Task { await session.expireUnacknowledged() }
-        defer { expiry.cancel() }
         await hub.connect(session) {
             do {
                 // Pushes other nodes accept for this device come here; they close their older sessions of it.

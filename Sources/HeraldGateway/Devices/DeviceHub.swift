@@ -22,11 +22,10 @@ final class DeviceHub: Sendable {
     /// device's stored pushes meanwhile; then closes it and forgets it.
     func connect(_ session: DeviceSession, during body: () async -> Void) async {
         sessions.withLock { $0.updateValue(session, forKey: session.deviceID) }?.close()
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.forwarder.forward(to: session) }
-            await body()
-            session.close()
-        }
+        session.forwardStoredPushes { [forwarder] in await forwarder.forward(to: session) }
+        await body()
+        session.close()
+        await session.workFinished()
         for channel in session.channels.withLock({ $0 }) { unsubscribe(session, from: channel) }
         sessions.withLock { sessions in
             if sessions[session.deviceID] === session { sessions[session.deviceID] = nil }

@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// Pushes go out in the order ``deliver(_:)`` is called; each call returns once the device acknowledged that push,
 /// or `false` when the device did not within the acknowledgement timeout or went away. Timeouts are kept by one
-/// loop per session, ``expireUnacknowledged()``, not a timer per push.
+/// loop per session, not a timer per push, and the loop runs only while a push is in flight; stored pushes are
+/// forwarded by a task that runs only while there are some (``forwardStoredPushes(with:)``): an idle connection holds
+/// no task of its own.
 ///
 /// A device that stops reading cannot hold pushes up: when a push's deadline passes before its message could even
 /// be written (the connection's buffers are full), the session closes and calls its `abort` (which closes the
@@ -30,9 +32,12 @@ final class DeviceSession: Sendable {
     private let acknowledgementTimeout: Duration
     private let state = Mutex(State())
     private let sendLock = SendQueue()
-    /// One element each time stored pushes may be waiting for this device (the newest only); ends at ``close()``.
-    let storedPushSignals: AsyncStream<Void>
-    private let storedPushContinuation: AsyncStream<Void>.Continuation
+    /// Answers `false` to deliveries past their deadline, while any is in flight.
+    private let expiry = OnDemandWork()
+    /// Forwards stored pushes, once per time some may have arrived (several times asked during one pass: one more).
+    private let storedPushForwarding = OnDemandWork()
+    /// One pass of the hub's forwarder over this device's stored pushes, once the hub connected the session.
+    private let storedPushPass = Mutex<(@Sendable () async -> Void)?>(nil)
     /// The broadcast channels this session subscribed to.
     let channels = Mutex<Set<String>>([])
 
@@ -56,8 +61,6 @@ final class DeviceSession: Sendable {
         var deadlinesMade: UInt64 = 0
         /// Deliveries (by the number of their deadline) whose message is not written yet.
         var unwritten: Set<UInt64> = []
-        /// The expiry loop, waiting for a deadline to exist.
-        var expiryWaiting: CheckedContinuation<Void, Never>?
 
         var nextDeadline: Date? {
             firstDeadline < deadlines.count ? deadlines[firstDeadline].at : nil
@@ -88,13 +91,21 @@ final class DeviceSession: Sendable {
         self.writeNow = writeNow
         self.eventLoop = eventLoop
         self.abort = abort
-        (storedPushSignals, storedPushContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
-        storedPushContinuation.yield()  // a device that connects gets what was stored for it
+    }
+
+    /// Forwards what was stored for the device now (a device that connects gets it), and again each time
+    /// ``storedPushesArrived()`` says more may be waiting, until the session closes.
+    ///
+    /// - Parameter pass: One pass over the device's stored pushes (the hub's ``StoredPushForwarder``).
+    func forwardStoredPushes(with pass: @escaping @Sendable () async -> Void) {
+        storedPushPass.withLock { $0 = pass }
+        storedPushForwarding.request(pass)
     }
 
     /// Stored pushes may be waiting: the hub's forwarder looks again.
     func storedPushesArrived() {
-        storedPushContinuation.yield()
+        guard let pass = storedPushPass.withLock({ $0 }) else { return }
+        storedPushForwarding.request(pass)
     }
 
     /// Queues a broadcast for this device, after the ones queued before it.
@@ -132,17 +143,16 @@ final class DeviceSession: Sendable {
     func deliver(_ push: EncodedPush) async -> Bool {
         let id = push.deliveryID
         let deadline = clock.now.addingTimeInterval(acknowledgementTimeout.timeInterval)
-        let (number, expiry) = state.withLock { state -> (UInt64?, CheckedContinuation<Void, Never>?) in
-            guard !state.closed else { return (nil, nil) }
+        let number = state.withLock { state -> UInt64? in
+            guard !state.closed else { return nil }
             state.deadlinesMade += 1
             state.slots[id] = (state.deadlinesMade, .pending)
             state.deadlines.append((deadline, id, state.deadlinesMade))
             state.unwritten.insert(state.deadlinesMade)
-            defer { state.expiryWaiting = nil }
-            return (state.deadlinesMade, state.expiryWaiting)
+            return state.deadlinesMade
         }
         guard let number else { return false }
-        expiry?.resume()
+        expiry.request { await self.expireUnacknowledged() }
         do {
             try await sendLock.run { try await self.send(push.text) }
             state.withLock { _ = $0.unwritten.remove(number) }
@@ -167,26 +177,14 @@ final class DeviceSession: Sendable {
         }
     }
 
-    /// Answers `false` to every delivery not acknowledged by its deadline.
-    ///
-    /// Runs until cancelled, or until ``close()`` while it waits for a first delivery; the session's owner cancels
-    /// it when the session ends, since it may be asleep until a deadline.
-    func expireUnacknowledged() async {
+    /// Answers `false` to every delivery not acknowledged by its deadline, until none is in flight (a delivery made
+    /// meanwhile runs it again) or the session closes (which cancels it, as it may be asleep until a deadline).
+    private func expireUnacknowledged() async {
         while true {
             let next = state.withLock { state -> Date?? in state.closed ? nil : .some(state.nextDeadline) }
             switch next {
-            case nil:
+            case nil, .some(nil):
                 return
-            case .some(nil):
-                // Nothing in flight: wait for the next delivery (or the end).
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let now = state.withLock { state -> Bool in
-                        if state.closed || state.nextDeadline != nil { return true }
-                        state.expiryWaiting = continuation
-                        return false
-                    }
-                    if now { continuation.resume() }
-                }
             case .some(.some(let deadline)):
                 do {
                     try await clock.sleep(until: deadline)
@@ -234,9 +232,10 @@ final class DeviceSession: Sendable {
         resolve(deliveryID, acknowledged: true)
     }
 
-    /// Fails every delivery still waiting; later ones fail at once. Ends ``expireUnacknowledged()``.
+    /// Fails every delivery still waiting; later ones fail at once. Ends the session's work: the deadline loop at
+    /// once, a pass over stored pushes once its next delivery fails (it gives back what it claimed).
     func close() {
-        let (waiting, expiry) = state.withLock { state -> ([CheckedContinuation<Bool, Never>], CheckedContinuation<Void, Never>?) in
+        let waiting = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.closed = true
             var waiting: [CheckedContinuation<Bool, Never>] = []
             for (id, entry) in state.slots {
@@ -248,13 +247,23 @@ final class DeviceSession: Sendable {
                 case .done: break
                 }
             }
-            defer { state.expiryWaiting = nil }
-            return (waiting, state.expiryWaiting)
+            return waiting
         }
         for continuation in waiting { continuation.resume(returning: false) }
-        expiry?.resume()
-        storedPushContinuation.finish()
+        expiry.close(cancelling: true)
+        storedPushForwarding.close(cancelling: false)
         sendLock.close()
+    }
+
+    /// Returns once the session's work has ended, after ``close()``.
+    func workFinished() async {
+        await expiry.finished()
+        await storedPushForwarding.finished()
+    }
+
+    /// Whether a task of the session's own is running (a push in flight, or stored pushes being forwarded).
+    var isWorking: Bool {
+        expiry.isRunning || storedPushForwarding.isRunning
     }
 
     /// Sends a message that needs no acknowledgement.
