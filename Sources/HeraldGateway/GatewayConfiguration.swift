@@ -75,6 +75,9 @@ public struct GatewayConfiguration: Sendable {
     /// upgrade and hello. A client that connects and then says nothing, or a byte at a time, holds a socket only
     /// this long.
     public var connectionSetupTimeout: Duration
+    /// How often the gateway pings every connected device: one that answers neither the ping nor anything else
+    /// until the next is disconnected (its pushes are stored for its return).
+    public var devicePingInterval: Duration
 
     /// At most `count` requests per `window`.
     public struct RateLimit: Sendable, Hashable {
@@ -103,7 +106,8 @@ public struct GatewayConfiguration: Sendable {
         providerTokenRefreshInterval: Duration = .seconds(20 * 60),
         maximumConcurrentStreams: Int = 1000,
         providerIdleTimeout: Duration = .seconds(2 * 3600),
-        connectionSetupTimeout: Duration = .seconds(20)
+        connectionSetupTimeout: Duration = .seconds(20),
+        devicePingInterval: Duration = .seconds(30)
     ) {
         self.providerListeners = providerListeners
         self.deviceHost = deviceHost
@@ -117,6 +121,7 @@ public struct GatewayConfiguration: Sendable {
         self.maximumConcurrentStreams = maximumConcurrentStreams
         self.providerIdleTimeout = providerIdleTimeout
         self.connectionSetupTimeout = connectionSetupTimeout
+        self.devicePingInterval = devicePingInterval
     }
 }
 

@@ -35,7 +35,7 @@ public final class HeraldGateway: Service, Sendable {
 
     private let clock: any HeraldClock
     private let logger: Logger
-    private let hub: DeviceHub
+    let hub: DeviceHub
     private let connections = ProviderConnectionRegistry()
     private let log: DeliveryLog
     private let dispatcher: PushDispatcher
@@ -194,7 +194,9 @@ public final class HeraldGateway: Service, Sendable {
         // C-04: the delivery log keeps 7 days.
         let pruner = DeliveryLogPruner(
             store: store, clock: clock, retention: configuration.deliveryLogRetention, logger: logger)
-        var upkeep: [any Service] = [pruner, eventLoopLag]
+        var upkeep: [any Service] = [
+            pruner, eventLoopLag, DeviceLivenessCheck(hub: hub, clock: clock, interval: configuration.devicePingInterval),
+        ]
         // Several nodes on one store: what the others announce reaches this node's devices.
         if let shared = store as? any SharedGatewayStore { upkeep.append(NodeEventRouter(store: shared, hub: hub)) }
         try await withGracefulShutdownHandler {
@@ -271,7 +273,8 @@ public final class HeraldGateway: Service, Sendable {
             let upgrade = DeadlineChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
-                    configuration: .init(http1: .init(idleTimeout: .seconds(60)))),
+                    // Devices are pinged by one liveness check for all of them (DeviceLivenessCheck), not a task each.
+                    configuration: .init(http1: .init(idleTimeout: .seconds(60)), ws: .init(autoPing: .disabled))),
                 timeout: setupTimeout,
                 expired: { metrics.recordDroppedConnection(.deviceSetupTimeout) })
             guard let deviceTLS else { return upgrade }

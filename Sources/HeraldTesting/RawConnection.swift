@@ -83,9 +83,11 @@ public final class RawConnection: Sendable {
     /// Waits until the connection closes, at most `timeout`.
     /// - Returns: Whether it closed.
     public func waitUntilClosed(timeout: Duration) async -> Bool {
-        let closeFuture = channel.closeFuture
+        // Polled: waiting on the close future itself would not end at the timeout (a future's `get()` ignores
+        // cancellation), and a connection that is never closed would hang the test instead of failing it.
+        let channel = self.channel
         let closed: Bool? = try? await withTimeout(timeout) {
-            try? await closeFuture.get()
+            while channel.isActive { try await Task.sleep(for: .milliseconds(10)) }
             return true
         }
         return closed == true

@@ -2,7 +2,7 @@ import GatewayTestSupport
 import Foundation
 import HeraldCore
 import HeraldDeviceChannel
-import HeraldGateway
+@testable import HeraldGateway
 import HeraldProvider
 import HeraldTesting
 import Logging
@@ -184,6 +184,46 @@ import Testing
             let kept = try await nextPush(back)
             #expect(kept?.fromStorage == true)
             if let kept { try await back.acknowledge(kept) }
+        }
+    }
+
+    @Test("A device that answers no ping is disconnected at the check after the one that pinged it (one task pings every device); one that answers stays")
+    func deviceThatAnswersNoPing() async throws {
+        let clock = VirtualClock()
+        try await withGateway(clock: clock, configure: { $0.devicePingInterval = .seconds(30) }) { harness, _ in
+            let hub = harness.gateway.hub
+            // Reads what the gateway sends, answers nothing (not even a ping) once registered.
+            let (silent, _) = try await RawConnection.device(
+                port: harness.ports.device, tls: try harness.clientTLS(), deviceID: "silent-device",
+                bundleID: GatewayHarness.bundleID)
+            defer { Task { await silent.close() } }
+            let device = try await harness.connectDevice("answering-device")
+            defer { Task { await device.close() } }
+            _ = try await device.register(bundleID: GatewayHarness.bundleID)
+            try await eventually("both sessions") {
+                hub.session(for: "silent-device") != nil && hub.session(for: "answering-device") != nil
+            }
+            let answering = try #require(hub.session(for: "answering-device")?.liveness)
+            func nextCheck() async throws {
+                try await eventually("the check asleep until its next interval") {
+                    clock.nextDeadline == clock.now.addingTimeInterval(30)
+                }
+                clock.advance(by: 30)
+            }
+            // The first check pings both (a WebSocket ping frame: 0x89, 6 bytes, unmasked); the client answers it.
+            try await nextCheck()
+            let ping: [UInt8] = [0x89, 0x06] + Array("herald".utf8)
+            #expect(await silent.waitUntilReceived(timeout: .seconds(30)) { $0.firstRange(of: ping) != nil })
+            try await eventually("the client's pong", timeout: .seconds(30)) { answering.answeredSinceLastCheck }
+            // The second finds nothing from the silent one since: closed, counted. The answering one is pinged again.
+            try await nextCheck()
+            #expect(await silent.waitUntilClosed(timeout: .seconds(30)))
+            #expect(Self.dropped(harness, "device_not_answering") == 1)
+            try await eventually("the client's second pong", timeout: .seconds(30)) { answering.answeredSinceLastCheck }
+            try await nextCheck()
+            try await eventually("the third check ran") { clock.nextDeadline == clock.now.addingTimeInterval(30) }
+            #expect(hub.session(for: "answering-device") != nil)
+            #expect(Self.dropped(harness, "device_not_answering") == 1)
         }
     }
 

@@ -105,6 +105,8 @@ public final class GatewayMetrics: Sendable {
         case settingsTimeout = "settings_timeout"
         /// A device stopped reading: a push could not even be written within the acknowledgement timeout.
         case deviceNotReading = "device_not_reading"
+        /// A device answered neither a ping nor anything else for a whole liveness interval.
+        case deviceNotAnswering = "device_not_answering"
     }
 
     /// Counts a connection the gateway closed on its own, by reason.

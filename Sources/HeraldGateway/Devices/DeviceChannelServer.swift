@@ -50,6 +50,20 @@ struct DeviceChannelServer: Sendable {
         logger[metadataKey: "device.id"] = "\(deviceID)"
         let metrics = self.metrics
         let sessionLogger = logger
+        // What came from the device, counted first in its pipeline, for the liveness check.
+        let activity = InboundActivity()
+        _ = try? await channel.pipeline.addHandler(activity, position: .first).get()
+        let liveness = ConnectionLiveness(
+            inboundReads: { activity.reads },
+            ping: {
+                channel.writeAndFlush(
+                    WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "herald")), promise: nil)
+            },
+            closeSilent: {
+                metrics.recordDroppedConnection(.deviceNotAnswering)
+                sessionLogger.warning("Device answered no ping; its connection is closed and its pushes are stored")
+                channel.close(promise: nil)
+            })
         let session = DeviceSession(
             deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout,
             writeNow: { frame in
@@ -69,7 +83,8 @@ struct DeviceChannelServer: Sendable {
                 metrics.recordDroppedConnection(.deviceNotReading)
                 sessionLogger.warning("Device stopped reading; its connection is closed and its pushes are stored")
                 channel.close(promise: nil)
-            })
+            },
+            liveness: liveness)
         metrics.recordDeviceConnection()
         logger.info("Device connected")
         await hub.connect(session) {

@@ -32,6 +32,12 @@ final class DeviceHub: Sendable {
         }
     }
 
+    /// Pings every connected device, or disconnects one that did not answer since the last check
+    /// (``ConnectionLiveness``).
+    func checkLiveness() {
+        for session in sessions.withLock({ Array($0.values) }) { session.liveness?.check() }
+    }
+
     /// Sends the channel's broadcasts to `session` from now on, until it unsubscribes or closes.
     func subscribe(_ session: DeviceSession, to channelID: String) {
         session.channels.withLock { _ = $0.insert(channelID) }

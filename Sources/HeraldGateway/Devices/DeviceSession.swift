@@ -28,6 +28,8 @@ final class DeviceSession: Sendable {
     /// writes all of a loop's subscribers in one task on it).
     let eventLoop: (any EventLoop)?
     private let abort: @Sendable () -> Void
+    /// Pings the device and disconnects it once it stops answering, when the session has a connection to check.
+    let liveness: ConnectionLiveness?
     private let clock: any HeraldClock
     private let acknowledgementTimeout: Duration
     private let state = Mutex(State())
@@ -78,10 +80,12 @@ final class DeviceSession: Sendable {
     ///   - eventLoop: The connection's event loop, if any.
     ///   - send: Writes one text frame to the device.
     ///   - abort: Closes the connection; called once, when the device stopped reading.
+    ///   - liveness: The connection's liveness check, if it has one.
     init(
         deviceID: String, clock: any HeraldClock, acknowledgementTimeout: Duration,
         writeNow: @escaping @Sendable (ByteBuffer) -> Void, eventLoop: (any EventLoop)? = nil,
-        send: @escaping @Sendable (String) async throws -> Void, abort: @escaping @Sendable () -> Void = {}
+        send: @escaping @Sendable (String) async throws -> Void, abort: @escaping @Sendable () -> Void = {},
+        liveness: ConnectionLiveness? = nil
     ) {
         self.deviceID = deviceID
         self.connectedAt = clock.now
@@ -91,6 +95,7 @@ final class DeviceSession: Sendable {
         self.writeNow = writeNow
         self.eventLoop = eventLoop
         self.abort = abort
+        self.liveness = liveness
     }
 
     /// Forwards what was stored for the device now (a device that connects gets it), and again each time
