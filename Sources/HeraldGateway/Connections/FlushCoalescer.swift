@@ -7,7 +7,7 @@ import NIOCore
 /// whole pipeline — an encrypted record and a `write` system call per answer, when the answers a group commit released
 /// together arrive in the same turn of the loop. Placed under the HTTP/2 handler, it holds a flush until the tasks
 /// queued on the loop before it have run. A close flushes what is held first.
-final class FlushCoalescer: ChannelOutboundHandler, RemovableChannelHandler {
+final class FlushCoalescer: ChannelOutboundHandler {
     typealias OutboundIn = NIOAny
     typealias OutboundOut = NIOAny
 
@@ -30,7 +30,7 @@ final class FlushCoalescer: ChannelOutboundHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        releaseFlush(context: context)
+        // Only when the connection is torn down: nothing left to send, and the context no longer leads anywhere.
         removed = true
     }
 
