@@ -35,6 +35,8 @@ extension HeraldBench {
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
         @Option(help: "Milliseconds between send slices: the pushes due are sent together each slice (1: evenly spaced at 1,000/s).")
         var slice = 5
+        @Option(help: "Writes the latency run's pushes to this file, one line each: when it was sent (CLOCK_MONOTONIC ns, as `perf record -k CLOCK_MONOTONIC` stamps samples), its round trip and its end-to-end latency (ms).")
+        var timeline: String?
 
         func validate() throws {
             guard rate > 0, seconds > 0, devices > 0 else { throw ValidationError("--rate, --seconds and --devices must be positive.") }
@@ -123,6 +125,9 @@ extension HeraldBench {
             // Warm up (connections, first allocations), then the latency run.
             _ = try await pace(rate: 200, seconds: 1, prefix: "warm", client: client, token: token, delegate: delegate)
             let run = try await pace(rate: rate, seconds: seconds, prefix: "run", client: client, token: token, delegate: delegate)
+            if let timeline {
+                try run.timeline.joined(separator: "\n").write(toFile: timeline, atomically: true, encoding: .utf8)
+            }
             print("""
 
                 | at \(rate) pushes/s for \(seconds) s | p50 | p99 | arrived |
@@ -161,6 +166,8 @@ extension HeraldBench {
             var endToEnd: Percentiles
             var roundTrip: Percentiles
             var achievedRate: Double
+            /// One line per push: sent (monotonic ns), round trip (ms), end to end (ms), in the order sent.
+            var timeline: [String]
         }
 
         /// Sends `rate` pushes a second for `seconds`, paced in `--slice` ms slices, and times each to the delegate.
@@ -183,10 +190,12 @@ extension HeraldBench {
                                 bundleID: BenchmarkWorkspace.topic, payload: APNsPayload(alert: .text(identifier)))
                             notification.collapseID = identifier
                             let sent = clock.now
+                            let sentMonotonic = MonotonicTime.nanoseconds()
                             log.sentAt.withLock { $0[identifier] = sent }
                             _ = try await client.send(notification, to: token)
                             let elapsed = (clock.now - sent).seconds
                             log.roundTrips.withLock { $0.append(elapsed) }
+                            log.pushes.withLock { $0[identifier] = (sentMonotonic, elapsed) }
                         }
                     }
                     try await Task.sleep(for: .milliseconds(slice))
@@ -199,9 +208,13 @@ extension HeraldBench {
             let arrivals = delegate.arrivals(prefix: prefix)
             let sent = log.sentAt.withLock { $0 }
             let latencies = arrivals.compactMap { identifier, arrived in sent[identifier].map { (arrived - $0).seconds } }
+            let timeline = log.pushes.withLock { $0 }.sorted { $0.value.sent < $1.value.sent }.map { identifier, push in
+                let endToEnd = arrivals[identifier].flatMap { arrived in sent[identifier].map { (arrived - $0).seconds } }
+                return "\(push.sent) \(String(format: "%.3f", push.roundTrip * 1_000)) \(endToEnd.map { String(format: "%.3f", $0 * 1_000) } ?? "-")"
+            }
             return Run(
                 sent: total, arrived: arrivals.count, endToEnd: Percentiles(latencies),
-                roundTrip: Percentiles(log.roundTrips.withLock { $0 }), achievedRate: achieved)
+                roundTrip: Percentiles(log.roundTrips.withLock { $0 }), achievedRate: achieved, timeline: timeline)
         }
 
         private func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1_000) }
@@ -212,6 +225,8 @@ extension HeraldBench {
 final class PaceLog: Sendable {
     let sentAt = Mutex<[String: ContinuousClock.Instant]>([:])
     let roundTrips = Mutex<[Double]>([])
+    /// Each push's send time (monotonic ns) and round trip (s), by identifier.
+    let pushes = Mutex<[String: (sent: UInt64, roundTrip: Double)]>([:])
 }
 
 /// The app's delegate: notes when each notification reached `willPresent`, and lists it.
