@@ -3,7 +3,7 @@ import Synchronization
 
 /// Counts a connection's reads, first in its pipeline: what the liveness check looks at to tell that the peer said
 /// anything at all (a pong, a message, a TCP segment of TLS) since it was last pinged.
-final class InboundActivity: ChannelInboundHandler, RemovableChannelHandler, Sendable {
+final class InboundActivity: ChannelInboundHandler, Sendable {
     typealias InboundIn = NIOAny
 
     private let counted = Atomic<UInt64>(0)

@@ -20,6 +20,9 @@ struct DeviceChannelServer: Sendable {
     /// The largest message a device may send.
     static let maximumMessageSize = 64 * 1024
 
+    /// What the liveness check's pings carry (one buffer for every ping).
+    static let pingData = ByteBuffer(string: "herald")
+
     /// How long a device has to answer the WebSocket closing handshake when the gateway shuts down.
     static let shutdownGrace = TimeAmount.seconds(5)
 
@@ -50,19 +53,21 @@ struct DeviceChannelServer: Sendable {
         logger[metadataKey: "device.id"] = "\(deviceID)"
         let metrics = self.metrics
         let sessionLogger = logger
+        /// Closes the connection on the gateway's own account: counted by `reason`, logged; what waited is stored for
+        /// the device's return.
+        @Sendable func drop(_ reason: GatewayMetrics.DroppedConnection, _ message: Logger.Message) {
+            metrics.recordDroppedConnection(reason)
+            sessionLogger.warning(message)
+            channel.close(promise: nil)
+        }
         // What came from the device, counted first in its pipeline, for the liveness check.
         let activity = InboundActivity()
         _ = try? await channel.pipeline.addHandler(activity, position: .first).get()
         let liveness = ConnectionLiveness(
             inboundReads: { activity.reads },
-            ping: {
-                channel.writeAndFlush(
-                    WebSocketFrame(fin: true, opcode: .ping, data: ByteBuffer(string: "herald")), promise: nil)
-            },
+            ping: { channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .ping, data: Self.pingData), promise: nil) },
             closeSilent: {
-                metrics.recordDroppedConnection(.deviceNotAnswering)
-                sessionLogger.warning("Device answered no ping; its connection is closed and its pushes are stored")
-                channel.close(promise: nil)
+                drop(.deviceNotAnswering, "Device answered no ping; its connection is closed and its pushes are stored")
             })
         let session = DeviceSession(
             deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout,
@@ -79,10 +84,8 @@ struct DeviceChannelServer: Sendable {
             eventLoop: channel.eventLoop,
             send: { text in try await outbound.write(.text(text)) },
             abort: {
-                // Closing the connection fails the write it is stuck in; what waited is stored for its return.
-                metrics.recordDroppedConnection(.deviceNotReading)
-                sessionLogger.warning("Device stopped reading; its connection is closed and its pushes are stored")
-                channel.close(promise: nil)
+                // Closing the connection fails the write it is stuck in.
+                drop(.deviceNotReading, "Device stopped reading; its connection is closed and its pushes are stored")
             },
             liveness: liveness)
         metrics.recordDeviceConnection()
