@@ -2,8 +2,6 @@ import Foundation
 import HeraldCore
 import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOPosix
@@ -185,7 +183,7 @@ public final class HeraldGateway: Service, Sendable {
                     logger: logger),
                 .provider(index: index), listener.host, listener.port))
         }
-        applications.append((try deviceApplication(), .device, configuration.deviceHost, configuration.devicePort))
+        applications.append((try deviceListener(), .device, configuration.deviceHost, configuration.devicePort))
         logger.info(
             "Gateway starting",
             metadata: [
@@ -241,53 +239,15 @@ public final class HeraldGateway: Service, Sendable {
         logger.info("Gateway stopped")
     }
 
-    private func deviceApplication() throws -> some Service {
-        let router = Router(context: DeviceRequestContext.self)
+    private func deviceListener() throws -> DeviceChannelListener {
         let server = DeviceChannelServer(
             store: store, hub: hub, metrics: metrics, clock: clock,
             acknowledgementTimeout: configuration.acknowledgementTimeout)
-        let metrics = self.metrics
-        router.ws("/device/v1") { inbound, outbound, context in
-            await server.serve(
-                inbound: inbound, outbound: outbound, channel: context.requestContext.channel, logger: context.logger)
-        }
-        // Plain HTTP requests (not upgrades) are answered by the application's router.
-        let http = Router(context: DeviceRequestContext.self)
-        http.get("/metrics") { _, context -> Response in
-            context.finishedSetup()
-            var headers = HTTPFields()
-            headers[.contentType] = "text/plain; version=0.0.4"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.prometheusText())))
-        }
-        http.get("/healthz") { _, context in
-            context.finishedSetup()
-            return "ok"
-        }
-        let webSocketResponder = router.buildResponder()
-        let deviceTLS = self.deviceTLS
-        let setupTimeout = TimeAmount(configuration.connectionSetupTimeout)
-        // From its first byte a device has `connectionSetupTimeout` to finish TLS, upgrade to WebSocket
-        // and say hello, or to send a whole request for /metrics or /healthz (a kept-alive connection then
-        // closes after a minute of quiet).
-        let builder = HTTPServerBuilder { responder in
-            let upgrade = DeadlineChannel(
-                base: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: webSocketResponder,
-                    // Devices are pinged by one liveness check for all of them (DeviceLivenessCheck), not a task each.
-                    configuration: .init(http1: .init(idleTimeout: .seconds(60)), ws: .init(autoPing: .disabled))),
-                timeout: setupTimeout,
-                expired: { metrics.recordDroppedConnection(.deviceSetupTimeout) })
-            guard let deviceTLS else { return upgrade }
-            return try TLSChannel(upgrade, tlsConfiguration: deviceTLS)
-        }
-        return Application(
-            router: http,
-            server: builder,
-            configuration: .init(address: .hostname(configuration.deviceHost, port: configuration.devicePort), serverName: nil),
-            onServerRunning: { [weak self] channel in
-                self?.bound(provider: nil, port: channel.localAddress?.port ?? 0)
-            },
-            eventLoopGroupProvider: .shared(eventLoopGroup),
-            logger: logger)
+        return DeviceChannelListener(
+            host: configuration.deviceHost, port: configuration.devicePort,
+            tls: try deviceTLS.map { try NIOSSLContext(configuration: $0) },
+            setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server, metrics: metrics,
+            eventLoopGroup: eventLoopGroup, logger: logger,
+            bound: { [weak self] port in self?.bound(provider: nil, port: port) })
     }
 }

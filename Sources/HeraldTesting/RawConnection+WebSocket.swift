@@ -40,8 +40,17 @@ extension RawConnection {
 
     /// A client's WebSocket text frame (RFC 6455 §5.2: final, masked) carrying `text`.
     public static func webSocketTextFrame(_ text: String) -> [UInt8] {
-        let payload = Array(text.utf8)
-        var frame: [UInt8] = [0x81]
+        webSocketFrame(opcode: 0x1, Array(text.utf8))
+    }
+
+    /// A client's WebSocket frame (RFC 6455 §5.2: masked).
+    ///
+    /// - Parameters:
+    ///   - opcode: The frame's opcode (0x0 continuation, 0x1 text, 0x2 binary, 0x8 close, 0x9 ping, 0xA pong).
+    ///   - payload: What it carries.
+    ///   - final: Whether it is the message's last frame.
+    public static func webSocketFrame(opcode: UInt8, _ payload: [UInt8], final: Bool = true) -> [UInt8] {
+        var frame: [UInt8] = [(final ? 0x80 : 0) | opcode]
         switch payload.count {
         case ..<126: frame.append(0x80 | UInt8(payload.count))
         case ..<65_536: frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
@@ -51,5 +60,31 @@ extension RawConnection {
         frame += mask
         frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
         return frame
+    }
+
+    /// The server's WebSocket frames in `bytes` (what a connection received): after the HTTP response that upgraded
+    /// it, each unmasked frame's opcode and payload; a frame not whole yet is left out.
+    public static func serverFrames(in bytes: [UInt8]) -> [(opcode: UInt8, payload: [UInt8])] {
+        guard let headerEnd = bytes.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { return [] }
+        var frames: [(opcode: UInt8, payload: [UInt8])] = []
+        var index = headerEnd
+        while index + 2 <= bytes.count {
+            let opcode = bytes[index] & 0x0F
+            var length = Int(bytes[index + 1] & 0x7F)
+            var start = index + 2
+            if length == 126 {
+                guard start + 2 <= bytes.count else { break }
+                length = Int(bytes[start]) << 8 | Int(bytes[start + 1])
+                start += 2
+            } else if length == 127 {
+                guard start + 8 <= bytes.count else { break }
+                length = bytes[start..<start + 8].reduce(0) { $0 << 8 | Int($1) }
+                start += 8
+            }
+            guard start + length <= bytes.count else { break }
+            frames.append((opcode, Array(bytes[start..<start + length])))
+            index = start + length
+        }
+        return frames
     }
 }

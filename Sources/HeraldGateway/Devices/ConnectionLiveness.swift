@@ -9,7 +9,9 @@ final class ConnectionLiveness: Sendable {
     private let inboundReads: @Sendable () -> UInt64
     private let ping: @Sendable () -> Void
     private let closeSilent: @Sendable () -> Void
-    private let readsAtLastPing = Mutex<UInt64?>(nil)
+    /// The reads at the last ping; whether the check closed the connection (once: the session may still be on the
+    /// hub at the next check, while its connection closes).
+    private let state = Mutex<(readsAtLastPing: UInt64?, closed: Bool)>((nil, false))
 
     /// Creates the check of one connection.
     ///
@@ -29,16 +31,25 @@ final class ConnectionLiveness: Sendable {
     /// Whether anything came from the device since the last check.
     var answeredSinceLastCheck: Bool {
         let reads = inboundReads()
-        return readsAtLastPing.withLock { $0 != reads }
+        return state.withLock { $0.readsAtLastPing != reads }
     }
 
-    /// Pings the device, or closes its connection if it was pinged at the last check and nothing came from it since.
+    /// Pings the device, or closes its connection if it was pinged at the last check and nothing came from it since;
+    /// nothing once it closed it.
     func check() {
         let reads = inboundReads()
-        let silent = readsAtLastPing.withLock { last -> Bool in
-            defer { last = reads }
-            return last == reads
+        enum Step { case ping, close, none }
+        let step = state.withLock { state -> Step in
+            guard !state.closed else { return .none }
+            defer { state.readsAtLastPing = reads }
+            guard state.readsAtLastPing == reads else { return .ping }
+            state.closed = true
+            return .close
         }
-        if silent { closeSilent() } else { ping() }
+        switch step {
+        case .ping: ping()
+        case .close: closeSilent()
+        case .none: break
+        }
     }
 }

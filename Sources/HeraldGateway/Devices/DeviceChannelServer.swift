@@ -1,11 +1,9 @@
 import Crypto
 import Foundation
 import HeraldCore
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOWebSocket
-import ServiceLifecycle
 
 /// The gateway's side of the device channel: authenticates devices, registers their apps' tokens, and connects
 /// each device's session to the hub (through which pushes reach it).
@@ -26,118 +24,24 @@ struct DeviceChannelServer: Sendable {
     /// How long a device has to answer the WebSocket closing handshake when the gateway shuts down.
     static let shutdownGrace = TimeAmount.seconds(5)
 
-    /// Serves one device connection until it closes.
+    /// Admits the device that sent `hello` on `connection`: checks its secret (enrolling a device seen for the first
+    /// time), connects its session to the hub and welcomes it.
+    ///
     /// - Parameters:
-    ///   - inbound: The device's messages.
-    ///   - outbound: Writes messages to the device.
-    ///   - channel: The connection, closed when the device stops reading.
+    ///   - hello: The connection's first message.
+    ///   - connection: The device's connection.
     ///   - logger: Where the session logs.
-    func serve(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
-    ) async {
-        await withGracefulShutdownHandler {
-            await serveConnection(inbound: inbound, outbound: outbound, channel: channel, logger: logger)
-        } onGracefulShutdown: {
-            // Hummingbird sends the device a close frame; one that never answers it (asleep behind a half-open
-            // connection, or not reading) must not hold up the gateway's shutdown.
-            _ = channel.eventLoop.scheduleTask(in: Self.shutdownGrace) { channel.close(promise: nil) }
-        }
-    }
-
-    private func serveConnection(
-        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel, logger: Logger
-    ) async {
-        var messages = inbound.messages(maxSize: Self.maximumMessageSize).makeAsyncIterator()
-        guard let deviceID = await admit(&messages, outbound: outbound, channel: channel, logger: logger) else { return }
-        var logger = logger
-        logger[metadataKey: "device.id"] = "\(deviceID)"
-        let metrics = self.metrics
-        let sessionLogger = logger
-        /// Closes the connection on the gateway's own account: counted by `reason`, logged; what waited is stored for
-        /// the device's return.
-        @Sendable func drop(_ reason: GatewayMetrics.DroppedConnection, _ message: Logger.Message) {
-            metrics.recordDroppedConnection(reason)
-            sessionLogger.warning(message)
-            channel.close(promise: nil)
-        }
-        // What came from the device, counted first in its pipeline, for the liveness check.
-        let activity = InboundActivity()
-        _ = try? await channel.pipeline.addHandler(activity, position: .first).get()
-        let liveness = ConnectionLiveness(
-            inboundReads: { activity.reads },
-            ping: { channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .ping, data: Self.pingData), promise: nil) },
-            closeSilent: {
-                drop(.deviceNotAnswering, "Device answered no ping; its connection is closed and its pushes are stored")
-            })
-        let session = DeviceSession(
-            deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout,
-            writeNow: { frame in
-                // Broadcasts: straight onto the connection from its event loop (the hub calls this there), in
-                // order; a device whose connection's buffer is full misses them (best effort, as Apple's broadcasts
-                // are) instead of queueing them without bound.
-                guard channel.isWritable else {
-                    metrics.recordDroppedBroadcast()
-                    return
-                }
-                channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
-            },
-            eventLoop: channel.eventLoop,
-            send: { text in try await outbound.write(.text(text)) },
-            abort: {
-                // Closing the connection fails the write it is stuck in.
-                drop(.deviceNotReading, "Device stopped reading; its connection is closed and its pushes are stored")
-            },
-            liveness: liveness)
-        metrics.recordDeviceConnection()
-        logger.info("Device connected")
-        await hub.connect(session) {
-            do {
-                // Pushes other nodes accept for this device come here; they close their older sessions of it.
-                if let shared = store as? any SharedGatewayStore {
-                    try await shared.deviceConnected(deviceID: deviceID, session: session.claimant, at: session.connectedAt)
-                }
-                // Once the device reads its welcome, pushes for it go straight to this session.
-                try await session.sendMessage(.welcome(deviceID: deviceID))
-                while let message = try await messages.next() {
-                    guard case .text(let text) = message, let decoded = DeviceChannelMessage(jsonText: text) else {
-                        try await session.sendMessage(.error("Messages are JSON text frames with a type."))
-                        continue
-                    }
-                    try await handle(decoded, from: session, logger: logger)
-                }
-            } catch {
-                logger.debug("Device channel ended", metadata: ["error": "\(error)"])
-            }
-        }
-        if let shared = store as? any SharedGatewayStore {
-            do {
-                try await shared.deviceDisconnected(deviceID: deviceID, session: session.claimant)
-            } catch {
-                // Pushes relayed to it meanwhile wait for its next connection, on any node.
-                logger.warning("Could not record the device's disconnection", metadata: ["error": "\(error)"])
-            }
-        }
-        logger.info("Device disconnected")
-    }
-
-    /// Reads the device's hello and checks its secret (enrolling a device seen for the first time); the device's ID,
-    /// or `nil` once the device was told why not. A function of its own, so that what it holds is not kept in the
-    /// frame of every idle connection.
-    @inline(never)
-    private func admit(
-        _ messages: inout WebSocketInboundMessageStream.AsyncIterator, outbound: WebSocketOutboundWriter,
-        channel: any Channel, logger: Logger
-    ) async -> String? {
+    /// - Returns: The device's session, or `nil` once the device was told why not (and the connection closes).
+    func admit(_ hello: DeviceChannelMessage?, on connection: DeviceConnection, logger: Logger) async -> DeviceSession? {
         func fail(_ text: String) async {
-            try? await outbound.write(.text(DeviceChannelMessage.error(text).jsonText()))
-            try? await outbound.close(.policyViolation, reason: text)
+            try? await connection.write(DeviceChannelMessage.error(text).jsonText())
+            connection.closeWebSocket(.policyViolation, reason: text)
         }
-        guard case .text(let first)? = try? await messages.next(),
-            case .hello(let deviceID, let secret)? = DeviceChannelMessage(jsonText: first)
-        else {
+        guard case .hello(let deviceID, let secret)? = hello else {
             await fail("The first message must be hello with deviceID and secret.")
             return nil
         }
+        let channel = connection.channel
         channel.triggerUserOutboundEvent(ConnectionDeadline.Met(), promise: nil)
         guard Self.isValidDeviceID(deviceID), !secret.isEmpty else {
             await fail("deviceID must be 1-128 letters, digits, '.', '-' or '_', and secret must not be empty.")
@@ -159,13 +63,84 @@ struct DeviceChannelServer: Sendable {
             await fail("The gateway could not read its store; try again.")
             return nil
         }
-        return deviceID
+        var logger = logger
+        logger[metadataKey: "device.id"] = "\(deviceID)"
+        let metrics = self.metrics
+        let sessionLogger = logger
+        /// Closes the connection on the gateway's own account: counted by `reason`, logged; what waited is stored for
+        /// the device's return.
+        @Sendable func drop(_ reason: GatewayMetrics.DroppedConnection, _ message: Logger.Message) {
+            metrics.recordDroppedConnection(reason)
+            sessionLogger.warning(message)
+            channel.close(promise: nil)
+        }
+        let liveness = ConnectionLiveness(
+            inboundReads: { connection.frames },
+            ping: { channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .ping, data: Self.pingData), promise: nil) },
+            closeSilent: {
+                drop(.deviceNotAnswering, "Device answered no ping; its connection is closed and its pushes are stored")
+            })
+        let session = DeviceSession(
+            deviceID: deviceID, clock: clock, acknowledgementTimeout: acknowledgementTimeout,
+            writeNow: { frame in
+                // Broadcasts: straight onto the connection from its event loop (the hub calls this there), in
+                // order; a device whose connection's buffer is full misses them (best effort, as Apple's broadcasts
+                // are) instead of queueing them without bound.
+                guard channel.isWritable else {
+                    metrics.recordDroppedBroadcast()
+                    return
+                }
+                channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
+            },
+            eventLoop: channel.eventLoop,
+            send: { text in try await connection.write(text) },
+            abort: {
+                // Closing the connection fails the write it is stuck in.
+                drop(.deviceNotReading, "Device stopped reading; its connection is closed and its pushes are stored")
+            },
+            liveness: liveness)
+        metrics.recordDeviceConnection()
+        logger.info("Device connected")
+        hub.connect(session)
+        do {
+            // Pushes other nodes accept for this device come here; they close their older sessions of it.
+            if let shared = store as? any SharedGatewayStore {
+                try await shared.deviceConnected(deviceID: deviceID, session: session.claimant, at: session.connectedAt)
+            }
+            // Once the device reads its welcome, pushes for it go straight to this session.
+            try await session.sendMessage(.welcome(deviceID: deviceID))
+        } catch {
+            logger.debug("Device channel ended", metadata: ["error": "\(error)"])
+            connection.closeWebSocket(.unexpectedServerError, reason: "")
+        }
+        return session
     }
 
-    /// Answers one message of a connected device. A function of its own, so that the frame of what it holds while it
-    /// waits on the store is allocated while a message is handled, not for the whole life of every idle connection.
-    @inline(never)
-    private func handle(_ decoded: DeviceChannelMessage, from session: DeviceSession, logger: Logger) async throws {
+    /// Takes the session of a device whose connection closed off the hub, and tells the store.
+    ///
+    /// - Parameters:
+    ///   - session: The device's session.
+    ///   - logger: Where the session logs.
+    func disconnect(_ session: DeviceSession, logger: Logger) async {
+        await hub.disconnect(session)
+        if let shared = store as? any SharedGatewayStore {
+            do {
+                try await shared.deviceDisconnected(deviceID: session.deviceID, session: session.claimant)
+            } catch {
+                // Pushes relayed to it meanwhile wait for its next connection, on any node.
+                logger.warning("Could not record the device's disconnection", metadata: ["error": "\(error)"])
+            }
+        }
+        logger.info("Device disconnected")
+    }
+
+    /// Answers one message of a connected device (an acknowledgement is taken by its ``DeviceConnection`` at once).
+    ///
+    /// - Parameters:
+    ///   - decoded: The message.
+    ///   - session: The device's session.
+    ///   - logger: Where the session logs.
+    func handle(_ decoded: DeviceChannelMessage, from session: DeviceSession, logger: Logger) async throws {
         let deviceID = session.deviceID
         switch decoded {
         case .ack(let deliveryID):

@@ -18,12 +18,17 @@ final class DeviceHub: Sendable {
         self.forwarder = forwarder
     }
 
-    /// Makes `session` the device's session while `body` runs (closing the one it replaces), and forwards the
-    /// device's stored pushes meanwhile; then closes it and forgets it.
-    func connect(_ session: DeviceSession, during body: () async -> Void) async {
+    /// Makes `session` the device's session (closing the one it replaces) and forwards the device's stored pushes to
+    /// it, until ``disconnect(_:)``.
+    func connect(_ session: DeviceSession) {
         sessions.withLock { $0.updateValue(session, forKey: session.deviceID) }?.close()
         session.forwardStoredPushes { [forwarder] in await forwarder.forward(to: session) }
-        await body()
+    }
+
+    /// Closes `session` and forgets it (unless a newer session of the device replaced it already).
+    ///
+    /// - Returns: Once the session's work has ended.
+    func disconnect(_ session: DeviceSession) async {
         session.close()
         await session.workFinished()
         for channel in session.channels.withLock({ $0 }) { unsubscribe(session, from: channel) }

@@ -1,0 +1,101 @@
+import HeraldCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import NIOWebSocket
+import ServiceLifecycle
+
+/// The device port: the device channel (a WebSocket at `/device/v1`, over TLS unless the devices are plaintext),
+/// and `/metrics` and `/healthz` over plain HTTP. Built on SwiftNIO directly, so that an idle device costs the
+/// connection's handlers and its session, and no task.
+///
+/// From its first byte a connection has the setup timeout to finish TLS, upgrade and say hello, or to send a whole
+/// HTTP request. On graceful shutdown it stops accepting, asks every device to close, and returns once every
+/// connection has closed and its device's session is off the hub.
+struct DeviceChannelListener: Service {
+    /// The interface to listen on.
+    let host: String
+    /// The port; 0 picks one.
+    let port: Int
+    /// TLS, unless the devices connect in plaintext.
+    let tls: NIOSSLContext?
+    /// How long a connection has to set up.
+    let setupTimeout: TimeAmount
+    /// Admits devices and answers their messages.
+    let server: DeviceChannelServer
+    /// What `/metrics` serves; counts connections closed for taking too long to set up.
+    let metrics: GatewayMetrics
+    /// The loops the connections run on.
+    let eventLoopGroup: any EventLoopGroup
+    /// Where connections log.
+    let logger: Logger
+    /// Told the port once the listener is bound.
+    let bound: @Sendable (Int) -> Void
+
+    /// The path of the device channel's WebSocket.
+    static let path = "/device/v1"
+
+    func run() async throws {
+        let connections = DeviceConnections()
+        let listener = try await ServerBootstrap(group: eventLoopGroup)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try setUp(channel, connections: connections) }
+            }
+            .bind(host: host, port: port).get()
+        bound(listener.localAddress?.port ?? port)
+        let stop = AwaitedValue<Void>()
+        // Returns when the gateway shuts down gracefully, or its task is cancelled.
+        await withGracefulShutdownHandler {
+            _ = await stop.wait()
+        } onGracefulShutdown: {
+            stop.finish()
+        }
+        try? await listener.close()
+        await connections.closeAll()
+    }
+
+    private func setUp(_ channel: any Channel, connections: DeviceConnections) throws {
+        let connection = DeviceConnection(channel: channel, server: server, logger: logger)
+        guard connections.add(connection) else { throw ChannelError.ioOnClosedChannel }
+        channel.closeFuture.whenComplete { _ in connections.closed(connection) }
+        let pipeline = channel.pipeline.syncOperations
+        let metrics = self.metrics
+        try pipeline.addHandler(
+            ConnectionDeadline(timeout: setupTimeout, expired: { metrics.recordDroppedConnection(.deviceSetupTimeout) }))
+        if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
+        let upgrader = NIOWebSocketServerUpgrader(
+            maxFrameSize: DeviceChannelServer.maximumMessageSize, automaticErrorHandling: true,
+            shouldUpgrade: { channel, head in
+                let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
+                return channel.eventLoop.makeSucceededFuture(path == Self.path[...] ? HTTPHeaders() : nil)
+            },
+            upgradePipelineHandler: { channel, _ in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(
+                        NIOWebSocketFrameAggregator(
+                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1_024,
+                            maxAccumulatedFrameSize: DeviceChannelServer.maximumMessageSize),
+                        DeviceFrameHandler(connection: connection))
+                }
+            })
+        let idle = IdleStateHandler(allTimeout: DeviceHTTPHandler.idleTimeout)
+        let http = DeviceHTTPHandler(metrics: metrics)
+        let httpHandlers = NIOLoopBound((idle, http), eventLoop: channel.eventLoop)
+        try pipeline.configureHTTPServerPipeline(
+            withServerUpgrade: (
+                upgraders: [upgrader],
+                completionHandler: { context in
+                    // The device channel has its own liveness check and no HTTP.
+                    let (idle, http) = httpHandlers.value
+                    context.pipeline.syncOperations.removeHandler(idle, promise: nil)
+                    context.pipeline.syncOperations.removeHandler(http, promise: nil)
+                }
+            ))
+        try pipeline.addHandlers(idle, http)
+    }
+}
