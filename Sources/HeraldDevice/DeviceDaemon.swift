@@ -163,13 +163,15 @@ public final class DeviceDaemon: Service, Sendable {
         while !Task.isCancelled {
             var delay: Duration?
             do {
+                // Pushes go from the connection's reading straight into the batch the engine keeps next.
+                let arrived = BatchQueue<DevicePush>()
                 let client = try await DeviceChannelClient.connect(
                     to: configuration.gatewayURL, deviceID: configuration.identity.deviceID,
                     secret: configuration.identity.secret, tlsConfiguration: configuration.tlsConfiguration,
-                    logger: logger)
+                    logger: logger, pushesInto: arrived)
                 backoff.reset()
                 logger.info("Connected to the gateway", metadata: ["gateway.url": "\(configuration.gatewayURL)"])
-                if await serve(client) {
+                if await serve(client, arrived: arrived) {
                     storeBackoff.reset()
                 } else {
                     delay = storeBackoff.next()
@@ -191,18 +193,15 @@ public final class DeviceDaemon: Service, Sendable {
     ///
     /// Pushes that arrive while the engine keeps earlier ones are kept together, in order, in one transaction (one
     /// fsync for the batch), and each is acknowledged once that transaction is durable.
+    /// - Parameters:
+    ///   - client: The connection.
+    ///   - arrived: Where the client puts each push as it reads it (finished when the connection closes).
     /// - Returns: `false` when it ended because the store could not keep pushes.
-    private func serve(_ client: DeviceChannelClient) async -> Bool {
+    private func serve(_ client: DeviceChannelClient, arrived: BatchQueue<DevicePush>) async -> Bool {
         await renewRegistrations(with: client)
         connection.set(client)
         defer { connection.set(nil) }
         await liveActivities.renew()
-        let arrived = BatchQueue<DevicePush>()
-        let reader = Task {
-            for await push in client.pushes { arrived.append(push) }
-            arrived.finish()
-        }
-        defer { reader.cancel() }
         var kept = true
         while let batch = await arrived.next(limit: Self.batchLimit) {
             guard await receive(batch) else {

@@ -33,6 +33,8 @@ public final class DeviceChannelClient: Sendable {
     public let deviceID: String
 
     private let pushSink: AsyncStream<DevicePush>.Continuation
+    /// Where pushes go instead of ``pushes``, when the client was connected with one.
+    private let pushBatch: BatchQueue<DevicePush>?
     private let state = Mutex(State())
     private let logger: Logger
 
@@ -44,9 +46,10 @@ public final class DeviceChannelClient: Sendable {
         var closed = false
     }
 
-    private init(deviceID: String, logger: Logger) {
+    private init(deviceID: String, logger: Logger, pushBatch: BatchQueue<DevicePush>?) {
         self.deviceID = deviceID
         self.logger = logger
+        self.pushBatch = pushBatch
         (pushes, pushSink) = AsyncStream.makeStream(of: DevicePush.self)
     }
 
@@ -66,7 +69,28 @@ public final class DeviceChannelClient: Sendable {
         to url: String, deviceID: String, secret: String, tlsConfiguration: TLSConfiguration? = nil,
         serverName: String? = nil, logger: Logger = Logger(label: "herald.device-channel")
     ) async throws -> DeviceChannelClient {
-        let client = DeviceChannelClient(deviceID: deviceID, logger: logger)
+        try await connect(
+            DeviceChannelClient(deviceID: deviceID, logger: logger, pushBatch: nil), to: url, secret: secret,
+            tlsConfiguration: tlsConfiguration, serverName: serverName)
+    }
+
+    /// Connects as ``connect(to:deviceID:secret:tlsConfiguration:serverName:logger:)`` does, and hands each push to
+    /// `batch` as it is read, instead of to ``pushes``: a consumer that keeps pushes a batch at a time is woken once per
+    /// batch, without a task between it and the connection. `batch` is finished when the connection closes.
+    package static func connect(
+        to url: String, deviceID: String, secret: String, tlsConfiguration: TLSConfiguration? = nil,
+        serverName: String? = nil, logger: Logger = Logger(label: "herald.device-channel"),
+        pushesInto batch: BatchQueue<DevicePush>
+    ) async throws -> DeviceChannelClient {
+        try await connect(
+            DeviceChannelClient(deviceID: deviceID, logger: logger, pushBatch: batch), to: url, secret: secret,
+            tlsConfiguration: tlsConfiguration, serverName: serverName)
+    }
+
+    private static func connect(
+        _ client: DeviceChannelClient, to url: String, secret: String, tlsConfiguration: TLSConfiguration?,
+        serverName: String?
+    ) async throws -> DeviceChannelClient {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (welcome: CheckedContinuation<Void, any Error>) in
                 let cancelled = client.state.withLock { state -> Bool in
@@ -213,7 +237,7 @@ public final class DeviceChannelClient: Sendable {
             takeRegistration("channel|\(channelID)|\(bundleID)")?
                 .resume(throwing: Failure.refused("No channel \(channelID) for \(bundleID)"))
         case .push(let push):
-            pushSink.yield(push)
+            if let pushBatch { pushBatch.append(push) } else { pushSink.yield(push) }
         case .error(let text):
             // An error answers the oldest outstanding request: the hello, else the first registration.
             let target = state.withLock { state -> CheckedContinuation<Void, any Error>? in
@@ -251,6 +275,7 @@ public final class DeviceChannelClient: Sendable {
         }
         welcome?.resume(throwing: Failure.closed)
         for registration in registrations { registration.continuation.resume(throwing: Failure.closed) }
+        pushBatch?.finish()
         pushSink.finish()
     }
 }
