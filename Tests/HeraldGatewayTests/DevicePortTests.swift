@@ -175,4 +175,25 @@ import Testing
             #expect(otherUpgrade.hasPrefix("HTTP/1.1 404 Not Found\r\n"))
         }
     }
+
+    @Test("On shutdown every device is asked to close (1001, going away) and its session leaves the hub once it answers; a kept-alive HTTP connection is closed; the gateway then stops")
+    func shutdownClosesEveryConnection() async throws {
+        let harness = try await GatewayHarness()
+        let device = try await Self.upgraded(harness, sending: [Self.hello("leaving")])
+        defer { Task { await device.close() } }
+        _ = await Self.frames(device) { !Self.texts($0).isEmpty }
+        let http = try await RawConnection.connect(port: harness.ports.device, tls: try harness.clientTLS())
+        defer { Task { await http.close() } }
+        try await http.write(Array("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        #expect(await http.waitUntilReceived(timeout: Self.wait) { String(decoding: $0, as: UTF8.self).hasSuffix("\r\n\r\nok") })
+        #expect(!http.isClosed)
+        let shutdown = Task { await harness.shutdown() }
+        let frames = await Self.frames(device) { Self.closeCode($0) != nil }
+        #expect(Self.closeCode(frames) == 1001)
+        #expect(await http.waitUntilClosed(timeout: Self.wait))
+        try await device.write(RawConnection.webSocketFrame(opcode: 0x8, [0x03, 0xE9]))
+        #expect(await device.waitUntilClosed(timeout: Self.wait))
+        await shutdown.value
+        #expect(harness.gateway.hub.session(for: "leaving") == nil)
+    }
 }
