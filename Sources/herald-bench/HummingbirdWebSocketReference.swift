@@ -19,9 +19,11 @@ struct HummingbirdWebSocketReference {
     /// - Parameters:
     ///   - authority: Whose server certificate to present.
     ///   - host: The interface to listen on.
+    ///   - plaintext: Whether devices connect with `ws://` (no TLS).
     ///   - body: Gets the port.
     func run<T: Sendable>(
-        authority: DevelopmentCertificateAuthority, host: String, _ body: @Sendable (Int) async throws -> T
+        authority: DevelopmentCertificateAuthority, host: String, plaintext: Bool = false,
+        _ body: @Sendable (Int) async throws -> T
     ) async throws -> T {
         var configuration = try authority.referenceServerTLS()
         configuration.applicationProtocols = []  // HTTP/1.1, as the device channel
@@ -39,18 +41,22 @@ struct HummingbirdWebSocketReference {
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: "herald.bench.hummingbird")
         logger.logLevel = .critical
-        let application = Application(
-            router: Router(),
-            server: HTTPServerBuilder { responder in
-                try TLSChannel(
-                    HTTP1WebSocketUpgradeChannel(
-                        responder: responder, webSocketResponder: webSocketResponder,
-                        configuration: .init(http1: .init(idleTimeout: .seconds(60)))),
-                    tlsConfiguration: tls)
-            },
-            configuration: .init(address: .hostname(host, port: 0), serverName: nil),
-            onServerRunning: { channel in portSink.yield(channel.localAddress?.port ?? 0) },
-            logger: logger)
+        @Sendable func upgrade(_ responder: @escaping HTTPChannelHandler.Responder) -> HTTP1WebSocketUpgradeChannel {
+            HTTP1WebSocketUpgradeChannel(
+                responder: responder, webSocketResponder: webSocketResponder,
+                configuration: .init(http1: .init(idleTimeout: .seconds(60))))
+        }
+        let address = BindAddress.hostname(host, port: 0)
+        let application: any Service =
+            plaintext
+            ? Application(
+                router: Router(), server: HTTPServerBuilder { upgrade($0) },
+                configuration: .init(address: address, serverName: nil),
+                onServerRunning: { channel in portSink.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+            : Application(
+                router: Router(), server: HTTPServerBuilder { try TLSChannel(upgrade($0), tlsConfiguration: tls) },
+                configuration: .init(address: address, serverName: nil),
+                onServerRunning: { channel in portSink.yield(channel.localAddress?.port ?? 0) }, logger: logger)
         let group = ServiceGroup(services: [application], gracefulShutdownSignals: [], logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { tasks in
             tasks.addTask {

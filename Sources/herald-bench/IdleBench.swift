@@ -70,8 +70,9 @@ extension HeraldBench {
                 guard let port = try await report(at: portFile, from: server, within: .seconds(60)).flatMap({ Int($0) }) else { throw ValidationError("The \(kind.name) reference did not start.") }
                 try await Task.sleep(for: .seconds(1))
                 let pid = server.processIdentifier
-                references.append((kind.name, try await hold(
-                    measured, port: port, name: kind.name, authority: authority, workspace: workspace,
+                let name = plaintextDevices ? kind.name.replacingOccurrences(of: "TLS, ", with: "no TLS, ") : kind.name
+                references.append((name, try await hold(
+                    measured, port: port, name: name, authority: authority, workspace: workspace,
                     memory: { Memory.residentBytes(pid: pid) }, descriptors: { nil })))
             }
 
@@ -117,7 +118,7 @@ extension HeraldBench {
             process.arguments = [
                 "--nofile=\(limit):", executable.path, "idle-reference", "--kind", kind.rawValue, "--tls-directory",
                 tlsDirectory.path, "--port-file", portFile.path,
-            ]
+            ] + (plaintextDevices ? ["--plaintext"] : [])
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -274,6 +275,7 @@ struct IdleReference: AsyncParsableCommand {
     @Option(help: "nio or hummingbird.") var kind: Kind
     @Option(help: "The data directory's tls folder (its CA and server certificate).") var tlsDirectory: String
     @Option(help: "Where to write the port once listening.") var portFile: String
+    @Flag(help: "Devices connect with ws:// (no TLS).") var plaintext = false
 
     func run() async throws {
         let (authority, _) = try DevelopmentCertificateAuthority.loadOrCreate(in: URL(fileURLWithPath: tlsDirectory))
@@ -283,11 +285,11 @@ struct IdleReference: AsyncParsableCommand {
         }
         switch kind {
         case .nio:
-            let (port, _) = try await NIOWebSocketReference().start(authority: authority, host: "0.0.0.0")
+            let (port, _) = try await NIOWebSocketReference().start(authority: authority, host: "0.0.0.0", plaintext: plaintext)
             try announce(port)
             while true { try await Task.sleep(for: .seconds(3_600)) }
         case .hummingbird:
-            try await HummingbirdWebSocketReference().run(authority: authority, host: "0.0.0.0") { port in
+            try await HummingbirdWebSocketReference().run(authority: authority, host: "0.0.0.0", plaintext: plaintext) { port in
                 try announce(port)
                 while true { try await Task.sleep(for: .seconds(3_600)) }
             }

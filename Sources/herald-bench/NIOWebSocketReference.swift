@@ -15,7 +15,10 @@ struct NIOWebSocketReference {
     /// - Parameters:
     ///   - authority: Whose server certificate to present.
     ///   - host: The interface to listen on.
-    func start(authority: DevelopmentCertificateAuthority, host: String) async throws -> (port: Int, channel: any Channel) {
+    ///   - plaintext: Whether devices connect with `ws://` (no TLS).
+    func start(
+        authority: DevelopmentCertificateAuthority, host: String, plaintext: Bool = false
+    ) async throws -> (port: Int, channel: any Channel) {
         var tls = try authority.referenceServerTLS()
         tls.applicationProtocols = []  // HTTP/1.1, as the device channel
         let context = try NIOSSLContext(configuration: tls)
@@ -33,7 +36,7 @@ struct NIOWebSocketReference {
                         }
                     })
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    if !plaintext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(
                         withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
                 }
