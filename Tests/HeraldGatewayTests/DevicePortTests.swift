@@ -51,7 +51,8 @@ import Testing
             #expect(Self.closeCode(frames) == 1008)
             let close = try #require(frames.first { $0.opcode == 0x8 })
             #expect(String(decoding: close.payload.dropFirst(2), as: UTF8.self).hasPrefix("The first message must be hello"))
-            try await connection.write(RawConnection.webSocketFrame(opcode: 0x8, [0x03, 0xE8]))
+            // The answer (on a machine loaded past the 5 s grace the gateway has closed the connection already).
+            try? await connection.write(RawConnection.webSocketFrame(opcode: 0x8, [0x03, 0xE8]))
             #expect(await connection.waitUntilClosed(timeout: Self.wait))
         }
     }
@@ -69,7 +70,7 @@ import Testing
             defer { Task { await impostor.close() } }
             let frames = await Self.frames(impostor) { Self.closeCode($0) != nil }
             // The device answers the close; whatever the gateway sends until the connection closes is counted.
-            try await impostor.write(RawConnection.webSocketFrame(opcode: 0x8, [0x03, 0xF0]))
+            try? await impostor.write(RawConnection.webSocketFrame(opcode: 0x8, [0x03, 0xF0]))
             #expect(await impostor.waitUntilClosed(timeout: Self.wait))
             #expect(Self.texts(RawConnection.serverFrames(in: impostor.received)) == [.error("Wrong secret for this device.")])
             #expect(Self.closeCode(frames) == 1008)
@@ -176,7 +177,7 @@ import Testing
         }
     }
 
-    @Test("On shutdown every device is asked to close (1001, going away) and its session leaves the hub once it answers; a kept-alive HTTP connection is closed; the gateway then stops")
+    @Test("On shutdown every device is asked to close (1001, going away) and its session leaves the hub once it answers (or its grace passes); a kept-alive HTTP connection is closed; the gateway then stops")
     func shutdownClosesEveryConnection() async throws {
         let harness = try await GatewayHarness()
         let device = try await Self.upgraded(harness, sending: [Self.hello("leaving")])
@@ -190,9 +191,10 @@ import Testing
         let shutdown = Task { await harness.shutdown() }
         let frames = await Self.frames(device) { Self.closeCode($0) != nil }
         #expect(Self.closeCode(frames) == 1001)
-        #expect(await http.waitUntilClosed(timeout: Self.wait))
-        try await device.write(RawConnection.webSocketFrame(opcode: 0x8, [0x03, 0xE9]))
+        // The answer; on a machine loaded past the gateway's 5 s grace the gateway has closed the connection already.
+        try? await device.write(RawConnection.webSocketFrame(opcode: 0x8, [0x03, 0xE9]))
         #expect(await device.waitUntilClosed(timeout: Self.wait))
+        #expect(await http.waitUntilClosed(timeout: Self.wait))
         await shutdown.value
         #expect(harness.gateway.hub.session(for: "leaving") == nil)
     }
