@@ -11,7 +11,7 @@ import ServiceLifecycle
 /// and `/metrics` and `/healthz` over plain HTTP. Built on SwiftNIO directly, so that an idle device costs the
 /// connection's handlers and its session, and no task.
 ///
-/// From its first byte a connection has the setup timeout to finish TLS, upgrade and say hello, or to send a whole
+/// From its accept a connection has the setup timeout to finish TLS, upgrade and say hello, or to send a whole
 /// HTTP request. On graceful shutdown it stops accepting, asks every device to close, and returns once every
 /// connection has closed and its device's session is off the hub.
 struct DeviceChannelListener: Service {
