@@ -11,7 +11,7 @@ import Testing
 
         func liveness() -> ConnectionLiveness {
             ConnectionLiveness(
-                inboundReads: { self.reads.load(ordering: .relaxed) },
+                framesReceived: { self.reads.load(ordering: .relaxed) },
                 ping: { self.pings.add(1, ordering: .relaxed) },
                 closeSilent: { self.closes.add(1, ordering: .relaxed) })
         }

@@ -4,8 +4,8 @@ import Logging
 
 /// Sends a connected device what was stored for it while it was offline (store-and-forward, apns-spec §5).
 ///
-/// The session runs a pass (``DeviceSession/forwardStoredPushes(with:)``, from ``DeviceHub/connect(_:during:)``) when
-/// the device connects, and again whenever the dispatcher stores a push for it meanwhile. Each stored push is forgotten once
+/// The session runs a pass (``DeviceSession/forwardStoredPushes(with:)``, from ``DeviceHub/connect(_:)``) when the
+/// device connects, and again whenever the dispatcher stores a push for it meanwhile. Each stored push is forgotten once
 /// the device acknowledged it, so a push is never lost between the store and the device.
 final class StoredPushForwarder: Sendable {
     private let store: any GatewayStore

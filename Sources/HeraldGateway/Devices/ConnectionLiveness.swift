@@ -6,38 +6,38 @@ import Synchronization
 /// One check of every connection per interval, from one task (``DeviceLivenessCheck``), instead of a pinging task for
 /// each connection (Hummingbird's auto-ping: ~3 KiB of every idle connection).
 final class ConnectionLiveness: Sendable {
-    private let inboundReads: @Sendable () -> UInt64
+    private let framesReceived: @Sendable () -> UInt64
     private let ping: @Sendable () -> Void
     private let closeSilent: @Sendable () -> Void
-    /// The reads at the last ping; whether the check closed the connection (once: the session may still be on the
+    /// The frames received at the last ping; whether the check closed the connection (once: the session may still be on the
     /// hub at the next check, while its connection closes).
     private let state = Mutex<(readsAtLastPing: UInt64?, closed: Bool)>((nil, false))
 
     /// Creates the check of one connection.
     ///
     /// - Parameters:
-    ///   - inboundReads: How many reads the connection has had so far.
+    ///   - framesReceived: How many WebSocket frames came from the device so far (a pong too).
     ///   - ping: Sends the device a WebSocket ping.
     ///   - closeSilent: Closes the connection of a device that no longer answers.
     init(
-        inboundReads: @escaping @Sendable () -> UInt64, ping: @escaping @Sendable () -> Void,
+        framesReceived: @escaping @Sendable () -> UInt64, ping: @escaping @Sendable () -> Void,
         closeSilent: @escaping @Sendable () -> Void
     ) {
-        self.inboundReads = inboundReads
+        self.framesReceived = framesReceived
         self.ping = ping
         self.closeSilent = closeSilent
     }
 
     /// Whether anything came from the device since the last check.
     var answeredSinceLastCheck: Bool {
-        let reads = inboundReads()
+        let reads = framesReceived()
         return state.withLock { $0.readsAtLastPing != reads }
     }
 
     /// Pings the device, or closes its connection if it was pinged at the last check and nothing came from it since;
     /// nothing once it closed it.
     func check() {
-        let reads = inboundReads()
+        let reads = framesReceived()
         enum Step { case ping, close, none }
         let step = state.withLock { state -> Step in
             guard !state.closed else { return .none }

@@ -71,8 +71,8 @@ struct DeviceChannelListener: Service {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: DeviceChannelServer.maximumMessageSize, automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
-                let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first
-                return channel.eventLoop.makeSucceededFuture(path == Self.path[...] ? HTTPHeaders() : nil)
+                let upgrade = DeviceHTTPHandler.path(of: head) == Self.path
+                return channel.eventLoop.makeSucceededFuture(upgrade ? HTTPHeaders() : nil)
             },
             upgradePipelineHandler: { channel, _ in
                 channel.eventLoop.makeCompletedFuture {

@@ -21,7 +21,8 @@ struct DeviceChannelServer: Sendable {
     /// What the liveness check's pings carry (one buffer for every ping).
     static let pingData = ByteBuffer(string: "herald")
 
-    /// How long a device has to answer the WebSocket closing handshake when the gateway shuts down.
+    /// How long a device has to answer a WebSocket close the gateway starts (shutdown, a refused hello, a message over
+    /// the limit) before its connection is closed anyway.
     static let shutdownGrace = TimeAmount.seconds(5)
 
     /// Admits the device that sent `hello` on `connection`: checks its secret (enrolling a device seen for the first
@@ -75,7 +76,7 @@ struct DeviceChannelServer: Sendable {
             channel.close(promise: nil)
         }
         let liveness = ConnectionLiveness(
-            inboundReads: { connection.frames },
+            framesReceived: { connection.frames },
             ping: { channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .ping, data: Self.pingData), promise: nil) },
             closeSilent: {
                 drop(.deviceNotAnswering, "Device answered no ping; its connection is closed and its pushes are stored")

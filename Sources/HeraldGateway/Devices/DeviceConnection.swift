@@ -165,11 +165,7 @@ final class DeviceConnection: Sendable {
     ///   - code: Why the gateway closes.
     ///   - reason: Said with it.
     func closeWebSocket(_ code: WebSocketErrorCode, reason: String) {
-        let first = state.withLock { state in
-            defer { state.closeSent = true }
-            return !state.closeSent
-        }
-        guard first else { return }
+        guard !markCloseSent() else { return }
         var data = channel.allocator.buffer(capacity: 2 + reason.utf8.count)
         data.write(webSocketErrorCode: code)
         data.writeString(reason)
@@ -182,11 +178,7 @@ final class DeviceConnection: Sendable {
     ///
     /// - Parameter frame: The device's close frame.
     func closeFrameReceived(_ frame: WebSocketFrame) {
-        let answered = state.withLock { state in
-            defer { state.closeSent = true }
-            return state.closeSent
-        }
-        if !answered {
+        if !markCloseSent() {
             // RFC 6455 §5.5.1: the endpoint answers with the status code it received.
             var data = frame.unmaskedData
             let echo = data.readSlice(length: min(2, data.readableBytes)) ?? channel.allocator.buffer(capacity: 0)
@@ -199,10 +191,20 @@ final class DeviceConnection: Sendable {
         }
     }
 
+    /// Records that the gateway's close frame is sent (or about to be).
+    ///
+    /// - Returns: Whether it was sent already.
+    private func markCloseSent() -> Bool {
+        state.withLock { state in
+            defer { state.closeSent = true }
+            return state.closeSent
+        }
+    }
+
     /// The gateway shuts down: a device is asked to close (``closeWebSocket(_:reason:)``), any other connection closed.
     func shutDown() {
         if isUpgraded {
-            channel.eventLoop.execute { self.closeWebSocket(.goingAway, reason: "") }
+            closeWebSocket(.goingAway, reason: "")
         } else {
             channel.close(promise: nil)
         }

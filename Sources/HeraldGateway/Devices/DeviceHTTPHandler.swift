@@ -33,8 +33,13 @@ final class DeviceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
+    /// The path of a request's URI, without its query.
+    static func path(of head: HTTPRequestHead) -> Substring {
+        head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    }
+
     private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let path = Self.path(of: head)
         let (status, contentType, body): (HTTPResponseStatus, String?, String) =
             switch (head.method, path) {
             case (.GET, "/metrics"): (.ok, "text/plain; version=0.0.4", metrics.prometheusText())
