@@ -191,7 +191,10 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         if prepared.withLock({ $0 }) { return }
         let connection: PostgresConnection
         do {
-            connection = try await withDeadline(configuration.operationTimeout, orThrow: Self.noAnswer) { [url, logger] in
+            // A connection made just as the deadline passed is closed, never dropped open.
+            connection = try await withDeadline(
+                configuration.operationTimeout, orThrow: Self.noAnswer, releasingLate: { try? await $0.close() }
+            ) { [url, logger] in
                 try await PostgresConnection.connect(configuration: try url.connectionConfiguration(), id: 1, logger: logger)
             }
         } catch {
