@@ -342,6 +342,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the test targets share and no product ships: the budget that runs heavy suites a few at a time.
+        .target(
+            name: "HeraldTestSupport",
+            path: "Tests/HeraldTestSupport",
+            swiftSettings: swiftSettings
+        ),
         // A real gateway on loopback for the tests that need one (the gateway's, the device's): `withGateway`,
         // `GatewayHarness`, `eventually`, `withRunning`. Used by test targets only.
         .target(
@@ -364,7 +370,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeviceTests",
-            dependencies: [
+            dependencies: ["HeraldTestSupport", 
                 "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldGateway", "HeraldProvider",
                 "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit",
                 .product(name: "Logging", package: "swift-log"),
@@ -379,7 +385,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeviceChannelTests",
-            dependencies: [
+            dependencies: ["HeraldTestSupport", 
                 "GatewayTestSupport", "HeraldDeviceChannel", "HeraldProvider", "HeraldCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -399,12 +405,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldTestingTests",
-            dependencies: ["HeraldTesting"],
+            dependencies: ["HeraldTestSupport", "HeraldTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HeraldGatewayTests",
-            dependencies: [
+            dependencies: ["HeraldTestSupport", 
                 "GatewayTestSupport", "HeraldProvider", "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -428,7 +434,7 @@ let package = Package(
         ),
         .testTarget(
             name: "UIKitTests",
-            dependencies: ["UIKit", "UserNotifications", "HeraldTesting", "HeraldCore"],
+            dependencies: ["HeraldTestSupport", "UIKit", "UserNotifications", "HeraldTesting", "HeraldCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -448,7 +454,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldConsoleTests",
-            dependencies: [
+            dependencies: ["HeraldTestSupport", 
                 "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -461,7 +467,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldProviderTests",
-            dependencies: [
+            dependencies: ["HeraldTestSupport", 
                 "HeraldProvider", "HeraldCore", "GatewayTestSupport", "HeraldGateway", "HeraldDeviceChannel", "HeraldTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -469,7 +475,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldCommandTests",
-            dependencies: [
+            dependencies: ["HeraldTestSupport", 
                 "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel", "HeraldProvider", "HeraldGateway",
                 "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),

@@ -1,9 +1,10 @@
 import Foundation
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 
 /// `herald channels` and `herald gateway --channels-port`, as a person runs them: the same channels either way.
-@Suite(.timeLimit(.minutes(3))) struct ChannelCommandTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ChannelCommandTests {
     @Test("B-02…B-05: channels made, listed, shown and deleted on the command line are the management API's")
     func channelsOnTheCommandLine() async throws {
         let herald = try HeraldProcess()

@@ -1,9 +1,10 @@
 import Foundation
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 
 /// The test kit's child processes: output read as it comes, every wait bounded, nothing left running.
-@Suite(.timeLimit(.minutes(1))) struct ChildProcessTests {
+@Suite(.heavy, .timeLimit(.minutes(1))) struct ChildProcessTests {
     @Test("A program run to completion gives its status, standard output and standard error")
     func runToCompletion() async throws {
         let result = try await ChildProcess.run("sh", ["-c", "printf 'one\\ntwo'; echo oops >&2; exit 3"], timeout: .seconds(20))

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Synchronization
@@ -10,7 +11,7 @@ import UserNotifications
 
 /// The whole system as separate processes: the gateway, the device daemon and app executables (seeds 001/003's
 /// AppDelegate, `herald-example-app`), with pushes from HeraldProvider, `herald push` and Apple's curl recipe.
-@Suite(.timeLimit(.minutes(5))) struct EndToEndTests {
+@Suite(.heavy, .timeLimit(.minutes(5))) struct EndToEndTests {
     /// The example app, built beside `herald`.
     static let exampleApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-app")
 

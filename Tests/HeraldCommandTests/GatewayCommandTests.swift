@@ -3,13 +3,14 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldProvider
+import HeraldTestSupport
 import NIOSSL
 import Synchronization
 import HeraldTesting
 import Testing
 
 /// `herald gateway`, `keys`, `tokens` and `log` as a user runs them: separate processes sharing a data directory.
-@Suite(.timeLimit(.minutes(3))) struct GatewayCommandTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct GatewayCommandTests {
     /// A running `herald gateway` process and the ports from its banner.
     struct GatewayProcess: Sendable {
         let child: ChildProcess

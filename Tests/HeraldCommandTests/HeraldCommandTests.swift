@@ -1,4 +1,5 @@
 import Foundation
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 import UserNotifications
@@ -58,7 +59,7 @@ struct HeraldProcess {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct HeraldCommandTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct HeraldCommandTests {
     @Test("send, list, deny and reset change what an app's center sees")
     func notificationsCommands() async throws {
         let herald = try HeraldProcess()

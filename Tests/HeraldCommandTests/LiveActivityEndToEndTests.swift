@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 
 /// Live Activities (issue 28) as separate processes: `herald up`, a second `herald device`, the example app
 /// (`herald-example-activity`, ActivityKit), pushes from `herald push` and broadcasts with Apple's curl recipe.
-@Suite(.timeLimit(.minutes(5))) struct LiveActivityEndToEndTests {
+@Suite(.heavy, .timeLimit(.minutes(5))) struct LiveActivityEndToEndTests {
     static let app = "com.example.score"
     static let activityApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-activity")
 

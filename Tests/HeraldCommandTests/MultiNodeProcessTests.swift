@@ -3,13 +3,14 @@ import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Synchronization
 import Testing
 
 /// Several `herald gateway` processes on one PostgreSQL database, as a team runs them behind a load balancer.
-@Suite(.timeLimit(.minutes(10))) struct MultiNodeProcessTests {
+@Suite(.heavy, .timeLimit(.minutes(10))) struct MultiNodeProcessTests {
     typealias GatewayProcess = GatewayCommandTests.GatewayProcess
 
     /// What the devices got: each delivery ID with how many times it came over the wire.

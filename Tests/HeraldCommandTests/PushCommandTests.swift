@@ -1,10 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 
 /// `herald push` and `herald jwt` as a user runs them, against a `herald gateway` process.
-@Suite(.timeLimit(.minutes(3))) struct PushCommandTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct PushCommandTests {
     @Test("herald push: 200 per token, 410 with its date, exit 1 on any failure; the gateway's CA from --data-dir")
     func pushThroughGateway() async throws {
         let herald = try HeraldProcess()

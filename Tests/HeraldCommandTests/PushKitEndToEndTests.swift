@@ -1,11 +1,12 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 
 /// PushKit (issue 28) as separate processes: `herald up`, the example calling app (`herald-example-voip`), VoIP pushes
 /// from `herald push`.
-@Suite(.timeLimit(.minutes(5))) struct PushKitEndToEndTests {
+@Suite(.heavy, .timeLimit(.minutes(5))) struct PushKitEndToEndTests {
     static let app = "com.example.call"
     static let voipApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-voip")
 

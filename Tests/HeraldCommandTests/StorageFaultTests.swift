@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Testing
@@ -18,7 +19,7 @@ func canMountSmallDisks() async -> Bool {
 /// or acknowledged that is not on disk; the process keeps serving what it can, or exits saying why.
 ///
 /// The disks are small tmpfs mounts, which needs root (CI and this project's machines run as root).
-@Suite(.timeLimit(.minutes(3)), .enabled("needs root to mount a tmpfs", { await canMountSmallDisks() }))
+@Suite(.heavy, .timeLimit(.minutes(3)), .enabled("needs root to mount a tmpfs", { await canMountSmallDisks() }))
 struct StorageFaultTests {
     /// A tmpfs of `megabytes` on a new temporary folder, unmounted by ``remove()``.
     struct SmallDisk {

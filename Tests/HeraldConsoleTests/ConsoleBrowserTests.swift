@@ -4,6 +4,7 @@ import HeraldConsole
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// it connects the device and unregisters the app when the script asks (`need: …` on its output).
 ///
 /// Screenshots of each page are kept in `.build/console-screenshots/` (or `$HERALD_CONSOLE_SCREENSHOTS`).
-@Suite(.timeLimit(.minutes(6))) struct ConsoleBrowserTests {
+@Suite(.heavy, .timeLimit(.minutes(6))) struct ConsoleBrowserTests {
     /// Where the screenshots go.
     static var screenshots: URL {
         if let folder = ProcessInfo.processInfo.environment["HERALD_CONSOLE_SCREENSHOTS"], !folder.isEmpty {

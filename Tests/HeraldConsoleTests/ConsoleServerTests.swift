@@ -6,6 +6,7 @@ import HeraldConsole
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import NIOCore
@@ -14,7 +15,7 @@ import Testing
 
 /// The console over real HTTP on 127.0.0.1: who gets in (operator tokens, sessions, CSRF, throttling), what every page
 /// promises the browser (CSP, no framing, HttpOnly SameSite=Strict cookies), and the delivery log, escaped.
-@Suite(.timeLimit(.minutes(3))) struct ConsoleServerTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ConsoleServerTests {
     /// One answer: status, headers, body.
     struct Answer {
         var status: Int

@@ -3,11 +3,12 @@ import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldProvider
+import HeraldTestSupport
 import Testing
 
 /// A device's end of the device channel against a real gateway: enrolment, a token per app that stays the same, a
 /// wrong secret refused, a push received and acknowledged, unregistering.
-@Suite(.timeLimit(.minutes(2))) struct DeviceChannelClientTests {
+@Suite(.heavy, .timeLimit(.minutes(2))) struct DeviceChannelClientTests {
     @Test("The first connection enrols the device; an app's token is 64 hex digits and the same when registered again; another secret for the ID is refused")
     func enrolmentAndTokens() async throws {
         try await withGateway { harness, _ in

@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldDevice
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import ServiceLifecycle
@@ -15,7 +16,7 @@ import UserNotifications
 
 /// An app process's center linked to the device daemon over the app channel (a real Unix socket): registration through
 /// `UIApplication`, the delegate asked through the link, the person's responses, another user's process refused.
-@Suite(.timeLimit(.minutes(3)), .serialized) struct AppChannelTests {
+@Suite(.heavy, .timeLimit(.minutes(3)), .serialized) struct AppChannelTests {
     /// A device (the daemon's engine on a SQLite file, a daemon with an app channel) against the harness's gateway, and
     /// an app's center that links to it as an app process's `current()` does.
     struct Device {

@@ -1,6 +1,7 @@
 import GatewayTestSupport
 import Foundation
 import HeraldDevice
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import ServiceLifecycle
@@ -15,7 +16,7 @@ enum DesktopTools {
 }
 
 /// The freedesktop presenter against a real notification server: dunst on a virtual X display, on its own session bus.
-@Suite(.timeLimit(.minutes(2)), .enabled(if: DesktopTools.available, "needs Xvfb, dbus-daemon, dunst, ImageMagick and gdbus (scripts/test installs them)"))
+@Suite(.heavy, .timeLimit(.minutes(2)), .enabled(if: DesktopTools.available, "needs Xvfb, dbus-daemon, dunst, ImageMagick and gdbus (scripts/test installs them)"))
 struct DesktopPresenterTests {
     /// Runs `body` with dunst showing on a fresh X display and session bus, and ends all three afterwards.
     func withDesktop(_ body: (_ busAddress: String, _ display: String) async throws -> Void) async throws {

@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDevice
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import ServiceLifecycle
@@ -13,7 +14,7 @@ import UserNotifications
 
 /// The device daemon between a real gateway and the engine of all apps: registration, pushes into apps' centers,
 /// reconnection and store-and-forward, unregistration.
-@Suite(.timeLimit(.minutes(3))) struct DeviceDaemonTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct DeviceDaemonTests {
     /// Runs a daemon for `device`'s engine against the harness's gateway while `body` runs, then stops it.
     func withDaemon(
         _ harness: GatewayHarness, device: NotificationTestEnvironment,

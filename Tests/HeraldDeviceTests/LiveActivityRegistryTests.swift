@@ -4,6 +4,7 @@ import GatewayTestSupport
 import HeraldCore
 @testable import HeraldDevice
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import ServiceLifecycle
@@ -13,7 +14,7 @@ import UserNotifications
 /// The device's Live Activities (issue 28, A13, B-14) between a real gateway and the daemon's registry: tokens issued
 /// per activity, `liveactivity` pushes applied in timestamp order, broadcasts to every subscribed device, push-to-start,
 /// stale and dismissal dates on the device's clock, and what survives a restart.
-@Suite(.timeLimit(.minutes(3))) struct LiveActivityRegistryTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct LiveActivityRegistryTests {
     static let bundle = GatewayHarness.bundleID
     static let topic = bundle + ".push-type.liveactivity"
 

@@ -4,13 +4,14 @@ import HeraldCore
 import HeraldDevice
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Testing
 import UserNotifications
 
 /// A service extension against a device on the injected clock: its 30 s are the clock's, not the wall's.
-@Suite(.timeLimit(.minutes(2))) struct ServiceExtensionTests {
+@Suite(.heavy, .timeLimit(.minutes(2))) struct ServiceExtensionTests {
     static let exampleService = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("herald-example-service")
 

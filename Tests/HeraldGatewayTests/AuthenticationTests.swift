@@ -4,12 +4,13 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import NIOHTTP1
 import Testing
 
 /// Token-based authentication (apns-spec §3.1) and environments, over real TLS HTTP/2.
-@Suite(.timeLimit(.minutes(3))) struct AuthenticationTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct AuthenticationTests {
     static let alert = #"{"aps":{"alert":"Hi"}}"#
 
     func headers(_ authorization: String?) -> [(String, String)] {

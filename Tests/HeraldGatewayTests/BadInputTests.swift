@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCore
 import HeraldGateway
+import HeraldTestSupport
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -10,7 +11,7 @@ import Testing
 
 /// Bad input never crashes or hangs the gateway: each bad connection is answered per Apple or closed, and the
 /// rest keep working.
-@Suite(.timeLimit(.minutes(3))) struct BadInputTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct BadInputTests {
     static let alert = #"{"aps":{"alert":"still here"}}"#
 
     /// Opens a raw TCP connection to the plaintext listener and writes `bytes`; closes it unless `keepOpen`.

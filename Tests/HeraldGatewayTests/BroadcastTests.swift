@@ -4,11 +4,12 @@ import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 @testable import HeraldGateway
+import HeraldTestSupport
 import NIOHTTP1
 import Testing
 
 /// Apple's broadcast sends (apns-spec §8.2) through the provider API to devices subscribed on the device channel.
-@Suite(.timeLimit(.minutes(3))) struct BroadcastTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct BroadcastTests {
     static let bundle = GatewayHarness.bundleID
     static let path = "/4/broadcasts/apps/\(bundle)"
 

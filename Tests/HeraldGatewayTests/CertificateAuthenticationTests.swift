@@ -5,6 +5,7 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import NIOCore
 import NIOSSL
 import Testing
@@ -12,7 +13,7 @@ import X509
 
 /// Certificate-based authentication (apns-spec §3.2): TLS client certificates issued by the gateway's CA, shaped
 /// like Apple's, over real TLS HTTP/2.
-@Suite(.timeLimit(.minutes(3))) struct CertificateAuthenticationTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct CertificateAuthenticationTests {
     static let alert = #"{"aps":{"alert":"Hi"}}"#
 
     /// An HTTP/2 client presenting a certificate the gateway's CA issued.

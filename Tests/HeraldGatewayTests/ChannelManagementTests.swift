@@ -4,11 +4,12 @@ import Foundation
 import GatewayTestSupport
 import HeraldCore
 @testable import HeraldGateway
+import HeraldTestSupport
 import NIOHTTP1
 import Testing
 
 /// Apple's broadcast channel management API (apns-spec §8.1) on the gateway's management listener, over HTTP/2 and TLS.
-@Suite(.timeLimit(.minutes(3))) struct ChannelManagementTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ChannelManagementTests {
     /// The gateway's listeners plus two for channel management: development, then production.
     static func withChannelGateway(
         configure: @escaping (inout GatewayConfiguration) -> Void = { _ in },

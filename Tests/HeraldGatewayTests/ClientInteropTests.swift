@@ -4,12 +4,13 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 
 /// Unmodified real clients against the gateway: Apple's curl recipe, curl over h2c and HTTP/1.1, and aioapns
 /// from PyPI — each run as a separate process over loopback.
-@Suite(.timeLimit(.minutes(3))) struct ClientInteropTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ClientInteropTests {
     /// Runs a program (never blocking Swift's cooperative pool, which serves the gateway), returning its exit
     /// status and standard output; a program that fails or runs past `timeout` is recorded as an issue.
     static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (Int32, String) {

@@ -4,6 +4,7 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import NIOCore
 import NIOHTTP2
 import NIOSSL
@@ -11,7 +12,7 @@ import Testing
 
 /// The provider connection as APNs manages it, read frame by frame: the settings it starts with, the one-stream
 /// limit until a valid provider token, and GOAWAY with a JSON reason when it goes away.
-@Suite(.timeLimit(.minutes(3))) struct ConnectionManagementTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ConnectionManagementTests {
     /// Apple's 2021 production settings (H-22) with the stream limit `streams`.
     static func appleSettings(streams: Int) -> [HTTP2SettingsParameter: Int] {
         [.headerTableSize: 4096, .maxConcurrentStreams: streams, .initialWindowSize: 65535, .maxFrameSize: 16384,

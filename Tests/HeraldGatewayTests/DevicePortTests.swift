@@ -2,6 +2,7 @@ import GatewayTestSupport
 import Foundation
 import HeraldCore
 @testable import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import NIOSSL
 import Testing
@@ -9,7 +10,7 @@ import Testing
 /// The device port spoken by hand: the device channel's WebSocket (RFC 6455) as the gateway serves it on SwiftNIO —
 /// the hello first, errors that keep the connection, pings, the size limit, the closing handshake — and the plain
 /// HTTP beside it (`/metrics`, `/healthz`).
-@Suite(.timeLimit(.minutes(3))) struct DevicePortTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct DevicePortTests {
     static let wait = Duration.seconds(60)
 
     /// An upgraded device connection that has sent `messages` (text frames) and nothing else yet.

@@ -2,6 +2,7 @@ import GatewayTestSupport
 import AsyncHTTPClient
 import Foundation
 import HeraldGateway
+import HeraldTestSupport
 import InMemoryLogging
 import Logging
 import NIOCore
@@ -10,7 +11,7 @@ import Synchronization
 import Testing
 
 /// The gateway's event-loop watchdog: a stalled loop is measured, logged and exported.
-@Suite(.timeLimit(.minutes(1))) struct EventLoopLagTests {
+@Suite(.heavy, .timeLimit(.minutes(1))) struct EventLoopLagTests {
     @Test("A loop blocked for 400 ms is measured as lagging that long and logged; only lags over the threshold are logged")
     func stallIsMeasuredAndLogged() async throws {
         // A loop of its own, blocked on purpose: that is what the monitor is for.

@@ -2,6 +2,7 @@ import Foundation
 import GatewayTestSupport
 import HeraldCore
 @testable import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import PostgresNIO
@@ -62,7 +63,7 @@ func withPostgresStores<T: Sendable>(
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct GatewayStoreContractTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct GatewayStoreContractTests {
     static let day0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func notification(
@@ -405,7 +406,7 @@ func withPostgresStores<T: Sendable>(
 }
 
 /// What only PostgreSQL's store does: several nodes on one database.
-@Suite(.timeLimit(.minutes(3))) struct PostgresGatewayStoreTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct PostgresGatewayStoreTests {
     @Test("Two nodes issuing a token for the same app at once issue one")
     func oneActiveTokenAcrossNodes() async throws {
         let url = try await PostgresServer.shared.makeDatabase()

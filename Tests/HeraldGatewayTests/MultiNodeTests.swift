@@ -6,6 +6,7 @@ import HeraldCore
 import HeraldDeviceChannel
 @testable import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import NIOCore
@@ -126,7 +127,7 @@ final class ReceivedPushes: Sendable {
     }
 }
 
-@Suite(.timeLimit(.minutes(5))) struct MultiNodeTests {
+@Suite(.heavy, .timeLimit(.minutes(5))) struct MultiNodeTests {
     @Test("A push accepted by one node for a device connected to another is delivered through it at once, each once")
     func relayedToTheDevicesNode() async throws {
         try await withNodes(3) { nodes, client, jwt in

@@ -4,12 +4,13 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import NIOHTTP1
 import Testing
 
 /// Apple's provider API over real TLS HTTP/2 on 127.0.0.1: every header, status and reason a client can trigger
 /// (apns-spec §1.2–§3), by check ID.
-@Suite(.timeLimit(.minutes(3))) struct ProviderAPITests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ProviderAPITests {
     @Test("R-01 R-02 R-03: a push to a connected device is delivered, acknowledged, and answered 200 with ids")
     func deliversToConnectedDevice() async throws {
         // The acknowledgement races the gateway's timer (after which the push is stored instead); the harness's 30 s

@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldDeviceChannel
 @testable import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import InMemoryLogging
 import Logging
@@ -14,7 +15,7 @@ import Testing
 
 /// A provider that lost an answer sends the push again with the same `apns-id` (S-05): it is answered 200 and shown
 /// once. (After a gateway crash the device recognises it: EndToEndTests.retryAcrossAGatewayCrash.)
-@Suite(.timeLimit(.minutes(3))) struct ProviderRetryTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ProviderRetryTests {
     static let apnsID = "4f0e6c3a-8b1d-4c2e-9a7f-0d5b6e3c2a10"
 
     func send(_ harness: GatewayHarness, _ client: HTTPClient, token: String, jwt: String, apnsID: String?, body: String)

@@ -1,6 +1,7 @@
 import GatewayTestSupport
 import Foundation
 import HeraldGateway
+import HeraldTestSupport
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -13,7 +14,7 @@ import Testing
 /// APNs answers a success with one HEADERS frame carrying END_STREAM (R-02: empty body) and an error with HEADERS
 /// then the JSON body in one DATA frame that ends the stream. Clients depend on it: aioapns parses every DATA frame
 /// as JSON and drops the whole connection on an empty one.
-@Suite(.timeLimit(.minutes(3))) struct ResponseFramingTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ResponseFramingTests {
     @Test("R-02 R-03: a 200 is one HEADERS frame with END_STREAM; an error is HEADERS and one DATA frame that ends the stream")
     func answersEndOnTheirLastFrame() async throws {
         try await withGateway { harness, _ in

@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldDeviceChannel
 @testable import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import NIOCore
@@ -14,7 +15,7 @@ import Testing
 
 /// Slow and stuck clients hold a socket only as long as Herald allows, and never hold up anyone else: a TLS handshake
 /// never finished, SETTINGS never acknowledged, a device that never says hello or never reads (issue 25, limits).
-@Suite(.timeLimit(.minutes(3))) struct SlowClientTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct SlowClientTests {
     /// The setup timeout these tests run with: short, so that a stuck client is closed while the test waits, and long
     /// enough for a healthy client's handshake on a loaded machine (which retries if it was not).
     static let setupTimeout = Duration.seconds(10)

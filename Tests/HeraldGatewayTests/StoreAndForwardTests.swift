@@ -4,12 +4,13 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import NIOHTTP1
 import Testing
 
 /// Store-and-forward (apns-spec §5) and the device channel, over real TLS HTTP/2 and WebSocket.
-@Suite(.timeLimit(.minutes(3))) struct StoreAndForwardTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct StoreAndForwardTests {
     func send(
         _ client: HTTPClient, _ harness: GatewayHarness, token: String, jwt: String, body: String,
         extra: [(String, String)] = []

@@ -3,6 +3,7 @@ import Foundation
 import GatewayTestSupport
 import HeraldCore
 import HeraldGateway
+import HeraldTestSupport
 import NIOCore
 import HeraldTesting
 import Testing
@@ -12,7 +13,7 @@ import Testing
 /// HeraldProvider's own HTTP/2 transport (frames written straight on the connection, one flush per event-loop turn)
 /// where a server does what APNs does rarely: answers with bodies past the connection's flow-control window, closes or
 /// goes away with streams in flight, never answers.
-@Suite(.timeLimit(.minutes(2))) struct APNsTransportTests {
+@Suite(.heavy, .timeLimit(.minutes(2))) struct APNsTransportTests {
     private func transport(_ server: ScriptedHTTP2Server) throws -> APNsTransport {
         try APNsTransport(
             server: APNsServer(url: URL(string: "http://127.0.0.1:\(server.port)")!),

@@ -5,11 +5,12 @@ import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import Testing
 
 /// `APNsChannelManager` and `APNsClient.broadcast` against a real gateway (its provider API and its channel
 /// management listener), over TLS HTTP/2.
-@Suite(.timeLimit(.minutes(3))) struct BroadcastClientTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct BroadcastClientTests {
     static let bundle = GatewayHarness.bundleID
 
     @Test("B-02…B-06 B-09…B-13: the channel manager makes, reads, lists and deletes channels; a broadcast reaches a subscribed device with Apple's headers; refusals are Apple's reasons")

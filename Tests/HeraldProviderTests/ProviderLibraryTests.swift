@@ -5,12 +5,13 @@ import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Synchronization
 import Testing
 
 /// `HeraldProvider` against the real gateway over TLS HTTP/2.
-@Suite(.timeLimit(.minutes(3))) struct ProviderLibraryTests {
+@Suite(.heavy, .timeLimit(.minutes(3))) struct ProviderLibraryTests {
     /// The gateway's count of provider connections so far.
     private func providerConnections(_ harness: GatewayHarness) -> Int {
         let line = harness.gateway.metrics.prometheusText().split(separator: "\n")

@@ -1,10 +1,11 @@
 import Foundation
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 
 /// The testing kit's own promises: the virtual clock wakes sleepers only when moved past their deadline, `withTimeout`
 /// ends what overruns, `ChildProcess` reports a program's output, status and time-out.
-@Suite(.timeLimit(.minutes(1))) struct TestingKitTests {
+@Suite(.heavy, .timeLimit(.minutes(1))) struct TestingKitTests {
     @Test("VirtualClock: a sleeper wakes when the clock reaches its deadline, not before; the clock never goes back")
     func virtualClock() async throws {
         let clock = VirtualClock()

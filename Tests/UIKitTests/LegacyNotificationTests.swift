@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldTestSupport
 import HeraldTesting
 import Testing
 @testable import UIKit
@@ -9,7 +10,7 @@ import UserNotifications
 /// action contexts, and the app delegate's older callbacks.
 ///
 /// Serialized: `UIApplication.shared.applicationState` is one per process, and these tests watch it.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.heavy, .serialized, .timeLimit(.minutes(2)))
 @MainActor
 struct LegacyNotificationTests {
     /// Runs `body` with `UNUserNotificationCenter.current()` (and so `UIApplication.shared`'s calls) on a test device's
