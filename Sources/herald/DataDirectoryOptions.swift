@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HeraldCore
 
 /// The `--data-dir` option every subcommand that touches state takes.
@@ -8,4 +9,16 @@ struct DataDirectoryOptions: ParsableArguments {
     var path: String?
 
     var directory: HeraldDataDirectory { HeraldDataDirectory.resolve(explicitPath: path) }
+}
+
+extension HeraldDataDirectory {
+    /// ` --data-dir <absolute path>` for a command line printed for another terminal, or nothing when this is the
+    /// default location, the one a shell without `HERALD_DATA_DIR` or `XDG_DATA_HOME` resolves (a relative
+    /// `--data-dir`, or one set by the environment, would name another directory there).
+    ///
+    /// - Parameter environment: The process environment (its `HOME`).
+    func commandLineOption(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let plainDefault = HeraldDataDirectory.resolve(environment: environment["HOME"].map { ["HOME": $0] } ?? [:])
+        return self == plainDefault ? "" : " --data-dir \(HeraldCommand.Up.shellQuoted(url.path))"
+    }
 }

@@ -22,23 +22,33 @@ extension HeraldCommand {
 
         @OptionGroup var store: GatewayStoreOptions
         @Option(help: "The interface to listen on.") var host = "127.0.0.1"
-        @Option(help: "The TLS provider port (development environment).") var port = 2197
+        @Option(help: "The TLS provider port (development environment).", transform: ListenerPort.parse) var port = 2197
         @Option(
             parsing: .unconditional,
-            help: "The plaintext provider port (development; h2c and HTTP/1.1); 0 picks one, -1 turns it off.")
+            help: "The plaintext provider port (development; h2c and HTTP/1.1); 0 picks one, -1 turns it off.",
+            transform: ListenerPort.parseOrOff)
         var plaintextPort = 2198
-        @Option(help: "A TLS provider port for the production environment (off unless given).") var productionPort: Int?
-        @Option(help: "The device-channel port (WebSocket at /device/v1; /metrics and /healthz).") var devicePort = 2199
-        @Option(help: "A TLS port for broadcast channel management, as Apple's management host (development; off unless given; Apple's is 2195).")
+        @Option(help: "A TLS provider port for the production environment (off unless given).", transform: ListenerPort.parse)
+        var productionPort: Int?
+        @Option(help: "The device-channel port (WebSocket at /device/v1; /metrics and /healthz).", transform: ListenerPort.parse)
+        var devicePort = 2199
+        @Option(
+            help: "A TLS port for broadcast channel management, as Apple's management host (development; off unless given; Apple's is 2195).",
+            transform: ListenerPort.parse)
         var channelsPort: Int?
-        @Option(help: "A TLS port for the production environment's channel management (off unless given; Apple's is 2196).")
+        @Option(
+            help: "A TLS port for the production environment's channel management (off unless given; Apple's is 2196).",
+            transform: ListenerPort.parse)
         var productionChannelsPort: Int?
         @Option(help: ArgumentHelp(
             "The only apps whose broadcast capability is on (comma-separated bundle IDs); others get FeatureNotEnabled. Default: every app.",
             valueName: "bundle-ids"))
         var broadcastApps: String?
         @Flag(help: "Serve the device channel without TLS (ws:// instead of wss://).") var plaintextDevices = false
-        @Option(help: "Serve the console on this port (off unless given; operator tokens from `herald console token`).")
+        @Option(
+            parsing: .unconditional,
+            help: "Serve the console on this port (off unless given, or -1; operator tokens from `herald console token`).",
+            transform: ListenerPort.parseOrOff)
         var consolePort: Int?
         @Option(help: "The interface the console listens on.") var consoleHost = "127.0.0.1"
         @Option(help: "Server certificate chain (PEM) instead of the development CA.") var cert: String?
@@ -103,7 +113,7 @@ extension HeraldCommand {
             let listenHost = consoleHost
             // The console's send form: the development TLS provider API, with `.p8` keys kept in the data directory.
             let sender = ConsoleSender(gateway: gateway, keyDirectory: directory.url)
-            let console = consolePort.map {
+            let console = consolePort.flatMap { $0 == ListenerPort.off ? nil : $0 }.map {
                 ConsoleServer(
                     host: listenHost, port: $0, store: gatewayStore, sender: sender,
                     onlineDevices: { gateway.onlineDevices }, logger: logger)

@@ -18,7 +18,6 @@ struct SandboxDevice: Service {
     let demoApp: String
     /// The demo app's broadcast channel, if it has one.
     let demoChannel: String?
-    let dataPath: String?
     let serviceExtensionTime: Duration
     /// The console, and the operator token made for this start.
     let console: (server: ConsoleServer, operatorToken: String)?
@@ -49,7 +48,7 @@ struct SandboxDevice: Service {
             for app in apps { pendingCount += try await engine.pending(for: app).count }
             let key = keys.first { $0.keyID == HeraldCommand.Up.keyID } ?? keys[0]
             let keyFile = HeraldCommand.Up.keyFile(keyID: key.keyID, in: directory).path
-            let dataOption = dataPath.map { " --data-dir \(HeraldCommand.Up.shellQuoted($0))" } ?? ""
+            let dataOption = directory.commandLineOption()
             var consoleLines = ""
             if let console, let port = await console.server.port() {
                 consoleLines = "\n  console:        http://127.0.0.1:\(port)/log\n  operator token: \(console.operatorToken)"

@@ -25,12 +25,19 @@ extension HeraldCommand {
         @OptionGroup var data: DataDirectoryOptions
         @OptionGroup var presentation: PresenterOptions
         @OptionGroup var extensions: ServiceExtensionOptions
-        @Option(help: "The gateway's TLS provider port.") var port = 2197
-        @Option(help: "The gateway's plaintext provider port (h2c and HTTP/1.1).") var plaintextPort = 2198
-        @Option(help: "The gateway's device-channel port.") var devicePort = 2199
-        @Option(help: "The gateway's broadcast channel management port (TLS, as Apple's sandbox management host).")
+        @Option(help: "The gateway's TLS provider port.", transform: ListenerPort.parse) var port = 2197
+        @Option(help: "The gateway's plaintext provider port (h2c and HTTP/1.1).", transform: ListenerPort.parse)
+        var plaintextPort = 2198
+        @Option(help: "The gateway's device-channel port.", transform: ListenerPort.parse) var devicePort = 2199
+        @Option(
+            help: "The gateway's broadcast channel management port (TLS, as Apple's sandbox management host).",
+            transform: ListenerPort.parse)
         var channelsPort = 2195
-        @Option(help: "The console's port (loopback); -1 turns it off.") var consolePort = 2200
+        @Option(
+            parsing: .unconditional, help: "The console's port (loopback); -1 turns it off, as --no-console does.",
+            transform: ListenerPort.parseOrOff)
+        var consolePort = 2200
+        @Flag(help: "Run without the console.") var noConsole = false
         @Option(help: "The app registered for pushes on start.") var demoApp = "com.example.app"
 
         func run() async throws {
@@ -72,7 +79,7 @@ extension HeraldCommand {
             }
             // The console, and an operator token for this start (printed in the banner).
             var console: (server: ConsoleServer, operatorToken: String)?
-            if consolePort >= 0 {
+            if !noConsole && consolePort != ListenerPort.off {
                 let token = OperatorToken.make()
                 try await gatewayStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
                 // The send form goes through the gateway's TLS provider API with the key `up` keeps in the data directory.
@@ -92,7 +99,7 @@ extension HeraldCommand {
             services.append(.init(
                 service: SandboxDevice(
                     gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                    demoChannel: demoChannel?.id, dataPath: data.path, serviceExtensionTime: extensions.timeLimit,
+                    demoChannel: demoChannel?.id, serviceExtensionTime: extensions.timeLimit,
                     console: console, logger: logger),
                 failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
