@@ -35,6 +35,12 @@ public enum ScratchFolder {
     /// - Parameter prefix: The start of its name (a unique identifier follows).
     /// - Returns: A URL inside this process's scratch folder that nothing uses yet.
     public static func url(_ prefix: String) -> URL {
-        root.appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+        // Eight random hex digits, not a whole UUID: a Unix socket's path inside (an app channel, 108 bytes at most)
+        // must fit under whatever $TMPDIR is.
+        while true {
+            let url = root.appendingPathComponent(
+                "\(prefix)-\(String(UInt32.random(in: .min ... .max), radix: 16))", isDirectory: true)
+            if !FileManager.default.fileExists(atPath: url.path) { return url }
+        }
     }
 }

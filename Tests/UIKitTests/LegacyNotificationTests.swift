@@ -42,6 +42,23 @@ struct LegacyNotificationTests {
         }
     }
 
+    /// The delivered notifications once there are `count`: `presentLocalNotificationNow` submits in call order
+    /// without waiting, so a settled engine may not have them yet. Bounded; then an identifier by body.
+    func delivered(
+        _ count: Int, in center: UNUserNotificationCenter, of device: NotificationTestEnvironment
+    ) async throws -> (notifications: [UNNotification], id: (String) throws -> String) {
+        var delivered: [UNNotification] = []
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while true {
+            await device.settle()
+            delivered = await center.deliveredNotifications()
+            guard delivered.count < count, ContinuousClock.now < deadline else { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let found = delivered
+        return (found, { body in try #require(found.first { $0.request.content.body == body }, "\(body)").request.identifier })
+    }
+
     static func action(_ identifier: String, _ mode: UIUserNotificationActivationMode, text: Bool = false) -> UIMutableUserNotificationAction {
         let action = UIMutableUserNotificationAction()
         action.identifier = identifier
@@ -151,16 +168,14 @@ struct LegacyNotificationTests {
                 notification.category = "Email"
                 UIApplication.shared.presentLocalNotificationNow(notification)
             }
-            await device.settle()
-            let delivered = await center.deliveredNotifications()
-            let id = { (body: String) in delivered.first { $0.request.content.body == body }!.request.identifier }
+            let (delivered, id) = try await self.delivered(3, in: center, of: device)
             #expect(delivered.count == 3)
 
-            try await device.user.chooseAction("Accept", on: id("one"))
+            try await device.user.chooseAction("Accept", on: try id("one"))
             try await eventually("Accept") { delegate.events.contains { $0.hasPrefix("handleAction Accept") } }
-            try await device.user.chooseAction("Reject", on: id("two"))
+            try await device.user.chooseAction("Reject", on: try id("two"))
             try await eventually("Reject") { delegate.events.contains { $0.hasPrefix("handleAction Reject") } }
-            try await device.user.reply("On my way", withAction: "Reply", on: id("three"))
+            try await device.user.reply("On my way", withAction: "Reply", on: try id("three"))
             try await eventually("Reply") { delegate.events.contains { $0.hasPrefix("handleAction Reply") } }
             #expect(delegate.events.filter { $0.hasPrefix("handleAction") } == [
                 "handleAction Accept local one background",
@@ -451,12 +466,10 @@ struct LegacyNotificationTests {
                 notification.userInfo = ["mail": body]
                 UIApplication.shared.presentLocalNotificationNow(notification)
             }
-            await device.settle()
-            let delivered = await center.deliveredNotifications()
-            let id = { (body: String) in delivered.first { $0.request.content.body == body }!.request.identifier }
+            let (_, id) = try await delivered(2, in: center, of: device)
             // The person answers while the app is not running (no delegate yet): the responses wait.
-            try await device.user.open(id("tapped"))
-            try await device.user.chooseAction("Accept", on: id("accepted"))
+            try await device.user.open(try id("tapped"))
+            try await device.user.chooseAction("Accept", on: try id("accepted"))
 
             let delegate = Seed002AppDelegate()
             await UIApplication.shared.launch(delegate: delegate)
