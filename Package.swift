@@ -370,7 +370,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeviceTests",
-            dependencies: ["HeraldTestSupport", 
+            dependencies: ["HeraldTestSupport",
                 "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldGateway", "HeraldProvider",
                 "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit",
                 .product(name: "Logging", package: "swift-log"),
@@ -385,7 +385,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeviceChannelTests",
-            dependencies: ["HeraldTestSupport", 
+            dependencies: ["HeraldTestSupport",
                 "GatewayTestSupport", "HeraldDeviceChannel", "HeraldProvider", "HeraldCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -410,7 +410,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldGatewayTests",
-            dependencies: ["HeraldTestSupport", 
+            dependencies: ["HeraldTestSupport",
                 "GatewayTestSupport", "HeraldProvider", "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -454,7 +454,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldConsoleTests",
-            dependencies: ["HeraldTestSupport", 
+            dependencies: ["HeraldTestSupport",
                 "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -467,15 +467,16 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldProviderTests",
-            dependencies: ["HeraldTestSupport", 
+            dependencies: ["HeraldTestSupport",
                 "HeraldProvider", "HeraldCore", "GatewayTestSupport", "HeraldGateway", "HeraldDeviceChannel", "HeraldTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HeraldCommandTests",
-            dependencies: ["HeraldTestSupport", 
+            dependencies: ["HeraldTestSupport",
                 "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel", "HeraldProvider", "HeraldGateway",
                 "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
