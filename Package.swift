@@ -205,7 +205,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "UserNotificationsUI", dependencies: ["UserNotifications", "UIKit", "HeraldCore"], swiftSettings: swiftSettings),
+        .target(
+            name: "UserNotificationsUI", dependencies: ["UserNotifications", "UIKit", "HeraldCore"], swiftSettings: swiftSettings),
         .target(
             name: "UIKit",
             dependencies: ["UserNotifications", "HeraldCore", "_Testing_UIKit", .product(name: "Logging", package: "swift-log")],
@@ -370,7 +371,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeviceTests",
-            dependencies: ["HeraldTestSupport",
+            dependencies: [
+                "HeraldTestSupport",
                 "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldGateway", "HeraldProvider",
                 "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit",
                 .product(name: "Logging", package: "swift-log"),
@@ -385,7 +387,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldDeviceChannelTests",
-            dependencies: ["HeraldTestSupport",
+            dependencies: [
+                "HeraldTestSupport",
                 "GatewayTestSupport", "HeraldDeviceChannel", "HeraldProvider", "HeraldCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -410,7 +413,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldGatewayTests",
-            dependencies: ["HeraldTestSupport",
+            dependencies: [
+                "HeraldTestSupport",
                 "GatewayTestSupport", "HeraldProvider", "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -454,7 +458,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldConsoleTests",
-            dependencies: ["HeraldTestSupport",
+            dependencies: [
+                "HeraldTestSupport",
                 "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -467,7 +472,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldProviderTests",
-            dependencies: ["HeraldTestSupport",
+            dependencies: [
+                "HeraldTestSupport",
                 "HeraldProvider", "HeraldCore", "GatewayTestSupport", "HeraldGateway", "HeraldDeviceChannel", "HeraldTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -476,7 +482,8 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldCommandTests",
-            dependencies: ["HeraldTestSupport",
+            dependencies: [
+                "HeraldTestSupport",
                 "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel", "HeraldProvider", "HeraldGateway",
                 "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),

@@ -166,11 +166,12 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
         let center = self.center
         let activity = Activity(id: UUID().uuidString, attributes: attributes, content: content, state: .active)
         center.adopt(activity, id: activity.id)
-        let recordPushType: LiveActivityRecord.PushType? = switch pushType?.kind {
-        case nil: nil
-        case .token?: .token
-        case .channel(let id)?: .channel(id)
-        }
+        let recordPushType: LiveActivityRecord.PushType? =
+            switch pushType?.kind {
+            case nil: nil
+            case .token?: .token
+            case .channel(let id)?: .channel(id)
+            }
         let record = LiveActivityRecord(
             id: activity.id, bundleIdentifier: center.notificationCenter.bundleIdentifier, attributesType: typeName,
             attributes: String(decoding: attributesJSON, as: UTF8.self),
@@ -191,9 +192,11 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
             do {
                 activity.apply(try await link.startActivity(current))
             } catch {
-                center.logger.warning("The Live Activity could not start; dismissed", metadata: [
-                    "activity.id": "\(activity.id)", "error": "\(error)",
-                ])
+                center.logger.warning(
+                    "The Live Activity could not start; dismissed",
+                    metadata: [
+                        "activity.id": "\(activity.id)", "error": "\(error)",
+                    ])
                 activity.change(state: .dismissed)
             }
         }
@@ -226,11 +229,12 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
     public func end(
         _ content: ActivityContent<Attributes.ContentState>?, dismissalPolicy: ActivityUIDismissalPolicy = .default
     ) async {
-        let end: LiveActivityDismissal = switch dismissalPolicy.kind {
-        case .automatic: .automatic
-        case .immediate: .immediate
-        case .after(let date): .after(date)
-        }
+        let end: LiveActivityDismissal =
+            switch dismissalPolicy.kind {
+            case .automatic: .automatic
+            case .immediate: .immediate
+            case .after(let date): .after(date)
+            }
         await change(content: content, alert: nil, end: end)
     }
 
@@ -260,9 +264,11 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
         case .success(let record)?:
             apply(record)
         case .failure(let error)?:
-            center.logger.warning("The device daemon did not apply a Live Activity change", metadata: [
-                "activity.id": "\(id)", "error": "\(error)",
-            ])
+            center.logger.warning(
+                "The device daemon did not apply a Live Activity change",
+                metadata: [
+                    "activity.id": "\(id)", "error": "\(error)",
+                ])
         case nil:
             // No daemon: the activity lives in this process only.
             if let content { change(content: content) }
@@ -278,16 +284,19 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
     private convenience init?(record: LiveActivityRecord) {
         let decoder = JSONDecoder()
         guard let attributes = try? decoder.decode(Attributes.self, from: Data(record.attributes.utf8)),
-              let state = try? decoder.decode(Attributes.ContentState.self, from: Data(record.content.state.utf8))
+            let state = try? decoder.decode(Attributes.ContentState.self, from: Data(record.content.state.utf8))
         else {
-            ActivityCenter.shared.logger.warning("A Live Activity's attributes or content do not decode as its type", metadata: [
-                "activity.id": "\(record.id)", "activity.attributes_type": "\(record.attributesType)",
-            ])
+            ActivityCenter.shared.logger.warning(
+                "A Live Activity's attributes or content do not decode as its type",
+                metadata: [
+                    "activity.id": "\(record.id)", "activity.attributes_type": "\(record.attributesType)",
+                ])
             return nil
         }
         self.init(
             id: record.id, attributes: attributes,
-            content: ActivityContent(state: state, staleDate: record.content.staleDate, relevanceScore: record.content.relevanceScore),
+            content: ActivityContent(
+                state: state, staleDate: record.content.staleDate, relevanceScore: record.content.relevanceScore),
             state: ActivityState(record.state))
         apply(record)
     }
@@ -334,12 +343,15 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
 extension Activity: LiveActivityObject {
     func apply(_ record: LiveActivityRecord) {
         if let state = try? JSONDecoder().decode(Attributes.ContentState.self, from: Data(record.content.state.utf8)) {
-            change(content: ActivityContent(
-                state: state, staleDate: record.content.staleDate, relevanceScore: record.content.relevanceScore))
+            change(
+                content: ActivityContent(
+                    state: state, staleDate: record.content.staleDate, relevanceScore: record.content.relevanceScore))
         } else {
-            ActivityCenter.shared.logger.warning("A Live Activity's content state does not decode; the last content stays", metadata: [
-                "activity.id": "\(record.id)",
-            ])
+            ActivityCenter.shared.logger.warning(
+                "A Live Activity's content state does not decode; the last content stays",
+                metadata: [
+                    "activity.id": "\(record.id)"
+                ])
         }
         if let hex = record.pushToken, let token = DeviceToken(hex: hex).map({ Data($0.bytes) }) {
             let observers = withLive { live -> [PushTokenUpdates.Continuation] in

@@ -139,7 +139,8 @@ final class ActivityCenter: Sendable {
     /// Applies the daemon's record of an activity to its object, making the object first if this process has not seen
     /// the activity (a push started it, or it was started before this process linked).
     private func receive(_ record: LiveActivityRecord) {
-        let (object, observers) = state.withLock { state -> ((any LiveActivityObject)?, [@Sendable (any LiveActivityObject) -> Void]) in
+        let (object, observers) = state.withLock {
+            state -> ((any LiveActivityObject)?, [@Sendable (any LiveActivityObject) -> Void]) in
             if let object = state.objects[record.id] { return (object, []) }
             guard let maker = state.makers[record.attributesType] else {
                 state.unclaimed[record.id] = record
@@ -179,9 +180,11 @@ final class ActivityCenter: Sendable {
         if first {
             enqueue { [self] link in
                 guard let link else {
-                    logger.warning("Push-to-start tokens need the device daemon (herald up or herald device)", metadata: [
-                        "activity.attributes_type": "\(name)",
-                    ])
+                    logger.warning(
+                        "Push-to-start tokens need the device daemon (herald up or herald device)",
+                        metadata: [
+                            "activity.attributes_type": "\(name)"
+                        ])
                     return
                 }
                 do {
@@ -193,9 +196,11 @@ final class ActivityCenter: Sendable {
                     }
                     for observer in observers { observer.yield(token) }
                 } catch {
-                    logger.warning("No push-to-start token", metadata: [
-                        "activity.attributes_type": "\(name)", "error": "\(error)",
-                    ])
+                    logger.warning(
+                        "No push-to-start token",
+                        metadata: [
+                            "activity.attributes_type": "\(name)", "error": "\(error)",
+                        ])
                 }
             }
         }

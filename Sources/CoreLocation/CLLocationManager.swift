@@ -80,7 +80,8 @@ open class CLLocationManager: NSObject {
     private func request(_ level: CLAuthorizationStatus) {
         guard let services else {
             Logger(label: "herald.corelocation").warning(
-                "No notification center yet, so no location authorization to ask for: call UNUserNotificationCenter.current() first")
+                "No notification center yet, so no location authorization to ask for: call UNUserNotificationCenter.current() first"
+            )
             return
         }
         let before = services.authorizationStatus()

@@ -154,9 +154,11 @@ final class LineLimitGuard: ChannelInboundHandler, Sendable {
             context.fireErrorCaught(error)
             return
         }
-        logger.warning("An app-channel line is longer than the channel takes; closing the connection", metadata: [
-            "line.limit_bytes": "\(AppChannelConnection.maximumLineLength)",
-        ])
+        logger.warning(
+            "An app-channel line is longer than the channel takes; closing the connection",
+            metadata: [
+                "line.limit_bytes": "\(AppChannelConnection.maximumLineLength)"
+            ])
         var buffer = context.channel.allocator.buffer(capacity: answer.count + 1)
         buffer.writeBytes(answer)
         buffer.writeInteger(UInt8(ascii: "\n"))

@@ -43,16 +43,19 @@ package final class AppChannelListener: Sendable {
             .childChannelInitializer { channel in
                 let (frames, lines) = AsyncStream.makeStream(of: Data.self)
                 let added = channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers(AppChannelConnection.handlers(
-                        lines, overLimit: overLimitAnswer.map { LineLimitGuard(answer: $0, logger: logger) }))
+                    try channel.pipeline.syncOperations.addHandlers(
+                        AppChannelConnection.handlers(
+                            lines, overLimit: overLimitAnswer.map { LineLimitGuard(answer: $0, logger: logger) }))
                 }
                 return added.flatMap {
                     channel.eventLoop.makeFutureWithTask {
                         let peer = try await PeerCredentials.of(channel)
                         guard peer.userID == PeerCredentials.currentUserID else {
-                            logger.warning("Refused an app-channel connection from another user", metadata: [
-                                "peer.uid": "\(peer.userID)", "peer.pid": "\(peer.processID)",
-                            ])
+                            logger.warning(
+                                "Refused an app-channel connection from another user",
+                                metadata: [
+                                    "peer.uid": "\(peer.userID)", "peer.pid": "\(peer.processID)",
+                                ])
                             channel.close(promise: nil)
                             throw AppChannelError.foreignPeer(userID: peer.userID)
                         }

@@ -1,3 +1,5 @@
+import NIOCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOCore
 
 /// The process at the other end of a Unix-domain socket, as the kernel reports it (`SO_PEERCRED`).
 package struct PeerCredentials: Sendable, Hashable {

@@ -15,206 +15,206 @@ enum ConsolePages {
 
     static let templates: [String: String] = [
         "head": """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
-            <link rel="stylesheet" href="/console.css"><script src="/console.js" defer></script></head><body>
-            <header><strong>Herald</strong> console{{#signedIn}} · <a href="/send">Send</a> · <a href="/history">History</a> · <a href="/log">Delivery log</a> · <a href="/devices">Devices</a> · <a href="/channels">Channels</a> · <a href="/metrics">Metrics</a> · <a href="/tools">Tools</a>
-            <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
-            <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
-            """,
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
+        <link rel="stylesheet" href="/console.css"><script src="/console.js" defer></script></head><body>
+        <header><strong>Herald</strong> console{{#signedIn}} · <a href="/send">Send</a> · <a href="/history">History</a> · <a href="/log">Delivery log</a> · <a href="/devices">Devices</a> · <a href="/channels">Channels</a> · <a href="/metrics">Metrics</a> · <a href="/tools">Tools</a>
+        <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
+        """,
         "foot": "</main></body></html>\n",
         "login": """
-            {{> head}}
-            <h1>Log in</h1>
-            {{#message}}<p class="error">{{message}}</p>{{/message}}
-            <form method="post" action="/login">
-            <label>Operator token <input type="password" name="token" autocomplete="off" autofocus></label>
-            <input type="hidden" name="csrf" value="{{csrf}}">
-            <button type="submit">Log in</button>
-            </form>
-            <p class="hint">An operator token comes from <code>herald console token</code> (and <code>herald up</code> prints one).</p>
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>Log in</h1>
+        {{#message}}<p class="error">{{message}}</p>{{/message}}
+        <form method="post" action="/login">
+        <label>Operator token <input type="password" name="token" autocomplete="off" autofocus></label>
+        <input type="hidden" name="csrf" value="{{csrf}}">
+        <button type="submit">Log in</button>
+        </form>
+        <p class="hint">An operator token comes from <code>herald console token</code> (and <code>herald up</code> prints one).</p>
+        {{> foot}}
+        """,
         "log": """
-            {{> head}}
-            <h1>Delivery log</h1>
-            <form method="get" action="/log">
-            <label>apns-unique-id, apns-id, device token or topic <input type="search" name="id" value="{{id}}" size="64"></label>
-            <button type="submit">Search</button>
-            </form>
-            {{#listed}}
-            <p>Notifications sent with this apns-id, to this token or channel, or on this topic, newest first{{#limited}} (the latest 50){{/limited}}:</p>
-            <table id="matches"><thead><tr><th>Received (UTC)</th><th>State now</th><th>apns-id</th><th>Token or channel</th><th>Topic</th></tr></thead><tbody>
-            {{#matches}}<tr class="{{kind}}"><td><a href="/log?id={{uniqueID}}">{{time}}</a></td><td>{{state}}</td><td><code>{{apnsID}}</code></td><td><code class="long">{{recipient}}</code></td><td>{{topic}}</td></tr>{{/matches}}
-            </tbody></table>
-            {{/listed}}
-            {{#searched}}
-            {{#subject}}<p class="subject">apns-unique-id <code>{{uniqueID}}</code> · apns-id <code>{{apnsID}}</code> · to <code class="long">{{recipient}}</code> · {{topic}}</p>{{/subject}}
-            <table id="timeline" data-id="{{uniqueID}}" data-shown="{{count}}"{{^hasEvents}} hidden{{/hasEvents}}><thead><tr><th>Time (UTC)</th><th>State</th><th>Detail</th></tr></thead><tbody>
-            {{#events}}<tr class="{{kind}}"><td>{{time}}</td><td>{{state}}</td><td>{{detail}}</td></tr>{{/events}}
-            </tbody></table>
-            {{^hasEvents}}<p id="nothing">No delivery log for <code>{{id}}</code> yet (kept 7 days); this page shows it as it comes.</p>{{/hasEvents}}
-            {{/searched}}
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>Delivery log</h1>
+        <form method="get" action="/log">
+        <label>apns-unique-id, apns-id, device token or topic <input type="search" name="id" value="{{id}}" size="64"></label>
+        <button type="submit">Search</button>
+        </form>
+        {{#listed}}
+        <p>Notifications sent with this apns-id, to this token or channel, or on this topic, newest first{{#limited}} (the latest 50){{/limited}}:</p>
+        <table id="matches"><thead><tr><th>Received (UTC)</th><th>State now</th><th>apns-id</th><th>Token or channel</th><th>Topic</th></tr></thead><tbody>
+        {{#matches}}<tr class="{{kind}}"><td><a href="/log?id={{uniqueID}}">{{time}}</a></td><td>{{state}}</td><td><code>{{apnsID}}</code></td><td><code class="long">{{recipient}}</code></td><td>{{topic}}</td></tr>{{/matches}}
+        </tbody></table>
+        {{/listed}}
+        {{#searched}}
+        {{#subject}}<p class="subject">apns-unique-id <code>{{uniqueID}}</code> · apns-id <code>{{apnsID}}</code> · to <code class="long">{{recipient}}</code> · {{topic}}</p>{{/subject}}
+        <table id="timeline" data-id="{{uniqueID}}" data-shown="{{count}}"{{^hasEvents}} hidden{{/hasEvents}}><thead><tr><th>Time (UTC)</th><th>State</th><th>Detail</th></tr></thead><tbody>
+        {{#events}}<tr class="{{kind}}"><td>{{time}}</td><td>{{state}}</td><td>{{detail}}</td></tr>{{/events}}
+        </tbody></table>
+        {{^hasEvents}}<p id="nothing">No delivery log for <code>{{id}}</code> yet (kept 7 days); this page shows it as it comes.</p>{{/hasEvents}}
+        {{/searched}}
+        {{> foot}}
+        """,
         "tools": """
-            {{> head}}
-            <h1>Tools</h1>
-            <h2>JWT validator</h2>
-            <form method="post" action="/tools/jwt"><input type="hidden" name="csrf" value="{{csrf}}">
-            <label>Provider token <textarea name="jwt" rows="3" cols="80">{{jwt}}</textarea></label>
-            <button type="submit">Validate</button></form>
-            {{#hasChecks}}
-            <table><thead><tr><th>Check</th><th>Result</th><th>Why</th></tr></thead><tbody>
-            {{#checks}}<tr class="{{#passed}}delivered{{/passed}}{{^passed}}discarded{{/passed}}"><td>{{name}}</td><td>{{#passed}}passed{{/passed}}{{^passed}}failed{{/passed}}</td><td>{{detail}}</td></tr>{{/checks}}
-            </tbody></table>
-            <h3>Header</h3><pre>{{header}}</pre><h3>Claims</h3><pre>{{claims}}</pre>
-            {{/hasChecks}}
-            <h2>JWT generator</h2>
-            {{#hasKeys}}
-            <form method="post" action="/tools/generate"><input type="hidden" name="csrf" value="{{csrf}}">
-            <label>Key <select name="key">{{#keys}}<option>{{id}}</option>{{/keys}}</select></label>
-            <button type="submit">Generate</button></form>
-            {{/hasKeys}}
-            {{^hasKeys}}<p class="hint">No key to sign with: put its <code>.p8</code> in the data directory as <code>AuthKey_&lt;key ID&gt;.p8</code>.</p>{{/hasKeys}}
-            {{#generateMessage}}<p class="error">{{generateMessage}}</p>{{/generateMessage}}
-            {{#generated}}<p>A provider token signed now with <code>{{generatedKey}}</code> (APNs takes it for an hour):</p>
-            <pre id="generated" class="long">{{generated}}</pre><h3>Header</h3><pre>{{generatedHeader}}</pre><h3>Claims</h3><pre>{{generatedClaims}}</pre>{{/generated}}
-            <h2>Device token validator</h2>
-            <form method="post" action="/tools/token"><input type="hidden" name="csrf" value="{{csrf}}">
-            <label>Device token <input type="text" name="token" value="{{token}}" size="70"></label>
-            <button type="submit">Look up</button></form>
-            {{#hasFacts}}
-            <table><tbody>{{#facts}}<tr><th>{{label}}</th><td>{{value}}</td></tr>{{/facts}}</tbody></table>
-            {{/hasFacts}}
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>Tools</h1>
+        <h2>JWT validator</h2>
+        <form method="post" action="/tools/jwt"><input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Provider token <textarea name="jwt" rows="3" cols="80">{{jwt}}</textarea></label>
+        <button type="submit">Validate</button></form>
+        {{#hasChecks}}
+        <table><thead><tr><th>Check</th><th>Result</th><th>Why</th></tr></thead><tbody>
+        {{#checks}}<tr class="{{#passed}}delivered{{/passed}}{{^passed}}discarded{{/passed}}"><td>{{name}}</td><td>{{#passed}}passed{{/passed}}{{^passed}}failed{{/passed}}</td><td>{{detail}}</td></tr>{{/checks}}
+        </tbody></table>
+        <h3>Header</h3><pre>{{header}}</pre><h3>Claims</h3><pre>{{claims}}</pre>
+        {{/hasChecks}}
+        <h2>JWT generator</h2>
+        {{#hasKeys}}
+        <form method="post" action="/tools/generate"><input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Key <select name="key">{{#keys}}<option>{{id}}</option>{{/keys}}</select></label>
+        <button type="submit">Generate</button></form>
+        {{/hasKeys}}
+        {{^hasKeys}}<p class="hint">No key to sign with: put its <code>.p8</code> in the data directory as <code>AuthKey_&lt;key ID&gt;.p8</code>.</p>{{/hasKeys}}
+        {{#generateMessage}}<p class="error">{{generateMessage}}</p>{{/generateMessage}}
+        {{#generated}}<p>A provider token signed now with <code>{{generatedKey}}</code> (APNs takes it for an hour):</p>
+        <pre id="generated" class="long">{{generated}}</pre><h3>Header</h3><pre>{{generatedHeader}}</pre><h3>Claims</h3><pre>{{generatedClaims}}</pre>{{/generated}}
+        <h2>Device token validator</h2>
+        <form method="post" action="/tools/token"><input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Device token <input type="text" name="token" value="{{token}}" size="70"></label>
+        <button type="submit">Look up</button></form>
+        {{#hasFacts}}
+        <table><tbody>{{#facts}}<tr><th>{{label}}</th><td>{{value}}</td></tr>{{/facts}}</tbody></table>
+        {{/hasFacts}}
+        {{> foot}}
+        """,
         "channels": """
-            {{> head}}
-            <h1>Broadcast channels</h1>
-            <form method="get" action="/channels">
-            <label>App <input type="text" name="app" value="{{app}}" size="30"></label>
-            <label>Environment <select name="environment"><option value="development"{{#development}} selected{{/development}}>development</option><option value="production"{{^development}} selected{{/development}}>production</option></select></label>
-            <label>Channel ID <input type="search" name="id" value="{{id}}" size="30"></label>
-            <button type="submit">Show</button></form>
-            {{#message}}<p class="error">{{message}}</p>{{/message}}
-            {{#hasApp}}
-            {{#hasChannels}}
-            <table><thead><tr><th>Channel ID</th><th>Push type</th><th>Message storage policy</th><th>Created (UTC)</th><th></th></tr></thead><tbody>
-            {{#channels}}<tr><td><code>{{id}}</code></td><td>{{pushType}}</td><td>{{policy}}</td><td>{{created}}</td>
-            <td><form method="post" action="/channels/delete"><input type="hidden" name="csrf" value="{{csrf}}">
-            <input type="hidden" name="app" value="{{app}}"><input type="hidden" name="environment" value="{{environment}}">
-            <input type="hidden" name="id" value="{{id}}"><button type="submit">Delete</button></form></td></tr>{{/channels}}
-            </tbody></table>
-            {{/hasChannels}}
-            {{^hasChannels}}<p>No channels{{#byID}} with this ID{{/byID}} for <code>{{app}}</code> in {{environment}}.</p>{{/hasChannels}}
-            <h2>New channel</h2>
-            <form method="post" action="/channels"><input type="hidden" name="csrf" value="{{csrf}}">
-            <input type="hidden" name="app" value="{{app}}"><input type="hidden" name="environment" value="{{environment}}">
-            <label><input type="radio" name="policy" value="0" checked> No message stored</label>
-            <label><input type="radio" name="policy" value="1"> Most recent message stored</label>
-            <button type="submit">Create</button></form>
-            {{/hasApp}}
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>Broadcast channels</h1>
+        <form method="get" action="/channels">
+        <label>App <input type="text" name="app" value="{{app}}" size="30"></label>
+        <label>Environment <select name="environment"><option value="development"{{#development}} selected{{/development}}>development</option><option value="production"{{^development}} selected{{/development}}>production</option></select></label>
+        <label>Channel ID <input type="search" name="id" value="{{id}}" size="30"></label>
+        <button type="submit">Show</button></form>
+        {{#message}}<p class="error">{{message}}</p>{{/message}}
+        {{#hasApp}}
+        {{#hasChannels}}
+        <table><thead><tr><th>Channel ID</th><th>Push type</th><th>Message storage policy</th><th>Created (UTC)</th><th></th></tr></thead><tbody>
+        {{#channels}}<tr><td><code>{{id}}</code></td><td>{{pushType}}</td><td>{{policy}}</td><td>{{created}}</td>
+        <td><form method="post" action="/channels/delete"><input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="app" value="{{app}}"><input type="hidden" name="environment" value="{{environment}}">
+        <input type="hidden" name="id" value="{{id}}"><button type="submit">Delete</button></form></td></tr>{{/channels}}
+        </tbody></table>
+        {{/hasChannels}}
+        {{^hasChannels}}<p>No channels{{#byID}} with this ID{{/byID}} for <code>{{app}}</code> in {{environment}}.</p>{{/hasChannels}}
+        <h2>New channel</h2>
+        <form method="post" action="/channels"><input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="app" value="{{app}}"><input type="hidden" name="environment" value="{{environment}}">
+        <label><input type="radio" name="policy" value="0" checked> No message stored</label>
+        <label><input type="radio" name="policy" value="1"> Most recent message stored</label>
+        <button type="submit">Create</button></form>
+        {{/hasApp}}
+        {{> foot}}
+        """,
         "send": """
-            {{> head}}
-            <h1>Send a notification</h1>
-            {{#message}}<p class="error">{{message}}</p>{{/message}}
-            {{#fromHistory}}<p class="hint">From the history: change what you like and send it again.</p>{{/fromHistory}}
-            {{#result}}<table class="result"><tbody>
-            <tr class="{{kind}}"><th>Status</th><td>{{status}} {{reason}}</td></tr>
-            {{#apnsID}}<tr><th>apns-id</th><td><code>{{apnsID}}</code></td></tr>{{/apnsID}}
-            {{#requestID}}<tr><th>apns-request-id</th><td><code>{{requestID}}</code></td></tr>{{/requestID}}
-            {{#uniqueID}}<tr><th>apns-unique-id</th><td><a href="/log?id={{uniqueID}}"><code>{{uniqueID}}</code></a> (delivery log)</td></tr>{{/uniqueID}}
-            </tbody></table>{{/result}}
-            {{#curl}}<h2>cURL command</h2><pre id="curl">{{curl}}</pre>{{/curl}}
-            {{#noKeys}}<p class="error">No provider key to send with: put its <code>.p8</code> in the data directory as <code>AuthKey_&lt;key ID&gt;.p8</code> (herald up keeps its key there).</p>{{/noKeys}}
-            <form method="post" action="/send" id="send"><input type="hidden" name="csrf" value="{{csrf}}">
-            <p><label>Key <select name="key">{{#keys}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}}</option>{{/keys}}</select></label>
-            <label>Environment <select name="environment"><option value="development">development</option><option value="production"{{#production}} selected{{/production}}>production</option></select></label></p>
-            <p><label><input type="radio" name="target" value="token"{{^toChannel}} checked{{/toChannel}}> Device token</label>
-            <label><input type="radio" name="target" value="channel"{{#toChannel}} checked{{/toChannel}}> Channel</label>
-            <input type="text" name="recipient" value="{{recipient}}" size="66" placeholder="device token (hex) or channel ID"></p>
-            <p><label>Bundle ID (apns-topic) <input type="text" name="topic" value="{{topic}}" size="30"></label>
-            <label>apns-push-type <select name="pushType" id="pushType">{{#pushTypes}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/pushTypes}}</select></label>
-            <label>apns-priority <select name="priority"><option value="">default</option><option{{#p10}} selected{{/p10}}>10</option><option{{#p5}} selected{{/p5}}>5</option><option{{#p1}} selected{{/p1}}>1</option></select></label></p>
-            <p><label>apns-expiration <input type="text" name="expiration" value="{{expiration}}" size="12" placeholder="none, 0, or a UNIX time"></label>
-            <label>apns-collapse-id <input type="text" name="collapseID" value="{{collapseID}}" size="20"></label></p>
-            <fieldset id="composer"><legend>Compose (writes the payload below)</legend>
-            <p data-types="alert"><label>Title <input type="text" data-key="title" size="30"></label>
-            <label>Subtitle <input type="text" data-key="subtitle" size="20"></label></p>
-            <p data-types="alert"><label>Body <input type="text" data-key="body" size="60"></label></p>
-            <p data-types="alert"><label>Sound <input type="text" data-key="sound" size="12" placeholder="default"></label>
-            <label>Badge <input type="number" data-key="badge" min="0" size="4"></label>
-            <label>Category <input type="text" data-key="category" size="16"></label>
-            <label><input type="checkbox" data-key="mutable-content"> mutable-content</label></p>
-            <p data-types="background"><label>Custom data (JSON object, beside aps) <input type="text" data-key="custom" size="50" placeholder='{"news":"…"}'></label></p>
-            <p data-types="liveactivity"><label>Event <select data-key="event"><option>update</option><option>end</option><option>start</option></select></label>
-            <label>content-state (JSON) <input type="text" data-key="content-state" size="40" placeholder='{"score":1}'></label></p>
-            <p data-types="liveactivity"><label>Alert title <input type="text" data-key="la-title" size="20"></label>
-            <label>Alert body <input type="text" data-key="la-body" size="30"></label>
-            <label>Attributes type (start) <input type="text" data-key="attributes-type" size="16"></label></p>
-            <p data-types="voip location complication fileprovider mdm pushtotalk widgets controls"><span class="hint">This push type's payload is the app's own: write it below.</span></p>
-            </fieldset>
-            <p><label>Payload (JSON) <span id="size" data-limit="{{limit}}"></span><br>
-            <textarea name="payload" id="payload" rows="8" cols="80">{{payload}}</textarea></label></p>
-            <button type="submit" name="action" value="send">Send</button>
-            <button type="submit" name="action" value="curl">Get cURL command</button>
-            </form>
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>Send a notification</h1>
+        {{#message}}<p class="error">{{message}}</p>{{/message}}
+        {{#fromHistory}}<p class="hint">From the history: change what you like and send it again.</p>{{/fromHistory}}
+        {{#result}}<table class="result"><tbody>
+        <tr class="{{kind}}"><th>Status</th><td>{{status}} {{reason}}</td></tr>
+        {{#apnsID}}<tr><th>apns-id</th><td><code>{{apnsID}}</code></td></tr>{{/apnsID}}
+        {{#requestID}}<tr><th>apns-request-id</th><td><code>{{requestID}}</code></td></tr>{{/requestID}}
+        {{#uniqueID}}<tr><th>apns-unique-id</th><td><a href="/log?id={{uniqueID}}"><code>{{uniqueID}}</code></a> (delivery log)</td></tr>{{/uniqueID}}
+        </tbody></table>{{/result}}
+        {{#curl}}<h2>cURL command</h2><pre id="curl">{{curl}}</pre>{{/curl}}
+        {{#noKeys}}<p class="error">No provider key to send with: put its <code>.p8</code> in the data directory as <code>AuthKey_&lt;key ID&gt;.p8</code> (herald up keeps its key there).</p>{{/noKeys}}
+        <form method="post" action="/send" id="send"><input type="hidden" name="csrf" value="{{csrf}}">
+        <p><label>Key <select name="key">{{#keys}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}}</option>{{/keys}}</select></label>
+        <label>Environment <select name="environment"><option value="development">development</option><option value="production"{{#production}} selected{{/production}}>production</option></select></label></p>
+        <p><label><input type="radio" name="target" value="token"{{^toChannel}} checked{{/toChannel}}> Device token</label>
+        <label><input type="radio" name="target" value="channel"{{#toChannel}} checked{{/toChannel}}> Channel</label>
+        <input type="text" name="recipient" value="{{recipient}}" size="66" placeholder="device token (hex) or channel ID"></p>
+        <p><label>Bundle ID (apns-topic) <input type="text" name="topic" value="{{topic}}" size="30"></label>
+        <label>apns-push-type <select name="pushType" id="pushType">{{#pushTypes}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/pushTypes}}</select></label>
+        <label>apns-priority <select name="priority"><option value="">default</option><option{{#p10}} selected{{/p10}}>10</option><option{{#p5}} selected{{/p5}}>5</option><option{{#p1}} selected{{/p1}}>1</option></select></label></p>
+        <p><label>apns-expiration <input type="text" name="expiration" value="{{expiration}}" size="12" placeholder="none, 0, or a UNIX time"></label>
+        <label>apns-collapse-id <input type="text" name="collapseID" value="{{collapseID}}" size="20"></label></p>
+        <fieldset id="composer"><legend>Compose (writes the payload below)</legend>
+        <p data-types="alert"><label>Title <input type="text" data-key="title" size="30"></label>
+        <label>Subtitle <input type="text" data-key="subtitle" size="20"></label></p>
+        <p data-types="alert"><label>Body <input type="text" data-key="body" size="60"></label></p>
+        <p data-types="alert"><label>Sound <input type="text" data-key="sound" size="12" placeholder="default"></label>
+        <label>Badge <input type="number" data-key="badge" min="0" size="4"></label>
+        <label>Category <input type="text" data-key="category" size="16"></label>
+        <label><input type="checkbox" data-key="mutable-content"> mutable-content</label></p>
+        <p data-types="background"><label>Custom data (JSON object, beside aps) <input type="text" data-key="custom" size="50" placeholder='{"news":"…"}'></label></p>
+        <p data-types="liveactivity"><label>Event <select data-key="event"><option>update</option><option>end</option><option>start</option></select></label>
+        <label>content-state (JSON) <input type="text" data-key="content-state" size="40" placeholder='{"score":1}'></label></p>
+        <p data-types="liveactivity"><label>Alert title <input type="text" data-key="la-title" size="20"></label>
+        <label>Alert body <input type="text" data-key="la-body" size="30"></label>
+        <label>Attributes type (start) <input type="text" data-key="attributes-type" size="16"></label></p>
+        <p data-types="voip location complication fileprovider mdm pushtotalk widgets controls"><span class="hint">This push type's payload is the app's own: write it below.</span></p>
+        </fieldset>
+        <p><label>Payload (JSON) <span id="size" data-limit="{{limit}}"></span><br>
+        <textarea name="payload" id="payload" rows="8" cols="80">{{payload}}</textarea></label></p>
+        <button type="submit" name="action" value="send">Send</button>
+        <button type="submit" name="action" value="curl">Get cURL command</button>
+        </form>
+        {{> foot}}
+        """,
         "history": """
-            {{> head}}
-            <h1>History</h1>
-            <p class="hint">What this console sent in the last 30 days, newest first. Modify opens one in the send form.</p>
-            {{#message}}<p class="error">{{message}}</p>{{/message}}
-            {{#hasSends}}
-            <table id="history"><thead><tr><th>Sent (UTC)</th><th>To</th><th>Topic</th><th>Type</th><th>Answer</th><th></th></tr></thead><tbody>
-            {{#sends}}<tr class="send"><td>{{time}}</td><td>{{target}} <code title="{{fullRecipient}}">{{recipient}}</code></td><td>{{topic}}</td><td>{{pushType}}</td>
-            <td class="answer {{kind}}">{{status}} {{reason}}{{#uniqueID}} · <a href="/log?id={{uniqueID}}">log</a>{{/uniqueID}}</td>
-            <td><a href="/send?from={{id}}">Modify</a>
-            <form class="inline" method="post" action="/history/resend"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit">Send again</button></form></td></tr>{{/sends}}
-            </tbody></table>
-            {{/hasSends}}
-            {{^hasSends}}<p>Nothing sent from this console in the last 30 days.</p>{{/hasSends}}
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>History</h1>
+        <p class="hint">What this console sent in the last 30 days, newest first. Modify opens one in the send form.</p>
+        {{#message}}<p class="error">{{message}}</p>{{/message}}
+        {{#hasSends}}
+        <table id="history"><thead><tr><th>Sent (UTC)</th><th>To</th><th>Topic</th><th>Type</th><th>Answer</th><th></th></tr></thead><tbody>
+        {{#sends}}<tr class="send"><td>{{time}}</td><td>{{target}} <code title="{{fullRecipient}}">{{recipient}}</code></td><td>{{topic}}</td><td>{{pushType}}</td>
+        <td class="answer {{kind}}">{{status}} {{reason}}{{#uniqueID}} · <a href="/log?id={{uniqueID}}">log</a>{{/uniqueID}}</td>
+        <td><a href="/send?from={{id}}">Modify</a>
+        <form class="inline" method="post" action="/history/resend"><input type="hidden" name="csrf" value="{{csrf}}"><input type="hidden" name="id" value="{{id}}"><button type="submit">Send again</button></form></td></tr>{{/sends}}
+        </tbody></table>
+        {{/hasSends}}
+        {{^hasSends}}<p>Nothing sent from this console in the last 30 days.</p>{{/hasSends}}
+        {{> foot}}
+        """,
         "devices": """
-            {{> head}}
-            <h1>Devices</h1>
-            <p class="hint">{{#knowsConnections}}{{online}} connected to this gateway node now. {{/knowsConnections}}Every device with a token, connected or not, and how many notifications are kept for it (one per app and topic, until it connects).</p>
-            {{#hasDevices}}
-            {{#limited}}<p class="hint">The first {{shownCount}} of {{total}} devices, by ID.</p>{{/limited}}
-            <table id="devices"><thead><tr><th>Device</th><th>Connected since (UTC)</th><th>Tokens</th><th>Kept</th></tr></thead><tbody>
-            {{#devices}}<tr><td><code>{{id}}</code></td><td>{{#connectedAt}}{{connectedAt}} · {{channels}} channel(s){{/connectedAt}}{{^connectedAt}}offline{{/connectedAt}}</td>
-            <td>{{#tokens}}<div>{{app}} ({{environment}}{{#purpose}}, {{purpose}}{{/purpose}}) <a href="/log?id={{token}}"><code class="long">{{token}}</code></a></div>{{/tokens}}</td>
-            <td>{{#hasStored}}<a href="/devices?id={{id}}">{{stored}}</a>{{/hasStored}}{{^hasStored}}0{{/hasStored}}</td></tr>{{/devices}}
-            </tbody></table>
-            {{/hasDevices}}
-            {{^hasDevices}}<p>No devices yet: one appears once it registers an app (or connects).</p>{{/hasDevices}}
-            {{#shown}}<h2>Kept for <code>{{shown}}</code></h2>
-            {{#hasKept}}<table id="kept"><thead><tr><th>Received (UTC)</th><th>Topic</th><th>Type</th><th>Expires (UTC)</th><th>Payload</th></tr></thead><tbody>
-            {{#kept}}<tr><td><a href="/log?id={{uniqueID}}">{{received}}</a></td><td>{{topic}}</td><td>{{pushType}}</td><td>{{expires}}</td><td><code class="long">{{payload}}</code></td></tr>{{/kept}}
-            </tbody></table>{{/hasKept}}
-            {{^hasKept}}<p>Nothing is kept for this device.</p>{{/hasKept}}
-            {{/shown}}
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>Devices</h1>
+        <p class="hint">{{#knowsConnections}}{{online}} connected to this gateway node now. {{/knowsConnections}}Every device with a token, connected or not, and how many notifications are kept for it (one per app and topic, until it connects).</p>
+        {{#hasDevices}}
+        {{#limited}}<p class="hint">The first {{shownCount}} of {{total}} devices, by ID.</p>{{/limited}}
+        <table id="devices"><thead><tr><th>Device</th><th>Connected since (UTC)</th><th>Tokens</th><th>Kept</th></tr></thead><tbody>
+        {{#devices}}<tr><td><code>{{id}}</code></td><td>{{#connectedAt}}{{connectedAt}} · {{channels}} channel(s){{/connectedAt}}{{^connectedAt}}offline{{/connectedAt}}</td>
+        <td>{{#tokens}}<div>{{app}} ({{environment}}{{#purpose}}, {{purpose}}{{/purpose}}) <a href="/log?id={{token}}"><code class="long">{{token}}</code></a></div>{{/tokens}}</td>
+        <td>{{#hasStored}}<a href="/devices?id={{id}}">{{stored}}</a>{{/hasStored}}{{^hasStored}}0{{/hasStored}}</td></tr>{{/devices}}
+        </tbody></table>
+        {{/hasDevices}}
+        {{^hasDevices}}<p>No devices yet: one appears once it registers an app (or connects).</p>{{/hasDevices}}
+        {{#shown}}<h2>Kept for <code>{{shown}}</code></h2>
+        {{#hasKept}}<table id="kept"><thead><tr><th>Received (UTC)</th><th>Topic</th><th>Type</th><th>Expires (UTC)</th><th>Payload</th></tr></thead><tbody>
+        {{#kept}}<tr><td><a href="/log?id={{uniqueID}}">{{received}}</a></td><td>{{topic}}</td><td>{{pushType}}</td><td>{{expires}}</td><td><code class="long">{{payload}}</code></td></tr>{{/kept}}
+        </tbody></table>{{/hasKept}}
+        {{^hasKept}}<p>Nothing is kept for this device.</p>{{/hasKept}}
+        {{/shown}}
+        {{> foot}}
+        """,
         "metrics": """
-            {{> head}}
-            <h1>Metrics</h1>
-            <p class="ranges">{{#ranges}}{{#current}}<strong>{{name}}</strong>{{/current}}{{^current}}<a href="/metrics?range={{name}}">{{name}}</a>{{/current}} {{/ranges}}</p>
-            <p class="hint">The delivery log counted by Apple's categories (the Push Notifications Console's), in UTC.</p>
-            {{#hasSeries}}{{#charts}}<section class="chart"><h2>{{name}} <span class="hint">{{total}}</span></h2>{{{svg}}}</section>{{/charts}}{{/hasSeries}}
-            {{^hasSeries}}<p>Nothing in the delivery log for this {{range}}.</p>{{/hasSeries}}
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>Metrics</h1>
+        <p class="ranges">{{#ranges}}{{#current}}<strong>{{name}}</strong>{{/current}}{{^current}}<a href="/metrics?range={{name}}">{{name}}</a>{{/current}} {{/ranges}}</p>
+        <p class="hint">The delivery log counted by Apple's categories (the Push Notifications Console's), in UTC.</p>
+        {{#hasSeries}}{{#charts}}<section class="chart"><h2>{{name}} <span class="hint">{{total}}</span></h2>{{{svg}}}</section>{{/charts}}{{/hasSeries}}
+        {{^hasSeries}}<p>Nothing in the delivery log for this {{range}}.</p>{{/hasSeries}}
+        {{> foot}}
+        """,
         "error": """
-            {{> head}}
-            <h1>{{title}}</h1><p>{{message}}</p>
-            {{> foot}}
-            """,
+        {{> head}}
+        <h1>{{title}}</h1><p>{{message}}</p>
+        {{> foot}}
+        """,
     ]
 
     /// The console's one script: the delivery log's timeline, kept current with Server-Sent Events (`/log/events`).

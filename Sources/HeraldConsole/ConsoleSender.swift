@@ -38,9 +38,10 @@ public struct ConsoleSender: Sendable {
         let listeners = gateway.configuration.providerListeners
         self.init(
             providerURL: { environment in
-                guard let index = listeners.firstIndex(where: {
-                    $0.usesTLS && $0.environment == environment && $0.api == .provider
-                }), let ports = try? await gateway.ports(), index < ports.provider.count
+                guard
+                    let index = listeners.firstIndex(where: {
+                        $0.usesTLS && $0.environment == environment && $0.api == .provider
+                    }), let ports = try? await gateway.ports(), index < ports.provider.count
                 else { return nil }
                 return URL(string: "https://localhost:\(ports.provider[index])")
             },
@@ -50,12 +51,13 @@ public struct ConsoleSender: Sendable {
     /// The key IDs of the `.p8` files in the key directory, sorted (read off the cooperative pool).
     func keyIDs() async -> [String] {
         let directory = keyDirectory
-        return ((try? await NIOThreadPool.singleton.runIfActive {
-            try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        }) ?? []).compactMap { name -> String? in
-            guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
-            return String(name.dropFirst(8).dropLast(3))
-        }.sorted()
+        return
+            ((try? await NIOThreadPool.singleton.runIfActive {
+                try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            }) ?? []).compactMap { name -> String? in
+                guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
+                return String(name.dropFirst(8).dropLast(3))
+            }.sorted()
     }
 
     /// The `.p8` key's PEM (read off the cooperative pool); `nil` when there is no such file.

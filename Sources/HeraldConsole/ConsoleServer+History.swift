@@ -6,7 +6,9 @@ import Logging
 
 extension ConsoleServer {
     /// The send form's fields a history entry keeps (not its CSRF token, not which button was pressed).
-    static let sentFields = ["key", "environment", "target", "recipient", "topic", "pushType", "priority", "expiration", "collapseID", "payload"]
+    static let sentFields = [
+        "key", "environment", "target", "recipient", "topic", "pushType", "priority", "expiration", "collapseID", "payload",
+    ]
 
     /// How many entries the history page lists.
     static let historyLimit = 200
@@ -20,7 +22,9 @@ extension ConsoleServer {
         }
         router.post("/history/resend") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
-            guard let form = try await Self.form(request, context: context, checkedAgainst: session) else { return Self.staleForm }
+            guard let form = try await Self.form(request, context: context, checkedAgainst: session) else {
+                return Self.staleForm
+            }
             guard let earlier = try await store.consoleSend(id: form["id"] ?? "") else {
                 return try await historyPage(session: session, message: "That send is no longer in the history (kept 30 days).")
             }

@@ -66,11 +66,12 @@ public final class ConsoleServer: Service, Sendable {
         let sessions = MemoryPersistDriver()
         let router = Router(context: ConsoleRequestContext.self)
         router.add(middleware: ConsoleSecurityHeaders())
-        router.add(middleware: SessionMiddleware(
-            storage: sessions,
-            configuration: .init(
-                sessionCookieParameters: .init(name: "herald_console", path: "/", secure: false, sameSite: .strict),
-                defaultSessionExpiration: .seconds(8 * 3600))))
+        router.add(
+            middleware: SessionMiddleware(
+                storage: sessions,
+                configuration: .init(
+                    sessionCookieParameters: .init(name: "herald_console", path: "/", secure: false, sameSite: .strict),
+                    defaultSessionExpiration: .seconds(8 * 3600))))
         routes(router)
         var application = Application(
             router: router, configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
@@ -158,12 +159,14 @@ public final class ConsoleServer: Service, Sendable {
         }
         router.post("/channels") { [self] request, context in
             try await changeChannels(request, context: context) { app, environment, form in
-                let policy: BroadcastChannelRecord.StoragePolicy = form["policy"] == "1" ? .mostRecentMessageStored : .noMessageStored
+                let policy: BroadcastChannelRecord.StoragePolicy =
+                    form["policy"] == "1" ? .mostRecentMessageStored : .noMessageStored
                 let channel = BroadcastChannelRecord(
                     id: BroadcastChannelRecord.makeID(), bundleID: app, environment: environment, storagePolicy: policy,
                     createdAt: clock.now)
                 guard try await store.createChannel(channel, limit: BroadcastChannelRecord.limitPerApp) else {
-                    return "\(app) has \(BroadcastChannelRecord.limitPerApp) channels in \(environment.rawValue) already (CannotCreateChannelConfig)."
+                    return
+                        "\(app) has \(BroadcastChannelRecord.limitPerApp) channels in \(environment.rawValue) already (CannotCreateChannelConfig)."
                 }
                 logger.info("Console made a channel", metadata: ["app.bundle_id": "\(app)", "channel.id": "\(channel.id)"])
                 return nil
@@ -248,7 +251,10 @@ public final class ConsoleServer: Service, Sendable {
 
     /// One row of a notification's timeline, as the log page shows it and its live stream sends it.
     static func timelineRow(_ event: DeliveryEvent, formatter: ISO8601DateFormatter) -> [String: String] {
-        ["time": formatter.string(from: event.at), "kind": event.kind.rawValue, "state": stateName(event), "detail": event.detail]
+        [
+            "time": formatter.string(from: event.at), "kind": event.kind.rawValue, "state": stateName(event),
+            "detail": event.detail,
+        ]
     }
 
     /// Times as the console shows them: UTC, to the millisecond.
@@ -270,7 +276,8 @@ public final class ConsoleServer: Service, Sendable {
         if let message { values["message"] = message }
         if APNsRequestHeaders.isValidTopic(app), APNsPushType.split(topic: app).suffixType == nil {
             let formatter = ISO8601DateFormatter()
-            let channels = id.isEmpty
+            let channels =
+                id.isEmpty
                 ? try await store.channels(bundleID: app, environment: environment)
                 : try await store.channel(id: id, bundleID: app, environment: environment).map { [$0] } ?? []
             values["hasApp"] = true
@@ -279,7 +286,8 @@ public final class ConsoleServer: Service, Sendable {
             values["channels"] = channels.map { channel -> [String: Any] in
                 [
                     "id": channel.id, "pushType": "LiveActivity", "created": formatter.string(from: channel.createdAt),
-                    "policy": channel.storagePolicy == .mostRecentMessageStored ? "Most Recent Message Stored" : "No Message Stored",
+                    "policy": channel.storagePolicy == .mostRecentMessageStored
+                        ? "Most Recent Message Stored" : "No Message Stored",
                     "csrf": session.csrf, "app": app, "environment": environment.rawValue,
                 ]
             }
@@ -299,7 +307,8 @@ public final class ConsoleServer: Service, Sendable {
         let app = form["app"] ?? ""
         let environment = APNsEnvironment(rawValue: form["environment"] ?? "") ?? .development
         guard APNsRequestHeaders.isValidTopic(app), APNsPushType.split(topic: app).suffixType == nil else {
-            return try await channelsPage(session: session, app: app, environment: environment.rawValue, id: "", message: "\(app) is not a bundle ID.")
+            return try await channelsPage(
+                session: session, app: app, environment: environment.rawValue, id: "", message: "\(app) is not a bundle ID.")
         }
         let refusal = try await change(app, environment, form)
         return try await channelsPage(session: session, app: app, environment: environment.rawValue, id: "", message: refusal)
@@ -314,7 +323,9 @@ public final class ConsoleServer: Service, Sendable {
             "title": "Send", "csrf": session.csrf, "signedIn": true,
             "keys": keys.map { ["id": $0, "selected": $0 == chosenKey] as [String: Any] }, "noKeys": keys.isEmpty,
             "toChannel": form["target"] == "channel", "recipient": form["recipient"] ?? "", "topic": form["topic"] ?? "",
-            "pushTypes": APNsPushType.allCases.map { ["name": $0.rawValue, "selected": $0.rawValue == pushType] as [String: Any] },
+            "pushTypes": APNsPushType.allCases.map {
+                ["name": $0.rawValue, "selected": $0.rawValue == pushType] as [String: Any]
+            },
             "p10": form["priority"] == "10", "p5": form["priority"] == "5", "p1": form["priority"] == "1",
             "production": form["environment"] == "production",
             "expiration": form["expiration"] ?? "", "collapseID": form["collapseID"] ?? "",
@@ -347,7 +358,8 @@ public final class ConsoleServer: Service, Sendable {
             expiration = .at(Date(timeIntervalSince1970: Double(seconds)))
         }
         let collapseID = form["collapseID"].flatMap { $0.isEmpty ? nil : $0 }
-        let suffixed = APNsPushType.split(topic: topic).suffixType == nil && pushType != .mdm ? topic + pushType.topicSuffix : topic
+        let suffixed =
+            APNsPushType.split(topic: topic).suffixType == nil && pushType != .mdm ? topic + pushType.topicSuffix : topic
         let notification = APNsNotification(
             pushType: pushType, topic: suffixed, priority: priority, expiration: expiration, collapseID: collapseID,
             payload: Data((form["payload"] ?? "").utf8))
@@ -355,13 +367,18 @@ public final class ConsoleServer: Service, Sendable {
         let toChannel = form["target"] == "channel"
         let environment = APNsEnvironment(rawValue: form["environment"] ?? "") ?? .development
         guard let base = await sender.providerURL(environment) else {
-            return ["message": environment == .production
-                ? "This gateway has no production provider API (herald gateway --production-port)."
-                : "The gateway's development provider API is not listening."]
+            return [
+                "message": environment == .production
+                    ? "This gateway has no production provider API (herald gateway --production-port)."
+                    : "The gateway's development provider API is not listening."
+            ]
         }
         if form["action"] == "curl" {
-            return ["curl": Self.curlCommand(notification, to: recipient, channel: toChannel, base: base,
-                                             caFile: sender.certificateAuthorityFile, jwt: (try? signer.token()) ?? "")]
+            return [
+                "curl": Self.curlCommand(
+                    notification, to: recipient, channel: toChannel, base: base,
+                    caFile: sender.certificateAuthorityFile, jwt: (try? signer.token()) ?? "")
+            ]
         }
         let client: APNsClient
         do {
@@ -373,7 +390,8 @@ public final class ConsoleServer: Service, Sendable {
         }
         let result: APNsResult
         do {
-            result = toChannel
+            result =
+                toChannel
                 ? try await client.broadcast(notification, on: recipient)
                 : try await client.send(notification, to: recipient)
         } catch let reason as APNsReason {
@@ -411,7 +429,8 @@ public final class ConsoleServer: Service, Sendable {
         if let caFile { lines.append("  --cacert \(quoted(caFile))") }
         var headers = notification.headers
         if channel {
-            headers = [("apns-push-type", "LiveActivity"), ("apns-channel-id", recipient)]
+            headers =
+                [("apns-push-type", "LiveActivity"), ("apns-channel-id", recipient)]
                 + notification.headers.filter { $0.name == "apns-priority" || $0.name == "apns-expiration" }
             if !headers.contains(where: { $0.name == "apns-expiration" }) { headers.append(("apns-expiration", "0")) }
         }
@@ -468,7 +487,9 @@ public final class ConsoleServer: Service, Sendable {
     /// store.
     private func makeSigner(keyID: String, sender: ConsoleSender) async -> Result<ProviderTokenSigner, KeyRefusal> {
         guard let pem = await sender.key(keyID), let key = try? await store.providerKey(id: keyID) else {
-            return .failure(KeyRefusal(message: "No key \(keyID) to sign with: its .p8 belongs in the data directory as AuthKey_\(keyID).p8."))
+            return .failure(
+                KeyRefusal(message: "No key \(keyID) to sign with: its .p8 belongs in the data directory as AuthKey_\(keyID).p8.")
+            )
         }
         do {
             return .success(try ProviderTokenSigner(pem: pem, keyID: key.keyID, teamID: key.teamID, clock: clock))
@@ -488,7 +509,7 @@ public final class ConsoleServer: Service, Sendable {
                 status: .tooManyRequests)
         }
         guard let session = context.sessions.session,
-              let form = try await Self.form(request, context: context, checkedAgainst: session)
+            let form = try await Self.form(request, context: context, checkedAgainst: session)
         else {
             throttle.failed(address, at: now)
             return Self.staleForm
@@ -496,11 +517,14 @@ public final class ConsoleServer: Service, Sendable {
         let hash = OperatorToken.hash(form["token"] ?? "")
         guard let record = try await store.operatorToken(hash: hash), OperatorToken.admits(record, at: now) else {
             throttle.failed(address, at: now)
-            logger.notice("Console login refused: unknown, revoked or expired operator token", metadata: ["client.address": "\(address)"])
+            logger.notice(
+                "Console login refused: unknown, revoked or expired operator token", metadata: ["client.address": "\(address)"])
             return Self.page(
-                "login", [
+                "login",
+                [
                     "title": "Log in", "csrf": session.csrf,
-                    "message": "That is not a valid operator token (unknown, revoked, or older than 30 days): make one with herald console token.",
+                    "message":
+                        "That is not a valid operator token (unknown, revoked, or older than 30 days): make one with herald console token.",
                 ],
                 status: .unauthorized)
         }
@@ -527,7 +551,8 @@ public final class ConsoleServer: Service, Sendable {
             let events = (try? await store.events(uniqueID: id)) ?? []
             for event in events.dropFirst(sent) {
                 let row = timelineRow(event, formatter: formatter)
-                let json = (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]))
+                let json =
+                    (try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]))
                     .map { String(decoding: $0, as: UTF8.self) } ?? "{}"
                 try await writer.write(ByteBuffer(string: "event: state\ndata: \(json)\n\n"))
             }
@@ -540,7 +565,7 @@ public final class ConsoleServer: Service, Sendable {
     /// The session of a person logged in with an operator token that still holds; `nil` otherwise.
     func signedIn(_ context: ConsoleRequestContext) async -> ConsoleSession? {
         guard let session = context.sessions.session, let hash = session.operatorHash,
-              let record = try? await store.operatorToken(hash: hash), OperatorToken.admits(record, at: clock.now)
+            let record = try? await store.operatorToken(hash: hash), OperatorToken.admits(record, at: clock.now)
         else { return nil }
         return session
     }

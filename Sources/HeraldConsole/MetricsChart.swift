@@ -40,7 +40,8 @@ struct MetricsChart {
             let x = Self.left + Double(index) * barWidth
             let time = formatter.string(from: start.addingTimeInterval(Double(index) * bucket))
             parts.append(
-                #"<rect x="\#(Self.rounded(x + 0.5))" y="\#(Self.rounded(4 + plotHeight - barHeight))" width="\#(Self.rounded(max(barWidth - 1, 1)))" height="\#(Self.rounded(barHeight))"><title>\#(Self.escaped(time)) UTC: \#(value)</title></rect>"#)
+                #"<rect x="\#(Self.rounded(x + 0.5))" y="\#(Self.rounded(4 + plotHeight - barHeight))" width="\#(Self.rounded(max(barWidth - 1, 1)))" height="\#(Self.rounded(barHeight))"><title>\#(Self.escaped(time)) UTC: \#(value)</title></rect>"#
+            )
         }
         for index in stride(from: 0, to: values.count, by: max(values.count / 6, 1)) {
             let x = Self.left + Double(index) * barWidth

@@ -15,7 +15,9 @@ enum TokenChecks {
 
     /// Every check of a provider token, in the order the gateway makes them (A-01…A-05); the first that fails is why
     /// the gateway would refuse it.
-    static func providerToken(_ text: String, store: any GatewayStore, now: Date) async -> (checks: [Check], header: String, claims: String) {
+    static func providerToken(
+        _ text: String, store: any GatewayStore, now: Date
+    ) async -> (checks: [Check], header: String, claims: String) {
         let compact = text.trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "bearer ", with: "", options: [.caseInsensitive, .anchored])
         let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
@@ -34,17 +36,19 @@ enum TokenChecks {
             return (checks, header, claims)
         }
         guard let key = try? await store.providerKey(id: token.keyID) else {
-            checks.append(Check(
-                name: "Key", passed: false,
-                detail: "No key \(token.keyID) on this gateway: add it with herald keys (InvalidProviderToken)."))
+            checks.append(
+                Check(
+                    name: "Key", passed: false,
+                    detail: "No key \(token.keyID) on this gateway: add it with herald keys (InvalidProviderToken)."))
             return (checks, header, claims)
         }
         checks.append(Check(name: "Key", passed: true, detail: "Key \(key.keyID) is known."))
-        checks.append(Check(
-            name: "Team", passed: key.teamID == token.teamID,
-            detail: key.teamID == token.teamID
-                ? "iss \(token.teamID) is the key's team."
-                : "iss \(token.teamID) is not the key's team \(key.teamID) (InvalidProviderToken)."))
+        checks.append(
+            Check(
+                name: "Team", passed: key.teamID == token.teamID,
+                detail: key.teamID == token.teamID
+                    ? "iss \(token.teamID) is the key's team."
+                    : "iss \(token.teamID) is not the key's team \(key.teamID) (InvalidProviderToken)."))
         let lifetime = Double(ProviderToken.lifetime.components.seconds)
         let age = now.timeIntervalSince(token.issuedAt)
         let ageDetail: String
@@ -67,9 +71,12 @@ enum TokenChecks {
         } catch {
             verified = false
         }
-        checks.append(Check(
-            name: "Signature", passed: verified,
-            detail: verified ? "Signed with key \(key.keyID)." : "The signature does not verify with key \(key.keyID) (InvalidProviderToken)."))
+        checks.append(
+            Check(
+                name: "Signature", passed: verified,
+                detail: verified
+                    ? "Signed with key \(key.keyID)."
+                    : "The signature does not verify with key \(key.keyID) (InvalidProviderToken)."))
         return (checks, header, claims)
     }
 
@@ -103,7 +110,7 @@ enum TokenChecks {
         var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while text.count % 4 != 0 { text += "=" }
         guard let data = Data(base64Encoded: text), let object = try? JSONSerialization.jsonObject(with: data),
-              let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         else { return String(part) }
         return String(decoding: pretty, as: UTF8.self)
     }

@@ -20,15 +20,15 @@ package enum BinaryPropertyList {
         let offsetSize = Int(bytes[trailer + 6])
         let referenceSize = Int(bytes[trailer + 7])
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize),
-              let count = integer(bytes, at: trailer + 8, size: 8),
-              let top = integer(bytes, at: trailer + 16, size: 8),
-              let table = integer(bytes, at: trailer + 24, size: 8),
-              count >= 1, top < count, table >= 8, table <= trailer,
-              count <= (trailer - table) / offsetSize
+            let count = integer(bytes, at: trailer + 8, size: 8),
+            let top = integer(bytes, at: trailer + 16, size: 8),
+            let table = integer(bytes, at: trailer + 24, size: 8),
+            count >= 1, top < count, table >= 8, table <= trailer,
+            count <= (trailer - table) / offsetSize
         else { return false }
         for index in 0..<count {
             guard let offset = integer(bytes, at: table + index * offsetSize, size: offsetSize),
-                  offset >= 8, offset < table
+                offset >= 8, offset < table
             else { return false }
             switch bytes[offset] >> 4 {
             case 0x8, 0xC: return false  // a UID, a set

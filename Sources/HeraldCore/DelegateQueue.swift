@@ -39,7 +39,8 @@ package enum DelegateQueue {
             guard claim.take() else { return }
             if !warned.exchange(true, ordering: .relaxed) {
                 Logger(label: "herald.usernotifications").notice(
-                    "The main queue does not run in this process (no async main, dispatchMain() or RunLoop): delegate methods are called on a background thread")
+                    "The main queue does not run in this process (no async main, dispatchMain() or RunLoop): delegate methods are called on a background thread"
+                )
             }
             call()
         }

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import Synchronization
 
 /// Random (version 4) and time-ordered (version 7) UUIDs as lowercase strings, the form APNs uses for `apns-id` and `apns-unique-id`.
 ///

@@ -31,12 +31,16 @@ struct AppChannelServer: Sendable {
             listener = try await AppChannelListener.listen(
                 at: socket.path, logger: logger,
                 overLimitAnswer: AppChannelMessage.failed(
-                    id: 0, message: "A message is longer than the app channel takes (\(AppChannelConnection.maximumLineLength) bytes); the connection is closed."
+                    id: 0,
+                    message:
+                        "A message is longer than the app channel takes (\(AppChannelConnection.maximumLineLength) bytes); the connection is closed."
                 ).encoded())
         } catch {
-            logger.error("Cannot serve apps on the app channel; apps run their notifications in-process", metadata: [
-                "socket.path": "\(socket.path)", "error": "\(error)",
-            ])
+            logger.error(
+                "Cannot serve apps on the app channel; apps run their notifications in-process",
+                metadata: [
+                    "socket.path": "\(socket.path)", "error": "\(error)",
+                ])
             return
         }
         logger.debug("Serving apps", metadata: ["socket.path": "\(socket.path)"])
@@ -119,17 +123,21 @@ struct AppChannelServer: Sendable {
         let object = (try? JSONSerialization.jsonObject(with: line)) as? [String: Any]
         let kind = object.flatMap { $0.count == 1 ? $0.keys.first : nil }
         let id = kind.flatMap { (object?[$0] as? [String: Any])?["id"] as? Int } ?? 0
-        refuse(id, kind.map { "Unknown or malformed request \"\($0)\": this daemon does not take it." }
-            ?? "Unreadable message: the app channel takes one JSON object per line.", in: session)
+        refuse(
+            id,
+            kind.map { "Unknown or malformed request \"\($0)\": this daemon does not take it." }
+                ?? "Unreadable message: the app channel takes one JSON object per line.", in: session)
         return object != nil
     }
 
     /// Refuses request `id` with `reason`, logged.
     private func refuse(_ id: Int, _ reason: String, in session: AppSession) {
-        logger.warning("Refused an app-channel request", metadata: [
-            "app.bundle_id": "\(session.bundleIdentifier ?? "")", "peer.pid": "\(session.connection.peer.processID)",
-            "request.id": "\(id)", "reason": "\(reason)",
-        ])
+        logger.warning(
+            "Refused an app-channel request",
+            metadata: [
+                "app.bundle_id": "\(session.bundleIdentifier ?? "")", "peer.pid": "\(session.connection.peer.processID)",
+                "request.id": "\(id)", "reason": "\(reason)",
+            ])
         session.connection.send(AppChannelMessage.failed(id: id, message: reason).encoded())
     }
 
@@ -145,7 +153,7 @@ struct AppChannelServer: Sendable {
                 return true
             }
             guard Self.isPlausibleBundleIdentifier(bundleIdentifier),
-                  session.begin(bundleIdentifier: bundleIdentifier, foreground: foreground, delegate: delegate)
+                session.begin(bundleIdentifier: bundleIdentifier, foreground: foreground, delegate: delegate)
             else {
                 refuse(-1, "\"\(bundleIdentifier)\" is not a bundle identifier.", in: session)
                 return false
@@ -154,9 +162,11 @@ struct AppChannelServer: Sendable {
             // read after that of a connection the app opened later does not take the app from it.
             await engine.attach(connection: session, order: session.order, for: bundleIdentifier)
             connection.send(AppChannelMessage.welcome.encoded())
-            logger.debug("App connected", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "peer.pid": "\(connection.peer.processID)",
-            ])
+            logger.debug(
+                "App connected",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "peer.pid": "\(connection.peer.processID)",
+                ])
             // An app that ran alone until now may have written to the store meanwhile: the engine looks once.
             await engine.reloadIfChangedElsewhere()
             // The app's Live Activities as they are, then each change.
@@ -165,9 +175,11 @@ struct AppChannelServer: Sendable {
             }
         case .state(let foreground, let delegate):
             guard let bundleIdentifier = session.bundleIdentifier else {
-                logger.warning("An app-channel peer sent its state before saying hello; closing the connection", metadata: [
-                    "peer.pid": "\(connection.peer.processID)",
-                ])
+                logger.warning(
+                    "An app-channel peer sent its state before saying hello; closing the connection",
+                    metadata: [
+                        "peer.pid": "\(connection.peer.processID)"
+                    ])
                 return false
             }
             if session.update(foreground: foreground, delegate: delegate) {
@@ -180,7 +192,9 @@ struct AppChannelServer: Sendable {
                     return true
                 }
                 guard change.isAppsOwn else {
-                    refuse(id, "An app cannot \(change.kind): that change is the person's (`herald settings`, `herald respond`, …).", in: session)
+                    refuse(
+                        id, "An app cannot \(change.kind): that change is the person's (`herald settings`, `herald respond`, …).",
+                        in: session)
                     return true
                 }
             } else if !change.isDeviceWide && !Self.isPlausibleBundleIdentifier(bundleIdentifier) {
@@ -194,9 +208,11 @@ struct AppChannelServer: Sendable {
                 do {
                     answer = .applied(id: id, outcome: try await engine.apply(change, for: bundleIdentifier))
                 } catch {
-                    logger.debug("A change was not applied", metadata: [
-                        "app.bundle_id": "\(bundleIdentifier)", "change.kind": "\(change.kind)", "error": "\(error)",
-                    ])
+                    logger.debug(
+                        "A change was not applied",
+                        metadata: [
+                            "app.bundle_id": "\(bundleIdentifier)", "change.kind": "\(change.kind)", "error": "\(error)",
+                        ])
                     answer = .refused(id: id, failure: NotificationChange.Failure(error))
                 }
                 connection.send(answer.encoded())
@@ -213,8 +229,10 @@ struct AppChannelServer: Sendable {
             }
             let registrar = self.registrar
             Self.answer(id, on: connection, in: &requests) {
-                .registered(id: id, token: try await registrar.register(
-                    bundleIdentifier: bundleIdentifier, environment: environment, bundlePath: bundlePath))
+                .registered(
+                    id: id,
+                    token: try await registrar.register(
+                        bundleIdentifier: bundleIdentifier, environment: environment, bundlePath: bundlePath))
             }
         case .unregister(let id):
             guard let bundleIdentifier = session.bundleIdentifier else {
@@ -232,7 +250,10 @@ struct AppChannelServer: Sendable {
                 return true
             }
             guard activity.bundleIdentifier == bundleIdentifier else {
-                refuse(id, "This connection is \(bundleIdentifier)'s: it cannot start \(activity.bundleIdentifier)'s Live Activities.", in: session)
+                refuse(
+                    id,
+                    "This connection is \(bundleIdentifier)'s: it cannot start \(activity.bundleIdentifier)'s Live Activities.",
+                    in: session)
                 return true
             }
             let liveActivities = self.liveActivities
@@ -246,8 +267,10 @@ struct AppChannelServer: Sendable {
             }
             let liveActivities = self.liveActivities
             Self.answer(id, on: connection, in: &requests) {
-                .activity(id: id, activity: try await liveActivities.update(
-                    activityID, of: bundleIdentifier, content: content, alert: alert, end: end))
+                .activity(
+                    id: id,
+                    activity: try await liveActivities.update(
+                        activityID, of: bundleIdentifier, content: content, alert: alert, end: end))
             }
         case .registerPushToStart(let id, let attributesType):
             guard let bundleIdentifier = session.bundleIdentifier else {
@@ -256,8 +279,10 @@ struct AppChannelServer: Sendable {
             }
             let liveActivities = self.liveActivities
             Self.answer(id, on: connection, in: &requests) {
-                .registered(id: id, token: try await liveActivities.pushToStartToken(
-                    for: bundleIdentifier, attributesType: attributesType))
+                .registered(
+                    id: id,
+                    token: try await liveActivities.pushToStartToken(
+                        for: bundleIdentifier, attributesType: attributesType))
             }
         case .registerVoIP(let id), .unregisterVoIP(let id):
             guard let bundleIdentifier = session.bundleIdentifier else {
@@ -273,7 +298,8 @@ struct AppChannelServer: Sendable {
                     try await registrar.unregister(bundleIdentifier: bundleIdentifier, purpose: .voip)
                     return .unregistered(id: id)
                 }
-                return .registered(id: id, token: try await registrar.register(bundleIdentifier: bundleIdentifier, purpose: .voip))
+                return .registered(
+                    id: id, token: try await registrar.register(bundleIdentifier: bundleIdentifier, purpose: .voip))
             } then: {
                 // The token first, then the pushes kept for the app.
                 if registering { await voipPushes.register(session, for: bundleIdentifier) }
@@ -282,9 +308,11 @@ struct AppChannelServer: Sendable {
             session.answer(id, with: message)
         case .welcome, .registered, .unregistered, .failed, .applied, .refused, .willPresent, .didReceive, .backgroundPush,
             .activity, .activityChanged, .voipPush:
-            logger.warning("An app sent the daemon's message; closing the connection", metadata: [
-                "app.bundle_id": "\(session.bundleIdentifier ?? "")",
-            ])
+            logger.warning(
+                "An app sent the daemon's message; closing the connection",
+                metadata: [
+                    "app.bundle_id": "\(session.bundleIdentifier ?? "")"
+                ])
             return false
         }
         return true

@@ -101,7 +101,9 @@ final class AppSession: NotificationHost, Sendable {
     /// Hands a VoIP push to the app's `PKPushRegistry` delegates: `true` once one took it, `false` when none does, `nil`
     /// when the app did not answer (gone, or too slow).
     func voipPush(_ payload: String) async -> Bool? {
-        guard case .voipHandled(_, let handled)? = await ask(timeout: Self.voipAnswerTimeout, { .voipPush(id: $0, payload: payload) })
+        guard
+            case .voipHandled(_, let handled)? = await ask(
+                timeout: Self.voipAnswerTimeout, { .voipPush(id: $0, payload: payload) })
         else { return nil }
         return handled
     }

@@ -29,9 +29,11 @@ package struct ContentExtensionHost: ContentExtensions {
         for bundleIdentifier: String
     ) async -> ContentExtensionAppearance? {
         guard let manifest = claiming(notification, bundlePath: bundlePath, for: bundleIdentifier),
-              let answer = await ask(
-                  manifest, ContentExtensionProcess.Request(notification: notification, actions: actions, actionIdentifier: nil, userText: nil),
-                  for: bundleIdentifier)
+            let answer = await ask(
+                manifest,
+                ContentExtensionProcess.Request(
+                    notification: notification, actions: actions, actionIdentifier: nil, userText: nil),
+                for: bundleIdentifier)
         else { return nil }
         return ContentExtensionAppearance(
             rendering: answer.rendering, defaultContentHidden: manifest.defaultContentHidden,
@@ -43,10 +45,11 @@ package struct ContentExtensionHost: ContentExtensions {
         userText: String?, bundlePath: String, for bundleIdentifier: String
     ) async -> ContentExtensionDecision? {
         guard let manifest = claiming(notification, bundlePath: bundlePath, for: bundleIdentifier),
-              let answer = await ask(
-                  manifest, ContentExtensionProcess.Request(
-                      notification: notification, actions: actions, actionIdentifier: actionIdentifier, userText: userText),
-                  for: bundleIdentifier)
+            let answer = await ask(
+                manifest,
+                ContentExtensionProcess.Request(
+                    notification: notification, actions: actions, actionIdentifier: actionIdentifier, userText: userText),
+                for: bundleIdentifier)
         else { return nil }
         if answer.defaultAction { return .openApp }
         guard let option = answer.option.flatMap(UNNotificationContentExtensionResponseOption.init(rawValue:)) else { return nil }
@@ -58,7 +61,9 @@ package struct ContentExtensionHost: ContentExtensions {
     }
 
     /// The app's content extension that claims the notification's category, if any.
-    private func claiming(_ notification: DeliveredNotification, bundlePath: String, for bundleIdentifier: String)
+    private func claiming(
+        _ notification: DeliveredNotification, bundlePath: String, for bundleIdentifier: String
+    )
         -> ServiceExtensionHost.Manifest?
     {
         let category = notification.request.content.categoryIdentifier
@@ -68,9 +73,11 @@ package struct ContentExtensionHost: ContentExtensions {
                 $0.point == Self.extensionPoint && $0.categories.contains(category)
             }
         } catch {
-            logger.warning("The app's extensions cannot be used; its notifications show their default content", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
-            ])
+            logger.warning(
+                "The app's extensions cannot be used; its notifications show their default content",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+                ])
             return nil
         }
     }
@@ -83,12 +90,14 @@ package struct ContentExtensionHost: ContentExtensions {
             manifest.executable, request: data, variable: ContentExtensionProcess.requestVariable, timeLimit: Self.timeLimit,
             expirySignal: nil, grace: .zero)
         guard case .answered(let line) = outcome,
-              let answer = try? JSONDecoder().decode(ContentExtensionProcess.Answer.self, from: line)
+            let answer = try? JSONDecoder().decode(ContentExtensionProcess.Answer.self, from: line)
         else {
-            logger.warning("A content extension gave no answer; the default content is shown, the action goes to the app", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "extension.executable": "\(manifest.executable.path)",
-                "outcome": "\(outcome)",
-            ])
+            logger.warning(
+                "A content extension gave no answer; the default content is shown, the action goes to the app",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "extension.executable": "\(manifest.executable.path)",
+                    "outcome": "\(outcome)",
+                ])
             return nil
         }
         return answer

@@ -50,8 +50,10 @@ package struct DeviceAssembly: Sendable {
         do {
             identity = try DeviceIdentity.loadOrCreate(in: directory)
         } catch {
-            throw Failure(description:
-                "Cannot read or make \(DeviceIdentity.file(in: directory).path): \(error). Remove it or pass another --data-dir.")
+            throw Failure(
+                description:
+                    "Cannot read or make \(DeviceIdentity.file(in: directory).path): \(error). Remove it or pass another --data-dir."
+            )
         }
         var tls: DeviceDaemonConfiguration.TLS?
         if gateway.hasPrefix("wss://") {

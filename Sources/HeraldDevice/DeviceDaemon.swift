@@ -65,8 +65,10 @@ public final class DeviceDaemon: Service, Sendable {
         self.voipPushes = voipPushes ?? VoIPPushRouter(url: nil, logger: logger)
         self.configuration = configuration
         self.engine = engine
-        self.liveActivities = liveActivities ?? LiveActivityRegistry(
-            url: nil, clock: engine.configuration.clock, presenter: engine.configuration.presenter, logger: logger)
+        self.liveActivities =
+            liveActivities
+            ?? LiveActivityRegistry(
+                url: nil, clock: engine.configuration.clock, presenter: engine.configuration.presenter, logger: logger)
         var logger = logger
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger
@@ -130,9 +132,11 @@ public final class DeviceDaemon: Service, Sendable {
             state.registrations[bundleIdentifier] = record
             state.strings[bundleIdentifier] = nil
         }
-        logger.info("App registered for remote notifications", metadata: [
-            "app.bundle_id": "\(bundleIdentifier)", "apns.environment": "\(environment.rawValue)",
-        ])
+        logger.info(
+            "App registered for remote notifications",
+            metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "apns.environment": "\(environment.rawValue)",
+            ])
         return token
     }
 
@@ -180,9 +184,11 @@ public final class DeviceDaemon: Service, Sendable {
             } catch is CancellationError {
                 break
             } catch {
-                logger.warning("Cannot connect to the gateway; retrying", metadata: [
-                    "gateway.url": "\(configuration.gatewayURL)", "error": "\(error)",
-                ])
+                logger.warning(
+                    "Cannot connect to the gateway; retrying",
+                    metadata: [
+                        "gateway.url": "\(configuration.gatewayURL)", "error": "\(error)",
+                    ])
             }
             if Task.isCancelled { break }
             try? await Task.sleep(for: delay ?? backoff.next())
@@ -235,9 +241,11 @@ public final class DeviceDaemon: Service, Sendable {
                 try await engine.setRemoteRegistration(renewed, for: bundleIdentifier)
                 state.withLock { $0.registrations[bundleIdentifier] = renewed }
             } catch {
-                logger.warning("Could not renew an app's registration", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
-                ])
+                logger.warning(
+                    "Could not renew an app's registration",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+                    ])
             }
         }
     }
@@ -254,9 +262,11 @@ public final class DeviceDaemon: Service, Sendable {
                 do {
                     try await liveActivities.apply(push, strings: strings(for: push.bundleID))
                 } catch {
-                    logger.error("Could not keep a Live Activity push; the gateway will send it again", metadata: metadata.merging([
-                        "error": "\(error)",
-                    ]) { $1 })
+                    logger.error(
+                        "Could not keep a Live Activity push; the gateway will send it again",
+                        metadata: metadata.merging([
+                            "error": "\(error)"
+                        ]) { $1 })
                     return false
                 }
                 continue
@@ -266,9 +276,11 @@ public final class DeviceDaemon: Service, Sendable {
                 do {
                     try await voipPushes.keep(push, at: engine.configuration.clock.now)
                 } catch {
-                    logger.error("Could not keep a VoIP push; the gateway will send it again", metadata: metadata.merging([
-                        "error": "\(error)",
-                    ]) { $1 })
+                    logger.error(
+                        "Could not keep a VoIP push; the gateway will send it again",
+                        metadata: metadata.merging([
+                            "error": "\(error)"
+                        ]) { $1 })
                     return false
                 }
                 continue
@@ -277,7 +289,8 @@ public final class DeviceDaemon: Service, Sendable {
             do {
                 content = try RemoteNotificationContent(payload: Data(push.payload.utf8), strings: strings(for: push.bundleID))
             } catch {
-                logger.warning("A push's payload cannot be shown; dropped", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+                logger.warning(
+                    "A push's payload cannot be shown; dropped", metadata: metadata.merging(["error": "\(error)"]) { $1 })
                 continue
             }
             guard content.isUserVisible else {
@@ -289,22 +302,27 @@ public final class DeviceDaemon: Service, Sendable {
                     try await engine.receiveBackground(
                         push.payload, deliveryID: push.deliveryID, fingerprint: push.fingerprint.hex, for: push.bundleID)
                 } catch {
-                    logger.error("Could not keep a background push; the gateway will send it again", metadata: metadata.merging([
-                        "error": "\(error)",
-                    ]) { $1 })
+                    logger.error(
+                        "Could not keep a background push; the gateway will send it again",
+                        metadata: metadata.merging([
+                            "error": "\(error)"
+                        ]) { $1 })
                     return false
                 }
                 continue
             }
             let request = NotificationRequestRecord(remote: content, apnsID: push.apnsID, collapseID: push.collapseID)
             let modifier = await serviceExtension(for: content, of: push.bundleID, metadata: metadata)
-            arrivals.append(RemoteArrival(
-                request: request, deliveryID: push.deliveryID, fingerprint: push.fingerprint.hex, bundleIdentifier: push.bundleID,
-                holdUntil: modifier.map { _ in
-                    engine.configuration.clock.now.addingTimeInterval(
-                        (configuration.serviceExtensionTimeLimit + configuration.serviceExtensionGrace + .seconds(1)).timeInterval)
-                },
-                serviceExtension: modifier.map { ServiceExtensionClaim(bundle: $0.bundle, executable: $0.executable) }))
+            arrivals.append(
+                RemoteArrival(
+                    request: request, deliveryID: push.deliveryID, fingerprint: push.fingerprint.hex,
+                    bundleIdentifier: push.bundleID,
+                    holdUntil: modifier.map { _ in
+                        engine.configuration.clock.now.addingTimeInterval(
+                            (configuration.serviceExtensionTimeLimit + configuration.serviceExtensionGrace + .seconds(1))
+                                .timeInterval)
+                    },
+                    serviceExtension: modifier.map { ServiceExtensionClaim(bundle: $0.bundle, executable: $0.executable) }))
         }
         guard !arrivals.isEmpty else { return true }
         do {
@@ -312,9 +330,11 @@ public final class DeviceDaemon: Service, Sendable {
             _ = try await engine.receiveRemote(arrivals)
             return true
         } catch {
-            logger.error("Could not keep pushes; the gateway will send them again", metadata: [
-                "push.count": "\(arrivals.count)", "error": "\(error)",
-            ])
+            logger.error(
+                "Could not keep pushes; the gateway will send them again",
+                metadata: [
+                    "push.count": "\(arrivals.count)", "error": "\(error)",
+                ])
             return false
         }
     }
@@ -326,15 +346,17 @@ public final class DeviceDaemon: Service, Sendable {
         for content: RemoteNotificationContent, of bundleIdentifier: String, metadata: Logger.Metadata
     ) async -> ServiceExtensionHost.Manifest? {
         guard content.mutableContent, !(content.title.isEmpty && content.subtitle.isEmpty && content.body.isEmpty),
-              let bundlePath = state.withLock({ $0.registrations[bundleIdentifier]?.bundlePath }),
-              (try? await engine.appState(for: bundleIdentifier).settings.alertSetting) == .enabled
+            let bundlePath = state.withLock({ $0.registrations[bundleIdentifier]?.bundlePath }),
+            (try? await engine.appState(for: bundleIdentifier).settings.alertSetting) == .enabled
         else { return nil }
         do {
             return try ServiceExtensionHost.manifest(inAppBundle: bundlePath)
         } catch {
-            logger.warning("The app's service extension cannot be used; the push is shown as it came", metadata: metadata.merging([
-                "error": "\(error)",
-            ]) { $1 })
+            logger.warning(
+                "The app's service extension cannot be used; the push is shown as it came",
+                metadata: metadata.merging([
+                    "error": "\(error)"
+                ]) { $1 })
             return nil
         }
     }
@@ -343,10 +365,12 @@ public final class DeviceDaemon: Service, Sendable {
     private func strings(for bundleIdentifier: String) -> LocalizedStringTable {
         let (cached, path) = state.withLock { ($0.strings[bundleIdentifier], $0.registrations[bundleIdentifier]?.bundlePath) }
         if let cached { return cached }
-        let table = path.map {
-            LocalizedStringTable.load(
-                bundlePath: $0, languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
-        } ?? LocalizedStringTable()
+        let table =
+            path.map {
+                LocalizedStringTable.load(
+                    bundlePath: $0,
+                    languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
+            } ?? LocalizedStringTable()
         state.withLock { $0.strings[bundleIdentifier] = table }
         return table
     }

@@ -24,7 +24,9 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
     /// writes it with mode 0600.
     ///
     /// - Throws: When the file exists but cannot be read, or a new one cannot be written.
-    public static func loadOrCreate(in directory: HeraldDataDirectory, hostName: String = ProcessInfo.processInfo.hostName)
+    public static func loadOrCreate(
+        in directory: HeraldDataDirectory, hostName: String = ProcessInfo.processInfo.hostName
+    )
         throws -> DeviceIdentity
     {
         let url = file(in: directory)
@@ -32,9 +34,12 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
             return try JSONDecoder().decode(DeviceIdentity.self, from: Data(contentsOf: url))
         }
         try directory.create()
-        let name = String(String.UnicodeScalarView(hostName.unicodeScalars.filter { scalar in
-            scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == ".")
-        }).prefix(64))
+        let name = String(
+            String.UnicodeScalarView(
+                hostName.unicodeScalars.filter { scalar in
+                    scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar) || scalar == "-" || scalar == ".")
+                }
+            ).prefix(64))
         var generator = SystemRandomNumberGenerator()
         func hex(_ count: Int) -> String {
             (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()

@@ -91,18 +91,19 @@ package actor LiveActivityRegistry {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE live_activity (
-                    id TEXT PRIMARY KEY,
-                    bundle_id TEXT NOT NULL,
-                    record TEXT NOT NULL
-                );
-                CREATE TABLE push_to_start (
-                    token TEXT PRIMARY KEY,
-                    bundle_id TEXT NOT NULL,
-                    attributes_type TEXT NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE live_activity (
+                        id TEXT PRIMARY KEY,
+                        bundle_id TEXT NOT NULL,
+                        record TEXT NOT NULL
+                    );
+                    CREATE TABLE push_to_start (
+                        token TEXT PRIMARY KEY,
+                        bundle_id TEXT NOT NULL,
+                        attributes_type TEXT NOT NULL
+                    );
+                    """)
         }
         return migrator
     }
@@ -202,9 +203,11 @@ package actor LiveActivityRegistry {
                 throw failure
             } catch {
                 // Offline: subscribed when the device connects (`renew()`).
-                logger.info("Live Activity starts unsubscribed; it subscribes once the device is connected", metadata: [
-                    "activity.id": "\(activity.id)", "error": "\(error)",
-                ])
+                logger.info(
+                    "Live Activity starts unsubscribed; it subscribes once the device is connected",
+                    metadata: [
+                        "activity.id": "\(activity.id)", "error": "\(error)",
+                    ])
             }
             activity = activities[activity.id] ?? activity
         }
@@ -230,11 +233,12 @@ package actor LiveActivityRegistry {
         activity.alert = alert
         activity.state = runningState(of: activity)
         if let end {
-            let dismissal: Date? = switch end {
-            case .automatic: nil
-            case .immediate: clock.now
-            case .after(let date): date
-            }
+            let dismissal: Date? =
+                switch end {
+                case .automatic: nil
+                case .immediate: clock.now
+                case .after(let date): date
+                }
             finish(&activity, dismissalDate: dismissal)
         }
         try await save([activity])
@@ -278,20 +282,23 @@ package actor LiveActivityRegistry {
         do {
             payload = try LiveActivityPush(payload: push.payload, strings: strings)
         } catch {
-            logger.warning("A Live Activity push cannot be applied; dropped", metadata: metadata.merging([
-                "error": "\(error)",
-            ]) { $1 })
+            logger.warning(
+                "A Live Activity push cannot be applied; dropped",
+                metadata: metadata.merging([
+                    "error": "\(error)"
+                ]) { $1 })
             return
         }
         if payload.event == .start {
             guard remember("start " + push.deliveryID) else { return }
             try await start(payload, from: push, metadata: metadata)
         } else {
-            let targets: [LiveActivityRecord] = if let channel = push.channelID {
-                activities.values.filter { $0.bundleIdentifier == push.bundleID && $0.channelID == channel && $0.isRunning }
-            } else {
-                activities.values.filter { $0.pushToken == push.token && $0.bundleIdentifier == push.bundleID }
-            }
+            let targets: [LiveActivityRecord] =
+                if let channel = push.channelID {
+                    activities.values.filter { $0.bundleIdentifier == push.bundleID && $0.channelID == channel && $0.isRunning }
+                } else {
+                    activities.values.filter { $0.pushToken == push.token && $0.bundleIdentifier == push.bundleID }
+                }
             if targets.isEmpty {
                 logger.info("A Live Activity push for no running activity; dropped", metadata: metadata)
             }
@@ -337,7 +344,7 @@ package actor LiveActivityRegistry {
             return
         }
         guard payload.attributesType == registration.attributesType,
-              let attributes = payload.attributes, let state = payload.contentState
+            let attributes = payload.attributes, let state = payload.contentState
         else {
             logger.info("A Live Activity start whose attributes-type is not its token's; dropped", metadata: metadata)
             return
@@ -417,9 +424,11 @@ package actor LiveActivityRegistry {
                     try? await save([current])
                     await show(current)
                 } catch {
-                    logger.info("Could not subscribe a Live Activity again", metadata: [
-                        "activity.id": "\(activity.id)", "error": "\(error)",
-                    ])
+                    logger.info(
+                        "Could not subscribe a Live Activity again",
+                        metadata: [
+                            "activity.id": "\(activity.id)", "error": "\(error)",
+                        ])
                 }
             } else if activity.pushType == .token, activity.pushToken == nil {
                 await issueToken(for: activity.id)
@@ -438,9 +447,11 @@ package actor LiveActivityRegistry {
             try await save([current])
             notify(current)
         } catch {
-            logger.info("No push token for a Live Activity yet; it comes once the device is connected", metadata: [
-                "activity.id": "\(activityID)", "error": "\(error)",
-            ])
+            logger.info(
+                "No push token for a Live Activity yet; it comes once the device is connected",
+                metadata: [
+                    "activity.id": "\(activityID)", "error": "\(error)",
+                ])
         }
     }
 
@@ -455,9 +466,11 @@ package actor LiveActivityRegistry {
                 try await gateway.unregister(
                     bundleIdentifier: activity.bundleIdentifier, purpose: .liveActivity(activityID: activity.id))
             } catch {
-                logger.info("Could not revoke an ended Live Activity's token", metadata: [
-                    "activity.id": "\(activity.id)", "error": "\(error)",
-                ])
+                logger.info(
+                    "Could not revoke an ended Live Activity's token",
+                    metadata: [
+                        "activity.id": "\(activity.id)", "error": "\(error)",
+                    ])
             }
         }
     }
@@ -541,7 +554,9 @@ package actor LiveActivityRegistry {
         guard !changed.isEmpty else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let rows = try changed.map { (id: $0.id, bundle: $0.bundleIdentifier, text: String(decoding: try encoder.encode($0), as: UTF8.self)) }
+        let rows = try changed.map {
+            (id: $0.id, bundle: $0.bundleIdentifier, text: String(decoding: try encoder.encode($0), as: UTF8.self))
+        }
         try await database.groupCommit.write { db in
             for row in rows {
                 try db.execute(
@@ -561,10 +576,11 @@ package actor LiveActivityRegistry {
     }
 
     private func show(_ activity: LiveActivityRecord) async {
-        await presenter.presentLiveActivity(LiveActivityPresentation(
-            bundleIdentifier: activity.bundleIdentifier, activityID: activity.id, attributesType: activity.attributesType,
-            attributes: activity.attributes, contentState: activity.content.state, state: activity.state.rawValue,
-            alertTitle: activity.alert?.title, alertBody: activity.alert?.body, alertSound: activity.alert?.sound))
+        await presenter.presentLiveActivity(
+            LiveActivityPresentation(
+                bundleIdentifier: activity.bundleIdentifier, activityID: activity.id, attributesType: activity.attributesType,
+                attributes: activity.attributes, contentState: activity.content.state, state: activity.state.rawValue,
+                alertTitle: activity.alert?.title, alertBody: activity.alert?.body, alertSound: activity.alert?.sound))
     }
 }
 

@@ -3,12 +3,13 @@ import HeraldCore
 import Logging
 import Subprocess
 import Synchronization
+import UserNotifications
+
 #if canImport(System)
 import System
 #else
 import SystemPackage
 #endif
-import UserNotifications
 
 /// Runs apps' notification service extensions (B-50, B-51): finds the one an app declares, starts it for a push, gives
 /// it the push's request, and returns the content it hands back — or nothing when it fails, crashes or runs out of time.
@@ -131,13 +132,16 @@ package actor ServiceExtensionHost {
             guard let info = list as? [String: Any] else { throw ManifestError.unreadable(file, "not a dictionary") }
             let declaration = info["NSExtension"] as? [String: Any]
             guard let point = declaration?["NSExtensionPointIdentifier"] as? String,
-                  point == extensionPoint || point == ContentExtensionHost.extensionPoint
+                point == extensionPoint || point == ContentExtensionHost.extensionPoint
             else { continue }
             let name = info["CFBundleExecutable"] as? String ?? ""
-            let candidates = name.isEmpty ? [] : [
-                bundle.appendingPathComponent(name), URL(fileURLWithPath: bundlePath).appendingPathComponent(name),
-                URL(fileURLWithPath: name),
-            ]
+            let candidates =
+                name.isEmpty
+                ? []
+                : [
+                    bundle.appendingPathComponent(name), URL(fileURLWithPath: bundlePath).appendingPathComponent(name),
+                    URL(fileURLWithPath: name),
+                ]
             guard let executable = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
                 throw ManifestError.missingExecutable(bundle, name)
             }
@@ -151,14 +155,17 @@ package actor ServiceExtensionHost {
             }
             manifest.defaultContentHidden = (attributes["UNNotificationExtensionDefaultContentHidden"] as? Bool) ?? false
             manifest.overridesDefaultTitle = (attributes["UNNotificationExtensionOverridesDefaultTitle"] as? Bool) ?? false
-            manifest.initialContentSizeRatio = (attributes["UNNotificationExtensionInitialContentSizeRatio"] as? NSNumber)?.doubleValue
+            manifest.initialContentSizeRatio =
+                (attributes["UNNotificationExtensionInitialContentSizeRatio"] as? NSNumber)?.doubleValue
             found.append(manifest)
         }
         return found
     }
 
     /// Runs `manifest`'s extension for `request`; the content it gave, or `nil` (logged) when it gave none.
-    package func modify(_ request: NotificationRequestRecord, with manifest: Manifest, for bundleIdentifier: String) async
+    package func modify(
+        _ request: NotificationRequestRecord, with manifest: Manifest, for bundleIdentifier: String
+    ) async
         -> NotificationContentRecord?
     {
         await acquireSlot(for: bundleIdentifier)
@@ -171,9 +178,11 @@ package actor ServiceExtensionHost {
         do {
             requestData = try JSONEncoder().encode(request)
         } catch {
-            logger.error("Cannot hand a push to its service extension; showing it as it came", metadata: metadata.merging([
-                "error": "\(error)",
-            ]) { $1 })
+            logger.error(
+                "Cannot hand a push to its service extension; showing it as it came",
+                metadata: metadata.merging([
+                    "error": "\(error)"
+                ]) { $1 })
             return nil
         }
         let run = await answer(requestData, from: manifest.executable)
@@ -181,17 +190,23 @@ package actor ServiceExtensionHost {
         case .answered(let line):
             let answer = try? JSONDecoder().decode(ServiceExtensionProcess.Answer.self, from: line)
             if let content = answer?.content { return content }
-            logger.warning("A service extension's content cannot be shown; showing the push as it came", metadata: metadata.merging([
-                "error": "\(answer?.error ?? "not a service extension's answer")",
-            ]) { $1 })
+            logger.warning(
+                "A service extension's content cannot be shown; showing the push as it came",
+                metadata: metadata.merging([
+                    "error": "\(answer?.error ?? "not a service extension's answer")"
+                ]) { $1 })
         case .noAnswer(let status):
-            logger.warning("A service extension gave no content (it crashed, hung past its time, or ended); showing the push as it came", metadata: metadata.merging([
-                "extension.status": "\(status)",
-            ]) { $1 })
+            logger.warning(
+                "A service extension gave no content (it crashed, hung past its time, or ended); showing the push as it came",
+                metadata: metadata.merging([
+                    "extension.status": "\(status)"
+                ]) { $1 })
         case .notStarted(let error):
-            logger.error("Cannot start a service extension; showing the push as it came", metadata: metadata.merging([
-                "error": "\(error)",
-            ]) { $1 })
+            logger.error(
+                "Cannot start a service extension; showing the push as it came",
+                metadata: metadata.merging([
+                    "error": "\(error)"
+                ]) { $1 })
         }
         return nil
     }
@@ -226,7 +241,7 @@ package actor ServiceExtensionHost {
         if var queue = waiting[bundleIdentifier], !queue.isEmpty {
             let next = queue.removeFirst()
             waiting[bundleIdentifier] = queue
-            next.resume() // the slot passes to the next launch
+            next.resume()  // the slot passes to the next launch
         } else {
             running[bundleIdentifier, default: 1] -= 1
         }
@@ -247,7 +262,8 @@ enum ExtensionProcess {
         _ executable: URL, request: Data, variable: String, timeLimit: Duration, expirySignal: Int32?, grace: Duration,
         clock: any HeraldClock = SystemClock()
     ) async -> Outcome {
-        let requestFile = FileManager.default.temporaryDirectory.appendingPathComponent("herald-extension-\(UUID().uuidString).json")
+        let requestFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "herald-extension-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: requestFile) }
         do {
             try request.write(to: requestFile, options: .atomic)
@@ -262,7 +278,7 @@ enum ExtensionProcess {
                     pid: pid, ready: ready, timeLimit: timeLimit, expirySignal: expirySignal, grace: grace, clock: clock)
                 defer {
                     deadline.cancel()
-                    kill(pid, SIGKILL) // it has answered (and exits by itself) or failed; it gets no more time
+                    kill(pid, SIGKILL)  // it has answered (and exits by itself) or failed; it gets no more time
                 }
                 // A device that stops ends its extensions with it.
                 return await withTaskCancellationHandler {
@@ -318,7 +334,7 @@ extension ExtensionProcess {
             }
             guard let chunk = try await output.next() else { return nil }
             chunk.withUnsafeBytes { buffer.append(contentsOf: $0) }
-            if buffer.count > 8 * 1024 * 1024 { return nil } // a runaway line is no answer
+            if buffer.count > 8 * 1024 * 1024 { return nil }  // a runaway line is no answer
         }
     }
 }

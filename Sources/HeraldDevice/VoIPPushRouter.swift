@@ -31,16 +31,17 @@ package actor VoIPPushRouter {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE voip_push (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    delivery_id TEXT NOT NULL UNIQUE,
-                    bundle_id TEXT NOT NULL,
-                    payload TEXT NOT NULL,
-                    received_at REAL NOT NULL
-                );
-                CREATE INDEX voip_push_by_app ON voip_push(bundle_id, seq);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE voip_push (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        delivery_id TEXT NOT NULL UNIQUE,
+                        bundle_id TEXT NOT NULL,
+                        payload TEXT NOT NULL,
+                        received_at REAL NOT NULL
+                    );
+                    CREATE INDEX voip_push_by_app ON voip_push(bundle_id, seq);
+                    """)
         }
         return migrator
     }
@@ -71,7 +72,8 @@ package actor VoIPPushRouter {
     /// The VoIP pushes kept for `bundleIdentifier` and not yet handed over, oldest first.
     package func kept(for bundleIdentifier: String) async throws -> [String] {
         try await database.writer.read { db in
-            try String.fetchAll(db, sql: "SELECT payload FROM voip_push WHERE bundle_id = ? ORDER BY seq", arguments: [bundleIdentifier])
+            try String.fetchAll(
+                db, sql: "SELECT payload FROM voip_push WHERE bundle_id = ? ORDER BY seq", arguments: [bundleIdentifier])
         }
     }
 
@@ -98,7 +100,9 @@ package actor VoIPPushRouter {
                     ).map { ($0[0], $0[1]) }
                 }
             } catch {
-                logger.error("Could not read the kept VoIP pushes", metadata: ["app.bundle_id": "\(bundleIdentifier)", "error": "\(error)"])
+                logger.error(
+                    "Could not read the kept VoIP pushes",
+                    metadata: ["app.bundle_id": "\(bundleIdentifier)", "error": "\(error)"])
                 return
             }
             guard let next else { return }
@@ -109,9 +113,11 @@ package actor VoIPPushRouter {
                 continue
             }
             if handled != true {
-                logger.warning("An app took a VoIP push without a delegate that handled it in time", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)",
-                ])
+                logger.warning(
+                    "An app took a VoIP push without a delegate that handled it in time",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)"
+                    ])
             }
             do {
                 try await database.groupCommit.write { db in

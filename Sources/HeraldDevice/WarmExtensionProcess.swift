@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
 import Subprocess
+import UserNotifications
+
 #if canImport(System)
 import System
 #else
 import SystemPackage
 #endif
-import UserNotifications
 
 /// A service extension's process kept between pushes: it is started once with `HERALD_SERVICE_EXTENSION_WARM=1`, takes
 /// one request per line on its standard input and answers one per line, so a push pays for a request, not a launch.

@@ -98,9 +98,9 @@ struct ArchiveTemplate: @unchecked Sendable {
         guard Swift.type(of: object) != NSObject.self else { return nil }
         let xml = String(decoding: archive(object, format: .xml), as: UTF8.self)
         guard let key = xml.range(of: "<key>\(NSCoder.heraldRecordKey)</key>"),
-              let open = xml.range(of: "<data>", range: key.upperBound..<xml.endIndex),
-              let close = xml.range(of: "</data>", range: open.upperBound..<xml.endIndex),
-              let record = Data(base64Encoded: xml[open.upperBound..<close.lowerBound].filter { !$0.isWhitespace })
+            let open = xml.range(of: "<data>", range: key.upperBound..<xml.endIndex),
+            let close = xml.range(of: "</data>", range: open.upperBound..<xml.endIndex),
+            let record = Data(base64Encoded: xml[open.upperBound..<close.lowerBound].filter { !$0.isWhitespace })
         else { return nil }
         // The record's key points at the object holding the data; the first <data> after it is that object.
         return ArchiveTemplate(
@@ -110,8 +110,10 @@ struct ArchiveTemplate: @unchecked Sendable {
 
     /// The archive with `record` as the object's record: as data, or (`asString`) as a string where data belongs.
     func archive(holding record: [UInt8], asString: Bool) -> Data {
-        let element = asString
-            ? "<string>" + String(decoding: record, as: UTF8.self).unicodeScalars
+        let element =
+            asString
+            ? "<string>"
+                + String(decoding: record, as: UTF8.self).unicodeScalars
                 .filter { $0.value == 0x09 || $0.value == 0x0A || ($0.value >= 0x20 && $0.value != 0xFFFE && $0.value != 0xFFFF) }
                 .map { $0 == "<" ? "&lt;" : $0 == "&" ? "&amp;" : String($0) }.joined() + "</string>"
             : "<data>" + Data(record).base64EncodedString() + "</data>"

@@ -11,7 +11,8 @@ extension FuzzTarget {
         seeds: {
             let push = DevicePush(
                 deliveryID: "d-1", token: "aa11", topic: "com.example.app", bundleID: "com.example.app", pushType: "alert",
-                priority: 10, apnsID: "eabeae54-14a8-11e5-b60b-1697f925ec7b", collapseID: "c", payload: #"{"aps":{"alert":"Hi"}}"#,
+                priority: 10, apnsID: "eabeae54-14a8-11e5-b60b-1697f925ec7b", collapseID: "c",
+                payload: #"{"aps":{"alert":"Hi"}}"#,
                 fromStorage: true)
             let messages: [DeviceChannelMessage] = [
                 .hello(deviceID: "phone", secret: "s"), .welcome(deviceID: "phone"),
@@ -19,7 +20,9 @@ extension FuzzTarget {
                 .registered(bundleID: "com.example.app", environment: .production, purpose: .voip, token: "aa11"),
                 .unregister(bundleID: "com.example.app", environment: .development, purpose: .liveActivity(activityID: "a1")),
                 .push(push), .ack(deliveryID: "d-1"),
-                .error("no"), .unregistered(bundleID: "com.example.app", environment: .production, purpose: .pushToStart(attributesType: "Score")),
+                .error("no"),
+                .unregistered(
+                    bundleID: "com.example.app", environment: .production, purpose: .pushToStart(attributesType: "Score")),
             ]
             return messages.map { Array($0.jsonText().utf8) }
         },
@@ -38,7 +41,9 @@ extension FuzzTarget {
             let messages: [AppChannelMessage] = [
                 .hello(bundleID: "com.example.app", foreground: true, delegate: true), .state(foreground: false, delegate: true),
                 .change(id: 8, bundleID: "com.example.app", change: .setBadgeCount(3)),
-                .change(id: 9, bundleID: "com.example.app", change: .interact(.reply(action: "reply", text: "hi"), notification: "n1")),
+                .change(
+                    id: 9, bundleID: "com.example.app", change: .interact(.reply(action: "reply", text: "hi"), notification: "n1")
+                ),
                 .change(id: 10, bundleID: "", change: .updateLocation(latitude: 52.5, longitude: 13.4)),
                 .applied(id: 8, outcome: .granted(true)), .refused(id: 9, failure: .notification(code: 1600, reason: nil)),
                 .register(id: 1, environment: "development", bundlePath: "/apps/Example.app"), .unregister(id: 2),

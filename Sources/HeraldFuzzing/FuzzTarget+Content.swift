@@ -7,7 +7,8 @@ extension FuzzTarget {
     /// localized strings and format arguments — or, for a `liveactivity` push, a Live Activity's update.
     static let apnsFile = FuzzTarget(
         name: "apns-file",
-        summary: ".apns files and payloads on the device: JSONValue reading, aps -> notification content or a Live Activity update",
+        summary:
+            ".apns files and payloads on the device: JSONValue reading, aps -> notification content or a Live Activity update",
         seeds: {
             [
                 #"{"Simulator Target Bundle":"com.example.app","aps":{"alert":"Hello","badge":3,"sound":"default"}}"#,

@@ -11,14 +11,18 @@ extension FuzzTarget {
                 .call(
                     serial: 1, destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
                     interface: "org.freedesktop.Notifications", member: "Notify",
-                    body: [.string("herald"), .uint32(0), .string(""), .string("Title"), .string("Body"),
-                           .strings(["default", "Open"]), .dictionary([("urgency", .byte(1)), ("x", .int32(-3))]), .int32(-1)]),
-                DBusMessage(kind: .signal, serial: 9, path: "/org/freedesktop/Notifications",
-                            interface: "org.freedesktop.Notifications", member: "ActionInvoked",
-                            sender: ":1.4", body: [.uint32(7), .string("default")]),
+                    body: [
+                        .string("herald"), .uint32(0), .string(""), .string("Title"), .string("Body"),
+                        .strings(["default", "Open"]), .dictionary([("urgency", .byte(1)), ("x", .int32(-3))]), .int32(-1),
+                    ]),
+                DBusMessage(
+                    kind: .signal, serial: 9, path: "/org/freedesktop/Notifications",
+                    interface: "org.freedesktop.Notifications", member: "ActionInvoked",
+                    sender: ":1.4", body: [.uint32(7), .string("default")]),
                 DBusMessage(kind: .methodReturn, serial: 3, replySerial: 1, destination: ":1.9", body: [.uint32(7)]),
-                DBusMessage(kind: .error, serial: 4, errorName: "org.freedesktop.DBus.Error.Failed", replySerial: 2,
-                            body: [.string("no"), .signature("as"), .objectPath("/a")]),
+                DBusMessage(
+                    kind: .error, serial: 4, errorName: "org.freedesktop.DBus.Error.Failed", replySerial: 2,
+                    body: [.string("no"), .signature("as"), .objectPath("/a")]),
             ]
             return messages.map { $0.encoded() }
         },

@@ -28,7 +28,8 @@ extension FuzzTarget {
         run: { input in
             let accepted = input.withUnsafeBytes { JSONSyntax.isPayloadObject($0) }
             let rfc = RFC8259.isObject(input)
-            let verdict = String(validating: input, as: UTF8.self) == nil
+            let verdict =
+                String(validating: input, as: UTF8.self) == nil
                 ? JSONSyntax.Verdict.notAnObject : input.withUnsafeBytes { JSONSyntax.classify($0) }
             let foundation = (try? JSONSerialization.jsonObject(with: Data(input))) is [String: Any]
             if accepted {
@@ -37,11 +38,13 @@ extension FuzzTarget {
                     throw FuzzViolation("accepted a payload the device's JSONValue cannot read as an object")
                 }
             } else if rfc {
-                try require(verdict == .unusualObject && !foundation,
-                            "refused an RFC 8259 object that JSONSerialization reads (\(verdict))")
+                try require(
+                    verdict == .unusualObject && !foundation,
+                    "refused an RFC 8259 object that JSONSerialization reads (\(verdict))")
             }
             if verdict == .object {
-                try require(rfc && foundation, "called plain what RFC 8259 (\(rfc)) or JSONSerialization (\(foundation)) does not read")
+                try require(
+                    rfc && foundation, "called plain what RFC 8259 (\(rfc)) or JSONSerialization (\(foundation)) does not read")
             }
         })
 }

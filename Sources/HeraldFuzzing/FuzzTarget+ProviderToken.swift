@@ -12,10 +12,13 @@ extension FuzzTarget {
         summary: "provider tokens (JWT): base64url header, claims and signature, parsing and ES256 verification",
         seeds: {
             let issued = Date(timeIntervalSince1970: 1_700_000_000)
-            let signed = (try? ProviderToken.sign(keyID: "KEY1234567", teamID: "TEAM123456", issuedAt: issued, privateKey: tokenKey)) ?? ""
+            let signed =
+                (try? ProviderToken.sign(keyID: "KEY1234567", teamID: "TEAM123456", issuedAt: issued, privateKey: tokenKey)) ?? ""
             let header = Data(#"{"alg":"ES256","kid":"KEY1234567"}"#.utf8).base64URLEncodedString()
             let stringIat = Data(#"{"iss":"TEAM123456","iat":"1700000000","kid":"KEY1234567"}"#.utf8).base64URLEncodedString()
-            return [signed, header + "." + stringIat + ".AAAA", "a.b.c", "..", header + ".e30.", signed + "x"].map { Array($0.utf8) }
+            return [signed, header + "." + stringIat + ".AAAA", "a.b.c", "..", header + ".e30.", signed + "x"].map {
+                Array($0.utf8)
+            }
         },
         run: { input in
             guard let token = try? ProviderToken(parsing: input.text) else { return }

@@ -161,7 +161,8 @@ public final class HeraldGateway: Service, Sendable {
         let responder = ProviderAPIResponder(
             store: store, keyring: keyring, dispatcher: dispatcher, metrics: metrics,
             clock: clock, configuration: configuration,
-            rateLimiter: configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:)), isShuttingDown: { [weak self] in self?.shuttingDown.withLock { $0 } ?? true })
+            rateLimiter: configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:)),
+            isShuttingDown: { [weak self] in self?.shuttingDown.withLock { $0 } ?? true })
         for (index, listener) in configuration.providerListeners.enumerated() {
             let sslContext = try listener.usesTLS ? providerTLS.map { try NIOSSLContext(configuration: $0) } : nil
             let connections = self.connections
@@ -172,22 +173,25 @@ public final class HeraldGateway: Service, Sendable {
                     http1Responder: handler, responder: responder, sslContext: sslContext, environment: environment,
                     api: api, connections: connections)
             }
-            applications.append((
-                Application(
-                    responder: ProviderHTTP1Responder(responder: responder, connections: connections), server: server,
-                    configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
-                    onServerRunning: { [weak self] channel in
-                        self?.bound(provider: index, port: channel.localAddress?.port ?? listener.port)
-                    },
-                    eventLoopGroupProvider: .shared(eventLoopGroup),
-                    logger: logger),
-                .provider(index: index), listener.host, listener.port))
+            applications.append(
+                (
+                    Application(
+                        responder: ProviderHTTP1Responder(responder: responder, connections: connections), server: server,
+                        configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
+                        onServerRunning: { [weak self] channel in
+                            self?.bound(provider: index, port: channel.localAddress?.port ?? listener.port)
+                        },
+                        eventLoopGroupProvider: .shared(eventLoopGroup),
+                        logger: logger),
+                    .provider(index: index), listener.host, listener.port
+                ))
         }
         applications.append((try deviceListener(), .device, configuration.deviceHost, configuration.devicePort))
         logger.info(
             "Gateway starting",
             metadata: [
-                "gateway.listeners": "\(configuration.providerListeners.map { "\($0.host):\($0.port)\($0.usesTLS ? " tls" : "") \($0.environment.rawValue)" })"
+                "gateway.listeners":
+                    "\(configuration.providerListeners.map { "\($0.host):\($0.port)\($0.usesTLS ? " tls" : "") \($0.environment.rawValue)" })"
             ])
         // C-04: the delivery log keeps 7 days.
         let pruner = DeliveryLogPruner(

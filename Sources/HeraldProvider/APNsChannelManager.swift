@@ -41,14 +41,16 @@ public final class APNsChannelManager: Sendable {
     private let logger: Logger
 
     /// Apple's management host for the development environment (`api-manage-broadcast.sandbox.push.apple.com:2195`).
-    public static let managementDevelopment = APNsServer(url: URL(string: "https://api-manage-broadcast.sandbox.push.apple.com:2195")!)
+    public static let managementDevelopment = APNsServer(
+        url: URL(string: "https://api-manage-broadcast.sandbox.push.apple.com:2195")!)
     /// Apple's management host for production (`api-manage-broadcast.push.apple.com:2196`).
     public static let managementProduction = APNsServer(url: URL(string: "https://api-manage-broadcast.push.apple.com:2196")!)
 
     /// A manager for `server`, authenticated as `authentication` (a token signer or a client certificate).
     ///
     /// - Throws: When the certificate, its key or the server's CA file cannot be read.
-    public init(server: APNsServer, authentication: APNsAuthentication, logger: Logger = Logger(label: "herald.provider")) throws {
+    public init(server: APNsServer, authentication: APNsAuthentication, logger: Logger = Logger(label: "herald.provider")) throws
+    {
         self.server = server
         self.logger = logger
         transport = try APNsTransport(server: server, authentication: authentication, connections: 1)
@@ -61,8 +63,9 @@ public final class APNsChannelManager: Sendable {
         let body = #"{"message-storage-policy":\#(storagePolicy.rawValue),"push-type":"LiveActivity"}"#
         let answer = try await request("POST", "/1/apps/\(bundleID)/channels", channelID: nil, body: body, expecting: 201)
         guard let id = answer.headers.first(name: "apns-channel-id") else {
-            throw Refusal(status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
-                          failure: "no apns-channel-id in the answer")
+            throw Refusal(
+                status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
+                failure: "no apns-channel-id in the answer")
         }
         return id
     }
@@ -73,9 +76,11 @@ public final class APNsChannelManager: Sendable {
     public func storagePolicy(ofChannel channelID: String, bundleID: String) async throws -> StoragePolicy {
         let answer = try await request("GET", "/1/apps/\(bundleID)/channels", channelID: channelID, body: nil, expecting: 200)
         let object = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any]
-        guard let raw = (object?["message-storage-policy"] as? NSNumber)?.intValue, let policy = StoragePolicy(rawValue: raw) else {
-            throw Refusal(status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
-                          failure: "unreadable answer: \(answer.body)")
+        guard let raw = (object?["message-storage-policy"] as? NSNumber)?.intValue, let policy = StoragePolicy(rawValue: raw)
+        else {
+            throw Refusal(
+                status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
+                failure: "unreadable answer: \(answer.body)")
         }
         return policy
     }
@@ -94,8 +99,9 @@ public final class APNsChannelManager: Sendable {
         let answer = try await request("GET", "/1/apps/\(bundleID)/all-channels", channelID: nil, body: nil, expecting: 200)
         let object = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8))) as? [String: Any]
         guard let ids = object?["channels"] as? [String] else {
-            throw Refusal(status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
-                          failure: "unreadable answer: \(answer.body)")
+            throw Refusal(
+                status: answer.status, reason: nil, requestID: answer.headers.first(name: "apns-request-id"),
+                failure: "unreadable answer: \(answer.body)")
         }
         return ids
     }

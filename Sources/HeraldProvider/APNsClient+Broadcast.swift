@@ -28,10 +28,11 @@ extension APNsClient {
         guard notification.payload.withUnsafeBytes(JSONSyntax.isPayloadObject) else { throw APNsReason.badRequestPayload }
         let bundleID = APNsPushType.split(topic: notification.topic).bundleID
         guard APNsRequestHeaders.isValidTopic(bundleID) else { throw APNsReason.badTopic }
-        let expiration: String = switch notification.expiration {
-        case .storagePolicy, .immediately: "0"
-        case .at(let date): String(Int64(date.timeIntervalSince1970))
-        }
+        let expiration: String =
+            switch notification.expiration {
+            case .storagePolicy, .immediately: "0"
+            case .at(let date): String(Int64(date.timeIntervalSince1970))
+            }
         let headers: [(name: String, value: String)] = [
             ("apns-push-type", "LiveActivity"), ("apns-channel-id", channelID),
             ("apns-priority", String((notification.priority ?? .immediate).rawValue)), ("apns-expiration", expiration),

@@ -139,8 +139,10 @@ public final class APNsClient: Sendable {
             let delay = retryPolicy.delay(beforeAttempt: attempt)
             logger.debug(
                 "Retrying notification",
-                metadata: ["apns.status": "\(result.status)", "apns.reason": "\(result.reasonText ?? result.failure ?? "")",
-                           "retry.delay": "\(delay)"])
+                metadata: [
+                    "apns.status": "\(result.status)", "apns.reason": "\(result.reasonText ?? result.failure ?? "")",
+                    "retry.delay": "\(delay)",
+                ])
             do {
                 try await clock.sleep(until: clock.now.addingTimeInterval(delay.timeInterval))
             } catch {
@@ -169,7 +171,9 @@ public final class APNsClient: Sendable {
             }
             logger.debug(
                 "Notification answered",
-                metadata: ["apns.status": "\(result.status)", "apns.id": "\(result.apnsID ?? "")", "apns.device_token": "\(deviceToken)"])
+                metadata: [
+                    "apns.status": "\(result.status)", "apns.id": "\(result.apnsID ?? "")", "apns.device_token": "\(deviceToken)",
+                ])
             return result
         } catch {
             return APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "\(error)")

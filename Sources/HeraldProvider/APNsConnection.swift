@@ -69,7 +69,9 @@ final class APNsConnection: Sendable {
                 return self.eventLoop.makeSucceededVoidFuture()
             case .connecting(let waiting):
                 self.state.value = .shutDown
-                for request in waiting { request.answer.resume(throwing: APNsTransport.Failure(description: "The client was shut down.")) }
+                for request in waiting {
+                    request.answer.resume(throwing: APNsTransport.Failure(description: "The client was shut down."))
+                }
                 return self.eventLoop.makeSucceededVoidFuture()
             case .ready(let handler):
                 self.state.value = .shutDown

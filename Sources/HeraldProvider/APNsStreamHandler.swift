@@ -77,7 +77,8 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         written.futureResult.whenFailure { error in
-            handler.value.finish(id, with: .failure(APNsTransport.Failure(description: "The request could not be written: \(error)")))
+            handler.value.finish(
+                id, with: .failure(APNsTransport.Failure(description: "The request could not be written: \(error)")))
         }
         scheduleFlush(context: context)
     }

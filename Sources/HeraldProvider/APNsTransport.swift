@@ -104,7 +104,9 @@ final class APNsTransport: Sendable {
         // churn both ends' HPACK tables and evict the fields that repeat (the token, the topic).
         headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
         for field in request.fields {
-            headers.add(name: field.name, value: field.value, indexing: Self.perRequestFields.contains(field.name) ? .nonIndexable : .indexable)
+            headers.add(
+                name: field.name, value: field.value,
+                indexing: Self.perRequestFields.contains(field.name) ? .nonIndexable : .indexable)
         }
         if let signer {
             do {

@@ -37,7 +37,8 @@ public final class ProviderTokenSigner: Sendable {
         self.privateKey = try P256.Signing.PrivateKey(pemRepresentation: pem)
         self.keyID = keyID
         self.teamID = teamID
-        self.refreshInterval = min(max(refreshInterval, Self.allowedRefreshIntervals.lowerBound), Self.allowedRefreshIntervals.upperBound)
+        self.refreshInterval = min(
+            max(refreshInterval, Self.allowedRefreshIntervals.lowerBound), Self.allowedRefreshIntervals.upperBound)
         self.clock = clock
     }
 

@@ -59,16 +59,17 @@ package final class GroupCommitWriter: Sendable {
         _ durability: Durability = .durable, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = Job(apply: { db in
-                let result = Self.inSavepoint(db, body)
-                return { commitError in
-                    if let commitError {
-                        continuation.resume(throwing: commitError)
-                    } else {
-                        continuation.resume(with: result)
+            let job = Job(
+                apply: { db in
+                    let result = Self.inSavepoint(db, body)
+                    return { commitError in
+                        if let commitError {
+                            continuation.resume(throwing: commitError)
+                        } else {
+                            continuation.resume(with: result)
+                        }
                     }
-                }
-            }, abandon: { error in continuation.resume(throwing: error) }, durability: durability)
+                }, abandon: { error in continuation.resume(throwing: error) }, durability: durability)
             let startDrain = state.withLock { state -> Bool in
                 state.queue.append(job)
                 if state.draining { return false }

@@ -1,7 +1,7 @@
 import Foundation
 import Subprocess
-import SystemPackage
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
 import Glibc
@@ -113,18 +113,19 @@ public final class ChildProcess: Sendable {
         let runner = Task<Void, Never> {
             let outcome: Swift.Result<TerminationStatus, any Error>
             do {
-                outcome = .success(try await Subprocess.run(
-                    executable.contains("/") ? .path(.init(executable)) : .name(executable),
-                    arguments: Arguments(arguments),
-                    environment: environment.map { .custom(Self.keys($0)) } ?? .inherit, platformOptions: options,
-                    input: .none, output: .sequence, error: .sequence
-                ) { execution in
-                    started.continuation.yield(.success(execution.processIdentifier.value))
-                    await withTaskGroup(of: Void.self) { readers in
-                        readers.addTask { await Self.read(execution.standardOutput, into: shared, \State.output) }
-                        readers.addTask { await Self.read(execution.standardError, into: shared, \State.error) }
-                    }
-                }.terminationStatus)
+                outcome = .success(
+                    try await Subprocess.run(
+                        executable.contains("/") ? .path(.init(executable)) : .name(executable),
+                        arguments: Arguments(arguments),
+                        environment: environment.map { .custom(Self.keys($0)) } ?? .inherit, platformOptions: options,
+                        input: .none, output: .sequence, error: .sequence
+                    ) { execution in
+                        started.continuation.yield(.success(execution.processIdentifier.value))
+                        await withTaskGroup(of: Void.self) { readers in
+                            readers.addTask { await Self.read(execution.standardOutput, into: shared, \State.output) }
+                            readers.addTask { await Self.read(execution.standardError, into: shared, \State.error) }
+                        }
+                    }.terminationStatus)
             } catch {
                 outcome = .failure(error)
             }
@@ -188,8 +189,10 @@ public final class ChildProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (line, ended, version) = shared.state.withLock { state in
-                (String(decoding: state.output, as: UTF8.self).split(separator: "\n").first { $0.contains(text) },
-                 state.status != nil, state.version)
+                (
+                    String(decoding: state.output, as: UTF8.self).split(separator: "\n").first { $0.contains(text) },
+                    state.status != nil, state.version
+                )
             }
             if let line { return String(line) }
             if ended || ContinuousClock.now >= deadline { return nil }

@@ -18,14 +18,17 @@ extension RawConnection {
         let connection = try await connect(port: port, tls: tls, receiveBufferSize: receiveBufferSize)
         do {
             try await connection.write(deviceUpgradeRequest)
-            try await connection.write(webSocketTextFrame(DeviceChannelMessage.hello(deviceID: deviceID, secret: "raw").jsonText()))
-            try await connection.write(webSocketTextFrame(
-                DeviceChannelMessage.register(bundleID: bundleID, environment: .development, purpose: .app).jsonText()))
+            try await connection.write(
+                webSocketTextFrame(DeviceChannelMessage.hello(deviceID: deviceID, secret: "raw").jsonText()))
+            try await connection.write(
+                webSocketTextFrame(
+                    DeviceChannelMessage.register(bundleID: bundleID, environment: .development, purpose: .app).jsonText()))
             let marker = Array(#""token":""#.utf8)
             guard await connection.waitUntilReceived(timeout: .seconds(60), { $0.firstRange(of: marker) != nil }),
-                  let range = connection.received.firstRange(of: marker)
+                let range = connection.received.firstRange(of: marker)
             else { throw TimeoutError(timeout: .seconds(60)) }
-            let token = String(decoding: connection.received[range.upperBound...].prefix { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
+            let token = String(
+                decoding: connection.received[range.upperBound...].prefix { $0 != UInt8(ascii: "\"") }, as: UTF8.self)
             return (connection, token)
         } catch {
             await connection.close()

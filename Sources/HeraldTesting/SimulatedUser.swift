@@ -14,7 +14,9 @@ public struct SimulatedUser: Sendable {
     }
 
     /// Allows the app's notifications in Settings, whatever was decided before.
-    public func allowNotifications(_ options: UNAuthorizationOptions = [.alert, .sound, .badge], for bundleIdentifier: String? = nil) async throws {
+    public func allowNotifications(
+        _ options: UNAuthorizationOptions = [.alert, .sound, .badge], for bundleIdentifier: String? = nil
+    ) async throws {
         try await environment.engine.setAuthorization(.authorized, options: options, for: app(bundleIdentifier))
     }
 
@@ -25,7 +27,8 @@ public struct SimulatedUser: Sendable {
 
     /// Changes one setting, as the person would in Settings (e.g. sounds off while alerts stay on).
     public func changeSetting(
-        _ keyPath: any WritableKeyPath<NotificationSettingsChange, UNNotificationSetting> & Sendable, to value: UNNotificationSetting,
+        _ keyPath: any WritableKeyPath<NotificationSettingsChange, UNNotificationSetting> & Sendable,
+        to value: UNNotificationSetting,
         for bundleIdentifier: String? = nil
     ) async throws {
         try await environment.engine.updateSettings(for: app(bundleIdentifier)) { record in
@@ -46,7 +49,9 @@ public struct SimulatedUser: Sendable {
     }
 
     /// Types `text` into a text-input action and sends it (the app gets a `UNTextInputNotificationResponse`).
-    public func reply(_ text: String, withAction actionIdentifier: String, on identifier: String, in bundleIdentifier: String? = nil) async throws {
+    public func reply(
+        _ text: String, withAction actionIdentifier: String, on identifier: String, in bundleIdentifier: String? = nil
+    ) async throws {
         try await interact(.reply(action: actionIdentifier, text: text), with: identifier, in: bundleIdentifier)
     }
 
@@ -58,7 +63,9 @@ public struct SimulatedUser: Sendable {
     /// Does something with a delivered notification and waits until the app has handled it.
     ///
     /// - Throws: ``NotificationInteractionError`` when the person could not have done it.
-    public func interact(_ interaction: NotificationInteraction, with identifier: String, in bundleIdentifier: String? = nil) async throws {
+    public func interact(
+        _ interaction: NotificationInteraction, with identifier: String, in bundleIdentifier: String? = nil
+    ) async throws {
         try await environment.engine.interact(interaction, withNotification: identifier, for: app(bundleIdentifier))
         await environment.settle()
     }

@@ -120,7 +120,8 @@ package actor PostgresServer {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
         guard let newest = versions.compactMap(Int.init).max() else {
-            throw Unavailable(description: "PostgreSQL is not installed: run scripts/test (it installs it) or apt-get install -y postgresql")
+            throw Unavailable(
+                description: "PostgreSQL is not installed: run scripts/test (it installs it) or apt-get install -y postgresql")
         }
         return root.appendingPathComponent("\(newest)/bin")
     }
@@ -141,8 +142,11 @@ package actor PostgresServer {
             asUser = []
         }
         let initdb = try await ChildProcess.run(
-            "setpriv", asUser + ["--", bin.appendingPathComponent("initdb").path, "-D", data.path, "-U", "herald", "-A", "trust",
-                                 "--no-sync", "-E", "UTF8", "--locale=C"],
+            "setpriv",
+            asUser + [
+                "--", bin.appendingPathComponent("initdb").path, "-D", data.path, "-U", "herald", "-A", "trust",
+                "--no-sync", "-E", "UTF8", "--locale=C",
+            ],
             timeout: .seconds(120))
         guard initdb.status == 0 else {
             throw Unavailable(description: "initdb failed (\(initdb.status)): \(initdb.error)")
@@ -161,10 +165,12 @@ package actor PostgresServer {
     private static func startServer(_ cluster: Cluster) async throws -> Int32 {
         let bin = try binaries()
         let log = cluster.directory.appendingPathComponent("server-\(cluster.port).log").path
-        let server = (cluster.asUser + [
-            "--", bin.appendingPathComponent("postgres").path, "-D", cluster.data.path, "-p", "\(cluster.port)",
-            "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(cluster.directory.path)",
-        ] + cluster.settings.sorted { $0.key < $1.key }.flatMap { ["-c", "\($0.key)=\($0.value)"] }).map { "'\($0)'" }.joined(separator: " ")
+        let server =
+            (cluster.asUser + [
+                "--", bin.appendingPathComponent("postgres").path, "-D", cluster.data.path, "-p", "\(cluster.port)",
+                "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=\(cluster.directory.path)",
+            ] + cluster.settings.sorted { $0.key < $1.key }.flatMap { ["-c", "\($0.key)=\($0.value)"] }).map { "'\($0)'" }.joined(
+                separator: " ")
         // The server, and a watchdog that kills it once this process is gone (however it ended).
         let script = """
             setpriv \(server) >>'\(log)' 2>&1 &
@@ -175,7 +181,7 @@ package actor PostgresServer {
             """
         let watchdog = try await ChildProcess.launch("sh", ["-c", script])
         guard let line = await watchdog.waitForOutput(containing: "server ", timeout: .seconds(30)),
-              let pid = line.split(separator: "\n").first(where: { $0.hasPrefix("server ") })
+            let pid = line.split(separator: "\n").first(where: { $0.hasPrefix("server ") })
                 .flatMap({ Int32($0.dropFirst("server ".count)) })
         else { throw Unavailable(description: "PostgreSQL's server did not start") }
         killAtExit(pid)

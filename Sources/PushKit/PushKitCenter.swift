@@ -24,7 +24,9 @@ final class PushKitCenter: Sendable {
         NotificationRuntime.setVoIPPushHandler { [self] payload in await handle(payload) }
         // An app may start before the device daemon: its registries ask again once the center links to one.
         NotificationRuntime.onDeviceLink { [self] in
-            let waiting = registries.withLock { $0.values.compactMap { $0.value.registry }.filter { $0.wantsVoIP && $0.pushToken(for: .voIP) == nil } }
+            let waiting = registries.withLock {
+                $0.values.compactMap { $0.value.registry }.filter { $0.wantsVoIP && $0.pushToken(for: .voIP) == nil }
+            }
             for registry in waiting { start(registry) }
         }
     }
@@ -41,7 +43,9 @@ final class PushKitCenter: Sendable {
                     return try await link.registerVoIP()
                 }
                 guard let token else {
-                    logger.info("VoIP pushes wait for the device daemon (herald up or herald device): the token comes once the app links to one")
+                    logger.info(
+                        "VoIP pushes wait for the device daemon (herald up or herald device): the token comes once the app links to one"
+                    )
                     return
                 }
                 guard let data = DeviceToken(hex: token).map({ Data($0.bytes) }), box.value.wantsVoIP else { return }
@@ -75,7 +79,8 @@ final class PushKitCenter: Sendable {
     /// Hands a VoIP push to every registry that wants VoIP pushes, one after another, and waits for each delegate's
     /// completion (30 s at most each).
     private func handle(_ payload: String) async -> Bool {
-        let targets = registries.withLock { $0.values.compactMap { $0.value.registry }.filter(\.wantsVoIP) }.map(UncheckedSendableBox.init)
+        let targets = registries.withLock { $0.values.compactMap { $0.value.registry }.filter(\.wantsVoIP) }.map(
+            UncheckedSendableBox.init)
         guard !targets.isEmpty else { return false }
         let dictionary = ((try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any]) ?? [:]
         let payloadBox = UncheckedSendableBox(dictionary as [AnyHashable: Any])

@@ -38,7 +38,8 @@ final class LegacyNotificationBridge: LegacyNotificationHandler, @unchecked Send
         self.launchResponseID = launchResponseID
     }
 
-    func willPresent(_ notification: UNNotification, completion: @escaping @Sendable (UNNotificationPresentationOptions) -> Void) {
+    func willPresent(_ notification: UNNotification, completion: @escaping @Sendable (UNNotificationPresentationOptions) -> Void)
+    {
         let call = UncheckedSendableBox(notification)
         onMain { [self] in
             deliver(call.value, state: .active)

@@ -6,7 +6,7 @@ func propertyListsEqual(_ a: [AnyHashable: Any]?, _ b: [AnyHashable: Any]?) -> B
     func normalized(_ dictionary: [AnyHashable: Any]?) -> NSDictionary? {
         guard let dictionary, !dictionary.isEmpty else { return NSDictionary() }
         guard let data = try? PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0),
-              let decoded = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [AnyHashable: Any]
+            let decoded = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [AnyHashable: Any]
         else { return nil }
         return NSDictionary(dictionary: decoded)
     }

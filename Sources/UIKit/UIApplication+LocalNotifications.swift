@@ -15,7 +15,11 @@ extension UIApplication {
     /// person; later ones change the types (a type left out has no switch in the app's settings) and replace the
     /// categories — the last registration wins. The delegate's `application(_:didRegister:)` gets the settings then
     /// in effect.
-    @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter requestAuthorizationWithOptions:completionHandler:] and -[UNUserNotificationCenter setNotificationCategories:]")
+    @available(
+        iOS, introduced: 8.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenter requestAuthorizationWithOptions:completionHandler:] and -[UNUserNotificationCenter setNotificationCategories:]"
+    )
     public func registerUserNotificationSettings(_ notificationSettings: UIUserNotificationSettings) {
         let categories = (notificationSettings.categories ?? []).map(\.record).sorted { $0.identifier < $1.identifier }
         let center = self.center
@@ -34,13 +38,19 @@ extension UIApplication {
 
     /// The settings in effect: the registered types less what the person turned off (none when notifications are
     /// off), and the registered categories; `nil` before the app first registered.
-    @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter getNotificationSettingsWithCompletionHandler:] and -[UNUserNotificationCenter getNotificationCategoriesWithCompletionHandler:]")
+    @available(
+        iOS, introduced: 8.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenter getNotificationSettingsWithCompletionHandler:] and -[UNUserNotificationCenter getNotificationCategoriesWithCompletionHandler:]"
+    )
     public var currentUserNotificationSettings: UIUserNotificationSettings? {
         currentUserNotificationSettings(of: center)
     }
 
     func currentUserNotificationSettings(of center: UNUserNotificationCenter) -> UIUserNotificationSettings? {
-        guard let snapshot = center.snapshotNow(), snapshot.state.settings.authorizationStatus != .notDetermined else { return nil }
+        guard let snapshot = center.snapshotNow(), snapshot.state.settings.authorizationStatus != .notDetermined else {
+            return nil
+        }
         let settings = snapshot.state.settings
         var types: UIUserNotificationType = []
         if settings.allowsDelivery {
@@ -53,13 +63,19 @@ extension UIApplication {
     }
 
     /// Schedules a copy of `notification` (a new request in the center; the app's 64 soonest-firing are kept).
-    @available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter addNotificationRequest:withCompletionHandler:]")
+    @available(
+        iOS, introduced: 4.0, deprecated: 10.0,
+        message: "Use UserNotifications Framework's -[UNUserNotificationCenter addNotificationRequest:withCompletionHandler:]"
+    )
     public func scheduleLocalNotification(_ notification: UILocalNotification) {
         schedule(notification)
     }
 
     /// Presents a copy of `notification` at once, whatever its fire date.
-    @available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter addNotificationRequest:withCompletionHandler:]")
+    @available(
+        iOS, introduced: 4.0, deprecated: 10.0,
+        message: "Use UserNotifications Framework's -[UNUserNotificationCenter addNotificationRequest:withCompletionHandler:]"
+    )
     public func presentLocalNotificationNow(_ notification: UILocalNotification) {
         let now = notification.copy() as! UILocalNotification
         now.fireDate = nil
@@ -73,15 +89,20 @@ extension UIApplication {
         do {
             center.addNow(try notification.requestRecord(identifier: UUID().uuidString, now: center.triggerContext.clock.now))
         } catch {
-            Logger(label: "herald.uikit").warning("Not scheduling a local notification whose userInfo is not a property list", metadata: [
-                "error": "\(error)",
-            ])
+            Logger(label: "herald.uikit").warning(
+                "Not scheduling a local notification whose userInfo is not a property list",
+                metadata: [
+                    "error": "\(error)"
+                ])
         }
     }
 
     /// Cancels a scheduled notification: the request it stands for when it came from `scheduledLocalNotifications`,
     /// else every pending one equal to it.
-    @available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter removePendingNotificationRequestsWithIdentifiers:]")
+    @available(
+        iOS, introduced: 4.0, deprecated: 10.0,
+        message: "Use UserNotifications Framework's -[UNUserNotificationCenter removePendingNotificationRequestsWithIdentifiers:]"
+    )
     public func cancelLocalNotification(_ notification: UILocalNotification) {
         if let identifier = notification.requestIdentifier {
             center.removePendingNow(identifiers: [identifier])
@@ -92,14 +113,21 @@ extension UIApplication {
     }
 
     /// Cancels every scheduled notification of the app.
-    @available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter removeAllPendingNotificationRequests]")
+    @available(
+        iOS, introduced: 4.0, deprecated: 10.0,
+        message: "Use UserNotifications Framework's -[UNUserNotificationCenter removeAllPendingNotificationRequests]"
+    )
     public func cancelAllLocalNotifications() {
         center.removePendingNow(identifiers: nil)
     }
 
     /// The app's scheduled notifications: every pending request, made with this API or with UserNotifications.
     /// Setting it replaces them all.
-    @available(iOS, introduced: 4.2, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter getPendingNotificationRequestsWithCompletionHandler:]")
+    @available(
+        iOS, introduced: 4.2, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenter getPendingNotificationRequestsWithCompletionHandler:]"
+    )
     public var scheduledLocalNotifications: [UILocalNotification]? {
         get {
             let timeZone = center.triggerContext.timeZone
@@ -114,7 +142,10 @@ extension UIApplication {
     }
 
     /// The number on the app's icon; 0 hides it (a negative number too).
-    @available(iOS, introduced: 2.0, deprecated: 17.0, message: "Use -[UNUserNotificationCenter setBadgeCount:withCompletionHandler:] instead.")
+    @available(
+        iOS, introduced: 2.0, deprecated: 17.0,
+        message: "Use -[UNUserNotificationCenter setBadgeCount:withCompletionHandler:] instead."
+    )
     public var applicationIconBadgeNumber: Int {
         get { center.appStateNow()?.badgeCount ?? 0 }
         set { center.setBadgeNow(max(0, newValue)) }

@@ -27,7 +27,11 @@ open class UIApplication: UIResponder {
         /// The app was launched for a remote notification; the value is its payload.
         public static let remoteNotification = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsRemoteNotificationKey")
         /// The app was launched because the person opened a local notification; the value is the `UILocalNotification`.
-        @available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]")
+        @available(
+            iOS, introduced: 4.0, deprecated: 10.0,
+            message:
+                "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]"
+        )
         public static let localNotification = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsLocalNotificationKey")
     }
 
@@ -76,7 +80,11 @@ open class UIApplication: UIResponder {
     private func bridge(_ delegate: (any UIApplicationDelegate)?) {
         if let scoped = NotificationRuntime.scopedCenter?.value {
             guard !launching else { return }
-            if let delegate { installBridge(for: delegate, in: scoped, launchResponseID: nil) } else { scoped.legacyHandler = nil }
+            if let delegate {
+                installBridge(for: delegate, in: scoped, launchResponseID: nil)
+            } else {
+                scoped.legacyHandler = nil
+            }
             return
         }
         bridgedCenter?.legacyHandler = nil
@@ -149,9 +157,11 @@ open class UIApplication: UIResponder {
                 try await center.unregisterForRemoteNotifications()
                 self.registered = false
             } catch {
-                Logger(label: "herald.uikit").warning("Could not unregister for remote notifications", metadata: [
-                    "error": "\(error)",
-                ])
+                Logger(label: "herald.uikit").warning(
+                    "Could not unregister for remote notifications",
+                    metadata: [
+                        "error": "\(error)"
+                    ])
             }
         }
     }
@@ -168,7 +178,7 @@ open class UIApplication: UIResponder {
 
     /// Gives a background push to the delegate's fetch handler.
     private func handOver(backgroundPush payload: String, completion: @escaping @Sendable (BackgroundFetchResult) -> Void) {
-        guard let delegate else { return } // No answer: the push counts as not handled.
+        guard let delegate else { return }  // No answer: the push counts as not handled.
         let userInfo = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [AnyHashable: Any] ?? [:]
         delegate.application(self, didReceiveRemoteNotification: userInfo) { result in
             completion(BackgroundFetchResult(rawValue: result.rawValue) ?? .noData)
@@ -205,9 +215,11 @@ open class UIApplication: UIResponder {
             if request.trigger is UNPushNotificationTrigger {
                 options = [.remoteNotification: request.content.userInfo]
             } else {
-                options = [.localNotification: UILocalNotification(
-                    request: opened.notification.request, fireDate: opened.notification.date,
-                    deviceTimeZone: center.triggerContext.timeZone)]
+                options = [
+                    .localNotification: UILocalNotification(
+                        request: opened.notification.request, fireDate: opened.notification.date,
+                        deviceTimeZone: center.triggerContext.timeZone)
+                ]
             }
             setState(.inactive, for: center)
         }

@@ -29,18 +29,30 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
     // MARK: The iOS 8 API (called while the center has no UNUserNotificationCenterDelegate)
 
     /// `registerUserNotificationSettings` finished: `notificationSettings` are the settings now in effect.
-    @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenter requestAuthorizationWithOptions:completionHandler:]")
+    @available(
+        iOS, introduced: 8.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenter requestAuthorizationWithOptions:completionHandler:]"
+    )
     func application(_ application: UIApplication, didRegister notificationSettings: UIUserNotificationSettings)
 
     /// A local notification arrived while the app is in front (`applicationState == .active`; nothing is shown), or
     /// the person opened it from the list while the app ran (`.inactive`). An app that was not running gets it in
     /// `didFinishLaunchingWithOptions` (`.localNotification`) instead.
-    @available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate willPresentNotification:withCompletionHandler:] or -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]")
+    @available(
+        iOS, introduced: 4.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate willPresentNotification:withCompletionHandler:] or -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]"
+    )
     func application(_ application: UIApplication, didReceive notification: UILocalNotification)
 
     /// The person picked action `identifier` of a local notification; call `completionHandler` when done (within
     /// 30 s). `applicationState` is `.background` for a background action, `.inactive` for a foreground one.
-    @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]")
+    @available(
+        iOS, introduced: 8.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]"
+    )
     func application(
         _ application: UIApplication, handleActionWithIdentifier identifier: String?, for notification: UILocalNotification,
         completionHandler: @escaping () -> Void
@@ -48,7 +60,11 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
 
     /// As above, with what the person typed under ``UIUserNotificationActionResponseTypedTextKey`` (iOS 9). By
     /// default it calls the method without `responseInfo`.
-    @available(iOS, introduced: 9.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]")
+    @available(
+        iOS, introduced: 9.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]"
+    )
     func application(
         _ application: UIApplication, handleActionWithIdentifier identifier: String?, for notification: UILocalNotification,
         withResponseInfo responseInfo: [AnyHashable: Any], completionHandler: @escaping () -> Void
@@ -56,18 +72,30 @@ public protocol UIApplicationDelegate: NSObjectProtocol {
 
     /// A remote notification arrived while the app runs (iOS 3–9). Not called when the app implements
     /// `didReceiveRemoteNotification:fetchCompletionHandler:`, whose default calls it.
-    @available(iOS, introduced: 3.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate willPresentNotification:withCompletionHandler:] or -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:] for user visible notifications and -[UIApplicationDelegate application:didReceiveRemoteNotification:fetchCompletionHandler:] for silent remote notifications")
+    @available(
+        iOS, introduced: 3.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate willPresentNotification:withCompletionHandler:] or -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:] for user visible notifications and -[UIApplicationDelegate application:didReceiveRemoteNotification:fetchCompletionHandler:] for silent remote notifications"
+    )
     func application(_ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any])
 
     /// The person picked action `identifier` of a remote notification; call `completionHandler` when done.
-    @available(iOS, introduced: 8.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]")
+    @available(
+        iOS, introduced: 8.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]"
+    )
     func application(
         _ application: UIApplication, handleActionWithIdentifier identifier: String?,
         forRemoteNotification userInfo: [AnyHashable: Any], completionHandler: @escaping () -> Void
     )
 
     /// As above, with what the person typed (iOS 9). By default it calls the method without `responseInfo`.
-    @available(iOS, introduced: 9.0, deprecated: 10.0, message: "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]")
+    @available(
+        iOS, introduced: 9.0, deprecated: 10.0,
+        message:
+            "Use UserNotifications Framework's -[UNUserNotificationCenterDelegate didReceiveNotificationResponse:withCompletionHandler:]"
+    )
     func application(
         _ application: UIApplication, handleActionWithIdentifier identifier: String?,
         forRemoteNotification userInfo: [AnyHashable: Any], withResponseInfo responseInfo: [AnyHashable: Any],
@@ -120,7 +148,8 @@ extension UIApplicationDelegate {
         _ application: UIApplication, handleActionWithIdentifier identifier: String?, for notification: UILocalNotification,
         withResponseInfo responseInfo: [AnyHashable: Any], completionHandler: @escaping () -> Void
     ) {
-        self.application(application, handleActionWithIdentifier: identifier, for: notification, completionHandler: completionHandler)
+        self.application(
+            application, handleActionWithIdentifier: identifier, for: notification, completionHandler: completionHandler)
     }
 
     public func application(_ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any]) {}
@@ -138,7 +167,8 @@ extension UIApplicationDelegate {
         completionHandler: @escaping () -> Void
     ) {
         self.application(
-            application, handleActionWithIdentifier: identifier, forRemoteNotification: userInfo, completionHandler: completionHandler)
+            application, handleActionWithIdentifier: identifier, forRemoteNotification: userInfo,
+            completionHandler: completionHandler)
     }
 }
 

@@ -31,7 +31,9 @@ extension UILocalNotification {
         content.categoryIdentifier = category ?? ""
         content.userInfo = userInfo ?? [:]
         if let soundName {
-            content.sound = soundName == UILocalNotificationDefaultSoundName ? .default : UNNotificationSound(named: UNNotificationSoundName(soundName))
+            content.sound =
+                soundName == UILocalNotificationDefaultSoundName
+                ? .default : UNNotificationSound(named: UNNotificationSoundName(soundName))
         }
         if applicationIconBadgeNumber > 0 { content.badge = NSNumber(value: applicationIconBadgeNumber) }
         var trigger: UNNotificationTrigger?
@@ -80,9 +82,11 @@ extension UILocalNotification {
         }
         if interval.contains(.month) { return time.union([.day]) }
         if interval.contains(.year) || interval.contains(.era) { return time.union([.month, .day]) }
-        Logger(label: "herald.uikit").notice("This repeatInterval cannot repeat; the notification fires once", metadata: [
-            "repeat_interval": "\(interval.rawValue)",
-        ])
+        Logger(label: "herald.uikit").notice(
+            "This repeatInterval cannot repeat; the notification fires once",
+            metadata: [
+                "repeat_interval": "\(interval.rawValue)"
+            ])
         return nil
     }
 

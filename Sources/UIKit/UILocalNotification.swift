@@ -3,7 +3,9 @@ import Foundation
 import UserNotifications
 
 /// The `soundName` that plays the default sound.
-@available(iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's +[UNNotificationSound defaultSound]")
+@available(
+    iOS, introduced: 4.0, deprecated: 10.0, message: "Use UserNotifications Framework's +[UNNotificationSound defaultSound]"
+)
 public let UILocalNotificationDefaultSoundName = "UILocalNotificationDefaultSoundName"
 
 /// Apple's `UILocalNotification` (iOS 4–9): a notification the app schedules with
@@ -63,11 +65,13 @@ open class UILocalNotification: NSObject, NSCopying, NSSecureCoding {
     /// Archives the notification (as Herald archives its model classes: one key holding its record, so archives
     /// round-trip within Herald). A `userInfo` that is not a property list is left out, as Apple's archiver fails on it.
     open func encode(with coder: NSCoder) {
-        let record = (try? requestRecord(identifier: requestIdentifier ?? "", now: .distantPast)) ?? {
-            let copy = self.copy() as! UILocalNotification
-            copy.userInfo = nil
-            return try? copy.requestRecord(identifier: requestIdentifier ?? "", now: .distantPast)
-        }()
+        let record =
+            (try? requestRecord(identifier: requestIdentifier ?? "", now: .distantPast))
+            ?? {
+                let copy = self.copy() as! UILocalNotification
+                copy.userInfo = nil
+                return try? copy.requestRecord(identifier: requestIdentifier ?? "", now: .distantPast)
+            }()
         if let record { coder.encodeHeraldRecord(record) }
     }
 

@@ -103,8 +103,10 @@ open class UIUserNotificationAction: NSObject, NSCopying, NSMutableCopying, NSSe
         if activationMode == .foreground { options.insert(.foreground) }
         if isDestructive { options.insert(.destructive) }
         if isAuthenticationRequired { options.insert(.authenticationRequired) }
-        let textInput = behavior == .textInput ? NotificationActionRecord.TextInput(
-            buttonTitle: parameters[UIUserNotificationTextInputActionButtonTitleKey] as? String ?? "Send", placeholder: "")
+        let textInput =
+            behavior == .textInput
+            ? NotificationActionRecord.TextInput(
+                buttonTitle: parameters[UIUserNotificationTextInputActionButtonTitleKey] as? String ?? "Send", placeholder: "")
             : nil
         return NotificationActionRecord(
             identifier: identifier ?? "", title: title ?? "", options: options.rawValue, icon: nil, textInput: textInput)

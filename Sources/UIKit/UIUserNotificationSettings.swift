@@ -27,8 +27,9 @@ open class UIUserNotificationSettings: NSObject, NSSecureCoding {
 
     /// Archives the settings as Herald archives its model classes (one key holding their record).
     open func encode(with coder: NSCoder) {
-        coder.encodeHeraldRecord(Archived(
-            types: types.rawValue, categories: categories.map { $0.map(\.record).sorted { $0.identifier < $1.identifier } }))
+        coder.encodeHeraldRecord(
+            Archived(
+                types: types.rawValue, categories: categories.map { $0.map(\.record).sorted { $0.identifier < $1.identifier } }))
     }
 
     public required init?(coder: NSCoder) {

@@ -85,7 +85,7 @@ package enum AttachmentValidator {
         let path = url.standardizedFileURL.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-              FileManager.default.isReadableFile(atPath: path)
+            FileManager.default.isReadableFile(atPath: path)
         else {
             throw UNError.make(.attachmentInvalidURL, reason: "No readable file at \(path)")
         }
@@ -97,8 +97,9 @@ package enum AttachmentValidator {
             type = hinted
         } else {
             guard let guessed = AttachmentType.forExtension(url.pathExtension) else {
-                throw UNError.make(.attachmentUnrecognizedType,
-                                   reason: "Cannot tell the type of \(url.lastPathComponent) from its extension")
+                throw UNError.make(
+                    .attachmentUnrecognizedType,
+                    reason: "Cannot tell the type of \(url.lastPathComponent) from its extension")
             }
             type = guessed
         }
@@ -106,7 +107,8 @@ package enum AttachmentValidator {
         guard size > 0, size <= type.maximumSize else {
             throw UNError.make(
                 .attachmentInvalidFileSize,
-                reason: "\(url.lastPathComponent) is \(size) bytes; \(type.kind.rawValue) attachments must be 1…\(type.maximumSize)"
+                reason:
+                    "\(url.lastPathComponent) is \(size) bytes; \(type.kind.rawValue) attachments must be 1…\(type.maximumSize)"
             )
         }
         guard let handle = FileHandle(forReadingAtPath: path) else {
@@ -115,8 +117,9 @@ package enum AttachmentValidator {
         defer { try? handle.close() }
         let header = [UInt8]((try? handle.read(upToCount: 16)) ?? Data())
         guard type.matches(header: header) else {
-            throw UNError.make(.attachmentCorrupt,
-                               reason: "\(url.lastPathComponent) does not contain \(type.identifier) data")
+            throw UNError.make(
+                .attachmentCorrupt,
+                reason: "\(url.lastPathComponent) does not contain \(type.identifier) data")
         }
         return type
     }

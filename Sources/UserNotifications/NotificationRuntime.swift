@@ -140,7 +140,8 @@ package enum NotificationRuntime {
         DelegateQueue.probe()
         let bundleIdentifier = bundleIdentifier(environment: environment)
         let directory = HeraldDataDirectory.resolve(environment: environment)
-        let presenter: any NotificationPresenter = environment["HERALD_PRESENTER"] == "none"
+        let presenter: any NotificationPresenter =
+            environment["HERALD_PRESENTER"] == "none"
             ? SilentPresenter() : TerminalPresenter()
         do {
             // The answer is part of the engine's configuration, so the app's first request already sees it.
@@ -155,9 +156,11 @@ package enum NotificationRuntime {
             center.recordBundlePath(environment["HERALD_BUNDLE_PATH"] ?? Bundle.main.bundlePath)
             return center
         } catch {
-            logger.error("Cannot open the notification database; the center will refuse every request", metadata: [
-                "store.path": "\(directory.notificationDatabase.path)", "error": "\(error)",
-            ])
+            logger.error(
+                "Cannot open the notification database; the center will refuse every request",
+                metadata: [
+                    "store.path": "\(directory.notificationDatabase.path)", "error": "\(error)",
+                ])
             return UNUserNotificationCenter(
                 bundleIdentifier: bundleIdentifier,
                 engine: .failure(.storeUnavailable(path: directory.notificationDatabase.path, reason: "\(error)"))

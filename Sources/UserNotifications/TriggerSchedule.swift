@@ -41,7 +41,8 @@ package enum TriggerSchedule {
             return nil
         case .location(let region, _):
             if !region.latitude.isFinite || !region.longitude.isFinite || !(-90...90).contains(region.latitude)
-                || !(-180...180).contains(region.longitude) || !region.radius.isFinite || region.radius < 0 {
+                || !(-180...180).contains(region.longitude) || !region.radius.isFinite || region.radius < 0
+            {
                 return UNError.make(.notificationInvalidNoDate, reason: "location trigger region is invalid")
             }
             return nil
@@ -114,11 +115,13 @@ package enum TriggerSchedule {
         // shift, so a result whose date components differ is skipped, and a date that never exists gives nil.
         var after = date
         for _ in 0..<8 {
-            guard let candidate = calendar.nextDate(
-                after: after, matching: matching,
-                matchingPolicy: .nextTimePreservingSmallerComponents,
-                repeatedTimePolicy: .first, direction: .forward
-            ) else { return nil }
+            guard
+                let candidate = calendar.nextDate(
+                    after: after, matching: matching,
+                    matchingPolicy: .nextTimePreservingSmallerComponents,
+                    repeatedTimePolicy: .first, direction: .forward
+                )
+            else { return nil }
             let found = calendar.dateComponents([.era, .year, .month, .day, .weekday, .weekdayOrdinal], from: candidate)
             let matches = [
                 (matching.era, found.era), (matching.year, found.year), (matching.month, found.month),

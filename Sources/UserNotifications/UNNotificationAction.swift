@@ -9,17 +9,19 @@ open class UNNotificationAction: NSObject, NSCopying, NSSecureCoding {
     }
 
     public convenience init(identifier: String, title: String, options: UNNotificationActionOptions = []) {
-        self.init(record: NotificationActionRecord(
-            identifier: identifier, title: title, options: options.rawValue, icon: nil, textInput: nil
-        ))
+        self.init(
+            record: NotificationActionRecord(
+                identifier: identifier, title: title, options: options.rawValue, icon: nil, textInput: nil
+            ))
     }
 
     public convenience init(
         identifier: String, title: String, options: UNNotificationActionOptions = [], icon: UNNotificationActionIcon?
     ) {
-        self.init(record: NotificationActionRecord(
-            identifier: identifier, title: title, options: options.rawValue, icon: icon?.record, textInput: nil
-        ))
+        self.init(
+            record: NotificationActionRecord(
+                identifier: identifier, title: title, options: options.rawValue, icon: icon?.record, textInput: nil
+            ))
     }
 
     public var identifier: String { record.identifier }
@@ -60,20 +62,22 @@ open class UNTextInputNotificationAction: UNNotificationAction {
         identifier: String, title: String, options: UNNotificationActionOptions = [],
         textInputButtonTitle: String, textInputPlaceholder: String
     ) {
-        self.init(record: NotificationActionRecord(
-            identifier: identifier, title: title, options: options.rawValue, icon: nil,
-            textInput: .init(buttonTitle: textInputButtonTitle, placeholder: textInputPlaceholder)
-        ))
+        self.init(
+            record: NotificationActionRecord(
+                identifier: identifier, title: title, options: options.rawValue, icon: nil,
+                textInput: .init(buttonTitle: textInputButtonTitle, placeholder: textInputPlaceholder)
+            ))
     }
 
     public convenience init(
         identifier: String, title: String, options: UNNotificationActionOptions = [],
         icon: UNNotificationActionIcon?, textInputButtonTitle: String, textInputPlaceholder: String
     ) {
-        self.init(record: NotificationActionRecord(
-            identifier: identifier, title: title, options: options.rawValue, icon: icon?.record,
-            textInput: .init(buttonTitle: textInputButtonTitle, placeholder: textInputPlaceholder)
-        ))
+        self.init(
+            record: NotificationActionRecord(
+                identifier: identifier, title: title, options: options.rawValue, icon: icon?.record,
+                textInput: .init(buttonTitle: textInputButtonTitle, placeholder: textInputPlaceholder)
+            ))
     }
 
     public var textInputButtonTitle: String { record.textInput?.buttonTitle ?? "" }

@@ -12,21 +12,23 @@ open class UNNotificationCategory: NSObject, NSCopying, NSSecureCoding {
         identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
         options: UNNotificationCategoryOptions = []
     ) {
-        self.init(record: NotificationCategoryRecord(
-            identifier: identifier, actions: actions.map(\.record), intentIdentifiers: intentIdentifiers,
-            hiddenPreviewsBodyPlaceholder: nil, categorySummaryFormat: nil, options: options.rawValue
-        ))
+        self.init(
+            record: NotificationCategoryRecord(
+                identifier: identifier, actions: actions.map(\.record), intentIdentifiers: intentIdentifiers,
+                hiddenPreviewsBodyPlaceholder: nil, categorySummaryFormat: nil, options: options.rawValue
+            ))
     }
 
     public convenience init(
         identifier: String, actions: [UNNotificationAction], intentIdentifiers: [String],
         hiddenPreviewsBodyPlaceholder: String, options: UNNotificationCategoryOptions = []
     ) {
-        self.init(record: NotificationCategoryRecord(
-            identifier: identifier, actions: actions.map(\.record), intentIdentifiers: intentIdentifiers,
-            hiddenPreviewsBodyPlaceholder: hiddenPreviewsBodyPlaceholder, categorySummaryFormat: nil,
-            options: options.rawValue
-        ))
+        self.init(
+            record: NotificationCategoryRecord(
+                identifier: identifier, actions: actions.map(\.record), intentIdentifiers: intentIdentifiers,
+                hiddenPreviewsBodyPlaceholder: hiddenPreviewsBodyPlaceholder, categorySummaryFormat: nil,
+                options: options.rawValue
+            ))
     }
 
     public convenience init(
@@ -34,11 +36,12 @@ open class UNNotificationCategory: NSObject, NSCopying, NSSecureCoding {
         hiddenPreviewsBodyPlaceholder: String?, categorySummaryFormat: String?,
         options: UNNotificationCategoryOptions = []
     ) {
-        self.init(record: NotificationCategoryRecord(
-            identifier: identifier, actions: actions.map(\.record), intentIdentifiers: intentIdentifiers,
-            hiddenPreviewsBodyPlaceholder: hiddenPreviewsBodyPlaceholder, categorySummaryFormat: categorySummaryFormat,
-            options: options.rawValue
-        ))
+        self.init(
+            record: NotificationCategoryRecord(
+                identifier: identifier, actions: actions.map(\.record), intentIdentifiers: intentIdentifiers,
+                hiddenPreviewsBodyPlaceholder: hiddenPreviewsBodyPlaceholder, categorySummaryFormat: categorySummaryFormat,
+                options: options.rawValue
+            ))
     }
 
     public var identifier: String { record.identifier }

@@ -43,8 +43,9 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecur
     /// Only objects from Apple's SDK (such as `INSendMessageIntent`) may provide content, and none exist on Linux,
     /// so every provider is refused with `UNError.Code.contentProvidingObjectNotAllowed`.
     public func updating(from provider: any UNNotificationContentProviding) throws -> UNNotificationContent {
-        throw UNError.make(.contentProvidingObjectNotAllowed,
-                           reason: "Only content providers from Apple's SDK are allowed; Herald has none.")
+        throw UNError.make(
+            .contentProvidingObjectNotAllowed,
+            reason: "Only content providers from Apple's SDK are allowed; Herald has none.")
     }
 
     open func copy(with zone: NSZone? = nil) -> Any {
@@ -126,9 +127,11 @@ extension UNNotificationContent {
         var dictionary: [String: Any] = [:]
         for (key, value) in userInfo {
             guard let key = key.base as? String else {
-                throw CocoaError(.propertyListWriteInvalid, userInfo: [
-                    NSDebugDescriptionErrorKey: "userInfo keys must be strings; found \(type(of: key.base))",
-                ])
+                throw CocoaError(
+                    .propertyListWriteInvalid,
+                    userInfo: [
+                        NSDebugDescriptionErrorKey: "userInfo keys must be strings; found \(type(of: key.base))"
+                    ])
             }
             dictionary[key] = value
         }
@@ -137,8 +140,8 @@ extension UNNotificationContent {
 
     static func decodeUserInfo(_ data: Data?) -> [AnyHashable: Any] {
         guard let data, BinaryPropertyList.isPlain(data),
-              let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
-              let dictionary = object as? [AnyHashable: Any]
+            let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+            let dictionary = object as? [AnyHashable: Any]
         else { return [:] }
         return dictionary
     }

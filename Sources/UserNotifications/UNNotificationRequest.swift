@@ -73,9 +73,10 @@ extension UNNotificationRequest {
     /// The request's record, with a `userInfo` that cannot be encoded left out (records made from the store always
     /// encode).
     package var record: NotificationRequestRecord {
-        (try? makeRecord()) ?? NotificationRequestRecord(
-            identifier: identifier, content: (try? storedContent.makeRecord()) ?? NotificationContentRecord(),
-            trigger: storedTrigger?.record, legacy: legacy)
+        (try? makeRecord())
+            ?? NotificationRequestRecord(
+                identifier: identifier, content: (try? storedContent.makeRecord()) ?? NotificationContentRecord(),
+                trigger: storedTrigger?.record, legacy: legacy)
     }
 
     /// A request object from a record, its trigger answering `nextTriggerDate()` in `context`.

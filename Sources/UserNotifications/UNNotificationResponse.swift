@@ -24,10 +24,11 @@ open class UNNotificationResponse: NSObject, NSCopying, NSSecureCoding {
 
     public func encode(with coder: NSCoder) {
         guard let request = try? notification.request.makeRecord() else { return }
-        coder.encodeHeraldRecord(Archive(
-            date: notification.date, request: request, actionIdentifier: actionIdentifier,
-            userText: (self as? UNTextInputNotificationResponse)?.userText
-        ))
+        coder.encodeHeraldRecord(
+            Archive(
+                date: notification.date, request: request, actionIdentifier: actionIdentifier,
+                userText: (self as? UNTextInputNotificationResponse)?.userText
+            ))
     }
 
     public required init?(coder: NSCoder) {

@@ -39,7 +39,7 @@ package enum ServiceExtensionProcess {
         expiry.resume()
         if let path = environment[requestVariable] {
             guard let data = FileManager.default.contents(atPath: path),
-                  let record = try? JSONDecoder().decode(NotificationRequestRecord.self, from: data)
+                let record = try? JSONDecoder().decode(NotificationRequestRecord.self, from: data)
             else { usage() }
             ready()
             let only = UncheckedSendableBox(serviceExtension)
@@ -62,7 +62,7 @@ package enum ServiceExtensionProcess {
                     }
                     let instance = first ?? kind.init()
                     first = nil
-                    let done = DispatchSemaphore(value: 0) // this reader's own thread waits, nothing else
+                    let done = DispatchSemaphore(value: 0)  // this reader's own thread waits, nothing else
                     let call = UncheckedSendableBox(instance)
                     DispatchQueue.main.async {
                         current.begin(call.value)
@@ -118,8 +118,10 @@ package enum ServiceExtensionProcess {
     }
 
     private static func usage() -> Never {
-        FileHandle.standardError.write(Data(
-            "This is a notification service extension: the Herald device daemon runs it for pushes with mutable-content (see \(requestVariable)).\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "This is a notification service extension: the Herald device daemon runs it for pushes with mutable-content (see \(requestVariable)).\n"
+                    .utf8))
         exit(64)
     }
 

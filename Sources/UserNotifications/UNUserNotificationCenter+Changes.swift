@@ -21,7 +21,8 @@ extension UNUserNotificationCenter {
     ) {
         let bundleIdentifier = self.bundleIdentifier
         let link = linkSlot
-        submit({ engine in try await Self.apply(change, for: bundleIdentifier, engine: engine, link: link) }, completion: completion)
+        submit(
+            { engine in try await Self.apply(change, for: bundleIdentifier, engine: engine, link: link) }, completion: completion)
     }
 
     /// Sends `change` to the linked daemon, or applies it with `engine` when there is none.
@@ -36,9 +37,11 @@ extension UNUserNotificationCenter {
             do {
                 return try await daemon.apply(change, for: bundleIdentifier)
             } catch DeviceLink.Failure.closedBeforeAnswer {
-                engine.configuration.logger.info("The device daemon went away during a change; applying it in this process", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "change.kind": "\(change.kind)",
-                ])
+                engine.configuration.logger.info(
+                    "The device daemon went away during a change; applying it in this process",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "change.kind": "\(change.kind)",
+                    ])
             }
         }
         return try await engine.apply(change, for: bundleIdentifier)

@@ -24,7 +24,7 @@ extension UNUserNotificationCenter {
         var nextFireDate: Date?
         switch request.trigger {
         case .location?, .push?:
-            break // fires on a crossing; a push trigger the engine refuses
+            break  // fires on a crossing; a push trigger the engine refuses
         case nil, .timeInterval?, .calendar?:
             nextFireDate = request.firstFireDate(addedAt: context.clock.now, timeZone: context.timeZone)
             guard nextFireDate != nil else {
@@ -61,9 +61,12 @@ extension UNUserNotificationCenter {
         let bundleIdentifier = self.bundleIdentifier
         submit(.registerLegacySettings(options: options.rawValue, categories: categories)) { result in
             if case .failure(let error) = result {
-                Logger(label: "herald.usernotifications").info("Notification center operation failed", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "operation": "registerUserNotificationSettings", "error": "\(error)",
-                ])
+                Logger(label: "herald.usernotifications").info(
+                    "Notification center operation failed",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "operation": "registerUserNotificationSettings",
+                        "error": "\(error)",
+                    ])
             }
             completion()
         }
@@ -78,14 +81,15 @@ extension UNUserNotificationCenter {
 
     /// The app's pending requests now, with the calls still queued applied, in the order they were added.
     package func pendingNow() -> [PendingNotification] {
-        let calls = legacyCalls.queued() // before the read: a call that completes meanwhile is applied twice, never missed
+        let calls = legacyCalls.queued()  // before the read: a call that completes meanwhile is applied twice, never missed
         var pending = snapshotNow()?.pending ?? []
         for call in calls {
             switch call {
             case .add(let request, let nextFireDate, let sequence):
                 pending.removeAll { $0.request.identifier == request.identifier }
-                pending.append(PendingNotification(
-                    sequence: sequence, request: request, addedAt: triggerContext.clock.now, nextFireDate: nextFireDate))
+                pending.append(
+                    PendingNotification(
+                        sequence: sequence, request: request, addedAt: triggerContext.clock.now, nextFireDate: nextFireDate))
             case .remove(let identifiers):
                 pending.removeAll { identifiers?.contains($0.request.identifier) ?? true }
             case .badge, .none:
@@ -95,14 +99,15 @@ extension UNUserNotificationCenter {
         let limit = (try? engine.get().configuration.pendingLimit) ?? 64
         guard pending.count > limit else { return pending }
         // B-18: the soonest-firing are kept (those without a date last; the earlier-added among equal dates).
-        let kept = Set(pending.sorted { a, b in
-            switch (a.nextFireDate, b.nextFireDate) {
-            case let (x?, y?) where x != y: return x < y
-            case (nil, _?): return false
-            case (_?, nil): return true
-            default: return a.sequence < b.sequence
-            }
-        }.prefix(limit).map(\.sequence))
+        let kept = Set(
+            pending.sorted { a, b in
+                switch (a.nextFireDate, b.nextFireDate) {
+                case let (x?, y?) where x != y: return x < y
+                case (nil, _?): return false
+                case (_?, nil): return true
+                default: return a.sequence < b.sequence
+                }
+            }.prefix(limit).map(\.sequence))
         return pending.filter { kept.contains($0.sequence) }
     }
 
@@ -126,9 +131,11 @@ extension UNUserNotificationCenter {
         do {
             return try engine.get().snapshot(for: bundleIdentifier)
         } catch {
-            Logger(label: "herald.usernotifications").warning("Could not read the notification store", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
-            ])
+            Logger(label: "herald.usernotifications").warning(
+                "Could not read the notification store",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+                ])
             return nil
         }
     }
@@ -141,9 +148,11 @@ extension UNUserNotificationCenter {
         submit(change) { result in
             calls.finish(token)
             if case .failure(let error) = result {
-                Logger(label: "herald.usernotifications").info("Notification center operation failed", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "operation": "\(operation)", "error": "\(error)",
-                ])
+                Logger(label: "herald.usernotifications").info(
+                    "Notification center operation failed",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "operation": "\(operation)", "error": "\(error)",
+                    ])
             }
         }
     }

@@ -35,9 +35,11 @@ private struct CenterLocationServices: LocationServiceProvider {
             case .success(.locationStatus(let status)): completion(CLAuthorizationStatus(rawValue: status) ?? .notDetermined)
             case .success: completion(.notDetermined)
             case .failure(let error):
-                Logger(label: "herald.usernotifications").warning("Could not ask for location authorization", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
-                ])
+                Logger(label: "herald.usernotifications").warning(
+                    "Could not ask for location authorization",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+                    ])
                 completion(.notDetermined)
             }
         }

@@ -26,7 +26,9 @@ extension UNUserNotificationCenter {
     ///   - environment: The app's `aps-environment` (`development` or `production`); the daemon's default when `nil`.
     ///   - bundlePath: The app's bundle, for the `Localizable.strings` that `*-loc-key` pushes use.
     /// - Throws: ``RemoteRegistrationError``.
-    nonisolated(nonsending) package func registerForRemoteNotifications(environment: String?, bundlePath: String?) async throws -> String {
+    nonisolated(nonsending) package func registerForRemoteNotifications(
+        environment: String?, bundlePath: String?
+    ) async throws -> String {
         let link = self.linkSlot
         return try await perform { _ in
             guard let daemon = link.current else { throw RemoteRegistrationError.noDeviceDaemon }
@@ -77,9 +79,11 @@ extension UNUserNotificationCenter {
         let bundleIdentifier = self.bundleIdentifier
         submit(.recordBundlePath(path)) { result in
             if case .failure(let error) = result {
-                Logger(label: "herald.usernotifications").info("Could not record the app's bundle path", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
-                ])
+                Logger(label: "herald.usernotifications").info(
+                    "Could not record the app's bundle path",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+                    ])
             }
         }
     }

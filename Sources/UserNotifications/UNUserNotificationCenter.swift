@@ -69,7 +69,8 @@ open class UNUserNotificationCenter: NSObject {
         _ socket: URL, bundleIdentifier: String, engine: NotificationEngine, host: CenterHost, link: DeviceLinkSlot,
         queue: SerialWorkQueue
     ) async {
-        let app = LinkedApp(socket: socket, bundleIdentifier: bundleIdentifier, engine: engine, host: host, link: link, queue: queue)
+        let app = LinkedApp(
+            socket: socket, bundleIdentifier: bundleIdentifier, engine: engine, host: host, link: link, queue: queue)
         if await app.link() { return }
         await app.runInProcess()
     }
@@ -141,7 +142,9 @@ open class UNUserNotificationCenter: NSObject {
     // MARK: Running work in order
 
     /// Runs `body` on the center's serial queue and returns its result.
-    nonisolated(nonsending) func perform<T: Sendable>(_ body: @escaping @Sendable (NotificationEngine) async throws -> T) async throws -> T {
+    nonisolated(nonsending) func perform<T: Sendable>(
+        _ body: @escaping @Sendable (NotificationEngine) async throws -> T
+    ) async throws -> T {
         let engine = try engine.get()
         engine.activity.begin()
         return try await withCheckedThrowingContinuation { continuation in
@@ -184,9 +187,11 @@ open class UNUserNotificationCenter: NSObject {
     }
 
     private static func log(_ error: any Error, operation: String, bundleIdentifier: String) {
-        Logger(label: "herald.usernotifications").info("Notification center operation failed", metadata: [
-            "app.bundle_id": "\(bundleIdentifier)", "operation": "\(operation)", "error": "\(error)",
-        ])
+        Logger(label: "herald.usernotifications").info(
+            "Notification center operation failed",
+            metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "operation": "\(operation)", "error": "\(error)",
+            ])
     }
 
     /// A completion that logs the failure of a call Apple gives no way to report.
@@ -262,7 +267,8 @@ open class UNUserNotificationCenter: NSObject {
     nonisolated(nonsending) public func notificationCategories() async -> Set<UNNotificationCategory> {
         let bundleIdentifier = self.bundleIdentifier
         do {
-            return Set(try await perform { try await $0.categories(for: bundleIdentifier) }.map(UNNotificationCategory.init(record:)))
+            return Set(
+                try await perform { try await $0.categories(for: bundleIdentifier) }.map(UNNotificationCategory.init(record:)))
         } catch {
             logFailure(error, operation: "notificationCategories")
             return []
@@ -311,7 +317,9 @@ open class UNUserNotificationCenter: NSObject {
         let bundleIdentifier = self.bundleIdentifier
         do {
             let context = triggerContext
-            return try await perform { try await $0.pending(for: bundleIdentifier) }.map { Self.requestObject($0, context: context) }
+            return try await perform { try await $0.pending(for: bundleIdentifier) }.map {
+                Self.requestObject($0, context: context)
+            }
         } catch {
             logFailure(error, operation: "pendingNotificationRequests")
             return []
@@ -395,7 +403,9 @@ open class UNUserNotificationCenter: NSObject {
     // MARK: The delegate bridge
 
     /// Calls the delegate's `willPresent` and waits for its answer, at most the configured timeout.
-    fileprivate func askDelegateToPresent(_ delivered: DeliveredNotification, timeout: Duration) async -> UNNotificationPresentationOptions? {
+    fileprivate func askDelegateToPresent(
+        _ delivered: DeliveredNotification, timeout: Duration
+    ) async -> UNNotificationPresentationOptions? {
         let notification = UNNotification(delivered: delivered, context: triggerContext)
         guard let delegate = self.delegate else {
             guard let legacy = legacyHandler else { return nil }
@@ -415,9 +425,11 @@ open class UNUserNotificationCenter: NSObject {
     /// with Apple's warning logged, B-34).
     fileprivate func askDelegateToReceive(_ queued: QueuedResponse, timeout: Duration) async -> Bool {
         let notification = UNNotification(delivered: queued.notification, context: triggerContext)
-        let response: UNNotificationResponse = queued.userText.map {
-            UNTextInputNotificationResponse(notification: notification, actionIdentifier: queued.actionIdentifier, userText: $0)
-        } ?? UNNotificationResponse(notification: notification, actionIdentifier: queued.actionIdentifier)
+        let response: UNNotificationResponse =
+            queued.userText.map {
+                UNTextInputNotificationResponse(
+                    notification: notification, actionIdentifier: queued.actionIdentifier, userText: $0)
+            } ?? UNNotificationResponse(notification: notification, actionIdentifier: queued.actionIdentifier)
         guard let delegate = self.delegate else {
             guard let legacy = legacyHandler else { return false }
             let call = UncheckedSendableBox((legacy, response))
@@ -429,9 +441,11 @@ open class UNUserNotificationCenter: NSObject {
             }
             if completed == nil {
                 let logger = (try? engine.get().configuration.logger) ?? Logger(label: "herald.usernotifications")
-                logger.warning("The app's notification action handler did not call its completion handler within the permitted time", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "permitted_seconds": "\(budget.components.seconds)",
-                ])
+                logger.warning(
+                    "The app's notification action handler did not call its completion handler within the permitted time",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "permitted_seconds": "\(budget.components.seconds)",
+                    ])
             }
             return true
         }
@@ -563,9 +577,11 @@ private struct LinkedApp: Sendable {
             // The daemon went away (stopped or crashed): from now on this process fires the app's notifications. The link
             // is cleared on the queue, as the engine takes over: a call made after it is cleared runs on the engine here.
             // (A call queued before that finds the link closed and is applied here too.)
-            logger.warning("The device daemon went away; the app's notifications run in this process now", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)",
-            ])
+            logger.warning(
+                "The device daemon went away; the app's notifications run in this process now",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)"
+                ])
             engine.activity.begin()
             queue.enqueue {
                 link.set(nil)
@@ -589,22 +605,23 @@ private struct LinkedApp: Sendable {
         await engine.attach(host, for: bundleIdentifier)
         let scheduler = await engine.startRecovered()
         let app = self
-        link.setLooker(Task {
-            while !Task.isCancelled && app.host.isAlive {
-                try? await Task.sleep(for: Self.lookInterval)
-                guard FileManager.default.fileExists(atPath: app.socket.path) else { continue }
-                // On the center's queue, like every call: nothing runs half in one mode and half in the other.
-                let linked = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                    app.queue.enqueue {
-                        guard await app.link() else { return continuation.resume(returning: false) }
-                        scheduler.cancel()
-                        await app.engine.detach(app.host, for: app.bundleIdentifier)
-                        continuation.resume(returning: true)
+        link.setLooker(
+            Task {
+                while !Task.isCancelled && app.host.isAlive {
+                    try? await Task.sleep(for: Self.lookInterval)
+                    guard FileManager.default.fileExists(atPath: app.socket.path) else { continue }
+                    // On the center's queue, like every call: nothing runs half in one mode and half in the other.
+                    let linked = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                        app.queue.enqueue {
+                            guard await app.link() else { return continuation.resume(returning: false) }
+                            scheduler.cancel()
+                            await app.engine.detach(app.host, for: app.bundleIdentifier)
+                            continuation.resume(returning: true)
+                        }
                     }
+                    if linked { return }
                 }
-                if linked { return }
-            }
-        })
+            })
     }
 }
 

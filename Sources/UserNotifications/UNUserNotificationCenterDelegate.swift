@@ -79,7 +79,10 @@ private final class DelegateCall<Argument: AnyObject, Completion>: @unchecked Se
     let argument: Argument
     let completion: Completion
 
-    init(delegate: any UNUserNotificationCenterDelegate, center: UNUserNotificationCenter, argument: Argument, completion: Completion) {
+    init(
+        delegate: any UNUserNotificationCenterDelegate, center: UNUserNotificationCenter, argument: Argument,
+        completion: Completion
+    ) {
         self.delegate = delegate
         self.center = center
         self.argument = argument

@@ -54,11 +54,13 @@ package enum ContentExtensionProcess {
 
     @MainActor static func run(_ controller: some UIViewController & UNNotificationContentExtension) -> Never {
         guard let path = ProcessInfo.processInfo.environment[requestVariable],
-              let data = FileManager.default.contents(atPath: path),
-              let request = try? JSONDecoder().decode(Request.self, from: data)
+            let data = FileManager.default.contents(atPath: path),
+            let request = try? JSONDecoder().decode(Request.self, from: data)
         else {
-            FileHandle.standardError.write(Data(
-                "This is a notification content extension: the Herald device daemon runs it (see \(requestVariable)).\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "This is a notification content extension: the Herald device daemon runs it (see \(requestVariable)).\n".utf8)
+            )
             exit(64)
         }
         let notification = UNNotification(delivered: request.notification, context: .standalone)
@@ -88,9 +90,10 @@ package enum ContentExtensionProcess {
             finish(answer)
             exit(0)
         }
-        let response: UNNotificationResponse = request.userText.map {
-            UNTextInputNotificationResponse(notification: notification, actionIdentifier: action, userText: $0)
-        } ?? UNNotificationResponse(notification: notification, actionIdentifier: action)
+        let response: UNNotificationResponse =
+            request.userText.map {
+                UNTextInputNotificationResponse(notification: notification, actionIdentifier: action, userText: $0)
+            } ?? UNNotificationResponse(notification: notification, actionIdentifier: action)
         controller.heraldAnswer(response) { (option: UNNotificationContentExtensionResponseOption) -> Void in
             let rendering: ContentExtensionRendering = MainActor.assumeIsolated { render(box.value) }
             var answer = Answer(rendering: rendering, option: option.rawValue)
@@ -107,7 +110,7 @@ package enum ContentExtensionProcess {
         var mirror: Mirror? = Mirror(reflecting: controller)
         var levels: [Mirror] = []
         while let current = mirror {
-            levels.insert(current, at: 0) // superclass properties first, as they are declared
+            levels.insert(current, at: 0)  // superclass properties first, as they are declared
             mirror = current.superclassMirror
         }
         for level in levels {
@@ -128,7 +131,9 @@ package enum ContentExtensionProcess {
     }
 
     /// The actions the extension shows now, when they are not the category's.
-    private static func changedActions(_ context: NSExtensionContext, from original: [NotificationActionRecord])
+    private static func changedActions(
+        _ context: NSExtensionContext, from original: [NotificationActionRecord]
+    )
         -> [NotificationActionRecord]?
     {
         let now = context.shownActions.map(\.record)

@@ -35,14 +35,16 @@ struct BenchGateway {
         let log = dataDirectory.url.appendingPathComponent("gateway.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
-        let arguments = [
-            "gateway", "--data-dir", dataDirectory.url.path, "--port", String(port), "--plaintext-port", "-1",
-            "--device-port", String(devicePort),
-        ] + options
+        let arguments =
+            [
+                "gateway", "--data-dir", dataDirectory.url.path, "--port", String(port), "--plaintext-port", "-1",
+                "--device-port", String(devicePort),
+            ] + options
         let process = Process()
         if let openFileSoftLimit {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = ["--nofile=\(openFileSoftLimit):\(openFileHardLimit.map(String.init) ?? "")", executable.path] + arguments
+            process.arguments =
+                ["--nofile=\(openFileSoftLimit):\(openFileHardLimit.map(String.init) ?? "")", executable.path] + arguments
         } else {
             process.executableURL = executable
             process.arguments = arguments
@@ -66,7 +68,7 @@ struct BenchGateway {
     /// Its soft limit on open descriptors, as the kernel reports it.
     var openFileSoftLimit: Int? {
         guard let limits = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8),
-              let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
+            let line = limits.split(separator: "\n").first(where: { $0.hasPrefix("Max open files") })
         else { return nil }
         return line.split(separator: " ").compactMap { Int($0) }.first
     }

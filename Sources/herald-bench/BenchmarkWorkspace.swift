@@ -56,6 +56,7 @@ struct BenchmarkWorkspace {
 ///   - package: The Debian package that has it.
 func requireExecutable(_ path: String, option: String, package: String) throws {
     guard FileManager.default.isExecutableFile(atPath: path) else {
-        throw ValidationError("\(option) not found at \(path). Install it (apt-get install -y \(package)) or pass --\(option) PATH.")
+        throw ValidationError(
+            "\(option) not found at \(path). Install it (apt-get install -y \(package)) or pass --\(option) PATH.")
     }
 }

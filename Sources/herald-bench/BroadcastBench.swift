@@ -56,7 +56,8 @@ extension HeraldBench {
                     providerListeners: [.init(port: 0, usesTLS: true)], devicePort: 0, deviceChannelUsesTLS: !plaintextDevices),
                 store: store, dataDirectory: workspace.dataDirectory, logger: logger)
             try await workspace.registerProviderKey(in: store)
-            let privateKey = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: workspace.keyFile, encoding: .utf8))
+            let privateKey = try P256.Signing.PrivateKey(
+                pemRepresentation: String(contentsOf: workspace.keyFile, encoding: .utf8))
             let jwt = try ProviderToken.sign(
                 keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID, issuedAt: Date(), privateKey: privateKey)
             let channel = BroadcastChannelRecord.makeID()
@@ -75,21 +76,30 @@ extension HeraldBench {
 
             // The devices, in processes of their own (as a fleet is): each process connects its share, writes their
             // tokens, and then prints a line with the time each round's push reached the last of its devices.
-            guard let executable = Bundle.main.executableURL?.path else { throw ValidationError("Cannot tell where herald-bench is.") }
+            guard let executable = Bundle.main.executableURL?.path else {
+                throw ValidationError("Cannot tell where herald-bench is.")
+            }
             var fleet: [ChildProcess] = []
             defer { for process in fleet { process.send(SIGKILL) } }
             for (index, share) in evenShares(of: devices, over: deviceProcesses).enumerated() {
                 let tokenFile = workspace.folder.appendingPathComponent("tokens-\(index).txt")
-                fleet.append(try await ChildProcess.launch(executable, [
-                    "broadcast-devices", "--url", "\(plaintextDevices ? "ws" : "wss")://localhost:\(ports.device)/device/v1",
-                    "--ca", authority.certificateURL.path, "--first", String(share.lowerBound), "--count", String(share.count),
-                    "--channel", channel, "--tokens", tokenFile.path,
-                ]))
+                fleet.append(
+                    try await ChildProcess.launch(
+                        executable,
+                        [
+                            "broadcast-devices", "--url",
+                            "\(plaintextDevices ? "ws" : "wss")://localhost:\(ports.device)/device/v1",
+                            "--ca", authority.certificateURL.path, "--first", String(share.lowerBound), "--count",
+                            String(share.count),
+                            "--channel", channel, "--tokens", tokenFile.path,
+                        ]))
             }
             var tokens: [String] = []
             for (index, process) in fleet.enumerated() {
                 guard await process.waitForOutput(containing: "ready", timeout: .seconds(300)) != nil else {
-                    throw ValidationError("Device process \(index + 1) did not connect its devices: \(await process.wait(timeout: .seconds(1)).error)")
+                    throw ValidationError(
+                        "Device process \(index + 1) did not connect its devices: \(await process.wait(timeout: .seconds(1)).error)"
+                    )
                 }
                 let file = workspace.folder.appendingPathComponent("tokens-\(index).txt")
                 tokens += try String(contentsOf: file, encoding: .utf8).split(separator: "\n").map(String.init)
@@ -97,7 +107,8 @@ extension HeraldBench {
 
             let folder = workspace.folder
             let broadcastBody = folder.appendingPathComponent("broadcast.json")
-            try Data(#"{"aps":{"timestamp":1800000000,"event":"update","content-state":{"score":1}}}"#.utf8).write(to: broadcastBody)
+            try Data(#"{"aps":{"timestamp":1800000000,"event":"update","content-state":{"score":1}}}"#.utf8).write(
+                to: broadcastBody)
             let alertBody = folder.appendingPathComponent("alert.json")
             try Data(#"{"aps":{"alert":{"title":"Score","body":"1"}}}"#.utf8).write(to: alertBody)
             let broadcast = H2Load(
@@ -111,12 +122,15 @@ extension HeraldBench {
                 headers: ["authorization: bearer \(jwt)", "apns-topic: \(BenchmarkWorkspace.topic)", "apns-push-type: alert"])
             let broadcastURL = ["https://localhost:\(ports.provider[0])/4/broadcasts/apps/\(BenchmarkWorkspace.topic)"]
             let unicastURLs = tokens.map { "https://localhost:\(ports.provider[0])/3/device/\($0)" }
-            print("herald-bench broadcast: \(tokens.count) subscribed devices in \(deviceProcesses) processes, \(rounds) rounds, unicast with \(streams) streams")
+            print(
+                "herald-bench broadcast: \(tokens.count) subscribed devices in \(deviceProcesses) processes, \(rounds) rounds, unicast with \(streams) streams"
+            )
 
             // The same two sends from a provider that keeps its connection (HeraldProvider, warmed up in round 0).
             let provider = try APNsClient(
                 server: APNsServer(
-                    url: URL(string: "https://localhost:\(ports.provider[0])")!, certificateAuthorityFile: authority.certificateURL.path),
+                    url: URL(string: "https://localhost:\(ports.provider[0])")!,
+                    certificateAuthorityFile: authority.certificateURL.path),
                 authentication: .token(
                     try ProviderTokenSigner(
                         pem: String(contentsOf: workspace.keyFile, encoding: .utf8), keyID: BenchmarkWorkspace.keyID,
@@ -132,7 +146,10 @@ extension HeraldBench {
             var failures = 0
             var sent = (broadcasts: 0, unicasts: 0)
             for round in 0...rounds {
-                for (kind, isBroadcast) in [("h2load broadcast", true), ("h2load unicast", false), ("provider broadcast", true), ("provider unicast", false)] {
+                for (kind, isBroadcast) in [
+                    ("h2load broadcast", true), ("h2load unicast", false), ("provider broadcast", true),
+                    ("provider unicast", false),
+                ] {
                     if isBroadcast { sent.broadcasts += 1 } else { sent.unicasts += 1 }
                     let started = MonotonicTime.nanoseconds()
                     switch kind {
@@ -153,7 +170,8 @@ extension HeraldBench {
                         guard let report = await process.waitForOutput(containing: line, timeout: .seconds(60)),
                             let arrived = report.split(separator: " ").last.flatMap({ UInt64($0) })
                         else {
-                            throw ValidationError("Device process \(index + 1) did not report \(line)within 60 s (some devices never got it).")
+                            throw ValidationError(
+                                "Device process \(index + 1) did not report \(line)within 60 s (some devices never got it).")
                         }
                         last = max(last, arrived)
                     }
@@ -167,9 +185,12 @@ extension HeraldBench {
                 return String(format: "%.1f ms (%.1f – %.1f)", Percentiles(values).p50, values.min() ?? 0, values.max() ?? 0)
             }
             func ratio(_ sender: String) -> String {
-                String(format: "%.1f×", Percentiles(times["\(sender) unicast"] ?? []).p50 / Percentiles(times["\(sender) broadcast"] ?? []).p50)
+                String(
+                    format: "%.1f×",
+                    Percentiles(times["\(sender) unicast"] ?? []).p50 / Percentiles(times["\(sender) broadcast"] ?? []).p50)
             }
-            print("""
+            print(
+                """
 
                 Time until the last of \(tokens.count) devices has it, median of \(rounds) (min – max):
 
@@ -189,7 +210,6 @@ extension HeraldBench {
         }
     }
 }
-
 
 extension HeraldBench {
     /// The devices of `broadcast`, in a process of their own: connect, register, subscribe, then report arrivals.
@@ -244,7 +264,8 @@ extension HeraldBench {
                             let got = isBroadcast ? arrivals.broadcasts + 1 : arrivals.unicasts + 1
                             if isBroadcast { arrivals.broadcasts = got } else { arrivals.unicasts = got }
                             if got % devices == 0 {
-                                report = "\(isBroadcast ? "broadcast" : "unicast") \(got / devices) \(MonotonicTime.nanoseconds())"
+                                report =
+                                    "\(isBroadcast ? "broadcast" : "unicast") \(got / devices) \(MonotonicTime.nanoseconds())"
                             }
                         }
                         if let report { say(report) }

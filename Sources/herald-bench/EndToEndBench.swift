@@ -33,17 +33,25 @@ extension HeraldBench {
         @Option(help: "Device connections in all (the daemon's and idle ones).") var devices = 1_000
         @Option(help: "Rates tried for the highest sustained one, comma-separated.") var ladder = "1000,2000,3000,4000,6000,8000"
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
-        @Option(help: "Milliseconds between send slices: the pushes due are sent together each slice (1: evenly spaced at 1,000/s).")
+        @Option(
+            help: "Milliseconds between send slices: the pushes due are sent together each slice (1: evenly spaced at 1,000/s).")
         var slice = 5
-        @Option(help: "Writes the latency run's pushes to this file, one line each: when it was sent (CLOCK_MONOTONIC ns, as `perf record -k CLOCK_MONOTONIC` stamps samples), its round trip and its end-to-end latency (ms).")
+        @Option(
+            help:
+                "Writes the latency run's pushes to this file, one line each: when it was sent (CLOCK_MONOTONIC ns, as `perf record -k CLOCK_MONOTONIC` stamps samples), its round trip and its end-to-end latency (ms)."
+        )
         var timeline: String?
 
         func validate() throws {
-            guard rate > 0, seconds > 0, devices > 0 else { throw ValidationError("--rate, --seconds and --devices must be positive.") }
+            guard rate > 0, seconds > 0, devices > 0 else {
+                throw ValidationError("--rate, --seconds and --devices must be positive.")
+            }
             guard !rates.isEmpty else { throw ValidationError("--ladder takes rates such as 1000,2000,4000.") }
         }
 
-        var rates: [Int] { ladder.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 } }
+        var rates: [Int] {
+            ladder.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
+        }
 
         func run() async throws {
             var logger = Logger(label: "herald.bench")
@@ -97,7 +105,8 @@ extension HeraldBench {
 
             let socketDeadline = ContinuousClock.now + .seconds(10)
             while !FileManager.default.fileExists(atPath: workspace.dataDirectory.appChannelSocket.path),
-                  ContinuousClock.now < socketDeadline {
+                ContinuousClock.now < socketDeadline
+            {
                 try await Task.sleep(for: .milliseconds(10))
             }
             // The app: its own center on the shared store, linked to the daemon, in the foreground with a delegate.
@@ -117,18 +126,23 @@ extension HeraldBench {
                 pem: String(contentsOf: workspace.keyFile, encoding: .utf8), keyID: BenchmarkWorkspace.keyID,
                 teamID: BenchmarkWorkspace.teamID)
             let client = try APNsClient(
-                server: APNsServer(url: URL(string: "https://localhost:\(ports.provider[0])")!,
-                                   certificateAuthorityFile: authority.certificateURL.path),
+                server: APNsServer(
+                    url: URL(string: "https://localhost:\(ports.provider[0])")!,
+                    certificateAuthorityFile: authority.certificateURL.path),
                 authentication: .token(signer), logger: logger)
-            print("herald-bench e2e: \(devices) device connections (\(idleCount) idle, 1 daemon; set up in \(String(format: "%.1f", (ContinuousClock.now - began).seconds)) s), app linked over the app channel")
+            print(
+                "herald-bench e2e: \(devices) device connections (\(idleCount) idle, 1 daemon; set up in \(String(format: "%.1f", (ContinuousClock.now - began).seconds)) s), app linked over the app channel"
+            )
 
             // Warm up (connections, first allocations), then the latency run.
             _ = try await pace(rate: 200, seconds: 1, prefix: "warm", client: client, token: token, delegate: delegate)
-            let run = try await pace(rate: rate, seconds: seconds, prefix: "run", client: client, token: token, delegate: delegate)
+            let run = try await pace(
+                rate: rate, seconds: seconds, prefix: "run", client: client, token: token, delegate: delegate)
             if let timeline {
                 try run.timeline.joined(separator: "\n").write(toFile: timeline, atomically: true, encoding: .utf8)
             }
-            print("""
+            print(
+                """
 
                 | at \(rate) pushes/s for \(seconds) s | p50 | p99 | arrived |
                 |---|---|---|---|
@@ -139,9 +153,12 @@ extension HeraldBench {
 
             var sustained: Int?
             for (index, step) in rates.enumerated() {
-                let trial = try await pace(rate: step, seconds: 3, prefix: "step\(index)", client: client, token: token, delegate: delegate)
+                let trial = try await pace(
+                    rate: step, seconds: 3, prefix: "step\(index)", client: client, token: token, delegate: delegate)
                 let held = trial.arrived == trial.sent && trial.endToEnd.p99 < 0.1
-                print("  \(step)/s: \(trial.arrived)/\(trial.sent) arrived, p50 \(ms(trial.endToEnd.p50)), p99 \(ms(trial.endToEnd.p99)), achieved \(Int(trial.achievedRate))/s sent\(held ? "" : " — not sustained")")
+                print(
+                    "  \(step)/s: \(trial.arrived)/\(trial.sent) arrived, p50 \(ms(trial.endToEnd.p50)), p99 \(ms(trial.endToEnd.p99)), achieved \(Int(trial.achievedRate))/s sent\(held ? "" : " — not sustained")"
+                )
                 if held { sustained = step } else { break }
             }
             print("highest sustained rate: \(sustained.map { "\($0) pushes/s" } ?? "below \(rates[0]) pushes/s")")
@@ -210,7 +227,8 @@ extension HeraldBench {
             let latencies = arrivals.compactMap { identifier, arrived in sent[identifier].map { (arrived - $0).seconds } }
             let timeline = log.pushes.withLock { $0 }.sorted { $0.value.sent < $1.value.sent }.map { identifier, push in
                 let endToEnd = arrivals[identifier].flatMap { arrived in sent[identifier].map { (arrived - $0).seconds } }
-                return "\(push.sent) \(String(format: "%.3f", push.roundTrip * 1_000)) \(endToEnd.map { String(format: "%.3f", $0 * 1_000) } ?? "-")"
+                return
+                    "\(push.sent) \(String(format: "%.3f", push.roundTrip * 1_000)) \(endToEnd.map { String(format: "%.3f", $0 * 1_000) } ?? "-")"
             }
             return Run(
                 sent: total, arrived: arrivals.count, endToEnd: Percentiles(latencies),

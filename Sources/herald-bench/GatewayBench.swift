@@ -1,10 +1,10 @@
 import ArgumentParser
 import Crypto
 import Foundation
-import HeraldTesting
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTesting
 import Hummingbird
 import HummingbirdHTTP2
 import Logging
@@ -53,7 +53,8 @@ extension HeraldBench {
                 configuration: GatewayConfiguration(providerListeners: [.init(port: 0, usesTLS: true)], devicePort: 0),
                 store: store, dataDirectory: workspace.dataDirectory, logger: logger)
             try await workspace.registerProviderKey(in: store)
-            let privateKey = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: workspace.keyFile, encoding: .utf8))
+            let privateKey = try P256.Signing.PrivateKey(
+                pemRepresentation: String(contentsOf: workspace.keyFile, encoding: .utf8))
             let jwt = try ProviderToken.sign(
                 keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID, issuedAt: Date(), privateKey: privateKey)
             let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [], logger: logger)
@@ -81,9 +82,12 @@ extension HeraldBench {
             let offlineTokens = try await workspace.offlineTokens(devices, in: store)
 
             let payload = folder.appendingPathComponent("payload.json")
-            try Data(#"{"aps":{"alert":{"title":"Benchmark","body":"A small alert from h2load"},"badge":1,"sound":"default"}}"#.utf8)
-                .write(to: payload)
-            let (nginxPort, nginxProcess) = try await NginxReference(executable: tools.nginx).start(in: folder, authority: authority)
+            try Data(
+                #"{"aps":{"alert":{"title":"Benchmark","body":"A small alert from h2load"},"badge":1,"sound":"default"}}"#.utf8
+            )
+            .write(to: payload)
+            let (nginxPort, nginxProcess) = try await NginxReference(executable: tools.nginx).start(
+                in: folder, authority: authority)
             defer { nginxProcess.terminate() }
             let (frameworkPort, frameworkServer) = try await startFrameworkReference(authority: authority, logger: logger)
             let (nioPort, nioServer) = try await NIOHTTP2Reference().start(authority: authority)
@@ -95,7 +99,8 @@ extension HeraldBench {
 
             // Warm up both servers (TLS session setup, first allocations) before measuring.
             _ = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), count: min(requests, 5_000), in: folder)
-            _ = try await load.run(urls: urls(port: ports.provider[0], tokens: onlineTokens), count: min(requests, 5_000), in: folder)
+            _ = try await load.run(
+                urls: urls(port: ports.provider[0], tokens: onlineTokens), count: min(requests, 5_000), in: folder)
 
             _ = try await load.run(urls: urls(port: frameworkPort, tokens: onlineTokens), count: min(requests, 5_000), in: folder)
             _ = try await load.run(urls: urls(port: nioPort, tokens: onlineTokens), count: min(requests, 5_000), in: folder)
@@ -117,7 +122,8 @@ extension HeraldBench {
                 let ratio = String(format: "%.2f×", run.requestsPerSecond / ceiling.requestsPerSecond)
                 return "| \(name) | \(run.summary) | \(ceiling.summary) | \(ratio) |"
             }
-            print("""
+            print(
+                """
 
                 | run | Herald | nginx empty 200 (same run) | ratio |
                 |---|---|---|---|

@@ -44,7 +44,8 @@ struct H2Load {
             throw ValidationError("h2load failed (exit \(status)):\n\(text)")
         }
         // "finished in 1.23s, 81234.56 req/s, 4.56MB/s"
-        let rate = finished.split(separator: ",").dropFirst().first
+        let rate =
+            finished.split(separator: ",").dropFirst().first
             .flatMap { Double($0.trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") } ?? 0
         var latencies: [Double] = []
         var failed = 0

@@ -9,6 +9,9 @@ struct HeraldBench: AsyncParsableCommand {
         commandName: "herald-bench",
         abstract: "Measure Herald against a reference measured in the same run. Build with -c release.",
         version: "0.1.0",
-        subcommands: [Scheduler.self, Gateway.self, Provider.self, EndToEnd.self, ServiceExtension.self, Soak.self, Limits.self, Scale.self, Broadcast.self, BroadcastDevices.self, Idle.self, IdleDevices.self, IdleReference.self]
+        subcommands: [
+            Scheduler.self, Gateway.self, Provider.self, EndToEnd.self, ServiceExtension.self, Soak.self, Limits.self, Scale.self,
+            Broadcast.self, BroadcastDevices.self, Idle.self, IdleDevices.self, IdleReference.self,
+        ]
     )
 }

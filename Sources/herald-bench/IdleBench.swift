@@ -12,7 +12,8 @@ extension HeraldBench {
     /// Many idle device connections on one gateway: its memory per connection.
     struct Idle: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Hold --connections idle device connections (TLS WebSocket, hello answered) on one gateway; report its RSS.",
+            abstract:
+                "Hold --connections idle device connections (TLS WebSocket, hello answered) on one gateway; report its RSS.",
             discussion: """
                 Starts `herald gateway` as its own process (listening on all interfaces for the run: the client \
                 processes reach it at 127.0.0.1, 127.0.0.2, … so each gets the loopback's ephemeral ports to itself), \
@@ -38,7 +39,8 @@ extension HeraldBench {
                 throw ValidationError("--connections, --processes and --concurrency must be positive.")
             }
             guard connections / processes <= 28_000 else {
-                throw ValidationError("At most 28,000 connections per client process: pass --processes \((connections + 27_999) / 28_000) or more.")
+                throw ValidationError(
+                    "At most 28,000 connections per client process: pass --processes \((connections + 27_999) / 28_000) or more.")
             }
         }
 
@@ -65,15 +67,22 @@ extension HeraldBench {
             var references: [(name: String, held: Held)] = []
             for kind in IdleReference.Kind.allCases {
                 let portFile = workspace.folder.appendingPathComponent("reference-\(kind.rawValue).port")
-                let server = try launchReference(kind, tlsDirectory: data.tlsDirectory, portFile: portFile, limit: measured + 1_024)
+                let server = try launchReference(
+                    kind, tlsDirectory: data.tlsDirectory, portFile: portFile, limit: measured + 1_024)
                 defer { server.terminate() }
-                guard let port = try await report(at: portFile, from: server, within: .seconds(60)).flatMap({ Int($0) }) else { throw ValidationError("The \(kind.name) reference did not start.") }
+                guard let port = try await report(at: portFile, from: server, within: .seconds(60)).flatMap({ Int($0) }) else {
+                    throw ValidationError("The \(kind.name) reference did not start.")
+                }
                 try await Task.sleep(for: .seconds(1))
                 let pid = server.processIdentifier
                 let name = plaintextDevices ? kind.name.replacingOccurrences(of: "TLS, ", with: "no TLS, ") : kind.name
-                references.append((name, try await hold(
-                    measured, port: port, name: name, authority: authority, workspace: workspace,
-                    memory: { Memory.residentBytes(pid: pid) }, descriptors: { nil })))
+                references.append(
+                    (
+                        name,
+                        try await hold(
+                            measured, port: port, name: name, authority: authority, workspace: workspace,
+                            memory: { Memory.residentBytes(pid: pid) }, descriptors: { nil })
+                    ))
             }
 
             let gateway = try await BenchGateway.start(
@@ -85,7 +94,8 @@ extension HeraldBench {
                 measured, port: gateway.devicePort, name: "herald gateway", authority: authority, workspace: workspace,
                 memory: { gateway.residentBytes }, descriptors: { gateway.openDescriptors })
             let projected = held.before + Int(held.perConnection * Double(connections))
-            print("""
+            print(
+                """
 
                 \(held.connected.formatted()) idle connections held (\(held.failed) refused or failed): gateway RSS \
                 \(mb(held.after)); at \(connections.formatted()) connections \(measured < connections ? "(projected) " : "")\
@@ -115,10 +125,11 @@ extension HeraldBench {
             guard let executable = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = [
-                "--nofile=\(limit):", executable.path, "idle-reference", "--kind", kind.rawValue, "--tls-directory",
-                tlsDirectory.path, "--port-file", portFile.path,
-            ] + (plaintextDevices ? ["--plaintext"] : [])
+            process.arguments =
+                [
+                    "--nofile=\(limit):", executable.path, "idle-reference", "--kind", kind.rawValue, "--tls-directory",
+                    tlsDirectory.path, "--port-file", portFile.path,
+                ] + (plaintextDevices ? ["--plaintext"] : [])
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -143,7 +154,8 @@ extension HeraldBench {
         ) async throws -> Held {
             guard let executable = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
             let before = memory()
-            print("""
+            print(
+                """
 
                 \(name): RSS at the start \(mb(before))
 
@@ -163,18 +175,22 @@ extension HeraldBench {
                     port: port, certificateAuthority: authority.certificateURL.path, report: report)
                 clients.append(process)
                 // The client writes "<connected> <failed>" once every connection of its share is up or refused.
-                let fields = try await self.report(at: report, from: process, within: .seconds(600))?
+                let fields =
+                    try await self.report(at: report, from: process, within: .seconds(600))?
                     .split(separator: " ").compactMap { Int($0) } ?? []
-                guard fields.count == 2 else { throw ValidationError("Client process \(index + 1) stopped before its devices were up.") }
+                guard fields.count == 2 else {
+                    throw ValidationError("Client process \(index + 1) stopped before its devices were up.")
+                }
                 connected += fields[0]
                 failed += fields[1]
                 let took = clock.now - started
                 try await Task.sleep(for: .seconds(2))
                 let rss = memory()
                 let perConnection = Double(rss - before) / Double(max(1, connected)) / 1_024
-                print(String(
-                    format: "| %@ | %@ | %.1f KiB | %@ | %.1f s |", connected.formatted(), mb(rss), perConnection,
-                    descriptors()?.formatted() ?? "—", took.timeInterval))
+                print(
+                    String(
+                        format: "| %@ | %@ | %.1f KiB | %@ | %.1f s |", connected.formatted(), mb(rss), perConnection,
+                        descriptors()?.formatted() ?? "—", took.timeInterval))
             }
             let held = Held(before: before, after: memory(), connected: connected, failed: failed)
             for client in clients { client.terminate() }
@@ -182,7 +198,6 @@ extension HeraldBench {
             try await Task.sleep(for: .seconds(2))  // their connections close
             return held
         }
-
 
         /// Whether `prlimit` may give a child process a hard descriptor limit of `limit`.
         private static func canRaiseHardLimit(to limit: Int) async -> Bool {
@@ -198,7 +213,8 @@ extension HeraldBench {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             process.arguments = [
                 "--nofile=\(share + 512):\(share + 512)", executable.path, "idle-devices",
-                "--url", "\(plaintextDevices ? "ws" : "wss")://\(address):\(port)/device/v1", "--first", String(first), "--count", String(share),
+                "--url", "\(plaintextDevices ? "ws" : "wss")://\(address):\(port)/device/v1", "--first", String(first), "--count",
+                String(share),
                 "--concurrency", String(concurrency), "--ca", certificateAuthority, "--report", report.path,
             ]
             process.standardOutput = FileHandle.nullDevice

@@ -14,7 +14,8 @@ extension HeraldBench {
     /// How much one gateway holds: devices, provider connections, and slow or stuck clients beside a healthy provider.
     struct Limits: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Hold 10,000 devices and 1,000 provider connections on one gateway, and slow clients beside a healthy provider.",
+            abstract:
+                "Hold 10,000 devices and 1,000 provider connections on one gateway, and slow clients beside a healthy provider.",
             discussion: """
                 Starts `herald gateway` as its own process with a soft descriptor limit of 1,024 (it raises its own), \
                 then measures in turn: a healthy provider alone (HeraldProvider, --concurrency pushes in flight to \
@@ -66,10 +67,12 @@ extension HeraldBench {
                 port: gateway.port, certificateAuthority: authority.certificateURL.path, keyPEM: keyPEM, logger: logger)
             defer { Task { try? await provider.client.shutdown() } }
             let report = Report()
-            report.line("herald-bench limits: \(devices) devices, \(providerConnections) provider connections, "
-                + "\(slowClients) slow connections of each kind, \(stuckDevices) stuck devices, \(seconds) s per run")
-            report.line("gateway: soft descriptor limit 1,024 at start, \(gateway.openFileSoftLimit ?? 0) once running; "
-                + "idle RSS \(mb(gateway.residentBytes))")
+            report.line(
+                "herald-bench limits: \(devices) devices, \(providerConnections) provider connections, "
+                    + "\(slowClients) slow connections of each kind, \(stuckDevices) stuck devices, \(seconds) s per run")
+            report.line(
+                "gateway: soft descriptor limit 1,024 at start, \(gateway.openFileSoftLimit ?? 0) once running; "
+                    + "idle RSS \(mb(gateway.residentBytes))")
 
             _ = try await provider.run(to: tokens, for: .seconds(3), concurrency: concurrency)  // warm up: connections, caches
             let alone = try await provider.run(to: tokens, for: .seconds(seconds), concurrency: concurrency)
@@ -78,15 +81,18 @@ extension HeraldBench {
             try await providerConnectionsRun(
                 gateway: gateway, tokens: tokens, authority: authority, keyPEM: keyPEM, folder: workspace.folder, report: report)
             try await devicesRun(gateway: gateway, tls: tls, provider: provider, alone: alone, report: report, logger: logger)
-            try await slowConnectionsRun(gateway: gateway, tls: tls, provider: provider, tokens: tokens, alone: alone, report: report)
+            try await slowConnectionsRun(
+                gateway: gateway, tls: tls, provider: provider, tokens: tokens, alone: alone, report: report)
             try await stuckDevicesRun(
                 gateway: gateway, tls: tls, provider: provider, tokens: tokens, alone: alone, keyPEM: keyPEM,
                 authority: authority, report: report, logger: logger)
 
             try await Task.sleep(for: .seconds(2))
             let dropped = try await droppedConnections(devicePort: gateway.devicePort, tls: tls)
-            report.line("at the end: RSS \(mb(gateway.residentBytes)), \(gateway.openDescriptors) descriptors open; "
-                + "connections the gateway dropped: \(dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+            report.line(
+                "at the end: RSS \(mb(gateway.residentBytes)), \(gateway.openDescriptors) descriptors open; "
+                    + "connections the gateway dropped: \(dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+            )
         }
 
         /// h2load with `providerConnections` clients against the gateway, then nginx.
@@ -100,7 +106,8 @@ extension HeraldBench {
             let payload = folder.appendingPathComponent("payload.json")
             try Data(#"{"aps":{"alert":{"title":"Benchmark","body":"One of a thousand connections"}}}"#.utf8).write(to: payload)
             let load = H2Load(
-                executable: tools.h2load, requests: providerConnections * 20, clients: providerConnections, streams: 1, payload: payload,
+                executable: tools.h2load, requests: providerConnections * 20, clients: providerConnections, streams: 1,
+                payload: payload,
                 headers: ["authorization: bearer \(jwt)", "apns-topic: \(BenchmarkWorkspace.topic)", "apns-push-type: alert"])
             let (nginxPort, nginxProcess) = try await NginxReference(executable: tools.nginx, answer: .apnsOKAfterReadingBody)
                 .start(in: folder, authority: authority)
@@ -109,8 +116,10 @@ extension HeraldBench {
             let reference = try await load.run(urls: paths.map { "https://127.0.0.1:\(nginxPort)\($0)" }, in: folder)
             let heraldURLs = paths.map { "https://127.0.0.1:\(gateway.port)\($0)" }
             let (herald, peak) = try await peakResidentBytes(of: gateway) { try await load.run(urls: heraldURLs, in: folder) }
-            report.line("\(providerConnections) provider connections (h2load, 20 requests each, 1 stream): herald \(herald.summary); "
-                + "nginx \(reference.summary); ratio \(ratio(herald.requestsPerSecond, reference.requestsPerSecond)); gateway peak RSS \(mb(peak))")
+            report.line(
+                "\(providerConnections) provider connections (h2load, 20 requests each, 1 stream): herald \(herald.summary); "
+                    + "nginx \(reference.summary); ratio \(ratio(herald.requestsPerSecond, reference.requestsPerSecond)); gateway peak RSS \(mb(peak))"
+            )
         }
 
         /// `devices` devices at once, and one push to each.
@@ -159,10 +168,11 @@ extension HeraldBench {
                 try await group.waitForAll()
                 return run
             }
-            report.line("\(clients.count) devices connected in \(String(format: "%.1f", connectTime.seconds)) s: gateway RSS "
-                + "\(mb(held)) (\(mb(before)) before, \((held - before) / max(1, clients.count) / 1_024) KiB per device); one push to each: "
-                + "\(delivery.summary), \(acknowledged.value) acknowledged; "
-                + "ratio to the provider alone (offline devices) \(ratio(delivery.rate, alone.rate))")
+            report.line(
+                "\(clients.count) devices connected in \(String(format: "%.1f", connectTime.seconds)) s: gateway RSS "
+                    + "\(mb(held)) (\(mb(before)) before, \((held - before) / max(1, clients.count) / 1_024) KiB per device); one push to each: "
+                    + "\(delivery.summary), \(acknowledged.value) acknowledged; "
+                    + "ratio to the provider alone (offline devices) \(ratio(delivery.rate, alone.rate))")
             try await Task.sleep(for: .seconds(2))
             report.line("devices gone: gateway RSS \(mb(gateway.residentBytes)), \(gateway.openDescriptors) descriptors open")
         }
@@ -210,10 +220,11 @@ extension HeraldBench {
             }
             let closed = slow.filter(\.isClosed).count
             let tricklersOpen = tricklers.filter { !$0.isClosed }.count
-            report.line("\(slowClients) connections each with a TLS handshake never finished, SETTINGS never acknowledged, "
-                + "headers a byte a second: healthy provider \(run.summary), ratio to alone \(ratio(run.rate, alone.rate)); gateway RSS "
-                + "\(mb(before)) with them, peak \(mb(peak)); after \(seconds) s \(closed) of \(slow.count) stuck in setup were closed, "
-                + "\(tricklersOpen) of \(tricklers.count) tricklers still open")
+            report.line(
+                "\(slowClients) connections each with a TLS handshake never finished, SETTINGS never acknowledged, "
+                    + "headers a byte a second: healthy provider \(run.summary), ratio to alone \(ratio(run.rate, alone.rate)); gateway RSS "
+                    + "\(mb(before)) with them, peak \(mb(peak)); after \(seconds) s \(closed) of \(slow.count) stuck in setup were closed, "
+                    + "\(tricklersOpen) of \(tricklers.count) tricklers still open")
             for connection in slow + tricklers { await connection.close() }
         }
 
@@ -248,10 +259,11 @@ extension HeraldBench {
                 try await device.connection.startReading()
                 if await device.connection.waitUntilClosed(timeout: .seconds(10)) { disconnected += 1 }
             }
-            report.line("\(stuckDevices) devices that never read, an attacker with 1,000 3 KiB pushes in flight to them: healthy "
-                + "provider \(run.summary), ratio to alone \(ratio(run.rate, alone.rate)); attacker \(attack.summary); gateway RSS "
-                + "\(mb(before)) before, peak \(mb(peak)), after \(mb(gateway.residentBytes)); \(disconnected) of \(stuckDevices) "
-                + "stuck devices disconnected by the gateway")
+            report.line(
+                "\(stuckDevices) devices that never read, an attacker with 1,000 3 KiB pushes in flight to them: healthy "
+                    + "provider \(run.summary), ratio to alone \(ratio(run.rate, alone.rate)); attacker \(attack.summary); gateway RSS "
+                    + "\(mb(before)) before, peak \(mb(peak)), after \(mb(gateway.residentBytes)); \(disconnected) of \(stuckDevices) "
+                    + "stuck devices disconnected by the gateway")
             for device in stuck { await device.connection.close() }
         }
 
@@ -265,7 +277,9 @@ extension HeraldBench {
             let prefix = #"herald_connections_dropped_total{reason=""#
             for line in String(decoding: connection.received, as: UTF8.self).split(separator: "\n") where line.hasPrefix(prefix) {
                 let rest = line.dropFirst(prefix.count)
-                guard let quote = rest.firstIndex(of: "\""), let value = Int(rest.split(separator: " ").last ?? "") else { continue }
+                guard let quote = rest.firstIndex(of: "\""), let value = Int(rest.split(separator: " ").last ?? "") else {
+                    continue
+                }
                 dropped[String(rest[..<quote])] = value
             }
             return dropped
@@ -308,17 +322,21 @@ private struct HealthyProvider: Sendable {
         var summary: String {
             let other = statuses.filter { $0.key != 200 }.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }
             let failure = self.failure.map { " — \($0)" } ?? ""
-            return "\(Int(rate.rounded()).formatted()) pushes/s (\(answered.formatted()) answered\(other.isEmpty ? "" : ", " + other.joined(separator: ", "))\(failure))"
+            return
+                "\(Int(rate.rounded()).formatted()) pushes/s (\(answered.formatted()) answered\(other.isEmpty ? "" : ", " + other.joined(separator: ", "))\(failure))"
         }
     }
 
-    init(port: Int, certificateAuthority: String, keyPEM: String, logger: Logger, connections: Int = 2, payloadSize: Int = 0) throws {
+    init(
+        port: Int, certificateAuthority: String, keyPEM: String, logger: Logger, connections: Int = 2, payloadSize: Int = 0
+    ) throws {
         let signer = try ProviderTokenSigner(pem: keyPEM, keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID)
         client = try APNsClient(
             server: APNsServer(url: URL(string: "https://localhost:\(port)")!, certificateAuthorityFile: certificateAuthority),
             authentication: .token(signer), retryPolicy: .never, logger: logger, connections: connections)
         let body = payloadSize > 0 ? String(repeating: "x", count: payloadSize) : "A small alert from herald-bench limits"
-        notification = .alert(bundleID: BenchmarkWorkspace.topic, payload: APNsPayload(alert: .fields(.init(title: "Benchmark", body: body))))
+        notification = .alert(
+            bundleID: BenchmarkWorkspace.topic, payload: APNsPayload(alert: .fields(.init(title: "Benchmark", body: body))))
     }
 
     /// Sends round robin over `tokens`, `concurrency` at a time, until `duration` has passed.
@@ -331,7 +349,9 @@ private struct HealthyProvider: Sendable {
         try await run(to: tokens, until: ContinuousClock.now + .seconds(3_600), count: count, concurrency: concurrency)
     }
 
-    private func run(to tokens: [String], until deadline: ContinuousClock.Instant, count: Int, concurrency: Int) async throws -> Run {
+    private func run(
+        to tokens: [String], until deadline: ContinuousClock.Instant, count: Int, concurrency: Int
+    ) async throws -> Run {
         let next = TicketCounter()
         let started = ContinuousClock.now
         let client = self.client
@@ -371,7 +391,6 @@ private final class Report: Sendable {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 }
-
 
 private func ratio(_ value: Double, _ reference: Double) -> String {
     String(format: "%.2f×", value / max(reference, 1e-9))

@@ -12,7 +12,7 @@ enum Memory {
 
     private static func statusField(_ name: String, process: String = "self") -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) })
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name) })
         else { return 0 }
         let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
         return kilobytes * 1_024

@@ -52,7 +52,8 @@ struct NIOWebSocketReference {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let frame = unwrapInboundIn(data)
-            guard frame.opcode == .text, case .hello(let deviceID, _)? = DeviceChannelMessage(jsonText: String(buffer: frame.unmaskedData))
+            guard frame.opcode == .text,
+                case .hello(let deviceID, _)? = DeviceChannelMessage(jsonText: String(buffer: frame.unmaskedData))
             else { return }
             let welcome = ByteBuffer(string: DeviceChannelMessage.welcome(deviceID: deviceID).jsonText())
             context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .text, data: welcome)), promise: nil)

@@ -15,12 +15,13 @@ struct ProcessCPU {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         var seconds: [Int32: Double] = [:]
         let rootSet = Set(roots)
-        let pids = children
+        let pids =
+            children
             ? ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).compactMap(Int32.init)
             : roots
         for pid in pids {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")")
+                let close = stat.lastIndex(of: ")")
             else { continue }
             // After "pid (comm)": state ppid … utime (field 14) stime (field 15), counting from pid as field 1.
             let fields = stat[stat.index(after: close)...].split(separator: " ")

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import HeraldTesting
 import HeraldCore
 import HeraldGateway
 import HeraldProvider
+import HeraldTesting
 import Logging
 import Synchronization
 
@@ -82,7 +82,8 @@ extension HeraldBench {
                     notification, port: port, certificateAuthority: authority.certificateURL.path, keyPEM: keyPEM,
                     tokens: tokens, count: count, logger: logger)
             }
-            let jwt = try ProviderTokenSigner(pem: keyPEM, keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID).token()
+            let jwt = try ProviderTokenSigner(pem: keyPEM, keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID)
+                .token()
             // The same requests on the same connections and streams as HeraldProvider's.
             let load = H2Load(
                 executable: tools.h2load, requests: pushes, clients: connections,
@@ -129,7 +130,8 @@ extension HeraldBench {
                     format: "| %@ | %.1f µs | %.1f µs | %.1f µs |", server, swift.cpuPerPush ?? 0, python.cpuPerPush ?? 0,
                     c.cpuPerPush)
             }
-            print("""
+            print(
+                """
 
                 | server | HeraldProvider | \(nginxPython.client) | ratio | h2load | HeraldProvider / h2load |
                 |---|---|---|---|---|---|
@@ -164,7 +166,8 @@ extension HeraldBench {
         ) async throws -> PushRun {
             let signer = try ProviderTokenSigner(pem: keyPEM, keyID: BenchmarkWorkspace.keyID, teamID: BenchmarkWorkspace.teamID)
             let client = try APNsClient(
-                server: APNsServer(url: URL(string: "https://localhost:\(port)")!, certificateAuthorityFile: certificateAuthority),
+                server: APNsServer(
+                    url: URL(string: "https://localhost:\(port)")!, certificateAuthorityFile: certificateAuthority),
                 authentication: .token(signer), retryPolicy: .never, logger: logger, connections: connections)
             let next = TicketCounter()
             let clock = ContinuousClock()
@@ -230,7 +233,9 @@ extension HeraldBench {
                 let p50 = figures["p50"] as? Double, let p99 = figures["p99"] as? Double
             else {
                 let errors = result.error
-                throw ValidationError("The aioapns driver failed (exit \(status)):\n\(String(decoding: text, as: UTF8.self))\(errors.suffix(2_000))")
+                throw ValidationError(
+                    "The aioapns driver failed (exit \(status)):\n\(String(decoding: text, as: UTF8.self))\(errors.suffix(2_000))"
+                )
             }
             return PushRun(
                 client: figures["library"] as? String ?? "aioapns", pushes: count, seconds: seconds,

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import Crypto
+import Foundation
 import HeraldCore
 import HeraldGateway
 import Logging
@@ -52,8 +52,10 @@ extension HeraldBench {
             let workspace = try BenchmarkWorkspace(in: directory)
             defer { workspace.remove() }
             let payload = workspace.folder.appendingPathComponent("payload.json")
-            try Data(#"{"aps":{"alert":{"title":"Benchmark","body":"A small alert from h2load"},"badge":1,"sound":"default"}}"#.utf8)
-                .write(to: payload)
+            try Data(
+                #"{"aps":{"alert":{"title":"Benchmark","body":"A small alert from h2load"},"badge":1,"sound":"default"}}"#.utf8
+            )
+            .write(to: payload)
 
             // The SQLite node's store: the key and the offline devices' tokens.
             let sqlite = try SQLiteGatewayStore(url: workspace.dataDirectory.gatewayDatabase, logger: logger)
@@ -61,7 +63,8 @@ extension HeraldBench {
             let sqliteTokens = try await workspace.offlineTokens(devices, in: sqlite)
 
             // The PostgreSQL database: the same key and as many tokens.
-            let server = database == nil
+            let server =
+                database == nil
                 ? PostgresServer(settings: ["shared_preload_libraries": "pg_stat_statements", "max_connections": "200"])
                 : nil
             let url = try await server?.makeDatabase() ?? PostgresDatabaseURL(database!)
@@ -87,10 +90,13 @@ extension HeraldBench {
                 privateKey: P256.Signing.PrivateKey(pemRepresentation: privateKey))
             let headers = ["authorization: bearer \(jwt)", "apns-topic: \(BenchmarkWorkspace.topic)", "apns-push-type: alert"]
             func load(_ share: Int, clients: Int) -> H2Load {
-                H2Load(executable: h2load, requests: share, clients: clients, streams: streams, payload: payload, headers: headers)
+                H2Load(
+                    executable: h2load, requests: share, clients: clients, streams: streams, payload: payload, headers: headers)
             }
 
-            print("herald-bench scale: \(requests) pushes a run to \(devices) offline devices, \(clients) connections × \(streams) streams, database \(url)")
+            print(
+                "herald-bench scale: \(requests) pushes a run to \(devices) offline devices, \(clients) connections × \(streams) streams, database \(url)"
+            )
             var rows: [Row] = []
             var statementTables: [String] = []
             // PostgreSQL nodes per run: 0 is the SQLite node, first and last.
@@ -162,7 +168,8 @@ extension HeraldBench {
             }
 
             let reference = rows.first!.pushesPerSecond
-            print("""
+            print(
+                """
 
                 | store | nodes | accepted durable pushes/s | × first SQLite node | p50 / p99 (slowest node) | CPU ms/push: nodes | CPU ms/push: database | statements (round trips)/push | WAL KiB/push | WAL flushes/push |
                 |---|---|---|---|---|---|---|---|---|---|
@@ -182,8 +189,9 @@ extension HeraldBench {
             let lines = statements.prefix(12).map { statement in
                 let text = statement.query.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                     .joined(separator: " ").prefix(110)
-                return String(format: "| %.3f | %.3f ms | `%@` |", Double(statement.calls) / pushes, statement.meanMilliseconds,
-                              String(text).replacingOccurrences(of: "|", with: "\\|"))
+                return String(
+                    format: "| %.3f | %.3f ms | `%@` |", Double(statement.calls) / pushes, statement.meanMilliseconds,
+                    String(text).replacingOccurrences(of: "|", with: "\\|"))
             }
             return """
                 statements with \(nodes) PostgreSQL node\(nodes == 1 ? "" : "s") (pg_stat_statements):
@@ -262,11 +270,12 @@ private struct DatabaseStatistics: Sendable {
     init(url: PostgresDatabaseURL, server: PostgresServer?) async {
         self.url = url
         self.server = server
-        hasStatements = (try? await PostgresServer.withConnection(to: url) { connection -> Bool in
-            _ = try await connection.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: Self.logger)
-            _ = try await connection.query("SELECT pg_stat_statements_reset()", logger: Self.logger)
-            return true
-        }) ?? false
+        hasStatements =
+            (try? await PostgresServer.withConnection(to: url) { connection -> Bool in
+                _ = try await connection.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: Self.logger)
+                _ = try await connection.query("SELECT pg_stat_statements_reset()", logger: Self.logger)
+                return true
+            }) ?? false
     }
 
     func reset() async {
@@ -291,20 +300,21 @@ private struct DatabaseStatistics: Sendable {
     /// The statements run in this database since the last reset, the most frequent first.
     func statements() async -> [Statement] {
         guard hasStatements else { return [] }
-        return (try? await PostgresServer.withConnection(to: url) { connection -> [Statement] in
-            let rows = try await connection.query(
-                """
-                SELECT calls, mean_exec_time, query FROM pg_stat_statements
-                WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-                  AND query NOT LIKE '%pg_stat_statements%'
-                ORDER BY calls DESC
-                """, logger: Self.logger)
-            var statements: [Statement] = []
-            for try await (calls, mean, query) in rows.decode((Int, Double, String).self) {
-                statements.append(Statement(calls: calls, meanMilliseconds: mean, query: query))
-            }
-            return statements
-        }) ?? []
+        return
+            (try? await PostgresServer.withConnection(to: url) { connection -> [Statement] in
+                let rows = try await connection.query(
+                    """
+                    SELECT calls, mean_exec_time, query FROM pg_stat_statements
+                    WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                      AND query NOT LIKE '%pg_stat_statements%'
+                    ORDER BY calls DESC
+                    """, logger: Self.logger)
+                var statements: [Statement] = []
+                for try await (calls, mean, query) in rows.decode((Int, Double, String).self) {
+                    statements.append(Statement(calls: calls, meanMilliseconds: mean, query: query))
+                }
+                return statements
+            }) ?? []
     }
 
     /// The CPU time of the throwaway server and its backends so far (nil for a server this run did not start).

@@ -52,7 +52,9 @@ extension HeraldBench {
                 let slice = appIDs[chunk..<min(chunk + 1_000, appIDs.count)]
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for app in slice {
-                        group.addTask { [engine] in try await engine.setAuthorization(.authorized, options: [.alert, .sound, .badge], for: app) }
+                        group.addTask { [engine] in
+                            try await engine.setAuthorization(.authorized, options: [.alert, .sound, .badge], for: app)
+                        }
                     }
                     try await group.waitForAll()
                 }
@@ -66,7 +68,8 @@ extension HeraldBench {
                         var generator = SplitMix64(seed: UInt64(index))
                         for request in 0..<perApp {
                             // One request per app fires within the first ten virtual minutes; the rest in 1 h…30 d.
-                            let interval = request == 0
+                            let interval =
+                                request == 0
                                 ? 60 + Double(generator.next() % 600_000) / 1_000
                                 : 3_600 + Double(generator.next() % 2_588_400)
                             let content = UNMutableNotificationContent()
@@ -74,7 +77,8 @@ extension HeraldBench {
                             content.body = "Benchmark notification \(request) of \(app)"
                             content.badge = NSNumber(value: request)
                             let trigger = UNTimeIntervalNotificationTrigger(timeInterval: interval, repeats: false)
-                            let record = try UNNotificationRequest(identifier: "r\(request)", content: content, trigger: trigger).makeRecord()
+                            let record = try UNNotificationRequest(identifier: "r\(request)", content: content, trigger: trigger)
+                                .makeRecord()
                             try await engine.add(record, for: app)
                         }
                     }
@@ -131,12 +135,23 @@ extension HeraldBench {
             print("")
             print("| measure | Herald | reference (same run) | ratio |")
             print("|---|---|---|---|")
-            print(String(format: "| add rate (%d requests, %d apps concurrently) | %.0f /s | %.0f rows/s raw SQLite insert | %.2f× |",
-                         total, concurrency, addRate, referenceInsertRate, addRate / referenceInsertRate))
-            print("| fire error, virtual clock (\(virtual.count) fires) | p50 \(ms(virtual.p50)), p99 \(ms(virtual.p99)) | 0 (exact instant) | — |")
-            print(String(format: "| virtual-clock firing throughput | %.0f fires/s | — | — |", Double(virtual.count) / virtualFireSeconds))
-            print("| fire error, real clock (\(real.count)/\(realFires) fires among \(total) pending) | p50 \(ms(real.p50)), p99 \(ms(real.p99)) | Task.sleep p50 \(ms(referenceSleep.p50)), p99 \(ms(referenceSleep.p99)) | p99 \(String(format: "%.1f×", real.p99 / max(referenceSleep.p99, 1e-6))) |")
-            print("| restart recovery (\(total) pending) | \(ms(recoverySeconds)) | raw scan of pending \(ms(referenceScanSeconds)) | \(String(format: "%.1f×", recoverySeconds / referenceScanSeconds)) |")
+            print(
+                String(
+                    format: "| add rate (%d requests, %d apps concurrently) | %.0f /s | %.0f rows/s raw SQLite insert | %.2f× |",
+                    total, concurrency, addRate, referenceInsertRate, addRate / referenceInsertRate))
+            print(
+                "| fire error, virtual clock (\(virtual.count) fires) | p50 \(ms(virtual.p50)), p99 \(ms(virtual.p99)) | 0 (exact instant) | — |"
+            )
+            print(
+                String(
+                    format: "| virtual-clock firing throughput | %.0f fires/s | — | — |",
+                    Double(virtual.count) / virtualFireSeconds))
+            print(
+                "| fire error, real clock (\(real.count)/\(realFires) fires among \(total) pending) | p50 \(ms(real.p50)), p99 \(ms(real.p99)) | Task.sleep p50 \(ms(referenceSleep.p50)), p99 \(ms(referenceSleep.p99)) | p99 \(String(format: "%.1f×", real.p99 / max(referenceSleep.p99, 1e-6))) |"
+            )
+            print(
+                "| restart recovery (\(total) pending) | \(ms(recoverySeconds)) | raw scan of pending \(ms(referenceScanSeconds)) | \(String(format: "%.1f×", recoverySeconds / referenceScanSeconds)) |"
+            )
             print("| peak RSS | \(mb(peakRSS)) | \(mb(baselineRSS)) before any request | +\(mb(peakRSS - baselineRSS)) |")
             print("| RSS after adding \(total) | \(mb(afterAddRSS)) | \(mb(baselineRSS)) | +\(mb(afterAddRSS - baselineRSS)) |")
         }
@@ -156,17 +171,22 @@ extension HeraldBench {
         private func rawInsertRate(rows: Int, in folder: URL) throws -> Double {
             var configuration = Configuration()
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-            let pool = try DatabasePool(path: folder.appendingPathComponent("reference.sqlite").path, configuration: configuration)
+            let pool = try DatabasePool(
+                path: folder.appendingPathComponent("reference.sqlite").path, configuration: configuration)
             try pool.write { db in
-                try db.execute(sql: "CREATE TABLE pending (seq INTEGER PRIMARY KEY, app INTEGER, identifier TEXT, request BLOB, next_fire REAL, UNIQUE(app, identifier))")
+                try db.execute(
+                    sql:
+                        "CREATE TABLE pending (seq INTEGER PRIMARY KEY, app INTEGER, identifier TEXT, request BLOB, next_fire REAL, UNIQUE(app, identifier))"
+                )
             }
             let payload = Data(repeating: 0x61, count: 420)
             let started = ContinuousClock.now
             for batch in stride(from: 0, to: rows, by: 1_000) {
                 try pool.write { db in
                     for row in batch..<min(batch + 1_000, rows) {
-                        try db.execute(sql: "INSERT INTO pending (app, identifier, request, next_fire) VALUES (?, ?, ?, ?)",
-                                       arguments: [row / 50, "r\(row % 50)", payload, Double(row)])
+                        try db.execute(
+                            sql: "INSERT INTO pending (app, identifier, request, next_fire) VALUES (?, ?, ?, ?)",
+                            arguments: [row / 50, "r\(row % 50)", payload, Double(row)])
                     }
                 }
             }
@@ -228,9 +248,10 @@ private final class LatenessRecorder: NotificationPresenter {
     var count: Int { state.withLock { $0.samples.count } }
 
     func take() -> Percentiles {
-        Percentiles(state.withLock { state in
-            defer { state.samples = [] }
-            return state.samples
-        })
+        Percentiles(
+            state.withLock { state in
+                defer { state.samples = [] }
+                return state.samples
+            })
     }
 }

@@ -28,7 +28,8 @@ extension HeraldBench {
             .appendingPathComponent("herald-example-service").path
 
         func validate() throws {
-            try requireExecutable(executable, option: "executable", package: "herald (swift build --product herald-example-service)")
+            try requireExecutable(
+                executable, option: "executable", package: "herald (swift build --product herald-example-service)")
             guard pushes > 0 else { throw ValidationError("--pushes must be positive.") }
         }
 
@@ -72,7 +73,8 @@ extension HeraldBench {
             let warmTimes = Percentiles(warmRounds)
             let reference = Percentiles(launches)
             func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1_000) }
-            print("""
+            print(
+                """
                 herald-bench extension: \(pushes) pushes through \(executable)
 
                 | per push | p50 | p99 |

@@ -97,8 +97,9 @@ extension HeraldBench {
             let report = try await plant.settle(tally: tally, timeout: .seconds(90))
             await plant.stopAll()
             print(report.detail)
-            print("kills: \(kills), accepted: \(report.accepted), shown: \(report.shown), replaced: \(report.replaced), "
-                  + "lost: \(report.lost), duplicated: \(report.duplicated)")
+            print(
+                "kills: \(kills), accepted: \(report.accepted), shown: \(report.shown), replaced: \(report.replaced), "
+                    + "lost: \(report.lost), duplicated: \(report.duplicated)")
             if report.lost > 0 || report.duplicated > 0 { throw ExitCode(1) }
         }
 
@@ -191,7 +192,8 @@ final class SoakPlant: Sendable {
         guard let bench = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
         executable = bench.deletingLastPathComponent().appendingPathComponent("herald")
         guard FileManager.default.isExecutableFile(atPath: executable.path) else {
-            throw ValidationError("\(executable.path) is missing: build it with `swift build -c release --product herald` (scripts/bench does).")
+            throw ValidationError(
+                "\(executable.path) is missing: build it with `swift build -c release --product herald` (scripts/bench does).")
         }
         ports = (try freeLoopbackPort(), try freeLoopbackPort())
         for directory in [gatewayDirectory, deviceDirectory] {
@@ -221,10 +223,12 @@ final class SoakPlant: Sendable {
     }
 
     func startGateway() async throws {
-        let gateway = try await ChildProcess.launch(executable.path, [
-            "gateway", "--data-dir", gatewayDirectory.path, "--port", String(ports.provider), "--plaintext-port", "-1",
-            "--device-port", String(ports.device),
-        ])
+        let gateway = try await ChildProcess.launch(
+            executable.path,
+            [
+                "gateway", "--data-dir", gatewayDirectory.path, "--port", String(ports.provider), "--plaintext-port", "-1",
+                "--device-port", String(ports.device),
+            ])
         processes.withLock {
             $0.gateway = gateway
             $0.all.append(gateway)
@@ -249,7 +253,7 @@ final class SoakPlant: Sendable {
         }
         guard registering else { return "" }
         guard let line = await device.waitForOutput(containing: HeraldBench.Soak.bundleID + " ", timeout: .seconds(60)),
-              let token = line.split(separator: " ").last.map(String.init), DeviceToken(hex: token) != nil
+            let token = line.split(separator: " ").last.map(String.init), DeviceToken(hex: token) != nil
         else { throw ValidationError("herald device did not register the app: \(device.error)") }
         return token
     }
@@ -294,7 +298,8 @@ final class SoakPlant: Sendable {
 
     func stopAll() async {
         let running = processes.withLock { state in
-            state.all.filter { process in process !== state.gateway && process !== state.device } + [state.device, state.gateway].compactMap { $0 }
+            state.all.filter { process in process !== state.gateway && process !== state.device }
+                + [state.device, state.gateway].compactMap { $0 }
         }
         for process in running { _ = await process.stop() }
     }
@@ -364,7 +369,7 @@ final class SoakPlant: Sendable {
             // A replacement whose log line the gateway had not written when it was killed (README: the delivery log
             // after a crash): a later push was accepted after it, and the gateway was killed within 2 s of it.
             if let at = push.answeredAt, let latestAnswer, latestAnswer > at,
-               kills.contains(where: { $0 >= at.addingTimeInterval(-1) && $0 <= at.addingTimeInterval(2) })
+                kills.contains(where: { $0 >= at.addingTimeInterval(-1) && $0 <= at.addingTimeInterval(2) })
             {
                 report.replaced += 1
                 inferred += 1

@@ -34,11 +34,12 @@ struct ScoreApp {
                 }
             }
         } else {
-            let pushType: PushType? = switch mode {
-            case "local": nil
-            case let channel where channel.hasPrefix("channel:"): .channel(String(channel.dropFirst(8)))
-            default: .token
-            }
+            let pushType: PushType? =
+                switch mode {
+                case "local": nil
+                case let channel where channel.hasPrefix("channel:"): .channel(String(channel.dropFirst(8)))
+                default: .token
+                }
             do {
                 let activity = try Activity.request(
                     attributes: ScoreAttributes(homeTeam: "Lions", awayTeam: "Tigers"),
@@ -79,7 +80,8 @@ struct ScoreApp {
                 Task {
                     if action == "goal" {
                         let score = activity.content.state
-                        await activity.update(ActivityContent(state: .init(home: score.home + 1, away: score.away), staleDate: nil))
+                        await activity.update(
+                            ActivityContent(state: .init(home: score.home + 1, away: score.away), staleDate: nil))
                         say("app updated: \(score.home + 1)-\(score.away)")
                     } else {
                         await activity.end(nil, dismissalPolicy: .immediate)

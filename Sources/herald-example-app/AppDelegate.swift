@@ -58,7 +58,9 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
         fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void
     ) {
         let aps = userInfo["aps"] as? [String: Any]
-        say("didReceiveRemoteNotification content-available=\(aps?["content-available"] ?? "none") news=\(userInfo["news"] ?? "none") main=\(Thread.isMainThread)")
+        say(
+            "didReceiveRemoteNotification content-available=\(aps?["content-available"] ?? "none") news=\(userInfo["news"] ?? "none") main=\(Thread.isMainThread)"
+        )
         completionHandler(.newData)
     }
 
@@ -81,7 +83,9 @@ extension AppDelegate: @MainActor UNUserNotificationCenterDelegate {
         withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
     ) {
         let content = notification.request.content
-        say("willPresent \(notification.request.identifier) title=\(content.title) body=\(content.body) main=\(Thread.isMainThread)")
+        say(
+            "willPresent \(notification.request.identifier) title=\(content.title) body=\(content.body) main=\(Thread.isMainThread)"
+        )
         completionHandler([.badge, .sound, .banner, .list])
     }
 
@@ -96,7 +100,9 @@ extension AppDelegate: @MainActor UNUserNotificationCenterDelegate {
         } else if response.actionIdentifier == kCategoryTestConfirmKey {
             lString = "点击了confirm"
         }
-        say("didReceive \(response.notification.request.identifier) action=\(response.actionIdentifier) \(lString) main=\(Thread.isMainThread)")
+        say(
+            "didReceive \(response.notification.request.identifier) action=\(response.actionIdentifier) \(lString) main=\(Thread.isMainThread)"
+        )
         completionHandler()
     }
 }

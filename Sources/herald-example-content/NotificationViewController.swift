@@ -36,12 +36,18 @@ class NotificationViewController: UIViewController, UNNotificationContentExtensi
         switch notification.request.content.userInfo["test"] as? String {
         case "keep": answer = .doNotDismiss
         case "forward": answer = .dismissAndForwardAction
-        case "buttons": extensionContext?.notificationActions = [UNNotificationAction(identifier: kCategoryTestConfirmKey, title: "OK!", options: [])]
+        case "buttons":
+            extensionContext?.notificationActions = [
+                UNNotificationAction(identifier: kCategoryTestConfirmKey, title: "OK!", options: [])
+            ]
         default: answer = .dismiss
         }
     }
 
-    func didReceive(_ response: UNNotificationResponse, completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void) {
+    func didReceive(
+        _ response: UNNotificationResponse,
+        completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void
+    ) {
         if response.actionIdentifier == kCategoryTestInputKey, let inputResponse = response as? UNTextInputNotificationResponse {
             contentLabel.text = inputResponse.userText
         } else if response.actionIdentifier == kCategoryTestConfirmKey {

@@ -33,7 +33,9 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
         // Seed 002: an app that was not running gets the notification the person opened here, and no
         // didReceiveLocalNotification for it.
         if let notification = launchOptions?[.localNotification] as? UILocalNotification {
-            say("didFinishLaunching localNotification=\(notification.alertBody ?? "") state=\(describe(application.applicationState))")
+            say(
+                "didFinishLaunching localNotification=\(notification.alertBody ?? "") state=\(describe(application.applicationState))"
+            )
         } else if launchOptions?[.remoteNotification] != nil {
             say("didFinishLaunching remoteNotification state=\(describe(application.applicationState))")
         } else {
@@ -77,7 +79,7 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
         let localNotification = UILocalNotification()
         localNotification.fireDate = Date(timeIntervalSinceNow: seconds)
         localNotification.alertBody = "Testing"
-        localNotification.category = "Email" // Same as category identifier
+        localNotification.category = "Email"  // Same as category identifier
         application.scheduleLocalNotification(localNotification)
 
         // One list: what the iOS 8 API scheduled is a UserNotifications request too.
@@ -104,7 +106,9 @@ final class AppDelegate: UIResponder, UIApplicationDelegate {
         withResponseInfo responseInfo: [AnyHashable: Any], completionHandler: @escaping () -> Void
     ) {
         let text = responseInfo[UIUserNotificationActionResponseTypedTextKey] as? String
-        say("handleAction \(identifier ?? "") \(notification.alertBody ?? "") state=\(describe(application.applicationState)) text=\(text ?? "-")")
+        say(
+            "handleAction \(identifier ?? "") \(notification.alertBody ?? "") state=\(describe(application.applicationState)) text=\(text ?? "-")"
+        )
         completionHandler()
     }
 

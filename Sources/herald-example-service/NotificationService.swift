@@ -6,17 +6,20 @@
 // com.apple.usernotifications.service and CFBundleExecutable herald-example-service. For Herald's tests, a payload key
 // "test" makes it misbehave: "never" (the handler is only called at serviceExtensionTimeWillExpire), "crash", "hang".
 import Foundation
+import UserNotifications
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import UserNotifications
 
 @main
 class NotificationService: UNNotificationServiceExtension {
     var contentHandler: ((UNNotificationContent) -> Void)?
     var bestAttemptContent: UNMutableNotificationContent?
 
-    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+    override func didReceive(
+        _ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
+    ) {
         self.contentHandler = contentHandler
         bestAttemptContent = (request.content.mutableCopy() as? UNMutableNotificationContent)
 
@@ -27,7 +30,7 @@ class NotificationService: UNNotificationServiceExtension {
             bestAttemptContent.body = "\(bestAttemptContent.body) [NotificationService]"
 
             switch bestAttemptContent.userInfo["test"] as? String {
-            case "never": return // serviceExtensionTimeWillExpire delivers the best attempt
+            case "never": return  // serviceExtensionTimeWillExpire delivers the best attempt
             case "crash": abort()
             case "hang": while true { sleep(60) }
             default: break
@@ -38,7 +41,8 @@ class NotificationService: UNNotificationServiceExtension {
                 downloadAndSave(url: URL) { localURL in
                     if let localURL = localURL {
                         do {
-                            let attachment = try UNNotificationAttachment(identifier: "image_downloaded", url: localURL, options: nil)
+                            let attachment = try UNNotificationAttachment(
+                                identifier: "image_downloaded", url: localURL, options: nil)
                             bestAttemptContent.attachments = [attachment]
                         } catch {
                             print(error)

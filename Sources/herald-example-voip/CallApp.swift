@@ -18,7 +18,9 @@ final class CallDelegate: NSObject, PKPushRegistryDelegate, @unchecked Sendable 
         completion: @escaping () -> Void
     ) {
         let caller = payload.dictionaryPayload["caller"] as? String ?? "unknown"
-        say("incoming call from \(caller) type=\(type.rawValue) queue=\(DispatchQueue.getSpecific(key: Self.queueKey) ?? "other")")
+        say(
+            "incoming call from \(caller) type=\(type.rawValue) queue=\(DispatchQueue.getSpecific(key: Self.queueKey) ?? "other")"
+        )
         completion()
     }
 

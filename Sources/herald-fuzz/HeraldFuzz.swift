@@ -20,8 +20,10 @@ nonisolated(unsafe) var selectedTarget: FuzzTarget?
 func heraldFuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
     let name = ProcessInfo.processInfo.environment["HERALD_FUZZ_TARGET"] ?? ""
     guard let target = FuzzTarget.named(name) else {
-        FileHandle.standardError.write(Data(
-            "Set HERALD_FUZZ_TARGET to one of: \(FuzzTarget.all.map(\.name).joined(separator: ", ")) (or use scripts/fuzz).\n".utf8))
+        FileHandle.standardError.write(
+            Data(
+                "Set HERALD_FUZZ_TARGET to one of: \(FuzzTarget.all.map(\.name).joined(separator: ", ")) (or use scripts/fuzz).\n"
+                    .utf8))
         return 2
     }
     selectedTarget = target
@@ -51,7 +53,9 @@ struct HeraldFuzz {
         let arguments = Array(CommandLine.arguments.dropFirst())
         switch arguments.first {
         case "--list":
-            for target in FuzzTarget.all { print(target.name.padding(toLength: 18, withPad: " ", startingAt: 0) + target.summary) }
+            for target in FuzzTarget.all {
+                print(target.name.padding(toLength: 18, withPad: " ", startingAt: 0) + target.summary)
+            }
         case "seed" where arguments.count == 3:
             let target = named(arguments[1])
             let folder = URL(fileURLWithPath: arguments[2], isDirectory: true)

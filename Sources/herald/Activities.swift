@@ -27,17 +27,21 @@ extension HeraldCommand {
                     (bundleIdentifier == nil || $0.bundleIdentifier == bundleIdentifier) && (all || $0.state != .dismissed)
                 }
                 guard !activities.isEmpty else {
-                    print("No \(all ? "" : "running ")Live Activities. An app starts one with Activity.request(attributes:content:pushType:), or a provider with a push to a push-to-start token.")
+                    print(
+                        "No \(all ? "" : "running ")Live Activities. An app starts one with Activity.request(attributes:content:pushType:), or a provider with a push to a push-to-start token."
+                    )
                     return
                 }
                 let formatter = ISO8601DateFormatter()
                 for activity in activities {
-                    let push: String = switch activity.pushType {
-                    case .token?: "token " + (activity.pushToken ?? "(not issued yet)")
-                    case .channel(let id)?: "channel " + id
-                    case nil: "no pushes"
-                    }
-                    var line = "\(activity.bundleIdentifier)  \(activity.id)  \(activity.attributesType)  \(activity.state.rawValue)"
+                    let push: String =
+                        switch activity.pushType {
+                        case .token?: "token " + (activity.pushToken ?? "(not issued yet)")
+                        case .channel(let id)?: "channel " + id
+                        case nil: "no pushes"
+                        }
+                    var line =
+                        "\(activity.bundleIdentifier)  \(activity.id)  \(activity.attributesType)  \(activity.state.rawValue)"
                     line += "  \(push)  \(activity.content.state)"
                     if let stale = activity.content.staleDate { line += "  stale \(formatter.string(from: stale))" }
                     if activity.state == .ended, let dismissal = activity.dismissalDate {

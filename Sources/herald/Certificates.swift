@@ -57,7 +57,8 @@ extension HeraldCommand {
                     try directory.create()
                     authority = try DevelopmentCertificateAuthority.loadOrCreate(in: directory.tlsDirectory).0
                 } catch {
-                    throw ValidationError("Cannot open the CA in \(directory.tlsDirectory.path): \(error). Pass a writable --data-dir.")
+                    throw ValidationError(
+                        "Cannot open the CA in \(directory.tlsDirectory.path): \(error). Pass a writable --data-dir.")
                 }
                 let issued = try authority.issueClientCertificate(
                     bundleID: bundleId, topics: topics.isEmpty ? nil : topics, environments: environment.set)
@@ -69,7 +70,9 @@ extension HeraldCommand {
                 } catch {
                     throw ValidationError("Cannot write \(out): \(error). Choose a path that does not exist yet.")
                 }
-                print("Wrote \(file.path): client certificate for \(bundleId) (\(environment.rawValue)), issued by \(authority.certificateURL.path)")
+                print(
+                    "Wrote \(file.path): client certificate for \(bundleId) (\(environment.rawValue)), issued by \(authority.certificateURL.path)"
+                )
             }
         }
     }

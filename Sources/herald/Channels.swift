@@ -29,17 +29,23 @@ extension HeraldCommand {
                 abstract: "Make a channel for an app and print its ID (apns-channel-id).")
             @OptionGroup var store: GatewayStoreOptions
             @OptionGroup var app: AppOptions
-            @Flag(help: "Keep the most recent broadcast (8 hours at most) for devices that subscribe later (policy 1); without it nothing is kept (policy 0).")
+            @Flag(
+                help:
+                    "Keep the most recent broadcast (8 hours at most) for devices that subscribe later (policy 1); without it nothing is kept (policy 0)."
+            )
             var storeLatest = false
 
             func run() async throws {
                 let channel = BroadcastChannelRecord(
                     id: BroadcastChannelRecord.makeID(), bundleID: app.bundleID, environment: app.environment,
                     storagePolicy: storeLatest ? .mostRecentMessageStored : .noMessageStored, createdAt: Date())
-                let made = try await store.withStore { try await $0.createChannel(channel, limit: BroadcastChannelRecord.limitPerApp) }
+                let made = try await store.withStore {
+                    try await $0.createChannel(channel, limit: BroadcastChannelRecord.limitPerApp)
+                }
                 guard made else {
                     throw CommandFailure(
-                        "\(app.bundleID) has \(BroadcastChannelRecord.limitPerApp) channels in \(app.environment.rawValue) already: delete one first (herald channels delete).")
+                        "\(app.bundleID) has \(BroadcastChannelRecord.limitPerApp) channels in \(app.environment.rawValue) already: delete one first (herald channels delete)."
+                    )
                 }
                 print(channel.id)
             }
@@ -52,14 +58,20 @@ extension HeraldCommand {
             @OptionGroup var app: AppOptions
 
             func run() async throws {
-                let channels = try await store.withStore { try await $0.channels(bundleID: app.bundleID, environment: app.environment) }
+                let channels = try await store.withStore {
+                    try await $0.channels(bundleID: app.bundleID, environment: app.environment)
+                }
                 guard !channels.isEmpty else {
-                    print("No channels for \(app.bundleID) in \(app.environment.rawValue). `herald channels create \(app.bundleID)` makes one.")
+                    print(
+                        "No channels for \(app.bundleID) in \(app.environment.rawValue). `herald channels create \(app.bundleID)` makes one."
+                    )
                     return
                 }
                 let formatter = ISO8601DateFormatter()
                 for channel in channels {
-                    print("\(channel.id)  \(Channels.describe(channel.storagePolicy))  created \(formatter.string(from: channel.createdAt))")
+                    print(
+                        "\(channel.id)  \(Channels.describe(channel.storagePolicy))  created \(formatter.string(from: channel.createdAt))"
+                    )
                 }
             }
         }
@@ -71,13 +83,19 @@ extension HeraldCommand {
             @Argument(help: "The channel ID.") var channelID: String
 
             func run() async throws {
-                guard let channel = try await store.withStore({
-                    try await $0.channel(id: channelID, bundleID: app.bundleID, environment: app.environment)
-                }) else {
-                    throw CommandFailure("No channel \(channelID) for \(app.bundleID) in \(app.environment.rawValue). `herald channels list \(app.bundleID)` lists them.")
+                guard
+                    let channel = try await store.withStore({
+                        try await $0.channel(id: channelID, bundleID: app.bundleID, environment: app.environment)
+                    })
+                else {
+                    throw CommandFailure(
+                        "No channel \(channelID) for \(app.bundleID) in \(app.environment.rawValue). `herald channels list \(app.bundleID)` lists them."
+                    )
                 }
                 print(#"{"message-storage-policy":\#(channel.storagePolicy.rawValue),"push-type":"\#(channel.pushType)"}"#)
-                print("\(Channels.describe(channel.storagePolicy)), created \(ISO8601DateFormatter().string(from: channel.createdAt))")
+                print(
+                    "\(Channels.describe(channel.storagePolicy)), created \(ISO8601DateFormatter().string(from: channel.createdAt))"
+                )
             }
         }
 
@@ -93,7 +111,9 @@ extension HeraldCommand {
                     try await $0.deleteChannel(id: channelID, bundleID: app.bundleID, environment: app.environment)
                 }
                 guard deleted else {
-                    throw CommandFailure("No channel \(channelID) for \(app.bundleID) in \(app.environment.rawValue). `herald channels list \(app.bundleID)` lists them.")
+                    throw CommandFailure(
+                        "No channel \(channelID) for \(app.bundleID) in \(app.environment.rawValue). `herald channels list \(app.bundleID)` lists them."
+                    )
                 }
                 print("Deleted \(channelID)")
             }

@@ -11,7 +11,8 @@ extension HeraldCommand {
     /// Runs this machine's notification center against a gateway.
     struct Device: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run this machine's notification center: connected to a gateway, it shows every app's pushes and local notifications.",
+            abstract:
+                "Run this machine's notification center: connected to a gateway, it shows every app's pushes and local notifications.",
             discussion: """
                 The device keeps the device channel to --gateway open (reconnecting with backoff), renews the tokens \
                 of the apps registered on it, and shows each push once it is safely stored; a push that arrives again \
@@ -42,16 +43,18 @@ extension HeraldCommand {
             var services = device.services
             if !register.isEmpty {
                 let (daemon, apps, logger) = (device.daemon, register, logger)
-                services.append(StartupTask {
-                    for app in apps {
-                        do {
-                            let token = try await daemon.register(bundleIdentifier: app)
-                            FileHandle.standardOutput.write(Data("\(app) \(token)\n".utf8))
-                        } catch {
-                            logger.error("Could not register an app", metadata: ["app.bundle_id": "\(app)", "error": "\(error)"])
+                services.append(
+                    StartupTask {
+                        for app in apps {
+                            do {
+                                let token = try await daemon.register(bundleIdentifier: app)
+                                FileHandle.standardOutput.write(Data("\(app) \(token)\n".utf8))
+                            } catch {
+                                logger.error(
+                                    "Could not register an app", metadata: ["app.bundle_id": "\(app)", "error": "\(error)"])
+                            }
                         }
-                    }
-                })
+                    })
             }
             try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
         }

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HeraldConsole
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldGateway
 import Logging
@@ -33,16 +33,18 @@ extension HeraldCommand {
         @Option(help: "The device-channel port (WebSocket at /device/v1; /metrics and /healthz).", transform: ListenerPort.parse)
         var devicePort = 2199
         @Option(
-            help: "A TLS port for broadcast channel management, as Apple's management host (development; off unless given; Apple's is 2195).",
+            help:
+                "A TLS port for broadcast channel management, as Apple's management host (development; off unless given; Apple's is 2195).",
             transform: ListenerPort.parse)
         var channelsPort: Int?
         @Option(
             help: "A TLS port for the production environment's channel management (off unless given; Apple's is 2196).",
             transform: ListenerPort.parse)
         var productionChannelsPort: Int?
-        @Option(help: ArgumentHelp(
-            "The only apps whose broadcast capability is on (comma-separated bundle IDs); others get FeatureNotEnabled. Default: every app.",
-            valueName: "bundle-ids"))
+        @Option(
+            help: ArgumentHelp(
+                "The only apps whose broadcast capability is on (comma-separated bundle IDs); others get FeatureNotEnabled. Default: every app.",
+                valueName: "bundle-ids"))
         var broadcastApps: String?
         @Flag(help: "Serve the device channel without TLS (ws:// instead of wss://).") var plaintextDevices = false
         @Option(
@@ -93,7 +95,9 @@ extension HeraldCommand {
             }
             if let productionChannelsPort {
                 listeners.append(
-                    .init(host: host, port: productionChannelsPort, usesTLS: true, environment: .production, api: .channelManagement))
+                    .init(
+                        host: host, port: productionChannelsPort, usesTLS: true, environment: .production, api: .channelManagement
+                    ))
                 options.append("--production-channels-port")
             }
             let identity = cert.map { cert in
@@ -119,7 +123,7 @@ extension HeraldCommand {
                     onlineDevices: { gateway.onlineDevices }, logger: logger)
             }
             let banner = StartupTask {
-                guard let ports = try? await gateway.ports() else { return } // stopped (or failed) before listening
+                guard let ports = try? await gateway.ports() else { return }  // stopped (or failed) before listening
                 var lines = ["Herald gateway is up.", "  data directory: \(directory.url.path)"]
                 if let shared = gatewayStore as? PostgresGatewayStore {
                     lines.append("  database:       \(shared.url) (node \(shared.nodeID))")
@@ -128,9 +132,12 @@ extension HeraldCommand {
                     let scheme = listener.usesTLS ? "https" : "http"
                     switch listener.api {
                     case .provider:
-                        lines.append("  provider API:   \(scheme)://\(host):\(port)/3/device/<token> (\(listener.environment.rawValue))")
+                        lines.append(
+                            "  provider API:   \(scheme)://\(host):\(port)/3/device/<token> (\(listener.environment.rawValue))")
                     case .channelManagement:
-                        lines.append("  channels:       \(scheme)://\(host):\(port)/1/apps/<bundle ID>/channels (\(listener.environment.rawValue))")
+                        lines.append(
+                            "  channels:       \(scheme)://\(host):\(port)/1/apps/<bundle ID>/channels (\(listener.environment.rawValue))"
+                        )
                     }
                 }
                 lines.append("  device channel: \(plaintextDevices ? "ws" : "wss")://\(host):\(ports.device)/device/v1")
@@ -139,7 +146,9 @@ extension HeraldCommand {
                     lines.append("  trust this CA:  \(ca.certificateURL.path)")
                 }
                 if let console, let port = await console.port() {
-                    lines.append("  console:        http://\(listenHost):\(port)/log (operator tokens: \(HeraldCommand.shellName) console token)")
+                    lines.append(
+                        "  console:        http://\(listenHost):\(port)/log (operator tokens: \(HeraldCommand.shellName) console token)"
+                    )
                 }
                 lines.append("  keys:           \(HeraldCommand.shellName) keys create --team-id TEAMID --out key.p8")
                 lines.append("  tokens:         \(HeraldCommand.shellName) tokens create --topic com.example.app")

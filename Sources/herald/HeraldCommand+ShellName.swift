@@ -5,7 +5,8 @@ extension HeraldCommand {
     /// so the commands a banner prints work as printed (from a checkout, `scripts/herald` builds `.build/debug/herald`,
     /// which no `PATH` holds until `scripts/install`).
     static let shellName: String = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
         let resolved = URL(fileURLWithPath: executable).resolvingSymlinksInPath().path
         for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {

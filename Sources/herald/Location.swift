@@ -7,7 +7,8 @@ extension HeraldCommand {
     struct Location: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Set the device's location; location-triggered notifications fire on entering or leaving regions.",
-            discussion: "A running `herald up` or `herald device` evaluates location triggers at once; an app running alone picks the location up within two seconds."
+            discussion:
+                "A running `herald up` or `herald device` evaluates location triggers at once; an app running alone picks the location up within two seconds."
         )
 
         @OptionGroup var data: DataDirectoryOptions

@@ -19,7 +19,9 @@ extension HeraldCommand {
             let format = ISO8601DateFormatter()
             format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             for event in events {
-                print("\(format.string(from: event.at))  \(event.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))  \(event.detail)")
+                print(
+                    "\(format.string(from: event.at))  \(event.kind.rawValue.padding(toLength: 10, withPad: " ", startingAt: 0))  \(event.detail)"
+                )
             }
         }
     }

@@ -41,7 +41,8 @@ func changeDecision(
 
 extension HeraldCommand.Notifications {
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show each app's authorization, badge, pending and delivered notifications.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show each app's authorization, badge, pending and delivered notifications.")
 
         @OptionGroup var data: DataDirectoryOptions
         @Argument(help: "Only this app (bundle identifier).") var bundleIdentifier: String?
@@ -66,20 +67,24 @@ extension HeraldCommand.Notifications {
                     print("  pending    \(item.request.identifier)  \(when)  \(item.request.content.title)")
                 }
                 for item in delivered {
-                    print("  delivered  \(item.request.identifier)  \(formatter.string(from: item.date))  \(item.request.content.title)")
+                    print(
+                        "  delivered  \(item.request.identifier)  \(formatter.string(from: item.date))  \(item.request.content.title)"
+                    )
                 }
             }
         }
     }
 
     struct Allow: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Allow an app's notifications (alerts, sounds, badges), as in Settings.")
+        static let configuration = CommandConfiguration(
+            abstract: "Allow an app's notifications (alerts, sounds, badges), as in Settings.")
 
         @OptionGroup var data: DataDirectoryOptions
         @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
 
         func run() async throws {
-            try await changeDecision(data, bundleIdentifier, to: .authorized, options: [.alert, .sound, .badge], "notifications allowed")
+            try await changeDecision(
+                data, bundleIdentifier, to: .authorized, options: [.alert, .sound, .badge], "notifications allowed")
         }
     }
 
@@ -108,7 +113,8 @@ extension HeraldCommand.Notifications {
     struct Send: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Schedule a local notification for an app, as the app's own code would.",
-            discussion: "`herald up` or `herald device` (or the app, while it runs alone) fires it. Allows the app's notifications if it never asked."
+            discussion:
+                "`herald up` or `herald device` (or the app, while it runs alone) fires it. Allows the app's notifications if it never asked."
         )
 
         @OptionGroup var data: DataDirectoryOptions
@@ -154,9 +160,10 @@ extension HeraldCommand.Notifications {
             // B-5: an add for an app whose notifications are off completes, and nothing is scheduled. (Whether it is
             // still pending says nothing: a running daemon may have fired it already.)
             let allowed = try await engine.appState(for: bundleIdentifier).settings.authorizationStatus != .denied
-            print(allowed
-                  ? "\(bundleIdentifier): scheduled \(request.identifier)\(seconds.map { " in \($0) s" } ?? " now")"
-                  : "\(bundleIdentifier): not scheduled (notifications are denied for this app)")
+            print(
+                allowed
+                    ? "\(bundleIdentifier): scheduled \(request.identifier)\(seconds.map { " in \($0) s" } ?? " now")"
+                    : "\(bundleIdentifier): not scheduled (notifications are denied for this app)")
         }
     }
 }

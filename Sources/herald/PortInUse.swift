@@ -12,12 +12,14 @@ func explainingPortsInUse(
     do {
         try await body()
     } catch let error as ListenerAddressInUse {
-        let option: String = switch error.listener {
-        case .provider(let index): index < providerOptions.count ? providerOptions[index] : "--port"
-        case .device: deviceOption
-        case .console: "--console-port"
-        }
+        let option: String =
+            switch error.listener {
+            case .provider(let index): index < providerOptions.count ? providerOptions[index] : "--port"
+            case .device: deviceOption
+            case .console: "--console-port"
+            }
         throw CommandFailure(
-            "port \(error.port) is in use — is another `\(command)` running? Stop it, or pass \(option) with another port (0 picks a free one).")
+            "port \(error.port) is in use — is another `\(command)` running? Stop it, or pass \(option) with another port (0 picks a free one)."
+        )
     }
 }

@@ -14,7 +14,10 @@ struct PresenterOptions: ParsableArguments {
         case both
     }
 
-    @Option(help: "Where notifications show: auto (the terminal, and the desktop's notifications when there is one), terminal, desktop or both.")
+    @Option(
+        help:
+            "Where notifications show: auto (the terminal, and the desktop's notifications when there is one), terminal, desktop or both."
+    )
     var presenter: Choice = .auto
 
     /// The presenter to give the device's engine, and the desktop presenter inside it (whose answers need routing).
@@ -26,11 +29,12 @@ struct PresenterOptions: ParsableArguments {
         if presenter != .terminal {
             do {
                 desktop = try await FreedesktopPresenter.connect(logger: logger)
-            } catch where presenter == .auto {
+            } catch  where presenter == .auto {
                 logger.debug("No desktop notifications: notifications show on this terminal", metadata: ["error": "\(error)"])
             } catch {
                 throw ValidationError(
-                    "Cannot reach the desktop's notification service (org.freedesktop.Notifications on the session bus): \(error). Use --presenter terminal, or run inside a desktop session.")
+                    "Cannot reach the desktop's notification service (org.freedesktop.Notifications on the session bus): \(error). Use --presenter terminal, or run inside a desktop session."
+                )
             }
         }
         switch (presenter, desktop) {

@@ -59,7 +59,8 @@ struct ProviderCredentialOptions: ParsableArguments {
                 throw CommandFailure("Cannot read the certificate \(path). Check the --cert path.")
             }
             guard pem.contains("BEGIN CERTIFICATE"), pem.contains("PRIVATE KEY") else {
-                throw CommandFailure("\(path) must hold a PEM certificate and its private key (herald certificates create writes one).")
+                throw CommandFailure(
+                    "\(path) must hold a PEM certificate and its private key (herald certificates create writes one).")
             }
             return .certificate(certificatePEM: pem, privateKeyPEM: pem)
         }
@@ -102,7 +103,8 @@ struct ProviderCredentialOptions: ParsableArguments {
         if let named {
             path = named
         } else {
-            let configuration = environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
+            let configuration =
+                environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
                 ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
             path = configuration.appendingPathComponent("herald/credentials").path
             guard FileManager.default.fileExists(atPath: path) else { return nil }

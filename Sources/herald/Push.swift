@@ -20,7 +20,10 @@ extension HeraldCommand {
         var cert: String?
         @Option(help: "The app's bundle ID; the push type's suffix is added.") var topic: String
         @Option(name: .customLong("token"), help: "A device token, hex; repeat for several.") var tokens: [String] = []
-        @Option(help: "A broadcast channel (apns-channel-id): publish a Live Activity update to every device subscribed to it instead of to device tokens (POST /4/broadcasts/apps/<topic>; --push-type liveactivity, --expiration 0 by default).")
+        @Option(
+            help:
+                "A broadcast channel (apns-channel-id): publish a Live Activity update to every device subscribed to it instead of to device tokens (POST /4/broadcasts/apps/<topic>; --push-type liveactivity, --expiration 0 by default)."
+        )
         var channel: String?
         @Option(help: "A file with one device token per line.") var tokensFile: String?
         @Flag(help: "Apple's development environment (api.sandbox.push.apple.com).") var sandbox = false
@@ -39,7 +42,10 @@ extension HeraldCommand {
         @Flag(help: "Let a notification service extension change it.") var mutableContent = false
         @Flag(help: "Wake the app in the background.") var contentAvailable = false
         @Option(help: "A JSON file merged under the options above (custom keys, more aps keys).") var payload: String?
-        @Option(help: "apns-push-type (default: background when the payload, --payload included, has content-available and nothing visible; else alert).")
+        @Option(
+            help:
+                "apns-push-type (default: background when the payload, --payload included, has content-available and nothing visible; else alert)."
+        )
         var pushType: String?
         @Option(help: "apns-priority: 10, 5 or 1.") var priority: Int?
         @Option(help: "apns-expiration: a UNIX time, or 0 for one attempt only.") var expiration: Int64?
@@ -92,7 +98,8 @@ extension HeraldCommand {
                 throw ValidationError("Give --channel ID or device tokens (--token, --tokens-file), not both.")
             }
             if let pushType, pushType != APNsPushType.liveactivity.rawValue {
-                throw ValidationError("Broadcasts are Live Activity updates: --push-type liveactivity (the default with --channel).")
+                throw ValidationError(
+                    "Broadcasts are Live Activity updates: --push-type liveactivity (the default with --channel).")
             }
             var notification = try notification(defaultType: .liveactivity)
             notification.apnsID = nil
@@ -138,7 +145,8 @@ extension HeraldCommand {
             guard chosen == 1 else { throw ValidationError("Choose one of --sandbox, --production or --gateway URL.") }
             if sandbox { return .development }
             if production { return .production }
-            guard let gateway, let url = URL(string: gateway), url.scheme == "https" || url.scheme == "http", url.host != nil else {
+            guard let gateway, let url = URL(string: gateway), url.scheme == "https" || url.scheme == "http", url.host != nil
+            else {
                 throw ValidationError("--gateway takes a URL such as https://localhost:2197.")
             }
             return APNsServer(url: url, certificateAuthorityFile: try data.directory.trustedCA(explicit: cacert))
@@ -150,7 +158,9 @@ extension HeraldCommand {
                 guard let text = try? String(contentsOfFile: tokensFile, encoding: .utf8) else {
                     throw CommandFailure("Cannot read --tokens-file \(tokensFile).")
                 }
-                all += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                all += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    !$0.isEmpty
+                }
             }
             guard !all.isEmpty else { throw ValidationError("Give at least one --token HEX or a --tokens-file.") }
             for token in all where DeviceToken(hex: token) == nil {
@@ -210,7 +220,8 @@ extension HeraldCommand {
                 }
                 uuid = value
             }
-            let suffixed = APNsPushType.split(topic: topic).suffixType == nil && resolvedType != .mdm
+            let suffixed =
+                APNsPushType.split(topic: topic).suffixType == nil && resolvedType != .mdm
                 ? topic + resolvedType.topicSuffix : topic
             return APNsNotification(
                 pushType: resolvedType, topic: suffixed, priority: priorityValue,

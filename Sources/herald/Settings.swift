@@ -66,7 +66,10 @@ extension HeraldCommand {
         @Option(help: "Show on the lock screen: on or off.") var lockScreen: Switch?
         @Option(help: "Keep a provisional app's notifications: prominently or quietly.") var keep: Keep?
         @Flag(help: "Turn Off a provisional app's notifications.") var turnOff = false
-        @Option(help: "Alert style: none, banner or alert (an alert shows all of an iOS 8 category's actions, a banner those of its minimal context).")
+        @Option(
+            help:
+                "Alert style: none, banner or alert (an alert shows all of an iOS 8 category's actions, a banner those of its minimal context)."
+        )
         var style: Style?
         @Option(help: "Location access: never, when-in-use or always (location triggers need when-in-use).")
         var location: LocationAccess?
@@ -86,13 +89,15 @@ extension HeraldCommand {
             let changes = NotificationChanges(data)
             let engine = try changes.localEngine()
             func decide(_ status: UNAuthorizationStatus, _ options: UNAuthorizationOptions) async throws {
-                try await changes.apply(.setAuthorization(status: status.rawValue, options: options.rawValue), for: bundleIdentifier)
+                try await changes.apply(
+                    .setAuthorization(status: status.rawValue, options: options.rawValue), for: bundleIdentifier)
             }
             let status = try await engine.appState(for: bundleIdentifier).settings.authorizationStatus
             if keep != nil || turnOff {
                 guard status == .provisional else {
                     throw ValidationError(
-                        "\(bundleIdentifier) is \(Self.name(status)), not provisional: Keep… and Turn Off… are for quiet notifications. Use --allow or --deny.")
+                        "\(bundleIdentifier) is \(Self.name(status)), not provisional: Keep… and Turn Off… are for quiet notifications. Use --allow or --deny."
+                    )
                 }
             }
             if allow { try await decide(.authorized, [.alert, .sound, .badge]) }
@@ -108,7 +113,9 @@ extension HeraldCommand {
             if changesSwitches {
                 let now = try await engine.appState(for: bundleIdentifier).settings
                 guard now.allowsDelivery else {
-                    throw ValidationError("\(bundleIdentifier)'s notifications are \(Self.name(now.authorizationStatus)); allow them first (--allow).")
+                    throw ValidationError(
+                        "\(bundleIdentifier)'s notifications are \(Self.name(now.authorizationStatus)); allow them first (--allow)."
+                    )
                 }
                 var settings = SettingsChange()
                 if let alerts {
@@ -143,11 +150,12 @@ extension HeraldCommand {
                 @unknown default: "unknown"
                 }
             }
-            let style = switch settings.alertStyle {
-            case .none: "none"
-            case .banner: "banner"
-            case .alert: "alert"
-            }
+            let style =
+                switch settings.alertStyle {
+                case .none: "none"
+                case .banner: "banner"
+                case .alert: "alert"
+                }
             return """
                 \(bundleIdentifier)
                   authorization: \(name(settings.authorizationStatus))

@@ -28,7 +28,8 @@ extension HeraldCommand {
 
         func validate() throws {
             guard (1...2).contains(arguments.count) else {
-                throw ValidationError("Give the .apns file (or - for standard input), optionally after the app's bundle identifier.")
+                throw ValidationError(
+                    "Give the .apns file (or - for standard input), optionally after the app's bundle identifier.")
             }
         }
 
@@ -36,38 +37,48 @@ extension HeraldCommand {
             let file = arguments.last!
             let data = try await Self.read(file)
             guard data.count <= Self.maximumSize else {
-                throw ValidationError("The payload is \(data.count) bytes; a remote notification's payload is \(Self.maximumSize) bytes at most.")
+                throw ValidationError(
+                    "The payload is \(data.count) bytes; a remote notification's payload is \(Self.maximumSize) bytes at most.")
             }
             guard case .object(let members)? = try? JSONValue(parsing: data) else {
-                throw ValidationError("\(file) is not a JSON object. An .apns file looks like {\"Simulator Target Bundle\":\"com.example.app\",\"aps\":{\"alert\":\"Hello\"}}.")
+                throw ValidationError(
+                    "\(file) is not a JSON object. An .apns file looks like {\"Simulator Target Bundle\":\"com.example.app\",\"aps\":{\"alert\":\"Hello\"}}."
+                )
             }
             guard members.contains(where: { $0.key == "aps" && $0.value.isObject }) else {
                 throw ValidationError("\(file) has no \"aps\" dictionary: a remote notification's payload needs one.")
             }
             let named = members.first { $0.key == Self.targetKey }?.value.stringValue
             guard let bundleIdentifier = arguments.count == 2 ? arguments[0] : named else {
-                throw ValidationError("Which app? Give its bundle identifier before the file, or a \"\(Self.targetKey)\" key in the file.")
+                throw ValidationError(
+                    "Which app? Give its bundle identifier before the file, or a \"\(Self.targetKey)\" key in the file.")
             }
             let payload = JSONValue.object(members.filter { $0.key != Self.targetKey })
             let changes = NotificationChanges(self.data)
             let engine = try changes.localEngine()
-            let strings = try await engine.appState(for: bundleIdentifier).bundlePath.map {
-                LocalizedStringTable.load(
-                    bundlePath: $0, languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
-            } ?? LocalizedStringTable()
+            let strings =
+                try await engine.appState(for: bundleIdentifier).bundlePath.map {
+                    LocalizedStringTable.load(
+                        bundlePath: $0,
+                        languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
+                } ?? LocalizedStringTable()
             let content = try RemoteNotificationContent(payload: payload, strings: strings)
             let apnsID = UUID().uuidString
             if content.isUserVisible {
                 let request = NotificationRequestRecord(remote: content, apnsID: apnsID, collapseID: nil)
                 let reception = try await changes.apply(.receiveRemote(request), for: bundleIdentifier)
-                print(reception == .reception(.notAllowed)
-                      ? "\(bundleIdentifier): not shown (notifications are off for this app)"
-                      : "\(bundleIdentifier): delivered \(apnsID)")
+                print(
+                    reception == .reception(.notAllowed)
+                        ? "\(bundleIdentifier): not shown (notifications are off for this app)"
+                        : "\(bundleIdentifier): delivered \(apnsID)")
             } else if content.contentAvailable {
                 try await changes.apply(.receiveBackground(payload: payload.jsonText), for: bundleIdentifier)
-                print("\(bundleIdentifier): background push delivered (the app's fetch handler gets it while it runs, or at its next start)")
+                print(
+                    "\(bundleIdentifier): background push delivered (the app's fetch handler gets it while it runs, or at its next start)"
+                )
             } else {
-                throw ValidationError("Notification has no user visible content: give aps an alert, sound or badge, or content-available: 1.")
+                throw ValidationError(
+                    "Notification has no user visible content: give aps an alert, sound or badge, or content-available: 1.")
             }
         }
 
@@ -76,7 +87,8 @@ extension HeraldCommand {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {
                     do {
-                        let data = file == "-"
+                        let data =
+                            file == "-"
                             ? FileHandle.standardInput.readDataToEndOfFile()
                             : try Data(contentsOf: URL(fileURLWithPath: file))
                         continuation.resume(returning: data)

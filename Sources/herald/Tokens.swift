@@ -12,7 +12,9 @@ extension HeraldCommand {
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "List the device tokens the gateway issued, by device and app.",
-                discussion: "One line per token under its device: app (topic) and, for a token that is not the app's own, its purpose (voip, liveactivity:<activity ID>, pushtostart:<attributes type>), environment, token, and when it was issued (or revoked).")
+                discussion:
+                    "One line per token under its device: app (topic) and, for a token that is not the app's own, its purpose (voip, liveactivity:<activity ID>, pushtostart:<attributes type>), environment, token, and when it was issued (or revoked)."
+            )
             @OptionGroup var store: GatewayStoreOptions
             @Option(help: "Only this device.") var device: String?
             @Option(help: "Only this app's bundle ID.") var topic: String?
@@ -23,7 +25,9 @@ extension HeraldCommand {
                     (device == nil || $0.deviceID == device) && (topic == nil || $0.bundleID == topic)
                 }
                 guard !records.isEmpty else {
-                    print("No \(all ? "" : "active ")device tokens. An app gets one when it registers for remote notifications (herald up, herald device --register, or the app's registerForRemoteNotifications).")
+                    print(
+                        "No \(all ? "" : "active ")device tokens. An app gets one when it registers for remote notifications (herald up, herald device --register, or the app's registerForRemoteNotifications)."
+                    )
                     return
                 }
                 let formatter = ISO8601DateFormatter()
@@ -33,7 +37,8 @@ extension HeraldCommand {
                         print("device \(record.deviceID)")
                         lastDevice = record.deviceID
                     }
-                    let state = record.revokedAt.map { "revoked \(formatter.string(from: $0))" }
+                    let state =
+                        record.revokedAt.map { "revoked \(formatter.string(from: $0))" }
                         ?? "issued \(formatter.string(from: record.createdAt))"
                     // A token for another purpose than the app's notifications says which (voip, liveactivity:<id>, …).
                     let purpose = record.purpose == .app ? "" : " [\(record.purpose)]"

@@ -1,6 +1,6 @@
 import ArgumentParser
-import HeraldConsole
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldDevice
 import HeraldGateway
@@ -13,7 +13,8 @@ extension HeraldCommand {
     /// Runs the local sandbox: the gateway and this machine's device, connected to each other.
     struct Up: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run Herald's local sandbox: the APNs-compatible gateway and this machine's device, with a demo app ready for pushes.",
+            abstract:
+                "Run Herald's local sandbox: the APNs-compatible gateway and this machine's device, with a demo app ready for pushes.",
             discussion: """
                 The gateway listens on 127.0.0.1 (TLS 2197, plaintext 2198, devices 2199); the device connects to it \
                 and shows every app's pushes and local notifications on this terminal. On first start a provider \
@@ -88,7 +89,8 @@ extension HeraldCommand {
                     ConsoleServer(
                         port: consolePort, store: gatewayStore, sender: sender, onlineDevices: { gateway.onlineDevices },
                         logger: logger),
-                    token)
+                    token
+                )
             }
             // One group: the engine, the gateway, the device (once the gateway listens) and the desktop's answers.
             // Shut down in reverse: the device leaves first, the engine last. A device that cannot start (its identity
@@ -96,12 +98,13 @@ extension HeraldCommand {
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: engine), .init(service: gateway)]
             if let console { services.append(.init(service: console.server)) }
             if let desktop { services.append(.init(service: DesktopAnswerRouter(presenter: desktop, engine: engine))) }
-            services.append(.init(
-                service: SandboxDevice(
-                    gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                    demoChannel: demoChannel?.id, serviceExtensionTime: extensions.timeLimit,
-                    console: console, logger: logger),
-                failureTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(
+                .init(
+                    service: SandboxDevice(
+                        gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
+                        demoChannel: demoChannel?.id, serviceExtensionTime: extensions.timeLimit,
+                        console: console, logger: logger),
+                    failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]
             try await explainingPortsInUse(

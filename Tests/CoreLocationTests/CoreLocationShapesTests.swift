@@ -36,10 +36,11 @@ import Testing
 
     @Test("A circular region contains what lies within its radius, its border included; a copy is equal and keeps its flags")
     func circularRegion() throws {
-        let office = CLCircularRegion(center: CLLocationCoordinate2D(latitude: 0, longitude: 0), radius: 1_000, identifier: "office")
+        let office = CLCircularRegion(
+            center: CLLocationCoordinate2D(latitude: 0, longitude: 0), radius: 1_000, identifier: "office")
         office.notifyOnExit = false
-        #expect(office.contains(CLLocationCoordinate2D(latitude: 0.008, longitude: 0))) // about 890 m
-        #expect(!office.contains(CLLocationCoordinate2D(latitude: 0.0091, longitude: 0))) // about 1,012 m
+        #expect(office.contains(CLLocationCoordinate2D(latitude: 0.008, longitude: 0)))  // about 890 m
+        #expect(!office.contains(CLLocationCoordinate2D(latitude: 0.0091, longitude: 0)))  // about 1,012 m
         let copy = try #require(office.copy() as? CLCircularRegion)
         #expect(copy == office)
         #expect(copy !== office)

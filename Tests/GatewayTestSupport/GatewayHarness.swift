@@ -95,8 +95,10 @@ package final class GatewayHarness: Sendable {
     }
 
     /// A provider token signed with the harness key.
-    package func jwt(issuedAt: Date? = nil, keyID: String = GatewayHarness.keyID, teamID: String = GatewayHarness.teamID,
-             key: P256.Signing.PrivateKey? = nil) throws -> String {
+    package func jwt(
+        issuedAt: Date? = nil, keyID: String = GatewayHarness.keyID, teamID: String = GatewayHarness.teamID,
+        key: P256.Signing.PrivateKey? = nil
+    ) throws -> String {
         try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: issuedAt ?? clock.now, privateKey: key ?? providerKey)
     }
 
@@ -118,7 +120,9 @@ package final class GatewayHarness: Sendable {
     }
 
     /// Connects a device over `wss://`.
-    package func connectDevice(_ id: String = "device-\(UUID().uuidString.prefix(8))", secret: String = "s3cret") async throws
+    package func connectDevice(
+        _ id: String = "device-\(UUID().uuidString.prefix(8))", secret: String = "s3cret"
+    ) async throws
         -> DeviceChannelClient
     {
         // A connection that closed before the welcome (its 10 s connect timeout passed on a machine loaded past that)
@@ -128,7 +132,10 @@ package final class GatewayHarness: Sendable {
             do {
                 return try await DeviceChannelClient.connect(
                     to: "wss://localhost:\(ports.device)/device/v1", deviceID: id, secret: secret,
-                    tlsConfiguration: try clientTLS(), logger: { var l = Logger(label: "test.device"); l.logLevel = .debug; return l }())
+                    tlsConfiguration: try clientTLS(),
+                    logger: {
+                        var l = Logger(label: "test.device"); l.logLevel = .debug; return l
+                    }())
             } catch DeviceChannelClient.Failure.closed where attempt < 3 {
                 attempt += 1
             }
@@ -150,8 +157,10 @@ package final class GatewayHarness: Sendable {
     }
 
     /// A token for an app on a device that is not connected.
-    package func offlineToken(device: String = "offline-\(UUID().uuidString.prefix(8))", bundleID: String = GatewayHarness.bundleID,
-                      environment: APNsEnvironment = .development) async throws -> DeviceTokenRecord {
+    package func offlineToken(
+        device: String = "offline-\(UUID().uuidString.prefix(8))", bundleID: String = GatewayHarness.bundleID,
+        environment: APNsEnvironment = .development
+    ) async throws -> DeviceTokenRecord {
         try await store.activeToken(deviceID: device, bundleID: bundleID, environment: environment, at: clock.now)
     }
 }
@@ -260,7 +269,9 @@ extension GatewayHarness {
     /// Records an issue when an event loop of the gateway lagged more than ``tolerableLag`` beyond the worst lag of
     /// the idle control loop, not counting the time its thread waited for a core (`maximumOwnLag`): a loaded machine
     /// makes a busy loop wait for a core and delays an idle one too; blocking work delays the gateway's loop itself.
-    package func expectNoStall(tolerating tolerableLag: TimeAmount = tolerableLag, sourceLocation: SourceLocation = #_sourceLocation) {
+    package func expectNoStall(
+        tolerating tolerableLag: TimeAmount = tolerableLag, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let lag = gateway.eventLoopLag.maximumOwnLag
         let machine = controlLag.maximumLag
         #expect(

@@ -14,7 +14,8 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/s.sock"
-        let listener = try await AppChannelListener.listen(at: path, logger: Logger(label: "test"), overLimitAnswer: overLimitAnswer)
+        let listener = try await AppChannelListener.listen(
+            at: path, logger: Logger(label: "test"), overLimitAnswer: overLimitAnswer)
         do {
             try await body(listener, path)
         } catch {

@@ -9,7 +9,9 @@ import Testing
     func channelsOnTheCommandLine() async throws {
         let herald = try HeraldProcess()
         let keyFile = herald.dataDirectory.appendingPathComponent("key.p8").path
-        let created = try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile])
+        let created = try await herald.run([
+            "keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile,
+        ])
         #expect(created.status == 0, "\(created.error)")
 
         let made = try await herald.run(["channels", "create", "com.example.app", "--store-latest"])
@@ -34,7 +36,8 @@ import Testing
             let banner = gateway.child.output.split(separator: "\n").first { $0.contains("channels:") }
             let line = try #require(banner, "\(gateway.child.output)")
             #expect(line.contains("/1/apps/<bundle ID>/channels (development)"))
-            let port = try #require(line.range(of: #":(\d+)/"#, options: .regularExpression).flatMap { Int(line[$0].dropFirst().dropLast()) })
+            let port = try #require(
+                line.range(of: #":(\d+)/"#, options: .regularExpression).flatMap { Int(line[$0].dropFirst().dropLast()) })
             let jwt = try P256Key(pemFile: keyFile).jwt(keyID: "KEY1234567", teamID: "TEAM123456")
             let listed = try await GatewayCommandTests.run([
                 "curl", "--silent", "--max-time", "20", "--http2", "--cacert",

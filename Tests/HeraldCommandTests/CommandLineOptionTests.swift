@@ -42,7 +42,9 @@ import Testing
     @Test("herald gateway --console-port=-1 runs without the console, as -1 means for herald up")
     func gatewayConsoleOff() async throws {
         let herald = try HeraldProcess()
-        let gateway = try await herald.launch(["gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--console-port=-1"])
+        let gateway = try await herald.launch([
+            "gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--console-port=-1",
+        ])
         let banner = await gateway.waitForOutput(containing: "tokens:", timeout: .seconds(60))
         let status = await gateway.stop()
         #expect(banner != nil, "\(gateway.output) \(gateway.error)")

@@ -17,7 +17,9 @@ import UserNotifications
 
     /// Starts the example app as `bundleIdentifier` on the data directory (its bundle at `bundle`, for extensions), and
     /// waits for its device token.
-    static func launchApp(_ bundleIdentifier: String, _ herald: HeraldProcess, bundle: URL? = nil) async throws
+    static func launchApp(
+        _ bundleIdentifier: String, _ herald: HeraldProcess, bundle: URL? = nil
+    ) async throws
         -> (ChildProcess, String?)
     {
         var environment = ["HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": bundleIdentifier]
@@ -32,14 +34,18 @@ import UserNotifications
     /// `herald up` on free ports (plus `options`), and the provider options its banner's push line gives (`--gateway`,
     /// `--p8`, key and team); `nil` (recorded) when it printed no push line.
     static func startUp(_ herald: HeraldProcess, _ options: [String] = []) async throws -> (ChildProcess, [String])? {
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"] + options)
+        let up = try await herald.launch(
+            ["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"]
+                + options)
         guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
             Issue.record("herald up printed no push line: \(await up.stop()) \(up.error)")
             return nil
         }
         let words = HeraldCommandTests.shellWords(pushLine)
-        let provider = ["--gateway", try #require(value(of: "--gateway", in: words)),
-                        "--p8", try #require(value(of: "--p8", in: words)), "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"]
+        let provider = [
+            "--gateway", try #require(value(of: "--gateway", in: words)),
+            "--p8", try #require(value(of: "--p8", in: words)), "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM",
+        ]
         return (up, provider)
     }
 
@@ -48,7 +54,9 @@ import UserNotifications
         words.firstIndex(of: option).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
     }
 
-    @Test("Seeds 001/003 end to end: `herald up`, two app processes; pushes from `herald push` and Apple's curl recipe reach app 1's willPresent on its main thread and its delivered list, app 2 sees nothing; `herald respond` reaches app 1's didReceive")
+    @Test(
+        "Seeds 001/003 end to end: `herald up`, two app processes; pushes from `herald push` and Apple's curl recipe reach app 1's willPresent on its main thread and its delivered list, app 2 sees nothing; `herald respond` reaches app 1's didReceive"
+    )
     func twoApps() async throws {
         let herald = try HeraldProcess()
         guard let (up, provider) = try await Self.startUp(herald) else { return }
@@ -66,22 +74,28 @@ import UserNotifications
 
         // HeraldProvider, through `herald push`: seed 003's payload, in its category.
         let pushed = try await herald.run(
-            ["push", "--topic", "com.example.one", "--token", token, "--title", "这是一个标题", "--subtitle", "这是一个副标题",
-             "--body", "你收到一个内容", "--badge", "1", "--sound", "default", "--category", "category.test",
-             "--collapse-id", "seed-003"] + provider)
+            [
+                "push", "--topic", "com.example.one", "--token", token, "--title", "这是一个标题", "--subtitle", "这是一个副标题",
+                "--body", "你收到一个内容", "--badge", "1", "--sound", "default", "--category", "category.test",
+                "--collapse-id", "seed-003",
+            ] + provider)
         #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.output) \(pushed.error)")
         let presented = await one.waitForOutput(containing: "willPresent seed-003", timeout: .seconds(10))
         #expect(presented?.contains("title=这是一个标题 body=你收到一个内容 main=true") == true, "\(one.output)")
 
         // Apple's curl recipe (Sending push notifications using command-line tools), against the gateway.
-        let jwt = try await herald.run(["jwt", "--p8", keyFile, "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"], passingDataDirectory: false)
-            .output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let curl = try await ChildProcess.run("curl", [
-            "--silent", "--max-time", "20", "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
-            "--header", "apns-topic: com.example.one", "--header", "apns-push-type: alert",
-            "--header", "authorization: bearer \(jwt)", "--data", #"{"aps":{"alert":"test"}}"#, "--http2",
-            "--write-out", "%{http_code}", "\(gateway)/3/device/\(token)",
-        ], timeout: .seconds(30))
+        let jwt = try await herald.run(
+            ["jwt", "--p8", keyFile, "--key-id", "HERALDKEY1", "--team-id", "HERALDTEAM"], passingDataDirectory: false
+        )
+        .output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let curl = try await ChildProcess.run(
+            "curl",
+            [
+                "--silent", "--max-time", "20", "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
+                "--header", "apns-topic: com.example.one", "--header", "apns-push-type: alert",
+                "--header", "authorization: bearer \(jwt)", "--data", #"{"aps":{"alert":"test"}}"#, "--http2",
+                "--write-out", "%{http_code}", "\(gateway)/3/device/\(token)",
+            ], timeout: .seconds(30))
         #expect(curl.output == "200", "\(curl.output) \(curl.error)")
         let fromCurl = await one.waitForOutput(containing: "body=test", timeout: .seconds(10))
         #expect(fromCurl?.contains("main=true") == true, "\(one.output)")
@@ -115,7 +129,9 @@ import UserNotifications
         for child in [two, one, up] { await child.stop() }
     }
 
-    @Test("Seed 002 end to end with the iOS 8 API: `herald up` and seed 002's app; in front → didReceiveLocalNotification (active); shown while the app is not running, opened and answered with `herald respond` → the relaunch gets it in didFinishLaunchingWithOptions (inactive), then handleActionWithIdentifier (background)")
+    @Test(
+        "Seed 002 end to end with the iOS 8 API: `herald up` and seed 002's app; in front → didReceiveLocalNotification (active); shown while the app is not running, opened and answered with `herald respond` → the relaunch gets it in didFinishLaunchingWithOptions (inactive), then handleActionWithIdentifier (background)"
+    )
     func legacyApp() async throws {
         let herald = try HeraldProcess()
         guard let (up, _) = try await Self.startUp(herald) else { return }
@@ -123,10 +139,12 @@ import UserNotifications
         defer { for child in children { child.send(SIGKILL) } }
         let legacyApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-legacy")
         func launch(firingIn seconds: String) async throws -> ChildProcess {
-            let app = try await ChildProcess.launch(legacyApp.path, [], environment: herald.environment([
-                "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.mail",
-                "HERALD_EXAMPLE_FIRE_IN": seconds,
-            ]))
+            let app = try await ChildProcess.launch(
+                legacyApp.path, [],
+                environment: herald.environment([
+                    "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.mail",
+                    "HERALD_EXAMPLE_FIRE_IN": seconds,
+                ]))
             children.append(app)
             return app
         }
@@ -136,14 +154,20 @@ import UserNotifications
             HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
         let center = UNUserNotificationCenter(bundleIdentifier: "com.example.mail", engine: .success(engine))
         let front = try await launch(firingIn: "1")
-        #expect(await front.waitForOutput(containing: "didRegister types=7", timeout: .seconds(30)) != nil, "\(front.output) \(front.error)")
+        #expect(
+            await front.waitForOutput(containing: "didRegister types=7", timeout: .seconds(30)) != nil,
+            "\(front.output) \(front.error)")
         let inFront = await front.waitForOutput(containing: "didReceiveLocalNotification", timeout: .seconds(15))
         #expect(inFront?.contains("didReceiveLocalNotification Testing state=active") == true, "\(front.output)")
         // The app's answer (nothing to show) reaches the device before the app is stopped: stopped first, its
         // notification would be unanswered, and shown as for an app in the background.
-        let frontID = front.output.split(separator: "\n").first { $0.hasPrefix("pending ") }.map { String($0.split(separator: " ")[1]) }
+        let frontID = front.output.split(separator: "\n").first { $0.hasPrefix("pending ") }.map {
+            String($0.split(separator: " ")[1])
+        }
         let answered = ContinuousClock.now + .seconds(15)
-        while await center.pendingNotificationRequests().contains(where: { $0.identifier == frontID }), ContinuousClock.now < answered {
+        while await center.pendingNotificationRequests().contains(where: { $0.identifier == frontID }),
+            ContinuousClock.now < answered
+        {
             try await Task.sleep(for: .milliseconds(50))
         }
         await front.stop()
@@ -157,7 +181,9 @@ import UserNotifications
             let line = await app.waitForOutput(containing: " pending", timeout: .seconds(30))
             app.send(SIGKILL)
             _ = await app.wait(timeout: .seconds(10))
-            let ids = app.output.split(separator: "\n").filter { $0.hasPrefix("pending ") }.map { String($0.split(separator: " ")[1]) }
+            let ids = app.output.split(separator: "\n").filter { $0.hasPrefix("pending ") }.map {
+                String($0.split(separator: " ")[1])
+            }
             #expect(line != nil && !ids.isEmpty, "\(app.output) \(app.error)")
             identifiers.append(contentsOf: ids.filter { !identifiers.contains($0) })
             let deadline = ContinuousClock.now + .seconds(30)
@@ -167,7 +193,9 @@ import UserNotifications
         }
         #expect(identifiers.count == 2)
         // Not the one answered in front.
-        #expect(Set(await center.deliveredNotifications().map(\.request.identifier)) == Set(identifiers), "in front: \(frontID ?? "-")")
+        #expect(
+            Set(await center.deliveredNotifications().map(\.request.identifier)) == Set(identifiers),
+            "in front: \(frontID ?? "-")")
 
         // The person opens the first and accepts the second while the app is not running.
         let opened = try await herald.run(["respond", "com.example.mail", identifiers[0]])
@@ -177,14 +205,18 @@ import UserNotifications
 
         let relaunched = try await launch(firingIn: "none")
         let handled = await relaunched.waitForOutput(containing: "handleAction", timeout: .seconds(30))
-        #expect(handled?.contains("handleAction Accept Testing state=background text=-") == true, "\(relaunched.output) \(relaunched.error)")
+        #expect(
+            handled?.contains("handleAction Accept Testing state=background text=-") == true,
+            "\(relaunched.output) \(relaunched.error)")
         let lines = relaunched.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "didFinishLaunching localNotification=Testing state=inactive", "\(lines)")
         #expect(!relaunched.output.contains("didReceiveLocalNotification"), "the opened one came in the launch options only")
         for child in [relaunched, up] { await child.stop() }
     }
 
-    @Test("X-01…X-03 `herald simulate`: an .apns file reaches the running app's willPresent; background pushes reach seed 002's fetch handler, and the newest one sent while the app was stopped is handed over when it starts")
+    @Test(
+        "X-01…X-03 `herald simulate`: an .apns file reaches the running app's willPresent; background pushes reach seed 002's fetch handler, and the newest one sent while the app was stopped is handed over when it starts"
+    )
     func simulate() async throws {
         let herald = try HeraldProcess()
         guard let (up, _) = try await Self.startUp(herald) else { return }
@@ -195,9 +227,15 @@ import UserNotifications
         for news in ["older", "newer"] {
             try Data(#"{"aps":{"content-available":1},"news":"\#(news)"}"#.utf8).write(to: stdin)
             let simulated = try await ChildProcess.run(
-                "/bin/sh", ["-c", "\(HeraldProcess.executable.path) simulate com.example.one - --data-dir \(herald.dataDirectory.path) < \(stdin.path)"],
+                "/bin/sh",
+                [
+                    "-c",
+                    "\(HeraldProcess.executable.path) simulate com.example.one - --data-dir \(herald.dataDirectory.path) < \(stdin.path)",
+                ],
                 environment: herald.environment([:]), timeout: .seconds(30))
-            #expect(simulated.status == 0 && simulated.output.contains("background push delivered"), "\(simulated.output) \(simulated.error)")
+            #expect(
+                simulated.status == 0 && simulated.output.contains("background push delivered"),
+                "\(simulated.output) \(simulated.error)")
         }
         let (app, _) = try await Self.launchApp("com.example.one", herald)
         children.append(app)
@@ -207,10 +245,15 @@ import UserNotifications
 
         // While it runs: an .apns file naming its app, then a background push from standard input.
         let file = herald.dataDirectory.appendingPathComponent("ExamplePush.apns")
-        try Data(#"{"Simulator Target Bundle":"com.example.one","aps":{"alert":{"title":"t","body":"from simctl"},"sound":"default","badge":1}}"#.utf8)
-            .write(to: file)
+        try Data(
+            #"{"Simulator Target Bundle":"com.example.one","aps":{"alert":{"title":"t","body":"from simctl"},"sound":"default","badge":1}}"#
+                .utf8
+        )
+        .write(to: file)
         let simulated = try await herald.run(["simulate", file.path])
-        #expect(simulated.status == 0 && simulated.output.contains("com.example.one: delivered "), "\(simulated.output) \(simulated.error)")
+        #expect(
+            simulated.status == 0 && simulated.output.contains("com.example.one: delivered "),
+            "\(simulated.output) \(simulated.error)")
         let presented = await app.waitForOutput(containing: "body=from simctl", timeout: .seconds(10))
         #expect(presented?.contains("willPresent") == true, "\(app.output)")
 
@@ -238,7 +281,8 @@ import UserNotifications
     ]
 
     /// The example service extension, built beside `herald`.
-    static let exampleService = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-service")
+    static let exampleService = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent(
+        "herald-example-service")
 
     /// An app bundle whose `PlugIns/NotificationService.appex/Info.plist` says `info` (XML property list text).
     static func appBundle(in herald: HeraldProcess, name: String, info: String) throws -> URL {
@@ -286,7 +330,9 @@ import UserNotifications
         }
     }
 
-    @Test("B-50 B-51 service extensions as processes: seed 003's rewrite; one that calls its handler only at serviceExtensionTimeWillExpire gives its best attempt at the deadline; one that crashes or hangs leaves the push shown as it came; a broken declaration is logged and the push shown as it came")
+    @Test(
+        "B-50 B-51 service extensions as processes: seed 003's rewrite; one that calls its handler only at serviceExtensionTimeWillExpire gives its best attempt at the deadline; one that crashes or hangs leaves the push shown as it came; a broken declaration is logged and the push shown as it came"
+    )
     func serviceExtension() async throws {
         // 10 s: the deadline is waited for twice here (the best attempt, the hang), and a fresh extension process must
         // start and rewrite within it on a loaded machine. Apple gives 30 s; the image case below has them.
@@ -298,14 +344,17 @@ import UserNotifications
             let payload = herald.dataDirectory.appendingPathComponent("payload-\(id).json")
             try Data((test.map { #"{"test":"\#($0)"}"# } ?? "{}").utf8).write(to: payload)
             let pushed = try await herald.run(
-                ["push", "--topic", app, "--token", token, "--title", "T-\(id)", "--body", "B", "--mutable-content",
-                 "--collapse-id", id, "--payload", payload.path] + provider)
+                [
+                    "push", "--topic", app, "--token", token, "--title", "T-\(id)", "--body", "B", "--mutable-content",
+                    "--collapse-id", id, "--payload", payload.path,
+                ] + provider)
             #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.output) \(pushed.error)")
         }
 
         try await push("rewrite", token: token)
         let rewritten = await app.waitForOutput(containing: "willPresent rewrite", timeout: .seconds(30))
-        #expect(rewritten?.contains("title=T-rewrite [NotificationService] body=B [NotificationService]") == true, "\(app.output)")
+        #expect(
+            rewritten?.contains("title=T-rewrite [NotificationService] body=B [NotificationService]") == true, "\(app.output)")
 
         let start = ContinuousClock.now
         try await push("never", test: "never", token: token)
@@ -329,11 +378,15 @@ import UserNotifications
         try await push("broken", to: "com.example.two", token: otherToken)
         let unmodified = await other.waitForOutput(containing: "willPresent broken", timeout: .seconds(10))
         #expect(unmodified?.contains("title=T-broken body=B main") == true, "\(other.output)")
-        #expect(up.error.contains("The app's service extension cannot be used") && up.error.contains("no-such-extension"), "\(up.error)")
+        #expect(
+            up.error.contains("The app's service extension cannot be used") && up.error.contains("no-such-extension"),
+            "\(up.error)")
         for child in [other, app, up] { await child.stop() }
     }
 
-    @Test("B-50 seed 001's service extension as a process: it downloads the payload's image into an attachment, moved into the attachment store")
+    @Test(
+        "B-50 seed 001's service extension as a process: it downloads the payload's image into an attachment, moved into the attachment store"
+    )
     func serviceExtensionImage() async throws {
         // Apple's 30 s: a fresh extension process downloading on a loaded machine took longer than 8 s (a CI run with a
         // release build beside it). On a quiet one it takes about a second, and the test no longer.
@@ -345,21 +398,28 @@ import UserNotifications
         let site = herald.dataDirectory.appendingPathComponent("site", isDirectory: true)
         try FileManager.default.createDirectory(at: site, withIntermediateDirectories: true)
         try Data(Self.onePixelPNG).write(to: site.appendingPathComponent("cat.png"))
-        let server = try await ChildProcess.launch("/usr/bin/python3", ["-c", """
-            import http.server, functools, sys
-            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            print("port", server.server_address[1], flush=True)
-            server.serve_forever()
-            """, site.path])
+        let server = try await ChildProcess.launch(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import http.server, functools, sys
+                handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+                server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+                print("port", server.server_address[1], flush=True)
+                server.serve_forever()
+                """, site.path,
+            ])
         children.append(server)
         let portLine = await server.waitForOutput(containing: "port ", timeout: .seconds(10))
         let port = try #require(portLine?.split(separator: " ").last.map(String.init), "\(server.output) \(server.error)")
         let imagePayload = herald.dataDirectory.appendingPathComponent("payload-image.json")
         try Data(#"{"image":"http://127.0.0.1:\#(port)/cat.png","msgid":7}"#.utf8).write(to: imagePayload)
         let pushed = try await herald.run(
-            ["push", "--topic", "com.example.one", "--token", token, "--title", "T-image", "--body", "B", "--mutable-content",
-             "--collapse-id", "image", "--payload", imagePayload.path] + provider)
+            [
+                "push", "--topic", "com.example.one", "--token", token, "--title", "T-image", "--body", "B", "--mutable-content",
+                "--collapse-id", "image", "--payload", imagePayload.path,
+            ] + provider)
         #expect(pushed.status == 0, "\(pushed.error)")
         #expect(await app.waitForOutput(containing: "willPresent image", timeout: .seconds(60)) != nil, "\(app.output)")
         let engine = try NotificationEngine.forDataDirectory(
@@ -368,19 +428,24 @@ import UserNotifications
         let deadline = ContinuousClock.now + .seconds(10)
         var attachment: UNNotificationAttachment?
         while attachment == nil && ContinuousClock.now < deadline {
-            attachment = await center.deliveredNotifications().first { $0.request.identifier == "image" }?.request.content.attachments.first
+            attachment = await center.deliveredNotifications().first { $0.request.identifier == "image" }?.request.content
+                .attachments.first
             if attachment == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(attachment?.identifier == "image_downloaded")
         #expect(attachment?.type == "public.png")
         let stored = try #require(attachment?.url)
-        #expect(stored.path.hasPrefix(herald.dataDirectory.appendingPathComponent("attachments").path), "moved into the attachment store: \(stored.path)")
+        #expect(
+            stored.path.hasPrefix(herald.dataDirectory.appendingPathComponent("attachments").path),
+            "moved into the attachment store: \(stored.path)")
         #expect(FileManager.default.contents(atPath: stored.path) == Data(Self.onePixelPNG))
 
         for child in [server, app, up] { await child.stop() }
     }
 
-    @Test("B-60 X-16 seed 003's content extension as a process: it draws notifications of its category (what the terminal shows); an action goes to it first — dismiss: gone, the app not told; dismissAndForwardAction: the app's didReceive; doNotDismiss: it stays; extensionContext opens the app, dismisses, replaces the buttons")
+    @Test(
+        "B-60 X-16 seed 003's content extension as a process: it draws notifications of its category (what the terminal shows); an action goes to it first — dismiss: gone, the app not told; dismissAndForwardAction: the app's didReceive; doNotDismiss: it stays; extensionContext opens the app, dismisses, replaces the buttons"
+    )
     func contentExtension() async throws {
         let herald = try HeraldProcess()
         guard let (up, provider) = try await Self.startUp(herald, ["--presenter", "terminal"]) else { return }
@@ -390,7 +455,8 @@ import UserNotifications
         let bundle = herald.dataDirectory.appendingPathComponent("Content.app", isDirectory: true)
         let appex = bundle.appendingPathComponent("PlugIns/NotificationContent.appex", isDirectory: true)
         try FileManager.default.createDirectory(at: appex, withIntermediateDirectories: true)
-        try Data("""
+        try Data(
+            """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict>
               <key>CFBundleExecutable</key><string>\(content.path)</string>
@@ -404,7 +470,8 @@ import UserNotifications
                 </dict>
               </dict>
             </dict></plist>
-            """.utf8).write(to: appex.appendingPathComponent("Info.plist"))
+            """.utf8
+        ).write(to: appex.appendingPathComponent("Info.plist"))
         let (app, registered) = try await Self.launchApp("com.example.one", herald, bundle: bundle)
         children.append(app)
         let token = try #require(registered, "\(app.output) \(app.error)")
@@ -413,8 +480,10 @@ import UserNotifications
             let payload = herald.dataDirectory.appendingPathComponent("payload-\(id).json")
             try Data((test.map { #"{"test":"\#($0)"}"# } ?? "{}").utf8).write(to: payload)
             let pushed = try await herald.run(
-                ["push", "--topic", "com.example.one", "--token", token, "--title", "T-\(id)", "--body", "B-\(id)",
-                 "--category", "category.test", "--collapse-id", id, "--payload", payload.path] + provider)
+                [
+                    "push", "--topic", "com.example.one", "--token", token, "--title", "T-\(id)", "--body", "B-\(id)",
+                    "--category", "category.test", "--collapse-id", id, "--payload", payload.path,
+                ] + provider)
             #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.output) \(pushed.error)")
             #expect(await app.waitForOutput(containing: "willPresent \(id)", timeout: .seconds(10)) != nil, "\(app.output)")
         }
@@ -434,7 +503,8 @@ import UserNotifications
         #expect(try await !delivered().contains { $0.contains("drawn") })
         // dismissAndForwardAction: the app's didReceive gets it.
         try await push("forwarded", test: "forward")
-        #expect(try await herald.run(["respond", "com.example.one", "forwarded", "--action", "category.test.confirm"]).status == 0)
+        #expect(
+            try await herald.run(["respond", "com.example.one", "forwarded", "--action", "category.test.confirm"]).status == 0)
         let received = await app.waitForOutput(containing: "didReceive forwarded", timeout: .seconds(10))
         #expect(received?.contains("action=category.test.confirm") == true, "\(app.output)")
         // doNotDismiss: it stays delivered, the app is not told.
@@ -459,27 +529,36 @@ import UserNotifications
         // An app that never registers for remote notifications (seed 002's) still has its content extension: the
         // bundle path its process started with is recorded, and its local notifications of the category are drawn.
         let legacyApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-legacy")
-        let local = try await ChildProcess.launch(legacyApp.path, [], environment: herald.environment([
-            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.local",
-            "HERALD_BUNDLE_PATH": bundle.path, "HERALD_EXAMPLE_FIRE_IN": "none",
-        ]))
+        let local = try await ChildProcess.launch(
+            legacyApp.path, [],
+            environment: herald.environment([
+                "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.local",
+                "HERALD_BUNDLE_PATH": bundle.path, "HERALD_EXAMPLE_FIRE_IN": "none",
+            ]))
         children.append(local)
         #expect(await local.waitForOutput(containing: "didFinishLaunching", timeout: .seconds(30)) != nil, "\(local.error)")
         await local.stop()
         #expect(try await herald.run(["settings", "com.example.local", "--allow"]).status == 0)
         let sent = try await herald.run(
-            ["notifications", "send", "com.example.local", "--title", "T-local", "--body", "B-local", "--category", "category.test"])
+            [
+                "notifications", "send", "com.example.local", "--title", "T-local", "--body", "B-local", "--category",
+                "category.test",
+            ])
         #expect(sent.status == 0, "\(sent.error)")
         let drawnLocal = await up.waitForOutput(containing: "com.example.local  T-local:", timeout: .seconds(10))
         #expect(drawnLocal?.contains("T-local: T-local / B-local") == true, "\(up.output)")
         for child in [app, up] { await child.stop() }
     }
 
-    @Test("kill -9 of the device in the middle of a burst of 1,000: after its restart every push answered 200 is shown exactly once, or replaced while stored (D-04); none twice")
+    @Test(
+        "kill -9 of the device in the middle of a burst of 1,000: after its restart every push answered 200 is shown exactly once, or replaced while stored (D-04); none twice"
+    )
     func burstAcrossACrash() async throws {
         let herald = try HeraldProcess()
         let keyFile = herald.dataDirectory.appendingPathComponent("key.p8").path
-        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status == 0)
+        #expect(
+            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status
+                == 0)
         #expect(try await herald.run(["settings", "com.example.burst", "--allow"]).status == 0)
         try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
             let deviceArguments = ["device", "--gateway", "wss://localhost:\(gateway.device)/device/v1"]
@@ -503,7 +582,7 @@ import UserNotifications
                             tally.answered.add(1, ordering: .relaxed)
                         }
                     }
-                    while next < 50 { send(next); next += 1 } // 50 in flight
+                    while next < 50 { send(next); next += 1 }  // 50 in flight
                     var killed = false
                     var restarted = false
                     while try await group.next() != nil {
@@ -511,7 +590,7 @@ import UserNotifications
                         if !killed && done >= 300 {
                             // Answered 200 so far: the device had each durably when it acknowledged.
                             tally.acceptedBeforeKill.withLock { $0 = Set(tally.accepted.withLock { $0.keys }) }
-                            first.send(SIGKILL) // in the middle: 50 pushes are in flight
+                            first.send(SIGKILL)  // in the middle: 50 pushes are in flight
                             killed = true
                         }
                         if killed && !restarted && done >= 600 {
@@ -552,13 +631,17 @@ import UserNotifications
                 if !unaccounted.isEmpty { try await Task.sleep(for: .milliseconds(200)) }
             }
             let shownBeforeCrash = devices[0].output.components(separatedBy: "com.example.burst  burst-").count - 1
-            print("burst: \(delivered.count) delivered (\(shownBeforeCrash) shown before the kill), \(pushes.count - delivered.count) replaced while stored")
+            print(
+                "burst: \(delivered.count) delivered (\(shownBeforeCrash) shown before the kill), \(pushes.count - delivered.count) replaced while stored"
+            )
             #expect(unaccounted.isEmpty, "pushes neither shown nor replaced: \(unaccounted.sorted().prefix(20))")
             #expect(Set(delivered).count == delivered.count, "the delivered list holds each push once")
             let acceptedBeforeKill = tally.acceptedBeforeKill.withLock { $0 }
             #expect(acceptedBeforeKill.count >= 250)
-            #expect(Set(delivered).isSuperset(of: acceptedBeforeKill),
-                    "acknowledged before the kill, so durable on the device: \(acceptedBeforeKill.subtracting(delivered).sorted().prefix(20))")
+            #expect(
+                Set(delivered).isSuperset(of: acceptedBeforeKill),
+                "acknowledged before the kill, so durable on the device: \(acceptedBeforeKill.subtracting(delivered).sorted().prefix(20))"
+            )
             // Shown at most once across both device processes (the lines the presenter printed).
             var shown: [String: Int] = [:]
             for device in devices {
@@ -574,11 +657,15 @@ import UserNotifications
 }
 
 extension EndToEndTests {
-    @Test("S-05 exactly once across a provider's retry: the gateway is killed with `kill -9` after the device has the push; the retry (same apns-id and payload) to the restarted gateway is answered 200 and not shown again, while another push is")
+    @Test(
+        "S-05 exactly once across a provider's retry: the gateway is killed with `kill -9` after the device has the push; the retry (same apns-id and payload) to the restarted gateway is answered 200 and not shown again, while another push is"
+    )
     func retryAcrossAGatewayCrash() async throws {
         let herald = try HeraldProcess()
         let keyFile = herald.dataDirectory.appendingPathComponent("key.p8").path
-        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status == 0)
+        #expect(
+            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status
+                == 0)
         #expect(try await herald.run(["settings", "com.example.retry", "--allow"]).status == 0)
         let first = try await GatewayCommandTests.GatewayProcess.start(herald)
         var gateways = [first.child]
@@ -614,14 +701,17 @@ extension EndToEndTests {
         gateways.append(second.child)
         // The device is connected again (it logs each connection), so the retry goes to it, not into storage.
         let reconnected = ContinuousClock.now + .seconds(60)
-        while device.error.components(separatedBy: "Connected to the gateway").count - 1 < 2 && ContinuousClock.now < reconnected {
+        while device.error.components(separatedBy: "Connected to the gateway").count - 1 < 2 && ContinuousClock.now < reconnected
+        {
             try await Task.sleep(for: .milliseconds(100))
         }
         let again = try await send(retried, to: second)
         #expect(again.status == 200)
         #expect(again.apnsID == retried.apnsID?.uuidString.lowercased())
         // Another notification after it is shown: the retry, before it on the same connection, was not.
-        #expect(try await send(.alert(bundleID: "com.example.retry", payload: APNsPayload(alert: .text("retry-next"))), to: second).status == 200)
+        #expect(
+            try await send(.alert(bundleID: "com.example.retry", payload: APNsPayload(alert: .text("retry-next"))), to: second)
+                .status == 200)
         #expect(await device.waitForOutput(containing: "retry-next", timeout: .seconds(30)) != nil, "\(device.output)")
         #expect(device.output.components(separatedBy: "retry-once").count - 1 == 1, "\(device.output)")
 

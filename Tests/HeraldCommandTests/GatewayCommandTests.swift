@@ -4,9 +4,9 @@ import HeraldCore
 import HeraldDeviceChannel
 import HeraldProvider
 import HeraldTestSupport
+import HeraldTesting
 import NIOSSL
 import Synchronization
-import HeraldTesting
 import Testing
 
 /// `herald gateway`, `keys`, `tokens` and `log` as a user runs them: separate processes sharing a data directory.
@@ -81,8 +81,10 @@ import Testing
     @Test("A notification answered 200 survives `kill -9` before delivery; revoke → 410; SIGTERM stops gracefully")
     func restartDurability() async throws {
         let herald = try HeraldProcess()
-        let created = try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
-                                      "--out", herald.dataDirectory.appendingPathComponent("key.p8").path])
+        let created = try await herald.run([
+            "keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567",
+            "--out", herald.dataDirectory.appendingPathComponent("key.p8").path,
+        ])
         #expect(created.status == 0, "\(created.error)")
         let token = try await herald.run(["tokens", "create", "--topic", "com.example.app", "--device", "phone"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -106,7 +108,8 @@ import Testing
 
         let second = try await GatewayProcess.start(herald)
         var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(herald.dataDirectory.appendingPathComponent("tls/ca.pem").path))
+        tls.trustRoots = .certificates(
+            try NIOSSLCertificate.fromPEMFile(herald.dataDirectory.appendingPathComponent("tls/ca.pem").path))
         let device = try await DeviceChannelClient.connect(
             to: "wss://localhost:\(second.device)/device/v1", deviceID: "phone", secret: "s", tlsConfiguration: tls)
         let push = try await withTimeout(.seconds(20)) { () -> DevicePush? in
@@ -145,36 +148,38 @@ import Testing
     func certificateWithCurl() async throws {
         let herald = try HeraldProcess()
         try await Self.withGatewayProcess(herald) { gateway in
-        let token = try await herald.run(["tokens", "create", "--topic", "com.example.cert"]).output
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let pem = herald.dataDirectory.appendingPathComponent("push-cert.pem").path
-        let created = try await herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
-        #expect(created.status == 0, "\(created.error)")
-        let mode = try FileManager.default.attributesOfItem(atPath: pem)[.posixPermissions] as? Int
-        #expect(mode == 0o600)
-        let ca = herald.dataDirectory.appendingPathComponent("tls/ca.pem").path
-        let answer = try await Self.run([
-            "curl", "--silent", "--max-time", "20", "--http2", "--cacert", ca, "--cert", pem, "--dump-header", "-",
-            "--data", #"{"aps":{"alert":"certified"}}"#, "https://localhost:\(gateway.provider)/3/device/\(token)",
-        ])
-        #expect(answer.hasPrefix("HTTP/2 200"), "\(answer)")
+            let token = try await herald.run(["tokens", "create", "--topic", "com.example.cert"]).output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let pem = herald.dataDirectory.appendingPathComponent("push-cert.pem").path
+            let created = try await herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
+            #expect(created.status == 0, "\(created.error)")
+            let mode = try FileManager.default.attributesOfItem(atPath: pem)[.posixPermissions] as? Int
+            #expect(mode == 0o600)
+            let ca = herald.dataDirectory.appendingPathComponent("tls/ca.pem").path
+            let answer = try await Self.run([
+                "curl", "--silent", "--max-time", "20", "--http2", "--cacert", ca, "--cert", pem, "--dump-header", "-",
+                "--data", #"{"aps":{"alert":"certified"}}"#, "https://localhost:\(gateway.provider)/3/device/\(token)",
+            ])
+            #expect(answer.hasPrefix("HTTP/2 200"), "\(answer)")
 
-        // The certificate is for com.example.cert only: another app's topic is refused.
-        let other = try await herald.run(["tokens", "create", "--topic", "com.example.other"]).output
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        let refused = try await Self.run([
-            "curl", "--silent", "--max-time", "20", "--http2", "--cacert", ca, "--cert", pem,
-            "--header", "apns-topic: com.example.other",
-            "--data", #"{"aps":{"alert":"no"}}"#, "https://localhost:\(gateway.provider)/3/device/\(other)",
-        ])
-        #expect(refused == #"{"reason":"TopicDisallowed"}"#)
+            // The certificate is for com.example.cert only: another app's topic is refused.
+            let other = try await herald.run(["tokens", "create", "--topic", "com.example.other"]).output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let refused = try await Self.run([
+                "curl", "--silent", "--max-time", "20", "--http2", "--cacert", ca, "--cert", pem,
+                "--header", "apns-topic: com.example.other",
+                "--data", #"{"aps":{"alert":"no"}}"#, "https://localhost:\(gateway.provider)/3/device/\(other)",
+            ])
+            #expect(refused == #"{"reason":"TopicDisallowed"}"#)
 
-        let again = try await herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
-        #expect(again.status != 0)
-        #expect(again.error.contains("does not exist yet"))
-        let suffixed = try await herald.run(["certificates", "create", "--bundle-id", "com.example.cert.voip", "--out", pem + "2"])
-        #expect(suffixed.status != 0)
-        #expect(suffixed.error.contains("without a push-type suffix"))
+            let again = try await herald.run(["certificates", "create", "--bundle-id", "com.example.cert", "--out", pem])
+            #expect(again.status != 0)
+            #expect(again.error.contains("does not exist yet"))
+            let suffixed = try await herald.run([
+                "certificates", "create", "--bundle-id", "com.example.cert.voip", "--out", pem + "2",
+            ])
+            #expect(suffixed.status != 0)
+            #expect(suffixed.error.contains("without a push-type suffix"))
         }
     }
 
@@ -188,20 +193,28 @@ import Testing
                 arguments[arguments.firstIndex(of: option)! + 1] = String(port)
                 let second = try await other.run(arguments)
                 #expect(second.status == 1)
-                #expect(second.error.contains(
-                    "port \(port) is in use — is another `herald gateway` running? Stop it, or pass \(option) with another port"),
+                #expect(
+                    second.error.contains(
+                        "port \(port) is in use — is another `herald gateway` running? Stop it, or pass \(option) with another port"
+                    ),
                     "\(second.error)")
                 #expect(!second.error.contains("errno"), "\(second.error)")
             }
             let up = try await other.run(
-                ["up", "--port", "0", "--plaintext-port", "0", "--channels-port", "0", "--console-port", "0", "--device-port", String(running.device)])
+                [
+                    "up", "--port", "0", "--plaintext-port", "0", "--channels-port", "0", "--console-port", "0", "--device-port",
+                    String(running.device),
+                ])
             #expect(up.status == 1)
-            #expect(up.error.contains("port \(running.device) is in use — is another `herald up` running? Stop it, or pass --device-port"),
-                    "\(up.error)")
+            #expect(
+                up.error.contains(
+                    "port \(running.device) is in use — is another `herald up` running? Stop it, or pass --device-port"),
+                "\(up.error)")
         }
     }
 
-    @Test("herald console token and revoke: a token printed once, kept by its hash; revoking it twice, or nothing, says what to do")
+    @Test(
+        "herald console token and revoke: a token printed once, kept by its hash; revoking it twice, or nothing, says what to do")
     func consoleTokens() async throws {
         let herald = try HeraldProcess()
         let made = try await herald.run(["console", "token"])

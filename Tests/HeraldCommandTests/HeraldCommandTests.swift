@@ -6,13 +6,15 @@ import UserNotifications
 
 /// Runs the built `herald` executable, which sits next to the test bundle.
 struct HeraldProcess {
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald")
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+        "herald")
 
     let dataDirectory: URL
 
     /// A data directory of its own: a new temporary folder, or `dataDirectory` (created if needed).
     init(dataDirectory: URL? = nil) throws {
-        self.dataDirectory = dataDirectory
+        self.dataDirectory =
+            dataDirectory
             ?? ScratchFolder.url("herald-cli")
         try FileManager.default.createDirectory(at: self.dataDirectory, withIntermediateDirectories: true)
     }
@@ -37,7 +39,9 @@ struct HeraldProcess {
     }
 
     /// Starts `herald arguments… --data-dir <dir>` (or without `--data-dir`) and returns it running.
-    func launch(_ arguments: [String], passingDataDirectory: Bool = true, environment extra: [String: String] = [:])
+    func launch(
+        _ arguments: [String], passingDataDirectory: Bool = true, environment extra: [String: String] = [:]
+    )
         async throws -> ChildProcess
     {
         try await ChildProcess.launch(
@@ -63,7 +67,9 @@ struct HeraldProcess {
     @Test("send, list, deny and reset change what an app's center sees")
     func notificationsCommands() async throws {
         let herald = try HeraldProcess()
-        let sent = try await herald.run(["notifications", "send", "com.example.app", "--title", "Hello", "--identifier", "hi", "--in", "600"])
+        let sent = try await herald.run([
+            "notifications", "send", "com.example.app", "--title", "Hello", "--identifier", "hi", "--in", "600",
+        ])
         #expect(sent.status == 0)
         #expect(sent.output.contains("scheduled hi in 600.0 s"))
         let listed = try await herald.run(["notifications", "list", "com.example.app"])
@@ -120,8 +126,10 @@ struct HeraldProcess {
         #expect(try await center.requestAuthorization(options: [.alert]))
         let content = UNMutableNotificationContent()
         content.title = "From the app"
-        try await center.add(UNNotificationRequest(identifier: "from-app", content: content,
-                                                   trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3_600, repeats: false)))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "from-app", content: content,
+                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3_600, repeats: false)))
         let listed = try await herald.run(["notifications", "list", "com.example.shared"])
         #expect(listed.output.contains("pending    from-app"))
     }
@@ -143,8 +151,13 @@ struct HeraldProcess {
     @Test("herald up shows notifications that came due while nothing ran, and stops gracefully on SIGTERM")
     func up() async throws {
         let herald = try HeraldProcess()
-        #expect(try await herald.run(["notifications", "send", "com.example.app", "--title", "Welcome", "--body", "to Herald", "--sound"]).status == 0)
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"])
+        #expect(
+            try await herald.run([
+                "notifications", "send", "com.example.app", "--title", "Welcome", "--body", "to Herald", "--sound",
+            ]).status == 0)
+        let up = try await herald.launch([
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0",
+        ])
         let shown = await up.waitForOutput(containing: "Welcome", timeout: .seconds(20))
         let status = await up.stop()
         #expect(shown?.contains("com.example.app  Welcome: to Herald") == true)
@@ -157,10 +170,14 @@ struct HeraldProcess {
         #expect(listed.output.contains("delivered"))
     }
 
-    @Test("herald up: the banner's `herald push` line, pasted into a shell as printed, shows the push in the first and the console's delivery log (with the banner's operator token) says delivered; Ctrl-C stops both")
+    @Test(
+        "herald up: the banner's `herald push` line, pasted into a shell as printed, shows the push in the first and the console's delivery log (with the banner's operator token) says delivered; Ctrl-C stops both"
+    )
     func upPushLine() async throws {
         let herald = try HeraldProcess()
-        let up = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"])
+        let up = try await herald.launch([
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0",
+        ])
         guard let line = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
             Issue.record("no push line in the banner: \(await up.stop())")
             return
@@ -188,19 +205,24 @@ struct HeraldProcess {
         #expect(shown?.contains("com.example.app") == true)
 
         // The console the banner names, with its operator token: the push's delivery log says delivered.
-        let console = try #require(up.output.split(separator: "\n").first { $0.contains("console:") }?
-            .components(separatedBy: "console:").last?.trimmingCharacters(in: .whitespaces))
-        let operatorToken = try #require(up.output.split(separator: "\n").first { $0.contains("operator token:") }?
-            .components(separatedBy: "operator token:").last?.trimmingCharacters(in: .whitespaces))
+        let console = try #require(
+            up.output.split(separator: "\n").first { $0.contains("console:") }?
+                .components(separatedBy: "console:").last?.trimmingCharacters(in: .whitespaces))
+        let operatorToken = try #require(
+            up.output.split(separator: "\n").first { $0.contains("operator token:") }?
+                .components(separatedBy: "operator token:").last?.trimmingCharacters(in: .whitespaces))
         let uniqueID = try #require(pushed.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
         let base = try #require(console.components(separatedBy: "/log").first)
         let jar = herald.dataDirectory.appendingPathComponent("cookies").path
         let form = try await ChildProcess.run("curl", ["--silent", "--max-time", "20", "-c", jar, "-b", jar, base + "/login"])
-        let csrf = try #require(form.output.components(separatedBy: #"name="csrf" value=""#).dropFirst().first?.prefix { $0 != "\"" })
-        let login = try await ChildProcess.run("curl", [
-            "--silent", "--max-time", "20", "-c", jar, "-b", jar, "--output", "/dev/null", "--write-out", "%{http_code}",
-            "--data-urlencode", "token=\(operatorToken)", "--data-urlencode", "csrf=\(csrf)", base + "/login",
-        ])
+        let csrf = try #require(
+            form.output.components(separatedBy: #"name="csrf" value=""#).dropFirst().first?.prefix { $0 != "\"" })
+        let login = try await ChildProcess.run(
+            "curl",
+            [
+                "--silent", "--max-time", "20", "-c", jar, "-b", jar, "--output", "/dev/null", "--write-out", "%{http_code}",
+                "--data-urlencode", "token=\(operatorToken)", "--data-urlencode", "csrf=\(csrf)", base + "/login",
+            ])
         #expect(login.output == "303", "\(login.output) \(login.error)")
         let log = try await ChildProcess.run("curl", ["--silent", "--max-time", "20", "-b", jar, base + "/log?id=" + uniqueID])
         #expect(log.output.contains("Received by APNs") && log.output.contains("Delivered to Device"), "\(log.output)")
@@ -209,7 +231,9 @@ struct HeraldProcess {
         #expect(ended.status == 0)
         #expect(ended.error.contains("Disconnected from the gateway") && ended.error.contains("Gateway stopped"))
         // The device remembers the registration: the same token next time.
-        let again = try await herald.launch(["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"])
+        let again = try await herald.launch([
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0",
+        ])
         let secondLine = await again.waitForOutput(containing: "herald push", timeout: .seconds(30))
         await again.stop()
         let token = { (words: [String]) in words.firstIndex(of: "--token").map { words[$0 + 1] } }

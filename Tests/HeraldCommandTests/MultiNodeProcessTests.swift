@@ -38,9 +38,10 @@ import Testing
             let candidates = nodes()
             let node = candidates[(attempt + index) % candidates.count]
             attempt += 1
-            guard let device = try? await DeviceChannelClient.connect(
-                to: "ws://127.0.0.1:\(node.device)/device/v1", deviceID: id, secret: "s3cret",
-                logger: Logger(label: "test.device"))
+            guard
+                let device = try? await DeviceChannelClient.connect(
+                    to: "ws://127.0.0.1:\(node.device)/device/v1", deviceID: id, secret: "s3cret",
+                    logger: Logger(label: "test.device"))
             else {
                 try? await Task.sleep(for: .milliseconds(100))
                 continue
@@ -57,7 +58,9 @@ import Testing
         }
     }
 
-    @Test("Three nodes, one PostgreSQL, devices spread over them, 10,000 pushes through all three, one node killed (kill -9) mid-burst and restarted: every push answered 200 is delivered, none lost, none twice on surviving nodes; a revocation on one node is 410 on the others")
+    @Test(
+        "Three nodes, one PostgreSQL, devices spread over them, 10,000 pushes through all three, one node killed (kill -9) mid-burst and restarted: every push answered 200 is delivered, none lost, none twice on surviving nodes; a revocation on one node is 410 on the others"
+    )
     func burstWithANodeKilled() async throws {
         let database = "\(try await PostgresServer.shared.makeDatabase())"
         let processes = try (0..<3).map { _ in try HeraldProcess() }
@@ -68,7 +71,8 @@ import Testing
         let started = Mutex<[GatewayProcess]>([])
         defer { for node in started.withLock({ $0 }) { node.child.send(SIGKILL) } }
         func start(_ index: Int) async throws -> GatewayProcess {
-            let node = try await GatewayProcess.start(processes[index], arguments: ["--database", database, "--plaintext-devices"])
+            let node = try await GatewayProcess.start(
+                processes[index], arguments: ["--database", database, "--plaintext-devices"])
             started.withLock { $0.append(node) }
             return node
         }
@@ -95,7 +99,9 @@ import Testing
                 group.addTask { await Self.keepConnected(id, index: index, nodes: nodes, deliveries: deliveries) }
             }
             defer { group.cancelAll() }
-            try await eventually("every device connected", timeout: .seconds(60)) { deliveries.connectedTo.withLock { $0.count } == deviceIDs.count }
+            try await eventually("every device connected", timeout: .seconds(60)) {
+                deliveries.connectedTo.withLock { $0.count } == deviceIDs.count
+            }
 
             // The burst: round robin over the live nodes, 32 at a time; node 1 is killed a third of the way in and
             // restarted two thirds in.
@@ -191,4 +197,3 @@ import Testing
         for node in nodes() { await node.child.stop() }
     }
 }
-

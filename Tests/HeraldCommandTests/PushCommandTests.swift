@@ -10,94 +10,112 @@ import Testing
     func pushThroughGateway() async throws {
         let herald = try HeraldProcess()
         let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
-        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
-        let first = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
-        let second = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(
+            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status
+                == 0)
+        let first = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        let second = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
-        let payload = herald.dataDirectory.appendingPathComponent("extra.json")
-        try Data(#"{"aps":{"sound":"ping.aiff"},"gameID":"42"}"#.utf8).write(to: payload)
-        let base = [
-            "push", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--topic", "com.example.app",
-            "--gateway", "https://localhost:\(gateway.provider)",
-        ]
-        let sent = try await herald.run(
-            base + ["--token", first, "--token", second, "--title", "Hi", "--body", "there", "--badge", "2", "--payload", payload.path,
-                    "--connections", "2"])
-        #expect(sent.status == 0, "\(sent.error)")
-        let lines = sent.output.split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines.allSatisfy { $0.split(separator: " ")[1] == "200" }, "\(sent.output)")
+            let payload = herald.dataDirectory.appendingPathComponent("extra.json")
+            try Data(#"{"aps":{"sound":"ping.aiff"},"gameID":"42"}"#.utf8).write(to: payload)
+            let base = [
+                "push", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--topic", "com.example.app",
+                "--gateway", "https://localhost:\(gateway.provider)",
+            ]
+            let sent = try await herald.run(
+                base + [
+                    "--token", first, "--token", second, "--title", "Hi", "--body", "there", "--badge", "2", "--payload",
+                    payload.path,
+                    "--connections", "2",
+                ])
+            #expect(sent.status == 0, "\(sent.error)")
+            let lines = sent.output.split(separator: "\n")
+            #expect(lines.count == 2)
+            #expect(lines.allSatisfy { $0.split(separator: " ")[1] == "200" }, "\(sent.output)")
 
-        #expect(try await herald.run(["tokens", "revoke", first]).status == 0)
-        let gone = try await herald.run(base + ["--token", first, "--token", second, "--alert", "again"])
-        #expect(gone.status == 1)
-        #expect(gone.output.contains("\(first) 410 Unregistered since 20"), "\(gone.output)")
-        #expect(gone.output.contains("\(second) 200 "))
+            #expect(try await herald.run(["tokens", "revoke", first]).status == 0)
+            let gone = try await herald.run(base + ["--token", first, "--token", second, "--alert", "again"])
+            #expect(gone.status == 1)
+            #expect(gone.output.contains("\(first) 410 Unregistered since 20"), "\(gone.output)")
+            #expect(gone.output.contains("\(second) 200 "))
 
-        // Credentials from the environment, so they stay out of shell history.
-        let fromEnvironment = try await herald.run(
-            ["push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", second,
-             "--content-available"],
-            environment: ["HERALD_P8": key, "HERALD_KEY_ID": "KEY1234567", "HERALD_TEAM_ID": "TEAM123456"])
-        #expect(fromEnvironment.status == 0)
-        #expect(fromEnvironment.output.contains("\(second) 200 "))
+            // Credentials from the environment, so they stay out of shell history.
+            let fromEnvironment = try await herald.run(
+                [
+                    "push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", second,
+                    "--content-available",
+                ],
+                environment: ["HERALD_P8": key, "HERALD_KEY_ID": "KEY1234567", "HERALD_TEAM_ID": "TEAM123456"])
+            #expect(fromEnvironment.status == 0)
+            #expect(fromEnvironment.output.contains("\(second) 200 "))
 
-        let jwt = try await herald.run(["jwt", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"], passingDataDirectory: false)
-        let token = try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines))
-        #expect(token.keyID == "KEY1234567" && token.teamID == "TEAM123456")
+            let jwt = try await herald.run(
+                ["jwt", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"], passingDataDirectory: false)
+            let token = try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(token.keyID == "KEY1234567" && token.teamID == "TEAM123456")
         }
     }
 
-    @Test("herald push and jwt: credentials from a file (default place, --credentials, HERALD_CREDENTIALS), options first; --cert")
+    @Test(
+        "herald push and jwt: credentials from a file (default place, --credentials, HERALD_CREDENTIALS), options first; --cert")
     func credentialsFileAndCertificate() async throws {
         let herald = try HeraldProcess()
         let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
-        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
+        #expect(
+            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status
+                == 0)
         let token = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
         try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
-        let push = [
-            "push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", token,
-            "--alert", "from a file",
-        ]
-        // ~/.config/herald/credentials, with the key's path relative to the file.
-        let folder = herald.configurationDirectory.appendingPathComponent("herald", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let file = folder.appendingPathComponent("credentials")
-        try Data("# Herald provider credentials\np8 = ../../AuthKey_KEY1234567.p8\nkey-id = KEY1234567\nteam-id = \"TEAM123456\"\n".utf8)
+            let push = [
+                "push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", token,
+                "--alert", "from a file",
+            ]
+            // ~/.config/herald/credentials, with the key's path relative to the file.
+            let folder = herald.configurationDirectory.appendingPathComponent("herald", isDirectory: true)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let file = folder.appendingPathComponent("credentials")
+            try Data(
+                "# Herald provider credentials\np8 = ../../AuthKey_KEY1234567.p8\nkey-id = KEY1234567\nteam-id = \"TEAM123456\"\n"
+                    .utf8
+            )
             .write(to: file)
-        let sent = try await herald.run(push)
-        #expect(sent.status == 0, "\(sent.error)")
-        #expect(sent.output.contains("\(token) 200 "), "\(sent.output)")
-        let jwt = try await herald.run(["jwt"], passingDataDirectory: false)
-        #expect(try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines)).keyID == "KEY1234567")
+            let sent = try await herald.run(push)
+            #expect(sent.status == 0, "\(sent.error)")
+            #expect(sent.output.contains("\(token) 200 "), "\(sent.output)")
+            let jwt = try await herald.run(["jwt"], passingDataDirectory: false)
+            #expect(try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines)).keyID == "KEY1234567")
 
-        // Named with --credentials or HERALD_CREDENTIALS, from anywhere.
-        let moved = herald.dataDirectory.appendingPathComponent("provider.credentials")
-        try Data("p8 = AuthKey_KEY1234567.p8\nkey-id = KEY1234567\nteam-id = TEAM123456\n".utf8).write(to: moved)
-        try FileManager.default.removeItem(at: file)
-        #expect(try await herald.run(push + ["--credentials", moved.path]).status == 0)
-        let named = try await herald.run(push, environment: ["HERALD_CREDENTIALS": moved.path])
-        #expect(named.status == 0 && named.output.contains("\(token) 200 "), "\(named.output)")
+            // Named with --credentials or HERALD_CREDENTIALS, from anywhere.
+            let moved = herald.dataDirectory.appendingPathComponent("provider.credentials")
+            try Data("p8 = AuthKey_KEY1234567.p8\nkey-id = KEY1234567\nteam-id = TEAM123456\n".utf8).write(to: moved)
+            try FileManager.default.removeItem(at: file)
+            #expect(try await herald.run(push + ["--credentials", moved.path]).status == 0)
+            let named = try await herald.run(push, environment: ["HERALD_CREDENTIALS": moved.path])
+            #expect(named.status == 0 && named.output.contains("\(token) 200 "), "\(named.output)")
 
-        // Options come first: a wrong --key-id beats the file's, and the gateway refuses the token.
-        let wrong = try await herald.run(push + ["--credentials", moved.path, "--key-id", "OTHERKEY99"])
-        #expect(wrong.status == 1)
-        #expect(wrong.output.contains("403 InvalidProviderToken"), "\(wrong.output)")
+            // Options come first: a wrong --key-id beats the file's, and the gateway refuses the token.
+            let wrong = try await herald.run(push + ["--credentials", moved.path, "--key-id", "OTHERKEY99"])
+            #expect(wrong.status == 1)
+            #expect(wrong.output.contains("403 InvalidProviderToken"), "\(wrong.output)")
 
-        // A setting the file cannot have: one line naming the file and line, nothing sent.
-        let bad = herald.dataDirectory.appendingPathComponent("bad.credentials")
-        try Data("p8 = key.p8\ncolour = blue\n".utf8).write(to: bad)
-        let refused = try await herald.run(push + ["--credentials", bad.path])
-        #expect(refused.status != 0 && refused.output.isEmpty)
-        #expect(refused.error.contains("bad.credentials:2: unknown setting `colour`"), "\(refused.error)")
+            // A setting the file cannot have: one line naming the file and line, nothing sent.
+            let bad = herald.dataDirectory.appendingPathComponent("bad.credentials")
+            try Data("p8 = key.p8\ncolour = blue\n".utf8).write(to: bad)
+            let refused = try await herald.run(push + ["--credentials", bad.path])
+            #expect(refused.status != 0 && refused.output.isEmpty)
+            #expect(refused.error.contains("bad.credentials:2: unknown setting `colour`"), "\(refused.error)")
 
-        // --cert: a client certificate from `herald certificates create`, no key and no token.
-        let certificate = herald.dataDirectory.appendingPathComponent("client.pem").path
-        #expect(try await herald.run(["certificates", "create", "--bundle-id", "com.example.app", "--out", certificate]).status == 0)
-        let viaCertificate = try await herald.run(push + ["--cert", certificate])
-        #expect(viaCertificate.status == 0, "\(viaCertificate.error)")
-        #expect(viaCertificate.output.contains("\(token) 200 "), "\(viaCertificate.output)")
+            // --cert: a client certificate from `herald certificates create`, no key and no token.
+            let certificate = herald.dataDirectory.appendingPathComponent("client.pem").path
+            #expect(
+                try await herald.run(["certificates", "create", "--bundle-id", "com.example.app", "--out", certificate]).status
+                    == 0)
+            let viaCertificate = try await herald.run(push + ["--cert", certificate])
+            #expect(viaCertificate.status == 0, "\(viaCertificate.error)")
+            #expect(viaCertificate.output.contains("\(token) 200 "), "\(viaCertificate.output)")
         }
     }
 
@@ -105,7 +123,9 @@ import Testing
     func badInput() async throws {
         let herald = try HeraldProcess()
         let key = herald.dataDirectory.appendingPathComponent("key.p8").path
-        #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status == 0)
+        #expect(
+            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status
+                == 0)
         let notAKey = herald.dataDirectory.appendingPathComponent("notakey.p8").path
         try Data("hello".utf8).write(to: URL(fileURLWithPath: notAKey))
         let badJSON = herald.dataDirectory.appendingPathComponent("bad.json").path
@@ -119,21 +139,33 @@ import Testing
         let token = String(repeating: "ab", count: 32)
         let cases: [([String], String)] = [
             (nowhere + ["--token", token, "--alert", "x"], "Give --p8 FILE --key-id ID --team-id ID"),
-            (nowhere + ["--p8", "/no/such.p8", "--key-id", "K", "--team-id", "T", "--token", token, "--alert", "x"],
-             "Cannot read the key /no/such.p8"),
-            (nowhere + ["--p8", notAKey, "--key-id", "K", "--team-id", "T", "--token", token, "--alert", "x"],
-             "is not a P-256 private key"),
+            (
+                nowhere + ["--p8", "/no/such.p8", "--key-id", "K", "--team-id", "T", "--token", token, "--alert", "x"],
+                "Cannot read the key /no/such.p8"
+            ),
+            (
+                nowhere + ["--p8", notAKey, "--key-id", "K", "--team-id", "T", "--token", token, "--alert", "x"],
+                "is not a P-256 private key"
+            ),
             (nowhere + credentials + ["--token", "xyz", "--alert", "x"], "xyz is not a device token"),
-            (nowhere + credentials + ["--token", token, "--alert", String(repeating: "x", count: 5000)],
-             "PayloadTooLarge. The payload is"),
+            (
+                nowhere + credentials + ["--token", token, "--alert", String(repeating: "x", count: 5000)],
+                "PayloadTooLarge. The payload is"
+            ),
             (nowhere + credentials + ["--token", token, "--payload", badJSON], "is not a JSON object"),
-            (nowhere + credentials + ["--token", token, "--payload", background, "--priority", "10"],
-             "BadPriority. Background pushes take --priority 5"),
-            (["--topic", "com.example.app"] + credentials + ["--token", token, "--alert", "x"],
-             "Choose one of --sandbox, --production or --gateway URL"),
+            (
+                nowhere + credentials + ["--token", token, "--payload", background, "--priority", "10"],
+                "BadPriority. Background pushes take --priority 5"
+            ),
+            (
+                ["--topic", "com.example.app"] + credentials + ["--token", token, "--alert", "x"],
+                "Choose one of --sandbox, --production or --gateway URL"
+            ),
             (nowhere + credentials + ["--token", token, "--alert", "x", "--connections", "0"], "--connections takes 1 to 16"),
-            (nowhere + credentials + ["--token", token, "--alert", "x", "--concurrency", "0"],
-             "--concurrency takes a number of requests, 1 or more"),
+            (
+                nowhere + credentials + ["--token", token, "--alert", "x", "--concurrency", "0"],
+                "--concurrency takes a number of requests, 1 or more"
+            ),
         ]
         for (arguments, message) in cases {
             let result = try await herald.run(["push"] + arguments, passingDataDirectory: false)

@@ -11,9 +11,11 @@ import Testing
     static let voipApp = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-voip")
 
     static func launch(_ herald: HeraldProcess) async throws -> ChildProcess {
-        try await ChildProcess.launch(voipApp.path, [], environment: herald.environment([
-            "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": app,
-        ]))
+        try await ChildProcess.launch(
+            voipApp.path, [],
+            environment: herald.environment([
+                "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": app,
+            ]))
     }
 
     /// Sends a VoIP push from `caller` with `herald push`; its output.
@@ -25,7 +27,9 @@ import Testing
         return result.output + result.error
     }
 
-    @Test("P-10: a PKPushRegistry gets a VoIP token of its own on its queue; VoIP pushes reach its delegate on that queue and never the notification list; one sent while the app is not running is kept and handed over when it registers again; alerts to the VoIP token are DeviceTokenNotForTopic; an app that starts before its device daemon gets its token once it links")
+    @Test(
+        "P-10: a PKPushRegistry gets a VoIP token of its own on its queue; VoIP pushes reach its delegate on that queue and never the notification list; one sent while the app is not running is kept and handed over when it registers again; alerts to the VoIP token are DeviceTokenNotForTopic; an app that starts before its device daemon gets its token once it links"
+    )
     func voipCalls() async throws {
         let herald = try HeraldProcess()
         guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
@@ -33,15 +37,18 @@ import Testing
         defer { for child in children { child.send(SIGKILL) } }
         let app = try await Self.launch(herald)
         children.append(app)
-        let line = try #require(await app.waitForOutput(containing: "voip token: ", timeout: .seconds(60)), "\(app.output) \(app.error)")
+        let line = try #require(
+            await app.waitForOutput(containing: "voip token: ", timeout: .seconds(60)), "\(app.output) \(app.error)")
         #expect(line.hasSuffix("type=PKPushTypeVoIP queue=pushkit"), "\(line)")
         let token = try #require(line.components(separatedBy: "voip token: ").last?.components(separatedBy: " ").first)
         #expect(try await herald.run(["tokens", "list"]).output.contains("\(Self.app) [voip]  development  \(token)"))
 
         let sent = try await Self.call(from: "Ana", to: token, herald, provider: provider)
         #expect(sent.contains(" 200 "), "\(sent)")
-        #expect(await app.waitForOutput(containing: "incoming call from Ana type=PKPushTypeVoIP queue=pushkit", timeout: .seconds(30)) != nil,
-                "\(app.output) \(app.error)")
+        #expect(
+            await app.waitForOutput(containing: "incoming call from Ana type=PKPushTypeVoIP queue=pushkit", timeout: .seconds(30))
+                != nil,
+            "\(app.output) \(app.error)")
 
         // An alert to the VoIP token is not for its topic.
         let alert = try await herald.run(["push", "--topic", Self.app, "--token", token, "--alert", "hi"] + provider)
@@ -53,8 +60,12 @@ import Testing
         #expect(whileAway.contains(" 200 "), "\(whileAway)")
         let again = try await Self.launch(herald)
         children.append(again)
-        #expect(await again.waitForOutput(containing: "voip token: \(token)", timeout: .seconds(60)) != nil, "\(again.output) \(again.error)")
-        #expect(await again.waitForOutput(containing: "incoming call from Bo", timeout: .seconds(30)) != nil, "\(again.output) \(again.error)")
+        #expect(
+            await again.waitForOutput(containing: "voip token: \(token)", timeout: .seconds(60)) != nil,
+            "\(again.output) \(again.error)")
+        #expect(
+            await again.waitForOutput(containing: "incoming call from Bo", timeout: .seconds(30)) != nil,
+            "\(again.output) \(again.error)")
 
         // Neither call is a notification.
         let listed = try await herald.run(["notifications", "list", Self.app]).output
@@ -63,14 +74,19 @@ import Testing
 
         // An app that starts before its device's daemon gets its VoIP token once it links to one.
         let early = try ScratchFolder.make("herald-voip-device")
-        let waiting = try await ChildProcess.launch(Self.voipApp.path, [], environment: herald.environment([
-            "HERALD_DATA_DIR": early.path, "HERALD_BUNDLE_ID": Self.app,
-        ]))
+        let waiting = try await ChildProcess.launch(
+            Self.voipApp.path, [],
+            environment: herald.environment([
+                "HERALD_DATA_DIR": early.path, "HERALD_BUNDLE_ID": Self.app,
+            ]))
         children.append(waiting)
-        let devices = try #require(up.output.components(separatedBy: "devices ").dropFirst().first?.components(separatedBy: "\n").first)
+        let devices = try #require(
+            up.output.components(separatedBy: "devices ").dropFirst().first?.components(separatedBy: "\n").first)
         let device = try await herald.launch(
-            ["device", "--gateway", devices, "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
-             "--data-dir", early.path], passingDataDirectory: false)
+            [
+                "device", "--gateway", devices, "--cacert", herald.dataDirectory.appendingPathComponent("tls/ca.pem").path,
+                "--data-dir", early.path,
+            ], passingDataDirectory: false)
         children.append(device)
         let late = await waiting.waitForOutput(containing: "voip token: ", timeout: .seconds(60))
         #expect(

@@ -8,7 +8,9 @@ import Testing
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    @Test("Issue 43: every script runs SwiftPM through `swiftpm` (SwiftPM leaves TemporaryDirectory.* folders in $TMPDIR at each call)")
+    @Test(
+        "Issue 43: every script runs SwiftPM through `swiftpm` (SwiftPM leaves TemporaryDirectory.* folders in $TMPDIR at each call)"
+    )
     func scriptsRunSwiftPMThroughTheHelper() throws {
         let scripts = Self.repository.appendingPathComponent("scripts")
         for name in try FileManager.default.contentsOfDirectory(atPath: scripts.path) where name != "swiftpm.sh" {

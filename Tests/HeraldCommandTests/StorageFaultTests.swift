@@ -70,19 +70,25 @@ struct StorageFaultTests {
         await disk.remove()
     }
 
-    @Test("A full disk: the gateway answers 500 for what it cannot store, never 200; it keeps serving, and after kill -9 every push answered 200 is there")
+    @Test(
+        "A full disk: the gateway answers 500 for what it cannot store, never 200; it keeps serving, and after kill -9 every push answered 200 is there"
+    )
     func gatewayFullDisk() async throws {
         try await withSmallDisk(megabytes: 8) { disk in
             let herald = try HeraldProcess(dataDirectory: disk.url.appendingPathComponent("data"))
             let keyFile = herald.dataDirectory.appendingPathComponent("key.p8").path
-            #expect(try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status == 0)
+            #expect(
+                try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile])
+                    .status == 0)
             // Offline devices, one stored push each: 150 of them hold more than the WAL's reused space.
             var tokens: [String] = []
             do {
                 let store = try SQLiteGatewayStore(url: herald.dataDirectory.appendingPathComponent("gateway.sqlite"))
                 for index in 0..<150 {
-                    tokens.append(try await store.activeToken(
-                        deviceID: "device-\(index)", bundleID: "com.example.full", environment: .development, at: Date()).token)
+                    tokens.append(
+                        try await store.activeToken(
+                            deviceID: "device-\(index)", bundleID: "com.example.full", environment: .development, at: Date()
+                        ).token)
                 }
             }
             let first = try await GatewayCommandTests.GatewayProcess.start(herald)
@@ -93,8 +99,11 @@ struct StorageFaultTests {
             let filler = String(repeating: "x", count: 3_500)
             func push(_ text: String, to token: String) async throws -> Int {
                 try await provider.send(
-                    .alert(bundleID: "com.example.full", payload: APNsPayload(alert: .text(text), custom: [.init("pad", .string(filler))])),
-                    to: token).status
+                    .alert(
+                        bundleID: "com.example.full",
+                        payload: APNsPayload(alert: .text(text), custom: [.init("pad", .string(filler))])),
+                    to: token
+                ).status
             }
             /// The last push answered 200 for each device.
             var kept: [Int: String] = [:]
@@ -129,20 +138,26 @@ struct StorageFaultTests {
             let store = try SQLiteGatewayStore(url: herald.dataDirectory.appendingPathComponent("gateway.sqlite"))
             for (index, text) in kept {
                 let stored = try await store.storedNotifications(deviceID: "device-\(index)")
-                #expect(stored.map { String(decoding: $0.payload, as: UTF8.self).contains(#""alert":"\#(text)""#) } == [true],
-                        "device-\(index)")
+                #expect(
+                    stored.map { String(decoding: $0.payload, as: UTF8.self).contains(#""alert":"\#(text)""#) } == [true],
+                    "device-\(index)")
             }
             #expect(await second.child.stop() == 0)
         }
     }
 
-    @Test("The device's disk full: a push the daemon cannot keep is not acknowledged and not shown; the daemon keeps running, and once there is room it is shown; after kill -9 every push is in the delivered list exactly once")
+    @Test(
+        "The device's disk full: a push the daemon cannot keep is not acknowledged and not shown; the daemon keeps running, and once there is room it is shown; after kill -9 every push is in the delivered list exactly once"
+    )
     func deviceFullDisk() async throws {
         try await withSmallDisk(megabytes: 4) { disk in
             // The gateway has room; only the device's data directory is on the small disk.
             let gatewaySide = try HeraldProcess()
             let keyFile = gatewaySide.dataDirectory.appendingPathComponent("key.p8").path
-            #expect(try await gatewaySide.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile]).status == 0)
+            #expect(
+                try await gatewaySide.run([
+                    "keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", keyFile,
+                ]).status == 0)
             let gateway = try await GatewayCommandTests.GatewayProcess.start(gatewaySide)
             var children = [gateway.child]
             defer { for child in children { child.send(SIGKILL) } }
@@ -162,8 +177,11 @@ struct StorageFaultTests {
             /// Sends push `number` and waits until the device shows it or says it could not keep it.
             func push(_ number: Int) async throws -> Bool? {
                 let status = try await provider.send(
-                    .alert(bundleID: "com.example.full", payload: APNsPayload(alert: .text("full-\(number)-"), custom: [.init("pad", .string(filler))])),
-                    to: token).status
+                    .alert(
+                        bundleID: "com.example.full",
+                        payload: APNsPayload(alert: .text("full-\(number)-"), custom: [.init("pad", .string(filler))])),
+                    to: token
+                ).status
                 #expect(status == 200, "the gateway has room")
                 let deadline = ContinuousClock.now + .seconds(30)
                 while ContinuousClock.now < deadline {
@@ -184,14 +202,17 @@ struct StorageFaultTests {
                     kept = try await push(sent)
                     sent += 1
                 }
-                #expect(kept == false, "the daemon said it could not keep a push on a full disk (\(sent) sent): \(device.error.suffix(2_000))")
+                #expect(
+                    kept == false,
+                    "the daemon said it could not keep a push on a full disk (\(sent) sent): \(device.error.suffix(2_000))")
                 let failed = sent - 1
                 #expect(!device.output.contains("full-\(failed)-"), "not shown while it is not kept")
                 #expect(device.status == nil, "the daemon keeps running")
                 // Room again: the gateway kept the push it was not told of, and sends it on the next connection.
                 try FileManager.default.removeItem(at: fill)
-                #expect(await device.waitForOutput(containing: "full-\(failed)-", timeout: .seconds(60)) != nil,
-                        "shown once there is room: \(device.error.suffix(2_000))")
+                #expect(
+                    await device.waitForOutput(containing: "full-\(failed)-", timeout: .seconds(60)) != nil,
+                    "shown once there is room: \(device.error.suffix(2_000))")
             } catch {
                 try? await provider.shutdown()
                 throw error
@@ -214,7 +235,9 @@ struct StorageFaultTests {
         }
     }
 
-    @Test("The device's data directory full or read-only at start: `herald device` exits non-zero saying which database it cannot write and why")
+    @Test(
+        "The device's data directory full or read-only at start: `herald device` exits non-zero saying which database it cannot write and why"
+    )
     func deviceDiskAtStart() async throws {
         try await withSmallDisk(megabytes: 2) { disk in
             let herald = try HeraldProcess(dataDirectory: disk.url.appendingPathComponent("data"))
@@ -243,7 +266,9 @@ struct StorageFaultTests {
             let refused = try await herald.run(["gateway", "--port", "0", "--plaintext-port", "0", "--device-port", "0"])
             #expect(refused.status != 0)
             #expect(refused.error.contains("gateway.sqlite"), "\(refused.error)")
-            #expect(refused.error.lowercased().contains("read-only") || refused.error.lowercased().contains("readonly"), "\(refused.error)")
+            #expect(
+                refused.error.lowercased().contains("read-only") || refused.error.lowercased().contains("readonly"),
+                "\(refused.error)")
             try await disk.remount(readOnly: false)
         }
     }

@@ -24,7 +24,9 @@ import Testing
             .deletingLastPathComponent().appendingPathComponent(".build/console-screenshots")
     }
 
-    @Test("In headless Chromium: a wrong operator token refused, the right one in; the payload's size counted live; the composer; a send to an offline token, its delivery log turning to delivered when the device connects; a <script> payload shown as text; the devices page; the log searched by token; the history and Modify; metrics as SVG; a generated JWT that passes, a broken one and why; the app unregistered and the next send answered 410; a channel made; a screenshot of each page")
+    @Test(
+        "In headless Chromium: a wrong operator token refused, the right one in; the payload's size counted live; the composer; a send to an offline token, its delivery log turning to delivered when the device connects; a <script> payload shown as text; the devices page; the log searched by token; the history and Modify; metrics as SVG; a generated JWT that passes, a broken one and why; the app unregistered and the next send answered 410; a channel made; a screenshot of each page"
+    )
     func inChromium() async throws {
         let script = try #require(Bundle.module.url(forResource: "Browser/console_browser.py", withExtension: nil)).path
         try await ConsoleServerTests().withConsole { harness, browser, operatorToken in
@@ -45,8 +47,9 @@ import Testing
             var acknowledging: Task<Void, Never>?
             do {
                 // The device comes online: the push kept for it is delivered, and the page shows it as it happens.
-                try #require(await chromium.waitForOutput(containing: "need: device-online", timeout: .seconds(240)) != nil,
-                             "the browser never got to the delivery log: \(chromium.output)\(chromium.error)")
+                try #require(
+                    await chromium.waitForOutput(containing: "need: device-online", timeout: .seconds(240)) != nil,
+                    "the browser never got to the delivery log: \(chromium.output)\(chromium.error)")
                 let online = try await harness.connectDevice(deviceID)
                 device = online
                 let push = try #require(try await nextPush(online, seconds: 60))
@@ -60,8 +63,9 @@ import Testing
                 try Data().write(to: signals.appendingPathComponent("device-online"))
 
                 // The app unregisters: its token is revoked.
-                try #require(await chromium.waitForOutput(containing: "need: revoked", timeout: .seconds(240)) != nil,
-                             "the browser never got to the revocation: \(chromium.output)\(chromium.error)")
+                try #require(
+                    await chromium.waitForOutput(containing: "need: revoked", timeout: .seconds(240)) != nil,
+                    "the browser never got to the revocation: \(chromium.output)\(chromium.error)")
                 try await online.unregister(bundleID: GatewayHarness.bundleID)
                 try Data().write(to: signals.appendingPathComponent("revoked"))
 

@@ -112,13 +112,17 @@ import Testing
         }
     }
 
-    @Test("Every page: a Content-Security-Policy without inline script, no framing, no sniffing; the login form has one field named token and a CSRF token; the session cookie is HttpOnly and SameSite=Strict")
+    @Test(
+        "Every page: a Content-Security-Policy without inline script, no framing, no sniffing; the login form has one field named token and a CSRF token; the session cookie is HttpOnly and SameSite=Strict"
+    )
     func loginPage() async throws {
         try await withConsole { _, browser, _ in
             let page = try await browser.get("/login")
             #expect(page.status == 200)
             let policy = try #require(page.headers.first(name: "content-security-policy"))
-            #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe-inline") && policy.contains("frame-ancestors 'none'"))
+            #expect(
+                policy.contains("script-src 'self'") && !policy.contains("unsafe-inline")
+                    && policy.contains("frame-ancestors 'none'"))
             #expect(page.headers.first(name: "x-frame-options") == "DENY")
             #expect(page.headers.first(name: "x-content-type-options") == "nosniff")
             let cookie = try #require(page.headers["set-cookie"].first { $0.hasPrefix("herald_console=") })
@@ -132,7 +136,9 @@ import Testing
         }
     }
 
-    @Test("Only an operator token gets in, with the form's CSRF token; a revoked token ends its session at once; the delivery log is escaped")
+    @Test(
+        "Only an operator token gets in, with the form's CSRF token; a revoked token ends its session at once; the delivery log is escaped"
+    )
     func loginAndLog() async throws {
         try await withConsole { harness, browser, token in
             #expect(try await browser.get("/log").headers.first(name: "location") == "/login")
@@ -146,8 +152,9 @@ import Testing
             #expect(forged.status == 401 && forged.body.contains("not a valid operator token"))
             // An expired one: made more than 30 days ago.
             let old = OperatorToken.make()
-            try await harness.store.addOperatorToken(OperatorTokenRecord(
-                hash: OperatorToken.hash(old), createdAt: Date().addingTimeInterval(-OperatorToken.lifetime - 60)))
+            try await harness.store.addOperatorToken(
+                OperatorTokenRecord(
+                    hash: OperatorToken.hash(old), createdAt: Date().addingTimeInterval(-OperatorToken.lifetime - 60)))
             let expired = try await browser.post("/login", [("token", old), ("csrf", csrf)])
             #expect(expired.status == 401 && expired.body.contains("older than 30 days"))
             // The real one: a new session, then the log.
@@ -159,7 +166,9 @@ import Testing
 
             let uniqueID = "01a21939-0000-7000-8000-000000000001"
             try await harness.store.appendEvents([
-                DeliveryEvent(uniqueID: uniqueID, at: Date(timeIntervalSince1970: 1_800_000_000), kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(
+                    uniqueID: uniqueID, at: Date(timeIntervalSince1970: 1_800_000_000), kind: .received,
+                    detail: "Received by APNs"),
                 DeliveryEvent(
                     uniqueID: uniqueID, at: Date(timeIntervalSince1970: 1_800_000_001), kind: .discarded,
                     detail: #"Discarded - Replaced: <script>alert("x")</script> & more"#),
@@ -197,7 +206,9 @@ import Testing
         #expect(login.status == 303, "\(login.body)")
     }
 
-    @Test("Tools: the JWT validator names the check that fails (shape, key, team, age, signature) and shows the claims; the device-token validator says what the gateway knows; HTML in every field comes back escaped")
+    @Test(
+        "Tools: the JWT validator names the check that fails (shape, key, team, age, signature) and shows the claims; the device-token validator says what the gateway knows; HTML in every field comes back escaped"
+    )
     func tools() async throws {
         try await withConsole { harness, browser, token in
             #expect(try await browser.get("/tools").headers.first(name: "location") == "/login")
@@ -225,7 +236,9 @@ import Testing
 
             let device = try await harness.offlineToken()
             let known = try await browser.post("/tools/token", [("token", device.token), ("csrf", csrf)])
-            #expect(known.body.contains(GatewayHarness.bundleID) && known.body.contains("development") && known.body.contains("active"))
+            #expect(
+                known.body.contains(GatewayHarness.bundleID) && known.body.contains("development")
+                    && known.body.contains("active"))
             _ = try await harness.store.revokeToken(device.token, at: Date())
             let revoked = try await browser.post("/tools/token", [("token", device.token), ("csrf", csrf)])
             #expect(revoked.body.contains("410 Unregistered"))
@@ -236,7 +249,9 @@ import Testing
         }
     }
 
-    @Test("Channels: create with a storage policy, list (id, push type, policy, created), search by id, delete — each with the CSRF token; a bad bundle ID and an unknown channel say so, escaped")
+    @Test(
+        "Channels: create with a storage policy, list (id, push type, policy, created), search by id, delete — each with the CSRF token; a bad bundle ID and an unknown channel say so, escaped"
+    )
     func channels() async throws {
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
@@ -244,26 +259,35 @@ import Testing
             let empty = try await browser.get("/channels?app=\(app)&environment=development")
             let csrf = try #require(empty.csrf)
             #expect(empty.body.contains("No channels for <code>\(app)</code> in development."))
-            let made = try await browser.post("/channels", [("csrf", csrf), ("app", app), ("environment", "development"), ("policy", "1")])
+            let made = try await browser.post(
+                "/channels", [("csrf", csrf), ("app", app), ("environment", "development"), ("policy", "1")])
             #expect(made.status == 200)
             let channels = try await harness.store.channels(bundleID: app, environment: .development)
             let channel = try #require(channels.first)
             #expect(channels.count == 1 && channel.storagePolicy == .mostRecentMessageStored)
-            #expect(made.body.contains(channel.id) && made.body.contains("Most Recent Message Stored") && made.body.contains("LiveActivity"))
-            let found = try await browser.get("/channels?app=\(app)&environment=development&id=\(channel.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            #expect(
+                made.body.contains(channel.id) && made.body.contains("Most Recent Message Stored")
+                    && made.body.contains("LiveActivity"))
+            let found = try await browser.get(
+                "/channels?app=\(app)&environment=development&id=\(channel.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            )
             #expect(found.body.contains(channel.id))
             #expect(try await browser.post("/channels", [("csrf", "forged"), ("app", app), ("policy", "0")]).status == 403)
-            let deleted = try await browser.post("/channels/delete", [("csrf", csrf), ("app", app), ("environment", "development"), ("id", channel.id)])
+            let deleted = try await browser.post(
+                "/channels/delete", [("csrf", csrf), ("app", app), ("environment", "development"), ("id", channel.id)])
             #expect(deleted.status == 200 && deleted.body.contains("No channels for"))
             #expect(try await harness.store.channels(bundleID: app, environment: .development).isEmpty)
-            let again = try await browser.post("/channels/delete", [("csrf", csrf), ("app", app), ("environment", "development"), ("id", channel.id)])
+            let again = try await browser.post(
+                "/channels/delete", [("csrf", csrf), ("app", app), ("environment", "development"), ("id", channel.id)])
             #expect(again.body.contains("(ChannelNotRegistered)"))
             let bad = try await browser.get("/channels?app=%3Cscript%3E")
             #expect(bad.body.contains("&lt;script&gt; is not a bundle ID.") && !bad.body.contains("<script>"))
         }
     }
 
-    @Test("The delivery log updates live (Server-Sent Events): what was logged first, then each new event as the gateway writes it; only for a logged-in operator")
+    @Test(
+        "The delivery log updates live (Server-Sent Events): what was logged first, then each new event as the gateway writes it; only for a logged-in operator"
+    )
     func liveLog() async throws {
         try await withConsole { harness, browser, token in
             let uniqueID = "01a21939-0000-7000-8000-0000000000aa"
@@ -276,7 +300,7 @@ import Testing
             #expect(page.body.contains(#"<script src="/console.js" defer></script>"#))
             #expect(try await browser.get("/console.js").body.contains("textContent"))
             try await harness.store.appendEvents([
-                DeliveryEvent(uniqueID: uniqueID, at: Date(), kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(uniqueID: uniqueID, at: Date(), kind: .received, detail: "Received by APNs")
             ])
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(browser.port)/log/events?id=\(uniqueID)")
             request.headers.add(name: "cookie", value: try #require(browser.cookie))
@@ -296,14 +320,16 @@ import Testing
             try await read(until: "Received by APNs")
             #expect(received.contains(#"event: state\#ndata: {"detail":"Received by APNs","kind":"received""#), "\(received)")
             try await harness.store.appendEvents([
-                DeliveryEvent(uniqueID: uniqueID, at: Date(), kind: .delivered, detail: "Delivered to Device (From Storage)"),
+                DeliveryEvent(uniqueID: uniqueID, at: Date(), kind: .delivered, detail: "Delivered to Device (From Storage)")
             ])
             try await read(until: "From Storage")
             #expect(received.contains(#""state":"Delivered to Device (From Storage)""#), "\(received)")
         }
     }
 
-    @Test("Send: through the real provider API with a key from the data directory — 200 with apns-id and a link to its delivery log; an environment the gateway does not serve says so; 410 for a revoked token; what APNs would refuse is not sent; Get cURL command gives Apple's recipe; everything echoed escaped")
+    @Test(
+        "Send: through the real provider API with a key from the data directory — 200 with apns-id and a link to its delivery log; an environment the gateway does not serve says so; 410 for a revoked token; what APNs would refuse is not sent; Get cURL command gives Apple's recipe; everything echoed escaped"
+    )
     func send() async throws {
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
@@ -312,19 +338,23 @@ import Testing
             #expect(page.body.contains(#"<option value="\#(GatewayHarness.keyID)" selected>"#), "\(page.body)")
             let device = try await harness.offlineToken()
             func post(_ fields: [(String, String)]) async throws -> Answer {
-                try await browser.post("/send", [
-                    ("csrf", csrf), ("key", GatewayHarness.keyID), ("target", "token"), ("recipient", device.token),
-                    ("topic", GatewayHarness.bundleID), ("pushType", "alert"), ("priority", "10"),
-                ] + fields)
+                try await browser.post(
+                    "/send",
+                    [
+                        ("csrf", csrf), ("key", GatewayHarness.keyID), ("target", "token"), ("recipient", device.token),
+                        ("topic", GatewayHarness.bundleID), ("pushType", "alert"), ("priority", "10"),
+                    ] + fields)
             }
             let sent = try await post([("payload", #"{"aps":{"alert":"from the console"}}"#), ("action", "send")])
             #expect(sent.body.contains("<td>200 </td>"), "\(sent.body)")
-            let uniqueID = try #require(sent.body.components(separatedBy: #"<a href="/log?id="#).dropFirst().first?.prefix { $0 != "\"" })
+            let uniqueID = try #require(
+                sent.body.components(separatedBy: #"<a href="/log?id="#).dropFirst().first?.prefix { $0 != "\"" })
             await harness.gateway.flushDeliveryLog()
             #expect(try await browser.get("/log?id=\(uniqueID)").body.contains("Stored - Device Offline"))
 
             let curl = try await post([("payload", #"{"aps":{"alert":"it's"}}"#), ("action", "curl")])
-            #expect(curl.body.contains("apns-topic: \(GatewayHarness.bundleID)") && curl.body.contains("/3/device/\(device.token)"))
+            #expect(
+                curl.body.contains("apns-topic: \(GatewayHarness.bundleID)") && curl.body.contains("/3/device/\(device.token)"))
             #expect(curl.body.contains("authorization: bearer ey") && curl.body.contains("--http2"), "\(curl.body)")
 
             let refused = try await post([("payload", "<script>alert(1)</script>"), ("action", "send")])
@@ -339,7 +369,9 @@ import Testing
             #expect(huge.status == 413, "\(huge.status)")
             #expect(try await harness.store.consoleSends(since: .distantPast, limit: 10).map(\.status) == [413, 400, 200])
 
-            let production = try await post([("payload", #"{"aps":{"alert":"x"}}"#), ("environment", "production"), ("action", "send")])
+            let production = try await post([
+                ("payload", #"{"aps":{"alert":"x"}}"#), ("environment", "production"), ("action", "send"),
+            ])
             #expect(production.body.contains("This gateway has no production provider API"), "\(production.body)")
             #expect(production.body.contains(#"<option value="production" selected>"#))
 
@@ -350,7 +382,9 @@ import Testing
         }
     }
 
-    @Test("History: each send kept with APNs' answer, newest first, HTML escaped; Modify opens it in the send form; Send again sends it as it was and keeps a new entry; a forged CSRF token is refused")
+    @Test(
+        "History: each send kept with APNs' answer, newest first, HTML escaped; Modify opens it in the send form; Send again sends it as it was and keeps a new entry; a forged CSRF token is refused"
+    )
     func history() async throws {
         try await withConsole { harness, browser, token in
             #expect(try await browser.get("/history").headers.first(name: "location") == "/login")
@@ -364,10 +398,16 @@ import Testing
                 ("payload", #"{"aps":{"alert":"<b>kept</b>"}}"#),
             ]
             #expect(try await browser.post("/send", fields + [("action", "send")]).body.contains("<td>200 </td>"))
-            #expect(try await browser.post("/send", fields + [("action", "curl")]).status == 200) // a cURL command is not a send
-            #expect(try await browser.post("/send", [("csrf", csrf), ("key", GatewayHarness.keyID), ("target", "token"),
-                                                     ("recipient", "abcd"), ("topic", GatewayHarness.bundleID),
-                                                     ("pushType", "alert"), ("payload", #"{"aps":{}}"#), ("action", "send")]).status == 200)
+            #expect(try await browser.post("/send", fields + [("action", "curl")]).status == 200)  // a cURL command is not a send
+            #expect(
+                try await browser.post(
+                    "/send",
+                    [
+                        ("csrf", csrf), ("key", GatewayHarness.keyID), ("target", "token"),
+                        ("recipient", "abcd"), ("topic", GatewayHarness.bundleID),
+                        ("pushType", "alert"), ("payload", #"{"aps":{}}"#), ("action", "send"),
+                    ]
+                ).status == 200)
             let page = try await browser.get("/history")
             let rows = page.body.components(separatedBy: "<tr class=").dropFirst()
             #expect(rows.count == 2, "\(page.body)")
@@ -380,20 +420,26 @@ import Testing
 
             let modify = try await browser.get("/send?from=\(sends.last!.id)")
             #expect(modify.body.contains("From the history"))
-            #expect(modify.body.contains("{&quot;aps&quot;:{&quot;alert&quot;:&quot;&lt;b&gt;kept&lt;/b&gt;&quot;}}</textarea>"), "\(modify.body)")
+            #expect(
+                modify.body.contains("{&quot;aps&quot;:{&quot;alert&quot;:&quot;&lt;b&gt;kept&lt;/b&gt;&quot;}}</textarea>"),
+                "\(modify.body)")
             #expect(modify.body.contains(#"value="&lt;i&gt;c&lt;/i&gt;""#) && modify.body.contains(device.token))
 
             let again = try await browser.post("/history/resend", [("csrf", csrf), ("id", sends.last!.id)])
             #expect(again.body.contains("<td>200 </td>"), "\(again.body)")
             let after = try await harness.store.consoleSends(since: .distantPast, limit: 10)
             #expect(after.count == 3 && after.first?.form == sends.last?.form && after.first?.uniqueID != sends.last?.uniqueID)
-            #expect(try await harness.store.storedNotifications(deviceID: device.deviceID).count == 1) // replaced: same topic
+            #expect(try await harness.store.storedNotifications(deviceID: device.deviceID).count == 1)  // replaced: same topic
             #expect(try await browser.post("/history/resend", [("csrf", "forged"), ("id", sends.last!.id)]).status == 403)
-            #expect(try await browser.post("/history/resend", [("csrf", csrf), ("id", "gone")]).body.contains("no longer in the history"))
+            #expect(
+                try await browser.post("/history/resend", [("csrf", csrf), ("id", "gone")]).body.contains(
+                    "no longer in the history"))
         }
     }
 
-    @Test("The delivery log found by apns-id (the one timeline, with what it was sent as), by device token or by topic (the notifications with their state now, newest first); a search that matches nothing says so, escaped")
+    @Test(
+        "The delivery log found by apns-id (the one timeline, with what it was sent as), by device token or by topic (the notifications with their state now, newest first); a search that matches nothing says so, escaped"
+    )
     func logSearch() async throws {
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
@@ -402,11 +448,14 @@ import Testing
             // One provider token for the connection (a new one within 20 minutes is 429 TooManyProviderTokenUpdates).
             let jwt = try harness.jwt()
             for (index, apnsID) in ["0A1B2C3D-0000-4000-8000-000000000001", "0a1b2c3d-0000-4000-8000-000000000002"].enumerated() {
-                answers.append(try await browser.provider.push(
-                    port: harness.tlsPort, token: device.token,
-                    headers: [("authorization", "bearer \(jwt)"), ("apns-topic", GatewayHarness.bundleID),
-                              ("apns-id", apnsID), ("apns-collapse-id", "c\(index)")],
-                    body: #"{"aps":{"alert":"hi"}}"#))
+                answers.append(
+                    try await browser.provider.push(
+                        port: harness.tlsPort, token: device.token,
+                        headers: [
+                            ("authorization", "bearer \(jwt)"), ("apns-topic", GatewayHarness.bundleID),
+                            ("apns-id", apnsID), ("apns-collapse-id", "c\(index)"),
+                        ],
+                        body: #"{"aps":{"alert":"hi"}}"#))
             }
             #expect(answers.map(\.status) == [200, 200])
             await harness.gateway.flushDeliveryLog()
@@ -422,11 +471,14 @@ import Testing
             let byTopic = try await browser.get("/log?id=\(GatewayHarness.bundleID)")
             #expect(byTopic.body.contains(uniqueIDs[0]) && byTopic.body.contains(uniqueIDs[1]))
             let nothing = try await browser.get("/log?id=%3Cscript%3E")
-            #expect(nothing.body.contains("No delivery log for <code>&lt;script&gt;</code>") && !nothing.body.contains("<script>"))
+            #expect(
+                nothing.body.contains("No delivery log for <code>&lt;script&gt;</code>") && !nothing.body.contains("<script>"))
         }
     }
 
-    @Test("Devices: every device with a token, connected (this node) or offline, its tokens, how many notifications are kept for it, and what they are (payload escaped)")
+    @Test(
+        "Devices: every device with a token, connected (this node) or offline, its tokens, how many notifications are kept for it, and what they are (payload escaped)"
+    )
     func devices() async throws {
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
@@ -458,7 +510,9 @@ import Testing
         }
     }
 
-    @Test("Metrics: the delivery log counted by Apple's categories, one SVG bar chart each with its total, for an hour, a day or a week")
+    @Test(
+        "Metrics: the delivery log counted by Apple's categories, one SVG bar chart each with its total, for an hour, a day or a week"
+    )
     func metrics() async throws {
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
@@ -468,29 +522,38 @@ import Testing
                 DeliveryEvent(uniqueID: "m2", at: now, kind: .received, detail: "Received by APNs"),
                 DeliveryEvent(uniqueID: "m1", at: now, kind: .stored, detail: "Stored - Device Offline"),
                 DeliveryEvent(uniqueID: "m2", at: now, kind: .discarded, detail: "Discarded - Expired: <b>late</b>"),
-                DeliveryEvent(uniqueID: "old", at: now.addingTimeInterval(-2 * 86_400), kind: .received, detail: "Received by APNs"),
+                DeliveryEvent(
+                    uniqueID: "old", at: now.addingTimeInterval(-2 * 86_400), kind: .received, detail: "Received by APNs"),
             ])
             let hour = try await browser.get("/metrics")
-            #expect(hour.body.contains(#"<h2>Received by APNs <span class="hint">2</span></h2><svg class="chart""#), "\(hour.body)")
+            #expect(
+                hour.body.contains(#"<h2>Received by APNs <span class="hint">2</span></h2><svg class="chart""#), "\(hour.body)")
             #expect(hour.body.contains(#"<h2>Stored - Device Offline <span class="hint">1</span></h2>"#))
             #expect(hour.body.contains(#"<h2>Discarded - Expired <span class="hint">1</span></h2>"#))
             #expect(hour.body.components(separatedBy: "<rect ").count - 1 == 3, "one bar in each of three charts")
             #expect(!hour.body.contains("<b>late"))
             let week = try await browser.get("/metrics?range=week")
-            #expect(week.body.contains(#"<h2>Received by APNs <span class="hint">3</span></h2>"#) && week.body.contains("<strong>week</strong>"))
+            #expect(
+                week.body.contains(#"<h2>Received by APNs <span class="hint">3</span></h2>"#)
+                    && week.body.contains("<strong>week</strong>"))
         }
     }
 
-    @Test("Tools: the JWT generator signs a provider token now with a key from the data directory, one the validator and the provider API take; an unknown key says so")
+    @Test(
+        "Tools: the JWT generator signs a provider token now with a key from the data directory, one the validator and the provider API take; an unknown key says so"
+    )
     func jwtGenerator() async throws {
         try await withConsole { harness, browser, token in
             try await logIn(browser, token)
             let csrf = try #require(try await browser.get("/tools").csrf)
             let page = try await browser.post("/tools/generate", [("csrf", csrf), ("key", GatewayHarness.keyID)])
-            let generated = try #require(page.body.components(separatedBy: #"<pre id="generated" class="long">"#).dropFirst().first?
-                .prefix { $0 != "<" })
+            let generated = try #require(
+                page.body.components(separatedBy: #"<pre id="generated" class="long">"#).dropFirst().first?
+                    .prefix { $0 != "<" })
             let checked = try await browser.post("/tools/jwt", [("jwt", String(generated)), ("csrf", csrf)])
-            #expect(!checked.body.contains(#"<tr class="discarded">"#) && checked.body.contains(#"<tr class="delivered">"#), "\(checked.body)")
+            #expect(
+                !checked.body.contains(#"<tr class="discarded">"#) && checked.body.contains(#"<tr class="delivered">"#),
+                "\(checked.body)")
             let device = try await harness.offlineToken()
             let answer = try await browser.provider.push(
                 port: harness.tlsPort, token: device.token,

@@ -5,7 +5,9 @@ import Testing
 /// The look at binary property lists before Foundation reads them (Foundation on Linux crashes on some; fuzzing found
 /// a set that does not bridge).
 @Suite struct BinaryPropertyListTests {
-    static var dictionary: [String: Any] { ["aps": ["alert": "Hi", "badge": 1], "ids": [1, 2], "ok": true, "when": Date(timeIntervalSince1970: 0)] }
+    static var dictionary: [String: Any] {
+        ["aps": ["alert": "Hi", "badge": 1], "ids": [1, 2], "ok": true, "when": Date(timeIntervalSince1970: 0)]
+    }
 
     @Test("A dictionary of plain values Foundation wrote, in binary or XML, is plain; text that is no list passes to Foundation")
     func plainLists() throws {

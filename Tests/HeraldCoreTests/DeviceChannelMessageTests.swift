@@ -7,52 +7,86 @@ import Testing
 @Suite struct DeviceChannelMessageTests {
     /// Every kind of message and its exact text on the wire.
     static let wire: [(DeviceChannelMessage, String)] = [
-        (.unregister(bundleID: "com.example.app", environment: .production, purpose: .app),
-         #"{"type":"unregister","bundleID":"com.example.app","environment":"production"}"#),
-        (.unregistered(bundleID: "com.example.app", environment: .development, purpose: .app),
-         #"{"type":"unregistered","bundleID":"com.example.app","environment":"development"}"#),
-        (.unregister(bundleID: "com.example.app", environment: .production, purpose: .liveActivity(activityID: "A1")),
-         #"{"type":"unregister","bundleID":"com.example.app","environment":"production","purpose":"liveactivity:A1"}"#),
-        (.unregistered(bundleID: "com.example.app", environment: .development, purpose: .voip),
-         #"{"type":"unregistered","bundleID":"com.example.app","environment":"development","purpose":"voip"}"#),
-        (.register(bundleID: "com.example.app", environment: .development, purpose: .pushToStart(attributesType: "ScoreAttributes")),
-         #"{"type":"register","bundleID":"com.example.app","environment":"development","purpose":"pushtostart:ScoreAttributes"}"#),
-        (.registered(bundleID: "com.example.app", environment: .development, purpose: .voip, token: "ab"),
-         #"{"type":"registered","bundleID":"com.example.app","environment":"development","purpose":"voip","token":"ab"}"#),
+        (
+            .unregister(bundleID: "com.example.app", environment: .production, purpose: .app),
+            #"{"type":"unregister","bundleID":"com.example.app","environment":"production"}"#
+        ),
+        (
+            .unregistered(bundleID: "com.example.app", environment: .development, purpose: .app),
+            #"{"type":"unregistered","bundleID":"com.example.app","environment":"development"}"#
+        ),
+        (
+            .unregister(bundleID: "com.example.app", environment: .production, purpose: .liveActivity(activityID: "A1")),
+            #"{"type":"unregister","bundleID":"com.example.app","environment":"production","purpose":"liveactivity:A1"}"#
+        ),
+        (
+            .unregistered(bundleID: "com.example.app", environment: .development, purpose: .voip),
+            #"{"type":"unregistered","bundleID":"com.example.app","environment":"development","purpose":"voip"}"#
+        ),
+        (
+            .register(
+                bundleID: "com.example.app", environment: .development, purpose: .pushToStart(attributesType: "ScoreAttributes")),
+            #"{"type":"register","bundleID":"com.example.app","environment":"development","purpose":"pushtostart:ScoreAttributes"}"#
+        ),
+        (
+            .registered(bundleID: "com.example.app", environment: .development, purpose: .voip, token: "ab"),
+            #"{"type":"registered","bundleID":"com.example.app","environment":"development","purpose":"voip","token":"ab"}"#
+        ),
         (.hello(deviceID: "laptop", secret: "s3cr\"t\\"), #"{"type":"hello","deviceID":"laptop","secret":"s3cr\"t\\"}"#),
         (.welcome(deviceID: "laptop"), #"{"type":"welcome","deviceID":"laptop"}"#),
-        (.register(bundleID: "com.example.app", environment: .development, purpose: .app),
-         #"{"type":"register","bundleID":"com.example.app","environment":"development"}"#),
-        (.registered(bundleID: "com.example.app", environment: .production, purpose: .app, token: String(repeating: "ab", count: 32)),
-         #"{"type":"registered","bundleID":"com.example.app","environment":"production","token":"\#(String(repeating: "ab", count: 32))"}"#),
-        (.push(
-            DevicePush(
-                deliveryID: "019aa3c2-5f10-7a3b-9c4d-0123456789ab", token: "aa", topic: "com.example.app.voip",
-                bundleID: "com.example.app", pushType: "voip", priority: 10, apnsID: "e5e2b2a0-0000-4000-8000-000000000000",
-                collapseID: "score", payload: #"{"aps":{"alert":"发送通知 \"hi\" \\ / 🎉"},"n":[1,2.5,null]}"#,
-                fromStorage: true)),
-         #"{"type":"push","push":{"deliveryID":"019aa3c2-5f10-7a3b-9c4d-0123456789ab","token":"aa","topic":"com.example.app.voip","bundleID":"com.example.app","pushType":"voip","priority":10,"apnsID":"e5e2b2a0-0000-4000-8000-000000000000","collapseID":"score","payload":"{\"aps\":{\"alert\":\"发送通知 \\\"hi\\\" \\\\ / 🎉\"},\"n\":[1,2.5,null]}","fromStorage":true}}"#),
-        (.push(
-            DevicePush(
-                deliveryID: "d", token: "t", topic: "com.example.app", bundleID: "com.example.app", pushType: "background",
-                priority: 5, apnsID: "a", collapseID: nil, payload: "{\"x\":\"\u{01}\t\"}", fromStorage: false)),
-         #"{"type":"push","push":{"deliveryID":"d","token":"t","topic":"com.example.app","bundleID":"com.example.app","pushType":"background","priority":5,"apnsID":"a","payload":"{\"x\":\"\u0001\t\"}","fromStorage":false}}"#),
-        (.push(
-            DevicePush(
-                deliveryID: "d", token: "", topic: "com.example.app.push-type.liveactivity", bundleID: "com.example.app",
-                pushType: "liveactivity", priority: 10, apnsID: "r", collapseID: nil,
-                payload: #"{"aps":{"event":"update","timestamp":1}}"#, fromStorage: false, channelID: "dGVzdA==")),
-         #"{"type":"push","push":{"deliveryID":"d","token":"","topic":"com.example.app.push-type.liveactivity","bundleID":"com.example.app","pushType":"liveactivity","priority":10,"apnsID":"r","payload":"{\"aps\":{\"event\":\"update\",\"timestamp\":1}}","fromStorage":false,"channelID":"dGVzdA=="}}"#),
-        (.subscribe(channelID: "dGVzdA==", bundleID: "com.example.app", environment: .development),
-         #"{"type":"subscribe","channelID":"dGVzdA==","bundleID":"com.example.app","environment":"development"}"#),
-        (.subscribed(channelID: "dGVzdA==", bundleID: "com.example.app"),
-         #"{"type":"subscribed","channelID":"dGVzdA==","bundleID":"com.example.app"}"#),
-        (.subscriptionRefused(channelID: "dGVzdA==", bundleID: "com.example.app"),
-         #"{"type":"subscriptionRefused","channelID":"dGVzdA==","bundleID":"com.example.app"}"#),
-        (.unsubscribe(channelID: "dGVzdA==", bundleID: "com.example.app"),
-         #"{"type":"unsubscribe","channelID":"dGVzdA==","bundleID":"com.example.app"}"#),
-        (.ack(deliveryID: "019aa3c2-5f10-7a3b-9c4d-0123456789ab"),
-         #"{"type":"ack","deliveryID":"019aa3c2-5f10-7a3b-9c4d-0123456789ab"}"#),
+        (
+            .register(bundleID: "com.example.app", environment: .development, purpose: .app),
+            #"{"type":"register","bundleID":"com.example.app","environment":"development"}"#
+        ),
+        (
+            .registered(
+                bundleID: "com.example.app", environment: .production, purpose: .app, token: String(repeating: "ab", count: 32)),
+            #"{"type":"registered","bundleID":"com.example.app","environment":"production","token":"\#(String(repeating: "ab", count: 32))"}"#
+        ),
+        (
+            .push(
+                DevicePush(
+                    deliveryID: "019aa3c2-5f10-7a3b-9c4d-0123456789ab", token: "aa", topic: "com.example.app.voip",
+                    bundleID: "com.example.app", pushType: "voip", priority: 10, apnsID: "e5e2b2a0-0000-4000-8000-000000000000",
+                    collapseID: "score", payload: #"{"aps":{"alert":"发送通知 \"hi\" \\ / 🎉"},"n":[1,2.5,null]}"#,
+                    fromStorage: true)),
+            #"{"type":"push","push":{"deliveryID":"019aa3c2-5f10-7a3b-9c4d-0123456789ab","token":"aa","topic":"com.example.app.voip","bundleID":"com.example.app","pushType":"voip","priority":10,"apnsID":"e5e2b2a0-0000-4000-8000-000000000000","collapseID":"score","payload":"{\"aps\":{\"alert\":\"发送通知 \\\"hi\\\" \\\\ / 🎉\"},\"n\":[1,2.5,null]}","fromStorage":true}}"#
+        ),
+        (
+            .push(
+                DevicePush(
+                    deliveryID: "d", token: "t", topic: "com.example.app", bundleID: "com.example.app", pushType: "background",
+                    priority: 5, apnsID: "a", collapseID: nil, payload: "{\"x\":\"\u{01}\t\"}", fromStorage: false)),
+            #"{"type":"push","push":{"deliveryID":"d","token":"t","topic":"com.example.app","bundleID":"com.example.app","pushType":"background","priority":5,"apnsID":"a","payload":"{\"x\":\"\u0001\t\"}","fromStorage":false}}"#
+        ),
+        (
+            .push(
+                DevicePush(
+                    deliveryID: "d", token: "", topic: "com.example.app.push-type.liveactivity", bundleID: "com.example.app",
+                    pushType: "liveactivity", priority: 10, apnsID: "r", collapseID: nil,
+                    payload: #"{"aps":{"event":"update","timestamp":1}}"#, fromStorage: false, channelID: "dGVzdA==")),
+            #"{"type":"push","push":{"deliveryID":"d","token":"","topic":"com.example.app.push-type.liveactivity","bundleID":"com.example.app","pushType":"liveactivity","priority":10,"apnsID":"r","payload":"{\"aps\":{\"event\":\"update\",\"timestamp\":1}}","fromStorage":false,"channelID":"dGVzdA=="}}"#
+        ),
+        (
+            .subscribe(channelID: "dGVzdA==", bundleID: "com.example.app", environment: .development),
+            #"{"type":"subscribe","channelID":"dGVzdA==","bundleID":"com.example.app","environment":"development"}"#
+        ),
+        (
+            .subscribed(channelID: "dGVzdA==", bundleID: "com.example.app"),
+            #"{"type":"subscribed","channelID":"dGVzdA==","bundleID":"com.example.app"}"#
+        ),
+        (
+            .subscriptionRefused(channelID: "dGVzdA==", bundleID: "com.example.app"),
+            #"{"type":"subscriptionRefused","channelID":"dGVzdA==","bundleID":"com.example.app"}"#
+        ),
+        (
+            .unsubscribe(channelID: "dGVzdA==", bundleID: "com.example.app"),
+            #"{"type":"unsubscribe","channelID":"dGVzdA==","bundleID":"com.example.app"}"#
+        ),
+        (
+            .ack(deliveryID: "019aa3c2-5f10-7a3b-9c4d-0123456789ab"),
+            #"{"type":"ack","deliveryID":"019aa3c2-5f10-7a3b-9c4d-0123456789ab"}"#
+        ),
         (.error("Wrong secret for this device.\n"), #"{"type":"error","message":"Wrong secret for this device.\n"}"#),
     ]
 
@@ -62,7 +96,8 @@ import Testing
         #expect(message.jsonText() == text)
         #expect(DeviceChannelMessage(jsonText: text) == message)
         // Still the same message when a peer escapes differently (`\/`, `\u` for plain letters) or adds spaces.
-        let respelled = text.replacingOccurrences(of: "/", with: #"\/"#).replacingOccurrences(of: #""type":"#, with: #" "t\u0079pe" : "#)
+        let respelled = text.replacingOccurrences(of: "/", with: #"\/"#).replacingOccurrences(
+            of: #""type":"#, with: #" "t\u0079pe" : "#)
         #expect(DeviceChannelMessage(jsonText: respelled) == message, "\(respelled)")
     }
 

@@ -4,7 +4,9 @@ import Testing
 
 /// A13: a `liveactivity` push's `aps` as ActivityKit reads it.
 @Suite struct LiveActivityPushTests {
-    @Test("An update: timestamp, content-state as compact JSON, stale and dismissal dates, relevance, a localized alert with its sound")
+    @Test(
+        "An update: timestamp, content-state as compact JSON, stale and dismissal dates, relevance, a localized alert with its sound"
+    )
     func update() throws {
         let push = try LiveActivityPush(
             payload: """
@@ -22,32 +24,44 @@ import Testing
         #expect(push.hasAlert && !push.wantsPushToken && push.pushChannel == nil)
     }
 
-    @Test("A start carries attributes-type, attributes and input-push-token or input-push-channel; an end may leave the content out")
+    @Test(
+        "A start carries attributes-type, attributes and input-push-token or input-push-channel; an end may leave the content out"
+    )
     func startAndEnd() throws {
-        let start = try LiveActivityPush(payload: """
-            {"aps":{"timestamp":1,"event":"start","attributes-type":"DeliveryAttributes","attributes":{"order":"A1"},
-            "content-state":{"eta":5},"alert":"Order A1","input-push-channel":"dGVzdA==","sound":"default"}}
-            """)
+        let start = try LiveActivityPush(
+            payload: """
+                {"aps":{"timestamp":1,"event":"start","attributes-type":"DeliveryAttributes","attributes":{"order":"A1"},
+                "content-state":{"eta":5},"alert":"Order A1","input-push-channel":"dGVzdA==","sound":"default"}}
+                """)
         #expect(start.event == .start && start.attributesType == "DeliveryAttributes" && start.attributes == #"{"order":"A1"}"#)
         #expect(start.alertBody == "Order A1" && start.alertTitle == nil && start.alertSound == "default")
         #expect(start.pushChannel == "dGVzdA==")
-        #expect(try LiveActivityPush(payload: #"{"aps":{"timestamp":1,"event":"start","attributes-type":"T","attributes":{},"content-state":{},"input-push-token":1}}"#).wantsPushToken)
+        #expect(
+            try LiveActivityPush(
+                payload:
+                    #"{"aps":{"timestamp":1,"event":"start","attributes-type":"T","attributes":{},"content-state":{},"input-push-token":1}}"#
+            ).wantsPushToken)
         let end = try LiveActivityPush(payload: #"{"aps":{"timestamp":2.5,"event":"end"}}"#)
         #expect(end.event == .end && end.contentState == nil && end.timestamp == 2.5 && !end.hasAlert)
     }
 
-    @Test("What is not a Live Activity push says why", arguments: [
-        (#"[]"#, LiveActivityPush.Failure.notAnObject),
-        (#"{"aps":1}"#, .notAnObject),
-        (#"{"aps":{"timestamp":1,"event":"pause","content-state":{}}}"#, .badEvent),
-        (#"{"aps":{"timestamp":1,"content-state":{}}}"#, .badEvent),
-        (#"{"aps":{"event":"update","content-state":{}}}"#, .missingTimestamp),
-        (#"{"aps":{"timestamp":"now","event":"update","content-state":{}}}"#, .missingTimestamp),
-        (#"{"aps":{"timestamp":1,"event":"update"}}"#, .missingContentState),
-        (#"{"aps":{"timestamp":1,"event":"update","content-state":[1]}}"#, .missingContentState),
-        (#"{"aps":{"timestamp":1,"event":"start","content-state":{}}}"#, .missingAttributes),
-        (#"{"aps":{"timestamp":1,"event":"start","content-state":{},"attributes-type":"T","attributes":"x"}}"#, .missingAttributes),
-    ])
+    @Test(
+        "What is not a Live Activity push says why",
+        arguments: [
+            (#"[]"#, LiveActivityPush.Failure.notAnObject),
+            (#"{"aps":1}"#, .notAnObject),
+            (#"{"aps":{"timestamp":1,"event":"pause","content-state":{}}}"#, .badEvent),
+            (#"{"aps":{"timestamp":1,"content-state":{}}}"#, .badEvent),
+            (#"{"aps":{"event":"update","content-state":{}}}"#, .missingTimestamp),
+            (#"{"aps":{"timestamp":"now","event":"update","content-state":{}}}"#, .missingTimestamp),
+            (#"{"aps":{"timestamp":1,"event":"update"}}"#, .missingContentState),
+            (#"{"aps":{"timestamp":1,"event":"update","content-state":[1]}}"#, .missingContentState),
+            (#"{"aps":{"timestamp":1,"event":"start","content-state":{}}}"#, .missingAttributes),
+            (
+                #"{"aps":{"timestamp":1,"event":"start","content-state":{},"attributes-type":"T","attributes":"x"}}"#,
+                .missingAttributes
+            ),
+        ])
     func refused(_ payload: String, _ failure: LiveActivityPush.Failure) {
         #expect(throws: failure) { try LiveActivityPush(payload: payload) }
     }

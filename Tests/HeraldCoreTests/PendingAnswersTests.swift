@@ -47,7 +47,9 @@ import Testing
         #expect(!sentAfterClose)
     }
 
-    @Test("Requests sent ahead: each is sent at once, in order; an answer that comes before anyone waits is kept for the waiter; the end of the connection answers those still out; a timeout runs from the wait")
+    @Test(
+        "Requests sent ahead: each is sent at once, in order; an answer that comes before anyone waits is kept for the waiter; the end of the connection answers those still out; a timeout runs from the wait"
+    )
     func sentAhead() async throws {
         let answers = PendingAnswers<Int, String>()
         var sent: [Int] = []

@@ -10,7 +10,8 @@ import Testing
 
     @Test("Y-01 N-1…N-3 N-7 N-9: Apple's game-invitation payload: alert dictionary, category, custom key in userInfo")
     func alertDictionary() throws {
-        let json = #"{"aps":{"alert":{"title":"Game Request","subtitle":"Five Card Draw","body":"Bob wants to play poker"},"category":"GAME_INVITATION"},"gameID":"12345678"}"#
+        let json =
+            #"{"aps":{"alert":{"title":"Game Request","subtitle":"Five Card Draw","body":"Bob wants to play poker"},"category":"GAME_INVITATION"},"gameID":"12345678"}"#
         let content = try Self.content(json)
         #expect(content.title == "Game Request")
         #expect(content.subtitle == "Five Card Draw")
@@ -35,7 +36,8 @@ import Testing
             "TITLE": "From %2$@ to %1$@",
             "SUB": "100%% sure",
         ]
-        let json = #"{"aps":{"alert":{"title":"ignored","title-loc-key":"TITLE","title-loc-args":["Ann","Bo"],"subtitle-loc-key":"SUB","loc-key":"GAME_PLAY_REQUEST_FORMAT","loc-args":["Shelly","Rick"]}}}"#
+        let json =
+            #"{"aps":{"alert":{"title":"ignored","title-loc-key":"TITLE","title-loc-args":["Ann","Bo"],"subtitle-loc-key":"SUB","loc-key":"GAME_PLAY_REQUEST_FORMAT","loc-args":["Shelly","Rick"]}}}"#
         let content = try Self.content(json, strings: strings)
         #expect(content.body == "Shelly and Rick have invited you to play Monopoly")
         #expect(content.title == "From Bo to Ann", "title-loc-key wins over title")
@@ -47,7 +49,9 @@ import Testing
 
     @Test("Untrusted formats: every specifier shape takes text, nothing reads past the arguments")
     func format() {
-        #expect(NotificationTextFormat.format("%d items, %.2f%%, %-5s|%ld", arguments: ["3", "1.5", "x", "9"]) == "3 items, 1.5%, x|9")
+        #expect(
+            NotificationTextFormat.format("%d items, %.2f%%, %-5s|%ld", arguments: ["3", "1.5", "x", "9"]) == "3 items, 1.5%, x|9"
+        )
         #expect(NotificationTextFormat.format("%n %", arguments: ["a"]) == "%n %", "unknown conversions are copied")
         #expect(NotificationTextFormat.format("%99999999999$@", arguments: ["a"]) == "")
         #expect(NotificationTextFormat.format("no specifiers", arguments: ["a"]) == "no specifiers")
@@ -55,7 +59,8 @@ import Testing
 
     @Test("N-4 N-14 N-15 N-16 N-32: badge 0 clears, critical sound, levels, score clamped, thread, target, filter")
     func apsKeys() throws {
-        let json = #"{"aps":{"badge":0,"sound":{"critical":1,"name":"my_sound.wav","volume":0.5},"thread-id":"chat-7","target-content-id":"w1","interruption-level":"time-sensitive","relevance-score":1.7,"filter-criteria":"work"}}"#
+        let json =
+            #"{"aps":{"badge":0,"sound":{"critical":1,"name":"my_sound.wav","volume":0.5},"thread-id":"chat-7","target-content-id":"w1","interruption-level":"time-sensitive","relevance-score":1.7,"filter-criteria":"work"}}"#
         let content = try Self.content(json)
         #expect(content.badge == 0)
         #expect(content.sound == .critical(name: "my_sound.wav", volume: 0.5))
@@ -63,7 +68,8 @@ import Testing
         #expect(content.interruptionLevel == "time-sensitive")
         #expect(content.relevanceScore == 1)
         #expect(content.filterCriteria == "work")
-        let defaults = try Self.content(#"{"aps":{"sound":{"critical":1,"name":"default"},"interruption-level":"loud","badge":"x"}}"#)
+        let defaults = try Self.content(
+            #"{"aps":{"sound":{"critical":1,"name":"default"},"interruption-level":"loud","badge":"x"}}"#)
         #expect(defaults.sound == .critical(name: nil, volume: 1))
         #expect(defaults.interruptionLevel == nil, "an unknown level is ignored")
         #expect(defaults.badge == nil, "a badge of the wrong type is ignored")
@@ -73,7 +79,9 @@ import Testing
     func background() throws {
         let silent = try Self.content(#"{"aps":{"content-available":1},"sync":"inbox"}"#)
         #expect(silent.contentAvailable && !silent.isUserVisible)
-        let mutable = try Self.content(#"{"aps":{"category":"SECRET","mutable-content":1,"alert":{"title":"Secret Message!","body":"(Encrypted)"}},"ENCRYPTED_DATA":"Salted__"}"#)
+        let mutable = try Self.content(
+            #"{"aps":{"category":"SECRET","mutable-content":1,"alert":{"title":"Secret Message!","body":"(Encrypted)"}},"ENCRYPTED_DATA":"Salted__"}"#
+        )
         #expect(mutable.mutableContent && mutable.title == "Secret Message!")
     }
 

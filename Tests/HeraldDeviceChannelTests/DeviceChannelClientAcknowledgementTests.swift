@@ -17,7 +17,8 @@ import Testing
             pushType: "liveactivity", priority: 10, apnsID: UUID().uuidString, collapseID: nil,
             payload: #"{"aps":{"event":"update","timestamp":1}}"#, fromStorage: false, channelID: "Y2hhbm5lbA==")
         let unicast = DevicePush(
-            deliveryID: "unicast-1", token: String(repeating: "a", count: 64), topic: "com.example.app", bundleID: "com.example.app",
+            deliveryID: "unicast-1", token: String(repeating: "a", count: 64), topic: "com.example.app",
+            bundleID: "com.example.app",
             pushType: "alert", priority: 10, apnsID: UUID().uuidString, collapseID: nil, payload: #"{"aps":{"alert":"hi"}}"#,
             fromStorage: false)
         let acknowledged = try await ScriptedDeviceGateway.run(sending: [broadcast, unicast]) { url in

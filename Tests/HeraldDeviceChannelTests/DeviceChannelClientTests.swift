@@ -9,7 +9,9 @@ import Testing
 /// A device's end of the device channel against a real gateway: enrolment, a token per app that stays the same, a
 /// wrong secret refused, a push received and acknowledged, unregistering.
 @Suite(.heavy, .timeLimit(.minutes(2))) struct DeviceChannelClientTests {
-    @Test("The first connection enrols the device; an app's token is 64 hex digits and the same when registered again; another secret for the ID is refused")
+    @Test(
+        "The first connection enrols the device; an app's token is 64 hex digits and the same when registered again; another secret for the ID is refused"
+    )
     func enrolmentAndTokens() async throws {
         try await withGateway { harness, _ in
             let id = "client-\(UUID().uuidString.prefix(8))"
@@ -26,7 +28,9 @@ import Testing
         }
     }
 
-    @Test("A push reaches the client on its stream; once acknowledged the gateway logs it delivered; after unregistering, the token is 410")
+    @Test(
+        "A push reaches the client on its stream; once acknowledged the gateway logs it delivered; after unregistering, the token is 410"
+    )
     func pushAndUnregister() async throws {
         try await withGateway { harness, _ in
             let device = try await harness.connectDevice()

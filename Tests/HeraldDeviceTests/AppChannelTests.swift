@@ -1,5 +1,5 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldAppChannel
 import HeraldCore
 import HeraldDevice
@@ -49,7 +49,9 @@ import UserNotifications
                 appChannelSocket: directory.appChannelSocket),
             engine: environment.engine, logger: logger)
         try await withRunning([daemon], logger: logger) {
-            try await eventually("the app channel's socket") { FileManager.default.fileExists(atPath: directory.appChannelSocket.path) }
+            try await eventually("the app channel's socket") {
+                FileManager.default.fileExists(atPath: directory.appChannelSocket.path)
+            }
             // The app process's own engine on the shared store, as `NotificationRuntime.makeProcessCenter` makes it.
             let appEngine = try NotificationEngine.forDataDirectory(
                 directory, presenter: SilentPresenter(), scope: [bundleIdentifier], logger: logger)
@@ -59,8 +61,9 @@ import UserNotifications
         }
     }
 
-
-    @Test("Seeds 001/003 through UIKit: registerForRemoteNotifications → token → push → willPresent on the main queue; a response → didReceive; unregister → 410")
+    @Test(
+        "Seeds 001/003 through UIKit: registerForRemoteNotifications → token → push → willPresent on the main queue; a response → didReceive; unregister → 410"
+    )
     func registrationAndDelegateThroughTheLink() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness) { device in
@@ -77,7 +80,9 @@ import UserNotifications
                         UIApplication.shared.delegate = delegate
                         UIApplication.shared.registerForRemoteNotifications()
                     }
-                    try await eventually("didRegisterForRemoteNotificationsWithDeviceToken", timeout: .seconds(60)) { delegate.deviceToken != nil }
+                    try await eventually("didRegisterForRemoteNotificationsWithDeviceToken", timeout: .seconds(60)) {
+                        delegate.deviceToken != nil
+                    }
                 }
                 let tokenData = try #require(delegate.deviceToken)
                 #expect(tokenData.count == 32)
@@ -90,12 +95,13 @@ import UserNotifications
                     identifier: "category.test.input", title: "text", options: [.foreground],
                     textInputButtonTitle: "send", textInputPlaceholder: "please")
                 center.setNotificationCategories([
-                    UNNotificationCategory(identifier: "category.test", actions: [reply], intentIdentifiers: [], options: []),
+                    UNNotificationCategory(identifier: "category.test", actions: [reply], intentIdentifiers: [], options: [])
                 ])
                 try await withTokenClient(harness) { client, _ in
                     var notification = APNsNotification.alert(
                         bundleID: GatewayHarness.bundleID,
-                        payload: APNsPayload(alert: .fields(.init(title: "这是一个标题", body: "你收到一个内容")), categoryIdentifier: "category.test"))
+                        payload: APNsPayload(
+                            alert: .fields(.init(title: "这是一个标题", body: "你收到一个内容")), categoryIdentifier: "category.test"))
                     notification.collapseID = "seed-003"
                     let result = try await client.send(notification, to: token)
                     #expect(result.status == 200)
@@ -129,7 +135,9 @@ import UserNotifications
         }
     }
 
-    @Test("Seed 002: a background push (content-available, priority 5) through the gateway reaches the linked app's fetch handler on the main queue, with its payload as userInfo; one delivered again is not handed over twice")
+    @Test(
+        "Seed 002: a background push (content-available, priority 5) through the gateway reaches the linked app's fetch handler on the main queue, with its payload as userInfo; one delivered again is not handed over twice"
+    )
     func backgroundPush() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness) { device in
@@ -150,17 +158,23 @@ import UserNotifications
                 #expect(delegate.fetchedOnMainQueue == [true])
                 #expect(await center.deliveredNotifications().isEmpty, "a background push shows nothing")
                 // The same delivery again (a lost acknowledgement): recognised, not handed over twice.
-                #expect(try await device.environment.engine.receiveBackground(
-                    #"{"aps":{"content-available":1},"news":"fresh"}"#, deliveryID: "delivery-1", for: GatewayHarness.bundleID) == .kept)
-                #expect(try await device.environment.engine.receiveBackground(
-                    #"{"aps":{"content-available":1},"news":"again"}"#, deliveryID: "delivery-1", for: GatewayHarness.bundleID) == .duplicate)
+                #expect(
+                    try await device.environment.engine.receiveBackground(
+                        #"{"aps":{"content-available":1},"news":"fresh"}"#, deliveryID: "delivery-1", for: GatewayHarness.bundleID
+                    ) == .kept)
+                #expect(
+                    try await device.environment.engine.receiveBackground(
+                        #"{"aps":{"content-available":1},"news":"again"}"#, deliveryID: "delivery-1", for: GatewayHarness.bundleID
+                    ) == .duplicate)
                 try await eventually("the second fetch") { delegate.fetched == ["fresh", "fresh"] }
                 await MainActor.run { UIApplication.shared.delegate = nil }
             }
         }
     }
 
-    @Test("Without a daemon, registration fails with Apple's error through didFailToRegister; the app runs its notifications itself")
+    @Test(
+        "Without a daemon, registration fails with Apple's error through didFailToRegister; the app runs its notifications itself"
+    )
     func noDaemon() async throws {
         let directory = HeraldDataDirectory(url: URL(fileURLWithPath: "/tmp/hac-\(UUID().uuidString.prefix(8))"))
         try directory.create()
@@ -227,7 +241,9 @@ import UserNotifications
         try await eventually("willPresent in-process") { delegate.presented == ["after"] }
     }
 
-    @Test("An app that started before the daemon runs alone, then links to the daemon when it appears: its scheduler stops, the daemon fires its notifications once")
+    @Test(
+        "An app that started before the daemon runs alone, then links to the daemon when it appears: its scheduler stops, the daemon fires its notifications once"
+    )
     func daemonAppearsLater() async throws {
         let directory = HeraldDataDirectory(url: URL(fileURLWithPath: "/tmp/hac-\(UUID().uuidString.prefix(8))"))
         try directory.create()
@@ -257,7 +273,9 @@ import UserNotifications
             content.title = "once"
             try await center.add(UNNotificationRequest(identifier: "once", content: content, trigger: nil))
             // The app's engine dated it by the real clock; the daemon's runs on the test's virtual one.
-            try await eventually("the daemon to schedule it") { try await environment.engine.pending(for: "com.example.early").count == 1 }
+            try await eventually("the daemon to schedule it") {
+                try await environment.engine.pending(for: "com.example.early").count == 1
+            }
             await environment.advance(to: Date().addingTimeInterval(1))
             try await eventually("willPresent through the link") { delegate.presented == ["once"] }
             await environment.settle()
@@ -266,7 +284,9 @@ import UserNotifications
         }
     }
 
-    @Test("A linked app in front that goes away while it is asked willPresent (it crashed, or closed its connection) never answers: the notification is shown as for an app in the background and kept in the list, not lost")
+    @Test(
+        "A linked app in front that goes away while it is asked willPresent (it crashed, or closed its connection) never answers: the notification is shown as for an app in the background and kept in the list, not lost"
+    )
     func appGoneWhileAsked() async throws {
         try await withGateway { harness, _ in
             // The helper's own app center links as GatewayHarness.bundleID; this app is another, on a raw connection.
@@ -301,7 +321,9 @@ import UserNotifications
         }
     }
 
-    @Test("The daemon asks a linked app in front about its next notifications before it answered about the first; answers that come in another order are shown in the order the questions went")
+    @Test(
+        "The daemon asks a linked app in front about its next notifications before it answered about the first; answers that come in another order are shown in the order the questions went"
+    )
     func questionsAheadOfAnswers() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness) { device in
@@ -318,7 +340,8 @@ import UserNotifications
                     for id in ["a", "b", "c"] {
                         var content = NotificationContentRecord()
                         content.body = id
-                        try await engine.receiveRemote(NotificationRequestRecord(identifier: id, content: content, trigger: .push), for: app)
+                        try await engine.receiveRemote(
+                            NotificationRequestRecord(identifier: id, content: content, trigger: .push), for: app)
                     }
                     var questions: [(id: Int, notification: String)] = []
                     while questions.count < 3, let line = await lines.next() {
@@ -330,15 +353,22 @@ import UserNotifications
                 }
                 #expect(questions.map(\.notification) == ["a", "b", "c"])
                 for question in questions.reversed() {
-                    connection.send(AppChannelMessage.presented(id: question.id, options: UNNotificationPresentationOptions([.banner, .list]).rawValue).encoded())
+                    connection.send(
+                        AppChannelMessage.presented(
+                            id: question.id, options: UNNotificationPresentationOptions([.banner, .list]).rawValue
+                        ).encoded())
                 }
-                try await eventually("all three shown", timeout: .seconds(30)) { device.environment.presenter.presentations.count == 3 }
+                try await eventually("all three shown", timeout: .seconds(30)) {
+                    device.environment.presenter.presentations.count == 3
+                }
                 #expect(device.environment.presenter.presentations.map(\.body) == ["a", "b", "c"])
             }
         }
     }
 
-    @Test("A linked app's delegate gets a burst of notifications in the order they came, each once, though the daemon asks about them before the delegate answered the one before")
+    @Test(
+        "A linked app's delegate gets a burst of notifications in the order they came, each once, though the daemon asks about them before the delegate answered the one before"
+    )
     func burstInOrderThroughTheLink() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness) { device in
@@ -373,7 +403,8 @@ import UserNotifications
     @Test("The wire form: one JSON object per line, the exact text of a hello and of a registration")
     func wireForm() throws {
         let hello = AppChannelMessage.hello(bundleID: "com.example.app", foreground: true, delegate: false)
-        #expect(String(decoding: hello.encoded(), as: UTF8.self)
+        #expect(
+            String(decoding: hello.encoded(), as: UTF8.self)
                 == #"{"hello":{"bundleID":"com.example.app","delegate":false,"foreground":true}}"#)
         let registered = AppChannelMessage.registered(id: 3, token: "ab")
         #expect(String(decoding: registered.encoded(), as: UTF8.self) == #"{"registered":{"id":3,"token":"ab"}}"#)
@@ -381,7 +412,9 @@ import UserNotifications
         #expect(throws: DecodingError.self) { try AppChannelMessage(line: Data(#"{"nonsense":{}}"#.utf8)) }
     }
 
-    @Test("A connection acts only for the app it named: a second hello, another app's change, the person's change, a request before hello and an unknown request are refused with the reason; a line over the limit is answered, then the connection closes")
+    @Test(
+        "A connection acts only for the app it named: a second hello, another app's change, the person's change, a request before hello and an unknown request are refused with the reason; a line over the limit is answered, then the connection closes"
+    )
     func oneAppPerConnection() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness, bundleIdentifier: "com.example.first") { device in
@@ -412,7 +445,7 @@ import UserNotifications
                 // Apple's error crosses the channel as itself (C-15).
                 send(.change(id: 4, bundleID: "com.example.first", change: .setBadgeCount(-1)))
                 guard case .refused(4, let failure) = try await next(),
-                      let error = failure.error as? UNError
+                    let error = failure.error as? UNError
                 else { Issue.record("a negative badge applied"); return }
                 #expect(error.code == .badgeInputInvalid)
                 // A request this daemon does not know (a newer app's): refused under its id; the connection stays.
@@ -430,7 +463,9 @@ import UserNotifications
                     try AppChannelMessage(line: try #require(await strangerLines.next()))
                 }
                 stranger.send(AppChannelMessage.register(id: 1, environment: nil, bundlePath: nil).encoded())
-                guard case .failed(1, let hello) = try await strangerNext() else { Issue.record("a registration without hello"); return }
+                guard case .failed(1, let hello) = try await strangerNext() else {
+                    Issue.record("a registration without hello"); return
+                }
                 #expect(hello.contains("Say hello first"))
                 stranger.send(AppChannelMessage.change(id: 2, bundleID: "com.example.second", change: allow).encoded())
                 #expect(try await strangerNext() == .applied(id: 2, outcome: .done))
@@ -440,14 +475,18 @@ import UserNotifications
                 #expect(name.contains("not a bundle identifier"))
                 // A line well over the limit (the decoder reads in chunks): answered with the reason, then closed.
                 stranger.send(Data(repeating: UInt8(ascii: "a"), count: 2 * AppChannelConnection.maximumLineLength))
-                guard case .failed(0, let long) = try await strangerNext() else { Issue.record("an oversized line answered"); return }
+                guard case .failed(0, let long) = try await strangerNext() else {
+                    Issue.record("an oversized line answered"); return
+                }
                 #expect(long.contains("longer than the app channel takes"))
                 #expect(await strangerLines.next() == nil, "closed after an oversized line")
             }
         }
     }
 
-    @Test("One writer: a linked app's changes are applied by the daemon's engine (its authorization answer, its errors), and read back directly")
+    @Test(
+        "One writer: a linked app's changes are applied by the daemon's engine (its authorization answer, its errors), and read back directly"
+    )
     func linkedChangesGoThroughTheDaemon() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness) { device in
@@ -459,7 +498,8 @@ import UserNotifications
                 #expect(await center.notificationSettings().authorizationStatus == .denied)
                 await #expect(throws: UNError.self) { try await center.setBadgeCount(-1) }
                 do {
-                    try await center.add(UNNotificationRequest(identifier: "empty", content: UNMutableNotificationContent(), trigger: nil))
+                    try await center.add(
+                        UNNotificationRequest(identifier: "empty", content: UNMutableNotificationContent(), trigger: nil))
                     Issue.record("an empty request was added")
                 } catch let error as UNError {
                     #expect(error.code == .notificationInvalidNoContent, "Apple's error comes back through the link (B-40)")
@@ -467,11 +507,16 @@ import UserNotifications
                 try await device.environment.engine.setAuthorization(.authorized, options: [.alert], for: GatewayHarness.bundleID)
                 let content = UNMutableNotificationContent()
                 content.title = "later"
-                try await center.add(UNNotificationRequest(
-                    identifier: "later", content: content, trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
+                try await center.add(
+                    UNNotificationRequest(
+                        identifier: "later", content: content,
+                        trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3600, repeats: false)))
                 // Committed by the daemon before the call returned: read back directly, and scheduled by the daemon.
                 #expect(await center.pendingNotificationRequests().map(\.identifier) == ["later"])
-                #expect(try await device.environment.engine.pending(for: GatewayHarness.bundleID).map(\.request.identifier) == ["later"])
+                #expect(
+                    try await device.environment.engine.pending(for: GatewayHarness.bundleID).map(\.request.identifier) == [
+                        "later"
+                    ])
                 center.setNotificationCategories([UNNotificationCategory(identifier: "c", actions: [], intentIdentifiers: [])])
                 #expect(await center.notificationCategories().map(\.identifier) == ["c"])
                 center.removeAllPendingNotificationRequests()
@@ -480,7 +525,9 @@ import UserNotifications
         }
     }
 
-    @Test("A change from the CLI's path (no hello) reaches the linked app at once, with no poll anywhere: the best of five answers reaches its delegate within 1 s (a 2 s poll would miss that 31 times in 32)")
+    @Test(
+        "A change from the CLI's path (no hello) reaches the linked app at once, with no poll anywhere: the best of five answers reaches its delegate within 1 s (a 2 s poll would miss that 31 times in 32)"
+    )
     func cliChangeReachesTheAppAtOnce() async throws {
         try await withGateway { harness, _ in
             try await withDevice(harness) { device in
@@ -503,7 +550,8 @@ import UserNotifications
                     }
                     let asked = ContinuousClock.now
                     let answered = try await DeviceLink.apply(
-                        .interact(.open, notification: "n\(attempt)"), for: GatewayHarness.bundleID, socket: device.socket, logger: logger)
+                        .interact(.open, notification: "n\(attempt)"), for: GatewayHarness.bundleID, socket: device.socket,
+                        logger: logger)
                     #expect(answered == .done)
                     try await eventually("didReceive n\(attempt)") { delegate.received(attempt) != nil }
                     best = min(best, try #require(delegate.received(attempt)) - asked)
@@ -546,9 +594,9 @@ import UserNotifications
 
     @Test("SO_PEERCRED: a process of another user that reaches the socket is refused before it can say anything")
     func anotherUserIsRefused() async throws {
-        guard getuid() == 0 else { return } // Needs root to run a process as another user; CI runs as root.
+        guard getuid() == 0 else { return }  // Needs root to run a process as another user; CI runs as root.
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv"),
-              FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
         else {
             Issue.record("setpriv (util-linux) and python3 are needed for this test")
             return
@@ -579,11 +627,13 @@ import UserNotifications
                         print('no answer: ' + repr(error))
                     """
                 let result = try await ChildProcess.run(
-                    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, device.socket.path],
+                    "/usr/bin/setpriv",
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", script, device.socket.path],
                     timeout: .seconds(20))
                 // Closed at once — an orderly close, or a reset or broken pipe because what it sent was never read.
                 // Never an answer, never a wait for one.
-                #expect(result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "\(result.output) \(result.error)")
+                #expect(
+                    result.output.trimmingCharacters(in: .whitespacesAndNewlines) == "closed", "\(result.output) \(result.error)")
             }
         }
     }

@@ -1,5 +1,5 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldDevice
 import HeraldTestSupport
 import HeraldTesting
@@ -11,12 +11,16 @@ import UserNotifications
 
 /// The programs the desktop test runs: a virtual X server, a session bus and dunst (scripts/test installs them).
 enum DesktopTools {
-    static let programs = ["/usr/bin/Xvfb", "/usr/bin/dbus-daemon", "/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/import", "/usr/bin/gdbus"]
+    static let programs = [
+        "/usr/bin/Xvfb", "/usr/bin/dbus-daemon", "/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/import", "/usr/bin/gdbus",
+    ]
     static var available: Bool { programs.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) } }
 }
 
 /// The freedesktop presenter against a real notification server: dunst on a virtual X display, on its own session bus.
-@Suite(.heavy, .timeLimit(.minutes(2)), .enabled(if: DesktopTools.available, "needs Xvfb, dbus-daemon, dunst, ImageMagick and gdbus (scripts/test installs them)"))
+@Suite(
+    .heavy, .timeLimit(.minutes(2)),
+    .enabled(if: DesktopTools.available, "needs Xvfb, dbus-daemon, dunst, ImageMagick and gdbus (scripts/test installs them)"))
 struct DesktopPresenterTests {
     /// Runs `body` with dunst showing on a fresh X display and session bus, and ends all three afterwards.
     func withDesktop(_ body: (_ busAddress: String, _ display: String) async throws -> Void) async throws {
@@ -52,8 +56,9 @@ struct DesktopPresenterTests {
         }
     }
 
-
-    @Test("Issue 16: a notification shows on dunst (screenshot kept); the default action invoked through D-Bus and a category action arrive at the app's didReceive")
+    @Test(
+        "Issue 16: a notification shows on dunst (screenshot kept); the default action invoked through D-Bus and a category action arrive at the app's didReceive"
+    )
     func dunst() async throws {
         try await withDesktop { bus, display in
             let presenter = try await connect(bus)
@@ -65,11 +70,11 @@ struct DesktopPresenterTests {
             let center = device.center()
             let delegate = LinkedAppDelegate()
             center.delegate = delegate
-            device.setForeground(false) // in the background, the system shows the banner
+            device.setForeground(false)  // in the background, the system shows the banner
             #expect(try await center.requestAuthorization(options: [.alert, .sound, .badge]))
             let confirm = UNNotificationAction(identifier: "category.test.confirm", title: "Confirm", options: [.foreground])
             center.setNotificationCategories([
-                UNNotificationCategory(identifier: "category.test", actions: [confirm], intentIdentifiers: [], options: []),
+                UNNotificationCategory(identifier: "category.test", actions: [confirm], intentIdentifiers: [], options: [])
             ])
             for identifier in ["first", "second"] {
                 let content = UNMutableNotificationContent()
@@ -105,15 +110,20 @@ struct DesktopPresenterTests {
             // The person clicks the notification on top: dunst invokes its default action.
             let clicked = try await ChildProcess.run("/usr/bin/dunstctl", ["action", "0"], environment: environment)
             #expect(clicked.status == 0, "\(clicked.error)")
-            try await eventually("the default action at didReceive") { delegate.responses == [UNNotificationDefaultActionIdentifier] }
+            try await eventually("the default action at didReceive") {
+                delegate.responses == [UNNotificationDefaultActionIdentifier]
+            }
 
             // A category action on the other one, as the server announces it (ActionInvoked on the bus).
-            let other = try #require(["first", "second"].first { presenter.desktopID(of: $0, for: "com.example.desktop") != nil })
+            let other = try #require(
+                ["first", "second"].first { presenter.desktopID(of: $0, for: "com.example.desktop") != nil })
             let id = try #require(presenter.desktopID(of: other, for: "com.example.desktop"))
-            let emitted = try await ChildProcess.run("/usr/bin/gdbus", [
-                "emit", "--session", "--object-path", "/org/freedesktop/Notifications",
-                "--signal", "org.freedesktop.Notifications.ActionInvoked", "uint32 \(id)", "category.test.confirm",
-            ], environment: environment)
+            let emitted = try await ChildProcess.run(
+                "/usr/bin/gdbus",
+                [
+                    "emit", "--session", "--object-path", "/org/freedesktop/Notifications",
+                    "--signal", "org.freedesktop.Notifications.ActionInvoked", "uint32 \(id)", "category.test.confirm",
+                ], environment: environment)
             #expect(emitted.status == 0, "\(emitted.error)")
             try await eventually("the action at didReceive") {
                 delegate.responses == [UNNotificationDefaultActionIdentifier, "category.test.confirm"]
@@ -160,9 +170,11 @@ struct DesktopPresenterTests {
         let call = DBusMessage.call(
             serial: 7, destination: "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications",
             interface: "org.freedesktop.Notifications", member: "Notify",
-            body: [.string("com.example.app"), .uint32(0), .string(""), .string("标题"), .string("body"),
-                   .strings(["default", "Open"]), .dictionary([("urgency", .byte(1)), ("image-path", .string("/a.png"))]),
-                   .int32(-1)])
+            body: [
+                .string("com.example.app"), .uint32(0), .string(""), .string("标题"), .string("body"),
+                .strings(["default", "Open"]), .dictionary([("urgency", .byte(1)), ("image-path", .string("/a.png"))]),
+                .int32(-1),
+            ])
         let bytes = call.encoded()
         #expect(Array(bytes.prefix(4)) == [UInt8(ascii: "l"), 1, 0, 1], "little-endian, method call, version 1")
         #expect(try DBusMessage.length(ofMessageStartingWith: bytes) == bytes.count)

@@ -1,5 +1,5 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDevice
 import HeraldGateway
@@ -32,7 +32,6 @@ import UserNotifications
         try await withRunning([daemon], logger: logger) { try await body(daemon) }
     }
 
-
     @Test("Seed 001: permission → register → the provider pushes with a .p8 JWT → the foreground app's willPresent and the list")
     func pushReachesTheApp() async throws {
         try await withGateway { harness, _ in
@@ -41,7 +40,9 @@ import UserNotifications
             center.delegate = delegate
             try await withDaemon(harness, device: device) { daemon in
                 let token = try await daemon.register(bundleIdentifier: GatewayHarness.bundleID)
-                #expect(try await daemon.register(bundleIdentifier: GatewayHarness.bundleID) == token, "stable per app, device and environment")
+                #expect(
+                    try await daemon.register(bundleIdentifier: GatewayHarness.bundleID) == token,
+                    "stable per app, device and environment")
                 try await withTokenClient(harness) { client, _ in
                     var notification = APNsNotification.alert(
                         bundleID: GatewayHarness.bundleID,
@@ -78,7 +79,9 @@ import UserNotifications
                 }
             }
             try await withDaemon(harness, device: device, identity: identity) { daemon in
-                try await eventually("the stored push", timeout: .seconds(30)) { await center.deliveredNotifications().count == 1 }
+                try await eventually("the stored push", timeout: .seconds(30)) {
+                    await center.deliveredNotifications().count == 1
+                }
                 #expect(daemon.registration(of: GatewayHarness.bundleID)?.token == token)
             }
             #expect(await center.deliveredNotifications().map(\.request.content.body) == ["second"], "D-04: the latest per topic")
@@ -133,9 +136,10 @@ import UserNotifications
     @Test("Reconnect delays double up to the maximum, with at most a quarter of jitter, and start over after a success")
     func backoff() {
         var backoff = ReconnectBackoff(initial: .milliseconds(100), maximum: .seconds(1))
-        #expect((0..<6).map { _ in backoff.next(random: 0) } == [
-            .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1),
-        ])
+        #expect(
+            (0..<6).map { _ in backoff.next(random: 0) } == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1),
+            ])
         #expect(backoff.next(random: 0.999) > .milliseconds(750))
         backoff.reset()
         #expect(backoff.next(random: 1) == .milliseconds(75))

@@ -27,24 +27,32 @@ import Testing
         """
     }
 
-    @Test("A service and a content extension are read, with the content extension's attributes (a category as a string or an array)")
+    @Test(
+        "A service and a content extension are read, with the content extension's attributes (a category as a string or an array)"
+    )
     func read() throws {
         let app = try bundle([
             "Service": Self.info(point: "com.apple.usernotifications.service"),
-            "Content": Self.info(point: "com.apple.usernotifications.content-extension", attributes: """
-                <key>UNNotificationExtensionCategory</key><array><string>a</string><string>b</string></array>
-                <key>UNNotificationExtensionDefaultContentHidden</key><true/>
-                <key>UNNotificationExtensionOverridesDefaultTitle</key><true/>
-                <key>UNNotificationExtensionInitialContentSizeRatio</key><real>0.25</real>
-                """),
-            "Single": Self.info(point: "com.apple.usernotifications.content-extension", attributes: """
-                <key>UNNotificationExtensionCategory</key><string>c</string>
-                """),
+            "Content": Self.info(
+                point: "com.apple.usernotifications.content-extension",
+                attributes: """
+                    <key>UNNotificationExtensionCategory</key><array><string>a</string><string>b</string></array>
+                    <key>UNNotificationExtensionDefaultContentHidden</key><true/>
+                    <key>UNNotificationExtensionOverridesDefaultTitle</key><true/>
+                    <key>UNNotificationExtensionInitialContentSizeRatio</key><real>0.25</real>
+                    """),
+            "Single": Self.info(
+                point: "com.apple.usernotifications.content-extension",
+                attributes: """
+                    <key>UNNotificationExtensionCategory</key><string>c</string>
+                    """),
             "Other": Self.info(point: "com.apple.widgetkit-extension"),
         ])
         defer { try? FileManager.default.removeItem(at: app) }
         let manifests = try ServiceExtensionHost.manifests(inAppBundle: app.path)
-        #expect(manifests.map(\.bundle.lastPathComponent) == ["Content.appex", "Service.appex", "Single.appex"], "other extension points are not notification extensions")
+        #expect(
+            manifests.map(\.bundle.lastPathComponent) == ["Content.appex", "Service.appex", "Single.appex"],
+            "other extension points are not notification extensions")
         let content = try #require(manifests.first)
         #expect(content.categories == ["a", "b"] && content.defaultContentHidden && content.overridesDefaultTitle)
         #expect(content.initialContentSizeRatio == 0.25)
@@ -57,7 +65,9 @@ import Testing
     func refused() throws {
         let missing = try bundle(["Service": nil])
         let malformed = try bundle(["Service": "<plist><dict><key>oops"])
-        let noExecutable = try bundle(["Service": Self.info(point: "com.apple.usernotifications.service", executable: "no-such-extension")])
+        let noExecutable = try bundle([
+            "Service": Self.info(point: "com.apple.usernotifications.service", executable: "no-such-extension")
+        ])
         defer { for app in [missing, malformed, noExecutable] { try? FileManager.default.removeItem(at: app) } }
         for (app, words) in [(missing, "missing"), (malformed, "not a property list"), (noExecutable, "no-such-extension")] {
             do {

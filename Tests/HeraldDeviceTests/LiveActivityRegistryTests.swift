@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-@testable import HeraldDevice
 import HeraldGateway
 import HeraldTestSupport
 import HeraldTesting
@@ -10,6 +9,8 @@ import Logging
 import ServiceLifecycle
 import Testing
 import UserNotifications
+
+@testable import HeraldDevice
 
 /// The device's Live Activities (issue 28, A13, B-14) between a real gateway and the daemon's registry: tokens issued
 /// per activity, `liveactivity` pushes applied in timestamp order, broadcasts to every subscribed device, push-to-start,
@@ -41,7 +42,9 @@ import UserNotifications
     }
 
     /// A new activity's record, as an app's `Activity.request` sends it.
-    static func requested(_ pushType: LiveActivityRecord.PushType?, score: Int = 0, type: String = "ScoreAttributes") -> LiveActivityRecord {
+    static func requested(
+        _ pushType: LiveActivityRecord.PushType?, score: Int = 0, type: String = "ScoreAttributes"
+    ) -> LiveActivityRecord {
         LiveActivityRecord(
             id: UUID().uuidString, bundleIdentifier: bundle, attributesType: type, attributes: #"{"home":"Lions"}"#,
             content: LiveActivityContentRecord(state: #"{"score":\#(score)}"#, staleDate: nil, relevanceScore: 0),
@@ -65,7 +68,9 @@ import UserNotifications
         try await daemon.liveActivities.activities(of: bundle).first { $0.id == id }
     }
 
-    @Test("A13: .token: the activity gets a token of its own; updates apply in timestamp order (an older one is ignored), alerts are shown, the end dismisses at its dismissal-date and revokes the token (410)")
+    @Test(
+        "A13: .token: the activity gets a token of its own; updates apply in timestamp order (an older one is ignored), alerts are shown, the end dismisses at its dismissal-date and revokes the token (410)"
+    )
     func tokenActivity() async throws {
         try await withGateway { harness, client in
             let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
@@ -77,42 +82,64 @@ import UserNotifications
                 #expect(token != appToken, "an activity's token is its own")
                 #expect(try await harness.store.token(token)?.purpose == .liveActivity(activityID: started.id))
 
-                let update = try await Self.push(harness, client, jwt: jwt, to: token, aps: """
-                    {"timestamp":1800000010,"event":"update","content-state":{"score":2},"relevance-score":75,
-                     "alert":{"title":"Goal!","body":{"loc-key":"%@ scored","loc-args":["Ana"]},"sound":"chime.aiff"}}
-                    """)
+                let update = try await Self.push(
+                    harness, client, jwt: jwt, to: token,
+                    aps: """
+                        {"timestamp":1800000010,"event":"update","content-state":{"score":2},"relevance-score":75,
+                         "alert":{"title":"Goal!","body":{"loc-key":"%@ scored","loc-args":["Ana"]},"sound":"chime.aiff"}}
+                        """)
                 #expect(update.status == 200)
-                try await eventually("the update", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.content.state == #"{"score":2}"# }
+                try await eventually("the update", timeout: .seconds(30)) {
+                    try await Self.activity(daemon, started.id)?.content.state == #"{"score":2}"#
+                }
                 let updated = try #require(try await Self.activity(daemon, started.id))
                 #expect(updated.content.relevanceScore == 75)
                 #expect(updated.alert == LiveActivityAlertRecord(title: "Goal!", body: "Ana scored", sound: "chime.aiff"))
                 let shown = try #require(device.presenter.liveActivities.last)
                 #expect(shown.activityID == started.id && shown.state == "active" && shown.alertTitle == "Goal!")
-                #expect(TerminalPresenter.line(for: shown).contains("active: score: 2  [alert: Goal! — Ana scored, sound: chime.aiff]"))
+                #expect(
+                    TerminalPresenter.line(for: shown).contains(
+                        "active: score: 2  [alert: Goal! — Ana scored, sound: chime.aiff]"))
 
                 // Older than the last applied: ignored (fenced by a later push on the same connection).
-                _ = try await Self.push(harness, client, jwt: jwt, to: token, aps: #"{"timestamp":1800000005,"event":"update","content-state":{"score":1}}"#)
-                _ = try await Self.push(harness, client, jwt: jwt, to: token, aps: #"{"timestamp":1800000010,"event":"update","content-state":{"score":3}}"#)
-                try await eventually("the fence", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.content.state == #"{"score":3}"# }
+                _ = try await Self.push(
+                    harness, client, jwt: jwt, to: token,
+                    aps: #"{"timestamp":1800000005,"event":"update","content-state":{"score":1}}"#)
+                _ = try await Self.push(
+                    harness, client, jwt: jwt, to: token,
+                    aps: #"{"timestamp":1800000010,"event":"update","content-state":{"score":3}}"#)
+                try await eventually("the fence", timeout: .seconds(30)) {
+                    try await Self.activity(daemon, started.id)?.content.state == #"{"score":3}"#
+                }
                 #expect(!device.presenter.liveActivities.contains { $0.contentState == #"{"score":1}"# })
 
                 // An end with a dismissal date already past: dismissed at once; its token is revoked.
                 let past = Int(device.clock.now.timeIntervalSince1970) - 1
-                let end = try await Self.push(harness, client, jwt: jwt, to: token, aps: """
-                    {"timestamp":1800000020,"event":"end","content-state":{"score":4},"dismissal-date":\(past)}
-                    """)
+                let end = try await Self.push(
+                    harness, client, jwt: jwt, to: token,
+                    aps: """
+                        {"timestamp":1800000020,"event":"end","content-state":{"score":4},"dismissal-date":\(past)}
+                        """)
                 #expect(end.status == 200)
-                try await eventually("dismissed", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .dismissed }
+                try await eventually("dismissed", timeout: .seconds(30)) {
+                    try await Self.activity(daemon, started.id)?.state == .dismissed
+                }
                 #expect(try await Self.activity(daemon, started.id)?.content.state == #"{"score":4}"#)
-                try await eventually("the token revoked", timeout: .seconds(30)) { try await harness.store.token(token)?.revokedAt != nil }
-                let after = try await Self.push(harness, client, jwt: jwt, to: token, aps: #"{"timestamp":1800000030,"event":"update","content-state":{"score":5}}"#)
+                try await eventually("the token revoked", timeout: .seconds(30)) {
+                    try await harness.store.token(token)?.revokedAt != nil
+                }
+                let after = try await Self.push(
+                    harness, client, jwt: jwt, to: token,
+                    aps: #"{"timestamp":1800000030,"event":"update","content-state":{"score":5}}"#)
                 #expect(after.status == 410)
                 #expect(after.reason == "Unregistered")
             }
         }
     }
 
-    @Test("Stale and dismissal dates are kept on the device's clock: stale at the content's stale date, active again on an update, an end by the app dismissed four hours later")
+    @Test(
+        "Stale and dismissal dates are kept on the device's clock: stale at the content's stale date, active again on an update, an end by the app dismissed four hours later"
+    )
     func staleAndDismissal() async throws {
         try await withGateway { harness, _ in
             let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
@@ -126,10 +153,13 @@ import UserNotifications
                     alert: nil, end: nil)
                 #expect(await device.clock.waitForSleeper(until: staleDate))
                 device.clock.advance(by: 61)
-                try await eventually("stale", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .stale }
+                try await eventually("stale", timeout: .seconds(30)) {
+                    try await Self.activity(daemon, started.id)?.state == .stale
+                }
                 let fresh = try await registry.update(
                     started.id, of: Self.bundle,
-                    content: LiveActivityContentRecord(state: #"{"score":2}"#, staleDate: nil, relevanceScore: 0), alert: nil, end: nil)
+                    content: LiveActivityContentRecord(state: #"{"score":2}"#, staleDate: nil, relevanceScore: 0), alert: nil,
+                    end: nil)
                 #expect(fresh.state == .active)
                 let ended = try await registry.update(started.id, of: Self.bundle, content: nil, alert: nil, end: .automatic)
                 #expect(ended.state == .ended)
@@ -140,8 +170,11 @@ import UserNotifications
                 }
                 #expect(await device.clock.waitForSleeper(until: dismissal))
                 device.clock.advance(to: dismissal)
-                try await eventually("dismissed", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .dismissed }
-                #expect(device.presenter.liveActivities.map(\.state) == ["active", "active", "stale", "active", "ended", "dismissed"])
+                try await eventually("dismissed", timeout: .seconds(30)) {
+                    try await Self.activity(daemon, started.id)?.state == .dismissed
+                }
+                #expect(
+                    device.presenter.liveActivities.map(\.state) == ["active", "active", "stale", "active", "ended", "dismissed"])
                 await #expect(throws: LiveActivityRegistry.Failure.unknownActivity("nope")) {
                     _ = try await registry.update("nope", of: Self.bundle, content: nil, alert: nil, end: nil)
                 }
@@ -149,7 +182,9 @@ import UserNotifications
         }
     }
 
-    @Test("Apple's eight hours: a running activity ends eight hours after it started (its token revoked) and is dismissed four hours later")
+    @Test(
+        "Apple's eight hours: a running activity ends eight hours after it started (its token revoked) and is dismissed four hours later"
+    )
     func eightHourLimit() async throws {
         try await withGateway { harness, _ in
             let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
@@ -159,19 +194,27 @@ import UserNotifications
                 let end = started.startedAt.addingTimeInterval(LiveActivityRegistry.maximumDuration)
                 #expect(await device.clock.waitForSleeper(until: end))
                 device.clock.advance(to: end)
-                try await eventually("ended", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .ended }
+                try await eventually("ended", timeout: .seconds(30)) {
+                    try await Self.activity(daemon, started.id)?.state == .ended
+                }
                 let ended = try #require(try await Self.activity(daemon, started.id))
                 #expect(ended.dismissalDate == end.addingTimeInterval(LiveActivityRegistry.defaultDismissalDelay))
-                try await eventually("the token revoked", timeout: .seconds(30)) { try await harness.store.token(token)?.revokedAt != nil }
+                try await eventually("the token revoked", timeout: .seconds(30)) {
+                    try await harness.store.token(token)?.revokedAt != nil
+                }
                 let dismissal = try #require(ended.dismissalDate)
                 #expect(await device.clock.waitForSleeper(until: dismissal))
                 device.clock.advance(to: dismissal)
-                try await eventually("dismissed", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.state == .dismissed }
+                try await eventually("dismissed", timeout: .seconds(30)) {
+                    try await Self.activity(daemon, started.id)?.state == .dismissed
+                }
             }
         }
     }
 
-    @Test("B-14: two devices with activities on one channel both get a broadcast; an unknown channel fails the start; an ended activity leaves the channel")
+    @Test(
+        "B-14: two devices with activities on one channel both get a broadcast; an unknown channel fails the start; an ended activity leaves the channel"
+    )
     func channelActivities() async throws {
         try await withGateway { harness, client in
             let channel = BroadcastChannelRecord.makeID()
@@ -213,7 +256,9 @@ import UserNotifications
                     _ = try await one.liveActivities.update(a.id, of: Self.bundle, content: nil, alert: nil, end: .immediate)
                     let later = try await broadcast(score: 8, at: 1800000002)
                     #expect(later.status == 200)
-                    try await eventually("the second device", timeout: .seconds(30)) { try await Self.activity(two, b.id)?.content.state == #"{"score":8}"# }
+                    try await eventually("the second device", timeout: .seconds(30)) {
+                        try await Self.activity(two, b.id)?.content.state == #"{"score":8}"#
+                    }
                     #expect(try await Self.activity(one, a.id)?.content.state == #"{"score":7}"#)
                     #expect(try await Self.activity(one, a.id)?.state == .dismissed)
                 }
@@ -221,7 +266,9 @@ import UserNotifications
         }
     }
 
-    @Test("Push-to-start: a start to the type's token makes a new activity with input-push-token's own token; a start whose attributes-type is another's, or an update to that token, is dropped; activities survive the daemon's restart")
+    @Test(
+        "Push-to-start: a start to the type's token makes a new activity with input-push-token's own token; a start whose attributes-type is another's, or an update to that token, is dropped; activities survive the daemon's restart"
+    )
     func pushToStart() async throws {
         try await withGateway { harness, client in
             let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
@@ -231,16 +278,22 @@ import UserNotifications
             var startedID = ""
             try await withDaemon(harness, device: device, database: database, deviceID: deviceID) { daemon in
                 let token = try await daemon.liveActivities.pushToStartToken(for: Self.bundle, attributesType: "ScoreAttributes")
-                #expect(try await daemon.liveActivities.pushToStartToken(for: Self.bundle, attributesType: "ScoreAttributes") == token)
-                let wrongType = try await Self.push(harness, client, jwt: jwt, to: token, aps: """
-                    {"timestamp":1800000000,"event":"start","attributes-type":"OtherAttributes","attributes":{"home":"X"},
-                     "content-state":{"score":0},"alert":{"title":"Kick-off","body":"Lions v Tigers"}}
-                    """)
+                #expect(
+                    try await daemon.liveActivities.pushToStartToken(for: Self.bundle, attributesType: "ScoreAttributes") == token
+                )
+                let wrongType = try await Self.push(
+                    harness, client, jwt: jwt, to: token,
+                    aps: """
+                        {"timestamp":1800000000,"event":"start","attributes-type":"OtherAttributes","attributes":{"home":"X"},
+                         "content-state":{"score":0},"alert":{"title":"Kick-off","body":"Lions v Tigers"}}
+                        """)
                 #expect(wrongType.status == 200)
-                let start = try await Self.push(harness, client, jwt: jwt, to: token, aps: """
-                    {"timestamp":1800000001,"event":"start","attributes-type":"ScoreAttributes","attributes":{"home":"Lions"},
-                     "content-state":{"score":0},"alert":{"title":"Kick-off","body":"Lions v Tigers"},"input-push-token":1}
-                    """)
+                let start = try await Self.push(
+                    harness, client, jwt: jwt, to: token,
+                    aps: """
+                        {"timestamp":1800000001,"event":"start","attributes-type":"ScoreAttributes","attributes":{"home":"Lions"},
+                         "content-state":{"score":0},"alert":{"title":"Kick-off","body":"Lions v Tigers"},"input-push-token":1}
+                        """)
                 #expect(start.status == 200)
                 try await eventually("the started activity's token", timeout: .seconds(30)) {
                     try await daemon.liveActivities.activities(of: Self.bundle).first?.pushToken != nil
@@ -249,12 +302,18 @@ import UserNotifications
                 #expect(activities.count == 1)
                 let started = try #require(activities.first)
                 startedID = started.id
-                #expect(started.startedByPush && started.attributesType == "ScoreAttributes" && started.attributes == #"{"home":"Lions"}"#)
+                #expect(
+                    started.startedByPush && started.attributesType == "ScoreAttributes"
+                        && started.attributes == #"{"home":"Lions"}"#)
                 #expect(started.pushType == .token)
                 #expect(device.presenter.liveActivities.first?.alertTitle == "Kick-off")
-                let update = try await Self.push(harness, client, jwt: jwt, to: try #require(started.pushToken), aps: #"{"timestamp":1800000002,"event":"update","content-state":{"score":1}}"#)
+                let update = try await Self.push(
+                    harness, client, jwt: jwt, to: try #require(started.pushToken),
+                    aps: #"{"timestamp":1800000002,"event":"update","content-state":{"score":1}}"#)
                 #expect(update.status == 200)
-                try await eventually("the update", timeout: .seconds(30)) { try await Self.activity(daemon, started.id)?.content.state == #"{"score":1}"# }
+                try await eventually("the update", timeout: .seconds(30)) {
+                    try await Self.activity(daemon, started.id)?.content.state == #"{"score":1}"#
+                }
             }
             // A new registry on the same file: the activity and the push-to-start token are still there.
             try await withDaemon(harness, device: device, database: database, deviceID: deviceID) { daemon in

@@ -1,5 +1,5 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDevice
 import HeraldGateway
@@ -15,15 +15,20 @@ import UserNotifications
     static let exampleService = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("herald-example-service")
 
-    @Test("B-51: an extension that never calls its handler is asked for its best attempt when the injected clock reaches 30 s; until then nothing is shown")
+    @Test(
+        "B-51: an extension that never calls its handler is asked for its best attempt when the injected clock reaches 30 s; until then nothing is shown"
+    )
     func bestAttemptOnTheInjectedClock() async throws {
         try await withGateway { harness, _ in
             let app = FileManager.default.temporaryDirectory.appendingPathComponent("extension-\(UUID().uuidString).app")
             let appex = app.appendingPathComponent("PlugIns/NotificationService.appex", isDirectory: true)
             try FileManager.default.createDirectory(at: appex, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: app) }
-            try Data(ExtensionManifestTests.info(point: "com.apple.usernotifications.service", executable: Self.exampleService.path).utf8)
-                .write(to: appex.appendingPathComponent("Info.plist"))
+            try Data(
+                ExtensionManifestTests.info(point: "com.apple.usernotifications.service", executable: Self.exampleService.path)
+                    .utf8
+            )
+            .write(to: appex.appendingPathComponent("Info.plist"))
             var logger = Logger(label: "test.extension")
             logger.logLevel = .warning
             let device = try NotificationTestEnvironment(bundleIdentifier: GatewayHarness.bundleID, logger: logger)
@@ -52,7 +57,9 @@ import UserNotifications
                 #expect(await device.clock.waitForSleeper(until: start.addingTimeInterval(30), timeout: .seconds(20)))
                 #expect(device.presenter.presentations.isEmpty, "held for the extension")
                 await device.advance(by: 30)
-                try await eventually("the best attempt", timeout: .seconds(30)) { device.presenter.presentations.map(\.title) == ["Slow [NotificationService]"] }
+                try await eventually("the best attempt", timeout: .seconds(30)) {
+                    device.presenter.presentations.map(\.title) == ["Slow [NotificationService]"]
+                }
                 #expect(await device.center().deliveredNotifications().map(\.request.identifier) == ["slow"])
             }
         }
@@ -61,13 +68,15 @@ import UserNotifications
     @Test("A flood of hanging extension runs for one app waits for that app's two slots, never holds up another app's extension")
     func floodingAppDoesNotDelayOthers() async throws {
         let host = ServiceExtensionHost(timeLimit: .seconds(60), grace: .seconds(5), logger: Logger(label: "test.extension"))
-        let manifest = ServiceExtensionHost.Manifest(bundle: FileManager.default.temporaryDirectory, executable: Self.exampleService)
+        let manifest = ServiceExtensionHost.Manifest(
+            bundle: FileManager.default.temporaryDirectory, executable: Self.exampleService)
         func request(_ test: String?) -> NotificationRequestRecord {
             var content = NotificationContentRecord()
             content.title = "T"
             content.body = "B"
             if let test {
-                content.userInfo = try! PropertyListSerialization.data(fromPropertyList: ["test": test], format: .binary, options: 0)
+                content.userInfo = try! PropertyListSerialization.data(
+                    fromPropertyList: ["test": test], format: .binary, options: 0)
             }
             return NotificationRequestRecord(identifier: UUID().uuidString, content: content, trigger: .push)
         }

@@ -35,7 +35,9 @@ import Testing
         frames.first { $0.type == 0x1 && $0.stream == stream }?.payload.first
     }
 
-    @Test("A well-formed push is answered 200 on its stream, read whole or 6 bytes at a time, its body in one DATA frame or two, its header block in HEADERS and CONTINUATION (S-01, R-01)")
+    @Test(
+        "A well-formed push is answered 200 on its stream, read whole or 6 bytes at a time, its body in one DATA frame or two, its header block in HEADERS and CONTINUATION (S-01, R-01)"
+    )
     func wellFormedPush() throws {
         let seeds = HTTP2FrameSeeds.all
         for (index, seed) in [seeds[0], seeds[1], seeds[2], seeds[4]].enumerated() {
@@ -63,12 +65,16 @@ import Testing
         #expect(served.closed)
     }
 
-    @Test("A client that never opens its flow-control window for an answer's body: the stream is reset after the request timeout, then the idle connection closed (found by fuzzing)")
+    @Test(
+        "A client that never opens its flow-control window for an answer's body: the stream is reset after the request timeout, then the idle connection closed (found by fuzzing)"
+    )
     func windowNeverOpened() throws {
         typealias Seeds = HTTP2FrameSeeds
-        let request = Seeds.headers(path: "/3/device/\(String(repeating: "ab", count: 32))", fields: [("apns-topic", "com.example.app")])
+        let request = Seeds.headers(
+            path: "/3/device/\(String(repeating: "ab", count: 32))", fields: [("apns-topic", "com.example.app")])
         // SETTINGS_INITIAL_WINDOW_SIZE 0: no byte of a DATA frame may be sent until a WINDOW_UPDATE that never comes.
-        let input = [0x00] + Seeds.frame(0x4, [0, 4, 0, 0, 0, 0]) + Seeds.settingsAck
+        let input =
+            [0x00] + Seeds.frame(0x4, [0, 4, 0, 0, 0, 0]) + Seeds.settingsAck
             + Seeds.frame(0x1, flags: 0x4, stream: 1, request) + Seeds.frame(0x0, flags: 0x1, stream: 1, Array("not json".utf8))
         let served = try Seeds.serve(input)
         let frames = Self.frames(served.written)

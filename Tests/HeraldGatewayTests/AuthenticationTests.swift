@@ -1,7 +1,7 @@
-import GatewayTestSupport
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldGateway
 import HeraldTestSupport
@@ -51,9 +51,10 @@ import Testing
                 "bearer " + (try harness.jwt(key: otherKey)),
                 "bearer " + (try harness.jwt(keyID: "UNKNOWN123")),
                 "bearer " + (try harness.jwt(teamID: "OTHERTEAM1")),
-                "bearer " + (try handmadeJWT(
-                    header: #"{"alg":"HS256","kid":"\#(GatewayHarness.keyID)"}"#,
-                    claims: #"{"iss":"\#(GatewayHarness.teamID)","iat":\#(now)}"#, key: harness.providerKey)),
+                "bearer "
+                    + (try handmadeJWT(
+                        header: #"{"alg":"HS256","kid":"\#(GatewayHarness.keyID)"}"#,
+                        claims: #"{"iss":"\#(GatewayHarness.teamID)","iat":\#(now)}"#, key: harness.providerKey)),
                 "Basic dXNlcjpwYXNz",
             ]
             for authorization in candidates {
@@ -68,19 +69,24 @@ import Testing
         }
     }
 
-    @Test("I-03 A-08: pretty-printed JSON, iat as a string, kid in the claims, DER signatures and a capitalised scheme are accepted")
+    @Test(
+        "I-03 A-08: pretty-printed JSON, iat as a string, kid in the claims, DER signatures and a capitalised scheme are accepted"
+    )
     func liberalTokens() async throws {
         try await withGateway { harness, _ in
             let token = try await harness.offlineToken().token
             let now = Int(harness.clock.now.timeIntervalSince1970)
             let variants = [
-                "bearer " + (try handmadeJWT(
-                    header: "{\n  \"alg\" : \"ES256\",\n  \"kid\" : \"\(GatewayHarness.keyID)\"\n}",
-                    claims: "{\n  \"iss\" : \"\(GatewayHarness.teamID)\",\n  \"iat\" : \"\(now)\",\n  \"kid\" : \"\(GatewayHarness.keyID)\"\n}",
-                    key: harness.providerKey)),
-                "bearer " + (try handmadeJWT(
-                    header: #"{"alg":"ES256","kid":"\#(GatewayHarness.keyID)"}"#,
-                    claims: #"{"iss":"\#(GatewayHarness.teamID)","iat":\#(now)}"#, key: harness.providerKey, der: true)),
+                "bearer "
+                    + (try handmadeJWT(
+                        header: "{\n  \"alg\" : \"ES256\",\n  \"kid\" : \"\(GatewayHarness.keyID)\"\n}",
+                        claims:
+                            "{\n  \"iss\" : \"\(GatewayHarness.teamID)\",\n  \"iat\" : \"\(now)\",\n  \"kid\" : \"\(GatewayHarness.keyID)\"\n}",
+                        key: harness.providerKey)),
+                "bearer "
+                    + (try handmadeJWT(
+                        header: #"{"alg":"ES256","kid":"\#(GatewayHarness.keyID)"}"#,
+                        claims: #"{"iss":"\#(GatewayHarness.teamID)","iat":\#(now)}"#, key: harness.providerKey, der: true)),
                 "Bearer " + (try harness.jwt()),
                 "BEARER " + (try harness.jwt()),
             ]
@@ -148,7 +154,9 @@ import Testing
         try await withGateway(clock: clock) { harness, client in
             let token = try await harness.offlineToken().token
             let first = try harness.jwt()
-            #expect(try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(first)"), body: Self.alert).status == 200)
+            #expect(
+                try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(first)"), body: Self.alert)
+                    .status == 200)
             clock.advance(by: 60)
             let second = try harness.jwt()
             let refused = try await client.push(
@@ -156,10 +164,14 @@ import Testing
             #expect(refused.status == 429)
             #expect(refused.reason == "TooManyProviderTokenUpdates")
             // The first token still works on that connection, and after 20 minutes the new one is taken.
-            #expect(try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(first)"), body: Self.alert).status == 200)
+            #expect(
+                try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(first)"), body: Self.alert)
+                    .status == 200)
             clock.advance(by: 20 * 60)
             let third = try harness.jwt()
-            #expect(try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(third)"), body: Self.alert).status == 200)
+            #expect(
+                try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(third)"), body: Self.alert)
+                    .status == 200)
         }
     }
 
@@ -169,30 +181,39 @@ import Testing
             let token = try await harness.offlineToken().token
             let otherKey = P256.Signing.PrivateKey()
             try await harness.store.saveProviderKey(
-                ProviderKeyRecord(keyID: "OTHERKEY01", teamID: "OTHERTEAM1", publicKeyPEM: otherKey.publicKey.pemRepresentation,
-                                  createdAt: harness.clock.now))
-            #expect(try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(try harness.jwt())"), body: Self.alert).status == 200)
+                ProviderKeyRecord(
+                    keyID: "OTHERKEY01", teamID: "OTHERTEAM1", publicKeyPEM: otherKey.publicKey.pemRepresentation,
+                    createdAt: harness.clock.now))
+            #expect(
+                try await client.push(
+                    port: harness.tlsPort, token: token, headers: headers("bearer \(try harness.jwt())"), body: Self.alert
+                ).status == 200)
             let other = try harness.jwt(keyID: "OTHERKEY01", teamID: "OTHERTEAM1", key: otherKey)
-            let refused = try await client.push(port: harness.tlsPort, token: token, headers: headers("bearer \(other)"), body: Self.alert)
+            let refused = try await client.push(
+                port: harness.tlsPort, token: token, headers: headers("bearer \(other)"), body: Self.alert)
             #expect(refused.status == 403)
             #expect(refused.reason == "UnrelatedKeyIdInToken")
         }
     }
 
-    @Test("A-07: an environment-scoped key is BadEnvironmentKeyIdInToken elsewhere; a topic-scoped key is TopicDisallowed for other apps")
+    @Test(
+        "A-07: an environment-scoped key is BadEnvironmentKeyIdInToken elsewhere; a topic-scoped key is TopicDisallowed for other apps"
+    )
     func scopedKeys() async throws {
         try await withGateway { harness, _ in
             let token = try await harness.offlineToken().token
             let productionKey = P256.Signing.PrivateKey()
             try await harness.store.saveProviderKey(
-                ProviderKeyRecord(keyID: "PRODKEY001", teamID: GatewayHarness.teamID,
-                                  publicKeyPEM: productionKey.publicKey.pemRepresentation, environment: .production,
-                                  createdAt: harness.clock.now))
+                ProviderKeyRecord(
+                    keyID: "PRODKEY001", teamID: GatewayHarness.teamID,
+                    publicKeyPEM: productionKey.publicKey.pemRepresentation, environment: .production,
+                    createdAt: harness.clock.now))
             let topicKey = P256.Signing.PrivateKey()
             try await harness.store.saveProviderKey(
-                ProviderKeyRecord(keyID: "TOPICKEY01", teamID: GatewayHarness.teamID,
-                                  publicKeyPEM: topicKey.publicKey.pemRepresentation, topics: ["com.example.other"],
-                                  createdAt: harness.clock.now))
+                ProviderKeyRecord(
+                    keyID: "TOPICKEY01", teamID: GatewayHarness.teamID,
+                    publicKeyPEM: topicKey.publicKey.pemRepresentation, topics: ["com.example.other"],
+                    createdAt: harness.clock.now))
             let wrongEnvironment = try await using(harness.makeHTTPClient()) {
                 try await $0.push(
                     port: harness.tlsPort, token: token,

@@ -1,6 +1,6 @@
-import GatewayTestSupport
 import AsyncHTTPClient
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldGateway
 import HeraldTestSupport
@@ -46,7 +46,9 @@ import Testing
             // header cut in half; an HTTP/1.1 request line with no end.
             var random = SystemRandomNumberGenerator()
             _ = try await Self.raw(port: harness.plaintextPort, (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) })
-            _ = try await Self.raw(port: harness.plaintextPort, preface + [0, 0, 0, 4, 0, 0, 0, 0, 0] + [0x00, 0x40, 0x00, 0x01, 0x05, 0, 0, 0, 1, 0x82])
+            _ = try await Self.raw(
+                port: harness.plaintextPort,
+                preface + [0, 0, 0, 4, 0, 0, 0, 0, 0] + [0x00, 0x40, 0x00, 0x01, 0x05, 0, 0, 0, 1, 0x82])
             _ = try await Self.raw(port: harness.plaintextPort, preface + [0, 0])
             _ = try await Self.raw(port: harness.plaintextPort, Array("POST /3/device/abc HTTP/1.1\r\nHost: x\r\n".utf8))
             _ = try await Self.raw(port: harness.tlsPort, Array("definitely not TLS\r\n\r\n".utf8))
@@ -63,16 +65,18 @@ import Testing
             let token = try await harness.offlineToken().token
             let jwt = try harness.jwt()
             try await using(harness.makeHTTPClient()) { big in
-            await #expect(throws: (any Error).self) {
-                let answer = try await big.push(
-                    port: harness.tlsPort, token: token,
-                    headers: [("apns-topic", GatewayHarness.bundleID), ("authorization", "bearer \(jwt)"),
-                              ("x-padding", String(repeating: "p", count: 200_000))],
-                    body: Self.alert)
-                // Some stacks answer instead of resetting: then it must not be a success.
-                if answer.status == 200 { return }
-                throw HTTPClientError.remoteConnectionClosed
-            }
+                await #expect(throws: (any Error).self) {
+                    let answer = try await big.push(
+                        port: harness.tlsPort, token: token,
+                        headers: [
+                            ("apns-topic", GatewayHarness.bundleID), ("authorization", "bearer \(jwt)"),
+                            ("x-padding", String(repeating: "p", count: 200_000)),
+                        ],
+                        body: Self.alert)
+                    // Some stacks answer instead of resetting: then it must not be a success.
+                    if answer.status == 200 { return }
+                    throw HTTPClientError.remoteConnectionClosed
+                }
             }
 
             var request = HTTPClientRequest(url: "https://127.0.0.1:\(harness.tlsPort)/3/device/\(token)")

@@ -3,10 +3,11 @@ import Foundation
 import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
-@testable import HeraldGateway
 import HeraldTestSupport
 import NIOHTTP1
 import Testing
+
+@testable import HeraldGateway
 
 /// Apple's broadcast sends (apns-spec §8.2) through the provider API to devices subscribed on the device channel.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct BroadcastTests {
@@ -64,7 +65,8 @@ import Testing
             let second = try await Self.subscriber(harness, channel)
             let requestID = "0a2b7c52-3d0e-4b7f-9a51-2f0c8e9d1a44"
             let expiration = String(Int(harness.clock.now.timeIntervalSince1970) + 3_600)
-            let answer = try await Self.broadcast(harness, client, jwt: jwt, channelID: channel, body: Self.update(1), expiration: expiration,
+            let answer = try await Self.broadcast(
+                harness, client, jwt: jwt, channelID: channel, body: Self.update(1), expiration: expiration,
                 headers: [("apns-request-id", requestID)])
             #expect(answer.status == 200)
             #expect(answer.body.isEmpty)
@@ -94,7 +96,10 @@ import Testing
             let metrics = harness.gateway.metrics.prometheusText().split(separator: "\n")
             #expect(metrics.contains("herald_broadcasts_total 1"))
             #expect(metrics.contains("herald_broadcast_devices_total 2"))
-            #expect(metrics.contains { $0.hasPrefix("apns_notifications_total{") && $0.contains("liveactivity") && $0.hasSuffix(" 1") })
+            #expect(
+                metrics.contains {
+                    $0.hasPrefix("apns_notifications_total{") && $0.contains("liveactivity") && $0.hasSuffix(" 1")
+                })
             for device in [first, second, later] { await device.close() }
         }
     }
@@ -135,7 +140,9 @@ import Testing
             let channel = try await Self.channel(harness, .noMessageStored)
             let devices = [try await Self.subscriber(harness, channel), try await Self.subscriber(harness, channel)]
             for score in 1...30 {
-                #expect(try await Self.broadcast(harness, client, jwt: jwt, channelID: channel, body: Self.update(score)).status == 200)
+                #expect(
+                    try await Self.broadcast(harness, client, jwt: jwt, channelID: channel, body: Self.update(score)).status
+                        == 200)
             }
             for device in devices {
                 // Nothing is acknowledged until all thirty are in: a broadcast never waits for the one before it.
@@ -183,25 +190,29 @@ import Testing
     static let refusals: [Refusal] = [
         Refusal(name: "no channel", channel: .none, status: 400, reason: "MissingChannelId"),
         Refusal(name: "not base64", channel: .custom("not base64!"), status: 400, reason: "BadChannelId"),
-        Refusal(name: "never made", channel: .custom(Data(repeating: 1, count: 16).base64EncodedString()), status: 400,
-                reason: "ChannelNotRegistered"),
+        Refusal(
+            name: "never made", channel: .custom(Data(repeating: 1, count: 16).base64EncodedString()), status: 400,
+            reason: "ChannelNotRegistered"),
         Refusal(name: "no push type", headers: [("apns-push-type", "")], status: 400, reason: "MissingPushType"),
         Refusal(name: "alert", headers: [("apns-push-type", "alert")], status: 400, reason: "InvalidPushType"),
         Refusal(name: "no expiration", expiration: nil, status: 400, reason: "BadExpirationDate"),
         Refusal(name: "negative expiration", expiration: "-1", status: 400, reason: "BadExpirationDate"),
-        Refusal(name: "a time on a channel that keeps nothing", channel: .notKeeping, expiration: "1900000000", status: 400,
-                reason: "BadExpirationDate"),
+        Refusal(
+            name: "a time on a channel that keeps nothing", channel: .notKeeping, expiration: "1900000000", status: 400,
+            reason: "BadExpirationDate"),
         Refusal(name: "no priority", headers: [("apns-priority", "")], status: 400, reason: "BadPriority"),
         Refusal(name: "priority 7", headers: [("apns-priority", "7")], status: 400, reason: "BadPriority"),
         Refusal(name: "no body", body: nil, status: 400, reason: "PayloadEmpty"),
         Refusal(name: "not JSON", body: "update", status: 400, reason: "BadRequestPayload"),
-        Refusal(name: "5,121 bytes", body: #"{"aps":{},"x":""# + String(repeating: "a", count: 5_121 - 17) + #""}"#, status: 413,
-                reason: "PayloadTooLarge"),
+        Refusal(
+            name: "5,121 bytes", body: #"{"aps":{},"x":""# + String(repeating: "a", count: 5_121 - 17) + #""}"#, status: 413,
+            reason: "PayloadTooLarge"),
         Refusal(name: "no app", path: "/4/broadcasts/apps/", status: 404, reason: "BadPath"),
         Refusal(name: "not apps", path: "/4/broadcasts/channels/\(bundle)", status: 404, reason: "BadPath"),
         Refusal(name: "GET", method: .GET, status: 405, reason: "MethodNotAllowed"),
-        Refusal(name: "a push-type suffix", path: "/4/broadcasts/apps/\(bundle).push-type.liveactivity", status: 400,
-                reason: "TopicDisallowed"),
+        Refusal(
+            name: "a push-type suffix", path: "/4/broadcasts/apps/\(bundle).push-type.liveactivity", status: 400,
+            reason: "TopicDisallowed"),
         Refusal(name: "no token", authorized: false, status: 403, reason: "MissingProviderToken"),
         Refusal(name: "a malformed request id", headers: [("apns-request-id", "one")], status: 400, reason: "BadMessageId"),
     ]
@@ -214,13 +225,15 @@ import Testing
             let keeping = try await Self.channel(harness, .mostRecentMessageStored)
             let notKeeping = try await Self.channel(harness, .noMessageStored)
             let device = try await Self.subscriber(harness, keeping)
-            let channelID: String? = switch refusal.channel {
-            case .keeping: keeping
-            case .notKeeping: notKeeping
-            case .none: nil
-            case .custom(let id): id
-            }
-            let answer = try await Self.broadcast(harness, client, jwt: jwt, channelID: channelID, body: refusal.body, expiration: refusal.expiration,
+            let channelID: String? =
+                switch refusal.channel {
+                case .keeping: keeping
+                case .notKeeping: notKeeping
+                case .none: nil
+                case .custom(let id): id
+                }
+            let answer = try await Self.broadcast(
+                harness, client, jwt: jwt, channelID: channelID, body: refusal.body, expiration: refusal.expiration,
                 headers: refusal.headers, path: refusal.path, method: refusal.method, authorized: refusal.authorized)
             #expect(answer.status == refusal.status)
             #expect(answer.reason == refusal.reason)

@@ -1,7 +1,7 @@
-import GatewayTestSupport
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway

@@ -3,10 +3,11 @@ import Crypto
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-@testable import HeraldGateway
 import HeraldTestSupport
 import NIOHTTP1
 import Testing
+
+@testable import HeraldGateway
 
 /// Apple's broadcast channel management API (apns-spec §8.1) on the gateway's management listener, over HTTP/2 and TLS.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct ChannelManagementTests {
@@ -72,7 +73,8 @@ import Testing
             #expect(object["push-type"] as? String == "LiveActivity")
             #expect(object.count == 2)
 
-            let list = try await Self.manage(client, port: port, .GET, "/1/apps/\(Self.bundle)/all-channels", authorization: bearer)
+            let list = try await Self.manage(
+                client, port: port, .GET, "/1/apps/\(Self.bundle)/all-channels", authorization: bearer)
             #expect(list.status == 200)
             let listed = try #require(try JSONSerialization.jsonObject(with: Data(list.body.utf8)) as? [String: [String]])
             #expect(listed == ["channels": [id, secondID]])
@@ -86,7 +88,8 @@ import Testing
                 #expect(gone.status == 400)
                 #expect(gone.reason == "ChannelNotRegistered")
             }
-            let after = try await Self.manage(client, port: port, .GET, "/1/apps/\(Self.bundle)/all-channels", authorization: bearer)
+            let after = try await Self.manage(
+                client, port: port, .GET, "/1/apps/\(Self.bundle)/all-channels", authorization: bearer)
             #expect(after.body == #"{"channels":["\#(secondID)"]}"#)
             // The store holds what the API made.
             #expect(try await harness.store.channels(bundleID: Self.bundle, environment: .development).map(\.id) == [secondID])
@@ -104,7 +107,8 @@ import Testing
             let elsewhere = try await Self.manage(
                 client, port: production, .GET, "/1/apps/\(Self.bundle)/channels", channelID: id, authorization: bearer)
             #expect(elsewhere.reason == "ChannelNotRegistered")
-            let list = try await Self.manage(client, port: production, .GET, "/1/apps/\(Self.bundle)/all-channels", authorization: bearer)
+            let list = try await Self.manage(
+                client, port: production, .GET, "/1/apps/\(Self.bundle)/all-channels", authorization: bearer)
             #expect(list.body == #"{"channels":[]}"#)
         }
     }
@@ -135,39 +139,55 @@ import Testing
         Refusal(name: "wrong version", path: "/2/apps/\(bundle)/channels", body: valid, status: 404, reason: "BadPath"),
         Refusal(name: "no app", path: "/1/apps//channels", body: valid, status: 404, reason: "BadPath"),
         Refusal(name: "PUT", method: .PUT, body: valid, status: 405, reason: "MethodNotAllowed"),
-        Refusal(name: "POST to all-channels", path: "/1/apps/\(bundle)/all-channels", body: valid, status: 405, reason: "MethodNotAllowed"),
+        Refusal(
+            name: "POST to all-channels", path: "/1/apps/\(bundle)/all-channels", body: valid, status: 405,
+            reason: "MethodNotAllowed"),
         Refusal(name: "no token", body: valid, authorization: .none, status: 403, reason: "MissingProviderToken"),
         Refusal(name: "a token nobody signed", body: valid, authorization: .garbage, status: 403, reason: "InvalidProviderToken"),
-        Refusal(name: "a push-type suffix", path: "/1/apps/\(bundle).push-type.liveactivity/channels", body: valid,
-                status: 400, reason: "TopicDisallowed"),
+        Refusal(
+            name: "a push-type suffix", path: "/1/apps/\(bundle).push-type.liveactivity/channels", body: valid,
+            status: 400, reason: "TopicDisallowed"),
         Refusal(name: "no body", status: 400, reason: "PayloadEmpty"),
         Refusal(name: "not JSON", body: "policy=1", status: 400, reason: "BadRequestPayload"),
-        Refusal(name: "an unknown attribute", body: #"{"message-storage-policy":1,"push-type":"LiveActivity","name":"x"}"#,
-                status: 400, reason: "BadRequestParams"),
-        Refusal(name: "policy 2", body: #"{"message-storage-policy":2,"push-type":"LiveActivity"}"#, status: 400, reason: "BadRequestParams"),
-        Refusal(name: "policy true", body: #"{"message-storage-policy":true,"push-type":"LiveActivity"}"#, status: 400, reason: "BadRequestParams"),
+        Refusal(
+            name: "an unknown attribute", body: #"{"message-storage-policy":1,"push-type":"LiveActivity","name":"x"}"#,
+            status: 400, reason: "BadRequestParams"),
+        Refusal(
+            name: "policy 2", body: #"{"message-storage-policy":2,"push-type":"LiveActivity"}"#, status: 400,
+            reason: "BadRequestParams"),
+        Refusal(
+            name: "policy true", body: #"{"message-storage-policy":true,"push-type":"LiveActivity"}"#, status: 400,
+            reason: "BadRequestParams"),
         Refusal(name: "no policy", body: #"{"push-type":"LiveActivity"}"#, status: 400, reason: "BadRequestParams"),
         Refusal(name: "no push type", body: #"{"message-storage-policy":1}"#, status: 400, reason: "MissingPushType"),
-        Refusal(name: "alert", body: #"{"message-storage-policy":1,"push-type":"alert"}"#, status: 400, reason: "InvalidPushType"),
-        Refusal(name: "6,000 bytes", body: #"{"message-storage-policy":1,"push-type":"LiveActivity","x":""# + String(repeating: "a", count: 6_000) + #""}"#,
-                status: 413, reason: "PayloadTooLarge"),
+        Refusal(
+            name: "alert", body: #"{"message-storage-policy":1,"push-type":"alert"}"#, status: 400, reason: "InvalidPushType"),
+        Refusal(
+            name: "6,000 bytes",
+            body: #"{"message-storage-policy":1,"push-type":"LiveActivity","x":""# + String(repeating: "a", count: 6_000)
+                + #""}"#,
+            status: 413, reason: "PayloadTooLarge"),
         Refusal(name: "read without an id", method: .GET, status: 400, reason: "MissingChannelId"),
         Refusal(name: "delete without an id", method: .DELETE, status: 400, reason: "MissingChannelId"),
         Refusal(name: "not base64", method: .GET, channelID: "not base64!", status: 400, reason: "BadChannelId"),
-        Refusal(name: "too long", method: .GET, channelID: Data(repeating: 7, count: 65).base64EncodedString(), status: 400, reason: "BadChannelId"),
-        Refusal(name: "never made", method: .GET, channelID: Data(repeating: 7, count: 16).base64EncodedString(), status: 400,
-                reason: "ChannelNotRegistered"),
+        Refusal(
+            name: "too long", method: .GET, channelID: Data(repeating: 7, count: 65).base64EncodedString(), status: 400,
+            reason: "BadChannelId"),
+        Refusal(
+            name: "never made", method: .GET, channelID: Data(repeating: 7, count: 16).base64EncodedString(), status: 400,
+            reason: "ChannelNotRegistered"),
         Refusal(name: "a malformed request id", body: valid, requestID: "request-1", status: 400, reason: "BadMessageId"),
     ]
 
     @Test("Apple's status and reason for each broken management request, with apns-request-id", arguments: refusals)
     func refused(_ refusal: Refusal) async throws {
         try await Self.withChannelGateway { harness, client, port, _ in
-            let authorization: String? = switch refusal.authorization {
-            case .harness: "bearer \(try harness.jwt())"
-            case .none: nil
-            case .garbage: "bearer eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl"
-            }
+            let authorization: String? =
+                switch refusal.authorization {
+                case .harness: "bearer \(try harness.jwt())"
+                case .none: nil
+                case .garbage: "bearer eyJhbGciOiJFUzI1NiJ9.e30.c2lnbmF0dXJl"
+                }
             let answer = try await Self.manage(
                 client, port: port, refusal.method, refusal.path, channelID: refusal.channelID, body: refusal.body,
                 authorization: authorization, requestID: refusal.requestID)
@@ -188,8 +208,10 @@ import Testing
             let bearer = "bearer \(try harness.jwt())"
             var statuses: [Int] = []
             for _ in 0..<3 {
-                statuses.append(try await Self.manage(
-                    client, port: port, .POST, "/1/apps/\(Self.bundle)/channels", body: Self.valid, authorization: bearer).status)
+                statuses.append(
+                    try await Self.manage(
+                        client, port: port, .POST, "/1/apps/\(Self.bundle)/channels", body: Self.valid, authorization: bearer
+                    ).status)
             }
             #expect(statuses == [201, 201, 400])
             let third = try await Self.manage(
@@ -206,9 +228,10 @@ import Testing
     func topicMismatch() async throws {
         try await Self.withChannelGateway { harness, _, port, _ in
             let key = P256.Signing.PrivateKey()
-            try await harness.store.saveProviderKey(ProviderKeyRecord(
-                keyID: "OTHERKEY01", teamID: GatewayHarness.teamID, publicKeyPEM: key.publicKey.pemRepresentation,
-                topics: ["com.example.other"], createdAt: harness.clock.now))
+            try await harness.store.saveProviderKey(
+                ProviderKeyRecord(
+                    keyID: "OTHERKEY01", teamID: GatewayHarness.teamID, publicKeyPEM: key.publicKey.pemRepresentation,
+                    topics: ["com.example.other"], createdAt: harness.clock.now))
             try await using(try harness.makeHTTPClient()) { client in
                 let answer = try await Self.manage(
                     client, port: port, .GET, "/1/apps/\(Self.bundle)/all-channels",

@@ -1,6 +1,6 @@
-import GatewayTestSupport
 import Crypto
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
@@ -13,7 +13,8 @@ import Testing
 @Suite(.heavy, .timeLimit(.minutes(3))) struct ClientInteropTests {
     /// Runs a program (never blocking Swift's cooperative pool, which serves the gateway), returning its exit
     /// status and standard output; a program that fails or runs past `timeout` is recorded as an issue.
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (Int32, String) {
+    static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (Int32, String)
+    {
         let result = try await ChildProcess.run(executable, arguments, timeout: timeout)
         if result.timedOut { Issue.record("\(executable) ran longer than \(timeout): \(result.error)") }
         if result.status != 0 { Issue.record("\(executable) failed: \(result.error)") }
@@ -44,8 +45,10 @@ import Testing
             }
             let (status, output) = try await Self.run(
                 "bash",
-                [script, "localhost:\(harness.tlsPort)", harness.caPath, key, GatewayHarness.keyID, GatewayHarness.teamID,
-                 GatewayHarness.bundleID, token])
+                [
+                    script, "localhost:\(harness.tlsPort)", harness.caPath, key, GatewayHarness.keyID, GatewayHarness.teamID,
+                    GatewayHarness.bundleID, token,
+                ])
             #expect(status == 0)
             #expect(output.contains("status=200 http=2"), "\(output)")
             #expect(output.lowercased().contains("apns-unique-id:"))
@@ -63,10 +66,12 @@ import Testing
             for version in ["--http2-prior-knowledge", "--http1.1"] {
                 let (status, output) = try await Self.run(
                     "curl",
-                    ["--silent", "--max-time", "20", version, "--header", "apns-topic: \(GatewayHarness.bundleID)",
-                     "--header", "authorization: bearer \(jwt)", "--data", #"{"aps":{"alert":"plain"}}"#,
-                     "--write-out", "status=%{http_code} http=%{http_version}",
-                     "http://127.0.0.1:\(harness.plaintextPort)/3/device/\(token)"])
+                    [
+                        "--silent", "--max-time", "20", version, "--header", "apns-topic: \(GatewayHarness.bundleID)",
+                        "--header", "authorization: bearer \(jwt)", "--data", #"{"aps":{"alert":"plain"}}"#,
+                        "--write-out", "status=%{http_code} http=%{http_version}",
+                        "http://127.0.0.1:\(harness.plaintextPort)/3/device/\(token)",
+                    ])
                 #expect(status == 0)
                 #expect(output == (version == "--http1.1" ? "status=200 http=1.1" : "status=200 http=2"), "\(version)")
             }
@@ -78,8 +83,11 @@ import Testing
         try await withGateway { harness, _ in
             let (status, text) = try await Self.run(
                 "bash",
-                ["-c", "curl --silent --max-time 10 --http1.1 --cacert \(harness.caPath) --write-out '%{http_code}' "
-                    + "https://localhost:\(harness.tlsPort)/3/device/abcd; echo \" exit=$?\""])
+                [
+                    "-c",
+                    "curl --silent --max-time 10 --http1.1 --cacert \(harness.caPath) --write-out '%{http_code}' "
+                        + "https://localhost:\(harness.tlsPort)/3/device/abcd; echo \" exit=$?\"",
+                ])
             #expect(status == 0)
             // curl sends HTTP/1.1 to an HTTP/2-only server: no HTTP answer, curl fails.
             #expect(text.hasPrefix("000"), "\(text)")
@@ -87,7 +95,9 @@ import Testing
         }
     }
 
-    @Test("aioapns from PyPI, unmodified but for host and CA: alert and background are 200, a revoked token is 410, all on one connection")
+    @Test(
+        "aioapns from PyPI, unmodified but for host and CA: alert and background are 200, a revoked token is 410, all on one connection"
+    )
     func aioapnsClient() async throws {
         try await withGateway { harness, _ in
             let device = try await harness.connectDevice()
@@ -105,9 +115,11 @@ import Testing
             }
             let (status, output) = try await Self.run(
                 "python3",
-                [try Self.clientFile("aioapns_client.py"), "localhost", "\(harness.tlsPort)", harness.caPath,
-                 try writeKey(harness), GatewayHarness.keyID, GatewayHarness.teamID, GatewayHarness.bundleID, token,
-                 revoked])
+                [
+                    try Self.clientFile("aioapns_client.py"), "localhost", "\(harness.tlsPort)", harness.caPath,
+                    try writeKey(harness), GatewayHarness.keyID, GatewayHarness.teamID, GatewayHarness.bundleID, token,
+                    revoked,
+                ])
             #expect(status == 0)
             // aioapns parses every DATA frame as JSON: an empty one ending a stream (not APNs' framing) broke the connection
             // after each answer, so it would report 3 here.

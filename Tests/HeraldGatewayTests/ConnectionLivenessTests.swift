@@ -1,6 +1,7 @@
-@testable import HeraldGateway
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// The liveness check of one connection, without a network: what each check does with what came from the device.
 @Suite struct ConnectionLivenessTests {
@@ -17,7 +18,9 @@ import Testing
         }
     }
 
-    @Test("A device that answers is pinged at every check; one silent since the last ping is closed — once, though its session is checked again while its connection closes")
+    @Test(
+        "A device that answers is pinged at every check; one silent since the last ping is closed — once, though its session is checked again while its connection closes"
+    )
     func closesOnce() {
         let connection = Connection()
         let liveness = connection.liveness()

@@ -1,6 +1,6 @@
-import GatewayTestSupport
 import Crypto
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
@@ -15,11 +15,15 @@ import Testing
 @Suite(.heavy, .timeLimit(.minutes(3))) struct ConnectionManagementTests {
     /// Apple's 2021 production settings (H-22) with the stream limit `streams`.
     static func appleSettings(streams: Int) -> [HTTP2SettingsParameter: Int] {
-        [.headerTableSize: 4096, .maxConcurrentStreams: streams, .initialWindowSize: 65535, .maxFrameSize: 16384,
-         .maxHeaderListSize: 8000]
+        [
+            .headerTableSize: 4096, .maxConcurrentStreams: streams, .initialWindowSize: 65535, .maxFrameSize: 16384,
+            .maxHeaderListSize: 8000,
+        ]
     }
 
-    @Test("H-05 H-22 H-23: a token connection starts at one stream; a refused token keeps it there, the first valid one lifts it to 1,000")
+    @Test(
+        "H-05 H-22 H-23: a token connection starts at one stream; a refused token keeps it there, the first valid one lifts it to 1,000"
+    )
     func oneStreamUntilAuthenticated() async throws {
         try await withGateway { harness, _ in
             let token = try await harness.offlineToken().token
@@ -86,7 +90,9 @@ import Testing
         }
     }
 
-    @Test("H-07 §2 Shutdown: on shutdown a connection gets GOAWAY {\"reason\":\"Shutdown\"}, and the stream in flight is still answered")
+    @Test(
+        "H-07 §2 Shutdown: on shutdown a connection gets GOAWAY {\"reason\":\"Shutdown\"}, and the stream in flight is still answered"
+    )
     func shutdownGoesAwayGracefully() async throws {
         let harness = try await GatewayHarness(acknowledgementTimeout: .seconds(1))
         let device = try await harness.connectDevice()

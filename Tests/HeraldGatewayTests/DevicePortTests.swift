@@ -1,11 +1,12 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldCore
-@testable import HeraldGateway
 import HeraldTestSupport
 import HeraldTesting
 import NIOSSL
 import Testing
+
+@testable import HeraldGateway
 
 /// The device port spoken by hand: the device channel's WebSocket (RFC 6455) as the gateway serves it on SwiftNIO —
 /// the hello first, errors that keep the connection, pings, the size limit, the closing handshake — and the plain
@@ -34,7 +35,9 @@ import Testing
     }
 
     static func texts(_ frames: [(opcode: UInt8, payload: [UInt8])]) -> [DeviceChannelMessage] {
-        frames.filter { $0.opcode == 0x1 }.compactMap { DeviceChannelMessage(jsonText: String(decoding: $0.payload, as: UTF8.self)) }
+        frames.filter { $0.opcode == 0x1 }.compactMap {
+            DeviceChannelMessage(jsonText: String(decoding: $0.payload, as: UTF8.self))
+        }
     }
 
     /// A close frame's status code.
@@ -42,7 +45,9 @@ import Testing
         frames.first { $0.opcode == 0x8 }.flatMap { $0.payload.count >= 2 ? Int($0.payload[0]) << 8 | Int($0.payload[1]) : nil }
     }
 
-    @Test("RFC 6455 §7.4.1: a first message that is not a hello is answered with an error and a close frame 1008 (policy violation) that says why; the device's close answer ends the connection")
+    @Test(
+        "RFC 6455 §7.4.1: a first message that is not a hello is answered with an error and a close frame 1008 (policy violation) that says why; the device's close answer ends the connection"
+    )
     func firstMessageMustBeHello() async throws {
         try await withGateway { harness, _ in
             let connection = try await Self.upgraded(harness, sending: [DeviceChannelMessage.ack(deliveryID: "x").jsonText()])
@@ -58,16 +63,22 @@ import Testing
         }
     }
 
-    @Test("A refused hello (a wrong secret) is answered once with why, and a close frame 1008; what the device sent after it is not answered")
+    @Test(
+        "A refused hello (a wrong secret) is answered once with why, and a close frame 1008; what the device sent after it is not answered"
+    )
     func refusedHello() async throws {
         try await withGateway { harness, _ in
             let known = try await Self.upgraded(harness, sending: [Self.hello("known")])
             _ = await Self.frames(known) { !Self.texts($0).isEmpty }
             await known.close()
-            let register = DeviceChannelMessage.register(bundleID: GatewayHarness.bundleID, environment: .development, purpose: .app)
-            let impostor = try await Self.upgraded(harness, sending: [
-                DeviceChannelMessage.hello(deviceID: "known", secret: "other").jsonText(), register.jsonText(), register.jsonText(),
-            ])
+            let register = DeviceChannelMessage.register(
+                bundleID: GatewayHarness.bundleID, environment: .development, purpose: .app)
+            let impostor = try await Self.upgraded(
+                harness,
+                sending: [
+                    DeviceChannelMessage.hello(deviceID: "known", secret: "other").jsonText(), register.jsonText(),
+                    register.jsonText(),
+                ])
             defer { Task { await impostor.close() } }
             let frames = await Self.frames(impostor) { Self.closeCode($0) != nil }
             // The device answers the close; whatever the gateway sends until the connection closes is counted.
@@ -78,14 +89,18 @@ import Testing
         }
     }
 
-    @Test("After the hello, a text frame that is no message and a binary frame are each answered with an error; the device stays and registers; its acknowledgement is taken at once")
+    @Test(
+        "After the hello, a text frame that is no message and a binary frame are each answered with an error; the device stays and registers; its acknowledgement is taken at once"
+    )
     func badMessagesKeepTheConnection() async throws {
         try await withGateway { harness, _ in
             let connection = try await Self.upgraded(harness, sending: [Self.hello("bad-messages"), "not json"])
             defer { Task { await connection.close() } }
             try await connection.write(RawConnection.webSocketFrame(opcode: 0x2, [1, 2, 3]))
-            try await connection.write(RawConnection.webSocketTextFrame(
-                DeviceChannelMessage.register(bundleID: GatewayHarness.bundleID, environment: .development, purpose: .app).jsonText()))
+            try await connection.write(
+                RawConnection.webSocketTextFrame(
+                    DeviceChannelMessage.register(bundleID: GatewayHarness.bundleID, environment: .development, purpose: .app)
+                        .jsonText()))
             let frames = await Self.frames(connection) { Self.texts($0).count >= 4 }
             let texts = Self.texts(frames)
             try #require(texts.count == 4)
@@ -111,12 +126,15 @@ import Testing
             try await connection.write(RawConnection.webSocketTextFrame(Self.hello("pinging")))
             try await connection.write(RawConnection.webSocketFrame(opcode: 0x9, Array("after".utf8)))
             let frames = await Self.frames(connection) { $0.filter { $0.opcode == 0xA }.count >= 2 && !Self.texts($0).isEmpty }
-            #expect(frames.filter { $0.opcode == 0xA }.map { String(decoding: $0.payload, as: UTF8.self) } == ["before", "after"])
+            #expect(
+                frames.filter { $0.opcode == 0xA }.map { String(decoding: $0.payload, as: UTF8.self) } == ["before", "after"])
             #expect(Self.texts(frames) == [.welcome(deviceID: "pinging")])
         }
     }
 
-    @Test("A message over 64 KiB — one frame, or fragments that add up to it — closes the connection with 1009 (message too big)", arguments: [false, true])
+    @Test(
+        "A message over 64 KiB — one frame, or fragments that add up to it — closes the connection with 1009 (message too big)",
+        arguments: [false, true])
     func oversizedMessage(fragmented: Bool) async throws {
         try await withGateway { harness, _ in
             let connection = try await Self.upgraded(harness, sending: [Self.hello("oversized-\(fragmented)")])
@@ -134,7 +152,9 @@ import Testing
         }
     }
 
-    @Test("RFC 6455 §5.5.1: the device's close frame is answered with its status code and the connection closes; its session leaves the hub")
+    @Test(
+        "RFC 6455 §5.5.1: the device's close frame is answered with its status code and the connection closes; its session leaves the hub"
+    )
     func deviceCloses() async throws {
         try await withGateway { harness, _ in
             let connection = try await Self.upgraded(harness, sending: [Self.hello("closing")])
@@ -149,7 +169,9 @@ import Testing
         }
     }
 
-    @Test("Plain HTTP on the device port: /healthz is ok, /metrics is Prometheus text, anything else — an upgrade to another path too — is 404")
+    @Test(
+        "Plain HTTP on the device port: /healthz is ok, /metrics is Prometheus text, anything else — an upgrade to another path too — is 404"
+    )
     func plainHTTP() async throws {
         try await withGateway { harness, _ in
             func get(_ request: String) async throws -> String {
@@ -178,7 +200,9 @@ import Testing
         }
     }
 
-    @Test("On shutdown every device is asked to close (1001, going away) and its session leaves the hub once it answers (or its grace passes); a kept-alive HTTP connection is closed; the gateway then stops")
+    @Test(
+        "On shutdown every device is asked to close (1001, going away) and its session leaves the hub once it answers (or its grace passes); a kept-alive HTTP connection is closed; the gateway then stops"
+    )
     func shutdownClosesEveryConnection() async throws {
         let harness = try await GatewayHarness()
         let device = try await Self.upgraded(harness, sending: [Self.hello("leaving")])

@@ -1,10 +1,11 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldCore
-@testable import HeraldGateway
 import HeraldTesting
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// A connected device's session: acknowledgement timeouts kept by one loop per session, on an injected clock, run
 /// only while a push is in flight.
@@ -25,7 +26,8 @@ import Testing
     func deadlines() async throws {
         let clock = VirtualClock()
         let sent = Mutex<[String]>([])
-        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in }) { text in
+        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in }) {
+            text in
             sent.withLock { $0.append(text) }
         }
 
@@ -64,7 +66,8 @@ import Testing
     @Test("The expiry loop runs, and sleeps on the clock, only while a push is in flight: an idle session holds no task")
     func idleLoopDoesNotSleepOnTheClock() async throws {
         let clock = VirtualClock()
-        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in }) { _ in }
+        let session = DeviceSession(deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in }) { _ in
+        }
         try await Task.sleep(for: .milliseconds(50))
         #expect(clock.nextDeadline == nil)
         #expect(!session.isWorking)
@@ -85,7 +88,9 @@ import Testing
         await session.workFinished()
     }
 
-    @Test("A device that stops reading: a push not even written by its deadline closes the session and its connection; a written push left unacknowledged does not")
+    @Test(
+        "A device that stops reading: a push not even written by its deadline closes the session and its connection; a written push left unacknowledged does not"
+    )
     func deviceThatStopsReading() async throws {
         let clock = VirtualClock()
         let aborted = Mutex(0)
@@ -95,7 +100,11 @@ import Testing
             deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in },
             send: { _ in
                 // The first write goes out; the second never finishes until the connection closes (full buffers).
-                guard writes.withLock({ $0 += 1; return $0 }) > 1 else { return }
+                guard
+                    writes.withLock({
+                        $0 += 1; return $0
+                    }) > 1
+                else { return }
                 for await _ in closed {}
                 throw CancellationError()
             },

@@ -1,6 +1,6 @@
-import GatewayTestSupport
 import AsyncHTTPClient
 import Foundation
+import GatewayTestSupport
 import HeraldGateway
 import HeraldTestSupport
 import InMemoryLogging

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import Testing
+
 @testable import HeraldGateway
 
 /// The provider connection's flushes: those asked for in one turn of the event loop leave as one.

@@ -1,5 +1,5 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldGateway
 import NIOCore
 import NIOHPACK

@@ -1,13 +1,14 @@
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-@testable import HeraldGateway
 import HeraldTestSupport
 import HeraldTesting
 import Logging
 import PostgresNIO
 import ServiceLifecycle
 import Testing
+
+@testable import HeraldGateway
 
 /// The gateway store's promises, checked on both back ends: SQLite (one node) and PostgreSQL (several).
 enum StoreBackEnd: String, CaseIterable, CustomTestStringConvertible, Sendable {
@@ -53,7 +54,9 @@ func withPostgresStores<T: Sendable>(
     // As a node runs it: in a service group, stopped gracefully (the node says goodbye).
     let group = ServiceGroup(services: stores, gracefulShutdownSignals: [], logger: logger)
     return try await withThrowingTaskGroup(of: T?.self) { tasks in
-        tasks.addTask { try await group.run(); return nil }
+        tasks.addTask {
+            try await group.run(); return nil
+        }
         defer { tasks.cancelAll() }
         let result: Result<T, any Error>
         do { result = .success(try await body(stores)) } catch { result = .failure(error) }
@@ -82,7 +85,8 @@ func withPostgresStores<T: Sendable>(
             let first = ProviderKeyRecord(
                 keyID: "KEY1234567", teamID: "TEAM123456", publicKeyPEM: "pem-1", environment: .production,
                 topics: ["com.example.a", "com.example.b"], createdAt: Self.day0)
-            let second = ProviderKeyRecord(keyID: "KEY7654321", teamID: "TEAM123456", publicKeyPEM: "pem-2", createdAt: Self.day0 + 1)
+            let second = ProviderKeyRecord(
+                keyID: "KEY7654321", teamID: "TEAM123456", publicKeyPEM: "pem-2", createdAt: Self.day0 + 1)
             try await store.saveProviderKey(first)
             try await store.saveProviderKey(second)
             #expect(try await store.providerKey(id: "KEY1234567") == first)
@@ -108,14 +112,16 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
-    @Test("D-08, D-11: one active token per device, app and environment; revoked is 410's timestamp and drops what was stored",
-          arguments: StoreBackEnd.allCases)
+    @Test(
+        "D-08, D-11: one active token per device, app and environment; revoked is 410's timestamp and drops what was stored",
+        arguments: StoreBackEnd.allCases)
     func tokens(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
             let issued = try await store.activeToken(
                 deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0)
-            #expect(try await store.activeToken(
-                deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0 + 5) == issued)
+            #expect(
+                try await store.activeToken(
+                    deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0 + 5) == issued)
             let production = try await store.activeToken(
                 deviceID: "d", bundleID: "com.example.app", environment: .production, at: Self.day0)
             #expect(production.token != issued.token)
@@ -132,13 +138,15 @@ func withPostgresStores<T: Sendable>(
             let next = try await store.activeToken(
                 deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0 + 120)
             #expect(next.token != issued.token)
-            #expect(try await store.tokens(includingRevoked: false).map(\.token).sorted() == [next.token, production.token].sorted())
+            #expect(
+                try await store.tokens(includingRevoked: false).map(\.token).sorted() == [next.token, production.token].sorted())
             #expect(try await store.tokens(includingRevoked: true).count == 3)
         }
     }
 
-    @Test("Console operator tokens: kept by hash, revoked one by one or all at once, the first revocation's time kept",
-          arguments: StoreBackEnd.allCases)
+    @Test(
+        "Console operator tokens: kept by hash, revoked one by one or all at once, the first revocation's time kept",
+        arguments: StoreBackEnd.allCases)
     func operatorTokens(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
             let first = OperatorTokenRecord(hash: String(repeating: "a", count: 64), createdAt: Self.day0)
@@ -157,8 +165,9 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
-    @Test("A token per purpose: the app's, VoIP, each Live Activity and push-to-start are apart, each stable until revoked",
-          arguments: StoreBackEnd.allCases)
+    @Test(
+        "A token per purpose: the app's, VoIP, each Live Activity and push-to-start are apart, each stable until revoked",
+        arguments: StoreBackEnd.allCases)
     func tokenPurposes(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
             let purposes: [TokenPurpose] = [
@@ -178,7 +187,8 @@ func withPostgresStores<T: Sendable>(
             }
             #expect(Set(issued.map(\.token)).count == purposes.count)
             // The app's token is the one the call without a purpose gives.
-            let app = try await store.activeToken(deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0)
+            let app = try await store.activeToken(
+                deviceID: "d", bundleID: "com.example.app", environment: .development, at: Self.day0)
             #expect(app == issued[0])
             // Revoking one purpose's token leaves the others.
             _ = try await store.revokeToken(issued[2].token, at: Self.day0 + 2)
@@ -187,12 +197,14 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
-    @Test("D-04: one notification kept per token and topic, oldest first; the replaced one's unique id is reported",
-          arguments: StoreBackEnd.allCases)
+    @Test(
+        "D-04: one notification kept per token and topic, oldest first; the replaced one's unique id is reported",
+        arguments: StoreBackEnd.allCases)
     func storeAndForward(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
             #expect(try await store.store(Self.notification("first")) == nil)
-            #expect(try await store.store(Self.notification("other-topic", topic: "com.example.app.voip", at: Self.day0 + 1)) == nil)
+            #expect(
+                try await store.store(Self.notification("other-topic", topic: "com.example.app.voip", at: Self.day0 + 1)) == nil)
             #expect(try await store.store(Self.notification("second", at: Self.day0 + 2)) == "first")
             let kept = try await store.storedNotifications(deviceID: "device-1")
             #expect(kept.map(\.uniqueID) == ["other-topic", "second"])
@@ -207,8 +219,9 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
-    @Test("Claims: a session takes what nobody holds, in order; released, or lapsed, it can be taken again",
-          arguments: StoreBackEnd.allCases)
+    @Test(
+        "Claims: a session takes what nobody holds, in order; released, or lapsed, it can be taken again",
+        arguments: StoreBackEnd.allCases)
     func claims(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
             for index in 0..<5 {
@@ -237,7 +250,6 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
-
     static func channel(
         _ id: String, _ bundleID: String = "com.example.app", _ environment: APNsEnvironment = .development,
         _ policy: BroadcastChannelRecord.StoragePolicy = .mostRecentMessageStored, at seconds: Double
@@ -247,8 +259,9 @@ func withPostgresStores<T: Sendable>(
             createdAt: day0.addingTimeInterval(seconds))
     }
 
-    @Test("B-02…B-05, B-07: channels per app and environment, listed oldest first, deleted once, at most the limit",
-          arguments: StoreBackEnd.allCases)
+    @Test(
+        "B-02…B-05, B-07: channels per app and environment, listed oldest first, deleted once, at most the limit",
+        arguments: StoreBackEnd.allCases)
     func channels(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
             let first = Self.channel("AAAA", at: 1)
@@ -265,10 +278,15 @@ func withPostgresStores<T: Sendable>(
                 let made = try await store.createChannel(record, limit: 3)
                 #expect(made == expected, "\(record.id)")
             }
-            #expect(try await store.channels(bundleID: "com.example.app", environment: .development).map(\.id) == ["AAAA", "BBBB", "CCCC"])
+            #expect(
+                try await store.channels(bundleID: "com.example.app", environment: .development).map(\.id) == [
+                    "AAAA", "BBBB", "CCCC",
+                ])
             #expect(try await store.channels(bundleID: "com.example.app", environment: .production).map(\.id) == ["EEEE"])
             #expect(try await store.channel(id: "AAAA", bundleID: "com.example.app", environment: .development) == first)
-            #expect(try await store.channel(id: "BBBB", bundleID: "com.example.app", environment: .development)?.storagePolicy == .noMessageStored)
+            #expect(
+                try await store.channel(id: "BBBB", bundleID: "com.example.app", environment: .development)?.storagePolicy
+                    == .noMessageStored)
             // Another app's or environment's channel is not this one's.
             #expect(try await store.channel(id: "AAAA", bundleID: "com.example.other", environment: .development) == nil)
             #expect(try await store.channel(id: "AAAA", bundleID: "com.example.app", environment: .production) == nil)
@@ -277,7 +295,8 @@ func withPostgresStores<T: Sendable>(
                 let deleted = try await store.deleteChannel(id: "AAAA", bundleID: bundleID, environment: .development)
                 #expect(deleted == expected, "\(bundleID)")
             }
-            #expect(try await store.channels(bundleID: "com.example.app", environment: .development).map(\.id) == ["BBBB", "CCCC"])
+            #expect(
+                try await store.channels(bundleID: "com.example.app", environment: .development).map(\.id) == ["BBBB", "CCCC"])
             let madeAgain = try await store.createChannel(Self.channel("DDDD", at: 7), limit: 3)
             #expect(madeAgain)
         }
@@ -325,10 +344,14 @@ func withPostgresStores<T: Sendable>(
     func deliveryLog(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
             let kinds: [DeliveryEvent.Kind] = [.received, .stored, .delivered, .discarded]
-            try await store.appendEvents(kinds.enumerated().map { index, kind in
-                DeliveryEvent(uniqueID: index % 2 == 0 ? "a" : "b", at: Self.day0 + Double(index), kind: kind, detail: "\(index)")
-            })
-            try await store.appendEvents([DeliveryEvent(uniqueID: "a", at: Self.day0 + 86_400 * 8, kind: .delivered, detail: "late")])
+            try await store.appendEvents(
+                kinds.enumerated().map { index, kind in
+                    DeliveryEvent(
+                        uniqueID: index % 2 == 0 ? "a" : "b", at: Self.day0 + Double(index), kind: kind, detail: "\(index)")
+                })
+            try await store.appendEvents([
+                DeliveryEvent(uniqueID: "a", at: Self.day0 + 86_400 * 8, kind: .delivered, detail: "late")
+            ])
             #expect(try await store.events(uniqueID: "A").map(\.detail) == ["0", "2", "late"])
             #expect(try await store.events(uniqueID: "b").map(\.kind) == [.stored, .discarded])
             try await store.pruneEvents(before: Self.day0 + 86_400 * 7)
@@ -337,11 +360,14 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
-    @Test("The console's delivery log search: a notification found by apns-id (any case), device token or topic, newest first; its received event keeps what it was sent as",
-          arguments: StoreBackEnd.allCases)
+    @Test(
+        "The console's delivery log search: a notification found by apns-id (any case), device token or topic, newest first; its received event keeps what it was sent as",
+        arguments: StoreBackEnd.allCases)
     func deliveryLogSearch(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
-            func received(_ uniqueID: String, _ apnsID: String, _ token: String, _ topic: String, at seconds: Double) -> DeliveryEvent {
+            func received(
+                _ uniqueID: String, _ apnsID: String, _ token: String, _ topic: String, at seconds: Double
+            ) -> DeliveryEvent {
                 DeliveryEvent(
                     uniqueID: uniqueID, at: Self.day0 + seconds, kind: .received, detail: "Received by APNs",
                     subject: DeliverySubject(apnsID: apnsID, recipient: token, topic: topic))
@@ -353,19 +379,23 @@ func withPostgresStores<T: Sendable>(
                 received("u3", "cccc-3", "t2", "com.example.app", at: 3),
             ])
             #expect(try await store.loggedNotifications(matching: "aaaa-1", limit: 10).map(\.uniqueID) == ["u1"])
-            #expect(try await store.loggedNotifications(matching: "AAAA-1", limit: 10).first?.subject
-                == DeliverySubject(apnsID: "aaaa-1", recipient: "t1", topic: "com.example.app"))
+            #expect(
+                try await store.loggedNotifications(matching: "AAAA-1", limit: 10).first?.subject
+                    == DeliverySubject(apnsID: "aaaa-1", recipient: "t1", topic: "com.example.app"))
             #expect(try await store.loggedNotifications(matching: "t1", limit: 10).map(\.uniqueID) == ["u2", "u1"])
             #expect(try await store.loggedNotifications(matching: "com.example.app", limit: 10).map(\.uniqueID) == ["u3", "u1"])
             #expect(try await store.loggedNotifications(matching: "com.example.app", limit: 1).map(\.uniqueID) == ["u3"])
             #expect(try await store.loggedNotifications(matching: "Stored - Device Offline", limit: 10).isEmpty)
-            #expect(try await store.events(uniqueID: "u1").map(\.subject) == [
-                DeliverySubject(apnsID: "aaaa-1", recipient: "t1", topic: "com.example.app"), nil,
-            ])
+            #expect(
+                try await store.events(uniqueID: "u1").map(\.subject) == [
+                    DeliverySubject(apnsID: "aaaa-1", recipient: "t1", topic: "com.example.app"), nil,
+                ])
         }
     }
 
-    @Test("The console's metrics: delivery-log events since a time, counted by kind and detail per bucket", arguments: StoreBackEnd.allCases)
+    @Test(
+        "The console's metrics: delivery-log events since a time, counted by kind and detail per bucket",
+        arguments: StoreBackEnd.allCases)
     func eventCounts(_ backEnd: StoreBackEnd) async throws {
         try await withStore(backEnd) { store in
             try await store.appendEvents([
@@ -377,8 +407,9 @@ func withPostgresStores<T: Sendable>(
             ])
             let counts = try await store.eventCounts(since: Self.day0, bucket: 60)
             #expect(counts.count == 3)
-            #expect(Set(counts.map { "\(Int($0.bucket.timeIntervalSince(Self.day0))) \($0.kind.rawValue) \($0.count)" })
-                == ["0 received 2", "0 delivered 1", "60 stored 1"])
+            #expect(
+                Set(counts.map { "\(Int($0.bucket.timeIntervalSince(Self.day0))) \($0.kind.rawValue) \($0.count)" })
+                    == ["0 received 2", "0 delivered 1", "60 stored 1"])
         }
     }
 
@@ -387,19 +418,24 @@ func withPostgresStores<T: Sendable>(
         try await withStore(backEnd) { store in
             func record(_ id: String, at seconds: Double, status: Int) -> ConsoleSendRecord {
                 ConsoleSendRecord(
-                    id: id, sentAt: Self.day0 + seconds, form: ["payload": #"{"aps":{"alert":"<b>hi</b>"}}"#, "topic": "com.example.app"],
+                    id: id, sentAt: Self.day0 + seconds,
+                    form: ["payload": #"{"aps":{"alert":"<b>hi</b>"}}"#, "topic": "com.example.app"],
                     status: status, reason: status == 200 ? nil : "BadDeviceToken", apnsID: status == 200 ? "a-\(id)" : nil,
                     uniqueID: status == 200 ? "u-\(id)" : nil)
             }
             try await store.addConsoleSend(record("1", at: 0, status: 200), keepingSince: Self.day0 - ConsoleSendRecord.kept)
             try await store.addConsoleSend(record("2", at: 10, status: 400), keepingSince: Self.day0 - ConsoleSendRecord.kept)
-            #expect(try await store.consoleSends(since: Self.day0 - 1, limit: 10) == [record("2", at: 10, status: 400), record("1", at: 0, status: 200)])
+            #expect(
+                try await store.consoleSends(since: Self.day0 - 1, limit: 10) == [
+                    record("2", at: 10, status: 400), record("1", at: 0, status: 200),
+                ])
             #expect(try await store.consoleSends(since: Self.day0 + 5, limit: 10).map(\.id) == ["2"])
             #expect(try await store.consoleSend(id: "1") == record("1", at: 0, status: 200))
             #expect(try await store.consoleSend(id: "9") == nil)
             // Thirty days on, a new send forgets what is older than thirty days.
             let later = Self.day0 + ConsoleSendRecord.kept + 5
-            try await store.addConsoleSend(record("3", at: ConsoleSendRecord.kept + 5, status: 200), keepingSince: later - ConsoleSendRecord.kept)
+            try await store.addConsoleSend(
+                record("3", at: ConsoleSendRecord.kept + 5, status: 200), keepingSince: later - ConsoleSendRecord.kept)
             #expect(try await store.consoleSends(since: .distantPast, limit: 10).map(\.id) == ["3", "2"])
         }
     }
@@ -452,7 +488,9 @@ func withPostgresStores<T: Sendable>(
         }
     }
 
-    @Test("D-04 on several nodes: concurrent pushes relayed or stored in shared commits, each answered, each replacement reported once")
+    @Test(
+        "D-04 on several nodes: concurrent pushes relayed or stored in shared commits, each answered, each replacement reported once"
+    )
     func relayOrStoreInBatches() async throws {
         let url = try await PostgresServer.shared.makeDatabase()
         try await withPostgresStores(url, count: 2) { stores in
@@ -466,7 +504,9 @@ func withPostgresStores<T: Sendable>(
             try await stores[1].deviceConnected(deviceID: "here", session: "s1", at: Date())
             // Real tokens: each push's token is checked in the same statement.
             func token(_ device: String) async throws -> String {
-                try await stores[0].activeToken(deviceID: device, bundleID: "com.example.app", environment: .development, at: Date()).token
+                try await stores[0].activeToken(
+                    deviceID: device, bundleID: "com.example.app", environment: .development, at: Date()
+                ).token
             }
             var tokens: [String: String] = [:]
             for device in (0..<10).map({ "d\($0)" }) + ["here", "q", "gone"] { tokens[device] = try await token(device) }
@@ -512,23 +552,29 @@ func withPostgresStores<T: Sendable>(
                 #expect(survivor.collapseID == sent.collapseID)
             }
             let relayed = try await PostgresServer.withConnection(to: url) { connection in
-                try await connection.query("SELECT count(*) FROM relayed_push WHERE device_id = 'here'", logger: Logger(label: "test"))
-                    .collect().first?.decode(Int.self)
+                try await connection.query(
+                    "SELECT count(*) FROM relayed_push WHERE device_id = 'here'", logger: Logger(label: "test")
+                )
+                .collect().first?.decode(Int.self)
             }
             #expect(relayed == 50)
 
             // One after another, the later replaces the earlier.
-            let first = try await stores[0].relayOrStore(GatewayStoreContractTests.notification("s1", token: tokens["q"]!, device: "q"))
-            let second = try await stores[0].relayOrStore(GatewayStoreContractTests.notification("s2", token: tokens["q"]!, device: "q"))
+            let first = try await stores[0].relayOrStore(
+                GatewayStoreContractTests.notification("s1", token: tokens["q"]!, device: "q"))
+            let second = try await stores[0].relayOrStore(
+                GatewayStoreContractTests.notification("s2", token: tokens["q"]!, device: "q"))
             #expect(first == .stored(replacing: nil))
             #expect(second == .stored(replacing: "s1"))
 
             // D-08: a token revoked (on any node) keeps nothing and says when; an unknown one keeps nothing either.
             let revoked = try #require(try await stores[1].revokeToken(tokens["gone"]!, at: Date()))
-            let late = try await stores[0].relayOrStore(GatewayStoreContractTests.notification("g1", token: tokens["gone"]!, device: "gone"))
+            let late = try await stores[0].relayOrStore(
+                GatewayStoreContractTests.notification("g1", token: tokens["gone"]!, device: "gone"))
             #expect(late == .revoked(at: Date(timeIntervalSince1970: revoked.revokedAt!.timeIntervalSince1970)))
             #expect(try await stores[0].storedNotifications(deviceID: "gone").isEmpty)
-            let unknown = try await stores[0].relayOrStore(GatewayStoreContractTests.notification("x1", token: "ab12", device: "gone"))
+            let unknown = try await stores[0].relayOrStore(
+                GatewayStoreContractTests.notification("x1", token: "ab12", device: "gone"))
             #expect(unknown == .unknownToken)
         }
     }
@@ -578,7 +624,8 @@ func withPostgresStores<T: Sendable>(
         let url = try await PostgresServer.shared.makeDatabase()
         try await withPostgresStores(url, count: 1) { _ in }
         try await PostgresServer.withConnection(port: url.port, database: url.database) { connection in
-            try await connection.query("INSERT INTO herald_schema (version, applied_at) VALUES (99, 0)", logger: Logger(label: "test"))
+            try await connection.query(
+                "INSERT INTO herald_schema (version, applied_at) VALUES (99, 0)", logger: Logger(label: "test"))
         }
         let newer = try PostgresGatewayStore(url: url, logger: Logger(label: "test"))
         await #expect(throws: GatewayStoreError.newerSchema(found: 99, known: PostgresGatewayStore.migrations.count)) {

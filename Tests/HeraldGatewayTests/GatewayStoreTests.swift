@@ -2,10 +2,11 @@ import Dispatch
 import Foundation
 import GRDB
 import HeraldCore
-@testable import HeraldGateway
 import HeraldStorage
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// The gateway store on a real SQLite file: the hot path's token lookup, store-and-forward rows, the log's migration.
 @Suite(.timeLimit(.minutes(3))) struct GatewayStoreTests {

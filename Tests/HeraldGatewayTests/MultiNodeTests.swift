@@ -4,7 +4,6 @@ import Foundation
 import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
-@testable import HeraldGateway
 import HeraldProvider
 import HeraldTestSupport
 import HeraldTesting
@@ -14,6 +13,8 @@ import NIOHTTP1
 import ServiceLifecycle
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// One gateway node on a shared PostgreSQL database, in this process: its store and gateway in a service group.
 struct GatewayNode: Sendable {
@@ -64,20 +65,23 @@ func withNodes(
         let configuration = GatewayConfiguration(
             providerListeners: [.init(port: 0, usesTLS: false)], devicePort: 0, deviceChannelUsesTLS: false,
             acknowledgementTimeout: .seconds(10))
-        gateways.append(try HeraldGateway(
-            configuration: configuration, store: store,
-            dataDirectory: HeraldDataDirectory(url: try ScratchFolder.make("herald-node")), logger: logger))
+        gateways.append(
+            try HeraldGateway(
+                configuration: configuration, store: store,
+                dataDirectory: HeraldDataDirectory(url: try ScratchFolder.make("herald-node")), logger: logger))
     }
-    let jwt = try ProviderToken.sign(keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID, issuedAt: Date(), privateKey: key)
+    let jwt = try ProviderToken.sign(
+        keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID, issuedAt: Date(), privateKey: key)
     let groups = zip(stores, gateways).map { store, gateway in
         ServiceGroup(services: [store, gateway], gracefulShutdownSignals: [], logger: logger)
     }
     try await withThrowingTaskGroup(of: Void.self) { tasks in
         for group in groups { tasks.addTask { try await group.run() } }
         defer { tasks.cancelAll() }
-        try await stores[0].saveProviderKey(ProviderKeyRecord(
-            keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID, publicKeyPEM: key.publicKey.pemRepresentation,
-            createdAt: Date()))
+        try await stores[0].saveProviderKey(
+            ProviderKeyRecord(
+                keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID, publicKeyPEM: key.publicKey.pemRepresentation,
+                createdAt: Date()))
         var nodes: [GatewayNode] = []
         for (store, gateway) in zip(stores, gateways) {
             nodes.append(GatewayNode(store: store, gateway: gateway, ports: try await gateway.ports()))
@@ -96,7 +100,9 @@ func withNodes(
 
 extension HTTPClient {
     /// An alert pushed to `node` over plaintext HTTP/1.1.
-    func alert(_ text: String, to token: String, on node: GatewayNode, jwt: String, expiration: String? = nil) async throws -> PushAnswer {
+    func alert(
+        _ text: String, to token: String, on node: GatewayNode, jwt: String, expiration: String? = nil
+    ) async throws -> PushAnswer {
         var headers = [("authorization", "bearer \(jwt)"), ("apns-topic", GatewayHarness.bundleID), ("apns-push-type", "alert")]
         if let expiration { headers.append(("apns-expiration", expiration)) }
         return try await push(
@@ -202,7 +208,9 @@ final class ReceivedPushes: Sendable {
         }
     }
 
-    @Test("D-08: a token revoked on one node is 410 Unregistered, with the time, on the others — though each node found it active just before")
+    @Test(
+        "D-08: a token revoked on one node is 410 Unregistered, with the time, on the others — though each node found it active just before"
+    )
     func revocationHoldsEverywhere() async throws {
         try await withNodes(3) { nodes, client, jwt in
             let offline = try await nodes[0].token(for: "offline-1")
@@ -224,7 +232,8 @@ final class ReceivedPushes: Sendable {
                     let answer = try await client.alert("after", to: token.token, on: node, jwt: jwt)
                     #expect(answer.status == 410, "\(token.deviceID) on node \(node.providerPort)")
                     #expect(answer.reason == "Unregistered")
-                    let timestamp = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?["timestamp"]
+                    let timestamp = (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])?[
+                        "timestamp"]
                     #expect((timestamp as? Int) == Int((revoked.revokedAt!.timeIntervalSince1970 * 1000).rounded(.down)))
                 }
             }

@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
 import HeraldCore
-@testable import HeraldGateway
 import HeraldTesting
 import Logging
 import NIOCore
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// The provider API's checks without a socket: a request value and a connection whose identity is a value, against
 /// an in-memory store, answered stage by stage as `answer` documents.
@@ -114,7 +115,8 @@ import Testing
         let empty = await fixture.answer(fixture.request(fields: fields, body: ""))
         #expect(Self.reason(empty) == "PayloadEmpty")
         #expect(empty.authenticated)
-        let unknown = await fixture.answer(fixture.request(path: "/3/device/" + String(repeating: "ab", count: 32), fields: fields))
+        let unknown = await fixture.answer(
+            fixture.request(path: "/3/device/" + String(repeating: "ab", count: 32), fields: fields))
         #expect(Self.reason(unknown) == "BadDeviceToken" && unknown.authenticated)
         let revokedAt = Date(timeIntervalSince1970: 1_780_000_000)
         _ = try await fixture.store.revokeToken(fixture.token, at: revokedAt)
@@ -158,7 +160,8 @@ import Testing
         }
         let keyLimited = ProviderAPIResponder.Authorization.token(topics: ["com.example.other"])
         do {
-            _ = try ProviderAPIResponder.addressing(try headers([("apns-topic", Self.bundleID)]), pushType: .alert, authorization: keyLimited)
+            _ = try ProviderAPIResponder.addressing(
+                try headers([("apns-topic", Self.bundleID)]), pushType: .alert, authorization: keyLimited)
             Issue.record("a topic outside the key's list was accepted")
         } catch let refusal as APNsRefusal {
             #expect(refusal.reason == .topicDisallowed)

@@ -1,6 +1,6 @@
-import GatewayTestSupport
 import AsyncHTTPClient
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
@@ -16,32 +16,32 @@ import Testing
         // The acknowledgement races the gateway's timer (after which the push is stored instead); the harness's 30 s
         // is more than any loaded machine takes, so the device's acknowledgement decides.
         try await withGateway { harness, client in
-        let device = try await harness.connectDevice()
-        let token = try await device.register(bundleID: GatewayHarness.bundleID)
-        let apnsID = "EABEAE54-14A8-11E5-B60B-1697F925EC7B"
-        async let answer = client.push(
-            port: harness.tlsPort, token: token,
-            headers: [
-                ("apns-topic", GatewayHarness.bundleID), ("apns-push-type", "alert"), ("apns-id", apnsID),
-                ("apns-collapse-id", "score"), ("authorization", "bearer \(try harness.jwt())"),
-            ],
-            body: #"{"aps":{"alert":"Hello"}}"#)
-        let push = try #require(try await nextPush(device))
-        #expect(push.payload == #"{"aps":{"alert":"Hello"}}"#)
-        #expect(push.collapseID == "score")
-        #expect(push.apnsID == apnsID.lowercased())
-        #expect(push.fromStorage == false)
-        try await device.acknowledge(push)
-        let result = try await answer
-        #expect(result.status == 200)
-        #expect(result.httpVersion == .http2)
-        #expect(result.body.isEmpty)
-        #expect(result.apnsID == apnsID.lowercased())
-        let uniqueID = try #require(result.headers.first(name: "apns-unique-id"))
-        await harness.gateway.flushDeliveryLog()
-        let events = try await harness.store.events(uniqueID: uniqueID).map(\.kind)
-        #expect(events == [.received, .delivered])
-        await device.close()
+            let device = try await harness.connectDevice()
+            let token = try await device.register(bundleID: GatewayHarness.bundleID)
+            let apnsID = "EABEAE54-14A8-11E5-B60B-1697F925EC7B"
+            async let answer = client.push(
+                port: harness.tlsPort, token: token,
+                headers: [
+                    ("apns-topic", GatewayHarness.bundleID), ("apns-push-type", "alert"), ("apns-id", apnsID),
+                    ("apns-collapse-id", "score"), ("authorization", "bearer \(try harness.jwt())"),
+                ],
+                body: #"{"aps":{"alert":"Hello"}}"#)
+            let push = try #require(try await nextPush(device))
+            #expect(push.payload == #"{"aps":{"alert":"Hello"}}"#)
+            #expect(push.collapseID == "score")
+            #expect(push.apnsID == apnsID.lowercased())
+            #expect(push.fromStorage == false)
+            try await device.acknowledge(push)
+            let result = try await answer
+            #expect(result.status == 200)
+            #expect(result.httpVersion == .http2)
+            #expect(result.body.isEmpty)
+            #expect(result.apnsID == apnsID.lowercased())
+            let uniqueID = try #require(result.headers.first(name: "apns-unique-id"))
+            await harness.gateway.flushDeliveryLog()
+            let events = try await harness.store.events(uniqueID: uniqueID).map(\.kind)
+            #expect(events == [.received, .delivered])
+            await device.close()
         }
     }
 
@@ -79,7 +79,10 @@ import Testing
             ]
             for (token, type, topic, body, status) in cases {
                 let answer = try await send(token, type, topic, body)
-                #expect(answer.status == status, "\(type) to \(token == voip ? "voip" : token == activity ? "activity" : token == start ? "push-to-start" : "app")")
+                #expect(
+                    answer.status == status,
+                    "\(type) to \(token == voip ? "voip" : token == activity ? "activity" : token == start ? "push-to-start" : "app")"
+                )
                 if status == 400 { #expect(answer.reason == "DeviceTokenNotForTopic") }
             }
         }
@@ -88,37 +91,37 @@ import Testing
     @Test("R-01: without apns-id the gateway generates a lowercase canonical UUID")
     func generatesApnsID() async throws {
         try await withGateway { harness, client in
-        let token = try await harness.offlineToken()
-        let result = try await client.push(
-            port: harness.tlsPort, token: token.token,
-            headers: [("apns-topic", GatewayHarness.bundleID), ("authorization", "bearer \(try harness.jwt())")],
-            body: #"{"aps":{"alert":"Hi"}}"#)
-        #expect(result.status == 200)
-        let id = try #require(result.apnsID)
-        #expect(APNsRequestHeaders.isCanonicalUUID(id) && id == id.lowercased())
+            let token = try await harness.offlineToken()
+            let result = try await client.push(
+                port: harness.tlsPort, token: token.token,
+                headers: [("apns-topic", GatewayHarness.bundleID), ("authorization", "bearer \(try harness.jwt())")],
+                body: #"{"aps":{"alert":"Hi"}}"#)
+            #expect(result.status == 200)
+            let id = try #require(result.apnsID)
+            #expect(APNsRequestHeaders.isCanonicalUUID(id) && id == id.lowercased())
         }
     }
 
     @Test("I-04: valid payloads that parsers differ on (exponents, surrogate escapes, deep nesting) are accepted")
     func acceptsUnusualValidPayloads() async throws {
         try await withGateway { harness, client in
-        // One provider token for all (a new one per request on one connection would be TooManyProviderTokenUpdates).
-        let jwt = try harness.jwt()
-        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
-        for body in [
-            #"{"aps":{"alert":"\ud83c\udf89","badge":1E0},"n":-1.5e-3}"#, #" {"aps":{"alert":"x"},"d":\#(deep)} "#,
-            #"{"aps":{"alert":"x"},"big":12345678901234567890}"#,
-        ] {
-            let token = try await harness.offlineToken()
-            let result = try await client.push(
-                port: harness.tlsPort, token: token.token,
-                headers: [
-                    ("apns-topic", GatewayHarness.bundleID), ("apns-push-type", "alert"),
-                    ("authorization", "bearer \(jwt)"),
-                ],
-                body: body)
-            #expect(result.status == 200, "\(body)")
-        }
+            // One provider token for all (a new one per request on one connection would be TooManyProviderTokenUpdates).
+            let jwt = try harness.jwt()
+            let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+            for body in [
+                #"{"aps":{"alert":"\ud83c\udf89","badge":1E0},"n":-1.5e-3}"#, #" {"aps":{"alert":"x"},"d":\#(deep)} "#,
+                #"{"aps":{"alert":"x"},"big":12345678901234567890}"#,
+            ] {
+                let token = try await harness.offlineToken()
+                let result = try await client.push(
+                    port: harness.tlsPort, token: token.token,
+                    headers: [
+                        ("apns-topic", GatewayHarness.bundleID), ("apns-push-type", "alert"),
+                        ("authorization", "bearer \(jwt)"),
+                    ],
+                    body: body)
+                #expect(result.status == 200, "\(body)")
+            }
         }
     }
 
@@ -141,49 +144,64 @@ import Testing
         Case(id: "S-02 missing token", path: "/3/device/", status: 400, reason: "MissingDeviceToken"),
         Case(id: "S-02 bad path", path: "/3/devices/abc", status: 404, reason: "BadPath"),
         Case(id: "S-02 not hex", path: "/3/device/xyz123", status: 400, reason: "BadDeviceToken"),
-        Case(id: "S-02 unknown token", path: "/3/device/" + String(repeating: "ab", count: 32), status: 400, reason: "BadDeviceToken"),
+        Case(
+            id: "S-02 unknown token", path: "/3/device/" + String(repeating: "ab", count: 32), status: 400,
+            reason: "BadDeviceToken"),
         Case(id: "S-04", headers: [("apns-push-type", "banner")], status: 400, reason: "InvalidPushType"),
         Case(id: "S-05", headers: [("apns-id", "not-a-uuid")], status: 400, reason: "BadMessageId"),
         Case(id: "S-06", headers: [("apns-expiration", "tomorrow")], status: 400, reason: "BadExpirationDate"),
         Case(id: "S-07", headers: [("apns-priority", "7")], status: 400, reason: "BadPriority"),
         Case(id: "S-08 missing", omitTopic: true, status: 400, reason: "MissingTopic"),
         Case(id: "S-08 invalid", headers: [("apns-topic", "com.example/../x")], omitTopic: true, status: 400, reason: "BadTopic"),
-        Case(id: "S-08 other app", headers: [("apns-topic", "com.example.other")], omitTopic: true, status: 400, reason: "DeviceTokenNotForTopic"),
-        Case(id: "S-09", headers: [("apns-collapse-id", String(repeating: "c", count: 65))], status: 400, reason: "BadCollapseId"),
+        Case(
+            id: "S-08 other app", headers: [("apns-topic", "com.example.other")], omitTopic: true, status: 400,
+            reason: "DeviceTokenNotForTopic"),
+        Case(
+            id: "S-09", headers: [("apns-collapse-id", String(repeating: "c", count: 65))], status: 400, reason: "BadCollapseId"),
         Case(id: "S-10", headers: [("apns-priority", "10"), ("apns-priority", "10")], status: 400, reason: "DuplicateHeaders"),
         Case(id: "S-11 empty", body: nil, status: 400, reason: "PayloadEmpty"),
-        Case(id: "S-11 too large", body: #"{"aps":{"alert":""# + String(repeating: "x", count: 4096) + #""}}"#, status: 413, reason: "PayloadTooLarge"),
+        Case(
+            id: "S-11 too large", body: #"{"aps":{"alert":""# + String(repeating: "x", count: 4096) + #""}}"#, status: 413,
+            reason: "PayloadTooLarge"),
         Case(id: "S-11 not JSON", body: "hello", status: 400, reason: "BadRequestPayload"),
         Case(id: "S-11 not an object", body: "[1,2]", status: 400, reason: "BadRequestPayload"),
         // With apns-push-type, the payload is only scanned, not parsed: the scan must refuse what the parser would.
-        Case(id: "S-11 trailing comma, typed", headers: [("apns-push-type", "alert")], body: #"{"aps":{"alert":"x"},}"#,
-             status: 400, reason: "BadRequestPayload"),
-        Case(id: "S-11 two objects, typed", headers: [("apns-push-type", "alert")], body: #"{"aps":{}} {}"#,
-             status: 400, reason: "BadRequestPayload"),
-        Case(id: "S-11 control character, typed", headers: [("apns-push-type", "alert")], body: "{\"aps\":{\"alert\":\"a\u{01}\"}}",
-             status: 400, reason: "BadRequestPayload"),
-        Case(id: "S-11 array, typed", headers: [("apns-push-type", "alert")], body: #"[{"aps":{}}]"#,
-             status: 400, reason: "BadRequestPayload"),
-        Case(id: "P-02 background at 10", headers: [("apns-push-type", "background"), ("apns-priority", "10")],
-             body: #"{"aps":{"content-available":1}}"#, status: 400, reason: "BadPriority"),
+        Case(
+            id: "S-11 trailing comma, typed", headers: [("apns-push-type", "alert")], body: #"{"aps":{"alert":"x"},}"#,
+            status: 400, reason: "BadRequestPayload"),
+        Case(
+            id: "S-11 two objects, typed", headers: [("apns-push-type", "alert")], body: #"{"aps":{}} {}"#,
+            status: 400, reason: "BadRequestPayload"),
+        Case(
+            id: "S-11 control character, typed", headers: [("apns-push-type", "alert")],
+            body: "{\"aps\":{\"alert\":\"a\u{01}\"}}",
+            status: 400, reason: "BadRequestPayload"),
+        Case(
+            id: "S-11 array, typed", headers: [("apns-push-type", "alert")], body: #"[{"aps":{}}]"#,
+            status: 400, reason: "BadRequestPayload"),
+        Case(
+            id: "P-02 background at 10", headers: [("apns-push-type", "background"), ("apns-priority", "10")],
+            body: #"{"aps":{"content-available":1}}"#, status: 400, reason: "BadPriority"),
         Case(id: "P-10 voip without .voip topic", headers: [("apns-push-type", "voip")], status: 400, reason: "InvalidPushType"),
-        Case(id: "P-06 liveactivity with a plain topic", headers: [("apns-push-type", "liveactivity")], status: 400, reason: "InvalidPushType"),
+        Case(
+            id: "P-06 liveactivity with a plain topic", headers: [("apns-push-type", "liveactivity")], status: 400,
+            reason: "InvalidPushType"),
     ]
 
     @Test("S-01…S-11, P-02, P-10, H-25: malformed requests get Apple's status and reason", arguments: cases)
     func refusesMalformedRequests(_ testCase: Case) async throws {
         try await withGateway { harness, client in
-        let token = try await harness.offlineToken()
-        var headers = testCase.headers
-        if !testCase.omitTopic { headers.append(("apns-topic", GatewayHarness.bundleID)) }
-        headers.append(("authorization", "bearer \(try harness.jwt())"))
-        let result = try await client.push(
-            port: harness.tlsPort, token: token.token, method: testCase.method, path: testCase.path, headers: headers,
-            body: testCase.body)
-        #expect(result.status == testCase.status)
-        #expect(result.reason == testCase.reason)
-        #expect(result.headers.first(name: "content-type") == "application/json")
-        #expect(result.apnsID.map(APNsRequestHeaders.isCanonicalUUID) == true)
+            let token = try await harness.offlineToken()
+            var headers = testCase.headers
+            if !testCase.omitTopic { headers.append(("apns-topic", GatewayHarness.bundleID)) }
+            headers.append(("authorization", "bearer \(try harness.jwt())"))
+            let result = try await client.push(
+                port: harness.tlsPort, token: token.token, method: testCase.method, path: testCase.path, headers: headers,
+                body: testCase.body)
+            #expect(result.status == testCase.status)
+            #expect(result.reason == testCase.reason)
+            #expect(result.headers.first(name: "content-type") == "application/json")
+            #expect(result.apnsID.map(APNsRequestHeaders.isCanonicalUUID) == true)
         }
     }
 }

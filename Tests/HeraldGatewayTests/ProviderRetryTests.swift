@@ -1,9 +1,8 @@
-import GatewayTestSupport
 import AsyncHTTPClient
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
-@testable import HeraldGateway
 import HeraldProvider
 import HeraldTestSupport
 import HeraldTesting
@@ -13,12 +12,16 @@ import NIOHTTP1
 import Synchronization
 import Testing
 
+@testable import HeraldGateway
+
 /// A provider that lost an answer sends the push again with the same `apns-id` (S-05): it is answered 200 and shown
 /// once. (After a gateway crash the device recognises it: EndToEndTests.retryAcrossAGatewayCrash.)
 @Suite(.heavy, .timeLimit(.minutes(3))) struct ProviderRetryTests {
     static let apnsID = "4f0e6c3a-8b1d-4c2e-9a7f-0d5b6e3c2a10"
 
-    func send(_ harness: GatewayHarness, _ client: HTTPClient, token: String, jwt: String, apnsID: String?, body: String)
+    func send(
+        _ harness: GatewayHarness, _ client: HTTPClient, token: String, jwt: String, apnsID: String?, body: String
+    )
         async throws -> PushAnswer
     {
         var headers = [("apns-topic", GatewayHarness.bundleID), ("authorization", "bearer \(jwt)")]
@@ -26,7 +29,9 @@ import Testing
         return try await client.push(port: harness.tlsPort, token: token, headers: headers, body: body)
     }
 
-    @Test("A repeat of an accepted push (same device, topic, apns-id and payload) is answered 200 and not delivered again; the same apns-id with another payload, or pushes without apns-id, are delivered")
+    @Test(
+        "A repeat of an accepted push (same device, topic, apns-id and payload) is answered 200 and not delivered again; the same apns-id with another payload, or pushes without apns-id, are delivered"
+    )
     func repeatIsNotDeliveredTwice() async throws {
         try await withGateway { harness, client in
             let device = try await harness.connectDevice()
@@ -42,20 +47,27 @@ import Testing
             }
             defer { receiver.cancel() }
 
-            let first = try await send(harness, client, token: token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"one"}}"#)
+            let first = try await send(
+                harness, client, token: token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"one"}}"#)
             #expect(first.status == 200)
-            let again = try await send(harness, client, token: token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"one"}}"#)
+            let again = try await send(
+                harness, client, token: token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"one"}}"#)
             #expect(again.status == 200)
             #expect(again.apnsID == Self.apnsID)
-            let otherPayload = try await send(harness, client, token: token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"two"}}"#)
+            let otherPayload = try await send(
+                harness, client, token: token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"two"}}"#)
             #expect(otherPayload.status == 200)
             for _ in 0..<2 {
-                #expect(try await send(harness, client, token: token, jwt: jwt, apnsID: nil, body: #"{"aps":{"alert":"free"}}"#).status == 200)
+                #expect(
+                    try await send(harness, client, token: token, jwt: jwt, apnsID: nil, body: #"{"aps":{"alert":"free"}}"#)
+                        .status == 200)
             }
             // Every push but the repeat reached the device, in order: each was acknowledged before its 200.
-            #expect(received.withLock { $0 } == [
-                #"{"aps":{"alert":"one"}}"#, #"{"aps":{"alert":"two"}}"#, #"{"aps":{"alert":"free"}}"#, #"{"aps":{"alert":"free"}}"#,
-            ])
+            #expect(
+                received.withLock { $0 } == [
+                    #"{"aps":{"alert":"one"}}"#, #"{"aps":{"alert":"two"}}"#, #"{"aps":{"alert":"free"}}"#,
+                    #"{"aps":{"alert":"free"}}"#,
+                ])
             await harness.gateway.flushDeliveryLog()
             let repeatID = try #require(again.headers.first(name: "apns-unique-id"))
             let firstID = try #require(first.headers.first(name: "apns-unique-id"))
@@ -72,10 +84,18 @@ import Testing
         try await withGateway { harness, client in
             let token = try await harness.offlineToken()
             let jwt = try harness.jwt()
-            #expect(try await send(harness, client, token: token.token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"old"}}"#).status == 200)
-            #expect(try await send(harness, client, token: token.token, jwt: jwt, apnsID: nil, body: #"{"aps":{"alert":"new"}}"#).status == 200)
+            #expect(
+                try await send(
+                    harness, client, token: token.token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"old"}}"#
+                ).status == 200)
+            #expect(
+                try await send(harness, client, token: token.token, jwt: jwt, apnsID: nil, body: #"{"aps":{"alert":"new"}}"#)
+                    .status == 200)
             // The provider's late retry of the first.
-            #expect(try await send(harness, client, token: token.token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"old"}}"#).status == 200)
+            #expect(
+                try await send(
+                    harness, client, token: token.token, jwt: jwt, apnsID: Self.apnsID, body: #"{"aps":{"alert":"old"}}"#
+                ).status == 200)
             let stored = try await harness.store.storedNotifications(deviceID: token.deviceID)
             #expect(stored.map { String(decoding: $0.payload, as: UTF8.self) } == [#"{"aps":{"alert":"new"}}"#])
         }
@@ -88,7 +108,8 @@ import Testing
         try await withGateway(
             clock: clock, logHandler: log, configure: { $0.perTokenRateLimit = .init(count: 1, per: .seconds(10)) }
         ) { harness, _ in
-            try await withTokenClient(harness, clock: clock, retry: .init(maximumAttempts: 3, initialDelay: .seconds(20))) { client, _ in
+            try await withTokenClient(harness, clock: clock, retry: .init(maximumAttempts: 3, initialDelay: .seconds(20))) {
+                client, _ in
                 let token = try await harness.offlineToken().token
                 let alert = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("x")))
                 #expect(try await client.send(alert, to: token).status == 200)
@@ -121,7 +142,9 @@ import Testing
         memory.remember(fingerprint(9), .init(uniqueID: "u-9", at: start.addingTimeInterval(200)))
         #expect(memory.count == 1)
         // The fingerprint covers token, topic, apns-id and payload.
-        #expect(fingerprint(1) != PushFingerprint(token: "aa", topic: "com.example.app", apnsID: "id-1", payload: Array("{ }".utf8)))
-        #expect(fingerprint(1) == PushFingerprint(token: "AA", topic: "com.example.app", apnsID: "ID-1", payload: Array("{}".utf8)))
+        #expect(
+            fingerprint(1) != PushFingerprint(token: "aa", topic: "com.example.app", apnsID: "id-1", payload: Array("{ }".utf8)))
+        #expect(
+            fingerprint(1) == PushFingerprint(token: "AA", topic: "com.example.app", apnsID: "ID-1", payload: Array("{}".utf8)))
     }
 }

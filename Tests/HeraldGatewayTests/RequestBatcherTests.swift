@@ -1,7 +1,8 @@
 import GatewayTestSupport
-@testable import HeraldGateway
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// Group commit on PostgreSQL: concurrent writes share batches, never two for the same row, in submission order.
 @Suite(.timeLimit(.minutes(1))) struct RequestBatcherTests {
@@ -41,8 +42,9 @@ import Testing
         try await withThrowingTaskGroup(of: (Int, Result<Int, any Error>).self) { group in
             for item in 0...count {
                 group.addTask {
-                    do { return (item, .success(try await batcher.submit(item) { try await runner.run($0) })) }
-                    catch { return (item, .failure(error)) }
+                    do { return (item, .success(try await batcher.submit(item) { try await runner.run($0) })) } catch {
+                        return (item, .failure(error))
+                    }
                 }
                 // 0 is taken at once into the first batch; the others wait behind it, in this order.
                 try await eventually("write \(item) queued") {
@@ -56,7 +58,9 @@ import Testing
         }
     }
 
-    @Test("Writes that arrive while a batch is in flight go together in the next, in order; a repeated key waits for a later batch, in order, and does not hold up the writes behind it")
+    @Test(
+        "Writes that arrive while a batch is in flight go together in the next, in order; a repeated key waits for a later batch, in order, and does not hold up the writes behind it"
+    )
     func batching() async throws {
         // 5, 6 and 9 write the same row.
         let batcher = RequestBatcher<Int, Int>(maximumBatch: 64) { [6, 9].contains($0) ? "5" : "\($0)" }

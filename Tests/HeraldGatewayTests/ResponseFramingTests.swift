@@ -1,5 +1,5 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldGateway
 import HeraldTestSupport
 import NIOCore
@@ -33,14 +33,18 @@ import Testing
 
             #expect(statuses == [1: "200", 3: "400", 5: "200"])
             for stream in [1, 5] {
-                #expect(frames.filter { $0.stream == stream } == [FrameRecorder.Frame(stream: stream, kind: "HEADERS", endStream: true, length: 0)])
+                #expect(
+                    frames.filter { $0.stream == stream } == [
+                        FrameRecorder.Frame(stream: stream, kind: "HEADERS", endStream: true, length: 0)
+                    ])
             }
             let error = frames.filter { $0.stream == 3 }
             #expect(error.count == 2, "\(error)")
             #expect(error.first == FrameRecorder.Frame(stream: 3, kind: "HEADERS", endStream: false, length: 0))
             let body = try #require(error.last)
-            #expect(body.kind == "DATA" && body.endStream && body.length == #"{"reason":"DeviceTokenNotForTopic"}"#.utf8.count,
-                    "\(error)")
+            #expect(
+                body.kind == "DATA" && body.endStream && body.length == #"{"reason":"DeviceTokenNotForTopic"}"#.utf8.count,
+                "\(error)")
         }
     }
 }

@@ -1,8 +1,7 @@
-import GatewayTestSupport
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
-@testable import HeraldGateway
 import HeraldProvider
 import HeraldTestSupport
 import HeraldTesting
@@ -12,6 +11,8 @@ import NIOHTTP2
 import NIOSSL
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// Slow and stuck clients hold a socket only as long as Herald allows, and never hold up anyone else: a TLS handshake
 /// never finished, SETTINGS never acknowledged, a device that never says hello or never reads (issue 25, limits).
@@ -87,7 +88,8 @@ import Testing
             // The preface and an empty SETTINGS frame; the gateway's SETTINGS are read but never acknowledged. (Again if
             // a loaded machine's handshake outlasted the setup timeout.)
             let connection = try await Self.retried {
-                try await Self.stuck(port: harness.tlsPort, tls: tls, Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0])
+                try await Self.stuck(
+                    port: harness.tlsPort, tls: tls, Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0])
             }
             #expect(await connection.waitUntilClosed(timeout: Self.closeWait))
             let goAways = Self.frames(connection.received).filter { $0.type == 7 }
@@ -106,14 +108,17 @@ import Testing
         }
     }
 
-    @Test("A device connection that never upgrades, or never says hello, is closed after the setup timeout; a device that did stays")
+    @Test(
+        "A device connection that never upgrades, or never says hello, is closed after the setup timeout; a device that did stays"
+    )
     func deviceNeverSaysHello() async throws {
         try await withGateway(configure: Self.configure) { harness, _ in
             let tls = try harness.clientTLS()
             // On a loaded machine the deadline may close these before they get as far as they try to: that is the
             // promise too (nil: closed already).
             let silent = try? await RawConnection.connect(port: harness.ports.device)
-            let noUpgrade = try? await Self.stuck(port: harness.ports.device, tls: tls, Array("GET /device/v1 HTTP/1.1\r\nHost: loc".utf8))
+            let noUpgrade = try? await Self.stuck(
+                port: harness.ports.device, tls: tls, Array("GET /device/v1 HTTP/1.1\r\nHost: loc".utf8))
             let noHello = try? await Self.stuck(port: harness.ports.device, tls: tls, RawConnection.deviceUpgradeRequest)
             let (device, token) = try await Self.retried {
                 let device = try await harness.connectDevice()
@@ -146,7 +151,9 @@ import Testing
         }
     }
 
-    @Test("A device that stops reading holds up nothing: each push to it is answered 200 after its acknowledgement time and kept; it gets the newest when it comes back")
+    @Test(
+        "A device that stops reading holds up nothing: each push to it is answered 200 after its acknowledgement time and kept; it gets the newest when it comes back"
+    )
     func deviceNeverReads() async throws {
         // Light on purpose: filling the socket buffers until the gateway disconnects the device takes over 3 MB of
         // pushes, which starved other tests' 10 s client timeouts when the suite ran in parallel. The disconnect is
@@ -188,7 +195,9 @@ import Testing
         }
     }
 
-    @Test("A device that answers no ping is disconnected at the check after the one that pinged it (one task pings every device); one that answers stays")
+    @Test(
+        "A device that answers no ping is disconnected at the check after the one that pinged it (one task pings every device); one that answers stays"
+    )
     func deviceThatAnswersNoPing() async throws {
         let clock = VirtualClock()
         try await withGateway(clock: clock, configure: { $0.devicePingInterval = .seconds(30) }) { harness, _ in

@@ -1,6 +1,6 @@
-import GatewayTestSupport
 import AsyncHTTPClient
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
@@ -24,7 +24,8 @@ import Testing
     func storesForOfflineDevice() async throws {
         try await withGateway { harness, client in
             let record = try await harness.offlineToken(device: "phone-1")
-            let answer = try await send(client, harness, token: record.token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"stored"}}"#)
+            let answer = try await send(
+                client, harness, token: record.token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"stored"}}"#)
             #expect(answer.status == 200)
             #expect(try await harness.store.storedNotifications(deviceID: "phone-1").count == 1)
             let device = try await harness.connectDevice("phone-1")
@@ -93,8 +94,9 @@ import Testing
                 client, harness, token: record.token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"soon stale"}}"#,
                 extra: [("apns-expiration", "\(expiry)")])
             #expect(answer.status == 200)
-            #expect(try await harness.store.storedNotifications(deviceID: "phone-4").first?.expiresAt
-                == Date(timeIntervalSince1970: Double(expiry)))
+            #expect(
+                try await harness.store.storedNotifications(deviceID: "phone-4").first?.expiresAt
+                    == Date(timeIntervalSince1970: Double(expiry)))
             clock.advance(by: 120)
             let device = try await harness.connectDevice("phone-4")
             // The device registers an app: that answer comes after the stored ones were looked at.
@@ -111,7 +113,8 @@ import Testing
         try await withGateway(acknowledgementTimeout: .milliseconds(300)) { harness, client in
             let silent = try await harness.connectDevice("phone-5")
             let token = try await silent.register(bundleID: GatewayHarness.bundleID)
-            let answer = try await send(client, harness, token: token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"ack me"}}"#)
+            let answer = try await send(
+                client, harness, token: token, jwt: try harness.jwt(), body: #"{"aps":{"alert":"ack me"}}"#)
             #expect(answer.status == 200)
             let unacknowledged = try #require(try await nextPush(silent))
             #expect(unacknowledged.fromStorage == false)

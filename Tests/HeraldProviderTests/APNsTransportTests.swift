@@ -4,8 +4,8 @@ import GatewayTestSupport
 import HeraldCore
 import HeraldGateway
 import HeraldTestSupport
-import NIOCore
 import HeraldTesting
+import NIOCore
 import Testing
 
 @testable import HeraldProvider
@@ -128,13 +128,15 @@ import Testing
             let signer = try ProviderTokenSigner(
                 pem: harness.providerKey.pemRepresentation, keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID)
             let client = try APNsClient(
-                server: APNsServer(url: URL(string: "http://127.0.0.1:\(harness.plaintextPort)")!), authentication: .token(signer),
+                server: APNsServer(url: URL(string: "http://127.0.0.1:\(harness.plaintextPort)")!),
+                authentication: .token(signer),
                 retryPolicy: .never)
             try await using(client) { client in
                 let alert = APNsNotification.alert(bundleID: GatewayHarness.bundleID, payload: APNsPayload(alert: .text("h2c")))
                 let accepted = try await client.send(alert, to: token)
                 #expect(accepted.status == 200 && accepted.apnsID != nil, "\(accepted)")
-                let refused = try await client.send(.alert(bundleID: "com.example.other", payload: APNsPayload(alert: .text("x"))), to: token)
+                let refused = try await client.send(
+                    .alert(bundleID: "com.example.other", payload: APNsPayload(alert: .text("x"))), to: token)
                 #expect(refused.status == 400, "\(refused)")
                 #expect(refused.reasonText != nil, "\(refused)")
             }

@@ -13,14 +13,18 @@ import Testing
 @Suite(.heavy, .timeLimit(.minutes(3))) struct BroadcastClientTests {
     static let bundle = GatewayHarness.bundleID
 
-    @Test("B-02…B-06 B-09…B-13: the channel manager makes, reads, lists and deletes channels; a broadcast reaches a subscribed device with Apple's headers; refusals are Apple's reasons")
+    @Test(
+        "B-02…B-06 B-09…B-13: the channel manager makes, reads, lists and deletes channels; a broadcast reaches a subscribed device with Apple's headers; refusals are Apple's reasons"
+    )
     func channelsAndBroadcasts() async throws {
-        try await withGateway(configure: { $0.providerListeners.append(.init(port: 0, usesTLS: true, api: .channelManagement)) }) { harness, _ in
+        try await withGateway(configure: { $0.providerListeners.append(.init(port: 0, usesTLS: true, api: .channelManagement)) })
+        { harness, _ in
             let signer = try ProviderTokenSigner(
                 pem: harness.providerKey.pemRepresentation, keyID: GatewayHarness.keyID, teamID: GatewayHarness.teamID,
                 clock: harness.clock)
             let manager = try APNsChannelManager(
-                server: APNsServer(url: URL(string: "https://localhost:\(harness.ports.provider[3])")!, certificateAuthorityFile: harness.caPath),
+                server: APNsServer(
+                    url: URL(string: "https://localhost:\(harness.ports.provider[3])")!, certificateAuthorityFile: harness.caPath),
                 authentication: .token(signer))
             do {
                 let kept = try await manager.createChannel(bundleID: Self.bundle, storagePolicy: .mostRecentMessageStored)
@@ -58,7 +62,8 @@ import Testing
                     #expect(unknown.status == 400 && unknown.reasonText == "ChannelNotRegistered")
                     // What APNs would refuse is refused before sending.
                     await #expect(throws: APNsReason.invalidPushType) {
-                        _ = try await client.broadcast(.alert(bundleID: Self.bundle, payload: APNsPayload(alert: .text("x"))), on: kept)
+                        _ = try await client.broadcast(
+                            .alert(bundleID: Self.bundle, payload: APNsPayload(alert: .text("x"))), on: kept)
                     }
                     await #expect(throws: APNsReason.missingChannelId) { _ = try await client.broadcast(update, on: "") }
                 }

@@ -9,15 +9,19 @@ import Testing
     func appleExamples() {
         #expect(APNsPayload(alert: .text("Hello!")).jsonValue.jsonText == #"{"aps":{"alert":"Hello!"}}"#)
         let localized = APNsPayload(
-            alert: .fields(.init(titleLocalizationKey: "GAME_PLAY_REQUEST_FORMAT", titleLocalizationArguments: ["Jenna", "Frank"])),
+            alert: .fields(
+                .init(titleLocalizationKey: "GAME_PLAY_REQUEST_FORMAT", titleLocalizationArguments: ["Jenna", "Frank"])),
             sound: .named("chime.aiff"))
         #expect(
             localized.jsonValue.jsonText
-                == #"{"aps":{"alert":{"title-loc-key":"GAME_PLAY_REQUEST_FORMAT","title-loc-args":["Jenna","Frank"]},"sound":"chime.aiff"}}"#)
+                == #"{"aps":{"alert":{"title-loc-key":"GAME_PLAY_REQUEST_FORMAT","title-loc-args":["Jenna","Frank"]},"sound":"chime.aiff"}}"#
+        )
         let critical = APNsPayload(sound: .critical(name: "alarm.aiff", volume: 0.5))
         #expect(critical.jsonValue.jsonText == #"{"aps":{"sound":{"critical":1,"name":"alarm.aiff","volume":0.5}}}"#)
-        let background = APNsNotification.background(bundleID: "com.example.app", custom: [.init("acme1", "bar"), .init("acme2", 42)])
-        #expect(String(decoding: background.payload, as: UTF8.self) == #"{"aps":{"content-available":1},"acme1":"bar","acme2":42}"#)
+        let background = APNsNotification.background(
+            bundleID: "com.example.app", custom: [.init("acme1", "bar"), .init("acme2", 42)])
+        #expect(
+            String(decoding: background.payload, as: UTF8.self) == #"{"aps":{"content-available":1},"acme1":"bar","acme2":42}"#)
         #expect(background.headers.map(\.name) == ["apns-push-type", "apns-topic", "apns-priority"])
         #expect(background.headers.map(\.value) == ["background", "com.example.app", "5"])
     }
@@ -42,10 +46,11 @@ import Testing
         notification.expiration = .at(Date(timeIntervalSince1970: 1_700_000_000))
         notification.collapseID = "score"
         notification.apnsID = UUID(uuidString: "123E4567-E89B-12D3-A456-4266554400A0")
-        #expect(notification.headers.map { "\($0.name): \($0.value)" } == [
-            "apns-push-type: alert", "apns-topic: com.example.app", "apns-expiration: 1700000000",
-            "apns-collapse-id: score", "apns-id: 123e4567-e89b-12d3-a456-4266554400a0",
-        ])
+        #expect(
+            notification.headers.map { "\($0.name): \($0.value)" } == [
+                "apns-push-type: alert", "apns-topic: com.example.app", "apns-expiration: 1700000000",
+                "apns-collapse-id: score", "apns-id: 123e4567-e89b-12d3-a456-4266554400a0",
+            ])
         notification.expiration = .immediately
         #expect(notification.headers.contains { $0 == ("apns-expiration", "0") })
     }
@@ -57,10 +62,11 @@ import Testing
         notification.expiration = .immediately
         notification.priority = .immediate
         let sent = Dictionary(uniqueKeysWithValues: notification.headers.map { ($0.name, $0.value) })
-        #expect(sent == [
-            "apns-id": "eabeae54-14a8-11e5-b60b-1697f925ec7b", "apns-push-type": "alert", "apns-expiration": "0",
-            "apns-priority": "10", "apns-topic": "com.example.MyApp",
-        ])
+        #expect(
+            sent == [
+                "apns-id": "eabeae54-14a8-11e5-b60b-1697f925ec7b", "apns-push-type": "alert", "apns-expiration": "0",
+                "apns-priority": "10", "apns-topic": "com.example.MyApp",
+            ])
         #expect(String(decoding: notification.payload, as: UTF8.self) == #"{"aps":{"alert":"Hello"}}"#)
         let parsed = try APNsRequestHeaders.parse(notification.headers).get()
         #expect(parsed.apnsID == "eabeae54-14a8-11e5-b60b-1697f925ec7b")
@@ -79,7 +85,10 @@ import Testing
             // Pushes that must reach the device at once say so: location (P-07: 10 for an immediate answer), and
             // mdm, push-to-talk and VoIP, where Apple states no rule and a delayed push is useless.
             (.location(bundleID: bundle), "location", bundle + ".location-query", "10"),
-            (.mdm(topic: "com.apple.mgmt.External.18a16429", pushMagic: "magic"), "mdm", "com.apple.mgmt.External.18a16429", "10"),
+            (
+                .mdm(topic: "com.apple.mgmt.External.18a16429", pushMagic: "magic"), "mdm", "com.apple.mgmt.External.18a16429",
+                "10"
+            ),
             (.pushToTalk(bundleID: bundle), "pushtotalk", bundle + ".voip-ptt", "10"),
             (.voip(bundleID: bundle), "voip", bundle + ".voip", "10"),
             (.widgets(bundleID: bundle), "widgets", bundle + ".push-type.widgets", nil),
@@ -125,7 +134,9 @@ import Testing
             #expect(scan(text) == .notAnObject, "\(text)")
         }
         // Any mutation of a real payload: whenever the scan passes it, JSONSerialization reads an object too.
-        let payload = Array(#"{"aps":{"alert":{"title":"Hi","body":"A \"small\" alert"},"badge":12,"sound":"default"},"k":[1.5,-3,true,null]}"#.utf8)
+        let payload = Array(
+            #"{"aps":{"alert":{"title":"Hi","body":"A \"small\" alert"},"badge":12,"sound":"default"},"k":[1.5,-3,true,null]}"#
+                .utf8)
         let alphabet = Array(#"{}[]:,"\ -.0123456789eEtrufalsn/ubx"#.utf8)
         var generator = SplitMix64(seed: 0x4845_5241_4C44)
         var confirmed = 0

@@ -102,7 +102,8 @@ private final class ScriptedStreamHandler: ChannelInboundHandler {
             write(status: 200, body: nil, context: context)
         case "/body":
             let reason = #"{"reason":"BadDeviceToken","padding":""#
-            write(status: 400, body: reason + String(repeating: "x", count: 100 - reason.utf8.count - 2) + #""}"#, context: context)
+            write(
+                status: 400, body: reason + String(repeating: "x", count: 100 - reason.utf8.count - 2) + #""}"#, context: context)
         case "/slow":
             let stream = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             context.eventLoop.scheduleTask(in: .milliseconds(200)) {
@@ -114,7 +115,8 @@ private final class ScriptedStreamHandler: ChannelInboundHandler {
         case "/goaway":
             let id = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .rootStream
             let last = HTTP2StreamID(max(0, Int(id) - 2))
-            let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
+            let goAway = HTTP2Frame(
+                streamID: .rootStream, payload: .goAway(lastStreamID: last, errorCode: .noError, opaqueData: nil))
             let connection = self.connection
             connection.writeAndFlush(goAway).whenComplete { _ in connection.close(promise: nil) }
         default:  // "/silent"
@@ -127,7 +129,8 @@ private final class ScriptedStreamHandler: ChannelInboundHandler {
         if !apnsID.isEmpty { headers.add(name: "apns-id", value: apnsID) }
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: body == nil))), promise: nil)
         if let body {
-            context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true))), promise: nil)
+            context.write(
+                wrapOutboundOut(.data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true))), promise: nil)
         }
         context.flush()
     }

@@ -62,11 +62,12 @@ import Testing
         let before = counter.commits.withLock { $0 }
         var tasks: [Task<Void, any Error>] = []
         for (index, durability) in queued.enumerated() {
-            tasks.append(Task {
-                try await writer.write(durability) { db in
-                    try db.execute(sql: "INSERT INTO line VALUES (?)", arguments: ["\(index)"])
-                }
-            })
+            tasks.append(
+                Task {
+                    try await writer.write(durability) { db in
+                        try db.execute(sql: "INSERT INTO line VALUES (?)", arguments: ["\(index)"])
+                    }
+                })
         }
         // Bounded wait for every write to be queued behind the held transaction.
         var yields = 0
@@ -141,7 +142,9 @@ import Testing
         #expect(try await commits(for: [.crashSafe, .crashSafeShared]) == 2)
     }
 
-    @Test("Under steady writes the WAL is copied back in the gaps between them, every 64 transactions — not in one long stall every 1,000")
+    @Test(
+        "Under steady writes the WAL is copied back in the gaps between them, every 64 transactions — not in one long stall every 1,000"
+    )
     func checkpointsInGaps() async throws {
         let file = try Self.temporaryFile()
         defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
@@ -154,7 +157,9 @@ import Testing
         let before = try size()
         let writer = GroupCommitWriter(writer: pool)
         let blob = Data(repeating: 7, count: 16_384)
-        func write() async throws { try await writer.write { db in try db.execute(sql: "INSERT INTO blob VALUES (?)", arguments: [blob]) } }
+        func write() async throws {
+            try await writer.write { db in try db.execute(sql: "INSERT INTO blob VALUES (?)", arguments: [blob]) }
+        }
 
         for _ in 1..<GroupCommitWriter.gapCheckpointInterval { try await write() }
         #expect(try size() == before, "63 transactions: still only in the WAL")

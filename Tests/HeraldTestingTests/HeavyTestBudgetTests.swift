@@ -7,11 +7,17 @@ import Testing
     final class Overlap: Sendable {
         private let state = Mutex((now: 0, most: 0))
         var most: Int { state.withLock { $0.most } }
-        func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
+        func enter() {
+            state.withLock {
+                $0.now += 1; $0.most = max($0.most, $0.now)
+            }
+        }
         func leave() { state.withLock { $0.now -= 1 } }
     }
 
-    @Test("The heavy-test budget never runs more holders at once than its permits, in the order they asked; a holder's nested call runs on its permit")
+    @Test(
+        "The heavy-test budget never runs more holders at once than its permits, in the order they asked; a holder's nested call runs on its permit"
+    )
     func permits() async throws {
         let budget = HeavyTestBudget(permits: 2)
         let running = Overlap()

@@ -20,7 +20,7 @@ import Testing
         #expect(clock.nextDeadline == nil)
         clock.advance(to: start)
         #expect(clock.now == deadline, "advancing to the past does nothing")
-        try await clock.sleep(until: start) // already due: returns at once
+        try await clock.sleep(until: start)  // already due: returns at once
     }
 
     @Test("withTimeout returns what finishes in time and throws TimeoutError for what does not, having ended it")

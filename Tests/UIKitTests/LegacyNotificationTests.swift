@@ -3,8 +3,9 @@ import HeraldCore
 import HeraldTestSupport
 import HeraldTesting
 import Testing
-@testable import UIKit
 import UserNotifications
+
+@testable import UIKit
 
 /// The iOS 8 API (seed 002) as a view of the same center: `UILocalNotification`, `UIUserNotificationSettings`,
 /// action contexts, and the app delegate's older callbacks.
@@ -59,7 +60,9 @@ struct LegacyNotificationTests {
         return (found, { body in try #require(found.first { $0.request.content.body == body }, "\(body)").request.identifier })
     }
 
-    static func action(_ identifier: String, _ mode: UIUserNotificationActivationMode, text: Bool = false) -> UIMutableUserNotificationAction {
+    static func action(
+        _ identifier: String, _ mode: UIUserNotificationActivationMode, text: Bool = false
+    ) -> UIMutableUserNotificationAction {
         let action = UIMutableUserNotificationAction()
         action.identifier = identifier
         action.title = identifier
@@ -83,7 +86,9 @@ struct LegacyNotificationTests {
         return category
     }
 
-    @Test("Seed 002 as written: registration → didRegister with the three types; the notification fires at 10 s, not before; a banner shows the minimal context's one action")
+    @Test(
+        "Seed 002 as written: registration → didRegister with the three types; the notification fires at 10 s, not before; a banner shows the minimal context's one action"
+    )
     func seedSchedulesAndFires() async throws {
         // The seed's fire date is `Date(timeIntervalSinceNow: 10)`: the device's clock starts at the real time.
         try await withApp(clock: VirtualClock(now: Date())) { device, center, delegate in
@@ -103,7 +108,7 @@ struct LegacyNotificationTests {
 
             await device.advance(by: 9)
             #expect(device.presenter.presentations.isEmpty)
-            await device.advance(by: 2.5) // 10 s from the seed's "now", rounded up to the second
+            await device.advance(by: 2.5)  // 10 s from the seed's "now", rounded up to the second
             let shown = try #require(device.presenter.presentations.first)
             #expect(shown.body == "Testing")
             #expect(shown.categoryIdentifier == "Email")
@@ -114,7 +119,9 @@ struct LegacyNotificationTests {
         }
     }
 
-    @Test("Action contexts: the alert style shows the default context's actions (up to four), a banner the minimal context's (up to two, else the default's first two)")
+    @Test(
+        "Action contexts: the alert style shows the default context's actions (up to four), a banner the minimal context's (up to two, else the default's first two)"
+    )
     func actionContexts() async throws {
         try await withApp(authorized: true) { device, center, delegate in
             device.setForeground(false)
@@ -155,7 +162,9 @@ struct LegacyNotificationTests {
         }
     }
 
-    @Test("Actions reach handleActionWithIdentifier, not didReceiveLocalNotification: a background action with the app in the background, a foreground one inactive, typed text in responseInfo")
+    @Test(
+        "Actions reach handleActionWithIdentifier, not didReceiveLocalNotification: a background action with the app in the background, a foreground one inactive, typed text in responseInfo"
+    )
     func actionsReachHandleAction() async throws {
         try await withApp(authorized: true) { device, center, delegate in
             UIApplication.shared.registerUserNotificationSettings(
@@ -177,18 +186,21 @@ struct LegacyNotificationTests {
             try await eventually("Reject") { delegate.events.contains { $0.hasPrefix("handleAction Reject") } }
             try await device.user.reply("On my way", withAction: "Reply", on: try id("three"))
             try await eventually("Reply") { delegate.events.contains { $0.hasPrefix("handleAction Reply") } }
-            #expect(delegate.events.filter { $0.hasPrefix("handleAction") } == [
-                "handleAction Accept local one background",
-                "handleAction Reject local two background",
-                "handleAction Reply local three inactive",
-            ])
+            #expect(
+                delegate.events.filter { $0.hasPrefix("handleAction") } == [
+                    "handleAction Accept local one background",
+                    "handleAction Reject local two background",
+                    "handleAction Reply local three inactive",
+                ])
             #expect(delegate.typedText == "On my way")
             #expect(!delegate.events.contains { $0.hasPrefix("didReceiveLocalNotification") })
             #expect(UIApplication.shared.applicationState == .active, "back in front once the handler completed")
         }
     }
 
-    @Test("Seed 002: a background action's handler has 30 s, more than a delegate's limit; the app stays in the background until it calls the completion handler")
+    @Test(
+        "Seed 002: a background action's handler has 30 s, more than a delegate's limit; the app stays in the background until it calls the completion handler"
+    )
     func backgroundActionCompletesLater() async throws {
         // A delegate has 0.1 s here; the action handler gets 30 s.
         try await withApp(authorized: true, delegateTimeout: .milliseconds(100)) { device, center, delegate in
@@ -217,7 +229,9 @@ struct LegacyNotificationTests {
         }
     }
 
-    @Test("Seed 002: in front, didReceiveLocalNotification with state active and nothing shown; opened from the list, with state inactive")
+    @Test(
+        "Seed 002: in front, didReceiveLocalNotification with state active and nothing shown; opened from the list, with state inactive"
+    )
     func foregroundAndInactive() async throws {
         try await withApp(authorized: true) { device, center, delegate in
             let now = UILocalNotification()
@@ -245,7 +259,9 @@ struct LegacyNotificationTests {
         }
     }
 
-    @Test("B-18 (seed 002): 65 scheduled → the 64 soonest kept, a repeating notification counting once; the getter agrees with the store at once and after")
+    @Test(
+        "B-18 (seed 002): 65 scheduled → the 64 soonest kept, a repeating notification counting once; the getter agrees with the store at once and after"
+    )
     func sixtyFourLimit() async throws {
         try await withApp(authorized: true) { device, center, _ in
             let base = device.clock.now
@@ -279,7 +295,9 @@ struct LegacyNotificationTests {
         }
     }
 
-    @Test("A repeating notification fires first at its fire date, then every interval; what was scheduled comes back from scheduledLocalNotifications")
+    @Test(
+        "A repeating notification fires first at its fire date, then every interval; what was scheduled comes back from scheduledLocalNotifications"
+    )
     func repeatingAndRoundTrip() async throws {
         try await withApp(authorized: true) { device, _, _ in
             device.setForeground(false)
@@ -312,15 +330,18 @@ struct LegacyNotificationTests {
         }
     }
 
-    @Test("Legacy and modern together: one set of pending notifications; cancelLocalNotification removes the request a notification stands for, or every equal one")
+    @Test(
+        "Legacy and modern together: one set of pending notifications; cancelLocalNotification removes the request a notification stands for, or every equal one"
+    )
     func legacyAndModernTogether() async throws {
         try await withApp(authorized: true) { device, center, _ in
             let content = UNMutableNotificationContent()
             content.title = "Modern"
             content.body = "from UserNotifications"
-            try await center.add(UNNotificationRequest(
-                identifier: "modern", content: content,
-                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 600, repeats: false)))
+            try await center.add(
+                UNNotificationRequest(
+                    identifier: "modern", content: content,
+                    trigger: UNTimeIntervalNotificationTrigger(timeInterval: 600, repeats: false)))
             let legacy = UILocalNotification()
             legacy.alertBody = "from UILocalNotification"
             legacy.fireDate = device.clock.now.addingTimeInterval(300)
@@ -357,11 +378,14 @@ struct LegacyNotificationTests {
         }
     }
 
-    @Test("Seed 002: registering again changes the settings — types left out have no switch (notSupported); the person's off switch and a denial show in currentUserNotificationSettings")
+    @Test(
+        "Seed 002: registering again changes the settings — types left out have no switch (notSupported); the person's off switch and a denial show in currentUserNotificationSettings"
+    )
     func settingsFollowRegistration() async throws {
         try await withApp { device, center, delegate in
             #expect(UIApplication.shared.currentUserNotificationSettings == nil, "not registered yet")
-            UIApplication.shared.registerUserNotificationSettings(UIUserNotificationSettings(types: [.badge, .sound, .alert], categories: nil))
+            UIApplication.shared.registerUserNotificationSettings(
+                UIUserNotificationSettings(types: [.badge, .sound, .alert], categories: nil))
             try await eventually("didRegister") { delegate.settings != nil }
             #expect(UIApplication.shared.currentUserNotificationSettings?.types == [.badge, .sound, .alert])
 
@@ -372,7 +396,8 @@ struct LegacyNotificationTests {
             #expect(settings.badgeSetting == .notSupported && settings.soundSetting == .notSupported)
             #expect(settings.alertSetting == .enabled)
 
-            UIApplication.shared.registerUserNotificationSettings(UIUserNotificationSettings(types: [.alert, .sound], categories: nil))
+            UIApplication.shared.registerUserNotificationSettings(
+                UIUserNotificationSettings(types: [.alert, .sound], categories: nil))
             try await eventually("the third didRegister") { delegate.events.filter { $0 == "didRegister" }.count == 3 }
             settings = await center.notificationSettings()
             #expect(settings.soundSetting == .enabled, "registered again: its switch is back, on")
@@ -416,7 +441,9 @@ struct LegacyNotificationTests {
         }
     }
 
-    @Test("Remote notifications through the iOS 8 callbacks: in front → didReceiveRemoteNotification:fetchCompletionHandler: (not the plain one); an action → handleActionWithIdentifier forRemoteNotification")
+    @Test(
+        "Remote notifications through the iOS 8 callbacks: in front → didReceiveRemoteNotification:fetchCompletionHandler: (not the plain one); an action → handleActionWithIdentifier forRemoteNotification"
+    )
     func remoteThroughLegacyCallbacks() async throws {
         try await withApp(authorized: true) { device, center, delegate in
             UIApplication.shared.registerUserNotificationSettings(
@@ -426,12 +453,14 @@ struct LegacyNotificationTests {
                 NotificationRequestRecord(
                     remote: try RemoteNotificationContent(payload: Data(json.utf8)), apnsID: id, collapseID: nil)
             }
-            _ = try await device.engine.receiveRemote(try push(#"{"aps":{"alert":"ping","category":"Email"}}"#, "A"), for: device.bundleIdentifier)
+            _ = try await device.engine.receiveRemote(
+                try push(#"{"aps":{"alert":"ping","category":"Email"}}"#, "A"), for: device.bundleIdentifier)
             try await eventually("the push") { delegate.events.count == 2 }
             #expect(delegate.events == ["didRegister", "didReceiveRemoteNotification:fetch ping active"])
 
             device.setForeground(false)
-            _ = try await device.engine.receiveRemote(try push(#"{"aps":{"alert":"pong","category":"Email"}}"#, "B"), for: device.bundleIdentifier)
+            _ = try await device.engine.receiveRemote(
+                try push(#"{"aps":{"alert":"pong","category":"Email"}}"#, "B"), for: device.bundleIdentifier)
             await device.settle()
             #expect(device.presenter.presentations.map(\.body) == ["pong"])
             try await device.user.chooseAction("Accept", on: "B")
@@ -445,12 +474,16 @@ struct LegacyNotificationTests {
     func plainRemoteHandler() async throws {
         let delegate = PlainRemoteAppDelegate()
         var result: UIBackgroundFetchResult?
-        delegate.application(UIApplication.shared, didReceiveRemoteNotification: ["aps": ["content-available": 1]]) { result = $0 }
+        delegate.application(UIApplication.shared, didReceiveRemoteNotification: ["aps": ["content-available": 1]]) {
+            result = $0
+        }
         #expect(delegate.received.count == 1)
         #expect(result == .noData)
     }
 
-    @Test("Seed 002: opened while the app was not running → didFinishLaunchingWithOptions carries it and didReceiveLocalNotification is not called; an action → didFinishLaunching, then handleActionWithIdentifier")
+    @Test(
+        "Seed 002: opened while the app was not running → didFinishLaunchingWithOptions carries it and didReceiveLocalNotification is not called; an action → didFinishLaunching, then handleActionWithIdentifier"
+    )
     func launchFromNotification() async throws {
         let device = try NotificationTestEnvironment()
         let center = device.center()
@@ -510,11 +543,14 @@ struct LegacyNotificationTests {
         #expect(back.userInfo?["id"] as? Int == 42)
         #expect(back.hasAction == false && back.alertAction == "Read" && back.alertTitle == "Title")
         #expect(back.region == nil && back.alertLaunchImage == nil)
-        #expect(back.repeatInterval == notification.repeatInterval && back.category == notification.category && back.alertBody == notification.alertBody && back.regionTriggersOnce == notification.regionTriggersOnce)
+        #expect(
+            back.repeatInterval == notification.repeatInterval && back.category == notification.category
+                && back.alertBody == notification.alertBody && back.regionTriggersOnce == notification.regionTriggersOnce)
 
         let place = UILocalNotification()
         place.alertBody = "here"
-        let region = CLCircularRegion(center: CLLocationCoordinate2D(latitude: 31.23, longitude: 121.47), radius: 100, identifier: "office")
+        let region = CLCircularRegion(
+            center: CLLocationCoordinate2D(latitude: 31.23, longitude: 121.47), radius: 100, identifier: "office")
         place.region = region
         place.regionTriggersOnce = false
         let placeData = try NSKeyedArchiver.archivedData(withRootObject: place, requiringSecureCoding: true)
@@ -522,7 +558,9 @@ struct LegacyNotificationTests {
         #expect(placeBack.region == region && placeBack.regionTriggersOnce == false)
     }
 
-    @Test("A push opened while the app was not running: didFinishLaunchingWithOptions gets its payload under .remoteNotification, with the app inactive, and it is not delivered again")
+    @Test(
+        "A push opened while the app was not running: didFinishLaunchingWithOptions gets its payload under .remoteNotification, with the app inactive, and it is not delivered again"
+    )
     func launchFromPush() async throws {
         let device = try NotificationTestEnvironment()
         let center = device.center()
@@ -560,6 +598,8 @@ struct LegacyNotificationTests {
         #expect(reply.parameters[UIUserNotificationTextInputActionButtonTitleKey] as? String == "Send")
         let accept = Self.action("Accept", .background)
         let acceptData = try NSKeyedArchiver.archivedData(withRootObject: accept, requiringSecureCoding: true)
-        #expect(try NSKeyedUnarchiver.unarchivedObject(ofClass: UIUserNotificationAction.self, from: acceptData)?.isEqual(accept) == true)
+        #expect(
+            try NSKeyedUnarchiver.unarchivedObject(ofClass: UIUserNotificationAction.self, from: acceptData)?.isEqual(accept)
+                == true)
     }
 }

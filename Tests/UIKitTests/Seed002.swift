@@ -44,7 +44,7 @@ enum Seed002 {
         let localNotification = UILocalNotification()
         localNotification.fireDate = Date(timeIntervalSinceNow: 10)
         localNotification.alertBody = "Testing"
-        localNotification.category = "Email" // Same as category identifier
+        localNotification.category = "Email"  // Same as category identifier
         UIApplication.shared.scheduleLocalNotification(localNotification)
     }
 }

@@ -143,7 +143,8 @@ import UserNotificationsUI
     @Test("N-50…N-55: actions and categories keep their values")
     func actionsAndCategories() {
         let input = UNTextInputNotificationAction(
-            identifier: "input", title: "Input", options: .foreground, textInputButtonTitle: "Send", textInputPlaceholder: "Say something"
+            identifier: "input", title: "Input", options: .foreground, textInputButtonTitle: "Send",
+            textInputPlaceholder: "Say something"
         )
         let icon = UNNotificationActionIcon(systemImageName: "trash")
         let delete = UNNotificationAction(identifier: "delete", title: "Delete", options: [.destructive], icon: icon)
@@ -174,13 +175,15 @@ import UserNotificationsUI
         #expect(settings.authorizationStatus == .authorized)
         #expect(settings.alertSetting == .enabled && settings.soundSetting == .disabled)
         let notification = UNNotification.testing(identifier: "n", content: makeContent("t"))
-        let response = UNTextInputNotificationResponse.testing(notification: notification, actionIdentifier: "reply", userText: "hi")
+        let response = UNTextInputNotificationResponse.testing(
+            notification: notification, actionIdentifier: "reply", userText: "hi")
         #expect(response.userText == "hi" && response.notification.request.identifier == "n")
     }
 
     @Test("NSString.localizedUserNotificationString substitutes arguments")
     func localizedString() {
-        #expect(NSString.localizedUserNotificationString(forKey: "Hello %@, %d new", arguments: ["Ann", 3]) == "Hello Ann, 3 new")
+        #expect(
+            NSString.localizedUserNotificationString(forKey: "Hello %@, %d new", arguments: ["Ann", 3]) == "Hello Ann, 3 new")
         #expect(NSString.localizedUserNotificationString(forKey: "plain", arguments: nil) == "plain")
     }
 }

@@ -43,7 +43,9 @@ import UserNotifications
         await device.settle()
     }
 
-    @Test("An app gave up on a connection whose welcome was slow and opened another: the first one's hello, read late, does not take the app from the second, nor does its close leave the app without a host")
+    @Test(
+        "An app gave up on a connection whose welcome was slow and opened another: the first one's hello, read late, does not take the app from the second, nor does its close leave the app without a host"
+    )
     func lateHelloOfAnOlderConnection() async throws {
         let (device, _) = try await makeAuthorizedDevice()
         let engine = device.engine
@@ -57,7 +59,9 @@ import UserNotifications
         #expect(first.questions.isEmpty)
     }
 
-    @Test("A newer process takes the app; when it goes, the older one still connected is the host again; when that goes too, there is none (the system presents)")
+    @Test(
+        "A newer process takes the app; when it goes, the older one still connected is the host again; when that goes too, there is none (the system presents)"
+    )
     func newestOpenConnectionIsTheHost() async throws {
         let (device, _) = try await makeAuthorizedDevice()
         let engine = device.engine
@@ -77,7 +81,8 @@ import UserNotifications
 
     /// An app in another process: takes questions in order and answers when the test lets it.
     final class PipelinedConnection: NotificationHost {
-        private let state = Mutex<(asked: [String], answers: [String: CheckedContinuation<Void, Never>], released: Set<String>)>(([], [:], []))
+        private let state = Mutex<(asked: [String], answers: [String: CheckedContinuation<Void, Never>], released: Set<String>)>(
+            ([], [:], []))
 
         var questions: [String] { state.withLock { $0.asked } }
         var presentsInForeground: Bool { true }
@@ -87,7 +92,9 @@ import UserNotifications
             await askWillPresent(notification)()
         }
 
-        func askWillPresent(_ notification: DeliveredNotification) async -> @Sendable () async -> UNNotificationPresentationOptions? {
+        func askWillPresent(
+            _ notification: DeliveredNotification
+        ) async -> @Sendable () async -> UNNotificationPresentationOptions? {
             let id = notification.request.identifier
             state.withLock { $0.asked.append(id) }
             return { [self] in
@@ -116,7 +123,9 @@ import UserNotifications
         func backgroundPush(_ payload: String) async -> BackgroundPushOutcome { .notHandled }
     }
 
-    @Test("An app in another process is asked about its next notification before it answered about the one before; the answers are committed, and shown, in the order the questions went")
+    @Test(
+        "An app in another process is asked about its next notification before it answered about the one before; the answers are committed, and shown, in the order the questions went"
+    )
     func questionsGoAheadOfAnswers() async throws {
         let (device, _) = try await makeAuthorizedDevice()
         let app = PipelinedConnection()

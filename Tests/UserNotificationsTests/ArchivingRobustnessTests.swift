@@ -1,7 +1,7 @@
 import CoreLocation
 import Foundation
-import Testing
 import HeraldTesting
+import Testing
 import UserNotifications
 
 /// Malformed and foreign archives, and `UNError` as a hashable value: what an outside test suite does with the API.
@@ -64,7 +64,9 @@ import UserNotifications
         return Data(edit(xml).utf8)
     }
 
-    @Test("N-28 GAP: an archive without Herald's record, or with a damaged one, decodes as nil with the coder's error set; nothing crashes", arguments: classes)
+    @Test(
+        "N-28 GAP: an archive without Herald's record, or with a damaged one, decodes as nil with the coder's error set; nothing crashes",
+        arguments: classes)
     func foreignArchivesDecodeAsNil(_ name: String) throws {
         let object = try Self.sample(name)
         let type = type(of: object)

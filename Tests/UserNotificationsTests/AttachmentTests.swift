@@ -29,8 +29,12 @@ import UserNotifications
                 return (error as? UNError)?.code
             }
         }
-        #expect(code { _ = try UNNotificationAttachment(identifier: "a", url: folder.appendingPathComponent("missing.png")) } == .attachmentInvalidURL)
-        #expect(code { _ = try UNNotificationAttachment(identifier: "a", url: URL(string: "https://example.com/a.png")!) } == .attachmentInvalidURL)
+        #expect(
+            code { _ = try UNNotificationAttachment(identifier: "a", url: folder.appendingPathComponent("missing.png")) }
+                == .attachmentInvalidURL)
+        #expect(
+            code { _ = try UNNotificationAttachment(identifier: "a", url: URL(string: "https://example.com/a.png")!) }
+                == .attachmentInvalidURL)
         #expect(code { _ = try UNNotificationAttachment(identifier: "a", url: folder) } == .attachmentInvalidURL)
         let noExtension = try writeFile("download", header: pngHeader, in: folder)
         #expect(code { _ = try UNNotificationAttachment(identifier: "a", url: noExtension) } == .attachmentUnrecognizedType)
@@ -48,12 +52,25 @@ import UserNotifications
         let mb = 1024 * 1024
         let mp3 = Array("ID3".utf8)
         let mp4: [UInt8] = [0, 0, 0, 0x18] + Array("ftypmp42".utf8)
-        #expect(throws: Never.self) { try UNNotificationAttachment(identifier: "a", url: writeFile("a.mp3", header: mp3, size: 5 * mb, in: folder)) }
-        #expect(throws: UNError.self) { try UNNotificationAttachment(identifier: "a", url: writeFile("b.mp3", header: mp3, size: 5 * mb + 1, in: folder)) }
-        #expect(throws: Never.self) { try UNNotificationAttachment(identifier: "i", url: writeFile("a.png", header: pngHeader, size: 10 * mb, in: folder)) }
-        #expect(throws: UNError.self) { try UNNotificationAttachment(identifier: "i", url: writeFile("b.png", header: pngHeader, size: 10 * mb + 1, in: folder)) }
-        #expect(throws: Never.self) { try UNNotificationAttachment(identifier: "m", url: writeFile("a.mp4", header: mp4, size: 50 * mb, in: folder)) }
-        #expect(throws: UNError.self) { try UNNotificationAttachment(identifier: "m", url: writeFile("b.mp4", header: mp4, size: 50 * mb + 1, in: folder)) }
+        #expect(throws: Never.self) {
+            try UNNotificationAttachment(identifier: "a", url: writeFile("a.mp3", header: mp3, size: 5 * mb, in: folder))
+        }
+        #expect(throws: UNError.self) {
+            try UNNotificationAttachment(identifier: "a", url: writeFile("b.mp3", header: mp3, size: 5 * mb + 1, in: folder))
+        }
+        #expect(throws: Never.self) {
+            try UNNotificationAttachment(identifier: "i", url: writeFile("a.png", header: pngHeader, size: 10 * mb, in: folder))
+        }
+        #expect(throws: UNError.self) {
+            try UNNotificationAttachment(
+                identifier: "i", url: writeFile("b.png", header: pngHeader, size: 10 * mb + 1, in: folder))
+        }
+        #expect(throws: Never.self) {
+            try UNNotificationAttachment(identifier: "m", url: writeFile("a.mp4", header: mp4, size: 50 * mb, in: folder))
+        }
+        #expect(throws: UNError.self) {
+            try UNNotificationAttachment(identifier: "m", url: writeFile("b.mp4", header: mp4, size: 50 * mb + 1, in: folder))
+        }
     }
 
     @Test("B-41, B-42: adding moves the file into the data store; it is removed when its notification goes")
@@ -65,8 +82,10 @@ import UserNotifications
         let source = try writeFile("photo.png", header: pngHeader, in: folder)
         let content = makeContent("media")
         content.attachments = [try UNNotificationAttachment(identifier: "photo", url: source)]
-        try await center.add(UNNotificationRequest(identifier: "m", content: content,
-                                                   trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5, repeats: false)))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "m", content: content,
+                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5, repeats: false)))
         #expect(!FileManager.default.fileExists(atPath: source.path))
         let stored = try #require(await center.pendingNotificationRequests().first?.content.attachments.first)
         #expect(stored.url.path.hasPrefix(device.attachmentStore.path))
@@ -105,7 +124,9 @@ import UserNotifications
         let content = makeContent("x")
         content.attachments = [try UNNotificationAttachment(identifier: "a", url: source)]
         try FileManager.default.removeItem(at: source)
-        await #expect(throws: UNError.self) { try await center.add(UNNotificationRequest(identifier: "x", content: content, trigger: nil)) }
+        await #expect(throws: UNError.self) {
+            try await center.add(UNNotificationRequest(identifier: "x", content: content, trigger: nil))
+        }
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
@@ -117,9 +138,12 @@ import UserNotifications
         _ = try await center.requestAuthorization(options: [.alert])
         func request(_ name: String, repeats: Bool = false) throws -> UNNotificationRequest {
             let content = makeContent(name)
-            content.attachments = [try UNNotificationAttachment(identifier: name, url: try writeFile("\(name).png", header: pngHeader, in: folder))]
-            return UNNotificationRequest(identifier: "same", content: content,
-                                         trigger: UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: repeats))
+            content.attachments = [
+                try UNNotificationAttachment(identifier: name, url: try writeFile("\(name).png", header: pngHeader, in: folder))
+            ]
+            return UNNotificationRequest(
+                identifier: "same", content: content,
+                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: repeats))
         }
         try await center.add(try request("first"))
         let first = try #require(await center.pendingNotificationRequests().first?.content.attachments.first?.url)
@@ -131,7 +155,7 @@ import UserNotifications
         #expect(FileManager.default.fileExists(atPath: second.path))
         center.removeAllPendingNotificationRequests()
         await device.settle()
-        #expect(FileManager.default.fileExists(atPath: second.path)) // the delivered copy still shows it
+        #expect(FileManager.default.fileExists(atPath: second.path))  // the delivered copy still shows it
         center.removeAllDeliveredNotifications()
         await device.settle()
         #expect(!FileManager.default.fileExists(atPath: second.path))

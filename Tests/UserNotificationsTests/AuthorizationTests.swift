@@ -53,7 +53,7 @@ import UserNotifications
     @Test("B-2: provisional is granted without asking and stays provisional; delivery is quiet")
     func provisional() async throws {
         let device = try NotificationTestEnvironment()
-        await device.user.willAnswerAuthorization(.deny) // nobody is asked: the answer must not matter
+        await device.user.willAnswerAuthorization(.deny)  // nobody is asked: the answer must not matter
         let center = device.center()
         #expect(try await center.requestAuthorization(options: [.alert, .sound, .badge, .provisional]))
         #expect(try await center.requestAuthorization(options: [.alert, .provisional]))
@@ -91,7 +91,9 @@ import UserNotifications
         #expect(await center.notificationSettings().authorizationStatus == .denied)
         try await device.user.allowNotifications([.alert, .sound])
         let settings = await center.notificationSettings()
-        #expect(settings.authorizationStatus == .authorized && settings.soundSetting == .enabled && settings.badgeSetting == .disabled)
+        #expect(
+            settings.authorizationStatus == .authorized && settings.soundSetting == .enabled && settings.badgeSetting == .disabled
+        )
     }
 
     @Test("B-5: a denied app's add completes without error and nothing is scheduled")

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import HeraldTesting
+import Synchronization
 import Testing
 import UserNotifications
 
@@ -34,8 +34,10 @@ import UserNotifications
         let device = try NotificationTestEnvironment(databaseURL: database)
         let center = device.center()
         let body = String(repeating: "长", count: 1_000_000)
-        try await center.add(UNNotificationRequest(identifier: "big", content: makeContent("big", body: body),
-                                                   trigger: UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false)))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "big", content: makeContent("big", body: body),
+                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 60, repeats: false)))
         try await device.restart()
         #expect(await device.center().pendingNotificationRequests().first?.content.body == body)
         let tooBig = makeContent("too big", body: String(repeating: "x", count: 5 * 1024 * 1024))
@@ -50,9 +52,13 @@ import UserNotifications
         let center = device.center()
         let content = makeContent("x")
         content.userInfo = ["object": NSObject()]
-        await #expect(throws: (any Error).self) { try await center.add(UNNotificationRequest(identifier: "x", content: content, trigger: nil)) }
+        await #expect(throws: (any Error).self) {
+            try await center.add(UNNotificationRequest(identifier: "x", content: content, trigger: nil))
+        }
         content.userInfo = [1: "integer key"]
-        await #expect(throws: (any Error).self) { try await center.add(UNNotificationRequest(identifier: "y", content: content, trigger: nil)) }
+        await #expect(throws: (any Error).self) {
+            try await center.add(UNNotificationRequest(identifier: "y", content: content, trigger: nil))
+        }
         #expect(await center.pendingNotificationRequests().isEmpty)
     }
 
@@ -102,7 +108,8 @@ import UserNotifications
     @Test("An unusable database makes every call fail with a clear error instead of crashing or losing requests")
     func unusableDatabase() async throws {
         let center = NotificationRuntime.makeProcessCenter(environment: [
-            "HERALD_DATA_DIR": "/proc/herald-cannot-write-here", "HERALD_BUNDLE_ID": "com.example.broken", "HERALD_PRESENTER": "none",
+            "HERALD_DATA_DIR": "/proc/herald-cannot-write-here", "HERALD_BUNDLE_ID": "com.example.broken",
+            "HERALD_PRESENTER": "none",
         ])
         do {
             try await center.add(makeRequest("x"))

@@ -36,7 +36,9 @@ import UserNotifications
     @Test("C-20: a delegate that implements only the async willPresent is honoured")
     func asyncDelegate() async throws {
         final class AsyncDelegate: NSObject, UNUserNotificationCenterDelegate {
-            func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification) async -> UNNotificationPresentationOptions {
+            func userNotificationCenter(
+                _ center: UNUserNotificationCenter, willPresent notification: UNNotification
+            ) async -> UNNotificationPresentationOptions {
                 [.banner, .list]
             }
         }
@@ -67,8 +69,10 @@ import UserNotifications
     @Test("C-20: a willPresent handler never called in time means not presented")
     func willPresentTimeout() async throws {
         final class SilentDelegate: NSObject, UNUserNotificationCenterDelegate {
-            func userNotificationCenter(_ center: UNUserNotificationCenter, willPresent notification: UNNotification,
-                                        withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void) {}
+            func userNotificationCenter(
+                _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
+                withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
+            ) {}
         }
         let device = try NotificationTestEnvironment(delegateTimeout: .milliseconds(100))
         let center = device.center()
@@ -105,20 +109,27 @@ import UserNotifications
         #expect(device.presenter.presentations.first?.style.banner == true)
     }
 
-    private func registerSeedCategory(_ center: UNUserNotificationCenter, options: UNNotificationCategoryOptions = .customDismissAction) {
-        center.setNotificationCategories([UNNotificationCategory(
-            identifier: "ljtAction",
-            actions: [
-                UNTextInputNotificationAction(identifier: "input", title: "Input", options: .foreground,
-                                              textInputButtonTitle: "Send", textInputPlaceholder: "说点什么吧?"),
-                UNNotificationAction(identifier: "goodbye", title: "Goodbye", options: .foreground),
-                UNNotificationAction(identifier: "cancel", title: "Cancel", options: .foreground),
-            ],
-            intentIdentifiers: [], options: options
-        )])
+    private func registerSeedCategory(
+        _ center: UNUserNotificationCenter, options: UNNotificationCategoryOptions = .customDismissAction
+    ) {
+        center.setNotificationCategories([
+            UNNotificationCategory(
+                identifier: "ljtAction",
+                actions: [
+                    UNTextInputNotificationAction(
+                        identifier: "input", title: "Input", options: .foreground,
+                        textInputButtonTitle: "Send", textInputPlaceholder: "说点什么吧?"),
+                    UNNotificationAction(identifier: "goodbye", title: "Goodbye", options: .foreground),
+                    UNNotificationAction(identifier: "cancel", title: "Cancel", options: .foreground),
+                ],
+                intentIdentifiers: [], options: options
+            )
+        ])
     }
 
-    private func addCategorized(_ identifier: String, to center: UNUserNotificationCenter, device: NotificationTestEnvironment) async throws {
+    private func addCategorized(
+        _ identifier: String, to center: UNUserNotificationCenter, device: NotificationTestEnvironment
+    ) async throws {
         let content = makeContent(identifier)
         content.categoryIdentifier = "ljtAction"
         try await center.add(UNNotificationRequest(identifier: identifier, content: content, trigger: nil))
@@ -204,7 +215,7 @@ import UserNotifications
         let (device, center) = try await makeAuthorizedDevice()
         let delegate = AsyncReceiver()
         center.delegate = delegate
-        device.setForeground(false) // no willPresent: shown by the system, so it is in the list to tap
+        device.setForeground(false)  // no willPresent: shown by the system, so it is in the list to tap
         try await center.add(UNNotificationRequest(identifier: "o", content: makeContent("o"), trigger: nil))
         await device.settle()
         try await device.user.open("o")
@@ -216,13 +227,16 @@ import UserNotifications
         final class ForgetfulDelegate: NSObject, UNUserNotificationCenterDelegate, @unchecked Sendable {
             let lock = NSLock()
             var count = 0
-            func userNotificationCenter(_ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
-                                        withCompletionHandler completionHandler: @escaping () -> Void) {
+            func userNotificationCenter(
+                _ center: UNUserNotificationCenter, didReceive response: UNNotificationResponse,
+                withCompletionHandler completionHandler: @escaping () -> Void
+            ) {
                 lock.withLock { count += 1 }
             }
         }
         let handler = InMemoryLogHandler()
-        let device = try NotificationTestEnvironment(delegateTimeout: .milliseconds(100), logger: Logger(label: "test") { _ in handler })
+        let device = try NotificationTestEnvironment(
+            delegateTimeout: .milliseconds(100), logger: Logger(label: "test") { _ in handler })
         let center = device.center()
         _ = try await center.requestAuthorization(options: [.alert])
         let delegate = ForgetfulDelegate()

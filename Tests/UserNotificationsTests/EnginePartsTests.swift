@@ -14,7 +14,8 @@ import UserNotifications
         content.badge = badge
         content.sound = .init(kind: .default)
         return PendingNotification(
-            sequence: sequence, request: NotificationRequestRecord(identifier: "r\(sequence)", content: content, trigger: trigger),
+            sequence: sequence,
+            request: NotificationRequestRecord(identifier: "r\(sequence)", content: content, trigger: trigger),
             addedAt: added, nextFireDate: added.addingTimeInterval(60))
     }
 
@@ -40,9 +41,11 @@ import UserNotifications
             options: FiringPlanner.systemPresentation, state: authorized, date: fired, now: late)
         #expect(repeating.firing.reschedule == .keep(nextFireDate: Self.added.addingTimeInterval(240)))  // now is +210 s
         let location = planner.plan(
-            Self.pending(.location(
-                NotificationRegionRecord(identifier: "o", latitude: 0, longitude: 0, radius: 10, notifyOnEntry: true, notifyOnExit: false),
-                repeats: true)),
+            Self.pending(
+                .location(
+                    NotificationRegionRecord(
+                        identifier: "o", latitude: 0, longitude: 0, radius: 10, notifyOnEntry: true, notifyOnExit: false),
+                    repeats: true)),
             bundleIdentifier: "com.example.app", expected: nil, options: FiringPlanner.systemPresentation, state: authorized,
             date: fired, now: fired)
         #expect(location.firing.reschedule == .keep(nextFireDate: nil))
@@ -102,13 +105,19 @@ import UserNotifications
                 categorySummaryFormat: nil, options: options.rawValue)
         }
         let plain = category([])
-        #expect(try ResponseRouter.route(.open, category: nil, categoryIdentifier: "") == .init(actionIdentifier: UNNotificationDefaultActionIdentifier))
+        #expect(
+            try ResponseRouter.route(.open, category: nil, categoryIdentifier: "")
+                == .init(actionIdentifier: UNNotificationDefaultActionIdentifier))
         #expect(try ResponseRouter.route(.dismiss, category: plain, categoryIdentifier: "invite") == .init(actionIdentifier: nil))
-        #expect(try ResponseRouter.route(.dismiss, category: category(.customDismissAction), categoryIdentifier: "invite")
-            == .init(actionIdentifier: UNNotificationDismissActionIdentifier))
-        #expect(try ResponseRouter.route(.action("accept"), category: plain, categoryIdentifier: "invite") == .init(actionIdentifier: "accept"))
-        #expect(try ResponseRouter.route(.reply(action: "reply", text: "hi"), category: plain, categoryIdentifier: "invite")
-            == .init(actionIdentifier: "reply", userText: "hi"))
+        #expect(
+            try ResponseRouter.route(.dismiss, category: category(.customDismissAction), categoryIdentifier: "invite")
+                == .init(actionIdentifier: UNNotificationDismissActionIdentifier))
+        #expect(
+            try ResponseRouter.route(.action("accept"), category: plain, categoryIdentifier: "invite")
+                == .init(actionIdentifier: "accept"))
+        #expect(
+            try ResponseRouter.route(.reply(action: "reply", text: "hi"), category: plain, categoryIdentifier: "invite")
+                == .init(actionIdentifier: "reply", userText: "hi"))
         #expect(throws: NotificationInteractionError.unknownAction(identifier: "nope", category: "invite")) {
             try ResponseRouter.route(.action("nope"), category: plain, categoryIdentifier: "invite")
         }
@@ -123,7 +132,9 @@ import UserNotifications
         }
     }
 
-    @Test("B-11 B-17: the scheduler fires what is due soonest first, once, in batches; backs off after a failure; housekeeps only with time to spare")
+    @Test(
+        "B-11 B-17: the scheduler fires what is due soonest first, once, in batches; backs off after a failure; housekeeps only with time to spare"
+    )
     func schedulerSteps() {
         let t0 = Self.added
         func entry(_ offset: TimeInterval, _ sequence: Int64) -> ScheduleEntry {
@@ -136,7 +147,8 @@ import UserNotifications
         scheduler.add(entry(10, 1))  // queued twice (a reload raced an add): fires once
         #expect(scheduler.nextStep(now: t0) == .idle(next: t0.addingTimeInterval(10), housekeeping: true))
         // Less than the headroom before the next firing: no housekeeping now.
-        #expect(scheduler.nextStep(now: t0.addingTimeInterval(9.9)) == .idle(next: t0.addingTimeInterval(10), housekeeping: false))
+        #expect(
+            scheduler.nextStep(now: t0.addingTimeInterval(9.9)) == .idle(next: t0.addingTimeInterval(10), housekeeping: false))
         #expect(scheduler.nextStep(now: t0.addingTimeInterval(20)) == .fire([entry(10, 1), entry(20, 2)]))
         #expect(scheduler.nextStep(now: t0.addingTimeInterval(20)) == .idle(next: t0.addingTimeInterval(30), housekeeping: true))
 
@@ -162,7 +174,7 @@ import UserNotifications
         // A flood commits in batches.
         scheduler.recover((0..<Int64(Scheduler.batchLimit + 5)).map { entry(70, 100 + $0) })
         guard case .fire(let first) = scheduler.nextStep(now: t0.addingTimeInterval(70)),
-              case .fire(let rest) = scheduler.nextStep(now: t0.addingTimeInterval(70))
+            case .fire(let rest) = scheduler.nextStep(now: t0.addingTimeInterval(70))
         else { Issue.record("expected two batches"); return }
         #expect(first.count == Scheduler.batchLimit && rest.count == 5)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 @testable import UserNotifications
 
 /// A store that passes everything to a real one, except that reading an app's settings fails while
@@ -77,7 +78,9 @@ final class FlakyNotificationStore: NotificationStore {
         try await base.scheduleIndex(for: bundleIdentifiers)
     }
 
-    func locationPending(for bundleIdentifiers: [String]?) async throws
+    func locationPending(
+        for bundleIdentifiers: [String]?
+    ) async throws
         -> [(bundleIdentifier: String, pending: PendingNotification)]
     {
         try await base.locationPending(for: bundleIdentifiers)
@@ -117,7 +120,9 @@ final class FlakyNotificationStore: NotificationStore {
             for: bundleIdentifier)
     }
 
-    func updateRemote(sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int)
+    func updateRemote(
+        sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int
+    )
         async throws -> PendingNotification?
     {
         try await base.updateRemote(sequence: sequence, request: request, nextFireDate: nextFireDate, maximumSize: maximumSize)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+
 @testable import UserNotifications
 
 /// The pending limit as the SQLite store keeps it (B-18): local requests count, an app's pushes waiting to be shown do not.
@@ -8,10 +9,13 @@ import Testing
     private func request(_ identifier: String, firingIn seconds: TimeInterval) -> NotificationRequestRecord {
         var content = NotificationContentRecord()
         content.body = identifier
-        return NotificationRequestRecord(identifier: identifier, content: content, trigger: .timeInterval(seconds, repeats: false))
+        return NotificationRequestRecord(
+            identifier: identifier, content: content, trigger: .timeInterval(seconds, repeats: false))
     }
 
-    @Test("B-18: pushes waiting in the app's pending rows do not count toward its limit of local requests; past it, the latest-firing local request goes")
+    @Test(
+        "B-18: pushes waiting in the app's pending rows do not count toward its limit of local requests; past it, the latest-firing local request goes"
+    )
     func pushesDoNotCount() async throws {
         let store = try SQLiteNotificationStore()
         let now = Date()
@@ -42,7 +46,9 @@ import Testing
         #expect(Set(pending) == ["local-sooner", "local-0", "local-1"])
     }
 
-    @Test("A store from before v4 loses its (app_id, next_fire) index and keeps its requests; the limit's count and discard still read only the app's rows, through the (app_id, identifier) index")
+    @Test(
+        "A store from before v4 loses its (app_id, next_fire) index and keeps its requests; the limit's count and discard still read only the app's rows, through the (app_id, identifier) index"
+    )
     func limitQueriesUseTheAppIndex() async throws {
         let folder = try makeTemporaryDirectory()
         let url = folder.appendingPathComponent("notifications.sqlite")

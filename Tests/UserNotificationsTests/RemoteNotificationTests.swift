@@ -7,7 +7,9 @@ import UserNotifications
 /// A push for an app on this device becomes a `UNNotification` with a push trigger and goes the way a local one
 /// does: the app's settings, its foreground delegate, the delivered list.
 @Suite struct RemoteNotificationTests {
-    static func request(_ json: String, apnsID: String = UUID().uuidString, collapseID: String? = nil) throws
+    static func request(
+        _ json: String, apnsID: String = UUID().uuidString, collapseID: String? = nil
+    ) throws
         -> NotificationRequestRecord
     {
         NotificationRequestRecord(
@@ -90,25 +92,37 @@ import UserNotifications
         #expect(await device.center().deliveredNotifications().count == 1)
     }
 
-    @Test("A provider's retry of a shown push (same fingerprint, a new delivery ID: the gateway crashed before answering) is recognised after a restart, for a day; another notification is not")
+    @Test(
+        "A provider's retry of a shown push (same fingerprint, a new delivery ID: the gateway crashed before answering) is recognised after a restart, for a day; another notification is not"
+    )
     func providerRetry() async throws {
         let url = try makeTemporaryDirectory().appendingPathComponent("notifications.sqlite")
         let (device, center) = try await makeAuthorizedDevice(databaseURL: url)
         center.delegate = nil
         device.setForeground(false)
         let push = try Self.request(#"{"aps":{"alert":"once"}}"#)
-        #expect(try await device.engine.receiveRemote(push, deliveryID: "d-1", fingerprint: "f-1", for: device.bundleIdentifier) == .kept)
+        #expect(
+            try await device.engine.receiveRemote(push, deliveryID: "d-1", fingerprint: "f-1", for: device.bundleIdentifier)
+                == .kept)
         try await device.restart()
-        #expect(try await device.engine.receiveRemote(push, deliveryID: "d-2", fingerprint: "f-1", for: device.bundleIdentifier) == .duplicate)
+        #expect(
+            try await device.engine.receiveRemote(push, deliveryID: "d-2", fingerprint: "f-1", for: device.bundleIdentifier)
+                == .duplicate)
         // The same delivery again is still recognised by its delivery ID.
-        #expect(try await device.engine.receiveRemote(push, deliveryID: "d-1", fingerprint: "f-1", for: device.bundleIdentifier) == .duplicate)
+        #expect(
+            try await device.engine.receiveRemote(push, deliveryID: "d-1", fingerprint: "f-1", for: device.bundleIdentifier)
+                == .duplicate)
         let other = try Self.request(#"{"aps":{"alert":"other"}}"#)
-        #expect(try await device.engine.receiveRemote(other, deliveryID: "d-3", fingerprint: "f-2", for: device.bundleIdentifier) == .kept)
+        #expect(
+            try await device.engine.receiveRemote(other, deliveryID: "d-3", fingerprint: "f-2", for: device.bundleIdentifier)
+                == .kept)
         await device.settle()
         #expect(device.presenter.presentations.map(\.body) == ["once", "other"])
         // A day later the same notification with the same apns-id is a new one (a provider that reuses ids on purpose).
         await device.advance(by: 24 * 3_600 + 1)
-        #expect(try await device.engine.receiveRemote(push, deliveryID: "d-4", fingerprint: "f-1", for: device.bundleIdentifier) == .kept)
+        #expect(
+            try await device.engine.receiveRemote(push, deliveryID: "d-4", fingerprint: "f-1", for: device.bundleIdentifier)
+                == .kept)
         await device.settle()
         #expect(device.presenter.presentations.map(\.body) == ["once", "other", "once"])
     }

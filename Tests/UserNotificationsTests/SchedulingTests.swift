@@ -128,7 +128,7 @@ import UserNotifications
         let (device, center) = try await makeAuthorizedDevice()
         try await center.add(makeRequest("repeat", after: 60, repeats: true))
         for index in 0..<63 { try await center.add(makeRequest("r\(index)", after: 10_000 + TimeInterval(index))) }
-        await device.advance(by: 600) // fired ten times, still one request
+        await device.advance(by: 600)  // fired ten times, still one request
         let pending = await center.pendingNotificationRequests()
         #expect(pending.count == 64)
         #expect(pending.contains { $0.identifier == "repeat" })
@@ -170,8 +170,10 @@ import UserNotifications
         try await center.setBadgeCount(7)
         let content = makeContent("kept")
         content.userInfo = ["id": 42]
-        try await center.add(UNNotificationRequest(identifier: "p", content: content,
-                                                   trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3_600, repeats: false)))
+        try await center.add(
+            UNNotificationRequest(
+                identifier: "p", content: content,
+                trigger: UNTimeIntervalNotificationTrigger(timeInterval: 3_600, repeats: false)))
         try await center.add(makeRequest("d", after: 1))
         await device.advance(by: 1)
         try await device.restart()

@@ -20,8 +20,11 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
     ) {
         let identifier = notification.request.identifier
         var options: UNNotificationPresentationOptions = []
-        if ["timeInterVal", "pendingRemoval", "pendingUpdate", "deliveredRemoval", "deliveredUpdate", "category", "media", "costomize"]
-            .contains(identifier) {
+        if [
+            "timeInterVal", "pendingRemoval", "pendingUpdate", "deliveredRemoval", "deliveredUpdate", "category", "media",
+            "costomize",
+        ]
+        .contains(identifier) {
             options = [.sound, .alert]
         }
         completionHandler(options)
@@ -58,7 +61,8 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
     }
 
     /// Seed 000: the add-with-completion-handler pattern, shared by every demo action.
-    private func addRequest(_ identifier: String, title: String, body: String, after seconds: TimeInterval) async -> (any Error)? {
+    private func addRequest(_ identifier: String, title: String, body: String, after seconds: TimeInterval) async -> (any Error)?
+    {
         let content = UNMutableNotificationContent()
         content.title = title
         content.body = body
@@ -80,7 +84,7 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
                     continuation.resume(returning: granted)
                 }
             }
-            #expect(granted) // 开通成功
+            #expect(granted)  // 开通成功
             let status: UNAuthorizationStatus = await withCheckedContinuation { continuation in
                 UNUserNotificationCenter.current().getNotificationSettings { settings in
                     continuation.resume(returning: settings.authorizationStatus)
@@ -156,7 +160,8 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
             content.title = "media"
             content.body = "show me an image!"
             let imagePath = try #require(Bundle.module.path(forResource: "onevcat", ofType: "jpg", inDirectory: "Fixtures"))
-            let attachment = try UNNotificationAttachment(identifier: "onevcat", url: URL(fileURLWithPath: imagePath), options: nil)
+            let attachment = try UNNotificationAttachment(
+                identifier: "onevcat", url: URL(fileURLWithPath: imagePath), options: nil)
             content.attachments = [attachment]
             let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 5.0, repeats: false)
             let request = UNNotificationRequest(identifier: "media", content: content, trigger: trigger)
@@ -173,7 +178,7 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
         let device = try makeDevice()
         let handler = SeedNotificationHandler()
         await device.withCurrentCenter {
-            UNUserNotificationCenter.current().delegate = handler // didFinishLaunchingWithOptions
+            UNUserNotificationCenter.current().delegate = handler  // didFinishLaunchingWithOptions
             _ = try? await UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .badge, .sound])
             _ = await addRequest("timeInterVal", title: "shown", body: "in the foreground", after: 5)
             _ = await addRequest("unknownIdentifier", title: "hidden", body: "options none", after: 5)
@@ -190,13 +195,15 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
         try await device.withCurrentCenter {
             // registerNotificationCategory
             let actionsArray = [
-                UNTextInputNotificationAction(identifier: "input", title: "Input", options: .foreground,
-                                              textInputButtonTitle: "Send", textInputPlaceholder: "说点什么吧?"),
+                UNTextInputNotificationAction(
+                    identifier: "input", title: "Input", options: .foreground,
+                    textInputButtonTitle: "Send", textInputPlaceholder: "说点什么吧?"),
                 UNNotificationAction(identifier: "goodbye", title: "Goodbye", options: .foreground),
                 UNNotificationAction(identifier: "cancel", title: "Cancel", options: .foreground),
             ]
-            let category = UNNotificationCategory(identifier: "ljtAction", actions: actionsArray, intentIdentifiers: [],
-                                                  options: .customDismissAction)
+            let category = UNNotificationCategory(
+                identifier: "ljtAction", actions: actionsArray, intentIdentifiers: [],
+                options: .customDismissAction)
             UNUserNotificationCenter.current().setNotificationCategories([category])
             UNUserNotificationCenter.current().delegate = handler
             _ = try? await UNUserNotificationCenter.current().requestAuthorization(options: [.alert, .badge, .sound])
@@ -206,14 +213,17 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
             content.body = "ljt&ths"
             content.categoryIdentifier = "ljtAction"
             let trigger = UNTimeIntervalNotificationTrigger(timeInterval: 5.0, repeats: false)
-            try await UNUserNotificationCenter.current().add(UNNotificationRequest(identifier: "category", content: content, trigger: trigger))
+            try await UNUserNotificationCenter.current().add(
+                UNNotificationRequest(identifier: "category", content: content, trigger: trigger))
             await device.advance(by: 5)
             #expect(device.presenter.presentations.first?.actionTitles == ["Input", "Goodbye", "Cancel"])
             try await device.user.reply("你好", withAction: "input", on: "category")
             for (index, action) in ["goodbye", "cancel"].enumerated() {
-                try await UNUserNotificationCenter.current().add(UNNotificationRequest(
-                    identifier: "category", content: content, trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5.0, repeats: false)
-                ))
+                try await UNUserNotificationCenter.current().add(
+                    UNNotificationRequest(
+                        identifier: "category", content: content,
+                        trigger: UNTimeIntervalNotificationTrigger(timeInterval: 5.0, repeats: false)
+                    ))
                 await device.advance(by: 5)
                 try await device.user.chooseAction(action, on: "category")
                 #expect(handler.log.count == index + 2)
@@ -273,7 +283,7 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
         let device = try makeDevice()
         await device.withCurrentCenter {
             let view = LocalNotification()
-            #expect(await view.sendNotification(provisional: false) == false) // not yet authorized: asks
+            #expect(await view.sendNotification(provisional: false) == false)  // not yet authorized: asks
             #expect(await view.center.notificationSettings().authorizationStatus == .authorized)
             #expect(await view.sendNotification(provisional: false))
             await device.advance(by: 5)
@@ -317,7 +327,9 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
         var bestAttemptContent: UNMutableNotificationContent?
         var traced: [Int] = []
 
-        override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        override func didReceive(
+            _ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void
+        ) {
             self.contentHandler = contentHandler
             bestAttemptContent = (request.content.mutableCopy() as? UNMutableNotificationContent)
             if let bestAttemptContent = bestAttemptContent {
@@ -353,7 +365,8 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
         #expect(request.content.title == "Image Notification")
         // Seed 001's attachment access pattern compiles and works on Linux.
         let folder = try makeTemporaryDirectory()
-        let attachment = try UNNotificationAttachment(identifier: "image_downloaded", url: writeFile("a.png", header: pngHeader, in: folder), options: nil)
+        let attachment = try UNNotificationAttachment(
+            identifier: "image_downloaded", url: writeFile("a.png", header: pngHeader, in: folder), options: nil)
         if attachment.url.startAccessingSecurityScopedResource() {
             #expect(FileManager.default.fileExists(atPath: attachment.url.path))
             attachment.url.stopAccessingSecurityScopedResource()
@@ -370,8 +383,10 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
             contentText = notification.request.content.body
         }
 
-        func didReceive(_ response: UNNotificationResponse,
-                        completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void) {
+        func didReceive(
+            _ response: UNNotificationResponse,
+            completionHandler completion: @escaping (UNNotificationContentExtensionResponseOption) -> Void
+        ) {
             if response.actionIdentifier == "input", let inputResponse = response as? UNTextInputNotificationResponse {
                 contentText = inputResponse.userText
             } else if response.actionIdentifier == "confirm" {
@@ -388,7 +403,9 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
         controller.didReceive(notification)
         #expect(controller.titleText == "这是一个标题")
         let option: UNNotificationContentExtensionResponseOption = await withCheckedContinuation { continuation in
-            controller.didReceive(UNTextInputNotificationResponse.testing(notification: notification, actionIdentifier: "input", userText: "typed")) {
+            controller.didReceive(
+                UNTextInputNotificationResponse.testing(notification: notification, actionIdentifier: "input", userText: "typed")
+            ) {
                 continuation.resume(returning: $0)
             }
         }
@@ -403,6 +420,6 @@ final class SeedNotificationHandler: NSObject, UNUserNotificationCenterDelegate,
                 continuation.resume(returning: $0)
             }
         }
-        #expect(forwarded == .dismissAndForwardAction) // not implemented → actions go to the app
+        #expect(forwarded == .dismissAndForwardAction)  // not implemented → actions go to the app
     }
 }

@@ -26,7 +26,9 @@ import UserNotifications
         }
     }
 
-    @Test("Work spawned before a run waits for it; the run returns only once the work it started has finished; work spawned after waits for the next run")
+    @Test(
+        "Work spawned before a run waits for it; the run returns only once the work it started has finished; work spawned after waits for the next run"
+    )
     func ownership() async throws {
         let side = SideWork()
         let log = Log()

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import Testing
+
 @testable import UserNotifications
 
 /// The store's JSON of a request, written without `Codable` (`storedJSON()`): the same document `JSONEncoder` makes,
@@ -147,7 +148,9 @@ import Testing
         content.body = string(&generator)
         content.badge = maybe(&generator) { Int(truncatingIfNeeded: $0.next()) }
         content.sound = maybe(&generator) { generator in
-            let kinds: [NotificationSoundRecord.Kind] = [.default, .named, .defaultCritical, .critical, .defaultRingtone, .ringtone]
+            let kinds: [NotificationSoundRecord.Kind] = [
+                .default, .named, .defaultCritical, .critical, .defaultRingtone, .ringtone,
+            ]
             return NotificationSoundRecord(
                 kind: kinds[Int(generator.next() % 6)], name: maybe(&generator) { string(&$0) },
                 volume: maybe(&generator) { Float(bitPattern: UInt32(truncatingIfNeeded: $0.next()) & 0x7F7F_FFFF) })
@@ -161,7 +164,9 @@ import Testing
                 identifier: string(&generator), path: string(&generator), type: string(&generator))
             attachment.thumbnailHidden = generator.next() % 2 == 0
             attachment.thumbnailClippingRect = maybe(&generator) { generator in
-                Dictionary(uniqueKeysWithValues: ["x", "y", "width", "height", string(&generator) + "k"].map { ($0, double(&generator)) })
+                Dictionary(
+                    uniqueKeysWithValues: ["x", "y", "width", "height", string(&generator) + "k"].map { ($0, double(&generator)) }
+                )
             }
             attachment.thumbnailTime = maybe(&generator) { double(&$0) }
             return attachment

@@ -20,7 +20,9 @@ func makeContent(_ title: String, body: String = "body") -> UNMutableNotificatio
 }
 
 /// A request that fires after `seconds`.
-func makeRequest(_ identifier: String, after seconds: TimeInterval = 5, repeats: Bool = false, title: String? = nil) -> UNNotificationRequest {
+func makeRequest(
+    _ identifier: String, after seconds: TimeInterval = 5, repeats: Bool = false, title: String? = nil
+) -> UNNotificationRequest {
     UNNotificationRequest(
         identifier: identifier, content: makeContent(title ?? identifier),
         trigger: UNTimeIntervalNotificationTrigger(timeInterval: seconds, repeats: repeats)

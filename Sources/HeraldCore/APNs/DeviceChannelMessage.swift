@@ -108,25 +108,29 @@ extension DeviceChannelMessage {
         case .welcome(let deviceID):
             .object([.init("type", "welcome"), .init("deviceID", .string(deviceID))])
         case .register(let bundleID, let environment, let purpose):
-            .object([
-                .init("type", "register"), .init("bundleID", .string(bundleID)),
-                .init("environment", .string(environment.rawValue)),
-            ] + Self.members(purpose))
+            .object(
+                [
+                    .init("type", "register"), .init("bundleID", .string(bundleID)),
+                    .init("environment", .string(environment.rawValue)),
+                ] + Self.members(purpose))
         case .registered(let bundleID, let environment, let purpose, let token):
-            .object([
-                .init("type", "registered"), .init("bundleID", .string(bundleID)),
-                .init("environment", .string(environment.rawValue)),
-            ] + Self.members(purpose) + [.init("token", .string(token))])
+            .object(
+                [
+                    .init("type", "registered"), .init("bundleID", .string(bundleID)),
+                    .init("environment", .string(environment.rawValue)),
+                ] + Self.members(purpose) + [.init("token", .string(token))])
         case .unregister(let bundleID, let environment, let purpose):
-            .object([
-                .init("type", "unregister"), .init("bundleID", .string(bundleID)),
-                .init("environment", .string(environment.rawValue)),
-            ] + Self.members(purpose))
+            .object(
+                [
+                    .init("type", "unregister"), .init("bundleID", .string(bundleID)),
+                    .init("environment", .string(environment.rawValue)),
+                ] + Self.members(purpose))
         case .unregistered(let bundleID, let environment, let purpose):
-            .object([
-                .init("type", "unregistered"), .init("bundleID", .string(bundleID)),
-                .init("environment", .string(environment.rawValue)),
-            ] + Self.members(purpose))
+            .object(
+                [
+                    .init("type", "unregistered"), .init("bundleID", .string(bundleID)),
+                    .init("environment", .string(environment.rawValue)),
+                ] + Self.members(purpose))
         case .subscribe(let channelID, let bundleID, let environment):
             .object([
                 .init("type", "subscribe"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID)),
@@ -136,7 +140,8 @@ extension DeviceChannelMessage {
             .object([.init("type", "subscribed"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID))])
         case .subscriptionRefused(let channelID, let bundleID):
             .object([
-                .init("type", "subscriptionRefused"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID)),
+                .init("type", "subscriptionRefused"), .init("channelID", .string(channelID)),
+                .init("bundleID", .string(bundleID)),
             ])
         case .unsubscribe(let channelID, let bundleID):
             .object([.init("type", "unsubscribe"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID))])
@@ -157,11 +162,12 @@ extension DeviceChannelMessage {
     private init?(_ value: JSONValue) {
         func string(_ key: String) -> String? { value[key]?.stringValue }
         // Absent: the app's own token; present but unreadable: not a message.
-        let purpose: TokenPurpose? = switch value["purpose"] {
-        case nil, .null?: .app
-        case .string(let text)?: TokenPurpose(rawValue: text)
-        default: nil
-        }
+        let purpose: TokenPurpose? =
+            switch value["purpose"] {
+            case nil, .null?: .app
+            case .string(let text)?: TokenPurpose(rawValue: text)
+            default: nil
+            }
         switch string("type") {
         case "hello":
             guard let deviceID = string("deviceID"), let secret = string("secret") else { return nil }
@@ -183,7 +189,8 @@ extension DeviceChannelMessage {
             guard let bundleID = string("bundleID"), let environment = string("environment").flatMap(APNsEnvironment.init),
                 let purpose
             else { return nil }
-            self = string("type") == "unregister"
+            self =
+                string("type") == "unregister"
                 ? .unregister(bundleID: bundleID, environment: environment, purpose: purpose)
                 : .unregistered(bundleID: bundleID, environment: environment, purpose: purpose)
         case "subscribe":

@@ -108,11 +108,12 @@ public struct LiveActivityPush: Sendable, Hashable {
         guard let value else { return nil }
         if let text = value.stringValue { return text }
         guard let key = value["loc-key"]?.stringValue else { return nil }
-        let arguments: [String] = if case .array(let items)? = value["loc-args"] {
-            items.map { $0.stringValue ?? $0.jsonText }
-        } else {
-            []
-        }
+        let arguments: [String] =
+            if case .array(let items)? = value["loc-args"] {
+                items.map { $0.stringValue ?? $0.jsonText }
+            } else {
+                []
+            }
         return strings.text(forKey: key, arguments: arguments)
     }
 }

@@ -43,7 +43,8 @@ public struct LocalizedStringTable: Sendable, Hashable {
         var merged: [String: String] = [:]
         var seen = Set<String>()
         for directory in directories where seen.insert(directory).inserted {
-            let path = directory.isEmpty
+            let path =
+                directory.isEmpty
                 ? "\(bundlePath)/\(tableName).strings" : "\(bundlePath)/\(directory)/\(tableName).strings"
             guard let table = read(path: path) else { continue }
             merged.merge(table) { earlier, _ in earlier }
@@ -60,8 +61,8 @@ public struct LocalizedStringTable: Sendable, Hashable {
     /// entries, or `nil` when it is not such a file.
     public static func parse(_ data: Data) -> [String: String]? {
         guard BinaryPropertyList.isPlain(data),  // Xcode compiles .strings to binary lists
-              let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
-              let dictionary = object as? [String: Any]
+            let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
+            let dictionary = object as? [String: Any]
         else { return nil }
         return dictionary.compactMapValues { $0 as? String }
     }

@@ -138,7 +138,7 @@ final class DBusConnection: Sendable {
             case .signal:
                 signalSink.yield(message)
             case .methodCall:
-                break // Nothing calls the presenter.
+                break  // Nothing calls the presenter.
             }
         }
         replies.close(with: Failure.closed)
@@ -169,8 +169,8 @@ private final class DBusFrameDecoder: ByteToMessageDecoder {
             return .continue
         }
         guard let length = try DBusMessage.length(ofMessageStartingWith: buffer.readableBytesView),
-              buffer.readableBytes >= length,
-              let bytes = buffer.readBytes(length: length)
+            buffer.readableBytes >= length,
+            let bytes = buffer.readBytes(length: length)
         else { return .needMoreData }
         context.fireChannelRead(wrapInboundOut(.message(bytes)))
         return .continue

@@ -25,7 +25,9 @@ package struct DBusMessage: Sendable, Equatable {
             case (.byte(let a), .byte(let b)): a == b
             case (.int32(let a), .int32(let b)): a == b
             case (.uint32(let a), .uint32(let b)): a == b
-            case (.string(let a), .string(let b)), (.objectPath(let a), .objectPath(let b)), (.signature(let a), .signature(let b)): a == b
+            case (.string(let a), .string(let b)), (.objectPath(let a), .objectPath(let b)),
+                (.signature(let a), .signature(let b)):
+                a == b
             case (.strings(let a), .strings(let b)): a == b
             case (.dictionary(let a), .dictionary(let b)): a.map(\.0) == b.map(\.0) && zip(a, b).allSatisfy { $0.1 == $1.1 }
             default: false
@@ -79,8 +81,9 @@ package struct DBusMessage: Sendable, Equatable {
     package static func call(
         serial: UInt32, destination: String, path: String, interface: String, member: String, body: [Value] = []
     ) -> DBusMessage {
-        DBusMessage(kind: .methodCall, serial: serial, path: path, interface: interface, member: member,
-                    destination: destination, body: body)
+        DBusMessage(
+            kind: .methodCall, serial: serial, path: path, interface: interface, member: member,
+            destination: destination, body: body)
     }
 
     // MARK: Writing
@@ -185,7 +188,7 @@ package struct DBusMessage: Sendable, Equatable {
     package static func length(ofMessageStartingWith bytes: some Collection<UInt8>) throws -> Int? {
         guard bytes.count >= 16 else { return nil }
         let header = Array(bytes.prefix(16))
-        guard header[0] == UInt8(ascii: "l") else { throw Malformed() } // Servers answer in the client's order.
+        guard header[0] == UInt8(ascii: "l") else { throw Malformed() }  // Servers answer in the client's order.
         let body = Int(Reader.uint32(header, at: 4))
         let fields = Int(Reader.uint32(header, at: 12))
         let headerLength = (16 + fields + 7) & ~7
@@ -229,7 +232,8 @@ package struct DBusMessage: Sendable, Equatable {
         var offset: Int
 
         static func uint32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
-            UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+            UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3])
+                << 24
         }
 
         mutating func align(_ boundary: Int) {
@@ -253,7 +257,7 @@ package struct DBusMessage: Sendable, Equatable {
         mutating func string() throws -> String {
             let length = Int(try uint32())
             guard offset + length < bytes.count,
-                  let text = String(validating: bytes[offset..<offset + length], as: UTF8.self)
+                let text = String(validating: bytes[offset..<offset + length], as: UTF8.self)
             else { throw Malformed() }
             offset += length + 1
             return text
@@ -264,7 +268,7 @@ package struct DBusMessage: Sendable, Equatable {
         mutating func readSignature() throws -> String {
             let length = Int(try byte())
             guard offset + length < bytes.count,
-                  bytes[offset..<offset + length].allSatisfy({ $0 > 0 && $0 < 0x80 })
+                bytes[offset..<offset + length].allSatisfy({ $0 > 0 && $0 < 0x80 })
             else { throw Malformed() }
             defer { offset += length + 1 }
             return String(decoding: bytes[offset..<offset + length], as: UTF8.self)

@@ -94,12 +94,14 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
     public func presentLiveActivity(_ activity: LiveActivityPresentation) async {
         let heading = activity.alertTitle.flatMap { $0.isEmpty ? nil : $0 } ?? "Live Activity — \(activity.state)"
         let body = [activity.alertBody, activity.contentSummary].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: "\n")
-        await present(NotificationPresentation(
-            bundleIdentifier: activity.bundleIdentifier, identifier: "live-activity:" + activity.activityID, title: heading,
-            subtitle: "", body: body, soundName: activity.alertSound, badge: nil, categoryIdentifier: "", threadIdentifier: "",
-            actions: [], attachmentPaths: [], date: Date(),
-            style: .init(banner: true, list: false, sound: activity.alertSound != nil, badge: false),
-            deliveredWhileNotRunning: false))
+        await present(
+            NotificationPresentation(
+                bundleIdentifier: activity.bundleIdentifier, identifier: "live-activity:" + activity.activityID, title: heading,
+                subtitle: "", body: body, soundName: activity.alertSound, badge: nil, categoryIdentifier: "",
+                threadIdentifier: "",
+                actions: [], attachmentPaths: [], date: Date(),
+                style: .init(banner: true, list: false, sound: activity.alertSound != nil, badge: false),
+                deliveredWhileNotRunning: false))
     }
 
     public func present(_ presentation: NotificationPresentation) async {
@@ -121,7 +123,9 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
         if presentation.style.sound, let sound = presentation.soundName {
             hints.append(("sound-name", .string(sound == "default" ? "message-new-instant" : sound)))
         }
-        if let replyAction, let placeholder = presentation.actions.first(where: { $0.identifier == replyAction })?.textInputPlaceholder {
+        if let replyAction,
+            let placeholder = presentation.actions.first(where: { $0.identifier == replyAction })?.textInputPlaceholder
+        {
             actions += ["inline-reply", ""]
             hints.append(("x-kde-reply-placeholder-text", .string(placeholder)))
         }
@@ -135,14 +139,17 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
             guard case .uint32(let id)? = reply.body.first else { return }
             state.withLock { state in
                 state.shown[id] = Shown(
-                    bundleIdentifier: presentation.bundleIdentifier, identifier: presentation.identifier, replyAction: replyAction)
+                    bundleIdentifier: presentation.bundleIdentifier, identifier: presentation.identifier, replyAction: replyAction
+                )
                 state.byRequest[key] = id
             }
         } catch {
-            logger.warning("The desktop did not show a notification", metadata: [
-                "app.bundle_id": "\(presentation.bundleIdentifier)", "request.id": "\(presentation.identifier)",
-                "error": "\(error)",
-            ])
+            logger.warning(
+                "The desktop did not show a notification",
+                metadata: [
+                    "app.bundle_id": "\(presentation.bundleIdentifier)", "request.id": "\(presentation.identifier)",
+                    "error": "\(error)",
+                ])
         }
     }
 
@@ -152,9 +159,11 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
             do {
                 try await engine.interact(answer.interaction, withNotification: answer.identifier, for: answer.bundleIdentifier)
             } catch {
-                logger.info("A desktop notification's answer could not be given to its app", metadata: [
-                    "app.bundle_id": "\(answer.bundleIdentifier)", "request.id": "\(answer.identifier)", "error": "\(error)",
-                ])
+                logger.info(
+                    "A desktop notification's answer could not be given to its app",
+                    metadata: [
+                        "app.bundle_id": "\(answer.bundleIdentifier)", "request.id": "\(answer.identifier)", "error": "\(error)",
+                    ])
             }
         }
     }
@@ -184,13 +193,14 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
                     return answered(.reply(action: replyAction, text: text))
                 case ("NotificationClosed", .uint32(let reason)?):
                     let closed = answered(.dismiss)
-                    return reason == 2 ? closed : nil // 2: the person closed it; 1 expired, 3 closed by a call
+                    return reason == 2 ? closed : nil  // 2: the person closed it; 1 expired, 3 closed by a call
                 default:
                     return nil
                 }
             }
             if let (shown, interaction) = answer {
-                sink.yield(Interaction(bundleIdentifier: shown.bundleIdentifier, identifier: shown.identifier, interaction: interaction))
+                sink.yield(
+                    Interaction(bundleIdentifier: shown.bundleIdentifier, identifier: shown.identifier, interaction: interaction))
             }
         }
         sink.finish()

@@ -25,7 +25,7 @@ struct DeliveryLogPruner: Service {
                 do {
                     try await clock.sleep(until: clock.now.addingTimeInterval(interval))
                 } catch {
-                    return // cancelled
+                    return  // cancelled
                 }
             }
         }

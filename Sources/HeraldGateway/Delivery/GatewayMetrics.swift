@@ -1,5 +1,4 @@
 import CoreMetrics
-
 import HeraldCore
 import Prometheus
 import Synchronization

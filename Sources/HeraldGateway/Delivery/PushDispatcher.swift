@@ -60,20 +60,26 @@ final class PushDispatcher: Sendable {
     /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
     func dispatch(_ push: AcceptedPush) async throws {
         var push = push
-        log.record(DeliveryEvent(
-            uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs",
-            subject: DeliverySubject(apnsID: push.apnsID, recipient: push.token.token, topic: push.topic)))
+        log.record(
+            DeliveryEvent(
+                uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs",
+                subject: DeliverySubject(apnsID: push.apnsID, recipient: push.token.token, topic: push.topic)))
         metrics.record(.received, pushType: push.pushType, priority: push.priority)
         guard let fingerprint = push.fingerprint else { return try await deliverOrStore(push) }
         if let first = recent.acceptance(of: fingerprint, now: push.receivedAt) {
             try await confirmToken(&push)
-            log.record(DeliveryEvent(
-                uniqueID: push.uniqueID, at: push.receivedAt, kind: .discarded,
-                detail: "Discarded - Duplicate: the same apns-id and payload were accepted for this device as \(first.uniqueID)"))
+            log.record(
+                DeliveryEvent(
+                    uniqueID: push.uniqueID, at: push.receivedAt, kind: .discarded,
+                    detail:
+                        "Discarded - Duplicate: the same apns-id and payload were accepted for this device as \(first.uniqueID)"))
             metrics.record(.discardedDuplicate, pushType: push.pushType, priority: push.priority)
-            logger.debug("A provider's retry of an accepted push; not delivered again", metadata: [
-                "apns.id": "\(push.apnsID)", "apns.unique_id": "\(push.uniqueID)", "apns.first_unique_id": "\(first.uniqueID)",
-            ])
+            logger.debug(
+                "A provider's retry of an accepted push; not delivered again",
+                metadata: [
+                    "apns.id": "\(push.apnsID)", "apns.unique_id": "\(push.uniqueID)",
+                    "apns.first_unique_id": "\(first.uniqueID)",
+                ])
             return
         }
         try await deliverOrStore(push)

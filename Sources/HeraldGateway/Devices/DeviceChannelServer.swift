@@ -160,9 +160,11 @@ struct DeviceChannelServer: Sendable {
             let record = try await store.activeToken(
                 deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
             _ = try await store.revokeToken(record.token, at: clock.now)
-            logger.info("Token unregistered; it is revoked", metadata: [
-                "app.bundle_id": "\(bundleID)", "token.purpose": "\(purpose)",
-            ])
+            logger.info(
+                "Token unregistered; it is revoked",
+                metadata: [
+                    "app.bundle_id": "\(bundleID)", "token.purpose": "\(purpose)",
+                ])
             try await session.sendMessage(.unregistered(bundleID: bundleID, environment: environment, purpose: purpose))
         case .subscribe(let channelID, let bundleID, let environment):
             // B-14: an unknown channel fails the Live Activity's start.
@@ -175,7 +177,7 @@ struct DeviceChannelServer: Sendable {
             try await session.sendMessage(.subscribed(channelID: channelID, bundleID: bundleID))
             // B-07: a channel that keeps its latest broadcast hands it to a device that comes later.
             if channel.storagePolicy == .mostRecentMessageStored,
-               let kept = try await store.channelMessage(channelID: channelID), kept.expiresAt > clock.now
+                let kept = try await store.channelMessage(channelID: channelID), kept.expiresAt > clock.now
             {
                 session.enqueueBroadcast(EncodedPush(DevicePush(kept, fromStorage: true)).frame)
             }

@@ -51,7 +51,8 @@ final class DeviceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         headers.add(name: "content-length", value: "\(body.utf8.count)")
         let keepAlive = head.isKeepAlive
         if !keepAlive { headers.add(name: "connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive {

@@ -22,7 +22,7 @@ package struct ThreadSchedulerTimes: Sendable {
         guard count > 0 else { return nil }
         let fields = buffer[..<count].split(separator: UInt8(ascii: " "))
         guard fields.count >= 2, let onCore = Int64(String(decoding: fields[0], as: UTF8.self)),
-              let waiting = Int64(String(decoding: fields[1], as: UTF8.self))
+            let waiting = Int64(String(decoding: fields[1], as: UTF8.self))
         else { return nil }
         return ThreadSchedulerTimes(onCore: onCore, waitingForCore: waiting)
         #else

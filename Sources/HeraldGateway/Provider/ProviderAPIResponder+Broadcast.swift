@@ -24,7 +24,9 @@ extension ProviderAPIResponder {
                 for: bundleID, request: request, malformedRequestID: malformedRequestID, connection: connection, now: now,
                 authenticated: &authenticated)
             let headers = try BroadcastHeaders(request.fields)
-            guard let channel = try await store.channel(id: headers.channelID, bundleID: bundleID, environment: connection.environment)
+            guard
+                let channel = try await store.channel(
+                    id: headers.channelID, bundleID: bundleID, environment: connection.environment)
             else { throw APNsRefusal(.channelNotRegistered) }
             // B-11: a channel that keeps nothing takes only "deliver once".
             if channel.storagePolicy == .noMessageStored && headers.expiration != 0 { throw APNsRefusal(.badExpirationDate) }
@@ -65,9 +67,11 @@ extension ProviderAPIResponder {
             DeliveryEvent(
                 uniqueID: message.uniqueID, at: message.receivedAt, kind: .delivered,
                 detail: "Broadcast on channel \(message.channelID) to \(devices) subscribed device(s) on this node"))
-        logger.debug("Broadcast published", metadata: [
-            "apns.channel_id": "\(message.channelID)", "apns.unique_id": "\(message.uniqueID)", "devices": "\(devices)",
-        ])
+        logger.debug(
+            "Broadcast published",
+            metadata: [
+                "apns.channel_id": "\(message.channelID)", "apns.unique_id": "\(message.uniqueID)", "devices": "\(devices)",
+            ])
     }
 
     /// B-07: how long the channel keeps the message for devices that subscribe later — nothing on a channel that
@@ -116,7 +120,8 @@ extension ProviderAPIResponder {
             guard let expirationText = value("apns-expiration"), let expiration = Int64(expirationText), expiration >= 0 else {
                 throw APNsRefusal(.badExpirationDate)
             }
-            guard let priorityText = value("apns-priority"), let priority = Int(priorityText), [1, 5, 10].contains(priority) else {
+            guard let priorityText = value("apns-priority"), let priority = Int(priorityText), [1, 5, 10].contains(priority)
+            else {
                 throw APNsRefusal(.badPriority)
             }
             self.channelID = channelID

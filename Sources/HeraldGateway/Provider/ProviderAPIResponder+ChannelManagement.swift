@@ -90,7 +90,9 @@ extension ProviderAPIResponder {
 
     /// The provider token in the request's `authorization`, if any.
     static func bearerToken(of request: ProviderRequest) -> String? {
-        request.fields.first { $0.name == "authorization" }.flatMap { APNsRequestHeaders.bearerToken(fromAuthorization: $0.value) }
+        request.fields.first { $0.name == "authorization" }.flatMap {
+            APNsRequestHeaders.bearerToken(fromAuthorization: $0.value)
+        }
     }
 
     /// The answer to a refused channel-management or broadcast request: Apple's status and JSON reason, with
@@ -130,9 +132,11 @@ extension ProviderAPIResponder {
             guard try await store.createChannel(channel, limit: configuration.channelLimitPerApp) else {
                 throw APNsRefusal(.cannotCreateChannelConfig)
             }
-            logger.info("Channel created", metadata: [
-                "apns.channel_id": "\(id)", "apns.bundle_id": "\(bundleID)", "apns.storage_policy": "\(policy.rawValue)",
-            ])
+            logger.info(
+                "Channel created",
+                metadata: [
+                    "apns.channel_id": "\(id)", "apns.bundle_id": "\(bundleID)", "apns.storage_policy": "\(policy.rawValue)",
+                ])
             return ProviderAnswer(
                 status: 201, fields: [(name: "apns-channel-id", value: id)], body: ByteBuffer(), authenticated: true)
         case .read:
@@ -161,7 +165,9 @@ extension ProviderAPIResponder {
         let body = ByteBuffer(string: text)
         return ProviderAnswer(
             status: 200,
-            fields: [(name: "content-type", value: "application/json"), (name: "content-length", value: String(body.readableBytes))],
+            fields: [
+                (name: "content-type", value: "application/json"), (name: "content-length", value: String(body.readableBytes)),
+            ],
             body: body, authenticated: true)
     }
 
@@ -184,7 +190,7 @@ extension ProviderAPIResponder {
         if request.payloadTooLarge { throw APNsRefusal(.payloadTooLarge) }
         guard request.payload.readableBytes > 0 else { throw APNsRefusal(.payloadEmpty) }
         guard request.payload.withUnsafeReadableBytes(JSONSyntax.isPayloadObject),
-              let object = try? JSONSerialization.jsonObject(with: Data(request.payload.readableBytesView)) as? [String: Any]
+            let object = try? JSONSerialization.jsonObject(with: Data(request.payload.readableBytesView)) as? [String: Any]
         else { throw APNsRefusal(.badRequestPayload) }
         let known: Set<String> = ["message-storage-policy", "push-type"]
         if object.keys.contains(where: { !known.contains($0) }) { throw APNsRefusal(.badRequestParams) }
@@ -196,7 +202,7 @@ extension ProviderAPIResponder {
         // undocumented MissingChannelQueueSize); Herald answers its documented BadRequestParams.
         // A whole number, not `true` or 0.5: JSONDecoder's reading of an Int.
         guard let body = try? JSONDecoder().decode(StoragePolicyField.self, from: Data(request.payload.readableBytesView)),
-              let value = body.policy, let policy = BroadcastChannelRecord.StoragePolicy(rawValue: value)
+            let value = body.policy, let policy = BroadcastChannelRecord.StoragePolicy(rawValue: value)
         else { throw APNsRefusal(.badRequestParams) }
         return policy
     }

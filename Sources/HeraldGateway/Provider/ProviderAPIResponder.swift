@@ -96,7 +96,8 @@ struct ProviderAPIResponder: Sendable {
             // Time-ordered, so the delivery log's index by unique id grows at one end (R-03 leaves the format open).
             let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
             let accepted = AcceptedPush(
-                token: record, tokenChecked: checked, topic: addressing.topic, pushType: payload.pushType, priority: addressing.priority,
+                token: record, tokenChecked: checked, topic: addressing.topic, pushType: payload.pushType,
+                priority: addressing.priority,
                 apnsID: apnsID, uniqueID: uniqueID, collapseID: headers.collapseID, payload: payload.data,
                 expiration: headers.expiration, receivedAt: now,
                 fingerprint: headers.apnsID.map {

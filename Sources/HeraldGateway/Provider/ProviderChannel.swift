@@ -1,8 +1,8 @@
 import HeraldCore
 import HummingbirdCore
-import NIOHTTP2
 import Logging
 import NIOCore
+import NIOHTTP2
 import NIOSSL
 import NIOTLS
 import Synchronization

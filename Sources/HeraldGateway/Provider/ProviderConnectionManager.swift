@@ -144,7 +144,8 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
         }
         hasFullStreamLimit = true
         let settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: maximumConcurrentStreams)]
-        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))), promise: promise)
+        context.writeAndFlush(
+            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))), promise: promise)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

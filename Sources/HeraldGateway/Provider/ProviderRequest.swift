@@ -18,7 +18,7 @@ struct ProviderRequest: Sendable {
     /// canonical UUID, `nil` otherwise (the answer then gets a new one).
     var echoedAPNsID: String? {
         guard let supplied = fields.first(where: { $0.name == "apns-id" })?.value,
-              APNsRequestHeaders.isCanonicalUUID(supplied)
+            APNsRequestHeaders.isCanonicalUUID(supplied)
         else { return nil }
         return supplied.lowercased()
     }

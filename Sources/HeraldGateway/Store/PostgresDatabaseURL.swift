@@ -31,7 +31,7 @@ public struct PostgresDatabaseURL: Sendable, CustomStringConvertible {
     public init(_ string: String) throws {
         let form = "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
         guard let components = URLComponents(string: string),
-              let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme.lowercased())
+            let scheme = components.scheme, ["postgres", "postgresql"].contains(scheme.lowercased())
         else { throw Invalid(description: "\(string) is not a PostgreSQL URL: write \(form)") }
         guard let host = components.host, !host.isEmpty else {
             throw Invalid(description: "\(string) names no host: write \(form)")

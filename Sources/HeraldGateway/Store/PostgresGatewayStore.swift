@@ -145,7 +145,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         ],
         // 4: console operator tokens (their SHA-256).
         [
-            "CREATE TABLE operator_token (hash text PRIMARY KEY, created_at double precision NOT NULL, revoked_at double precision)",
+            "CREATE TABLE operator_token (hash text PRIMARY KEY, created_at double precision NOT NULL, revoked_at double precision)"
         ],
         // 5: the delivery log searchable by apns-id, token and topic (on `received` events); the console's history.
         [
@@ -325,7 +325,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                 let now = Date().timeIntervalSince1970
                 let deadline = now - configuration.nodeTimeout.timeInterval
                 try await perform { client in
-                    try await client.query("""
+                    try await client.query(
+                        """
                         INSERT INTO gateway_node (id, started_at, heartbeat_at) VALUES (\(self.nodeID), \(started), \(now))
                         ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
                         """)
@@ -335,7 +336,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                     for node in dead {
                         try await Self.forget(node: node, client: client)
                         self.logger.warning(
-                            "A gateway node stopped; released its claims and forgot its devices", metadata: ["node.id": "\(node)"])
+                            "A gateway node stopped; released its claims and forgot its devices", metadata: ["node.id": "\(node)"]
+                        )
                     }
                 }
             } catch {
@@ -365,7 +367,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     /// their sessions elsewhere), its devices no longer connected.
     private static func forget(node: String, client: PostgresClient) async throws {
         let claims = node + "/%"
-        _ = try await client.query("""
+        _ = try await client.query(
+            """
             WITH stored AS (
                 UPDATE stored_notification SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by LIKE \(claims)
                 RETURNING device_id
@@ -379,7 +382,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
             )
             SELECT pg_notify(\(Self.channel), 'stored ' || device_id)
             FROM (SELECT device_id FROM stored UNION SELECT device_id FROM relayed) AS released
-            """).collect()
+            """
+        ).collect()
     }
 
     /// What other nodes announce, until the store stops: the one consumer is the gateway.
@@ -388,7 +392,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     public func deviceConnected(deviceID: String, session: String, at date: Date) async throws {
         let payload = "connected \(deviceID) \(nodeID) \(date.timeIntervalSince1970)"
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 WITH present AS (
                     INSERT INTO device_presence (device_id, node_id, session, connected_at)
                     VALUES (\(deviceID), \(self.nodeID), \(session), \(date.timeIntervalSince1970))
@@ -403,7 +408,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func deviceDisconnected(deviceID: String, session: String) async throws {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 DELETE FROM device_presence WHERE device_id = \(deviceID) AND node_id = \(self.nodeID) AND session = \(session)
                 """)
         }
@@ -413,7 +419,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         let deadline = Date().timeIntervalSince1970 - configuration.nodeTimeout.timeInterval
         return try await perform { client in
             // One statement, one commit: kept only if the device is connected to a live node, and announced then.
-            let rows = try await client.query("""
+            let rows = try await client.query(
+                """
                 WITH present AS (
                     SELECT 1 FROM device_presence p JOIN gateway_node n ON n.id = p.node_id
                     WHERE p.device_id = \(n.deviceID) AND n.heartbeat_at >= \(deadline)
@@ -428,7 +435,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                     RETURNING 1
                 )
                 SELECT pg_notify(\(Self.channel), \("stored " + n.deviceID)) FROM saved
-                """).collect()
+                """
+            ).collect()
             return !rows.isEmpty
         }
     }
@@ -557,7 +565,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func saveProviderKey(_ key: ProviderKeyRecord) async throws {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO provider_key (key_id, team_id, public_key, environment, topics, created_at)
                 VALUES (\(key.keyID), \(key.teamID), \(key.publicKeyPEM), \(key.environment?.rawValue),
                         \(key.topics.joined(separator: " ")), \(key.createdAt.timeIntervalSince1970))
@@ -589,7 +598,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func enrollDevice(id: String, secretHash: Data?, at: Date) async throws {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO device (id, secret_hash, created_at) VALUES (\(id), \(secretHash), \(at.timeIntervalSince1970))
                 ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash WHERE device.secret_hash IS NULL
                 """)
@@ -641,22 +651,27 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         return try await perform { client in
             // The device row, a new token unless one is active (the partial unique index settles a race between
             // nodes), then the active one.
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO device (id, secret_hash, created_at) VALUES (\(deviceID), NULL, \(at.timeIntervalSince1970))
                 ON CONFLICT (id) DO NOTHING
                 """)
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO device_token (token, device_id, bundle_id, environment, created_at, purpose)
                 VALUES (
                     \(candidate), \(deviceID), \(bundleID), \(environment.rawValue), \(at.timeIntervalSince1970),
                     \(purpose.rawValue))
                 ON CONFLICT (device_id, bundle_id, environment, purpose) WHERE revoked_at IS NULL DO NOTHING
                 """)
-            guard let row = try await client.query("""
-                SELECT \(unescaped: Self.tokenColumns) FROM device_token
-                WHERE device_id = \(deviceID) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue)
-                AND purpose = \(purpose.rawValue) AND revoked_at IS NULL
-                """).collect().first
+            guard
+                let row = try await client.query(
+                    """
+                    SELECT \(unescaped: Self.tokenColumns) FROM device_token
+                    WHERE device_id = \(deviceID) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue)
+                    AND purpose = \(purpose.rawValue) AND revoked_at IS NULL
+                    """
+                ).collect().first
             else { throw GatewayStoreError.unavailable("the token issued for \(deviceID) was revoked at once") }
             return try Self.tokenRecord(row)
         }
@@ -664,10 +679,12 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func tokens(includingRevoked: Bool) async throws -> [DeviceTokenRecord] {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT \(unescaped: Self.tokenColumns) FROM device_token \(unescaped: includingRevoked ? "" : "WHERE revoked_at IS NULL")
                 ORDER BY device_id, bundle_id, environment, created_at
-                """).collect().map(Self.tokenRecord)
+                """
+            ).collect().map(Self.tokenRecord)
         }
     }
 
@@ -675,16 +692,18 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         let key = token.lowercased()
         forgetActiveToken(key)
         return try await perform { [logger] client in
-            try await Self.unwrappingTransactionError { try await client.withTransaction(logger: logger) { connection in
-                try await connection.query(
-                    "UPDATE device_token SET revoked_at = \(at.timeIntervalSince1970) WHERE token = \(key) AND revoked_at IS NULL",
-                    logger: logger)
-                // Stored notifications for a revoked token will never be delivered (D-08).
-                try await connection.query("DELETE FROM stored_notification WHERE token = \(key)", logger: logger)
-                return try await connection.query(
-                    "SELECT \(unescaped: Self.tokenColumns) FROM device_token WHERE token = \(key)", logger: logger
-                ).collect().first.map(Self.tokenRecord)
-            } }
+            try await Self.unwrappingTransactionError {
+                try await client.withTransaction(logger: logger) { connection in
+                    try await connection.query(
+                        "UPDATE device_token SET revoked_at = \(at.timeIntervalSince1970) WHERE token = \(key) AND revoked_at IS NULL",
+                        logger: logger)
+                    // Stored notifications for a revoked token will never be delivered (D-08).
+                    try await connection.query("DELETE FROM stored_notification WHERE token = \(key)", logger: logger)
+                    return try await connection.query(
+                        "SELECT \(unescaped: Self.tokenColumns) FROM device_token WHERE token = \(key)", logger: logger
+                    ).collect().first.map(Self.tokenRecord)
+                }
+            }
         }
     }
 
@@ -723,7 +742,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     public func addOperatorToken(_ token: OperatorTokenRecord) async throws {
         try await perform { client in
             try await client.query(
-                "INSERT INTO operator_token (hash, created_at, revoked_at) VALUES (\(token.hash), \(token.createdAt.timeIntervalSince1970), \(token.revokedAt?.timeIntervalSince1970))")
+                "INSERT INTO operator_token (hash, created_at, revoked_at) VALUES (\(token.hash), \(token.createdAt.timeIntervalSince1970), \(token.revokedAt?.timeIntervalSince1970))"
+            )
         }
     }
 
@@ -741,15 +761,16 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func revokeOperatorTokens(hash: String?, at: Date) async throws -> Int {
         try await perform { client in
-            let rows: [PostgresRow] = if let hash {
-                try await client.query(
-                    "UPDATE operator_token SET revoked_at = \(at.timeIntervalSince1970) WHERE hash = \(hash) AND revoked_at IS NULL RETURNING hash"
-                ).collect()
-            } else {
-                try await client.query(
-                    "UPDATE operator_token SET revoked_at = \(at.timeIntervalSince1970) WHERE revoked_at IS NULL RETURNING hash"
-                ).collect()
-            }
+            let rows: [PostgresRow] =
+                if let hash {
+                    try await client.query(
+                        "UPDATE operator_token SET revoked_at = \(at.timeIntervalSince1970) WHERE hash = \(hash) AND revoked_at IS NULL RETURNING hash"
+                    ).collect()
+                } else {
+                    try await client.query(
+                        "UPDATE operator_token SET revoked_at = \(at.timeIntervalSince1970) WHERE revoked_at IS NULL RETURNING hash"
+                    ).collect()
+                }
             return rows.count
         }
     }
@@ -758,49 +779,61 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func createChannel(_ channel: BroadcastChannelRecord, limit: Int) async throws -> Bool {
         try await perform { [logger] client in
-            try await Self.unwrappingTransactionError { try await client.withTransaction(logger: logger) { connection in
-                // One creation per app and environment at a time, on every node: the count holds until the commit.
-                let app = channel.bundleID + " " + channel.environment.rawValue
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(app)))", logger: logger)
-                let count = try await connection.query("""
-                    SELECT count(*)::integer FROM broadcast_channel
-                    WHERE bundle_id = \(channel.bundleID) AND environment = \(channel.environment.rawValue)
-                    """, logger: logger).collect().first?.decode(Int.self) ?? 0
-                guard count < limit else { return false }
-                try await connection.query("""
-                    INSERT INTO broadcast_channel (id, bundle_id, environment, storage_policy, push_type, created_at)
-                    VALUES (\(channel.id), \(channel.bundleID), \(channel.environment.rawValue),
-                            \(channel.storagePolicy.rawValue), \(channel.pushType), \(channel.createdAt.timeIntervalSince1970))
-                    """, logger: logger)
-                return true
-            } }
+            try await Self.unwrappingTransactionError {
+                try await client.withTransaction(logger: logger) { connection in
+                    // One creation per app and environment at a time, on every node: the count holds until the commit.
+                    let app = channel.bundleID + " " + channel.environment.rawValue
+                    try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(app)))", logger: logger)
+                    let count =
+                        try await connection.query(
+                            """
+                            SELECT count(*)::integer FROM broadcast_channel
+                            WHERE bundle_id = \(channel.bundleID) AND environment = \(channel.environment.rawValue)
+                            """, logger: logger
+                        ).collect().first?.decode(Int.self) ?? 0
+                    guard count < limit else { return false }
+                    try await connection.query(
+                        """
+                        INSERT INTO broadcast_channel (id, bundle_id, environment, storage_policy, push_type, created_at)
+                        VALUES (\(channel.id), \(channel.bundleID), \(channel.environment.rawValue),
+                                \(channel.storagePolicy.rawValue), \(channel.pushType), \(channel.createdAt.timeIntervalSince1970))
+                        """, logger: logger)
+                    return true
+                }
+            }
         }
     }
 
     public func channel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> BroadcastChannelRecord? {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT \(unescaped: Self.channelColumns) FROM broadcast_channel
                 WHERE id = \(id) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue)
-                """).collect().first.map(Self.channelRecord)
+                """
+            ).collect().first.map(Self.channelRecord)
         }
     }
 
     public func channels(bundleID: String, environment: APNsEnvironment) async throws -> [BroadcastChannelRecord] {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT \(unescaped: Self.channelColumns) FROM broadcast_channel
                 WHERE bundle_id = \(bundleID) AND environment = \(environment.rawValue) ORDER BY seq
-                """).collect().map(Self.channelRecord)
+                """
+            ).collect().map(Self.channelRecord)
         }
     }
 
     public func deleteChannel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> Bool {
         try await perform { client in
-            try await !client.query("""
+            try await !client.query(
+                """
                 DELETE FROM broadcast_channel
                 WHERE id = \(id) AND bundle_id = \(bundleID) AND environment = \(environment.rawValue) RETURNING 1
-                """).collect().isEmpty
+                """
+            ).collect().isEmpty
         }
     }
 
@@ -813,7 +846,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func keepChannelMessage(_ m: ChannelMessage) async throws {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO channel_message
                     (channel_id, bundle_id, unique_id, request_id, priority, payload, received_at, expires_at)
                 VALUES (\(m.channelID), \(m.bundleID), \(m.uniqueID), \(m.requestID), \(m.priority), \(m.payload),
@@ -828,10 +862,12 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func channelMessage(channelID: String) async throws -> ChannelMessage? {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT channel_id, bundle_id, unique_id, request_id, priority, payload, received_at, expires_at
                 FROM channel_message WHERE channel_id = \(channelID)
-                """).collect().first.map { row in
+                """
+            ).collect().first.map { row in
                 let (channelID, bundleID, uniqueID, requestID, priority, payload, receivedAt, expiresAt) = try row.decode(
                     (String, String, String, String, Int, Data, Double, Double).self)
                 return ChannelMessage(
@@ -859,7 +895,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         try await perform { client in
             // One statement, one commit: the previous notification's unique id, the new row (unclaimed), and the
             // device's announcement, which every node gets at the commit.
-            let rows = try await client.query("""
+            let rows = try await client.query(
+                """
                 WITH previous AS (
                     SELECT unique_id FROM stored_notification WHERE token = \(n.token) AND topic = \(n.topic)
                 ), saved AS (
@@ -873,7 +910,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                     RETURNING 1
                 )
                 SELECT (SELECT unique_id FROM previous), pg_notify(\(Self.channel), \("stored " + n.deviceID)) FROM saved
-                """).collect()
+                """
+            ).collect()
             return try rows.first?.decode((String?, String).self).0
         }
     }
@@ -891,10 +929,12 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func storedNotifications(deviceID: String) async throws -> [StoredNotification] {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT \(unescaped: Self.storedColumns) FROM stored_notification WHERE device_id = \(deviceID)
                 ORDER BY received_at, seq
-                """).collect().map(Self.stored).map(\.notification)
+                """
+            ).collect().map(Self.stored).map(\.notification)
         }
     }
 
@@ -905,7 +945,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         return try await perform { client in
             // Rows another claimant holds (a session of the same device on another node) are skipped, not waited
             // for: each stored or relayed notification goes to one session. Stored ones first (they are older).
-            let stored = try await client.query("""
+            let stored = try await client.query(
+                """
                 UPDATE stored_notification SET claimed_by = \(claim), claimed_until = \(until.timeIntervalSince1970)
                 WHERE (token, topic) IN (
                     SELECT token, topic FROM stored_notification
@@ -913,10 +954,12 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                       AND (claimed_by IS NULL OR claimed_by = \(claim) OR claimed_until < \(now.timeIntervalSince1970))
                     ORDER BY received_at, seq LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                 RETURNING \(unescaped: Self.storedColumns)
-                """).collect().map(Self.stored).sorted { ($0.notification.receivedAt, $0.seq) < ($1.notification.receivedAt, $1.seq) }
+                """
+            ).collect().map(Self.stored).sorted { ($0.notification.receivedAt, $0.seq) < ($1.notification.receivedAt, $1.seq) }
                 .map(\.notification)
             guard stored.count < limit else { return stored }
-            let relayed = try await client.query("""
+            let relayed = try await client.query(
+                """
                 UPDATE relayed_push SET claimed_by = \(claim), claimed_until = \(until.timeIntervalSince1970)
                 WHERE seq IN (
                     SELECT seq FROM relayed_push
@@ -924,11 +967,12 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                       AND (claimed_by IS NULL OR claimed_by = \(claim) OR claimed_until < \(now.timeIntervalSince1970))
                     ORDER BY seq LIMIT \(limit - stored.count) FOR UPDATE SKIP LOCKED)
                 RETURNING \(unescaped: Self.storedColumns)
-                """).collect().map(Self.stored).sorted { $0.seq < $1.seq }.map { row in
-                    var notification = row.notification
-                    notification.relayed = true
-                    return notification
-                }
+                """
+            ).collect().map(Self.stored).sorted { $0.seq < $1.seq }.map { row in
+                var notification = row.notification
+                notification.relayed = true
+                return notification
+            }
             return stored + relayed
         }
     }
@@ -938,7 +982,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         try await perform { client in
             // Announced again when anything was given back: another session of the device (on another node) may be
             // the one that takes it now.
-            try await client.query("""
+            try await client.query(
+                """
                 WITH relayed AS (
                     UPDATE relayed_push SET claimed_by = NULL, claimed_until = NULL
                     WHERE device_id = \(deviceID) AND claimed_by = \(claim) RETURNING 1
@@ -954,7 +999,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func removeStoredNotification(token: String, topic: String, uniqueID: String) async throws {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 WITH relayed AS (DELETE FROM relayed_push WHERE unique_id = \(uniqueID))
                 DELETE FROM stored_notification WHERE token = \(token) AND topic = \(topic) AND unique_id = \(uniqueID)
                 """)
@@ -967,9 +1013,11 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         """
 
     private static func stored(_ row: PostgresRow) throws -> (notification: StoredNotification, seq: Int) {
-        let (token, topic, deviceID, bundleID, apnsID, uniqueID, pushType, priority, collapseID, payload, receivedAt,
-             expiresAt, seq) = try row.decode(
-                (String, String, String, String, String, String, String, Int, String?, Data, Double, Double, Int).self)
+        let (
+            token, topic, deviceID, bundleID, apnsID, uniqueID, pushType, priority, collapseID, payload, receivedAt,
+            expiresAt, seq
+        ) = try row.decode(
+            (String, String, String, String, String, String, String, Int, String?, Data, Double, Double, Int).self)
         return (
             StoredNotification(
                 token: token, deviceID: deviceID, topic: topic, bundleID: bundleID, apnsID: apnsID, uniqueID: uniqueID,
@@ -998,7 +1046,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
                 AppendEvents(
                     ids: ids, times: times, kinds: kinds, details: details, apnsIDs: apnsIDs, recipients: recipients,
                     topics: topics),
-                logger: Self.statementLogger) {}
+                logger: Self.statementLogger)
+            {}
         }
     }
 
@@ -1054,10 +1103,12 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     public func loggedNotifications(matching text: String, limit: Int) async throws -> [LoggedNotification] {
         let id = text.lowercased()
         return try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT unique_id, at, apns_id, recipient, topic FROM delivery_event
                 WHERE apns_id = \(id) OR recipient = \(text) OR topic = \(text) ORDER BY id DESC LIMIT \(limit)
-                """).collect().map { row in
+                """
+            ).collect().map { row in
                 let (uniqueID, at, apnsID, recipient, topic) = try row.decode((String, Double, String?, String?, String?).self)
                 return LoggedNotification(
                     uniqueID: uniqueID, receivedAt: Date(timeIntervalSince1970: at),
@@ -1068,12 +1119,14 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func eventCounts(since date: Date, bucket: TimeInterval) async throws -> [DeliveryCount] {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT floor(at / \(bucket))::bigint AS bucket, kind, detail, count(*) FROM delivery_event
                 WHERE id >= coalesce((SELECT id FROM delivery_event WHERE at >= \(date.timeIntervalSince1970) ORDER BY id LIMIT 1),
                                      (SELECT max(id) + 1 FROM delivery_event))
                 GROUP BY 1, 2, 3 ORDER BY 1
-                """).collect().map { row in
+                """
+            ).collect().map { row in
                 let (index, kind, detail, count) = try row.decode((Int64, String, String, Int64).self)
                 return DeliveryCount(
                     bucket: Date(timeIntervalSince1970: Double(index) * bucket),
@@ -1098,24 +1151,29 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func addConsoleSend(_ record: ConsoleSendRecord, keepingSince: Date) async throws {
         try await perform { [logger] client in
-            try await Self.unwrappingTransactionError { try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("""
-                    INSERT INTO console_send (id, sent_at, form, status, reason, apns_id, unique_id)
-                    VALUES (\(record.id), \(record.sentAt.timeIntervalSince1970), \(record.formJSON), \(record.status),
-                            \(record.reason), \(record.apnsID), \(record.uniqueID))
-                    """, logger: logger)
-                try await connection.query(
-                    "DELETE FROM console_send WHERE sent_at < \(keepingSince.timeIntervalSince1970)", logger: logger)
-            } }
+            try await Self.unwrappingTransactionError {
+                try await client.withTransaction(logger: logger) { connection in
+                    try await connection.query(
+                        """
+                        INSERT INTO console_send (id, sent_at, form, status, reason, apns_id, unique_id)
+                        VALUES (\(record.id), \(record.sentAt.timeIntervalSince1970), \(record.formJSON), \(record.status),
+                                \(record.reason), \(record.apnsID), \(record.uniqueID))
+                        """, logger: logger)
+                    try await connection.query(
+                        "DELETE FROM console_send WHERE sent_at < \(keepingSince.timeIntervalSince1970)", logger: logger)
+                }
+            }
         }
     }
 
     public func consoleSends(since date: Date, limit: Int) async throws -> [ConsoleSendRecord] {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT id, sent_at, form, status, reason, apns_id, unique_id FROM console_send
                 WHERE sent_at >= \(date.timeIntervalSince1970) ORDER BY sent_at DESC, id DESC LIMIT \(limit)
-                """).collect().map(Self.consoleSend)
+                """
+            ).collect().map(Self.consoleSend)
         }
     }
 
@@ -1137,7 +1195,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
 
     public func pruneEvents(before date: Date) async throws {
         try await perform { client in
-            try await client.query("""
+            try await client.query(
+                """
                 DELETE FROM delivery_event WHERE id < coalesce(
                     (SELECT id FROM delivery_event WHERE at >= \(date.timeIntervalSince1970) ORDER BY id LIMIT 1),
                     (SELECT max(id) + 1 FROM delivery_event))

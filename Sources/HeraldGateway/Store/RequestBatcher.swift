@@ -85,7 +85,8 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
             let results: [Result<Answer, any Error>]
             do {
                 let answers = try await execute(batch.map(\.item))
-                results = answers.count == batch.count
+                results =
+                    answers.count == batch.count
                     ? answers.map { .success($0) }
                     : Array(repeating: .failure(BatchAnswerMismatch()), count: batch.count)
             } catch {

@@ -32,134 +32,141 @@ public final class SQLiteGatewayStore: GatewayStore {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE provider_key (
-                    key_id TEXT PRIMARY KEY,
-                    team_id TEXT NOT NULL,
-                    public_key TEXT NOT NULL,
-                    environment TEXT,
-                    topics TEXT NOT NULL,
-                    created_at REAL NOT NULL
-                );
-                CREATE TABLE device (
-                    id TEXT PRIMARY KEY,
-                    secret_hash BLOB,
-                    created_at REAL NOT NULL
-                );
-                CREATE TABLE device_token (
-                    token TEXT PRIMARY KEY,
-                    device_id TEXT NOT NULL REFERENCES device(id),
-                    bundle_id TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    created_at REAL NOT NULL,
-                    revoked_at REAL
-                );
-                CREATE INDEX device_token_by_app ON device_token(device_id, bundle_id, environment);
-                CREATE TABLE stored_notification (
-                    token TEXT NOT NULL,
-                    topic TEXT NOT NULL,
-                    device_id TEXT NOT NULL,
-                    bundle_id TEXT NOT NULL,
-                    apns_id TEXT NOT NULL,
-                    unique_id TEXT NOT NULL,
-                    push_type TEXT NOT NULL,
-                    priority INTEGER NOT NULL,
-                    collapse_id TEXT,
-                    payload BLOB NOT NULL,
-                    received_at REAL NOT NULL,
-                    expires_at REAL NOT NULL,
-                    PRIMARY KEY (token, topic)
-                );
-                CREATE INDEX stored_by_device ON stored_notification(device_id, received_at);
-                CREATE TABLE delivery_event (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    unique_id TEXT NOT NULL,
-                    at REAL NOT NULL,
-                    kind TEXT NOT NULL,
-                    detail TEXT NOT NULL
-                );
-                CREATE INDEX delivery_event_by_id ON delivery_event(unique_id);
-                CREATE INDEX delivery_event_by_time ON delivery_event(at);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE provider_key (
+                        key_id TEXT PRIMARY KEY,
+                        team_id TEXT NOT NULL,
+                        public_key TEXT NOT NULL,
+                        environment TEXT,
+                        topics TEXT NOT NULL,
+                        created_at REAL NOT NULL
+                    );
+                    CREATE TABLE device (
+                        id TEXT PRIMARY KEY,
+                        secret_hash BLOB,
+                        created_at REAL NOT NULL
+                    );
+                    CREATE TABLE device_token (
+                        token TEXT PRIMARY KEY,
+                        device_id TEXT NOT NULL REFERENCES device(id),
+                        bundle_id TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        created_at REAL NOT NULL,
+                        revoked_at REAL
+                    );
+                    CREATE INDEX device_token_by_app ON device_token(device_id, bundle_id, environment);
+                    CREATE TABLE stored_notification (
+                        token TEXT NOT NULL,
+                        topic TEXT NOT NULL,
+                        device_id TEXT NOT NULL,
+                        bundle_id TEXT NOT NULL,
+                        apns_id TEXT NOT NULL,
+                        unique_id TEXT NOT NULL,
+                        push_type TEXT NOT NULL,
+                        priority INTEGER NOT NULL,
+                        collapse_id TEXT,
+                        payload BLOB NOT NULL,
+                        received_at REAL NOT NULL,
+                        expires_at REAL NOT NULL,
+                        PRIMARY KEY (token, topic)
+                    );
+                    CREATE INDEX stored_by_device ON stored_notification(device_id, received_at);
+                    CREATE TABLE delivery_event (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        unique_id TEXT NOT NULL,
+                        at REAL NOT NULL,
+                        kind TEXT NOT NULL,
+                        detail TEXT NOT NULL
+                    );
+                    CREATE INDEX delivery_event_by_id ON delivery_event(unique_id);
+                    CREATE INDEX delivery_event_by_time ON delivery_event(at);
+                    """)
         }
         migrator.registerMigration("v2: delivery log without AUTOINCREMENT or time index") { db in
             // Three b-tree writes less per event: no sqlite_sequence update, no index on `at`. Row ids still grow
             // with time (they are only reused once the whole log is pruned), so pruning goes by id.
-            try db.execute(sql: """
-                CREATE TABLE delivery_event_v2 (
-                    id INTEGER PRIMARY KEY,
-                    unique_id TEXT NOT NULL,
-                    at REAL NOT NULL,
-                    kind TEXT NOT NULL,
-                    detail TEXT NOT NULL
-                );
-                INSERT INTO delivery_event_v2 (id, unique_id, at, kind, detail)
-                    SELECT id, unique_id, at, kind, detail FROM delivery_event ORDER BY id;
-                DROP TABLE delivery_event;
-                ALTER TABLE delivery_event_v2 RENAME TO delivery_event;
-                CREATE INDEX delivery_event_by_id ON delivery_event(unique_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE delivery_event_v2 (
+                        id INTEGER PRIMARY KEY,
+                        unique_id TEXT NOT NULL,
+                        at REAL NOT NULL,
+                        kind TEXT NOT NULL,
+                        detail TEXT NOT NULL
+                    );
+                    INSERT INTO delivery_event_v2 (id, unique_id, at, kind, detail)
+                        SELECT id, unique_id, at, kind, detail FROM delivery_event ORDER BY id;
+                    DROP TABLE delivery_event;
+                    ALTER TABLE delivery_event_v2 RENAME TO delivery_event;
+                    CREATE INDEX delivery_event_by_id ON delivery_event(unique_id);
+                    """)
         }
         migrator.registerMigration("v3: broadcast channels") { db in
-            try db.execute(sql: """
-                CREATE TABLE broadcast_channel (
-                    id TEXT PRIMARY KEY,
-                    bundle_id TEXT NOT NULL,
-                    environment TEXT NOT NULL,
-                    storage_policy INTEGER NOT NULL,
-                    push_type TEXT NOT NULL,
-                    created_at REAL NOT NULL
-                );
-                CREATE INDEX broadcast_channel_by_app ON broadcast_channel(bundle_id, environment, created_at);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE broadcast_channel (
+                        id TEXT PRIMARY KEY,
+                        bundle_id TEXT NOT NULL,
+                        environment TEXT NOT NULL,
+                        storage_policy INTEGER NOT NULL,
+                        push_type TEXT NOT NULL,
+                        created_at REAL NOT NULL
+                    );
+                    CREATE INDEX broadcast_channel_by_app ON broadcast_channel(bundle_id, environment, created_at);
+                    """)
         }
         migrator.registerMigration("v4: kept broadcasts") { db in
-            try db.execute(sql: """
-                CREATE TABLE channel_message (
-                    channel_id TEXT PRIMARY KEY,
-                    bundle_id TEXT NOT NULL,
-                    unique_id TEXT NOT NULL,
-                    request_id TEXT NOT NULL,
-                    priority INTEGER NOT NULL,
-                    payload BLOB NOT NULL,
-                    received_at REAL NOT NULL,
-                    expires_at REAL NOT NULL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE channel_message (
+                        channel_id TEXT PRIMARY KEY,
+                        bundle_id TEXT NOT NULL,
+                        unique_id TEXT NOT NULL,
+                        request_id TEXT NOT NULL,
+                        priority INTEGER NOT NULL,
+                        payload BLOB NOT NULL,
+                        received_at REAL NOT NULL,
+                        expires_at REAL NOT NULL
+                    );
+                    """)
         }
         migrator.registerMigration("v5: token purposes") { db in
             // A token per purpose: the app's notifications (''), VoIP, each Live Activity, push-to-start.
-            try db.execute(sql: """
-                ALTER TABLE device_token ADD COLUMN purpose TEXT NOT NULL DEFAULT '';
-                DROP INDEX device_token_by_app;
-                CREATE INDEX device_token_by_app ON device_token(device_id, bundle_id, environment, purpose);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE device_token ADD COLUMN purpose TEXT NOT NULL DEFAULT '';
+                    DROP INDEX device_token_by_app;
+                    CREATE INDEX device_token_by_app ON device_token(device_id, bundle_id, environment, purpose);
+                    """)
         }
         migrator.registerMigration("v6: console operator tokens") { db in
-            try db.execute(sql: """
-                CREATE TABLE operator_token (
-                    hash TEXT PRIMARY KEY,
-                    created_at REAL NOT NULL,
-                    revoked_at REAL
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE operator_token (
+                        hash TEXT PRIMARY KEY,
+                        created_at REAL NOT NULL,
+                        revoked_at REAL
+                    );
+                    """)
         }
         migrator.registerMigration("v7: the delivery log searchable by apns-id, token and topic; the console's history") { db in
             // Set on `received` events only; searched newest first (by id, backwards), so no index to keep up.
-            try db.execute(sql: """
-                ALTER TABLE delivery_event ADD COLUMN apns_id TEXT;
-                ALTER TABLE delivery_event ADD COLUMN recipient TEXT;
-                ALTER TABLE delivery_event ADD COLUMN topic TEXT;
-                CREATE TABLE console_send (
-                    id TEXT PRIMARY KEY,
-                    sent_at REAL NOT NULL,
-                    form TEXT NOT NULL,
-                    status INTEGER NOT NULL,
-                    reason TEXT,
-                    apns_id TEXT,
-                    unique_id TEXT
-                );
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE delivery_event ADD COLUMN apns_id TEXT;
+                    ALTER TABLE delivery_event ADD COLUMN recipient TEXT;
+                    ALTER TABLE delivery_event ADD COLUMN topic TEXT;
+                    CREATE TABLE console_send (
+                        id TEXT PRIMARY KEY,
+                        sent_at REAL NOT NULL,
+                        form TEXT NOT NULL,
+                        status INTEGER NOT NULL,
+                        reason TEXT,
+                        apns_id TEXT,
+                        unique_id TEXT
+                    );
+                    """)
         }
         return migrator
     }
@@ -169,7 +176,8 @@ public final class SQLiteGatewayStore: GatewayStore {
     public func addConsoleSend(_ record: ConsoleSendRecord, keepingSince: Date) async throws {
         try await groupCommit.write { db in
             try db.execute(
-                sql: "INSERT INTO console_send (id, sent_at, form, status, reason, apns_id, unique_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO console_send (id, sent_at, form, status, reason, apns_id, unique_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [
                     record.id, record.sentAt.timeIntervalSince1970, record.formJSON, record.status, record.reason,
                     record.apnsID, record.uniqueID,
@@ -228,7 +236,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                     arguments: [at.timeIntervalSince1970, hash])
             } else {
                 try db.execute(
-                    sql: "UPDATE operator_token SET revoked_at = ? WHERE revoked_at IS NULL", arguments: [at.timeIntervalSince1970])
+                    sql: "UPDATE operator_token SET revoked_at = ? WHERE revoked_at IS NULL",
+                    arguments: [at.timeIntervalSince1970])
             }
             return db.changesCount
         }
@@ -335,10 +344,13 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func tokens(includingRevoked: Bool) async throws -> [DeviceTokenRecord] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.tokenColumns) FROM device_token \(includingRevoked ? "" : "WHERE revoked_at IS NULL")
-                ORDER BY device_id, bundle_id, environment, created_at
-                """).map(Self.tokenRecord)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.tokenColumns) FROM device_token \(includingRevoked ? "" : "WHERE revoked_at IS NULL")
+                    ORDER BY device_id, bundle_id, environment, created_at
+                    """
+            ).map(Self.tokenRecord)
         }
     }
 
@@ -359,9 +371,10 @@ public final class SQLiteGatewayStore: GatewayStore {
 
     public func createChannel(_ channel: BroadcastChannelRecord, limit: Int) async throws -> Bool {
         try await groupCommit.write { db in
-            let count = try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM broadcast_channel WHERE bundle_id = ? AND environment = ?",
-                arguments: [channel.bundleID, channel.environment.rawValue]) ?? 0
+            let count =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM broadcast_channel WHERE bundle_id = ? AND environment = ?",
+                    arguments: [channel.bundleID, channel.environment.rawValue]) ?? 0
             guard count < limit else { return false }
             try db.execute(
                 sql: """
@@ -379,7 +392,8 @@ public final class SQLiteGatewayStore: GatewayStore {
     public func channel(id: String, bundleID: String, environment: APNsEnvironment) async throws -> BroadcastChannelRecord? {
         try await writer.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT \(Self.channelColumns) FROM broadcast_channel WHERE id = ? AND bundle_id = ? AND environment = ?",
+                db,
+                sql: "SELECT \(Self.channelColumns) FROM broadcast_channel WHERE id = ? AND bundle_id = ? AND environment = ?",
                 arguments: [id, bundleID, environment.rawValue]
             ).map(Self.channelRecord)
         }
@@ -501,7 +515,8 @@ public final class SQLiteGatewayStore: GatewayStore {
     private func storedNotifications(deviceID: String, limit: Int) async throws -> [StoredNotification] {
         try await writer.read { db in
             try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT * FROM stored_notification WHERE device_id = ? ORDER BY received_at, rowid LIMIT ?"),
+                db.cachedStatement(
+                    sql: "SELECT * FROM stored_notification WHERE device_id = ? ORDER BY received_at, rowid LIMIT ?"),
                 arguments: [deviceID, limit]
             ).map(Self.stored)
         }
@@ -533,7 +548,9 @@ public final class SQLiteGatewayStore: GatewayStore {
         guard !events.isEmpty else { return }
         try await groupCommit.write(.crashSafeShared) { db in
             let statement = try db.cachedStatement(
-                sql: "INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                sql:
+                    "INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            )
             for event in events {
                 try statement.execute(arguments: [
                     event.uniqueID, event.at.timeIntervalSince1970, event.kind.rawValue, event.detail,

@@ -33,7 +33,9 @@ public struct DevelopmentCertificateAuthority: Sendable {
     ///   - directory: Usually `<data-dir>/tls`.
     ///   - now: The start of the certificates' validity.
     /// - Returns: The CA, and whether it was created now.
-    public static func loadOrCreate(in directory: URL, now: Date = Date()) throws -> (
+    public static func loadOrCreate(
+        in directory: URL, now: Date = Date()
+    ) throws -> (
         DevelopmentCertificateAuthority, created: Bool
     ) {
         let ca = DevelopmentCertificateAuthority(directory: directory)
@@ -107,7 +109,8 @@ public struct DevelopmentCertificateAuthority: Sendable {
             try ExtendedKeyUsage([.clientAuth])
         }
         try extensions.append(
-            Certificate.Extension(oid: APNsCertificateTopics.topicsOID, critical: false, value: ArraySlice(APNsCertificateTopics.encode(topics))))
+            Certificate.Extension(
+                oid: APNsCertificateTopics.topicsOID, critical: false, value: ArraySlice(APNsCertificateTopics.encode(topics))))
         for environment in environments.sorted(by: { $0.rawValue < $1.rawValue }) {
             try extensions.append(
                 Certificate.Extension(

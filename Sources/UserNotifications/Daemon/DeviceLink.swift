@@ -91,9 +91,11 @@ package final class DeviceLink: Sendable {
             guard open else { throw Failure.unavailable }
             return link
         } catch {
-            logger.warning("The device daemon did not welcome the app; running the app's notifications in-process", metadata: [
-                "socket.path": "\(socket.path)", "error": "\(error)",
-            ])
+            logger.warning(
+                "The device daemon did not welcome the app; running the app's notifications in-process",
+                metadata: [
+                    "socket.path": "\(socket.path)", "error": "\(error)",
+                ])
             connection.close()
             return nil
         }
@@ -141,7 +143,7 @@ package final class DeviceLink: Sendable {
         _ change: NotificationChange, for bundleIdentifier: String, socket: URL, logger: Logger
     ) async throws -> NotificationChange.Outcome? {
         guard FileManager.default.fileExists(atPath: socket.path),
-              let connection = try? await AppChannelConnection.connect(to: socket.path)
+            let connection = try? await AppChannelConnection.connect(to: socket.path)
         else { return nil }
         let link = DeviceLink(connection: connection, logger: logger)
         link.startReading(host: nil, onClose: {})
@@ -227,10 +229,12 @@ package final class DeviceLink: Sendable {
     private func request(
         timeout: Duration = answerTimeout, id fixedID: Int? = nil, _ message: (Int) -> AppChannelMessage
     ) async throws -> AppChannelMessage {
-        let id = fixedID ?? state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
+        let id =
+            fixedID
+            ?? state.withLock { state in
+                state.nextID += 1
+                return state.nextID
+            }
         let line = message(id).encoded()
         let connection = self.connection
         let answer = try await answers.wait(for: id, timeout: timeout, timedOut: Failure.unavailable) { connection.send(line) }
@@ -274,7 +278,8 @@ package final class DeviceLink: Sendable {
                 }
             case .willPresent, .didReceive, .backgroundPush:
                 guard let host else {
-                    logger.warning("The device daemon asked a connection that is no app; ignored", metadata: ["message": "\(message)"])
+                    logger.warning(
+                        "The device daemon asked a connection that is no app; ignored", metadata: ["message": "\(message)"])
                     continue
                 }
                 asked.yield((message, host))

@@ -21,7 +21,9 @@ package struct AttachmentDataStore: Sendable {
     ///
     /// - Throws: `UNError` — the file's own validation error if it changed since the attachment was made, or
     ///   `attachmentMoveIntoDataStoreFailed`. Files moved before the failure are moved back.
-    package func moveIn(_ attachments: [NotificationAttachmentRecord], for bundleIdentifier: String) throws -> [NotificationAttachmentRecord] {
+    package func moveIn(
+        _ attachments: [NotificationAttachmentRecord], for bundleIdentifier: String
+    ) throws -> [NotificationAttachmentRecord] {
         var moved: [(from: String, to: String, copied: Bool)] = []
         do {
             return try attachments.map { attachment in
@@ -41,7 +43,8 @@ package struct AttachmentDataStore: Sendable {
                     }
                     moved.append((source.path, destination.path, copied))
                 } catch {
-                    throw UNError.make(.attachmentMoveIntoDataStoreFailed, reason: "\(source.path): \(error.localizedDescription)")
+                    throw UNError.make(
+                        .attachmentMoveIntoDataStoreFailed, reason: "\(source.path): \(error.localizedDescription)")
                 }
                 var stored = attachment
                 stored.path = destination.path
@@ -61,7 +64,9 @@ package struct AttachmentDataStore: Sendable {
     }
 
     /// Deletes the files of `attachments` that no record in `stillReferenced` uses.
-    package func delete(_ attachments: [NotificationAttachmentRecord], keeping stillReferenced: [NotificationAttachmentRecord] = []) {
+    package func delete(
+        _ attachments: [NotificationAttachmentRecord], keeping stillReferenced: [NotificationAttachmentRecord] = []
+    ) {
         let kept = Set(stillReferenced.map(\.path))
         for attachment in attachments where !kept.contains(attachment.path) && attachment.path.hasPrefix(root.path + "/") {
             let folder = (attachment.path as NSString).deletingLastPathComponent

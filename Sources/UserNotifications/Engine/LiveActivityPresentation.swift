@@ -47,7 +47,8 @@ public struct LiveActivityPresentation: Sendable, Hashable {
             case let number as NSNumber: text = number.stringValue
             case nil, is NSNull: text = "null"
             default:
-                text = (try? JSONSerialization.data(withJSONObject: value as Any, options: [.sortedKeys, .fragmentsAllowed]))
+                text =
+                    (try? JSONSerialization.data(withJSONObject: value as Any, options: [.sortedKeys, .fragmentsAllowed]))
                     .flatMap { String(data: $0, encoding: .utf8) } ?? "…"
             }
             return "\(key): \(text)"

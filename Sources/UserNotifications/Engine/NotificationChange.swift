@@ -49,10 +49,10 @@ package enum NotificationChange: Sendable, Hashable, Codable {
     package var isAppsOwn: Bool {
         switch self {
         case .add, .removePending, .removeDelivered, .replaceCategories, .setBadgeCount, .requestAuthorization,
-             .requestLocationAuthorization, .registerLegacySettings, .recordBundlePath:
+            .requestLocationAuthorization, .registerLegacySettings, .recordBundlePath:
             true
         case .setAuthorization, .changeSettings, .setLocationAuthorization, .interact, .receiveRemote, .receiveBackground,
-             .updateLocation:
+            .updateLocation:
             false
         }
     }

@@ -29,7 +29,8 @@ extension NotificationEngine {
                 CLAuthorizationStatus(rawValue: level) ?? .authorizedWhenInUse, for: bundleIdentifier)
             return .locationStatus(status.rawValue)
         case .registerLegacySettings(let options, let categories):
-            try await registerLegacySettings(UNAuthorizationOptions(rawValue: options), categories: categories, for: bundleIdentifier)
+            try await registerLegacySettings(
+                UNAuthorizationOptions(rawValue: options), categories: categories, for: bundleIdentifier)
         case .recordBundlePath(let path):
             try await recordBundlePath(path, for: bundleIdentifier)
         case .setAuthorization(let status, let options):

@@ -8,8 +8,13 @@ extension NotificationEngine {
     /// The notification leaves the delivered list. The app's delegate gets the response now if it has one, or
     /// when it sets one (the response is kept in the store meanwhile). A dismissal is reported only when the
     /// category has `.customDismissAction`.
-    package func interact(_ interaction: NotificationInteraction, withNotification identifier: String, for bundleIdentifier: String) async throws {
-        guard let notification = try await store.delivered(for: bundleIdentifier).first(where: { $0.request.identifier == identifier })
+    package func interact(
+        _ interaction: NotificationInteraction, withNotification identifier: String, for bundleIdentifier: String
+    ) async throws {
+        guard
+            let notification = try await store.delivered(for: bundleIdentifier).first(where: {
+                $0.request.identifier == identifier
+            })
         else { throw NotificationInteractionError.notDelivered(identifier: identifier) }
         let categoryIdentifier = notification.request.content.categoryIdentifier
         let category = try await store.categories(for: bundleIdentifier).first { $0.identifier == categoryIdentifier }
@@ -17,8 +22,9 @@ extension NotificationEngine {
         // An action goes to the app's content extension first, when one claims the category (seed 003).
         var decision: ContentExtensionDecision?
         if let extensions = configuration.contentExtensions, let action = route.actionIdentifier,
-           category?.action(withIdentifier: action) != nil,
-           let bundlePath = try await store.appState(for: bundleIdentifier).bundlePath {
+            category?.action(withIdentifier: action) != nil,
+            let bundlePath = try await store.appState(for: bundleIdentifier).bundlePath
+        {
             decision = await extensions.decision(
                 on: notification, actions: category?.actions ?? [], actionIdentifier: action, userText: route.userText,
                 bundlePath: bundlePath, for: bundleIdentifier)
@@ -73,9 +79,10 @@ extension NotificationEngine {
     package func receiveBackground(
         _ payload: String, deliveryID: String?, fingerprint: String? = nil, for bundleIdentifier: String
     ) async throws -> RemoteReception {
-        guard try await store.keepBackgroundPush(
-            payload, deliveryID: deliveryID, fingerprint: fingerprint, receivedAt: configuration.clock.now, replacing: true,
-            for: bundleIdentifier)
+        guard
+            try await store.keepBackgroundPush(
+                payload, deliveryID: deliveryID, fingerprint: fingerprint, receivedAt: configuration.clock.now, replacing: true,
+                for: bundleIdentifier)
         else { return .duplicate }
         deliverBackgroundPush(for: bundleIdentifier)
         return .kept
@@ -99,13 +106,17 @@ extension NotificationEngine {
     ) async {
         switch outcome {
         case .handled(let result):
-            logger.info("An app handled a background push", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "fetch.result": "\(result)",
-            ])
+            logger.info(
+                "An app handled a background push",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "fetch.result": "\(result)",
+                ])
         case .notHandled:
-            logger.info("An app did not handle a background push (no handler, or no answer within 30 s)", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)",
-            ])
+            logger.info(
+                "An app did not handle a background push (no handler, or no answer within 30 s)",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)"
+                ])
         case .unreachable:
             // Its process went away: keep it for the next start, unless a newer one came meanwhile.
             _ = try? await store.keepBackgroundPush(

@@ -13,7 +13,7 @@ extension NotificationEngine {
 
     /// Starts the scheduler in its own task (the in-process center's way; a daemon uses `run()` in a service group).
     package nonisolated func start() -> Task<Void, Never> {
-        activity.loopRunning() // busy from now, not from when the task first runs: recovery counts as work
+        activity.loopRunning()  // busy from now, not from when the task first runs: recovery counts as work
         return Task { await self.runScheduler() }
     }
 
@@ -79,7 +79,7 @@ extension NotificationEngine {
                 self.shutdownRequested.withLock { $0 = true }
                 self.sleeper.wake()
             }
-            group.cancelAll() // the poller
+            group.cancelAll()  // the poller
         }
     }
 
@@ -151,7 +151,7 @@ extension NotificationEngine {
         var items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)] = []
         for entry in due {
             guard let (bundleIdentifier, pending) = rows[entry.sequence],
-                  pending.nextFireDate?.timeIntervalSince1970 == entry.fireTime
+                pending.nextFireDate?.timeIntervalSince1970 == entry.fireTime
             else { continue }
             items.append((bundleIdentifier, pending, entry.fireDate))
         }
@@ -187,9 +187,10 @@ extension NotificationEngine {
                     let answer = await host.askWillPresent(notification)
                     await engine.enqueueAnswerWork(for: bundleIdentifier) { engine in
                         let options = await answer() ?? []
-                        await engine.commitLater(ForegroundAnswer(
-                            pending: pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options,
-                            date: fireDate))
+                        await engine.commitLater(
+                            ForegroundAnswer(
+                                pending: pending, bundleIdentifier: bundleIdentifier, expected: expected, options: options,
+                                date: fireDate))
                     }
                 }
             } else {
@@ -206,7 +207,7 @@ extension NotificationEngine {
     /// Queues a foreground notification's answer for the committer, which commits what has come in meanwhile in one
     /// transaction, in order.
     private func commitLater(_ answer: ForegroundAnswer) {
-        activity.begin() // ended once committed, so a settled engine has committed it
+        activity.begin()  // ended once committed, so a settled engine has committed it
         foregroundAnswers.append(answer)
         guard !committingForeground else { return }
         committingForeground = true
@@ -228,12 +229,13 @@ extension NotificationEngine {
         var planned: [FiringPlanner.PlannedFiring] = []
         for answer in answers {
             guard let state = await deliveryState(of: answer.bundleIdentifier, cachedIn: &states) else {
-                retryLater(answer.pending.sequence, expected: answer.expected) // asked again when it comes round
+                retryLater(answer.pending.sequence, expected: answer.expected)  // asked again when it comes round
                 continue
             }
-            planned.append(planner.plan(
-                answer.pending, bundleIdentifier: answer.bundleIdentifier, expected: answer.expected,
-                options: answer.options, state: state, date: answer.date, now: configuration.clock.now))
+            planned.append(
+                planner.plan(
+                    answer.pending, bundleIdentifier: answer.bundleIdentifier, expected: answer.expected,
+                    options: answer.options, state: state, date: answer.date, now: configuration.clock.now))
         }
         await commit(planned)
         for answer in answers {
@@ -297,10 +299,12 @@ extension NotificationEngine {
                 attachments.delete(replaced.request.content.attachments, keeping: request.content.attachments)
             }
             deliveredCounter.increment()
-            logger.debug("Notification fired", metadata: [
-                "app.bundle_id": "\(firing.bundleIdentifier)", "request.id": "\(request.identifier)",
-                "notification.listed": "\(firing.delivered != nil)", "notification.missed": "\(item.missed)",
-            ])
+            logger.debug(
+                "Notification fired",
+                metadata: [
+                    "app.bundle_id": "\(firing.bundleIdentifier)", "request.id": "\(request.identifier)",
+                    "notification.listed": "\(firing.delivered != nil)", "notification.missed": "\(item.missed)",
+                ])
             let style = item.style
             guard style.banner || style.list || style.sound || style.badge else { continue }
             if categories[firing.bundleIdentifier] == nil {
@@ -308,19 +312,20 @@ extension NotificationEngine {
             }
             let content = request.content
             let category = categories[firing.bundleIdentifier]?.first { $0.identifier == content.categoryIdentifier }
-            presentations.append(NotificationPresentation(
-                notification: firing.delivered ?? DeliveredNotification(request: request, date: item.date),
-                bundleIdentifier: firing.bundleIdentifier, identifier: request.identifier,
-                title: content.title, subtitle: content.subtitle, body: content.body,
-                soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
-                categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
-                actions: category?.displayedActions(in: item.alertStyle).map {
-                    NotificationPresentation.Action(
-                        identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
-                } ?? [],
-                attachmentPaths: content.attachments.map(\.path),
-                date: item.date, style: style, deliveredWhileNotRunning: item.missed
-            ))
+            presentations.append(
+                NotificationPresentation(
+                    notification: firing.delivered ?? DeliveredNotification(request: request, date: item.date),
+                    bundleIdentifier: firing.bundleIdentifier, identifier: request.identifier,
+                    title: content.title, subtitle: content.subtitle, body: content.body,
+                    soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
+                    categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
+                    actions: category?.displayedActions(in: item.alertStyle).map {
+                        NotificationPresentation.Action(
+                            identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
+                    } ?? [],
+                    attachmentPaths: content.attachments.map(\.path),
+                    date: item.date, style: style, deliveredWhileNotRunning: item.missed
+                ))
         }
         for presentation in presentations {
             await configuration.presenter.present(await withContentExtension(presentation))
@@ -330,13 +335,13 @@ extension NotificationEngine {
     /// `presentation` with what the app's content extension shows for it, when one claims its category.
     private func withContentExtension(_ presentation: NotificationPresentation) async -> NotificationPresentation {
         guard let extensions = configuration.contentExtensions, !presentation.categoryIdentifier.isEmpty,
-              let notification = presentation.notification,
-              let bundlePath = try? await store.appState(for: presentation.bundleIdentifier).bundlePath,
-              let appearance = await extensions.appearance(
-                  of: notification,
-                  actions: (try? await store.categories(for: presentation.bundleIdentifier))?
-                      .first { $0.identifier == presentation.categoryIdentifier }?.actions ?? [],
-                  bundlePath: bundlePath, for: presentation.bundleIdentifier)
+            let notification = presentation.notification,
+            let bundlePath = try? await store.appState(for: presentation.bundleIdentifier).bundlePath,
+            let appearance = await extensions.appearance(
+                of: notification,
+                actions: (try? await store.categories(for: presentation.bundleIdentifier))?
+                    .first { $0.identifier == presentation.categoryIdentifier }?.actions ?? [],
+                bundlePath: bundlePath, for: presentation.bundleIdentifier)
         else { return presentation }
         return appearance.applied(to: presentation)
     }

@@ -176,16 +176,20 @@ package actor NotificationEngine: Service {
             }
             state.requestedOptions = options.rawValue
         }
-        logger.debug("Authorization requested", metadata: [
-            "app.bundle_id": "\(bundleIdentifier)", "authorization.status": "\(state.settings.authorizationStatus)",
-        ])
+        logger.debug(
+            "Authorization requested",
+            metadata: [
+                "app.bundle_id": "\(bundleIdentifier)", "authorization.status": "\(state.settings.authorizationStatus)",
+            ])
         return state.settings.allowsDelivery
     }
 
     /// Core Location's `requestWhenInUseAuthorization`/`requestAlwaysAuthorization` (B-25): the first request asks
     /// the person (the same answer as to the notification prompt) and stores the answer; asking for `always` after
     /// `whenInUse` was granted upgrades it when the person allows. Returns the status after the request.
-    package func requestLocationAuthorization(_ level: CLAuthorizationStatus, for bundleIdentifier: String) async throws -> CLAuthorizationStatus {
+    package func requestLocationAuthorization(
+        _ level: CLAuthorizationStatus, for bundleIdentifier: String
+    ) async throws -> CLAuthorizationStatus {
         let answer = answers[bundleIdentifier] ?? configuration.authorizationAnswer
         let state = try await store.updateAppState(for: bundleIdentifier) { state in
             let current = state.locationAuthorizationStatus
@@ -286,15 +290,18 @@ package actor NotificationEngine: Service {
             }
         }
         guard request.content.hasUserVisibleContent else {
-            throw UNError.make(.notificationInvalidNoContent,
-                               reason: "Set a title, subtitle, body, sound, badge or attachment")
+            throw UNError.make(
+                .notificationInvalidNoContent,
+                reason: "Set a title, subtitle, body, sound, badge or attachment")
         }
         let state = try await store.appState(for: bundleIdentifier)
         if state.settings.authorizationStatus == .denied {
             // B-5: on iOS the add completes without error and nothing is scheduled.
-            logger.info("Not scheduling: notifications are not allowed for this app", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
-            ])
+            logger.info(
+                "Not scheduling: notifications are not allowed for this app",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
+                ])
             return
         }
         let now = configuration.clock.now
@@ -306,9 +313,11 @@ package actor NotificationEngine: Service {
             fireDate = request.firstFireDate(addedAt: now, timeZone: configuration.timeZone)
             guard fireDate != nil else {
                 // B-16: a trigger that will never fire is accepted without error and not retained.
-                logger.info("Not scheduling: the trigger matches no future date", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
-                ])
+                logger.info(
+                    "Not scheduling: the trigger matches no future date",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
+                    ])
                 return
             }
         case .location, .push:
@@ -328,16 +337,20 @@ package actor NotificationEngine: Service {
         }
         if let replaced = addition.replaced { await releaseAttachments(of: replaced.request, bundleIdentifier: bundleIdentifier) }
         for discarded in addition.discarded {
-            logger.info("Pending limit reached: discarded the latest-firing request", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(discarded.request.identifier)",
-                "pending.limit": "\(configuration.pendingLimit)",
-            ])
+            logger.info(
+                "Pending limit reached: discarded the latest-firing request",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(discarded.request.identifier)",
+                    "pending.limit": "\(configuration.pendingLimit)",
+                ])
             await releaseAttachments(of: discarded.request, bundleIdentifier: bundleIdentifier)
         }
         guard let pending = addition.stored else {
-            logger.info("Pending limit reached: the new request fires latest and was discarded", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
-            ])
+            logger.info(
+                "Pending limit reached: the new request fires latest and was discarded",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)",
+                ])
             attachments.delete(stored.content.attachments)
             return
         }
@@ -381,8 +394,10 @@ package actor NotificationEngine: Service {
         _ request: NotificationRequestRecord, deliveryID: String? = nil, fingerprint: String? = nil,
         for bundleIdentifier: String
     ) async throws -> RemoteReception {
-        try await receiveRemote([RemoteArrival(
-            request: request, deliveryID: deliveryID, fingerprint: fingerprint, bundleIdentifier: bundleIdentifier)])[0]
+        try await receiveRemote([
+            RemoteArrival(
+                request: request, deliveryID: deliveryID, fingerprint: fingerprint, bundleIdentifier: bundleIdentifier)
+        ])[0]
     }
 
     /// Pushes that arrived together, kept in one durable transaction in their order (so one fsync serves them all,
@@ -403,9 +418,11 @@ package actor NotificationEngine: Service {
                 states[arrival.bundleIdentifier] = state
             }
             if state.settings.authorizationStatus == .denied {
-                logger.info("Not presenting a push: notifications are not allowed for this app", metadata: [
-                    "app.bundle_id": "\(arrival.bundleIdentifier)", "request.id": "\(arrival.request.identifier)",
-                ])
+                logger.info(
+                    "Not presenting a push: notifications are not allowed for this app",
+                    metadata: [
+                        "app.bundle_id": "\(arrival.bundleIdentifier)", "request.id": "\(arrival.request.identifier)",
+                    ])
                 receptions[index] = .notAllowed
             } else {
                 allowed.append(index)
@@ -432,7 +449,9 @@ package actor NotificationEngine: Service {
                     let (request, sequence, bundleIdentifier) = (arrival.request, pending.sequence, arrival.bundleIdentifier)
                     spawn {
                         let content = await extensions.modify(request, with: claim, for: bundleIdentifier)
-                        if !Task.isCancelled { await self.completeModification(of: sequence, with: content, for: bundleIdentifier) }
+                        if !Task.isCancelled {
+                            await self.completeModification(of: sequence, with: content, for: bundleIdentifier)
+                        }
                     }
                 }
             case .success(let pending?):
@@ -440,15 +459,19 @@ package actor NotificationEngine: Service {
                 due.append((arrival.bundleIdentifier, pending, pending.nextFireDate))
                 receptions[index] = .kept
             case .success(nil):
-                logger.info("A push delivered again was kept before; not shown twice", metadata: [
-                    "app.bundle_id": "\(arrival.bundleIdentifier)", "push.delivery_id": "\(arrival.deliveryID ?? "")",
-                ])
+                logger.info(
+                    "A push delivered again was kept before; not shown twice",
+                    metadata: [
+                        "app.bundle_id": "\(arrival.bundleIdentifier)", "push.delivery_id": "\(arrival.deliveryID ?? "")",
+                    ])
                 receptions[index] = .duplicate
             case .failure(let error):
-                logger.warning("A push cannot be kept; dropped", metadata: [
-                    "app.bundle_id": "\(arrival.bundleIdentifier)", "request.id": "\(arrival.request.identifier)",
-                    "error": "\(error)",
-                ])
+                logger.warning(
+                    "A push cannot be kept; dropped",
+                    metadata: [
+                        "app.bundle_id": "\(arrival.bundleIdentifier)", "request.id": "\(arrival.request.identifier)",
+                        "error": "\(error)",
+                    ])
                 receptions[index] = .refused(error)
             }
         }
@@ -461,9 +484,10 @@ package actor NotificationEngine: Service {
             let sequences = due.map(\.pending.sequence)
             scheduler.presentDirectly(sequences)
             let (due, states) = (due, states)
-            enqueueOrderedWork({ engine in
-                await engine.presentNow(due, sequences: sequences, now: now, knownStates: states)
-            }, in: OrderedWorkKey(chain: .receivedPushes, bundleIdentifier: ""))
+            enqueueOrderedWork(
+                { engine in
+                    await engine.presentNow(due, sequences: sequences, now: now, knownStates: states)
+                }, in: OrderedWorkKey(chain: .receivedPushes, bundleIdentifier: ""))
         }
         return receptions.map { $0 ?? .notAllowed }
     }
@@ -486,9 +510,11 @@ package actor NotificationEngine: Service {
                 content.attachments = try attachments.moveIn(content.attachments, for: bundleIdentifier)
                 request.content = content
             } catch {
-                logger.warning("A service extension's attachments are not usable; showing the push as it came", metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)", "error": "\(error)",
-                ])
+                logger.warning(
+                    "A service extension's attachments are not usable; showing the push as it came",
+                    metadata: [
+                        "app.bundle_id": "\(bundleIdentifier)", "request.id": "\(request.identifier)", "error": "\(error)",
+                    ])
             }
         }
         let now = configuration.clock.now
@@ -497,9 +523,11 @@ package actor NotificationEngine: Service {
             updated = try await store.updateRemote(
                 sequence: sequence, request: request, nextFireDate: now, maximumSize: configuration.maximumRequestSize)
         } catch {
-            logger.warning("Could not keep a service extension's content; showing the push as it came", metadata: [
-                "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
-            ])
+            logger.warning(
+                "Could not keep a service extension's content; showing the push as it came",
+                metadata: [
+                    "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
+                ])
             updated = try? await store.updateRemote(
                 sequence: sequence, request: held.request, nextFireDate: now, maximumSize: configuration.maximumRequestSize)
         }
@@ -600,9 +628,11 @@ package actor NotificationEngine: Service {
         }
         let refused = crossings.filter { allowed[$0.bundleIdentifier] != true }
         for crossing in refused {
-            logger.info("Location trigger not fired: the app has no location authorization", metadata: [
-                "app.bundle_id": "\(crossing.bundleIdentifier)", "request.id": "\(crossing.pending.request.identifier)",
-            ])
+            logger.info(
+                "Location trigger not fired: the app has no location authorization",
+                metadata: [
+                    "app.bundle_id": "\(crossing.bundleIdentifier)", "request.id": "\(crossing.pending.request.identifier)",
+                ])
         }
         crossings.removeAll { allowed[$0.bundleIdentifier] != true }
         guard !crossings.isEmpty else { return }

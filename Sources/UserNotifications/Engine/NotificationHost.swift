@@ -26,7 +26,9 @@ package protocol NotificationHost: AnyObject, Sendable {
 }
 
 extension NotificationHost {
-    package func askWillPresent(_ notification: DeliveredNotification) async -> @Sendable () async -> UNNotificationPresentationOptions? {
+    package func askWillPresent(
+        _ notification: DeliveredNotification
+    ) async -> @Sendable () async -> UNNotificationPresentationOptions? {
         let options = await willPresent(notification)
         return { options }
     }

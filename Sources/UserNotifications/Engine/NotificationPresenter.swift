@@ -141,7 +141,8 @@ public struct TerminalPresenter: NotificationPresenter {
         var text = "⏱ \(activity.bundleIdentifier)  Live Activity \(activity.activityID.prefix(8))… (\(activity.attributesType)) "
         text += activity.state + ": " + activity.contentSummary.replacingOccurrences(of: "\n", with: " / ")
         if activity.alertTitle != nil || activity.alertBody != nil {
-            let alert = [activity.alertTitle, activity.alertBody].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " — ")
+            let alert = [activity.alertTitle, activity.alertBody].compactMap { $0 }.filter { !$0.isEmpty }.joined(
+                separator: " — ")
             text += "  [alert: " + alert.replacingOccurrences(of: "\n", with: " / ")
             if let sound = activity.alertSound { text += ", sound: \(sound)" }
             text += "]"
@@ -155,7 +156,7 @@ public struct TerminalPresenter: NotificationPresenter {
         text += presentation.bundleIdentifier + "  "
         let heading = [presentation.title, presentation.subtitle].filter { !$0.isEmpty }.joined(separator: " — ")
         text += [heading, presentation.body].filter { !$0.isEmpty }.joined(separator: ": ")
-            .replacingOccurrences(of: "\n", with: " / ") // one line per notification
+            .replacingOccurrences(of: "\n", with: " / ")  // one line per notification
         var details: [String] = []
         if let sound = presentation.soundName, presentation.style.sound { details.append("sound: \(sound)") }
         if let badge = presentation.badge, presentation.style.badge { details.append("badge: \(badge)") }
@@ -209,7 +210,9 @@ package struct ContentExtensionRendering: Codable, Sendable, Hashable {
 package protocol ServiceExtensions: Sendable {
     /// Runs `claim`'s extension on `request` within its time; the content it gave, or `nil` when it crashed, hung or
     /// gave none (the push is then shown as it came).
-    func modify(_ request: NotificationRequestRecord, with claim: ServiceExtensionClaim, for bundleIdentifier: String) async
+    func modify(
+        _ request: NotificationRequestRecord, with claim: ServiceExtensionClaim, for bundleIdentifier: String
+    ) async
         -> NotificationContentRecord?
 }
 
@@ -271,10 +274,13 @@ package struct ContentExtensionAppearance: Sendable, Hashable {
         } else if !custom.isEmpty {
             shown.body = [presentation.body, custom].filter { !$0.isEmpty }.joined(separator: "\n")
         }
-        if let image = rendering.imagePath { shown.attachmentPaths = [image] + presentation.attachmentPaths.filter { $0 != image } }
+        if let image = rendering.imagePath {
+            shown.attachmentPaths = [image] + presentation.attachmentPaths.filter { $0 != image }
+        }
         if let actions {
             shown.actions = actions.map {
-                NotificationPresentation.Action(identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
+                NotificationPresentation.Action(
+                    identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
             }
         }
         return shown

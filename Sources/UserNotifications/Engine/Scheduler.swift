@@ -44,10 +44,11 @@ package struct Scheduler: Sendable {
         let due = heap.popDue(upTo: now.timeIntervalSince1970, limit: Self.batchLimit)
         if !due.isEmpty {
             var seen = Set<Int64>()
-            return .fire(due.filter {
-                !awaitingDelegate.contains($0.sequence) && !presentingDirectly.contains($0.sequence)
-                    && seen.insert($0.sequence).inserted
-            })
+            return .fire(
+                due.filter {
+                    !awaitingDelegate.contains($0.sequence) && !presentingDirectly.contains($0.sequence)
+                        && seen.insert($0.sequence).inserted
+                })
         }
         let next = nextFireDate
         return .idle(next: next, housekeeping: next.map { $0.timeIntervalSince(now) >= Self.maintenanceHeadroom } ?? true)

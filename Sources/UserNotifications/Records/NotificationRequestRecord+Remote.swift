@@ -30,17 +30,19 @@ extension NotificationContentRecord {
         case .default?: sound = NotificationSoundRecord(kind: .default)
         case .named(let name)?: sound = NotificationSoundRecord(kind: .named, name: name)
         case .critical(nil, let volume)?: sound = NotificationSoundRecord(kind: .defaultCritical, volume: Float(volume))
-        case .critical(let name?, let volume)?: sound = NotificationSoundRecord(kind: .critical, name: name, volume: Float(volume))
+        case .critical(let name?, let volume)?:
+            sound = NotificationSoundRecord(kind: .critical, name: name, volume: Float(volume))
         }
         categoryIdentifier = remote.categoryIdentifier
         threadIdentifier = remote.threadIdentifier
         targetContentIdentifier = remote.targetContentIdentifier
-        interruptionLevel = switch remote.interruptionLevel {
-        case "passive": .passive
-        case "time-sensitive": .timeSensitive
-        case "critical": .critical
-        default: .active
-        }
+        interruptionLevel =
+            switch remote.interruptionLevel {
+            case "passive": .passive
+            case "time-sensitive": .timeSensitive
+            case "critical": .critical
+            default: .active
+            }
         relevanceScore = remote.relevanceScore
         filterCriteria = remote.filterCriteria
         if case .object = remote.userInfo, let dictionary = remote.userInfo.propertyListObject as? [String: Any] {
@@ -61,7 +63,9 @@ extension JSONValue {
         case .string(let value): value
         case .array(let items): items.compactMap(\.propertyListObject)
         case .object(let members):
-            Dictionary(members.compactMap { member in member.value.propertyListObject.map { (member.key, $0) } }) { first, _ in first }
+            Dictionary(members.compactMap { member in member.value.propertyListObject.map { (member.key, $0) } }) { first, _ in
+                first
+            }
         }
     }
 }

@@ -95,9 +95,10 @@ extension NotificationAttachmentRecord {
             .init("thumbnailHidden", .bool(thumbnailHidden)),
         ]
         if let thumbnailClippingRect {
-            members.append(.init(
-                "thumbnailClippingRect",
-                .object(thumbnailClippingRect.sorted { $0.key < $1.key }.map { .init($0.key, numbers.double($0.value)) })))
+            members.append(
+                .init(
+                    "thumbnailClippingRect",
+                    .object(thumbnailClippingRect.sorted { $0.key < $1.key }.map { .init($0.key, numbers.double($0.value)) })))
         }
         if let thumbnailTime { members.append(.init("thumbnailTime", numbers.double(thumbnailTime))) }
         return .object(members)
@@ -112,9 +113,13 @@ extension NotificationTriggerRecord {
         case .push:
             return .object([.init("push", .object([]))])
         case .timeInterval(let interval, let repeats):
-            return .object([.init("timeInterval", .object([.init("_0", numbers.double(interval)), .init("repeats", .bool(repeats))]))])
+            return .object([
+                .init("timeInterval", .object([.init("_0", numbers.double(interval)), .init("repeats", .bool(repeats))]))
+            ])
         case .location(let region, let repeats):
-            return .object([.init("location", .object([.init("_0", region.storedJSONValue(&numbers)), .init("repeats", .bool(repeats))]))])
+            return .object([
+                .init("location", .object([.init("_0", region.storedJSONValue(&numbers)), .init("repeats", .bool(repeats))]))
+            ])
         case .calendar:
             return nil
         }

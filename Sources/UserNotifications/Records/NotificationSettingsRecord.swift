@@ -109,8 +109,10 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
         locationAuthorizationStatus == .authorizedWhenInUse || locationAuthorizationStatus == .authorizedAlways
     }
 
-    package init(bundleIdentifier: String, settings: NotificationSettingsRecord = .notDetermined,
-                 requestedOptions: UInt = 0, badgeCount: Int = 0) {
+    package init(
+        bundleIdentifier: String, settings: NotificationSettingsRecord = .notDetermined,
+        requestedOptions: UInt = 0, badgeCount: Int = 0
+    ) {
         self.bundleIdentifier = bundleIdentifier
         self.settings = settings
         self.requestedOptions = requestedOptions
@@ -127,7 +129,8 @@ package struct NotificationAppSnapshot: Sendable {
     /// The device's location, when known.
     package var deviceLocation: (latitude: Double, longitude: Double)?
 
-    package init(state: NotificationAppState, categories: [NotificationCategoryRecord] = [], pending: [PendingNotification] = []) {
+    package init(state: NotificationAppState, categories: [NotificationCategoryRecord] = [], pending: [PendingNotification] = [])
+    {
         self.state = state
         self.categories = categories
         self.pending = pending

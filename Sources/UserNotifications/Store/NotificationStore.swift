@@ -52,7 +52,9 @@ package protocol NotificationStore: Sendable {
     func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)?
 
     /// Replaces a kept push's request and when it fires, if it is still waiting; returns it as it now is.
-    func updateRemote(sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int)
+    func updateRemote(
+        sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int
+    )
         async throws -> PendingNotification?
 
     /// The app's pending requests in the order they were added.
@@ -70,7 +72,9 @@ package protocol NotificationStore: Sendable {
     func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleEntry]
 
     /// Every pending request with a location trigger, of these apps (`nil`: every app).
-    func locationPending(for bundleIdentifiers: [String]?) async throws -> [(bundleIdentifier: String, pending: PendingNotification)]
+    func locationPending(
+        for bundleIdentifiers: [String]?
+    ) async throws -> [(bundleIdentifier: String, pending: PendingNotification)]
 
     /// A number that changes when another process writes to the store; `nil` for a store no one else can write.
     func externalChangeToken() async throws -> Int64?

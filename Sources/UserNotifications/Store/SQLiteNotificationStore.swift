@@ -42,41 +42,42 @@ package final class SQLiteNotificationStore: NotificationStore {
     private static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE app (
-                    id INTEGER PRIMARY KEY,
-                    bundle_id TEXT NOT NULL UNIQUE,
-                    state BLOB NOT NULL,
-                    categories BLOB NOT NULL
-                );
-                CREATE TABLE pending (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    app_id INTEGER NOT NULL REFERENCES app(id),
-                    identifier TEXT NOT NULL,
-                    request BLOB NOT NULL,
-                    added_at REAL NOT NULL,
-                    next_fire REAL,
-                    UNIQUE (app_id, identifier)
-                );
-                CREATE INDEX pending_by_fire ON pending(app_id, next_fire);
-                CREATE TABLE delivered (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    app_id INTEGER NOT NULL REFERENCES app(id),
-                    identifier TEXT NOT NULL,
-                    request BLOB NOT NULL,
-                    date REAL NOT NULL,
-                    UNIQUE (app_id, identifier)
-                );
-                CREATE TABLE response (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    app_id INTEGER NOT NULL REFERENCES app(id),
-                    notification BLOB NOT NULL,
-                    date REAL NOT NULL,
-                    action TEXT NOT NULL,
-                    user_text TEXT
-                );
-                CREATE TABLE device (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE app (
+                        id INTEGER PRIMARY KEY,
+                        bundle_id TEXT NOT NULL UNIQUE,
+                        state BLOB NOT NULL,
+                        categories BLOB NOT NULL
+                    );
+                    CREATE TABLE pending (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        app_id INTEGER NOT NULL REFERENCES app(id),
+                        identifier TEXT NOT NULL,
+                        request BLOB NOT NULL,
+                        added_at REAL NOT NULL,
+                        next_fire REAL,
+                        UNIQUE (app_id, identifier)
+                    );
+                    CREATE INDEX pending_by_fire ON pending(app_id, next_fire);
+                    CREATE TABLE delivered (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        app_id INTEGER NOT NULL REFERENCES app(id),
+                        identifier TEXT NOT NULL,
+                        request BLOB NOT NULL,
+                        date REAL NOT NULL,
+                        UNIQUE (app_id, identifier)
+                    );
+                    CREATE TABLE response (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        app_id INTEGER NOT NULL REFERENCES app(id),
+                        notification BLOB NOT NULL,
+                        date REAL NOT NULL,
+                        action TEXT NOT NULL,
+                        user_text TEXT
+                    );
+                    CREATE TABLE device (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+                    """)
         }
         migrator.registerMigration("v2: remote notifications") { db in
             // A push waits in `pending` (remote = 1) from the moment the device has it durably until it is
@@ -89,13 +90,14 @@ package final class SQLiteNotificationStore: NotificationStore {
         }
         migrator.registerMigration("v3: background pushes") { db in
             // The newest background push (content-available) for each app, until the app takes it.
-            try db.execute(sql: """
-                CREATE TABLE background_push (
-                    app_id INTEGER PRIMARY KEY REFERENCES app(id),
-                    payload TEXT NOT NULL,
-                    received_at REAL NOT NULL
-                )
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE background_push (
+                        app_id INTEGER PRIMARY KEY REFERENCES app(id),
+                        payload TEXT NOT NULL,
+                        received_at REAL NOT NULL
+                    )
+                    """)
         }
         migrator.registerMigration("v4: pending without a fire-date index") { db in
             // Every query of an app's pending rows finds them by the (app_id, identifier) index and sorts the few it
@@ -118,7 +120,9 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     /// The app's row id, creating the row when asked to.
     private static func appID(_ db: Database, _ bundleIdentifier: String, create: Bool) throws -> Int64? {
-        if let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier]) {
+        if let id = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier])
+        {
             return id
         }
         guard create else { return nil }
@@ -163,8 +167,9 @@ package final class SQLiteNotificationStore: NotificationStore {
     /// delivery reads it, and a hop to a reader queue and back cost more than the read.
     package func appState(for bundleIdentifier: String) async throws -> NotificationAppState {
         try database.lookup { db in
-            guard let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT id, state FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier])
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT id, state FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier])
             else { return NotificationAppState(bundleIdentifier: bundleIdentifier) }
             let (id, data): (Int64, Data) = (row[0], row[1])
             if let known = knownApps.withLock({ $0[bundleIdentifier] }), known.data == data { return known.state }
@@ -203,11 +208,13 @@ package final class SQLiteNotificationStore: NotificationStore {
                     let location = try Self.decode(Location.self, data)
                     snapshot.deviceLocation = (location.latitude, location.longitude)
                 }
-                guard let row = try Row.fetchOne(
-                    db, sql: "SELECT id, state, categories FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier])
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT id, state, categories FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier])
                 else { return .commit }
                 snapshot.state = try Self.decode(NotificationAppState.self, row["state"])
-                snapshot.categories = try (row["categories"] as Data?).map { try Self.decode([NotificationCategoryRecord].self, $0) } ?? []
+                snapshot.categories =
+                    try (row["categories"] as Data?).map { try Self.decode([NotificationCategoryRecord].self, $0) } ?? []
                 snapshot.pending = try Row.fetchAll(
                     db, sql: "SELECT * FROM pending WHERE app_id = ? AND remote = 0 ORDER BY seq", arguments: [row["id"] as Int64]
                 ).map(Self.pendingRow)
@@ -219,9 +226,11 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord] {
         try await writer.read { db in
-            guard let data = try Data.fetchOne(
-                db, sql: "SELECT categories FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier]
-            ) else { return [] }
+            guard
+                let data = try Data.fetchOne(
+                    db, sql: "SELECT categories FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier]
+                )
+            else { return [] }
             return try Self.decode([NotificationCategoryRecord].self, data)
         }
     }
@@ -273,13 +282,16 @@ package final class SQLiteNotificationStore: NotificationStore {
             var discarded: [PendingNotification] = []
             // All of the app's rows are counted in an index alone (no table reads). Its pushes (remote = 1) do not
             // count toward the limit: past it, the query below takes local requests only (none when they are within).
-            let count = try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT COUNT(*) FROM pending WHERE app_id = ?"), arguments: [appID]) ?? 0
+            let count =
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT COUNT(*) FROM pending WHERE app_id = ?"), arguments: [appID]) ?? 0
             if count > limit {
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT * FROM pending WHERE app_id = ? AND remote = 0
-                    ORDER BY next_fire IS NULL, next_fire, seq LIMIT -1 OFFSET ?
-                    """, arguments: [appID, limit])
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT * FROM pending WHERE app_id = ? AND remote = 0
+                        ORDER BY next_fire IS NULL, next_fire, seq LIMIT -1 OFFSET ?
+                        """, arguments: [appID, limit])
                 discarded = try rows.map(Self.pendingRow)
                 for item in discarded {
                     try db.execute(sql: "DELETE FROM pending WHERE seq = ?", arguments: [item.sequence])
@@ -287,7 +299,8 @@ package final class SQLiteNotificationStore: NotificationStore {
             }
             return (sequence, replaced, discarded)
         }
-        let stored = discarded.contains { $0.sequence == sequence }
+        let stored =
+            discarded.contains { $0.sequence == sequence }
             ? nil : PendingNotification(sequence: sequence, request: request, addedAt: addedAt, nextFireDate: nextFireDate)
         return PendingAddition(stored: stored, replaced: replaced, discarded: discarded.filter { $0.sequence != sequence })
     }
@@ -307,7 +320,7 @@ package final class SQLiteNotificationStore: NotificationStore {
             let key = "apns:" + fingerprint
             if let seen = try Double.fetchOne(
                 db.cachedStatement(sql: "SELECT at FROM received_push WHERE delivery_id = ?"), arguments: [key]),
-               seen >= at - fingerprintMemory
+                seen >= at - fingerprintMemory
             {
                 return true
             }
@@ -355,13 +368,16 @@ package final class SQLiteNotificationStore: NotificationStore {
                     appIDs[arrival.bundleIdentifier] = appID
                 }
                 let fires = arrival.holdUntil ?? receivedAt
-                try db.cachedStatement(sql: """
-                    INSERT INTO pending (app_id, identifier, request, added_at, next_fire, remote)
-                    VALUES (?, ?, ?, ?, ?, 1)
-                    """
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO pending (app_id, identifier, request, added_at, next_fire, remote)
+                        VALUES (?, ?, ?, ?, ?, 1)
+                        """
                 ).execute(arguments: [appID, "push:" + UUID().uuidString, data, at, fires.timeIntervalSince1970])
-                results.append(.success(PendingNotification(
-                    sequence: db.lastInsertedRowID, request: arrival.request, addedAt: receivedAt, nextFireDate: fires)))
+                results.append(
+                    .success(
+                        PendingNotification(
+                            sequence: db.lastInsertedRowID, request: arrival.request, addedAt: receivedAt, nextFireDate: fires)))
             }
             return results
         }
@@ -369,10 +385,13 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func pending(for bundleIdentifier: String) async throws -> [PendingNotification] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT pending.* FROM pending JOIN app ON app.id = pending.app_id
-                WHERE app.bundle_id = ? AND pending.remote = 0 ORDER BY pending.seq
-                """, arguments: [bundleIdentifier]).map(Self.pendingRow)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT pending.* FROM pending JOIN app ON app.id = pending.app_id
+                    WHERE app.bundle_id = ? AND pending.remote = 0 ORDER BY pending.seq
+                    """, arguments: [bundleIdentifier]
+            ).map(Self.pendingRow)
         }
     }
 
@@ -383,10 +402,12 @@ package final class SQLiteNotificationStore: NotificationStore {
             for chunk in stride(from: 0, to: sequences.count, by: 500) {
                 let slice = Array(sequences[chunk..<min(chunk + 500, sequences.count)])
                 let placeholders = databaseQuestionMarks(count: slice.count)
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT pending.*, app.bundle_id FROM pending JOIN app ON app.id = pending.app_id
-                    WHERE pending.seq IN (\(placeholders))
-                    """, arguments: StatementArguments(slice))
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT pending.*, app.bundle_id FROM pending JOIN app ON app.id = pending.app_id
+                        WHERE pending.seq IN (\(placeholders))
+                        """, arguments: StatementArguments(slice))
                 for row in rows {
                     let item = try Self.pendingRow(row)
                     result[item.sequence] = (row["bundle_id"], item)
@@ -403,7 +424,8 @@ package final class SQLiteNotificationStore: NotificationStore {
             if let identifiers {
                 if identifiers.isEmpty { return [] }
                 rows = try Row.fetchAll(
-                    db, sql: """
+                    db,
+                    sql: """
                         SELECT * FROM pending WHERE app_id = ? AND remote = 0
                         AND identifier IN (\(databaseQuestionMarks(count: identifiers.count)))
                         """,
@@ -425,10 +447,12 @@ package final class SQLiteNotificationStore: NotificationStore {
             var index: [ScheduleEntry] = []
             let cursor: RowCursor
             if let bundleIdentifiers {
-                cursor = try Row.fetchCursor(db, sql: """
-                    SELECT pending.seq, pending.next_fire FROM pending JOIN app ON app.id = pending.app_id
-                    WHERE pending.next_fire IS NOT NULL AND app.bundle_id IN (\(databaseQuestionMarks(count: bundleIdentifiers.count)))
-                    """, arguments: StatementArguments(bundleIdentifiers))
+                cursor = try Row.fetchCursor(
+                    db,
+                    sql: """
+                        SELECT pending.seq, pending.next_fire FROM pending JOIN app ON app.id = pending.app_id
+                        WHERE pending.next_fire IS NOT NULL AND app.bundle_id IN (\(databaseQuestionMarks(count: bundleIdentifiers.count)))
+                        """, arguments: StatementArguments(bundleIdentifiers))
             } else {
                 index.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM pending") ?? 0)
                 cursor = try Row.fetchCursor(db, sql: "SELECT seq, next_fire FROM pending WHERE next_fire IS NOT NULL")
@@ -440,12 +464,17 @@ package final class SQLiteNotificationStore: NotificationStore {
         }
     }
 
-    package func locationPending(for bundleIdentifiers: [String]?) async throws -> [(bundleIdentifier: String, pending: PendingNotification)] {
+    package func locationPending(
+        for bundleIdentifiers: [String]?
+    ) async throws -> [(bundleIdentifier: String, pending: PendingNotification)] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT pending.*, app.bundle_id FROM pending JOIN app ON app.id = pending.app_id
-                WHERE pending.next_fire IS NULL ORDER BY pending.seq
-                """).compactMap { row in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT pending.*, app.bundle_id FROM pending JOIN app ON app.id = pending.app_id
+                    WHERE pending.next_fire IS NULL ORDER BY pending.seq
+                    """
+            ).compactMap { row in
                 let bundleIdentifier: String = row["bundle_id"]
                 if let bundleIdentifiers, !bundleIdentifiers.contains(bundleIdentifier) { return nil }
                 let item = try Self.pendingRow(row)
@@ -464,10 +493,13 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func delivered(for bundleIdentifier: String) async throws -> [DeliveredNotification] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT delivered.* FROM delivered JOIN app ON app.id = delivered.app_id
-                WHERE app.bundle_id = ? ORDER BY delivered.date DESC, delivered.seq DESC
-                """, arguments: [bundleIdentifier]).map(Self.deliveredRow)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT delivered.* FROM delivered JOIN app ON app.id = delivered.app_id
+                    WHERE app.bundle_id = ? ORDER BY delivered.date DESC, delivered.seq DESC
+                    """, arguments: [bundleIdentifier]
+            ).map(Self.deliveredRow)
         }
     }
 
@@ -500,9 +532,11 @@ package final class SQLiteNotificationStore: NotificationStore {
             var outcomes: [FiringOutcome] = []
             outcomes.reserveCapacity(firings.count)
             for (firing, deliveredRequest) in zip(firings, encoded) {
-                guard let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT app_id, next_fire FROM pending WHERE seq = ?"), arguments: [firing.sequence]
-                ), (row["next_fire"] as Double?) == firing.expectedFireDate?.timeIntervalSince1970
+                guard
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT app_id, next_fire FROM pending WHERE seq = ?"),
+                        arguments: [firing.sequence]
+                    ), (row["next_fire"] as Double?) == firing.expectedFireDate?.timeIntervalSince1970
                 else {
                     outcomes.append(FiringOutcome(applied: false, replacedDelivered: nil))
                     continue
@@ -522,16 +556,23 @@ package final class SQLiteNotificationStore: NotificationStore {
                         arguments: [appID, delivered.request.identifier]
                     ) {
                         replaced = try Self.deliveredRow(old)
-                        try db.cachedStatement(sql: "DELETE FROM delivered WHERE seq = ?").execute(arguments: [old["seq"] as Int64])
+                        try db.cachedStatement(sql: "DELETE FROM delivered WHERE seq = ?").execute(arguments: [
+                            old["seq"] as Int64
+                        ])
                     }
                     try db.cachedStatement(sql: "INSERT INTO delivered (app_id, identifier, request, date) VALUES (?, ?, ?, ?)")
-                        .execute(arguments: [appID, delivered.request.identifier, deliveredRequest, delivered.date.timeIntervalSince1970])
+                        .execute(arguments: [
+                            appID, delivered.request.identifier, deliveredRequest, delivered.date.timeIntervalSince1970,
+                        ])
                 }
                 if let badge = firing.badge {
-                    let data = try Data.fetchOne(db.cachedStatement(sql: "SELECT state FROM app WHERE id = ?"), arguments: [appID])!
+                    let data = try Data.fetchOne(
+                        db.cachedStatement(sql: "SELECT state FROM app WHERE id = ?"), arguments: [appID])!
                     var state = try Self.decode(NotificationAppState.self, data)
                     state.badgeCount = badge
-                    try db.cachedStatement(sql: "UPDATE app SET state = ? WHERE id = ?").execute(arguments: [try Self.encode(state), appID])
+                    try db.cachedStatement(sql: "UPDATE app SET state = ? WHERE id = ?").execute(arguments: [
+                        try Self.encode(state), appID,
+                    ])
                 }
                 outcomes.append(FiringOutcome(applied: true, replacedDelivered: replaced))
             }
@@ -563,10 +604,13 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func queuedResponses(for bundleIdentifier: String) async throws -> [QueuedResponse] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT response.* FROM response JOIN app ON app.id = response.app_id
-                WHERE app.bundle_id = ? ORDER BY response.id
-                """, arguments: [bundleIdentifier]).map { row in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT response.* FROM response JOIN app ON app.id = response.app_id
+                    WHERE app.bundle_id = ? ORDER BY response.id
+                    """, arguments: [bundleIdentifier]
+            ).map { row in
                 QueuedResponse(
                     id: row["id"],
                     notification: DeliveredNotification(
@@ -593,7 +637,7 @@ package final class SQLiteNotificationStore: NotificationStore {
                 sql: "UPDATE pending SET request = ?, next_fire = ? WHERE seq = ? AND remote = 1",
                 arguments: [encoded, nextFireDate.timeIntervalSince1970, sequence])
             guard db.changesCount > 0,
-                  let addedAt = try Double.fetchOne(db, sql: "SELECT added_at FROM pending WHERE seq = ?", arguments: [sequence])
+                let addedAt = try Double.fetchOne(db, sql: "SELECT added_at FROM pending WHERE seq = ?", arguments: [sequence])
             else { return nil }
             return PendingNotification(
                 sequence: sequence, request: request, addedAt: Date(timeIntervalSince1970: addedAt), nextFireDate: nextFireDate)
@@ -611,7 +655,8 @@ package final class SQLiteNotificationStore: NotificationStore {
             if try Self.isRepeat(db, deliveryID: deliveryID, fingerprint: fingerprint, at: at) { return false }
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             try db.execute(
-                sql: "INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO background_push (app_id, payload, received_at) VALUES (?, ?, ?)",
+                sql:
+                    "INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO background_push (app_id, payload, received_at) VALUES (?, ?, ?)",
                 arguments: [appID, payload, at])
             return db.changesCount > 0
         }
@@ -620,7 +665,8 @@ package final class SQLiteNotificationStore: NotificationStore {
     package func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)? {
         try await groupCommit.write { db in
             guard let appID = try Self.appID(db, bundleIdentifier, create: false),
-                  let row = try Row.fetchOne(db, sql: "SELECT payload, received_at FROM background_push WHERE app_id = ?", arguments: [appID])
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT payload, received_at FROM background_push WHERE app_id = ?", arguments: [appID])
             else { return nil }
             try db.execute(sql: "DELETE FROM background_push WHERE app_id = ?", arguments: [appID])
             return (row["payload"], Date(timeIntervalSince1970: row["received_at"]))
