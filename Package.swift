@@ -397,6 +397,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ActivityKitTests",
+            dependencies: ["ActivityKit", "HeraldCore", "UserNotifications"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushKitTests",
+            dependencies: ["PushKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "CoreLocationTests",
             dependencies: ["CoreLocation"],
             swiftSettings: swiftSettings
