@@ -24,7 +24,6 @@ let package = Package(
         .library(name: "HeraldProvider", targets: ["HeraldProvider"]),
         .library(name: "HeraldConsole", targets: ["HeraldConsole"]),
         .executable(name: "herald", targets: ["herald"]),
-        .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-example-app", targets: ["herald-example-app"]),
         .executable(name: "herald-example-legacy", targets: ["herald-example-legacy"]),
         .executable(name: "herald-example-service", targets: ["herald-example-service"]),
@@ -216,15 +215,7 @@ let package = Package(
         .target(name: "_Testing_UIKit", swiftSettings: swiftSettings),
         .target(
             name: "HeraldTesting",
-            dependencies: [
-                "HeraldCore", "UserNotifications", "UserNotificationsUI",
-                .product(name: "Subprocess", package: "swift-subprocess"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
+            dependencies: ["HeraldCore", "UserNotifications", "UserNotificationsUI"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -295,6 +286,7 @@ let package = Package(
                 "PostgresTesting",
                 "UserNotifications",
                 "HeraldTesting",
+                "HeraldTestSupport",
                 "HeraldGateway",
                 "HeraldDeviceChannel",
                 "HeraldDevice",
@@ -337,15 +329,27 @@ let package = Package(
         .target(
             name: "PostgresTesting",
             dependencies: [
-                "HeraldGateway", "HeraldTesting",
+                "HeraldGateway", "HeraldTesting", "HeraldTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            path: "Tests/PostgresTesting",
             swiftSettings: swiftSettings
         ),
-        // What the test targets share and no product ships: the budget that runs heavy suites a few at a time.
+        // What the tests and the benchmarks share and no product ships: the budget that runs heavy tests a few at a
+        // time, `ChildProcess` (programs run without blocking the cooperative pool, every wait bounded) and
+        // `RawConnection` (a client that sends exactly the bytes it is given, and can stop reading).
         .target(
             name: "HeraldTestSupport",
+            dependencies: [
+                "HeraldCore", "HeraldTesting",
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             path: "Tests/HeraldTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import NIOSSL

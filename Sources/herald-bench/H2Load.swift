@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldTestSupport
 import HeraldTesting
 
 /// One h2load configuration, run against several servers.

@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import NIOCore

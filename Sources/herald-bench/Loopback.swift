@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldTestSupport
 import HeraldTesting
 
 /// Runs a benchmark client to completion (an hour at most) without blocking a thread of the cooperative pool.

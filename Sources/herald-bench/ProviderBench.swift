@@ -3,6 +3,7 @@ import Foundation
 import HeraldCore
 import HeraldGateway
 import HeraldProvider
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Synchronization

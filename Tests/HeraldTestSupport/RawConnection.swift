@@ -1,3 +1,4 @@
+import HeraldTesting
 import NIOCore
 import NIOPosix
 import NIOSSL

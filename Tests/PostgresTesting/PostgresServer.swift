@@ -1,5 +1,6 @@
 import Foundation
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import Logging
 import PostgresNIO
