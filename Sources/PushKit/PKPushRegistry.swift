@@ -84,25 +84,13 @@ open class PKPushRegistry: NSObject {
     func deliver(_ payload: [AnyHashable: Any], of type: PKPushType, within budget: Duration) async -> Bool {
         let registry = UncheckedSendableBox(self)
         let dictionary = UncheckedSendableBox(payload)
-        let once = ResumeOnce<Bool>()
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            once.set(continuation)
-            let timer = Task {
-                try? await Task.sleep(for: budget)
-                once.resume(false)
-            }
+        return await awaitCallback(timeout: budget, orElse: false) { finish in
             onQueue {
-                guard let delegate = registry.value.delegate else {
-                    timer.cancel()
-                    return once.resume(false)
-                }
+                guard let delegate = registry.value.delegate else { return finish(false) }
                 delegate.pushRegistry(
                     registry.value, didReceiveIncomingPushWith: PKPushPayload(type: type, dictionaryPayload: dictionary.value),
                     for: type
-                ) {
-                    timer.cancel()
-                    once.resume(true)
-                }
+                ) { finish(true) }
             }
         }
     }

@@ -45,17 +45,8 @@ package enum NotificationRuntime {
     /// Hands a background push to the process's handler and waits for its result, at most ``backgroundPushBudget``.
     package static func handleBackgroundPush(_ payload: String) async -> BackgroundPushOutcome {
         guard let handler = lock.withLock({ backgroundPushHandler }) else { return .notHandled }
-        let once = ResumeOnce<BackgroundPushOutcome>()
-        return await withCheckedContinuation { continuation in
-            once.set(continuation)
-            let timer = Task {
-                try? await Task.sleep(for: backgroundPushBudget)
-                once.resume(.notHandled)
-            }
-            handler(payload) { result in
-                once.resume(.handled(result))
-                timer.cancel()
-            }
+        return await awaitCallback(timeout: backgroundPushBudget, orElse: .notHandled) { finish in
+            handler(payload) { finish(.handled($0)) }
         }
     }
 

@@ -468,19 +468,8 @@ open class UNUserNotificationCenter: NSObject {
     private static func awaitCompletion<T: Sendable>(
         timeout: Duration, _ call: @escaping @Sendable (@escaping @Sendable (T) -> Void) -> Void
     ) async -> T? {
-        let once = ResumeOnce<T?>()
-        return await withCheckedContinuation { continuation in
-            once.set(continuation)
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                once.resume(nil)
-            }
-            DelegateQueue.run {
-                call { value in
-                    once.resume(value)
-                    timer.cancel()
-                }
-            }
+        await awaitCallback(timeout: timeout, orElse: nil) { finish in
+            DelegateQueue.run { call { finish($0) } }
         }
     }
 
@@ -519,37 +508,6 @@ private final class CenterHost: NotificationHost, @unchecked Sendable {
 
     func backgroundPush(_ payload: String) async -> BackgroundPushOutcome {
         await NotificationRuntime.handleBackgroundPush(payload)
-    }
-}
-
-/// Resumes a continuation exactly once, whoever comes first.
-package final class ResumeOnce<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<T, Never>?
-    private var early: T??
-
-    package init() {}
-
-    package func set(_ continuation: CheckedContinuation<T, Never>) {
-        let value: T?? = lock.withLock {
-            if let early { return early }
-            self.continuation = continuation
-            return nil
-        }
-        if let value { continuation.resume(returning: value!) }
-    }
-
-    package func resume(_ value: T) {
-        let continuation: CheckedContinuation<T, Never>? = lock.withLock {
-            guard let pending = self.continuation else {
-                if early == nil { early = .some(value) }
-                return nil
-            }
-            self.continuation = nil
-            early = .some(value)
-            return pending
-        }
-        continuation?.resume(returning: value)
     }
 }
 

@@ -31,4 +31,21 @@ import Testing
         #expect(value == 8)
         #expect(released.withLock { $0 } == 0)
     }
+
+    @Test(
+        "awaitCallback: the first answer wins (a second is ignored); none within the timeout gives the expired value, and an answer after it is ignored"
+    )
+    func callback() async throws {
+        let first = await awaitCallback(timeout: .seconds(3_600), orElse: 0) { finish in
+            finish(1)
+            finish(2)
+        }
+        #expect(first == 1)
+        let late = Mutex<(@Sendable (Int) -> Void)?>(nil)
+        let expired = await awaitCallback(timeout: .milliseconds(20), orElse: -1) { finish in
+            late.withLock { $0 = finish }  // kept, as an app keeps a completion handler it never calls in time
+        }
+        #expect(expired == -1)
+        late.withLock { $0 }?(3)  // too late: nothing to resume, no crash
+    }
 }
