@@ -201,42 +201,25 @@ public final class HeraldGateway: Service, Sendable {
         ]
         // Several nodes on one store: what the others announce reaches this node's devices.
         if let shared = store as? any SharedGatewayStore { upkeep.append(NodeEventRouter(store: shared, hub: hub)) }
+        // One group, started in this order and shut down gracefully in reverse: the listeners stop first (a provider's
+        // request in flight is answered, devices are asked to close), then the upkeep, then the delivery log's writer,
+        // which writes what they all logged. A listener that cannot start (its port in use) cancels the group, and its
+        // error is the gateway's.
+        var parts: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: DeliveryLogWriter(log: log), serviceName: "delivery log writer")
+        ]
+        parts += upkeep.map { .init(service: $0, serviceName: "\(type(of: $0))") }
+        parts += applications.map { application in
+            .init(
+                service: GatewayListener(
+                    service: application.service, listener: application.listener, host: application.host,
+                    port: application.port),
+                serviceName: "\(application.listener) listener")
+        }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: [], logger: logger))
         try await withGracefulShutdownHandler {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await self.log.run() }
-                // The pruner and the lag monitor run while the servers do; the delivery log's writer until after them —
-                // also when a server could not start (its port in use): the writer ends, and the error is the gateway's.
-                do {
-                    try await withThrowingTaskGroup(of: Void.self) { services in
-                        for service in upkeep {
-                            services.addTask { try await service.run() }
-                        }
-                        try await withThrowingTaskGroup(of: Void.self) { servers in
-                            for application in applications {
-                                servers.addTask {
-                                    do {
-                                        try await application.service.run()
-                                    } catch {
-                                        // Which port, so the command can say what to do, not only `errno 98`.
-                                        throw ListenerAddressInUse.from(
-                                            error, listener: application.listener, host: application.host, port: application.port)
-                                            ?? error
-                                    }
-                                }
-                            }
-                            // The first server to fail ends them all (`waitForAll` would wait for the others first,
-                            // which serve on until cancelled).
-                            while try await servers.next() != nil {}
-                        }
-                        services.cancelAll()
-                    }
-                } catch {
-                    log.finish()
-                    throw error
-                }
-                log.finish()
-                try await group.waitForAll()
-            }
+            try await group.run()
         } onGracefulShutdown: {
             self.shuttingDown.withLock { $0 = true }
         }

@@ -84,6 +84,13 @@ package final class GatewayHarness: Sendable {
         task.cancel()
     }
 
+    /// Stops the gateway gracefully, as SIGTERM does, and returns once it has stopped (with its error, if it ended by
+    /// one); its store and files stay for the test to read. ``shutdown()`` still follows.
+    package func stopGateway() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
     /// Stops the gateway gracefully and removes its files.
     package func shutdown() async {
         await group.triggerGracefulShutdown()
