@@ -22,9 +22,7 @@ import Testing
     )
     func partsStopInReverseOrder() async throws {
         let log = InMemoryLogHandler()
-        let harness = try await GatewayHarness(logHandler: log)
-        let client = try harness.makeHTTPClient()
-        do {
+        try await withGateway(logHandler: log) { harness, client in
             let device = try await harness.connectDevice("phone-shutdown")
             let token = try await device.register(bundleID: GatewayHarness.bundleID)
             let jwt = try harness.jwt()
@@ -54,12 +52,6 @@ import Testing
             case .failure:
                 break  // refused: the connection closed before an answer; the provider sends it again
             }
-        } catch {
-            try? await client.shutdown()
-            await harness.shutdown()
-            throw error
         }
-        try await client.shutdown()
-        await harness.shutdown()
     }
 }
