@@ -432,7 +432,9 @@ import UserNotifications
                 .attachments.first
             if attachment == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
-        #expect(attachment?.identifier == "image_downloaded")
+        // What the device logged (the extension's answer, or why it gave none) and what the app saw, if it failed.
+        let trail = "device: \(up.error)\napp: \(app.output)\nserver: \(server.error)"
+        #expect(attachment?.identifier == "image_downloaded", "\(trail)")
         #expect(attachment?.type == "public.png")
         let stored = try #require(attachment?.url)
         #expect(
