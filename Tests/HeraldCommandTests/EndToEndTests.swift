@@ -415,25 +415,36 @@ import UserNotifications
         let port = try #require(portLine?.split(separator: " ").last.map(String.init), "\(server.output) \(server.error)")
         let imagePayload = herald.dataDirectory.appendingPathComponent("payload-image.json")
         try Data(#"{"image":"http://127.0.0.1:\#(port)/cat.png","msgid":7}"#.utf8).write(to: imagePayload)
-        let pushed = try await herald.run(
-            [
-                "push", "--topic", "com.example.one", "--token", token, "--title", "T-image", "--body", "B", "--mutable-content",
-                "--collapse-id", "image", "--payload", imagePayload.path,
-            ] + provider)
-        #expect(pushed.status == 0, "\(pushed.error)")
-        #expect(await app.waitForOutput(containing: "willPresent image", timeout: .seconds(60)) != nil, "\(app.output)")
         let engine = try NotificationEngine.forDataDirectory(
             HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
         let center = UNUserNotificationCenter(bundleIdentifier: "com.example.one", engine: .success(engine))
-        let deadline = ContinuousClock.now + .seconds(10)
+        // A second push when the first one's image did not come: the example's own download (FoundationNetworking's
+        // URLSession) missed the local server now and then — the server saw no request, the device logged nothing, the
+        // extension answered without the image (2 of about 10 full runs). Herald's part — the extension run, its
+        // attachment moved into the store — must work for one of two pushes; a broken attachment path fails both.
         var attachment: UNNotificationAttachment?
-        while attachment == nil && ContinuousClock.now < deadline {
-            attachment = await center.deliveredNotifications().first { $0.request.identifier == "image" }?.request.content
-                .attachments.first
-            if attachment == nil { try await Task.sleep(for: .milliseconds(50)) }
+        var trails: [String] = []
+        for attempt in 1...2 where attachment == nil {
+            let identifier = "image-\(attempt)"
+            let pushed = try await herald.run(
+                [
+                    "push", "--topic", "com.example.one", "--token", token, "--title", "T-image", "--body", "B",
+                    "--mutable-content", "--collapse-id", identifier, "--payload", imagePayload.path,
+                ] + provider)
+            #expect(pushed.status == 0, "\(pushed.error)")
+            #expect(
+                await app.waitForOutput(containing: "willPresent \(identifier)", timeout: .seconds(60)) != nil,
+                "\(app.output)")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while attachment == nil && ContinuousClock.now < deadline {
+                attachment = await center.deliveredNotifications().first { $0.request.identifier == identifier }?.request
+                    .content.attachments.first
+                if attachment == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            // What the device logged (the extension's answer, or why it gave none) and what the app and server saw.
+            trails.append("attempt \(attempt): device: \(up.error)\napp: \(app.output)\nserver: \(server.error)")
         }
-        // What the device logged (the extension's answer, or why it gave none) and what the app saw, if it failed.
-        let trail = "device: \(up.error)\napp: \(app.output)\nserver: \(server.error)"
+        let trail = trails.joined(separator: "\n")
         #expect(attachment?.identifier == "image_downloaded", "\(trail)")
         #expect(attachment?.type == "public.png")
         let stored = try #require(attachment?.url)

@@ -3,9 +3,9 @@ import HeraldCore
 import HeraldTestSupport
 import HeraldTesting
 import Testing
-import UserNotifications
 
 @testable import UIKit
+@testable import UserNotifications
 
 /// The iOS 8 API (seed 002) as a view of the same center: `UILocalNotification`, `UIUserNotificationSettings`,
 /// action contexts, and the app delegate's older callbacks.
@@ -43,6 +43,17 @@ struct LegacyNotificationTests {
         }
     }
 
+    /// Settles the device once the iOS 8 calls the center queued have run: `presentLocalNotificationNow`,
+    /// `scheduleLocalNotification` and the badge submit in call order without waiting, so a settled engine may not
+    /// have them yet. Bounded.
+    func settle(_ device: NotificationTestEnvironment, _ center: UNUserNotificationCenter) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while !center.legacyCalls.queued().isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        await device.settle()
+    }
+
     /// The delivered notifications once there are `count`: `presentLocalNotificationNow` submits in call order
     /// without waiting, so a settled engine may not have them yet. Bounded; then an identifier by body.
     func delivered(
@@ -51,7 +62,7 @@ struct LegacyNotificationTests {
         var delivered: [UNNotification] = []
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         while true {
-            await device.settle()
+            try await settle(device, center)
             delivered = await center.deliveredNotifications()
             guard delivered.count < count, ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(5))
@@ -140,7 +151,7 @@ struct LegacyNotificationTests {
                 notification.category = category
                 UIApplication.shared.presentLocalNotificationNow(notification)
             }
-            await device.settle()
+            try await settle(device, center)
             try await device.user.changeSetting(\.alertSetting, to: .enabled)
             try await device.engine.updateSettings(for: device.bundleIdentifier) { $0.alertStyle = .alert }
             for (body, category) in [("alert email", "Email"), ("alert plain", "Plain")] {
@@ -149,7 +160,7 @@ struct LegacyNotificationTests {
                 notification.category = category
                 UIApplication.shared.presentLocalNotificationNow(notification)
             }
-            await device.settle()
+            try await settle(device, center)
             let actions = Dictionary(uniqueKeysWithValues: device.presenter.presentations.map { ($0.body, $0.actionTitles) })
             #expect(actions["banner email"] == ["Accept", "Reject"])
             #expect(actions["banner plain"] == ["One", "Two"])
@@ -213,7 +224,7 @@ struct LegacyNotificationTests {
             notification.category = "Email"
             device.setForeground(false)
             UIApplication.shared.presentLocalNotificationNow(notification)
-            await device.settle()
+            try await settle(device, center)
             let id = try #require(await center.deliveredNotifications().first?.request.identifier)
             // The person's tap returns once the handler has completed: it runs in a task of its own meanwhile.
             let user = device.user
@@ -248,7 +259,7 @@ struct LegacyNotificationTests {
             let later = UILocalNotification()
             later.alertBody = "from the list"
             UIApplication.shared.presentLocalNotificationNow(later)
-            await device.settle()
+            try await settle(device, center)
             #expect(device.presenter.presentations.map(\.body) == ["from the list"])
             let id = try #require(await center.deliveredNotifications().first?.request.identifier)
             device.setForeground(true)
@@ -299,7 +310,7 @@ struct LegacyNotificationTests {
         "A repeating notification fires first at its fire date, then every interval; what was scheduled comes back from scheduledLocalNotifications"
     )
     func repeatingAndRoundTrip() async throws {
-        try await withApp(authorized: true) { device, _, _ in
+        try await withApp(authorized: true) { device, center, _ in
             device.setForeground(false)
             let start = device.clock.now.addingTimeInterval(3 * 3_600 + 0.5)
             let hourly = UILocalNotification()
@@ -314,7 +325,7 @@ struct LegacyNotificationTests {
             hourly.timeZone = TimeZone(identifier: "Europe/Paris")
             hourly.repeatInterval = .hour
             UIApplication.shared.scheduleLocalNotification(hourly)
-            await device.settle()
+            try await settle(device, center)
             let back = try #require(UIApplication.shared.scheduledLocalNotifications?.first)
             #expect(back.isEqual(hourly), "every property comes back: \(back)")
             #expect(back.requestIdentifier != nil)
@@ -423,7 +434,7 @@ struct LegacyNotificationTests {
 
     @Test("applicationIconBadgeNumber: the getter sees the setter at once; a notification's badge sets it")
     func badge() async throws {
-        try await withApp(authorized: true) { device, _, _ in
+        try await withApp(authorized: true) { device, center, _ in
             UIApplication.shared.applicationIconBadgeNumber = 7
             #expect(UIApplication.shared.applicationIconBadgeNumber == 7)
             await device.settle()
@@ -436,7 +447,7 @@ struct LegacyNotificationTests {
             notification.applicationIconBadgeNumber = 4
             device.setForeground(false)
             UIApplication.shared.presentLocalNotificationNow(notification)
-            await device.settle()
+            try await settle(device, center)
             #expect(UIApplication.shared.applicationIconBadgeNumber == 4)
         }
     }
