@@ -24,11 +24,17 @@ enum DesktopTools {
 struct DesktopPresenterTests {
     /// Runs `body` with dunst showing on a fresh X display and session bus, and ends all three afterwards.
     func withDesktop(_ body: (_ busAddress: String, _ display: String) async throws -> Void) async throws {
-        let display = ":\(Int.random(in: 200...899))"
-        let bus = "unix:path=/tmp/herald-bus-\(UUID().uuidString.prefix(8))"
+        let number = Int.random(in: 200...899)
+        let display = ":\(number)"
+        let busPath = "/tmp/herald-bus-\(UUID().uuidString.prefix(8))"
+        let bus = "unix:path=\(busPath)"
         let xvfb = try await ChildProcess.launch("/usr/bin/Xvfb", [display, "-screen", "0", "1024x600x24", "-nolisten", "tcp"])
         let daemon = try await ChildProcess.launch(
             "/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=\(bus)"])
+        // dunst needs both listening: started before them on a loaded machine, it failed, and the bus then started
+        // one of its own that died (signal 5) on the display that was not there yet.
+        try await Self.waitForSocket("/tmp/.X11-unix/X\(number)")
+        try await Self.waitForSocket(busPath)
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = display
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus
@@ -41,6 +47,14 @@ struct DesktopPresenterTests {
             throw error
         }
         for child in [dunst, daemon, xvfb] { await child.stop() }
+    }
+
+    /// Waits (30 s at most) until a server's socket exists: it listens then.
+    static func waitForSocket(_ path: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !FileManager.default.fileExists(atPath: path), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     /// Connects to the notification service once dunst has taken its name (10 s at most).
