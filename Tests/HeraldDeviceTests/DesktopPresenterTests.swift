@@ -33,8 +33,9 @@ struct DesktopPresenterTests {
             "/usr/bin/dbus-daemon", ["--session", "--nofork", "--nopidfile", "--address=\(bus)"])
         // dunst needs both listening: started before them on a loaded machine, it failed, and the bus then started
         // one of its own that died (signal 5) on the display that was not there yet.
-        try await Self.waitForSocket("/tmp/.X11-unix/X\(number)")
-        try await Self.waitForSocket(busPath)
+        for socket in ["/tmp/.X11-unix/X\(number)", busPath] {
+            try await eventually("\(socket) listening", timeout: .seconds(30)) { FileManager.default.fileExists(atPath: socket) }
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["DISPLAY"] = display
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus
@@ -47,14 +48,6 @@ struct DesktopPresenterTests {
             throw error
         }
         for child in [dunst, daemon, xvfb] { await child.stop() }
-    }
-
-    /// Waits (30 s at most) until a server's socket exists: it listens then.
-    static func waitForSocket(_ path: String) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !FileManager.default.fileExists(atPath: path), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     /// Connects to the notification service once dunst has taken its name (10 s at most).
