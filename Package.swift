@@ -54,6 +54,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // `scripts/docs` builds the DocC catalogs with it (`swift package generate-documentation`); no target uses it.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -116,7 +118,7 @@ let package = Package(
         .target(
             name: "ActivityKit",
             dependencies: [
-                "HeraldCore", "UserNotifications",
+                "HeraldCore", "HeraldAppRuntime", "UserNotifications",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -140,7 +142,7 @@ let package = Package(
         .target(
             name: "PushKit",
             dependencies: [
-                "HeraldCore", "UserNotifications",
+                "HeraldCore", "HeraldAppRuntime", "UserNotifications",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -148,7 +150,7 @@ let package = Package(
         .target(
             name: "HeraldDevice",
             dependencies: [
-                "HeraldCore", "HeraldStorage", "UserNotifications", "UserNotificationsUI", "HeraldDeviceChannel",
+                "HeraldCore", "HeraldStorage", "HeraldNotificationEngine", "HeraldDeviceChannel",
                 "HeraldAppChannel",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,12 +192,14 @@ let package = Package(
             dependencies: ["HeraldCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // The device's notification engine: store, records, scheduler, presentation rules, and the protocols the
+        // daemon speaks with apps and extensions. Apple's plain value types the engine decides with (options, settings,
+        // `UNError`) are declared here, public, and re-exported by `UserNotifications`.
         .target(
-            name: "UserNotifications",
+            name: "HeraldNotificationEngine",
             dependencies: [
                 "HeraldCore",
                 "HeraldStorage",
-                "HeraldAppChannel",
                 "CoreLocation",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -204,11 +208,34 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // An app process's side: the link to the device daemon and the handlers the app's frameworks install.
+        .target(
+            name: "HeraldAppRuntime",
+            dependencies: [
+                "HeraldCore", "HeraldNotificationEngine", "HeraldAppChannel",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "UserNotifications",
+            dependencies: [
+                "HeraldCore",
+                "HeraldNotificationEngine",
+                "HeraldAppRuntime",
+                "CoreLocation",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "UserNotificationsUI", dependencies: ["UserNotifications", "UIKit", "HeraldCore"], swiftSettings: swiftSettings),
         .target(
             name: "UIKit",
-            dependencies: ["UserNotifications", "HeraldCore", "_Testing_UIKit", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "UserNotifications", "HeraldAppRuntime", "HeraldCore", "_Testing_UIKit",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Empty: Swift Testing's cross-import overlay for UIKit, which Linux's toolchain names but does not ship.
@@ -222,7 +249,7 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldCore", "HeraldConsole",
-                "HeraldDevice",
+                "HeraldDevice", "HeraldAppRuntime",
                 "UserNotifications",
                 "HeraldGateway",
                 "HeraldProvider",
@@ -377,9 +404,10 @@ let package = Package(
             name: "HeraldDeviceTests",
             dependencies: [
                 "HeraldTestSupport",
-                "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldGateway", "HeraldProvider",
+                "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldAppRuntime", "HeraldGateway", "HeraldProvider",
                 "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
@@ -502,6 +530,7 @@ let package = Package(
                 "GatewayTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAppRuntime
 import HeraldCore
 import Logging
 import UserNotifications

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAppRuntime
 import HeraldCore
 import Logging
 import Synchronization
@@ -45,8 +46,8 @@ final class ActivityCenter: Sendable {
     let logger = Logger(label: "herald.activitykit")
 
     private init() {
-        NotificationRuntime.setLiveActivityHandler { [self] record in receive(record) }
-        NotificationRuntime.onDeviceLink { [self] in sendWaitingRequests() }
+        AppRuntime.setLiveActivityHandler { [self] record in receive(record) }
+        AppRuntime.onDeviceLink { [self] in sendWaitingRequests() }
     }
 
     /// Keeps `request` until the center links to a device daemon (the app started before one ran).

@@ -1,8 +1,9 @@
 import Foundation
 import HeraldAppChannel
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
-import UserNotifications
+import ServiceLifecycle
 
 /// The daemon's side of the app channel: app processes of this user connect, name themselves, and from then on the
 /// daemon's engine fires their notifications and asks their delegates through the connection; they register for
@@ -25,7 +26,7 @@ struct AppChannelServer: Sendable {
     let logger: Logger
 
     /// Listens until the task is cancelled; then stops listening and closes every connection.
-    func run() async {
+    func listenUntilCancelled() async {
         let listener: AppChannelListener
         do {
             listener = try await AppChannelListener.listen(
@@ -316,5 +317,12 @@ struct AppChannelServer: Sendable {
             return false
         }
         return true
+    }
+}
+
+extension AppChannelServer: Service {
+    /// Serves apps until its group shuts down; then stops listening and closes every connection.
+    func run() async {
+        await cancelWhenGracefulShutdown { await listenUntilCancelled() }
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldAppChannel
 import HeraldCore
+import HeraldNotificationEngine
 import Synchronization
-import UserNotifications
 
 /// One app process connected to the daemon: the engine's host for that app while it is connected.
 ///
@@ -88,7 +88,7 @@ final class AppSession: NotificationHost, Sendable {
 
     func backgroundPush(_ payload: String) async -> BackgroundPushOutcome {
         // The app's own 30 s, and a little for the way there and back.
-        let answer = await ask(timeout: NotificationRuntime.backgroundPushBudget + .seconds(5)) {
+        let answer = await ask(timeout: BackgroundPushOutcome.handlerBudget + .seconds(5)) {
             .backgroundPush(id: $0, payload: payload)
         }
         switch answer {

@@ -1,7 +1,6 @@
 import Foundation
+import HeraldNotificationEngine
 import Logging
-import UserNotifications
-import UserNotificationsUI
 
 /// Runs apps' notification content extensions (B-60, seed 003) for the engine: what one shows for a notification of its
 /// categories, and what it decides when the person picks an action on one.
@@ -51,13 +50,7 @@ package struct ContentExtensionHost: ContentExtensions {
                     notification: notification, actions: actions, actionIdentifier: actionIdentifier, userText: userText),
                 for: bundleIdentifier)
         else { return nil }
-        if answer.defaultAction { return .openApp }
-        guard let option = answer.option.flatMap(UNNotificationContentExtensionResponseOption.init(rawValue:)) else { return nil }
-        switch option {
-        case .doNotDismiss: return .keep
-        case .dismiss: return .dismiss
-        case .dismissAndForwardAction: return .forward
-        }
+        return answer.decision
     }
 
     /// The app's content extension that claims the notification's category, if any.

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle
-import UserNotifications
 
 /// This machine's device, assembled from a data directory: the engine of every app (the store's one writer), the
 /// daemon (gateway connection, app channel, extension hosts) and, when notifications show on a desktop, the router of
@@ -20,8 +20,12 @@ package struct DeviceAssembly: Sendable {
     package let desktopRouter: DesktopAnswerRouter?
 
     /// The device's services, in the order they start (the engine first: the daemon hands it pushes).
-    package var services: [any Service] {
-        var services: [any Service] = [engine, daemon]
+    package var services: [any Service] { [engine] + servicesOnEngine }
+
+    /// The services that run on a running engine: the daemon, then the desktop's answers. `herald up` runs them once
+    /// its gateway listens, beside the engine its group started first.
+    package var servicesOnEngine: [any Service] {
+        var services: [any Service] = [daemon]
         if let desktopRouter { services.append(desktopRouter) }
         return services
     }
@@ -72,11 +76,8 @@ package struct DeviceAssembly: Sendable {
             appChannelSocket: directory.appChannelSocket)
         configuration.serviceExtensionTimeLimit = serviceExtensionTime
         self.engine = engine
-        let liveActivities = LiveActivityRegistry(
-            url: directory.liveActivitiesDatabase, clock: engine.configuration.clock, presenter: engine.configuration.presenter,
-            logger: logger)
         self.daemon = DeviceDaemon(
-            configuration: configuration, engine: engine, liveActivities: liveActivities,
+            configuration: configuration, engine: engine, liveActivitiesDatabase: directory.liveActivitiesDatabase,
             voipPushes: VoIPPushRouter(url: directory.pushKitDatabase, logger: logger), logger: logger)
         self.desktopRouter = desktop.map { DesktopAnswerRouter(presenter: $0, engine: engine) }
     }

@@ -1,10 +1,10 @@
 import Foundation
 import HeraldCore
 import HeraldDeviceChannel
+import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle
 import Synchronization
-import UserNotifications
 
 /// The notification center of one machine: keeps the device channel to a gateway open, registers apps for remote
 /// notifications, hands every push to the engine that holds all apps' notifications, and serves app processes on the
@@ -33,42 +33,36 @@ public final class DeviceDaemon: Service, Sendable {
     public let configuration: DeviceDaemonConfiguration
     package let engine: NotificationEngine
     private let logger: Logger
-    private let state = Mutex(State())
-    /// The connection to the gateway while there is one.
-    private let connection = AwaitedValue<DeviceChannelClient>()
+    private let strings = Mutex<[String: LocalizedStringTable]>([:])
+    /// The connection to the gateway while there is one, and the apps' registrations.
+    private let session: GatewaySession
     private let extensions: ServiceExtensionHost
     /// Every app's Live Activities.
     package let liveActivities: LiveActivityRegistry
     /// VoIP pushes, kept until the app's `PKPushRegistry` takes them.
     package let voipPushes: VoIPPushRouter
 
-    private struct State {
-        /// Apps' registrations, loaded at start and kept current.
-        var registrations: [String: RemoteRegistrationRecord] = [:]
-        /// Each app's strings, read once.
-        var strings: [String: LocalizedStringTable] = [:]
-        /// Service extensions at work (ended when the daemon stops; their pushes show as they came at the next start).
-    }
-
     /// A daemon for `engine` (which holds every app's notifications and presents them).
     ///
     /// - Parameters:
     ///   - configuration: The gateway and the device's identity.
     ///   - engine: The engine of all apps on this device (scope `nil`); run it beside the daemon.
-    ///   - liveActivities: The device's Live Activities (kept in memory when `nil`).
+    ///   - liveActivitiesDatabase: Where the device's Live Activities are kept (in memory when `nil`).
     ///   - voipPushes: Where VoIP pushes wait for their app (in memory when `nil`).
     ///   - logger: Where the daemon logs.
     package init(
-        configuration: DeviceDaemonConfiguration, engine: NotificationEngine, liveActivities: LiveActivityRegistry? = nil,
+        configuration: DeviceDaemonConfiguration, engine: NotificationEngine, liveActivitiesDatabase: URL? = nil,
         voipPushes: VoIPPushRouter? = nil, logger: Logger
     ) {
         self.voipPushes = voipPushes ?? VoIPPushRouter(url: nil, logger: logger)
         self.configuration = configuration
         self.engine = engine
-        self.liveActivities =
-            liveActivities
-            ?? LiveActivityRegistry(
-                url: nil, clock: engine.configuration.clock, presenter: engine.configuration.presenter, logger: logger)
+        let session = GatewaySession(
+            defaultEnvironment: configuration.environment, registrationTimeout: configuration.registrationTimeout)
+        self.session = session
+        self.liveActivities = LiveActivityRegistry(
+            url: liveActivitiesDatabase, clock: engine.configuration.clock, presenter: engine.configuration.presenter,
+            gateway: session, logger: logger)
         var logger = logger
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger
@@ -78,37 +72,53 @@ public final class DeviceDaemon: Service, Sendable {
     }
 
     /// Whether the device is connected to its gateway right now.
-    public var isConnected: Bool { connection.current != nil }
+    public var isConnected: Bool { session.client != nil }
 
     /// Runs until cancelled or shut down gracefully: connects, reconnects, takes pushes.
+    ///
+    /// Its parts run as one `ServiceGroup`, started in this order and shut down in reverse: Live Activities' timers,
+    /// the VoIP pushes' router, the app channel's server, then the gateway connection — so on shutdown no push arrives
+    /// once the parts it goes to have begun to stop.
     public func run() async throws {
         // Writing to an extension that has just ended must be an error to handle, not a signal that ends the device.
         signal(SIGPIPE, SIG_IGN)
         do {
-            let registrations = try await engine.remoteRegistrations()
-            state.withLock { $0.registrations = registrations }
+            session.load(try await engine.remoteRegistrations())
         } catch {
             logger.error("Could not read the apps' registrations", metadata: ["error": "\(error)"])
         }
-        // The engine runs held pushes' service extensions through this daemon's host.
-        await engine.useServiceExtensions(extensions)
-        await liveActivities.use(self)
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask { await self.liveActivities.run() }
-                group.addTask { await self.voipPushes.run() }
-                if let socket = self.configuration.appChannelSocket {
-                    let server = AppChannelServer(
-                        socket: socket, engine: self.engine, registrar: self, liveActivities: self.liveActivities,
-                        voipPushes: self.voipPushes, logger: self.logger)
-                    group.addTask { await server.run() }
-                }
-                await self.connectionLoop()
-                group.cancelAll()
-            }
+        var parts: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: liveActivities, serviceName: "live activities"),
+            .init(service: voipPushes, serviceName: "voip pushes"),
+        ]
+        if let socket = configuration.appChannelSocket {
+            let server = AppChannelServer(
+                socket: socket, engine: engine, registrar: self, liveActivities: liveActivities, voipPushes: voipPushes,
+                logger: logger)
+            parts.append(.init(service: server, serviceName: "app channel"))
         }
-        connection.finish()
+        parts.append(.init(service: GatewayConnection(daemon: self), serviceName: "gateway connection"))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: [], logger: logger))
+        let outcome: Result<Void, any Error>
+        do {
+            try await group.run()
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        session.finish()
         await extensions.stopWarmProcesses()
+        try outcome.get()
+    }
+
+    /// The connection loop as a part of the daemon's group: connects, reconnects, takes pushes, until the group stops.
+    private struct GatewayConnection: Service {
+        let daemon: DeviceDaemon
+
+        func run() async {
+            await cancelWhenGracefulShutdown { await daemon.connectionLoop() }
+        }
     }
 
     // MARK: Registration
@@ -125,13 +135,11 @@ public final class DeviceDaemon: Service, Sendable {
         bundleIdentifier: String, environment: APNsEnvironment? = nil, bundlePath: String? = nil
     ) async throws -> String {
         let environment = environment ?? configuration.environment
-        let token = try await withGateway { try await $0.register(bundleID: bundleIdentifier, environment: environment) }
+        let token = try await session.withGateway { try await $0.register(bundleID: bundleIdentifier, environment: environment) }
         let record = RemoteRegistrationRecord(environment: environment.rawValue, token: token, bundlePath: bundlePath)
         try await engine.setRemoteRegistration(record, for: bundleIdentifier)
-        state.withLock { state in
-            state.registrations[bundleIdentifier] = record
-            state.strings[bundleIdentifier] = nil
-        }
+        session.setRegistration(record, for: bundleIdentifier)
+        strings.withLock { $0[bundleIdentifier] = nil }
         logger.info(
             "App registered for remote notifications",
             metadata: [
@@ -145,16 +153,16 @@ public final class DeviceDaemon: Service, Sendable {
     ///
     /// - Throws: ``RegistrationError/notConnected`` when the gateway could not be told.
     public func unregister(bundleIdentifier: String) async throws {
-        let environment = environment(of: bundleIdentifier)
-        try await withGateway { try await $0.unregister(bundleID: bundleIdentifier, environment: environment) }
+        let environment = session.environment(of: bundleIdentifier)
+        try await session.withGateway { try await $0.unregister(bundleID: bundleIdentifier, environment: environment) }
         try await engine.setRemoteRegistration(nil, for: bundleIdentifier)
-        state.withLock { $0.registrations[bundleIdentifier] = nil }
+        session.setRegistration(nil, for: bundleIdentifier)
         logger.info("App unregistered from remote notifications", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
     }
 
     /// Whether the app is registered, and its token.
     public func registration(of bundleIdentifier: String) -> (environment: String, token: String?)? {
-        state.withLock { $0.registrations[bundleIdentifier].map { ($0.environment, $0.token) } }
+        session.registration(of: bundleIdentifier).map { ($0.environment, $0.token) }
     }
 
     // MARK: The connection
@@ -205,8 +213,8 @@ public final class DeviceDaemon: Service, Sendable {
     /// - Returns: `false` when it ended because the store could not keep pushes.
     private func serve(_ client: DeviceChannelClient, arrived: BatchQueue<DevicePush>) async -> Bool {
         await renewRegistrations(with: client)
-        connection.set(client)
-        defer { connection.set(nil) }
+        session.connected(client)
+        defer { session.connected(nil) }
         await liveActivities.renew()
         var kept = true
         while let batch = await arrived.next(limit: Self.batchLimit) {
@@ -230,7 +238,7 @@ public final class DeviceDaemon: Service, Sendable {
 
     /// Registers every registered app again: the gateway keeps the same token for an app on a device.
     private func renewRegistrations(with client: DeviceChannelClient) async {
-        let registrations = state.withLock { $0.registrations }
+        let registrations = session.allRegistrations
         for (bundleIdentifier, record) in registrations.sorted(by: { $0.key < $1.key }) {
             guard let environment = APNsEnvironment(rawValue: record.environment) else { continue }
             do {
@@ -239,7 +247,7 @@ public final class DeviceDaemon: Service, Sendable {
                 var renewed = record
                 renewed.token = token
                 try await engine.setRemoteRegistration(renewed, for: bundleIdentifier)
-                state.withLock { $0.registrations[bundleIdentifier] = renewed }
+                session.setRegistration(renewed, for: bundleIdentifier)
             } catch {
                 logger.warning(
                     "Could not renew an app's registration",
@@ -327,7 +335,7 @@ public final class DeviceDaemon: Service, Sendable {
         guard !arrivals.isEmpty else { return true }
         do {
             // A held push's service extension runs in the engine, beside its loop (`ServiceExtensions`).
-            _ = try await engine.receiveRemote(arrivals)
+            _ = try await engine.receiveRemote(arrivals, modifiedBy: extensions)
             return true
         } catch {
             logger.error(
@@ -346,7 +354,7 @@ public final class DeviceDaemon: Service, Sendable {
         for content: RemoteNotificationContent, of bundleIdentifier: String, metadata: Logger.Metadata
     ) async -> ServiceExtensionHost.Manifest? {
         guard content.mutableContent, !(content.title.isEmpty && content.subtitle.isEmpty && content.body.isEmpty),
-            let bundlePath = state.withLock({ $0.registrations[bundleIdentifier]?.bundlePath }),
+            let bundlePath = session.registration(of: bundleIdentifier)?.bundlePath,
             (try? await engine.appState(for: bundleIdentifier).settings.alertSetting) == .enabled
         else { return nil }
         do {
@@ -363,7 +371,7 @@ public final class DeviceDaemon: Service, Sendable {
 
     /// The app's strings, read from its bundle the first time they are needed.
     private func strings(for bundleIdentifier: String) -> LocalizedStringTable {
-        let (cached, path) = state.withLock { ($0.strings[bundleIdentifier], $0.registrations[bundleIdentifier]?.bundlePath) }
+        let (cached, path) = (strings.withLock { $0[bundleIdentifier] }, session.registration(of: bundleIdentifier)?.bundlePath)
         if let cached { return cached }
         let table =
             path.map {
@@ -371,75 +379,26 @@ public final class DeviceDaemon: Service, Sendable {
                     bundlePath: $0,
                     languages: LocalizedStringTable.preferredLanguages(environment: ProcessInfo.processInfo.environment))
             } ?? LocalizedStringTable()
-        state.withLock { $0.strings[bundleIdentifier] = table }
+        strings.withLock { $0[bundleIdentifier] = table }
         return table
-    }
-
-    /// The environment an app's tokens are issued in: its registration's, else the daemon's default.
-    private func environment(of bundleIdentifier: String) -> APNsEnvironment {
-        state.withLock { $0.registrations[bundleIdentifier] }.flatMap { APNsEnvironment(rawValue: $0.environment) }
-            ?? configuration.environment
-    }
-
-    /// Runs `request` on the gateway connection, waiting up to the registration timeout for one.
-    ///
-    /// - Throws: ``RegistrationError``: `refused` with the gateway's reason, `notConnected` for no connection in time
-    ///   or one that ended before the answer.
-    private func withGateway<T: Sendable>(_ request: (DeviceChannelClient) async throws -> T) async throws -> T {
-        guard let client = await connectedClient(within: configuration.registrationTimeout) else {
-            throw RegistrationError.notConnected
-        }
-        do {
-            return try await request(client)
-        } catch DeviceChannelClient.Failure.refused(let reason) {
-            throw RegistrationError.refused(reason)
-        } catch {
-            throw RegistrationError.notConnected
-        }
-    }
-
-    /// The connected client, waiting up to `timeout` for a connection.
-    private func connectedClient(within timeout: Duration) async -> DeviceChannelClient? {
-        if let client = connection.current { return client }
-        return await withTaskGroup(of: DeviceChannelClient?.self) { group in
-            group.addTask { await self.connection.wait() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
     }
 }
 
+/// The daemon asks the gateway through its session.
 extension DeviceDaemon: GatewayLink {
     package func register(bundleIdentifier: String, purpose: TokenPurpose) async throws -> String {
-        let environment = environment(of: bundleIdentifier)
-        return try await withGateway {
-            try await $0.register(bundleID: bundleIdentifier, environment: environment, purpose: purpose)
-        }
+        try await session.register(bundleIdentifier: bundleIdentifier, purpose: purpose)
     }
 
     package func unregister(bundleIdentifier: String, purpose: TokenPurpose) async throws {
-        let environment = environment(of: bundleIdentifier)
-        try await withGateway { try await $0.unregister(bundleID: bundleIdentifier, environment: environment, purpose: purpose) }
+        try await session.unregister(bundleIdentifier: bundleIdentifier, purpose: purpose)
     }
 
     package func subscribe(channelID: String, bundleIdentifier: String) async throws {
-        let environment = environment(of: bundleIdentifier)
-        do {
-            try await withGateway {
-                try await $0.subscribe(channelID: channelID, bundleID: bundleIdentifier, environment: environment)
-            }
-        } catch RegistrationError.refused {
-            throw LiveActivityRegistry.Failure.unknownChannel(channelID)
-        }
+        try await session.subscribe(channelID: channelID, bundleIdentifier: bundleIdentifier)
     }
 
     package func unsubscribe(channelID: String, bundleIdentifier: String) async {
-        guard let client = connection.current else { return }
-        try? await client.unsubscribe(channelID: channelID, bundleID: bundleIdentifier)
+        await session.unsubscribe(channelID: channelID, bundleIdentifier: bundleIdentifier)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldNotificationEngine
 import HeraldStorage
 import Logging
-import UserNotifications
+import ServiceLifecycle
 
 /// What the device's parts (Live Activities, PushKit) ask of the gateway: tokens for a purpose, channel subscriptions.
 /// The device daemon answers over its device channel.
@@ -57,7 +58,7 @@ package actor LiveActivityRegistry {
     private let clock: any HeraldClock
     private let presenter: any NotificationPresenter
     private let logger: Logger
-    private var gateway: (any GatewayLink)?
+    private let gateway: (any GatewayLink)?
     private var activities: [String: LiveActivityRecord] = [:]
     /// Push-to-start registrations: token → (app, attributes type).
     private var pushToStart: [String: (bundleIdentifier: String, attributesType: String)] = [:]
@@ -79,9 +80,14 @@ package actor LiveActivityRegistry {
     ///   - url: The database file (`<data-dir>/live-activities.sqlite`), or `nil` for one in memory.
     ///   - clock: The device's clock (stale and dismissal dates).
     ///   - presenter: Where activities are shown.
+    ///   - gateway: What issues tokens and subscribes channels (the daemon's ``GatewaySession``); `nil` for none.
     ///   - logger: Where the registry logs.
-    package init(url: URL?, clock: any HeraldClock, presenter: any NotificationPresenter, logger: Logger) {
+    package init(
+        url: URL?, clock: any HeraldClock, presenter: any NotificationPresenter, gateway: (any GatewayLink)?,
+        logger: Logger
+    ) {
         self.url = url
+        self.gateway = gateway
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.clock = clock
         self.presenter = presenter
@@ -129,13 +135,8 @@ package actor LiveActivityRegistry {
         (a.startedAt, a.id) < (b.startedAt, b.id)
     }
 
-    /// Uses `gateway` for tokens and channels (the daemon, once it runs).
-    package func use(_ gateway: any GatewayLink) {
-        self.gateway = gateway
-    }
-
     /// Keeps stale and dismissal dates until the task is cancelled.
-    package func run() async {
+    func keepDatesUntilCancelled() async {
         var woken = wakes.makeAsyncIterator()
         while !Task.isCancelled {
             do {
@@ -589,5 +590,12 @@ extension LiveActivityAlertRecord {
     init?(_ push: LiveActivityPush) {
         guard push.hasAlert else { return nil }
         self.init(title: push.alertTitle ?? "", body: push.alertBody ?? "", sound: push.alertSound)
+    }
+}
+
+extension LiveActivityRegistry: Service {
+    /// Keeps stale and dismissal dates until its group shuts down.
+    package nonisolated func run() async {
+        await cancelWhenGracefulShutdown { await self.keepDatesUntilCancelled() }
     }
 }

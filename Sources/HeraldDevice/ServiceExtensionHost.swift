@@ -1,9 +1,9 @@
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 import Subprocess
 import Synchronization
-import UserNotifications
 
 #if canImport(System)
 import System

@@ -1,9 +1,10 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldNotificationEngine
 import HeraldStorage
 import Logging
-import UserNotifications
+import ServiceLifecycle
 
 /// PushKit's side of the device: every `voip` push is kept (`pushkit.sqlite`) before it is acknowledged, then handed to
 /// the app's `PKPushRegistry` delegates once a process of the app has asked for VoIP pushes — at once when one runs,
@@ -47,7 +48,7 @@ package actor VoIPPushRouter {
     }
 
     /// Hands kept pushes to registered apps until the task is cancelled.
-    package func run() async {
+    func routeUntilCancelled() async {
         await withTaskCancellationHandler {
             for await bundleIdentifier in wakeStream {
                 await deliver(to: bundleIdentifier)
@@ -138,5 +139,12 @@ package actor VoIPPushRouter {
             opened = database
             return database
         }
+    }
+}
+
+extension VoIPPushRouter: Service {
+    /// Hands kept pushes to registered apps until its group shuts down.
+    package nonisolated func run() async {
+        await cancelWhenGracefulShutdown { await self.routeUntilCancelled() }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 import Subprocess
-import UserNotifications
 
 #if canImport(System)
 import System

@@ -61,7 +61,7 @@ public struct GatewayConfiguration: Sendable {
     /// The shortest time between two new provider tokens on one connection (A-04: 20 minutes).
     public var providerTokenRefreshInterval: Duration
     /// How many pushes one device token takes per window before the gateway answers 429 `TooManyRequests`
-    /// (apns-spec §2; Apple publishes no threshold). `nil`, the default, never answers it.
+    /// (APNs §2; Apple publishes no threshold). `nil`, the default, never answers it.
     public var perTokenRateLimit: RateLimit?
     /// How many concurrent streams a provider connection may open once it has authenticated (H-22: Apple's
     /// production value in 2021 was 1,000). Until then a token-authenticated connection gets one (H-05, H-23).

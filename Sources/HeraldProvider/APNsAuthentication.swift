@@ -1,6 +1,6 @@
 import Foundation
 
-/// How a provider proves who it is (apns-spec §3).
+/// How a provider proves who it is (APNs §3).
 public enum APNsAuthentication: Sendable {
     /// A provider token (JWT) on every request, from a `.p8` key.
     case token(ProviderTokenSigner)

@@ -6,7 +6,7 @@ extension APNsClient {
     public static let maximumBroadcastPayloadSize = 5120
 
     /// Publishes a Live Activity update on a broadcast channel: every device subscribed to it gets it (Apple's
-    /// `POST /4/broadcasts/apps/<bundle ID>`, B-09…B-13), retried as ``retryPolicy`` says with the same
+    /// `POST /4/broadcasts/apps/<bundle ID>`, B-10…B-13), retried as ``retryPolicy`` says with the same
     /// `apns-request-id`.
     ///
     /// - Parameters:
@@ -16,7 +16,7 @@ extension APNsClient {
     ///   - channelID: The channel (`apns-channel-id`), as the channel management API made it.
     ///   - requestID: The `apns-request-id` to send; one is made when `nil`.
     /// - Returns: The answer; ``APNsResult/requestID`` identifies the broadcast.
-    /// - Throws: The ``APNsReason`` APNs would answer for a request that is not a broadcast (another push type,
+    /// - Throws: The `APNsReason` (HeraldCore) APNs would answer for a request that is not a broadcast (another push type,
     ///   `MissingChannelId`, an empty, malformed or too large payload); nothing is sent.
     public func broadcast(
         _ notification: APNsNotification, on channelID: String, requestID: UUID? = nil

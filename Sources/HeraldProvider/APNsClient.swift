@@ -4,7 +4,7 @@ import Logging
 import NIOCore
 import NIOHPACK
 
-/// Sends notifications to APNs or a Herald gateway over HTTP/2 (apns-spec §1).
+/// Sends notifications to APNs or a Herald gateway over HTTP/2 (APNs §1).
 ///
 /// One client holds one authentication: APNs binds a connection to the team of its first token, so make
 /// one client per (server, key or certificate). Requests share connections (many concurrent streams on each, up
@@ -53,7 +53,7 @@ public final class APNsClient: Sendable {
     ///   - notification: The notification; checked with ``APNsNotification/validate()`` first.
     ///   - deviceToken: The device token, hex.
     /// - Returns: The last answer. APNs' refusals are results, not errors.
-    /// - Throws: The ``APNsReason`` APNs would answer when the notification or token is invalid; nothing is sent.
+    /// - Throws: The `APNsReason` (HeraldCore) APNs would answer when the notification or token is invalid; nothing is sent.
     public func send(_ notification: APNsNotification, to deviceToken: String) async throws -> APNsResult {
         try notification.validate()
         guard DeviceToken(hex: deviceToken) != nil else { throw APNsReason.badDeviceToken }

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldCore
 
-/// One notification to send: the headers of apns-spec §1.2 and the payload, built per push type (§1.3).
+/// One notification to send: the headers of APNs §1.2 and the payload, built per push type (§1.3).
 ///
 /// Build one with a typed constructor (``alert(bundleID:payload:)``, ``background(bundleID:custom:)``, …) so the
 /// topic suffix, push type and priority are right; ``validate()`` checks what APNs would refuse before sending.
@@ -91,10 +91,14 @@ public struct APNsNotification: Sendable, Hashable {
     /// A Live Activity update, end or start, topic `<bundle>.push-type.liveactivity` (P-10, Y-11, Y-12).
     ///
     /// - Parameters:
+    ///   - bundleID: The app's bundle ID (the topic gets the suffix).
     ///   - event: `update`, `end` or `start`.
     ///   - contentState: The activity's `ContentState`.
     ///   - timestamp: When the update was made (`timestamp`).
     ///   - alert: Shown with the update; required to start one.
+    ///   - staleDate: When the content goes stale (`stale-date`), if ever.
+    ///   - dismissalDate: When an ended activity leaves the screen (`dismissal-date`); the system's default when `nil`.
+    ///   - priority: `10` to show it now, `5` to let the device choose (Apple's budget counts the `10`s).
     public static func liveActivity(
         bundleID: String, event: String, contentState: JSONValue, timestamp: Date, alert: APNsPayload.Alert? = nil,
         staleDate: Date? = nil, dismissalDate: Date? = nil, priority: APNsPriority = .immediate
@@ -144,7 +148,7 @@ public struct APNsNotification: Sendable, Hashable {
 
     /// Checks what APNs would refuse, before anything is sent.
     ///
-    /// - Throws: The ``APNsReason`` APNs would answer: `PayloadTooLarge`, `PayloadEmpty`, `BadRequestPayload`,
+    /// - Throws: The `APNsReason` (HeraldCore) APNs would answer: `PayloadTooLarge`, `PayloadEmpty`, `BadRequestPayload`,
     ///   `BadTopic`, `InvalidPushType`, `BadPriority` or `BadCollapseId`.
     public func validate() throws(APNsReason) {
         guard !payload.isEmpty else { throw .payloadEmpty }

@@ -3,7 +3,7 @@ import HeraldCore
 
 /// When and how often to send a notification again.
 ///
-/// Only what Apple's table says to retry is retried (apns-spec §2): 429 `TooManyRequests` and 500/503, plus
+/// Only what Apple's table says to retry is retried (APNs §2): 429 `TooManyRequests` and 500/503, plus
 /// answers that never came (the connection failed). 400, 403, 410 and 413 are never retried.
 public struct APNsRetryPolicy: Sendable, Hashable {
     /// Total attempts, the first included.

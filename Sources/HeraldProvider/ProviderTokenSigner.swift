@@ -3,7 +3,7 @@ import Foundation
 import HeraldCore
 import Synchronization
 
-/// Makes provider tokens (ES256 JWTs, apns-spec §3.1) and reuses each until it is due for renewal.
+/// Makes provider tokens (ES256 JWTs, APNs §3.1) and reuses each until it is due for renewal.
 ///
 /// APNs refuses tokens older than an hour (`ExpiredProviderToken`) and new tokens more often than every 20 minutes
 /// on a connection (`TooManyProviderTokenUpdates`), so a token is renewed after ``refreshInterval`` — between 20 and

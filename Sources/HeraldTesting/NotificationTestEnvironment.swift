@@ -15,7 +15,7 @@ import UserNotifications
 /// try await device.user.open("a")
 /// ```
 ///
-/// Use a `databaseURL` to test durability: ``restart()`` makes a new engine on the same file, as a relaunch would.
+/// Use a `databaseURL` to test durability: ``restart(after:)`` makes a new engine on the same file, as a relaunch would.
 public final class NotificationTestEnvironment: Sendable {
     /// The clock every engine of this environment runs on.
     public let clock: VirtualClock

@@ -62,7 +62,7 @@ public struct SimulatedUser: Sendable {
 
     /// Does something with a delivered notification and waits until the app has handled it.
     ///
-    /// - Throws: ``NotificationInteractionError`` when the person could not have done it.
+    /// - Throws: `NotificationInteractionError` when the person could not have done it.
     public func interact(
         _ interaction: NotificationInteraction, with identifier: String, in bundleIdentifier: String? = nil
     ) async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAppRuntime
 import HeraldCore
 import Logging
 import Synchronization
@@ -21,9 +22,9 @@ final class PushKitCenter: Sendable {
     private let logger = Logger(label: "herald.pushkit")
 
     private init() {
-        NotificationRuntime.setVoIPPushHandler { [self] payload in await handle(payload) }
+        AppRuntime.setVoIPPushHandler { [self] payload in await handle(payload) }
         // An app may start before the device daemon: its registries ask again once the center links to one.
-        NotificationRuntime.onDeviceLink { [self] in
+        AppRuntime.onDeviceLink { [self] in
             let waiting = registries.withLock {
                 $0.values.compactMap { $0.value.registry }.filter { $0.wantsVoIP && $0.pushToken(for: .voIP) == nil }
             }

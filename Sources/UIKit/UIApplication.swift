@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAppRuntime
 import HeraldCore
 import Logging
 import UserNotifications
@@ -49,13 +50,13 @@ open class UIApplication: UIResponder {
         didSet {
             bridge(delegate)
             guard delegate != nil else {
-                NotificationRuntime.setBackgroundPushHandler(nil)
+                AppRuntime.setBackgroundPushHandler(nil)
                 return
             }
-            let handler: NotificationRuntime.BackgroundPushHandler = { payload, completion in
+            let handler: AppRuntime.BackgroundPushHandler = { payload, completion in
                 Task { @MainActor in UIApplication.shared.handOver(backgroundPush: payload, completion: completion) }
             }
-            NotificationRuntime.setBackgroundPushHandler(handler)
+            AppRuntime.setBackgroundPushHandler(handler)
         }
     }
     private var launchedDelegate: (any UIApplicationDelegate)?

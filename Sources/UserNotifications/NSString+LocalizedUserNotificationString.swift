@@ -1,8 +1,9 @@
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 
 extension NSString {
-    /// Apple's deferred localization for notification text (usernotifications-api §1.3).
+    /// Apple's deferred localization for notification text (UserNotifications §1.3).
     ///
     /// The key is looked up in the app's `Localizable.strings` — the main bundle's `<language>.lproj` folders for
     /// the process's languages (`LANGUAGE`, `LC_ALL`, `LC_MESSAGES`, `LANG`), then `Base.lproj`, `en.lproj` and the

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotificationEngine
 
 /// Apple's `UNNotification`: a delivered request and the date it was delivered.
 open class UNNotification: NSObject, NSCopying, NSSecureCoding {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotificationEngine
 
 /// Apple's `UNNotificationAction`: a button shown with notifications of a category.
 open class UNNotificationAction: NSObject, NSCopying, NSSecureCoding {

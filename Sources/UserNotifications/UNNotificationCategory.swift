@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotificationEngine
 
 /// Apple's `UNNotificationCategory`: a type of notification the app declares, with its actions.
 open class UNNotificationCategory: NSObject, NSCopying, NSSecureCoding {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotificationEngine
 
 /// Apple's `UNNotificationRequest`: an identifier, content, and the trigger that delivers it.
 open class UNNotificationRequest: NSObject, NSCopying, NSSecureCoding {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 
 extension UNNotificationServiceExtension {
     /// The extension process's entry point when the subclass is marked `@main`: the device daemon starts it for one
@@ -14,22 +15,8 @@ extension UNNotificationServiceExtension {
     }
 }
 
-/// The extension's side of its conversation with the daemon (a file in, a line out, a signal for the deadline).
-package enum ServiceExtensionProcess {
-    package static let requestVariable = "HERALD_SERVICE_EXTENSION_REQUEST"
-    /// What the extension writes once it can take `SIGUSR1`.
-    package static let readyLine = #"{"ready":true}"# + "\n"
-
-    /// What the extension answers: the content to show, or why there is none.
-    package struct Answer: Codable, Sendable {
-        package var content: NotificationContentRecord?
-        package var error: String?
-    }
-
-    /// Set to `1` for a warm extension: requests come one per line on standard input, answers go one per line to
-    /// standard output, and the process stays for the next push.
-    package static let warmVariable = "HERALD_SERVICE_EXTENSION_WARM"
-
+/// The extension's side of its conversation with the daemon.
+extension ServiceExtensionProcess {
     static func run(_ serviceExtension: UNNotificationServiceExtension) -> Never {
         let environment = ProcessInfo.processInfo.environment
         let current = CurrentExtension()

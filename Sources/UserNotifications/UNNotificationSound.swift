@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotificationEngine
 
 /// Apple's `UNNotificationSoundName`: the file name of a sound in `Library/Sounds` or the app bundle.
 public struct UNNotificationSoundName: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotificationEngine
 
 /// Apple's abstract `UNNotificationTrigger`: what makes a request fire.
 open class UNNotificationTrigger: NSObject, NSCopying, NSSecureCoding {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 
 /// Apple's `UNTimeIntervalNotificationTrigger`: fires a number of seconds after the request is added.

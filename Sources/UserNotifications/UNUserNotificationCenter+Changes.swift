@@ -1,4 +1,6 @@
 import Foundation
+import HeraldAppRuntime
+import HeraldNotificationEngine
 import Logging
 
 /// How the center changes the app's notifications: while linked to a device daemon, the daemon's engine applies every

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 import Synchronization
 

@@ -1,6 +1,7 @@
 import CoreLocation
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 
 extension UNUserNotificationCenter {

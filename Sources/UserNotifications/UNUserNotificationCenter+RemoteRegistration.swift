@@ -1,5 +1,7 @@
 import Foundation
+import HeraldAppRuntime
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 
 extension UNUserNotificationCenter {

@@ -1,6 +1,8 @@
 @_exported import CoreLocation
 @_exported import Foundation
+import HeraldAppRuntime
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 import Synchronization
 
@@ -435,7 +437,7 @@ open class UNUserNotificationCenter: NSObject {
             let call = UncheckedSendableBox((legacy, response))
             // An iOS 8 action handler has 30 s (seed 002 measured it); one that never completes is given up on (iOS
             // ends the app), not retried.
-            let budget = max(timeout, NotificationRuntime.backgroundPushBudget)
+            let budget = max(timeout, BackgroundPushOutcome.handlerBudget)
             let completed: Bool? = await Self.awaitCompletion(timeout: budget) { finish in
                 call.value.0.didReceive(call.value.1, queuedID: queued.id) { finish(true) }
             }
@@ -507,7 +509,7 @@ private final class CenterHost: NotificationHost, @unchecked Sendable {
     }
 
     func backgroundPush(_ payload: String) async -> BackgroundPushOutcome {
-        await NotificationRuntime.handleBackgroundPush(payload)
+        await AppRuntime.handleBackgroundPush(payload)
     }
 }
 
@@ -553,7 +555,7 @@ private struct LinkedApp: Sendable {
         // being made found no link to tell. Say it again now that the link is there.
         connected.sendState(foreground: host.isInForeground, delegate: host.takesResponses)
         logger.debug("Linked to the device daemon", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
-        NotificationRuntime.deviceLinked()
+        AppRuntime.deviceLinked()
         return true
     }
 

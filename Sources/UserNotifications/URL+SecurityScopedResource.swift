@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotificationEngine
 
 #if !canImport(Darwin)
 extension URL {

@@ -17,41 +17,8 @@ extension UNNotificationContentExtension where Self: UIViewController {
     }
 }
 
-/// The content extension's side of its conversation with the daemon: a file in, a line out.
-package enum ContentExtensionProcess {
-    package static let requestVariable = "HERALD_CONTENT_EXTENSION_REQUEST"
-
-    /// What the daemon asks: render this notification, and (for an action) answer this response.
-    package struct Request: Codable, Sendable {
-        package var notification: DeliveredNotification
-        /// The category's actions: what `extensionContext.notificationActions` starts with.
-        package var actions: [NotificationActionRecord]
-        package var actionIdentifier: String?
-        package var userText: String?
-
-        package init(
-            notification: DeliveredNotification, actions: [NotificationActionRecord], actionIdentifier: String?,
-            userText: String?
-        ) {
-            self.notification = notification
-            self.actions = actions
-            self.actionIdentifier = actionIdentifier
-            self.userText = userText
-        }
-    }
-
-    /// What the extension answers.
-    package struct Answer: Codable, Sendable {
-        /// What the controller shows.
-        package var rendering: ContentExtensionRendering
-        /// For an action: `UNNotificationContentExtensionResponseOption`'s raw value.
-        package var option: UInt?
-        /// The extension called `performNotificationDefaultAction()`.
-        package var defaultAction = false
-        /// The actions it shows, when it replaced the category's (`extensionContext.notificationActions`).
-        package var actions: [NotificationActionRecord]?
-    }
-
+/// The content extension's side of its conversation with the daemon.
+extension ContentExtensionProcess {
     @MainActor static func run(_ controller: some UIViewController & UNNotificationContentExtension) -> Never {
         guard let path = ProcessInfo.processInfo.environment[requestVariable],
             let data = FileManager.default.contents(atPath: path),

@@ -4,7 +4,7 @@ import HeraldCore
 import HeraldGateway
 
 extension HeraldCommand {
-    /// Issues provider client certificates (certificate-based authentication, apns-spec §3.2).
+    /// Issues provider client certificates (certificate-based authentication, APNs §3.2).
     struct Certificates: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Issue provider TLS client certificates, as Apple's push certificates, from the gateway's CA.",

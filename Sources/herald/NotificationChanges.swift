@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldAppRuntime
 import HeraldCore
 import Logging
 import UserNotifications

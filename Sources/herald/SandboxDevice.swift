@@ -8,8 +8,9 @@ import ServiceLifecycle
 import UserNotifications
 
 /// The device of `herald up`, a service beside the gateway in its one `ServiceGroup`: once the gateway listens, it
-/// connects this machine's device to it (the port it really listens on: `--device-port 0` picks one), registers the
-/// demo app, prints the banner, and runs the device's daemon until the group shuts down.
+/// assembles this machine's device on it (the port it really listens on: `--device-port 0` picks one) as
+/// `herald device` does, and runs the device's services in a group of their own — with the demo app's registration and
+/// the banner — until the outer group shuts down.
 struct SandboxDevice: Service {
     let gateway: HeraldGateway
     let engine: NotificationEngine
@@ -19,6 +20,8 @@ struct SandboxDevice: Service {
     /// The demo app's broadcast channel, if it has one.
     let demoChannel: String?
     let serviceExtensionTime: Duration
+    /// The desktop presenter, when notifications show on a desktop.
+    let desktop: FreedesktopPresenter?
     /// The console, and the operator token made for this start.
     let console: (server: ConsoleServer, operatorToken: String)?
     let logger: Logger
@@ -38,14 +41,15 @@ struct SandboxDevice: Service {
         let device = try assembleDevice(
             engine: engine, gateway: "wss://localhost:\(ports.device)/device/v1",
             cacert: gateway.certificateAuthority?.certificateURL.path, directory: directory, environment: .development,
-            serviceExtensionTime: serviceExtensionTime, desktop: nil, logger: logger)
-        let daemon = device.daemon
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await daemon.run() }
+            serviceExtensionTime: serviceExtensionTime, desktop: desktop, logger: logger)
+        let (daemon, engine, keys, directory, demoApp, demoChannel, console, logger) = (
+            device.daemon, engine, keys, directory, demoApp, demoChannel, console, logger
+        )
+        let banner = StartupTask {
             let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)
-            let apps = try await engine.bundleIdentifiers()
+            let apps = (try? await engine.bundleIdentifiers()) ?? []
             var pendingCount = 0
-            for app in apps { pendingCount += try await engine.pending(for: app).count }
+            for app in apps { pendingCount += (try? await engine.pending(for: app).count) ?? 0 }
             let key = keys.first { $0.keyID == HeraldCommand.Up.keyID } ?? keys[0]
             let keyFile = HeraldCommand.Up.keyFile(keyID: key.keyID, in: directory).path
             let dataOption = directory.commandLineOption()
@@ -54,7 +58,7 @@ struct SandboxDevice: Service {
                 consoleLines = "\n  console:        http://127.0.0.1:\(port)/log\n  operator token: \(console.operatorToken)"
             }
             // Through the presenter's own file handle, unbuffered, so the banner comes before any notification.
-            let banner = """
+            let text = """
                 Herald is up.
                   data directory: \(directory.url.path)
                   apps: \(apps.count), pending notifications: \(pendingCount)
@@ -72,9 +76,13 @@ struct SandboxDevice: Service {
                 Notifications appear below as they arrive. Ctrl-C stops.
 
                 """
-            FileHandle.standardOutput.write(Data(banner.utf8))
-            try await tasks.waitForAll()
+            FileHandle.standardOutput.write(Data(text.utf8))
         }
+        var parts = device.servicesOnEngine.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        parts.append(.init(service: banner, serviceName: "demo app and banner"))
+        try await ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: parts, gracefulShutdownSignals: [], logger: logger)
+        ).run()
     }
 
     /// Allows the demo app notifications the first time (the person would tap Allow) and registers it; `nil`

@@ -92,17 +92,17 @@ extension HeraldCommand {
                     token
                 )
             }
-            // One group: the engine, the gateway, the device (once the gateway listens) and the desktop's answers.
-            // Shut down in reverse: the device leaves first, the engine last. A device that cannot start (its identity
-            // file unreadable, say) shuts the others down gracefully, and its error is the command's.
+            // One group: the engine, the gateway, the console, then the device (assembled as `herald device`
+            // assembles it, once the gateway listens: the daemon and the desktop's answers). Shut down in reverse: the
+            // device leaves first, the engine last. A device that cannot start (its identity file unreadable, say)
+            // shuts the others down gracefully, and its error is the command's.
             var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: engine), .init(service: gateway)]
             if let console { services.append(.init(service: console.server)) }
-            if let desktop { services.append(.init(service: DesktopAnswerRouter(presenter: desktop, engine: engine))) }
             services.append(
                 .init(
                     service: SandboxDevice(
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                        demoChannel: demoChannel?.id, serviceExtensionTime: extensions.timeLimit,
+                        demoChannel: demoChannel?.id, serviceExtensionTime: extensions.timeLimit, desktop: desktop,
                         console: console, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)

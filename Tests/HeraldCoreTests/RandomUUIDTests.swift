@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import Testing
 
-/// Identifiers the gateway hands out (apns-spec ).
+/// Identifiers the gateway hands out (APNs ).
 @Suite struct RandomUUIDTests {
     @Test("R-01: generated apns-ids are random version-4 UUIDs in lowercase 8-4-4-4-12 form")
     func randomUUIDs() throws {

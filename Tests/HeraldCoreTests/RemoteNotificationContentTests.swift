@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import Testing
 
-/// The payload → content mapping against Apple's documented payloads (apns-spec §4, usernotifications-api N- rows).
+/// The payload → content mapping against Apple's documented payloads (APNs §4, UserNotifications N- rows).
 @Suite struct RemoteNotificationContentTests {
     static func content(_ json: String, strings: [String: String] = [:]) throws -> RemoteNotificationContent {
         try RemoteNotificationContent(payload: Data(json.utf8), strings: LocalizedStringTable(strings: strings))

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayTestSupport
 import HeraldAppChannel
+import HeraldAppRuntime
 import HeraldCore
 import HeraldDevice
 import HeraldGateway

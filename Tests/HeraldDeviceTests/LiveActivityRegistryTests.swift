@@ -26,15 +26,13 @@ import UserNotifications
     ) async throws {
         var logger = Logger(label: "test.daemon")
         logger.logLevel = .warning
-        let registry = LiveActivityRegistry(
-            url: database, clock: device.clock, presenter: device.presenter, logger: logger)
         let daemon = DeviceDaemon(
             configuration: DeviceDaemonConfiguration(
                 gatewayURL: "wss://localhost:\(harness.ports.device)/device/v1",
                 identity: DeviceIdentity(deviceID: deviceID, secret: "s3cret"),
                 tlsConfiguration: try harness.clientTLS(), registrationTimeout: GatewayHarness.registrationTimeout,
                 backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))),
-            engine: device.engine, liveActivities: registry, logger: logger)
+            engine: device.engine, liveActivitiesDatabase: database, logger: logger)
         try await withRunning([daemon], logger: logger) {
             try await eventually("connected", timeout: .seconds(30)) { daemon.isConnected }
             try await body(daemon)

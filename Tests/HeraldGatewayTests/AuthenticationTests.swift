@@ -9,7 +9,7 @@ import HeraldTesting
 import NIOHTTP1
 import Testing
 
-/// Token-based authentication (apns-spec §3.1) and environments, over real TLS HTTP/2.
+/// Token-based authentication (APNs §3.1) and environments, over real TLS HTTP/2.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct AuthenticationTests {
     static let alert = #"{"aps":{"alert":"Hi"}}"#
 

@@ -9,7 +9,7 @@ import Testing
 
 @testable import HeraldGateway
 
-/// Apple's broadcast sends (apns-spec §8.2) through the provider API to devices subscribed on the device channel.
+/// Apple's broadcast sends (APNs §8.2) through the provider API to devices subscribed on the device channel.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct BroadcastTests {
     static let bundle = GatewayHarness.bundleID
     static let path = "/4/broadcasts/apps/\(bundle)"

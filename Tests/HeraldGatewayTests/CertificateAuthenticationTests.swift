@@ -11,7 +11,7 @@ import NIOSSL
 import Testing
 import X509
 
-/// Certificate-based authentication (apns-spec §3.2): TLS client certificates issued by the gateway's CA, shaped
+/// Certificate-based authentication (APNs §3.2): TLS client certificates issued by the gateway's CA, shaped
 /// like Apple's, over real TLS HTTP/2.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct CertificateAuthenticationTests {
     static let alert = #"{"aps":{"alert":"Hi"}}"#

@@ -9,7 +9,7 @@ import Testing
 
 @testable import HeraldGateway
 
-/// Apple's broadcast channel management API (apns-spec §8.1) on the gateway's management listener, over HTTP/2 and TLS.
+/// Apple's broadcast channel management API (APNs §8.1) on the gateway's management listener, over HTTP/2 and TLS.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct ChannelManagementTests {
     /// The gateway's listeners plus two for channel management: development, then production.
     static func withChannelGateway(

@@ -9,7 +9,7 @@ import NIOHTTP1
 import Testing
 
 /// Apple's provider API over real TLS HTTP/2 on 127.0.0.1: every header, status and reason a client can trigger
-/// (apns-spec §1.2–§3), by check ID.
+/// (APNs §1.2–§3), by check ID.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct ProviderAPITests {
     @Test("R-01 R-02 R-03: a push to a connected device is delivered, acknowledged, and answered 200 with ids")
     func deliversToConnectedDevice() async throws {

@@ -9,7 +9,7 @@ import HeraldTesting
 import NIOHTTP1
 import Testing
 
-/// Store-and-forward (apns-spec §5) and the device channel, over real TLS HTTP/2 and WebSocket.
+/// Store-and-forward (APNs §5) and the device channel, over real TLS HTTP/2 and WebSocket.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct StoreAndForwardTests {
     func send(
         _ client: HTTPClient, _ harness: GatewayHarness, token: String, jwt: String, body: String,

@@ -14,7 +14,7 @@ import Testing
     static let bundle = GatewayHarness.bundleID
 
     @Test(
-        "B-02…B-06 B-09…B-13: the channel manager makes, reads, lists and deletes channels; a broadcast reaches a subscribed device with Apple's headers; refusals are Apple's reasons"
+        "B-02…B-06 B-10…B-13: the channel manager makes, reads, lists and deletes channels; a broadcast reaches a subscribed device with Apple's headers; refusals are Apple's reasons"
     )
     func channelsAndBroadcasts() async throws {
         try await withGateway(configure: { $0.providerListeners.append(.init(port: 0, usesTLS: true, api: .channelManagement)) })

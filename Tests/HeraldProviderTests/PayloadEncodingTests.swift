@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldProvider
 import Testing
 
-/// Request encoding against Apple's documented examples, byte for byte (apns-spec §1.2, §4).
+/// Request encoding against Apple's documented examples, byte for byte (APNs §1.2, §4).
 @Suite struct PayloadEncodingTests {
     @Test("Y-01: Apple's examples encode exactly: plain alert, localized alert, critical sound, background")
     func appleExamples() {

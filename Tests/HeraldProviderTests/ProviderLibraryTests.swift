@@ -60,7 +60,7 @@ import Testing
                 #expect(result.uniqueID != nil)
                 #expect(result.attempts == 1, "\(result)")
                 let push = try #require(try await receiver.value)
-                // Apple's documented example payload, exactly (apns-spec §4, A5).
+                // Apple's documented example payload, exactly (APNs §4, A5).
                 #expect(
                     push.payload
                         == #"{"aps":{"alert":{"title":"Game Request","subtitle":"Five Card Draw","body":"Bob wants to play poker"},"category":"GAME_INVITATION"},"gameID":"12345678"}"#

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A remote notification's JSON payload (apns-spec §4): the `aps` dictionary and custom keys beside it.
+/// A remote notification's JSON payload (APNs §4): the `aps` dictionary and custom keys beside it.
 ///
 /// Properties are named after the `UNNotificationContent` property each `aps` key fills (`threadIdentifier` is
 /// `thread-id`, `categoryIdentifier` is `category`, …), so one model serves the provider and the device. Encoding

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The `apns-push-type` header's values (apns-spec §1.3, P-01…P-11).
+/// The `apns-push-type` header's values (APNs §1.3, P-01…P-11).
 public enum APNsPushType: String, CaseIterable, Sendable {
     case alert
     case background

@@ -1,4 +1,4 @@
-/// One row of Apple's status/reason table for device pushes (apns-spec §2): the HTTP status, the `reason`
+/// One row of Apple's status/reason table for device pushes (APNs §2): the HTTP status, the `reason`
 /// string APNs puts in the JSON error body, and what a provider should do about it.
 ///
 /// This is the one table both sides use: the gateway answers with these values and the provider library

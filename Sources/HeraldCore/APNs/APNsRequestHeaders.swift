@@ -1,6 +1,6 @@
 import Foundation
 
-/// The APNs headers of one `POST /3/device/<token>` request, read and checked per apns-spec §1.2–§1.3.
+/// The APNs headers of one `POST /3/device/<token>` request, read and checked per APNs §1.2–§1.3.
 ///
 /// Checks that need no state (syntax, ranges, push type/topic/priority combinations) happen here, so the
 /// gateway and the provider library refuse the same requests with the same reasons.

@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// An APNs provider authentication token: an ES256 JSON Web Token with header `{alg, kid}` and claims
-/// `{iss, iat}` (apns-spec §3.1, A-01).
+/// `{iss, iat}` (APNs §3.1, A-01).
 ///
 /// Parsing is as liberal as real clients need: header and claims may be pretty-printed (I-03), `iat` may be a
 /// number or a numeric string, extra claims are ignored, and the signature may be the 64-byte `r‖s` form of

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What a push's payload shows: the one mapping from an `aps` dictionary to notification content (apns-spec §4,
-/// usernotifications-api N-1…N-16), shared by the device daemon, `herald simulate` and tests.
+/// What a push's payload shows: the one mapping from an `aps` dictionary to notification content (APNs §4,
+/// UserNotifications N-1…N-16), shared by the device daemon, `herald simulate` and tests.
 ///
 /// ```swift
 /// let content = try RemoteNotificationContent(payload: body, strings: table)

@@ -1,8 +1,8 @@
 import Foundation
+import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle
 import Synchronization
-import UserNotifications
 
 /// Shows notifications on the desktop through the freedesktop.org Notifications service on the session bus (dunst,
 /// GNOME Shell, KDE Plasma, …), and reports what the person does with them.

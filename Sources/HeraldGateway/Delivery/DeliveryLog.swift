@@ -7,14 +7,14 @@ import Synchronization
 /// Everything recorded while a write is in flight goes into the next transaction together. ``flush()`` waits
 /// until everything recorded before it is in the store (tests; `herald log` reads the store).
 final class DeliveryLog: Sendable {
-    private let store: any GatewayStore
+    private let store: any DeliveryLogStore
     private let logger: Logger
     private let pending = Mutex<(events: [DeliveryEvent], waiters: [CheckedContinuation<Void, Never>], finished: Bool)>(
         ([], [], false))
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
 
-    init(store: any GatewayStore, logger: Logger) {
+    init(store: any DeliveryLogStore, logger: Logger) {
         self.store = store
         self.logger = logger
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))

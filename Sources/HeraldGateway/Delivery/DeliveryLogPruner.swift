@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Keeps the delivery log to its retention (C-04: 7 days): prunes at start and then hourly, until cancelled or shut
 /// down gracefully.
 struct DeliveryLogPruner: Service {
-    let store: any GatewayStore
+    let store: any DeliveryLogStore
     let clock: any HeraldClock
     /// How long an event is kept.
     let retention: Duration

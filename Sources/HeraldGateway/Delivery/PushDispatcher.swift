@@ -23,13 +23,13 @@ struct AcceptedPush: Sendable {
 }
 
 /// Delivers accepted notifications: straight to a connected device, else into the store until it connects
-/// (store-and-forward, apns-spec §5).
+/// (store-and-forward, APNs §5).
 ///
 /// ``dispatch(_:)`` returns only when the notification was acknowledged by the device, durably stored, or
 /// discarded under Apple's rules (expiration 0 / past, D-05) — so a 200 never covers a notification that a crash
 /// could lose.
 final class PushDispatcher: Sendable {
-    private let store: any GatewayStore
+    private let store: (any DeviceTokenStore & StoredPushStore)
     /// The store as several nodes share it, if they do.
     let shared: (any SharedGatewayStore)?
     let hub: DeviceHub
@@ -42,7 +42,8 @@ final class PushDispatcher: Sendable {
     let recent: RecentPushes
 
     init(
-        store: any GatewayStore, hub: DeviceHub, log: DeliveryLog, metrics: GatewayMetrics, clock: any HeraldClock,
+        store: (any DeviceTokenStore & StoredPushStore), hub: DeviceHub, log: DeliveryLog, metrics: GatewayMetrics,
+        clock: any HeraldClock,
         configuration: GatewayConfiguration, logger: Logger
     ) {
         self.store = store

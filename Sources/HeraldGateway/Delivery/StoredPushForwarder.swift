@@ -2,13 +2,13 @@ import Foundation
 import HeraldCore
 import Logging
 
-/// Sends a connected device what was stored for it while it was offline (store-and-forward, apns-spec §5).
+/// Sends a connected device what was stored for it while it was offline (store-and-forward, APNs §5).
 ///
 /// The session runs a pass (``DeviceSession/forwardStoredPushes(with:)``, from ``DeviceHub/connect(_:)``) when the
 /// device connects, and again whenever the dispatcher stores a push for it meanwhile. Each stored push is forgotten once
 /// the device acknowledged it, so a push is never lost between the store and the device.
 final class StoredPushForwarder: Sendable {
-    private let store: any GatewayStore
+    private let store: any StoredPushStore
     private let log: DeliveryLog
     private let metrics: GatewayMetrics
     private let clock: any HeraldClock
@@ -22,7 +22,7 @@ final class StoredPushForwarder: Sendable {
     ///
     /// - Parameter acknowledgementTimeout: How long a device has to acknowledge each push.
     init(
-        store: any GatewayStore, log: DeliveryLog, metrics: GatewayMetrics, clock: any HeraldClock,
+        store: any StoredPushStore, log: DeliveryLog, metrics: GatewayMetrics, clock: any HeraldClock,
         acknowledgementTimeout: Duration, logger: Logger
     ) {
         self.claimLifetime = acknowledgementTimeout * (Self.batchSize + 1)

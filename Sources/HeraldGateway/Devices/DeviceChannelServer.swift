@@ -8,7 +8,7 @@ import NIOWebSocket
 /// The gateway's side of the device channel: authenticates devices, registers their apps' tokens, and connects
 /// each device's session to the hub (through which pushes reach it).
 struct DeviceChannelServer: Sendable {
-    let store: any GatewayStore
+    let store: (any DeviceTokenStore & BroadcastChannelStore)
     let hub: DeviceHub
     let metrics: GatewayMetrics
     let clock: any HeraldClock

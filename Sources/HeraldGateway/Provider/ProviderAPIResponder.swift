@@ -7,14 +7,14 @@ import SwiftASN1
 import Synchronization
 import X509
 
-/// Apple's provider API, `POST /3/device/<token>` (apns-spec §1.2–§3): checks a request the way APNs does and
+/// Apple's provider API, `POST /3/device/<token>` (APNs §1.2–§3): checks a request the way APNs does and
 /// hands accepted notifications to the dispatcher.
 ///
 /// Checks run in this order, the first failure deciding the answer (Apple gives no order; this one never tells
 /// an unauthenticated client whether a token exists): method, path, header syntax, authentication, payload,
 /// topic and push type, device token.
 struct ProviderAPIResponder: Sendable {
-    let store: any GatewayStore
+    let store: (any DeviceTokenStore & BroadcastChannelStore)
     let keyring: ProviderKeyring
     let dispatcher: PushDispatcher
     let metrics: GatewayMetrics

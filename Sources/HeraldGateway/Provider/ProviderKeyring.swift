@@ -12,13 +12,13 @@ final class ProviderKeyring: Sendable {
         let loadedAt: Date
     }
 
-    private let store: any GatewayStore
+    private let store: any ProviderKeyStore
     private let clock: any HeraldClock
     private let cache = Mutex<[String: Entry]>([:])
     /// How long a cached key is trusted before it is read again.
     static let cacheLifetime: TimeInterval = 5
 
-    init(store: any GatewayStore, clock: any HeraldClock) {
+    init(store: any ProviderKeyStore, clock: any HeraldClock) {
         self.store = store
         self.clock = clock
     }

@@ -2,7 +2,7 @@ import Foundation
 import HeraldCore
 import Synchronization
 
-/// Counts pushes per device token in fixed windows, for 429 `TooManyRequests` (apns-spec §2).
+/// Counts pushes per device token in fixed windows, for 429 `TooManyRequests` (APNs §2).
 final class TokenRateLimiter: Sendable {
     private let limit: GatewayConfiguration.RateLimit
     private let windows = Mutex<[String: (start: Date, count: Int)]>([:])

@@ -1,3 +1,4 @@
+import CoreLocation
 import Foundation
 import HeraldCore
 import Logging
@@ -7,8 +8,8 @@ import Synchronization
 
 /// The local-notification engine: authorization, scheduling, delivery and responses for one or many apps.
 ///
-/// It runs inside an app's process behind `UNUserNotificationCenter.current()`, and will run in the device daemon
-/// for all apps. State is in a ``NotificationStore``; time comes from the configured clock.
+/// It runs in the device daemon for all apps (`HeraldDevice`), or inside an app's process behind
+/// `UNUserNotificationCenter.current()` when no daemon runs. State is in a ``NotificationStore``; time comes from the configured clock.
 package actor NotificationEngine: Service {
     package struct Configuration: Sendable {
         package var clock: any HeraldClock
@@ -81,8 +82,6 @@ package actor NotificationEngine: Service {
     var locationMonitor = LocationMonitor()
     var locationCache: [(bundleIdentifier: String, pending: PendingNotification)]?
     var lastExternalToken: Int64?
-    /// Apps' service extensions, which the engine runs on the pushes it holds for them (set by the device daemon).
-    var serviceExtensions: (any ServiceExtensions)?
 
     let deliveredCounter = Counter(label: "herald_local_notifications_delivered_total")
     let scheduledCounter = Counter(label: "herald_local_notifications_scheduled_total")
@@ -141,11 +140,6 @@ package actor NotificationEngine: Service {
         guard let current = hosts[bundleIdentifier], current === host else { return }
         hosts[bundleIdentifier] = nil
         if let next = open.last?.host { attach(next, for: bundleIdentifier) }
-    }
-
-    /// Runs apps' service extensions with `extensions` from now on (the device daemon's host).
-    package func useServiceExtensions(_ extensions: any ServiceExtensions) {
-        serviceExtensions = extensions
     }
 
     /// Sets what the person will answer when this app asks for authorization.
@@ -404,8 +398,13 @@ package actor NotificationEngine: Service {
     /// and a later push with the same `apns-collapse-id` replaces an earlier one), then presented in that order.
     ///
     /// Returns once every push is durable (or dropped by rule): one answer per push, in order.
-    /// - Parameter arrivals: The pushes, in the order the gateway sent them.
-    package func receiveRemote(_ arrivals: [RemoteArrival]) async throws -> [RemoteReception] {
+    /// - Parameters:
+    ///   - arrivals: The pushes, in the order the gateway sent them.
+    ///   - extensions: What runs the service extensions of the pushes held for one (the device daemon's host); a held
+    ///     push with none shows as it came at its `holdUntil`.
+    package func receiveRemote(
+        _ arrivals: [RemoteArrival], modifiedBy extensions: (any ServiceExtensions)? = nil
+    ) async throws -> [RemoteReception] {
         var receptions = [RemoteReception?](repeating: nil, count: arrivals.count)
         var allowed: [Int] = []
         var states: [String: NotificationAppState] = [:]
@@ -443,7 +442,7 @@ package actor NotificationEngine: Service {
                 remoteCounter.increment()
                 schedule(ScheduleEntry(fireTime: pending.nextFireDate!.timeIntervalSince1970, sequence: pending.sequence))
                 receptions[index] = .held(sequence: pending.sequence)
-                if let claim = arrival.serviceExtension, let extensions = serviceExtensions {
+                if let claim = arrival.serviceExtension, let extensions {
                     // Beside the loop: a slow or hanging extension holds up nothing but its own app's next launches;
                     // if it never answers, the push shows as it came at its `holdUntil`.
                     let (request, sequence, bundleIdentifier) = (arrival.request, pending.sequence, arrival.bundleIdentifier)

@@ -42,6 +42,9 @@ package enum BackgroundPushOutcome: Sendable, Equatable {
     case notHandled
     /// The app could not be reached (its process went away): the push is kept for its next start.
     case unreachable
+
+    /// How long an app has to call a background push's completion handler (Apple: "30 seconds", B-51's budget too).
+    package static let handlerBudget: Duration = .seconds(30)
 }
 
 /// What an app reports when it has handled a background push (UIKit's `UIBackgroundFetchResult`, same raw values).

@@ -52,6 +52,11 @@ package struct NotificationActionRecord: Sendable, Codable, Hashable {
     package struct Icon: Sendable, Codable, Hashable {
         package var systemImageName: String?
         package var templateImageName: String?
+
+        package init(systemImageName: String?, templateImageName: String?) {
+            self.systemImageName = systemImageName
+            self.templateImageName = templateImageName
+        }
     }
 
     package var identifier: String

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAppChannel
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 import Synchronization
 
@@ -269,11 +270,11 @@ package final class DeviceLink: Sendable {
                 .activity(let id, _):
                 answers.answer(id, with: .success(message))
             case .activityChanged(let activity):
-                NotificationRuntime.liveActivityChanged(activity)
+                AppRuntime.liveActivityChanged(activity)
             case .voipPush(let id, let payload):
                 let connection = self.connection
                 Task {
-                    let handled = await NotificationRuntime.handleVoIPPush(payload)
+                    let handled = await AppRuntime.handleVoIPPush(payload)
                     connection.send(AppChannelMessage.voipHandled(id: id, handled: handled).encoded())
                 }
             case .willPresent, .didReceive, .backgroundPush:

@@ -1,0 +1,19 @@
+import Foundation
+import HeraldCore
+
+/// The delivery log: what happened to each notification, kept 7 days and counted for the console's metrics.
+///
+/// ``appendEvents(_:)`` survives a crash of the process and becomes durable with the next durable write.
+public protocol DeliveryLogStore: Sendable {
+    /// Adds lines to the delivery log.
+    func appendEvents(_ events: [DeliveryEvent]) async throws
+    /// The delivery log of one notification, oldest first.
+    func events(uniqueID: String) async throws -> [DeliveryEvent]
+    /// The notifications in the delivery log sent with this `apns-id`, to this device token (or channel), or on this
+    /// topic; newest first, at most `limit`.
+    func loggedNotifications(matching text: String, limit: Int) async throws -> [LoggedNotification]
+    /// The delivery log's events since `date`, counted by kind and detail in buckets of `bucket` seconds.
+    func eventCounts(since date: Date, bucket: TimeInterval) async throws -> [DeliveryCount]
+    /// Forgets log lines older than `date` (Apple keeps the log 7 days, C-04).
+    func pruneEvents(before date: Date) async throws
+}

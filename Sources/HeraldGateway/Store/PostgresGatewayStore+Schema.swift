@@ -1,0 +1,105 @@
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The tables several gateway nodes share, and how the schema is brought up to date.
+extension PostgresGatewayStore {
+    /// The schema versions this build knows, in order: each a list of statements.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE provider_key (
+                key_id text PRIMARY KEY, team_id text NOT NULL, public_key text NOT NULL, environment text,
+                topics text NOT NULL, created_at double precision NOT NULL)
+            """,
+            "CREATE TABLE device (id text PRIMARY KEY, secret_hash bytea, created_at double precision NOT NULL)",
+            """
+            CREATE TABLE device_token (
+                token text PRIMARY KEY, device_id text NOT NULL REFERENCES device(id), bundle_id text NOT NULL,
+                environment text NOT NULL, created_at double precision NOT NULL, revoked_at double precision)
+            """,
+            // One active token per device, app and environment, whichever node issues it.
+            """
+            CREATE UNIQUE INDEX device_token_active ON device_token(device_id, bundle_id, environment)
+                WHERE revoked_at IS NULL
+            """,
+            """
+            CREATE TABLE stored_notification (
+                token text NOT NULL, topic text NOT NULL, device_id text NOT NULL, bundle_id text NOT NULL,
+                apns_id text NOT NULL, unique_id text NOT NULL, push_type text NOT NULL, priority integer NOT NULL,
+                collapse_id text, payload bytea NOT NULL, received_at double precision NOT NULL,
+                expires_at double precision NOT NULL, seq bigserial NOT NULL,
+                claimed_by text, claimed_until double precision,
+                PRIMARY KEY (token, topic))
+            """,
+            "CREATE INDEX stored_by_device ON stored_notification(device_id, received_at, seq)",
+            """
+            CREATE TABLE delivery_event (
+                id bigserial PRIMARY KEY, unique_id text NOT NULL, at double precision NOT NULL, kind text NOT NULL,
+                detail text NOT NULL)
+            """,
+            "CREATE INDEX delivery_event_by_id ON delivery_event(unique_id)",
+            """
+            CREATE TABLE gateway_node (
+                id text PRIMARY KEY, started_at double precision NOT NULL, heartbeat_at double precision NOT NULL)
+            """,
+            // Pushes one node accepted for a device connected to another: each kept until a session takes it.
+            """
+            CREATE TABLE relayed_push (
+                seq bigserial PRIMARY KEY, token text NOT NULL, topic text NOT NULL, device_id text NOT NULL,
+                bundle_id text NOT NULL, apns_id text NOT NULL, unique_id text NOT NULL, push_type text NOT NULL,
+                priority integer NOT NULL, collapse_id text, payload bytea NOT NULL,
+                received_at double precision NOT NULL, expires_at double precision NOT NULL,
+                claimed_by text, claimed_until double precision)
+            """,
+            "CREATE INDEX relayed_by_device ON relayed_push(device_id, seq)",
+            "CREATE INDEX relayed_by_unique_id ON relayed_push(unique_id)",
+            // Which node each connected device is connected to (its latest session).
+            """
+            CREATE TABLE device_presence (
+                device_id text PRIMARY KEY, node_id text NOT NULL, session text NOT NULL,
+                connected_at double precision NOT NULL)
+            """,
+        ],
+        // 2: broadcast channels.
+        [
+            """
+            CREATE TABLE broadcast_channel (
+                id text PRIMARY KEY, bundle_id text NOT NULL, environment text NOT NULL, storage_policy integer NOT NULL,
+                push_type text NOT NULL, created_at double precision NOT NULL, seq bigserial NOT NULL)
+            """,
+            "CREATE INDEX broadcast_channel_by_app ON broadcast_channel(bundle_id, environment, seq)",
+            """
+            CREATE TABLE channel_message (
+                channel_id text PRIMARY KEY, bundle_id text NOT NULL, unique_id text NOT NULL, request_id text NOT NULL,
+                priority integer NOT NULL, payload bytea NOT NULL, received_at double precision NOT NULL,
+                expires_at double precision NOT NULL)
+            """,
+        ],
+        // 3: a token per purpose (the app's notifications '', VoIP, each Live Activity, push-to-start).
+        [
+            "ALTER TABLE device_token ADD COLUMN purpose text NOT NULL DEFAULT ''",
+            "DROP INDEX device_token_active",
+            """
+            CREATE UNIQUE INDEX device_token_active ON device_token(device_id, bundle_id, environment, purpose)
+                WHERE revoked_at IS NULL
+            """,
+        ],
+        // 4: console operator tokens (their SHA-256).
+        [
+            "CREATE TABLE operator_token (hash text PRIMARY KEY, created_at double precision NOT NULL, revoked_at double precision)"
+        ],
+        // 5: the delivery log searchable by apns-id, token and topic (on `received` events); the console's history.
+        [
+            "ALTER TABLE delivery_event ADD COLUMN apns_id text, ADD COLUMN recipient text, ADD COLUMN topic text",
+            """
+            CREATE TABLE console_send (
+                id text PRIMARY KEY, sent_at double precision NOT NULL, form text NOT NULL, status integer NOT NULL,
+                reason text, apns_id text, unique_id text)
+            """,
+        ],
+    ]
+}
