@@ -495,7 +495,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldStorageTests",
-            dependencies: ["HeraldStorage", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "HeraldStorage", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -100,9 +100,42 @@ package struct SQLiteDatabase: Sendable {
             // Statement journals (one per savepoint of a group commit) in memory, not a temporary file per commit.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
-        let pool = try DatabasePool(path: url.path, configuration: configuration)
-        try migrator.migrate(pool)
+        let pool = try openWAL(url, configuration: configuration)
+        try migrate(pool, with: migrator)
         return pool
+    }
+
+    /// Opens the pool, which switches a new file to WAL: that takes the file's lock without SQLite's busy handler, so
+    /// a second opener of a new file at the same moment gets `SQLITE_BUSY` at once. It waits as the busy handler would
+    /// (this is the same blocking open, a few milliseconds a try, two seconds at most), then tries again.
+    private static func openWAL(_ url: URL, configuration: Configuration) throws -> DatabasePool {
+        var tries = 0
+        while true {
+            do {
+                return try DatabasePool(path: url.path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && tries < 200 {
+                tries += 1
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// Brings the schema up to date, also when another process (or connection) migrates the same file at the same
+    /// moment — an app opening its store as the device daemon starts. Each migration is a transaction of its own, read
+    /// as unapplied before it starts: when the other one committed it first, ours fails on what it made (`table …
+    /// already exists`) and rolls back. Then the applied migrations are read again and the rest applied; an error with
+    /// no progress by anyone else is the error.
+    private static func migrate(_ pool: DatabasePool, with migrator: DatabaseMigrator) throws {
+        var applied = try pool.read { try migrator.appliedIdentifiers($0) }
+        while true {
+            do {
+                return try migrator.migrate(pool)
+            } catch let error as DatabaseError {
+                let now = try pool.read { try migrator.appliedIdentifiers($0) }
+                guard now.count > applied.count else { throw error }
+                applied = now
+            }
+        }
     }
 }
 
