@@ -47,9 +47,9 @@ struct SandboxDevice: Service {
         )
         let banner = StartupTask {
             let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)
-            let apps = (try? await engine.bundleIdentifiers()) ?? []
+            let apps = try await engine.bundleIdentifiers()
             var pendingCount = 0
-            for app in apps { pendingCount += (try? await engine.pending(for: app).count) ?? 0 }
+            for app in apps { pendingCount += try await engine.pending(for: app).count }
             let key = keys.first { $0.keyID == HeraldCommand.Up.keyID } ?? keys[0]
             let keyFile = HeraldCommand.Up.keyFile(keyID: key.keyID, in: directory).path
             let dataOption = directory.commandLineOption()
