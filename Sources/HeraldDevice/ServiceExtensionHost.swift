@@ -249,7 +249,7 @@ package actor ServiceExtensionHost {
 }
 
 /// Runs an extension's executable for one request: the request in a file named by an environment variable, the
-/// answer as the first JSON line on its standard output; at `timeLimit` it gets `expirySignal` (if any), `grace` later
+/// answer as the first JSON line on its standard output, what it logs on the device's standard error; at `timeLimit` it gets `expirySignal` (if any), `grace` later
 /// it is killed — and it is killed once it has answered, so it never outlives its use.
 enum ExtensionProcess {
     enum Outcome: Sendable {
@@ -270,7 +270,7 @@ enum ExtensionProcess {
             let outcome = try await Subprocess.run(
                 .path(FilePath(executable.path)),
                 environment: .inherit.updating([Environment.Key(rawValue: variable)!: requestFile.path]),
-                input: .none, output: .sequence, error: .discarded
+                input: .none, output: .sequence, error: .currentStandardError
             ) { execution -> Data? in
                 let pid = execution.processIdentifier.value
                 let ready = ReadyFlag()

@@ -13,7 +13,7 @@ import SystemPackage
 /// one request per line on its standard input and answers one per line, so a push pays for a request, not a launch.
 ///
 /// It is started through swift-subprocess, like a cold extension, so it inherits none of the device's descriptors
-/// (sockets, listeners, databases). One request at a time (its host hands it out and takes it back). A process that fails
+/// (sockets, listeners, databases) but its standard error: what an extension logs is in the device's log. One request at a time (its host hands it out and takes it back). A process that fails
 /// a request — no answer by its deadline, or it ended — is killed and dropped; the next push starts a new one.
 final class WarmExtensionProcess: Sendable {
     private struct Job: Sendable {
@@ -40,7 +40,7 @@ final class WarmExtensionProcess: Sendable {
                     Environment.Key(rawValue: ServiceExtensionProcess.warmVariable)!: "1",
                     Environment.Key(rawValue: ServiceExtensionProcess.requestVariable)!: nil,
                 ]),
-                input: .inputWriter, output: .sequence, error: .discarded
+                input: .inputWriter, output: .sequence, error: .currentStandardError
             ) { execution in
                 processIdentifier.set(execution.processIdentifier.value)
                 var output = execution.standardOutput.makeAsyncIterator()

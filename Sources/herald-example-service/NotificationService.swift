@@ -45,7 +45,8 @@ class NotificationService: UNNotificationServiceExtension {
                                 identifier: "image_downloaded", url: localURL, options: nil)
                             bestAttemptContent.attachments = [attachment]
                         } catch {
-                            print(error)
+                            // The seed prints; standard output is the daemon's channel, so this goes to the device's log.
+                            FileHandle.standardError.write(Data("NotificationService: no attachment: \(error)\n".utf8))
                         }
                     }
                     contentHandler(bestAttemptContent)
@@ -66,8 +67,12 @@ class NotificationService: UNNotificationServiceExtension {
 
     /// Downloads `url` into a temporary file named like it; `nil` when that fails.
     func downloadAndSave(url: URL, completion: @escaping (URL?) -> Void) {
-        URLSession.shared.dataTask(with: url) { data, _, _ in
-            guard let data else { return completion(nil) }
+        URLSession.shared.dataTask(with: url) { data, _, error in
+            guard let data else {
+                FileHandle.standardError.write(
+                    Data("NotificationService: \(url) not downloaded: \(String(describing: error))\n".utf8))
+                return completion(nil)
+            }
             let file = FileManager.default.temporaryDirectory
                 .appendingPathComponent(UUID().uuidString + "-" + url.lastPathComponent)
             completion((try? data.write(to: file)).map { file })

@@ -179,7 +179,7 @@ public final class ChildProcess: Sendable {
     /// The exit status once it has ended (128 + signal for a signal), else `nil`.
     public var status: Int32? { shared.state.withLock { $0.status } }
 
-    /// Waits for a line of standard output that contains `text`.
+    /// Waits for a whole line of standard output (its newline read, or the child ended) that contains `text`.
     ///
     /// - Parameters:
     ///   - text: What the line must contain.
@@ -189,10 +189,12 @@ public final class ChildProcess: Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (line, ended, version) = shared.state.withLock { state in
-                (
-                    String(decoding: state.output, as: UTF8.self).split(separator: "\n").first { $0.contains(text) },
-                    state.status != nil, state.version
-                )
+                // Whole lines only: a line still being written (its end not read yet) is not the line, unless the child
+                // ended — a port number read as "port 4" of "port 41715" is a wrong port, not a port.
+                let ended = state.status != nil
+                var lines = String(decoding: state.output, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                if !ended { lines.removeLast() }
+                return (lines.first { $0.contains(text) }, ended, state.version)
             }
             if let line { return String(line) }
             if ended || ContinuousClock.now >= deadline { return nil }
