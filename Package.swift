@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
         .library(name: "PushKit", targets: ["PushKit"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
+        .library(name: "HeraldGatewayStore", targets: ["HeraldGatewayStore"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
         .library(name: "HeraldDeviceChannel", targets: ["HeraldDeviceChannel"]),
         .library(name: "HeraldDevice", targets: ["HeraldDevice"]),
@@ -75,9 +76,25 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldGatewayStore",
+            dependencies: [
+                "HeraldCore",
+                "HeraldStorage",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldGateway",
             dependencies: [
                 "HeraldCore",
+                "HeraldGatewayStore",
                 "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -126,7 +143,7 @@ let package = Package(
         .target(
             name: "HeraldConsole",
             dependencies: [
-                "HeraldCore", "HeraldGateway", "HeraldProvider",
+                "HeraldCore", "HeraldGatewayStore", "HeraldProvider",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -356,7 +373,7 @@ let package = Package(
         .target(
             name: "PostgresTesting",
             dependencies: [
-                "HeraldGateway", "HeraldTesting", "HeraldTestSupport",
+                "HeraldGatewayStore", "HeraldTesting", "HeraldTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -451,6 +468,17 @@ let package = Package(
         .testTarget(
             name: "HeraldTestingTests",
             dependencies: ["HeraldTestSupport", "HeraldTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldGatewayStoreTests",
+            dependencies: [
+                "HeraldTestSupport", "GatewayTestSupport", "HeraldGatewayStore", "HeraldCore", "HeraldStorage", "HeraldTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

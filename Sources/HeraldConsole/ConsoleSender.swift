@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldGateway
 import HeraldProvider
 import NIOPosix
 
@@ -30,22 +29,6 @@ public struct ConsoleSender: Sendable {
         self.providerURL = providerURL
         self.certificateAuthorityFile = certificateAuthorityFile
         self.keyDirectory = keyDirectory
-    }
-
-    /// A sender for `gateway`'s first TLS provider API of each environment, trusting its CA, with the keys in
-    /// `keyDirectory`.
-    public init(gateway: HeraldGateway, keyDirectory: URL) {
-        let listeners = gateway.configuration.providerListeners
-        self.init(
-            providerURL: { environment in
-                guard
-                    let index = listeners.firstIndex(where: {
-                        $0.usesTLS && $0.environment == environment && $0.api == .provider
-                    }), let ports = try? await gateway.ports(), index < ports.provider.count
-                else { return nil }
-                return URL(string: "https://localhost:\(ports.provider[index])")
-            },
-            certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: keyDirectory)
     }
 
     /// The key IDs of the `.p8` files in the key directory, sorted (read off the cooperative pool).

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldGateway
+import HeraldGatewayStore
 import Hummingbird
 
 extension ConsoleServer {

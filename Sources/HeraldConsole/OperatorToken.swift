@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import HeraldGateway
+import HeraldGatewayStore
 
 /// A console operator token: what a person types into the console's login form (`herald console token` makes one).
 /// The store keeps only its SHA-256.

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCore
-import HeraldGateway
+import HeraldGatewayStore
 
 /// The console's tools, as Apple's Push Notifications Console has them: what is wrong with a provider token (JWT),
 /// and what the gateway knows of a device token.

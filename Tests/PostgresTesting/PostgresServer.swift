@@ -1,5 +1,5 @@
 import Foundation
-import HeraldGateway
+import HeraldGatewayStore
 import HeraldTestSupport
 import HeraldTesting
 import Logging

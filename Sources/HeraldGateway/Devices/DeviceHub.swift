@@ -122,13 +122,3 @@ final class DeviceHub: Sendable {
             .sorted { $0.deviceID < $1.deviceID }
     }
 }
-
-/// A device connected to this gateway node.
-public struct OnlineDevice: Sendable, Equatable {
-    /// The device's ID.
-    public var deviceID: String
-    /// When its connection began.
-    public var connectedAt: Date
-    /// How many broadcast channels it listens on.
-    public var channels: Int
-}

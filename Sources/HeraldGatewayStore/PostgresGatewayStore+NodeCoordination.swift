@@ -5,8 +5,8 @@ import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 
-/// Running as a gateway node: the pool, the schema, LISTEN/NOTIFY between nodes, the heartbeat, and handing pushes
-/// to the node a device is connected to.
+/// Running as a gateway node: the schema, the pool and the node's coordinator (``PostgresNodeCoordinator``), device
+/// presence, and handing pushes to the node a device is connected to.
 extension PostgresGatewayStore {
     // MARK: Running
 
@@ -70,149 +70,23 @@ extension PostgresGatewayStore {
         }
     }
 
-    /// Runs the pool, the listener and the heartbeat until cancelled or shut down gracefully; then takes this node
-    /// out of the registry and gives back its claims.
+    /// Runs the pool and, for a node, its coordinator (listener, heartbeat) as a service group until cancelled or
+    /// shut down gracefully: the coordinator stops first — this node leaves the registry and gives back its claims
+    /// while the pool still runs — then the pool.
     public func run() async throws {
         try await prepare()
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await self.client.run() }
-            if configuration.isNode {
-                group.addTask { await self.listen() }
-                group.addTask { await self.keepHeartbeat() }
-            }
-            // Until graceful shutdown, or cancellation.
-            try? await gracefulShutdown()
-            if configuration.isNode {
-                try? await self.perform { client in try await Self.forget(node: self.nodeID, client: client) }
-            }
-            eventContinuation.finish()
-            group.cancelAll()
-        }
-    }
-
-    /// Listens for other nodes' announcements on a connection of its own, connecting again whenever it drops;
-    /// after a drop, every connected device looks again (what was announced meanwhile is lost).
-    func listen() async {
-        var first = true
-        while !Task.isCancelled {
-            do {
-                let connection = try await PostgresConnection.connect(
-                    configuration: try url.connectionConfiguration(), id: 2, logger: logger)
-                do {
-                    try await connection.listen(on: Self.channel) { notifications in
-                        self.markListening()
-                        if !first { eventContinuation.yield(.missedEvents) }
-                        first = false
-                        for try await notification in notifications {
-                            for event in self.events(notification.payload) { eventContinuation.yield(event) }
-                        }
-                    }
-                    try? await connection.close()
-                } catch {
-                    try? await connection.close()
-                    throw error
-                }
-            } catch {
-                if Task.isCancelled { return }
-                logger.warning("Lost the PostgreSQL listener; connecting again", metadata: ["error": "\(Self.describe(error))"])
-            }
-            first = false
-            try? await Task.sleep(for: configuration.reconnectDelay)
-        }
-    }
-
-    /// Returns once this node listens for the others' announcements (the first time; at once after that).
-    public func waitUntilListening() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let listening = listeners.withLock { state -> Bool in
-                if state.listening { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if listening { continuation.resume() }
-        }
-    }
-
-    func markListening() {
-        let waiting = listeners.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.listening = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
-    }
-
-    /// Writes this node's heartbeat, and releases the claims of nodes whose heartbeat stopped.
-    func keepHeartbeat() async {
-        let started = Date().timeIntervalSince1970
-        while !Task.isCancelled {
-            do {
-                let now = Date().timeIntervalSince1970
-                let deadline = now - configuration.nodeTimeout.timeInterval
-                try await perform { client in
-                    try await client.query(
-                        """
-                        INSERT INTO gateway_node (id, started_at, heartbeat_at) VALUES (\(self.nodeID), \(started), \(now))
-                        ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at
-                        """)
-                    let dead = try await client.query(
-                        "DELETE FROM gateway_node WHERE heartbeat_at < \(deadline) RETURNING id"
-                    ).collect().compactMap { try? $0.decode(String.self) }
-                    for node in dead {
-                        try await Self.forget(node: node, client: client)
-                        self.logger.warning(
-                            "A gateway node stopped; released its claims and forgot its devices", metadata: ["node.id": "\(node)"]
-                        )
-                    }
-                }
-            } catch {
-                logger.warning("Could not write this node's heartbeat", metadata: ["error": "\(Self.describe(error))"])
-            }
-            try? await Task.sleep(for: configuration.heartbeatInterval)
-        }
-    }
-
-    /// The events an announcement stands for; none for this node's own connections and for what it cannot read.
-    func events(_ payload: String) -> [GatewayNodeEvent] {
-        let parts = payload.split(separator: " ").map(String.init)
-        switch parts.first {
-        case "stored":
-            return parts.dropFirst().map { .storedPushArrived(deviceID: $0) }
-        case "broadcast" where parts.count == 4 && parts[3] != nodeID:
-            return [.broadcastPublished(channelID: parts[1], uniqueID: parts[2])]
-        case "connected" where parts.count == 4 && parts[2] != nodeID:
-            guard let seconds = Double(parts[3]) else { return [] }
-            return [.deviceConnected(deviceID: parts[1], nodeID: parts[2], at: Date(timeIntervalSince1970: seconds))]
-        default:
-            return []
-        }
-    }
-
-    /// Takes a node that stopped (or is stopping) out: its claims are released (and their devices announced, for
-    /// their sessions elsewhere), its devices no longer connected.
-    static func forget(node: String, client: PostgresClient) async throws {
-        let claims = node + "/%"
-        _ = try await client.query(
-            """
-            WITH stored AS (
-                UPDATE stored_notification SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by LIKE \(claims)
-                RETURNING device_id
-            ), relayed AS (
-                UPDATE relayed_push SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by LIKE \(claims)
-                RETURNING device_id
-            ), presence AS (
-                DELETE FROM device_presence WHERE node_id = \(node)
-            ), registry AS (
-                DELETE FROM gateway_node WHERE id = \(node)
-            )
-            SELECT pg_notify(\(Self.channel), 'stored ' || device_id)
-            FROM (SELECT device_id FROM stored UNION SELECT device_id FROM relayed) AS released
-            """
-        ).collect()
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: client)]
+        if configuration.isNode { services.append(.init(service: coordinator)) }
+        let group = ServiceGroup(configuration: .init(services: services, logger: logger))
+        try await group.run()
     }
 
     /// What other nodes announce, until the store stops: the one consumer is the gateway.
-    public func nodeEvents() -> AsyncStream<GatewayNodeEvent> { events }
+    public func nodeEvents() -> AsyncStream<GatewayNodeEvent> { coordinator.events }
+
+    /// Returns once this node listens for the others' announcements (the first time; at once after that).
+    public func waitUntilListening() async { await coordinator.waitUntilListening() }
+
 
     public func deviceConnected(deviceID: String, session: String, at date: Date) async throws {
         let payload = "connected \(deviceID) \(nodeID) \(date.timeIntervalSince1970)"
@@ -226,7 +100,7 @@ extension PostgresGatewayStore {
                         connected_at = excluded.connected_at
                     RETURNING 1
                 )
-                SELECT pg_notify(\(Self.channel), \(payload)) FROM present
+                SELECT pg_notify(\(PostgresNodeCoordinator.channel), \(payload)) FROM present
                 """)
         }
     }
@@ -259,7 +133,7 @@ extension PostgresGatewayStore {
                     WHERE EXISTS (SELECT 1 FROM present)
                     RETURNING 1
                 )
-                SELECT pg_notify(\(Self.channel), \("stored " + n.deviceID)) FROM saved
+                SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID)) FROM saved
                 """
             ).collect()
             return !rows.isEmpty
@@ -321,7 +195,7 @@ extension PostgresGatewayStore {
     public func announceBroadcast(channelID: String, uniqueID: String) async throws {
         let payload = "broadcast \(channelID) \(uniqueID) \(nodeID)"
         try await perform { client in
-            try await client.query("SELECT pg_notify(\(Self.channel), \(payload))")
+            try await client.query("SELECT pg_notify(\(PostgresNodeCoordinator.channel), \(payload))")
         }
     }
 }

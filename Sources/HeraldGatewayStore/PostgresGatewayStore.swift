@@ -12,8 +12,8 @@ import Synchronization
 /// announces the device's ID on `herald_stored` in the same commit — but the tables are the truth: a node that
 /// missed announcements (its listening connection dropped) has every connected device look again.
 ///
-/// Run it as a `Service` (``run()``): it runs the connection pool, listens, and keeps this node's heartbeat in
-/// `gateway_node`. A node whose heartbeat stops for ``Configuration/nodeTimeout`` is taken for dead by the others:
+/// Run it as a `Service` (``run()``): a service group of the connection pool and, for a gateway node, the node's
+/// coordinator, which listens and keeps this node's heartbeat in `gateway_node`. A node whose heartbeat stops for ``Configuration/nodeTimeout`` is taken for dead by the others:
 /// its claims on stored notifications are released, so a device that reconnects elsewhere gets them.
 ///
 /// A write that returned was committed with PostgreSQL's default `synchronous_commit`: durable.
@@ -45,11 +45,9 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     let configuration: Configuration
     let client: PostgresClient
     let logger: Logger
-    let events: AsyncStream<GatewayNodeEvent>
-    let eventContinuation: AsyncStream<GatewayNodeEvent>.Continuation
+    /// Its place among the other nodes: listener and heartbeat (run by ``run()`` when it is a node).
+    let coordinator: PostgresNodeCoordinator
     let prepared = Mutex(false)
-    /// Whether the listener has begun once, and who waits for it.
-    let listeners = Mutex<(listening: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
     /// Tokens this node found active (``recentlyActiveToken(_:)``), by token.
     let activeTokens = Mutex<[String: DeviceTokenRecord]>([:])
     /// The most tokens ``activeTokens`` keeps.
@@ -61,11 +59,6 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     let deliveries = RequestBatcher<StoredNotification, SharedDelivery>(maximumBatch: 64) {
         $0.token + " " + $0.topic
     }
-
-    /// The channel nodes announce on: `stored <device ID> …` when notifications were stored for devices (sent in the
-    /// storing commit), `connected <device ID> <node ID> <seconds since 1970>` when a device connected to a node,
-    /// `broadcast <channel ID> <unique ID> <node ID>` when a node published a broadcast.
-    static let channel = "herald_gateway"
 
     /// A store on the database at `url`; nothing connects until ``prepare()`` or ``run()``.
     ///
@@ -84,7 +77,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         var poolLogger = logger
         poolLogger.logLevel = max(logger.logLevel, .warning)
         client = PostgresClient(configuration: clientConfiguration, backgroundLogger: poolLogger)
-        (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4_096))
+        coordinator = PostgresNodeCoordinator(
+            nodeID: nodeID, url: url, configuration: configuration, client: client, logger: logger)
     }
 
     /// Runs `body` with the pool, within the operation timeout; a database that is away, or does not answer in

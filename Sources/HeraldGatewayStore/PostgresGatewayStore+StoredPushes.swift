@@ -27,7 +27,7 @@ extension PostgresGatewayStore {
                     \(unescaped: Self.replaceStoredNotification)
                     RETURNING 1
                 )
-                SELECT (SELECT unique_id FROM previous), pg_notify(\(Self.channel), \("stored " + n.deviceID)) FROM saved
+                SELECT (SELECT unique_id FROM previous), pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID)) FROM saved
                 """
             ).collect()
             return try rows.first?.decode((String?, String).self).0
@@ -109,7 +109,7 @@ extension PostgresGatewayStore {
                     UPDATE stored_notification SET claimed_by = NULL, claimed_until = NULL
                     WHERE device_id = \(deviceID) AND claimed_by = \(claim) RETURNING 1
                 )
-                SELECT pg_notify(\(Self.channel), \("stored " + deviceID))
+                SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + deviceID))
                 WHERE EXISTS (SELECT 1 FROM relayed UNION ALL SELECT 1 FROM stored)
                 """)
         }

@@ -6,7 +6,7 @@ import HeraldStorage
 import Synchronization
 import Testing
 
-@testable import HeraldGateway
+@testable import HeraldGatewayStore
 
 /// The gateway store on a real SQLite file: the hot path's token lookup, store-and-forward rows, the log's migration.
 @Suite(.timeLimit(.minutes(3))) struct GatewayStoreTests {

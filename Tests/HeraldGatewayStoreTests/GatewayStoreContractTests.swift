@@ -8,63 +8,7 @@ import PostgresNIO
 import ServiceLifecycle
 import Testing
 
-@testable import HeraldGateway
-
-/// The gateway store's promises, checked on both back ends: SQLite (one node) and PostgreSQL (several).
-enum StoreBackEnd: String, CaseIterable, CustomTestStringConvertible, Sendable {
-    case sqlite, postgres
-
-    var testDescription: String { rawValue }
-}
-
-/// PostgreSQL stores as the tests make them: a loaded machine (the whole suite beside busy loops) can take longer than
-/// the 5 s a node allows itself to reach its database, so the tests allow 30 (those about a database that goes away
-/// set their own).
-let testStoreConfiguration: PostgresGatewayStore.Configuration = {
-    var configuration = PostgresGatewayStore.Configuration()
-    configuration.operationTimeout = .seconds(30)
-    return configuration
-}()
-
-/// Runs `body` with a fresh, empty store of `backEnd` (a PostgreSQL store running as its service meanwhile).
-func withStore<T: Sendable>(
-    _ backEnd: StoreBackEnd, configuration: PostgresGatewayStore.Configuration = testStoreConfiguration,
-    _ body: @Sendable (any GatewayStore) async throws -> T
-) async throws -> T {
-    switch backEnd {
-    case .sqlite:
-        let folder = try ScratchFolder.make("herald-store")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        return try await body(try SQLiteGatewayStore(url: folder.appendingPathComponent("gateway.sqlite")))
-    case .postgres:
-        let url = try await PostgresServer.shared.makeDatabase()
-        return try await withPostgresStores(url, count: 1, configuration: configuration) { try await body($0[0]) }
-    }
-}
-
-/// Runs `body` with `count` PostgreSQL stores on one database (as `count` gateway nodes have), each running.
-func withPostgresStores<T: Sendable>(
-    _ url: PostgresDatabaseURL, count: Int, configuration: PostgresGatewayStore.Configuration = testStoreConfiguration,
-    _ body: @Sendable ([PostgresGatewayStore]) async throws -> T
-) async throws -> T {
-    var logger = Logger(label: "test.postgres-store")
-    logger.logLevel = .error
-    let stores = try (0..<count).map { _ in try PostgresGatewayStore(url: url, configuration: configuration, logger: logger) }
-    for store in stores { try await store.prepare() }
-    // As a node runs it: in a service group, stopped gracefully (the node says goodbye).
-    let group = ServiceGroup(services: stores, gracefulShutdownSignals: [], logger: logger)
-    return try await withThrowingTaskGroup(of: T?.self) { tasks in
-        tasks.addTask {
-            try await group.run(); return nil
-        }
-        defer { tasks.cancelAll() }
-        let result: Result<T, any Error>
-        do { result = .success(try await body(stores)) } catch { result = .failure(error) }
-        await group.triggerGracefulShutdown()
-        while let _ = try await tasks.next() {}
-        return try result.get()
-    }
-}
+@testable import HeraldGatewayStore
 
 @Suite(.heavy, .timeLimit(.minutes(3))) struct GatewayStoreContractTests {
     static let day0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -576,6 +520,38 @@ func withPostgresStores<T: Sendable>(
             let unknown = try await stores[0].relayOrStore(
                 GatewayStoreContractTests.notification("x1", token: "ab12", device: "gone"))
             #expect(unknown == .unknownToken)
+        }
+    }
+
+    @Test(
+        "A node's graceful stop: its coordinator stops before its pool, so the node leaves the registry and gives back its claims"
+    )
+    func gracefulStopLeavesTheRegistry() async throws {
+        let url = try await PostgresServer.shared.makeDatabase()
+        let far = Date().addingTimeInterval(3_600)
+        let node = try await withPostgresStores(url, count: 1) { stores in
+            try await eventually("registered") {
+                try await PostgresServer.withConnection(to: url) { connection in
+                    try await connection.query(
+                        "SELECT count(*) FROM gateway_node WHERE id = \(stores[0].nodeID)", logger: Logger(label: "test")
+                    ).collect().first?.decode(Int.self) == 1
+                }
+            }
+            _ = try await stores[0].store(GatewayStoreContractTests.notification("held", device: "d"))
+            let claimed = try await stores[0].claimStoredNotifications(
+                deviceID: "d", claimant: "s", until: far, now: Date(), limit: 10)
+            #expect(claimed.count == 1)
+            return stores[0].nodeID
+        }
+        try await PostgresServer.withConnection(to: url) { connection in
+            let nodes = try await connection.query(
+                "SELECT count(*) FROM gateway_node WHERE id = \(node)", logger: Logger(label: "test")
+            ).collect().first?.decode(Int.self)
+            #expect(nodes == 0, "the node left the registry")
+            let claims = try await connection.query(
+                "SELECT count(*) FROM stored_notification WHERE claimed_by IS NOT NULL", logger: Logger(label: "test")
+            ).collect().first?.decode(Int.self)
+            #expect(claims == 0, "its claims were given back")
         }
     }
 

@@ -82,7 +82,7 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
         bindings.append(batch.map(\.receivedAt.timeIntervalSince1970))
         bindings.append(batch.map(\.expiresAt.timeIntervalSince1970))
         bindings.append(liveSince)
-        bindings.append(PostgresGatewayStore.channel)
+        bindings.append(PostgresNodeCoordinator.channel)
         return bindings
     }
 

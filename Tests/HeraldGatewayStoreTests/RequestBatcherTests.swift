@@ -2,7 +2,7 @@ import GatewayTestSupport
 import Synchronization
 import Testing
 
-@testable import HeraldGateway
+@testable import HeraldGatewayStore
 
 /// Group commit on PostgreSQL: concurrent writes share batches, never two for the same row, in submission order.
 @Suite(.timeLimit(.minutes(1))) struct RequestBatcherTests {

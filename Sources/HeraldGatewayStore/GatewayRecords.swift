@@ -46,6 +46,17 @@ public struct DeviceTokenRecord: Sendable, Equatable {
     public var revokedAt: Date?
     /// What it was issued for: the app's notifications, VoIP, a Live Activity, push-to-start.
     public var purpose: TokenPurpose = .app
+
+    /// A `DeviceTokenRecord` of these values (the memberwise initializer, for the gateway and the console).
+    package init(token: String, deviceID: String, bundleID: String, environment: APNsEnvironment, createdAt: Date, revokedAt: Date? = nil, purpose: TokenPurpose = .app) {
+        self.token = token
+        self.deviceID = deviceID
+        self.bundleID = bundleID
+        self.environment = environment
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+        self.purpose = purpose
+    }
 }
 
 /// A notification kept for an offline device (D-02…D-04).
@@ -77,6 +88,22 @@ public struct StoredNotification: Sendable, Equatable {
     /// Whether it was accepted by another gateway node for this device while it was connected (relayed, each one
     /// kept), rather than stored for an offline device (one per token and topic).
     public var relayed = false
+
+    /// A `StoredNotification` of these values (the memberwise initializer, for the gateway and the console).
+    package init(token: String, deviceID: String, topic: String, bundleID: String, apnsID: String, uniqueID: String, pushType: APNsPushType, priority: APNsPriority, collapseID: String? = nil, payload: Data, receivedAt: Date, expiresAt: Date) {
+        self.token = token
+        self.deviceID = deviceID
+        self.topic = topic
+        self.bundleID = bundleID
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+        self.pushType = pushType
+        self.priority = priority
+        self.collapseID = collapseID
+        self.payload = payload
+        self.receivedAt = receivedAt
+        self.expiresAt = expiresAt
+    }
 }
 
 /// One line of the delivery log (C-04): something that happened to one notification.
