@@ -48,7 +48,10 @@ public struct DeviceTokenRecord: Sendable, Equatable {
     public var purpose: TokenPurpose = .app
 
     /// A `DeviceTokenRecord` of these values (the memberwise initializer, for the gateway and the console).
-    package init(token: String, deviceID: String, bundleID: String, environment: APNsEnvironment, createdAt: Date, revokedAt: Date? = nil, purpose: TokenPurpose = .app) {
+    package init(
+        token: String, deviceID: String, bundleID: String, environment: APNsEnvironment, createdAt: Date, revokedAt: Date? = nil,
+        purpose: TokenPurpose = .app
+    ) {
         self.token = token
         self.deviceID = deviceID
         self.bundleID = bundleID
@@ -90,7 +93,11 @@ public struct StoredNotification: Sendable, Equatable {
     public var relayed = false
 
     /// A `StoredNotification` of these values (the memberwise initializer, for the gateway and the console).
-    package init(token: String, deviceID: String, topic: String, bundleID: String, apnsID: String, uniqueID: String, pushType: APNsPushType, priority: APNsPriority, collapseID: String? = nil, payload: Data, receivedAt: Date, expiresAt: Date) {
+    package init(
+        token: String, deviceID: String, topic: String, bundleID: String, apnsID: String, uniqueID: String,
+        pushType: APNsPushType, priority: APNsPriority, collapseID: String? = nil, payload: Data, receivedAt: Date,
+        expiresAt: Date
+    ) {
         self.token = token
         self.deviceID = deviceID
         self.topic = topic

@@ -87,7 +87,6 @@ extension PostgresGatewayStore {
     /// Returns once this node listens for the others' announcements (the first time; at once after that).
     public func waitUntilListening() async { await coordinator.waitUntilListening() }
 
-
     public func deviceConnected(deviceID: String, session: String, at date: Date) async throws {
         let payload = "connected \(deviceID) \(nodeID) \(date.timeIntervalSince1970)"
         try await perform { client in

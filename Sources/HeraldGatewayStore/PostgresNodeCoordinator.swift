@@ -88,7 +88,9 @@ final class PostgresNodeCoordinator: Service {
                 }
             } catch {
                 if Task.isCancelled { return }
-                logger.warning("Lost the PostgreSQL listener; connecting again", metadata: ["error": "\(PostgresGatewayStore.describe(error))"])
+                logger.warning(
+                    "Lost the PostgreSQL listener; connecting again",
+                    metadata: ["error": "\(PostgresGatewayStore.describe(error))"])
             }
             first = false
             try? await Task.sleep(for: configuration.reconnectDelay)
@@ -140,7 +142,8 @@ final class PostgresNodeCoordinator: Service {
                     }
                 }
             } catch {
-                logger.warning("Could not write this node's heartbeat", metadata: ["error": "\(PostgresGatewayStore.describe(error))"])
+                logger.warning(
+                    "Could not write this node's heartbeat", metadata: ["error": "\(PostgresGatewayStore.describe(error))"])
             }
             try? await Task.sleep(for: configuration.heartbeatInterval)
         }

@@ -61,4 +61,3 @@ public func withPostgresStores<T: Sendable>(
         return try result.get()
     }
 }
-
