@@ -76,6 +76,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldFCM",
+            dependencies: ["HeraldCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldGatewayStore",
             dependencies: [
                 "HeraldCore",
@@ -310,7 +315,7 @@ let package = Package(
         .target(
             name: "HeraldFuzzing",
             dependencies: [
-                "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice", "HeraldGateway",
+                "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice", "HeraldGateway", "HeraldFCM",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -468,6 +473,11 @@ let package = Package(
         .testTarget(
             name: "HeraldTestingTests",
             dependencies: ["HeraldTestSupport", "HeraldTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldFCMTests",
+            dependencies: ["HeraldFCM", "HeraldCore"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

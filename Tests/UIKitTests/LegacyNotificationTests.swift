@@ -54,6 +54,21 @@ struct LegacyNotificationTests {
         await device.settle()
     }
 
+    /// Waits until the device has shown `count` notifications (settling between looks), bounded by 30 s.
+    func shown(_ count: Int, on device: NotificationTestEnvironment, _ center: UNUserNotificationCenter) async throws {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
+        while true {
+            try await settle(device, center)
+            let shown = device.presenter.presentations.count
+            if shown >= count { return }
+            guard ContinuousClock.now < deadline else {
+                Issue.record("\(shown) of \(count) notifications shown after 30 s")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// The delivered notifications once there are `count`: `presentLocalNotificationNow` submits in call order
     /// without waiting, so a settled engine may not have them yet. Bounded; then an identifier by body.
     func delivered(
@@ -152,6 +167,9 @@ struct LegacyNotificationTests {
                 UIApplication.shared.presentLocalNotificationNow(notification)
             }
             try await settle(device, center)
+            // Submitted without waiting: a settled engine may not have shown them yet (a loaded run, the flood of
+            // another suite beside it, took longer than one settle).
+            try await shown(2, on: device, center)
             try await device.user.changeSetting(\.alertSetting, to: .enabled)
             try await device.engine.updateSettings(for: device.bundleIdentifier) { $0.alertStyle = .alert }
             for (body, category) in [("alert email", "Email"), ("alert plain", "Plain")] {
@@ -160,7 +178,7 @@ struct LegacyNotificationTests {
                 notification.category = category
                 UIApplication.shared.presentLocalNotificationNow(notification)
             }
-            try await settle(device, center)
+            try await shown(4, on: device, center)
             let actions = Dictionary(uniqueKeysWithValues: device.presenter.presentations.map { ($0.body, $0.actionTitles) })
             #expect(actions["banner email"] == ["Accept", "Reject"])
             #expect(actions["banner plain"] == ["One", "Two"])
@@ -259,7 +277,7 @@ struct LegacyNotificationTests {
             let later = UILocalNotification()
             later.alertBody = "from the list"
             UIApplication.shared.presentLocalNotificationNow(later)
-            try await settle(device, center)
+            try await shown(1, on: device, center)
             #expect(device.presenter.presentations.map(\.body) == ["from the list"])
             let id = try #require(await center.deliveredNotifications().first?.request.identifier)
             device.setForeground(true)
