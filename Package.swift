@@ -77,7 +77,7 @@ let package = Package(
         ),
         .target(
             name: "HeraldFCM",
-            dependencies: ["HeraldCore"],
+            dependencies: ["HeraldCore", .product(name: "CryptoExtras", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -317,6 +317,7 @@ let package = Package(
             dependencies: [
                 "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice", "HeraldGateway", "HeraldFCM",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
@@ -477,7 +478,10 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldFCMTests",
-            dependencies: ["HeraldFCM", "HeraldCore"],
+            dependencies: [
+                "HeraldFCM", "HeraldCore", "HeraldTestSupport", "HeraldTesting",
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
