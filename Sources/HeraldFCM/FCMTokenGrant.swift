@@ -43,8 +43,8 @@ public struct FCMTokenGrant: Sendable, Hashable {
         let parts = assertion.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, let headerData = Self.base64URL(parts[0]), let claimsData = Self.base64URL(parts[1]),
             let signature = Self.base64URL(parts[2]),
-            case .object? = try? JSONValue(parsing: headerData), let claims = try? JSONValue(parsing: claimsData),
-            case .object = claims, let header = try? JSONValue(parsing: headerData)
+            let header = try? JSONValue(parsing: headerData), case .object = header,
+            let claims = try? JSONValue(parsing: claimsData), case .object = claims
         else {
             throw FCMOAuthError(.invalidGrant, "Invalid JWT: not a JSON Web Token")
         }
@@ -95,11 +95,10 @@ public struct FCMTokenGrant: Sendable, Hashable {
         }
     }
 
+    /// A JWT part: base64url without padding (HeraldCore's decoder, which also takes padding, which a JWT has not).
     static func base64URL(_ text: String) -> Data? {
-        guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "=") }) else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        guard !text.contains("=") else { return nil }
+        return Data(base64URLEncoded: text)
     }
 
     /// The form's fields; `+` is a space, `%XX` a byte. The first of a repeated name counts.

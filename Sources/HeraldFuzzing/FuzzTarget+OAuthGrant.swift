@@ -50,10 +50,7 @@ extension FuzzTarget {
         name: "oauth-grant",
         summary: "OAuth 2 JWT-bearer token requests (FCM's front door): the form, the assertion's JSON, RS256 verification",
         seeds: {
-            func encode(_ text: String) -> String {
-                Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
-                    .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-            }
+            func encode(_ text: String) -> String { Data(text.utf8).base64URLEncodedString() }
             let header = encode(#"{"alg":"RS256","kid":"k1","typ":"JWT"}"#)
             let claims = encode(
                 #"{"aud":"https://oauth2.googleapis.com/token","exp":1800003600,"iat":1800000000,"iss":"fuzz@herald-fuzz.iam.gserviceaccount.com","scope":"https://www.googleapis.com/auth/firebase.messaging"}"#
@@ -62,11 +59,7 @@ extension FuzzTarget {
             if let key = grantAccount?.key,
                 let signature = try? key.signature(for: Data((header + "." + claims).utf8), padding: .insecurePKCS1v1_5)
             {
-                signed =
-                    header + "." + claims + "."
-                    + signature.rawRepresentation.base64EncodedString()
-                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-                    .replacingOccurrences(of: "=", with: "")
+                signed = header + "." + claims + "." + signature.rawRepresentation.base64URLEncodedString()
             }
             let grant = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion="
             return [grant + signed, grant + header + "." + claims + ".", "grant_type=password", "assertion=a.b.c&&=", "%zz"]

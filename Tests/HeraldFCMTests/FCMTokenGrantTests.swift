@@ -29,12 +29,12 @@ import Testing
         ]
         change(&claims)
         func part(_ object: [String: Any]) throws -> String {
-            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).base64URL
+            try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).base64URLEncodedString()
         }
         let signingInput = try part(header) + "." + part(claims)
         let signer = try key ?? _RSA.Signing.PrivateKey(pemRepresentation: file["private_key"] as! String)
         let signature = try signer.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
-        return signingInput + "." + signature.rawRepresentation.base64URL
+        return signingInput + "." + signature.rawRepresentation.base64URLEncodedString()
     }
 
     static func form(_ assertion: String, grantType: String = "urn:ietf:params:oauth:grant-type:jwt-bearer") -> Data {
@@ -138,12 +138,5 @@ import Testing
         for bad in ["short", "Herald-demo", "1herald", "herald-demo-", "herald_demo", String(repeating: "a", count: 31)] {
             #expect(!FCMServiceAccount.isValidProjectID(bad), "\(bad)")
         }
-    }
-}
-
-extension Data {
-    fileprivate var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -54,19 +54,23 @@ struct LegacyNotificationTests {
         await device.settle()
     }
 
-    /// Waits until the device has shown `count` notifications (settling between looks), bounded by 30 s.
-    func shown(_ count: Int, on device: NotificationTestEnvironment, _ center: UNUserNotificationCenter) async throws {
+    /// Settles the device until `done` holds, looking again after each settle, for 30 s at most; whether it holds.
+    func settle(
+        _ device: NotificationTestEnvironment, _ center: UNUserNotificationCenter, until done: () async -> Bool
+    ) async throws -> Bool {
         let deadline = ContinuousClock.now.advanced(by: .seconds(30))
         while true {
             try await settle(device, center)
-            let shown = device.presenter.presentations.count
-            if shown >= count { return }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("\(shown) of \(count) notifications shown after 30 s")
-                return
-            }
+            if await done() { return true }
+            guard ContinuousClock.now < deadline else { return false }
             try await Task.sleep(for: .milliseconds(5))
         }
+    }
+
+    /// Waits until the device has shown `count` notifications (settling between looks), bounded by 30 s.
+    func shown(_ count: Int, on device: NotificationTestEnvironment, _ center: UNUserNotificationCenter) async throws {
+        guard try await !settle(device, center, until: { device.presenter.presentations.count >= count }) else { return }
+        Issue.record("\(device.presenter.presentations.count) of \(count) notifications shown after 30 s")
     }
 
     /// The delivered notifications once there are `count`: `presentLocalNotificationNow` submits in call order
@@ -75,12 +79,9 @@ struct LegacyNotificationTests {
         _ count: Int, in center: UNUserNotificationCenter, of device: NotificationTestEnvironment
     ) async throws -> (notifications: [UNNotification], id: (String) throws -> String) {
         var delivered: [UNNotification] = []
-        let deadline = ContinuousClock.now.advanced(by: .seconds(30))
-        while true {
-            try await settle(device, center)
+        _ = try await settle(device, center) {
             delivered = await center.deliveredNotifications()
-            guard delivered.count < count, ContinuousClock.now < deadline else { break }
-            try await Task.sleep(for: .milliseconds(5))
+            return delivered.count >= count
         }
         let found = delivered
         return (found, { body in try #require(found.first { $0.request.content.body == body }, "\(body)").request.identifier })
@@ -166,7 +167,6 @@ struct LegacyNotificationTests {
                 notification.category = category
                 UIApplication.shared.presentLocalNotificationNow(notification)
             }
-            try await settle(device, center)
             // Submitted without waiting: a settled engine may not have shown them yet (a loaded run, the flood of
             // another suite beside it, took longer than one settle).
             try await shown(2, on: device, center)
