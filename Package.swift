@@ -99,6 +99,7 @@ let package = Package(
             name: "HeraldGateway",
             dependencies: [
                 "HeraldCore",
+                "HeraldFCM",
                 "HeraldGatewayStore",
                 "HeraldStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -274,6 +275,7 @@ let package = Package(
                 "HeraldDevice", "HeraldAppRuntime",
                 "UserNotifications",
                 "HeraldGateway",
+                "HeraldFCM",
                 "HeraldProvider",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -333,6 +335,7 @@ let package = Package(
             name: "herald-bench",
             dependencies: [
                 "HeraldCore",
+                "HeraldFCM",
                 "PostgresTesting",
                 "UserNotifications",
                 "HeraldTesting",
@@ -500,6 +503,8 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "GatewayTestSupport", "HeraldProvider", "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
+                "HeraldFCM",
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -571,7 +576,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "HeraldTesting", "UserNotifications", "HeraldCore", "HeraldDeviceChannel", "HeraldProvider", "HeraldGateway",
-                "GatewayTestSupport",
+                "GatewayTestSupport", "HeraldFCM",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -42,6 +42,12 @@ if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] && ! python3 -c "import aioapns" 
     || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages aioapns==4.0
 fi
 
+if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] && ! python3 -c "import firebase_admin" >/dev/null 2>&1; then
+  echo "Installing firebase-admin 7.7 from PyPI (the FCM front door's third-party client test)…" >&2
+  python3 -m pip install --quiet --disable-pip-version-check firebase-admin==7.7.0 \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages firebase-admin==7.7.0
+fi
+
 if [ "${HERALD_SKIP_BROWSER_TOOLS:-0}" != 1 ] && ! python3 -c "import selenium" >/dev/null 2>&1; then
   echo "Installing Selenium from PyPI (the console's browser test)…" >&2
   python3 -m pip install --quiet --disable-pip-version-check "selenium>=4.20" \

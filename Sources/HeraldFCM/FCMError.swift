@@ -30,6 +30,8 @@ public struct FCMError: Error, Sendable, Hashable, CustomStringConvertible {
         case permissionDenied = "PERMISSION_DENIED"
         /// 404: the path names nothing (no FCM detail).
         case notFound = "NOT_FOUND"
+        /// 409: a topic subscription that exists already (no FCM detail; the Admin SDKs take it as success).
+        case alreadyExists = "ALREADY_EXISTS"
 
         /// The HTTP status Google answers with.
         public var httpStatus: Int {
@@ -41,6 +43,7 @@ public struct FCMError: Error, Sendable, Hashable, CustomStringConvertible {
             case .unavailable: 503
             case .internal: 500
             case .thirdPartyAuthError, .unauthenticated: 401
+            case .alreadyExists: 409
             }
         }
 
@@ -54,13 +57,14 @@ public struct FCMError: Error, Sendable, Hashable, CustomStringConvertible {
             case .unavailable: "UNAVAILABLE"
             case .internal: "INTERNAL"
             case .thirdPartyAuthError, .unauthenticated: "UNAUTHENTICATED"
+            case .alreadyExists: "ALREADY_EXISTS"
             }
         }
 
         /// Whether the body carries a `google.firebase.fcm.v1.FcmError` detail with this code.
         public var isFCMErrorCode: Bool {
             switch self {
-            case .unauthenticated, .permissionDenied, .notFound: false
+            case .unauthenticated, .permissionDenied, .notFound, .alreadyExists: false
             default: true
             }
         }

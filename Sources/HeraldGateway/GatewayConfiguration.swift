@@ -44,6 +44,11 @@ public struct GatewayConfiguration: Sendable {
     public var broadcastApps: Set<String>? = nil
     /// The most broadcast channels an app may have per environment (B-07).
     public var channelLimitPerApp = BroadcastChannelRecord.limitPerApp
+    /// The FCM port: an HTTP CONNECT proxy for Google's FCM hosts (served by the gateway itself, with a certificate from
+    /// its development CA) and Firebase Cloud Messaging's HTTP v1 API over plain HTTP/1.1; `nil` for none, 0 picks one.
+    public var fcmPort: Int? = nil
+    /// The FCM listener's interface.
+    public var fcmHost = "127.0.0.1"
     /// The device-channel listener's interface.
     public var deviceHost: String
     /// The device-channel listener's port (WebSocket at `/device/v1`, metrics at `/metrics`); 0 picks one.

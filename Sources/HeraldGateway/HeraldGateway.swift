@@ -18,6 +18,8 @@ public final class HeraldGateway: Service, Sendable {
         public var provider: [Int]
         /// The device channel's port.
         public var device: Int
+        /// The port of Firebase Cloud Messaging's API, when it is served (``GatewayConfiguration/fcmPort``).
+        public var fcm: Int? = nil
     }
 
     /// What `herald gateway` prints on start.
@@ -38,9 +40,13 @@ public final class HeraldGateway: Service, Sendable {
     private let log: DeliveryLog
     private let dispatcher: PushDispatcher
     private let keyring: ProviderKeyring
-    private let shuttingDown = Mutex(false)
-    /// The listeners' ports as they are bound (provider listeners in order, then the device channel's).
-    private let portState = Mutex<(provider: [Int?], device: Int?)>(([], nil))
+    private let shuttingDown = ShutdownFlag()
+    /// Apple's provider API, for every provider listener and the pushes the gateway makes itself.
+    let responder: ProviderAPIResponder
+    /// Firebase Cloud Messaging's HTTP v1 API, served on ``GatewayConfiguration/fcmPort``.
+    let fcm: FCMFrontDoor
+    /// The listeners' ports as they are bound (provider listeners in order, then the device channel's and FCM's).
+    private let portState = Mutex<(provider: [Int?], device: Int?, fcm: Int?)>(([], nil, nil))
     /// All of them, once every listener is bound.
     private let boundPorts = AwaitedValue<Ports>()
     private let providerTLS: TLSConfiguration?
@@ -83,7 +89,17 @@ public final class HeraldGateway: Service, Sendable {
         self.dispatcher = PushDispatcher(
             store: store, hub: hub, log: log, metrics: metrics, clock: clock, configuration: configuration,
             logger: logger)
-        let needsTLS = configuration.providerListeners.contains(where: \.usesTLS) || configuration.deviceChannelUsesTLS
+        let shuttingDown = self.shuttingDown
+        let responder = ProviderAPIResponder(
+            store: store, keyring: keyring, dispatcher: dispatcher, metrics: metrics,
+            clock: clock, configuration: configuration,
+            rateLimiter: configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:)),
+            isShuttingDown: { shuttingDown.isSet })
+        self.responder = responder
+        self.fcm = FCMFrontDoor(store: store, provider: responder, metrics: metrics, clock: clock, logger: logger)
+        let needsTLS =
+            configuration.providerListeners.contains(where: \.usesTLS) || configuration.deviceChannelUsesTLS
+            || configuration.fcmPort != nil
         var identity = configuration.tlsIdentity
         if identity == nil && needsTLS {
             let (ca, created) = try DevelopmentCertificateAuthority.loadOrCreate(in: dataDirectory.tlsDirectory)
@@ -132,11 +148,18 @@ public final class HeraldGateway: Service, Sendable {
         return ports
     }
 
-    private func bound(provider index: Int?, port: Int) {
+    private func bound(_ listener: ListenerAddressInUse.Listener, port: Int) {
+        let servesFCM = configuration.fcmPort != nil
         let ports = portState.withLock { state -> Ports? in
-            if let index { state.provider[index] = port } else { state.device = port }
-            guard let device = state.device, state.provider.allSatisfy({ $0 != nil }) else { return nil }
-            return Ports(provider: state.provider.compactMap { $0 }, device: device)
+            switch listener {
+            case .provider(let index): state.provider[index] = port
+            case .device: state.device = port
+            case .fcm: state.fcm = port
+            case .console: break
+            }
+            guard let device = state.device, state.provider.allSatisfy({ $0 != nil }), !servesFCM || state.fcm != nil
+            else { return nil }
+            return Ports(provider: state.provider.compactMap { $0 }, device: device, fcm: state.fcm)
         }
         if let ports { boundPorts.set(ports) }
     }
@@ -158,11 +181,7 @@ public final class HeraldGateway: Service, Sendable {
         // could not start.
         defer { boundPorts.finish() }
         var applications: [(service: any Service, listener: ListenerAddressInUse.Listener, host: String, port: Int)] = []
-        let responder = ProviderAPIResponder(
-            store: store, keyring: keyring, dispatcher: dispatcher, metrics: metrics,
-            clock: clock, configuration: configuration,
-            rateLimiter: configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:)),
-            isShuttingDown: { [weak self] in self?.shuttingDown.withLock { $0 } ?? true })
+        let responder = self.responder
         for (index, listener) in configuration.providerListeners.enumerated() {
             let sslContext = try listener.usesTLS ? providerTLS.map { try NIOSSLContext(configuration: $0) } : nil
             let connections = self.connections
@@ -179,7 +198,7 @@ public final class HeraldGateway: Service, Sendable {
                         responder: ProviderHTTP1Responder(responder: responder, connections: connections), server: server,
                         configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
                         onServerRunning: { [weak self] channel in
-                            self?.bound(provider: index, port: channel.localAddress?.port ?? listener.port)
+                            self?.bound(.provider(index: index), port: channel.localAddress?.port ?? listener.port)
                         },
                         eventLoopGroupProvider: .shared(eventLoopGroup),
                         logger: logger),
@@ -187,6 +206,9 @@ public final class HeraldGateway: Service, Sendable {
                 ))
         }
         applications.append((try deviceListener(), .device, configuration.deviceHost, configuration.devicePort))
+        if let fcmPort = configuration.fcmPort {
+            applications.append((try fcmListener(port: fcmPort), .fcm, configuration.fcmHost, fcmPort))
+        }
         logger.info(
             "Gateway starting",
             metadata: [
@@ -221,9 +243,28 @@ public final class HeraldGateway: Service, Sendable {
         try await withGracefulShutdownHandler {
             try await group.run()
         } onGracefulShutdown: {
-            self.shuttingDown.withLock { $0 = true }
+            self.shuttingDown.set()
         }
         logger.info("Gateway stopped")
+    }
+
+    /// The FCM port: Firebase Cloud Messaging's API, and a CONNECT proxy for Google's hosts with a certificate for them
+    /// from the development CA (none with `--cert`: CONNECT is refused then).
+    private func fcmListener(port: Int) throws -> FCMProxyListener {
+        let tls = try certificateAuthority.map { ca in
+            let issued = try ca.issueServerCertificate(hostNames: FCMProxyEntryHandler.hosts, now: clock.now)
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(issued.certificatePEM.utf8)).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.privateKeyPEM.utf8), format: .pem)))
+            tls.minimumTLSVersion = .tlsv12
+            tls.applicationProtocols = ["h2", "http/1.1"]
+            tls.shutdownTimeout = .seconds(1)
+            return try NIOSSLContext(configuration: tls)
+        }
+        return FCMProxyListener(
+            host: configuration.fcmHost, port: port, frontDoor: fcm, tls: tls, idleTimeout: .seconds(120),
+            eventLoopGroup: eventLoopGroup, logger: logger,
+            bound: { [weak self] port in self?.bound(.fcm, port: port) })
     }
 
     private func deviceListener() throws -> DeviceChannelListener {
@@ -235,6 +276,6 @@ public final class HeraldGateway: Service, Sendable {
             tls: try deviceTLS.map { try NIOSSLContext(configuration: $0) },
             setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server, metrics: metrics,
             eventLoopGroup: eventLoopGroup, logger: logger,
-            bound: { [weak self] port in self?.bound(provider: nil, port: port) })
+            bound: { [weak self] port in self?.bound(.device, port: port) })
     }
 }

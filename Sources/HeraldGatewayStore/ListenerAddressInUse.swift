@@ -11,6 +11,8 @@ public struct ListenerAddressInUse: Error, Sendable, Equatable, CustomStringConv
         case device
         /// The console (`HeraldConsole`).
         case console
+        /// Firebase Cloud Messaging's API.
+        case fcm
     }
 
     public var listener: Listener

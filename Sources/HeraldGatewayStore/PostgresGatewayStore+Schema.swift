@@ -101,5 +101,26 @@ extension PostgresGatewayStore {
                 reason text, apns_id text, unique_id text)
             """,
         ],
+        // 6: Firebase Cloud Messaging: projects, access tokens (their SHA-256), registrations, topic subscriptions.
+        [
+            """
+            CREATE TABLE fcm_project (
+                id text PRIMARY KEY, client_email text NOT NULL UNIQUE, client_id text NOT NULL,
+                private_key_id text NOT NULL, public_key_pem text NOT NULL, provider_key_id text NOT NULL,
+                bundle_ids text NOT NULL, created_at double precision NOT NULL)
+            """,
+            "CREATE TABLE fcm_access_token (hash text PRIMARY KEY, project_id text NOT NULL, expires_at double precision NOT NULL)",
+            """
+            CREATE TABLE fcm_registration (
+                seq bigserial, token text PRIMARY KEY, installation_id text NOT NULL, project_id text NOT NULL,
+                apns_token text NOT NULL, created_at double precision NOT NULL)
+            """,
+            "CREATE UNIQUE INDEX fcm_registration_by_apns_token ON fcm_registration(apns_token, project_id)",
+            "CREATE INDEX fcm_registration_by_installation ON fcm_registration(installation_id, project_id)",
+            """
+            CREATE TABLE fcm_topic_subscription (
+                project_id text NOT NULL, topic text NOT NULL, token text NOT NULL, PRIMARY KEY (project_id, topic, token))
+            """,
+        ],
     ]
 }

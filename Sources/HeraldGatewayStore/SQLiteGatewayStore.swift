@@ -10,8 +10,8 @@ import Logging
 /// registered or a token revoked by another process counts for the next push.
 public final class SQLiteGatewayStore: GatewayStore {
     private let database: SQLiteDatabase
-    private var writer: any DatabaseWriter { database.writer }
-    private var groupCommit: GroupCommitWriter { database.groupCommit }
+    var writer: any DatabaseWriter { database.writer }
+    var groupCommit: GroupCommitWriter { database.groupCommit }
     /// Where a damaged database was moved when this store opened, if it was.
     public var quarantinedFile: URL? { database.quarantinedFile }
 
@@ -166,6 +166,42 @@ public final class SQLiteGatewayStore: GatewayStore {
                         apns_id TEXT,
                         unique_id TEXT
                     );
+                    """)
+        }
+        migrator.registerMigration("v8: Firebase Cloud Messaging") { db in
+            // Bundle IDs space-separated (they have no spaces); topic subscriptions looked up by project and topic.
+            try db.execute(
+                sql: """
+                    CREATE TABLE fcm_project (
+                        id TEXT PRIMARY KEY,
+                        client_email TEXT NOT NULL UNIQUE,
+                        client_id TEXT NOT NULL,
+                        private_key_id TEXT NOT NULL,
+                        public_key_pem TEXT NOT NULL,
+                        provider_key_id TEXT NOT NULL,
+                        bundle_ids TEXT NOT NULL,
+                        created_at REAL NOT NULL
+                    );
+                    CREATE TABLE fcm_access_token (
+                        hash TEXT PRIMARY KEY,
+                        project_id TEXT NOT NULL,
+                        expires_at REAL NOT NULL
+                    );
+                    CREATE TABLE fcm_registration (
+                        token TEXT PRIMARY KEY,
+                        installation_id TEXT NOT NULL,
+                        project_id TEXT NOT NULL,
+                        apns_token TEXT NOT NULL,
+                        created_at REAL NOT NULL
+                    );
+                    CREATE UNIQUE INDEX fcm_registration_by_apns_token ON fcm_registration(apns_token, project_id);
+                    CREATE INDEX fcm_registration_by_installation ON fcm_registration(installation_id, project_id);
+                    CREATE TABLE fcm_topic_subscription (
+                        project_id TEXT NOT NULL,
+                        topic TEXT NOT NULL,
+                        token TEXT NOT NULL,
+                        PRIMARY KEY (project_id, topic, token)
+                    ) WITHOUT ROWID;
                     """)
         }
         return migrator

@@ -30,10 +30,45 @@ struct H2Load {
 
     /// Runs h2load once over `urls` (round robin) and reads its per-request log.
     func run(urls: [String], count: Int? = nil, in folder: URL) async throws -> Result {
+        let (result, _) = try await measure(urls: urls, payload: payload, clients: clients, count: count ?? requests, in: folder)
+        return result
+    }
+
+    /// Runs one h2load per job at once, each with one connection and its own body (for APIs that name the recipient in
+    /// the body): requests per second summed, latencies pooled.
+    ///
+    /// - Parameters:
+    ///   - jobs: Each h2load's URLs and body.
+    ///   - count: Requests per job.
+    ///   - folder: Where the logs go.
+    func runConcurrently(_ jobs: [(urls: [String], payload: URL)], count: Int, in folder: URL) async throws -> Result {
+        let runs = try await withThrowingTaskGroup(of: (Result, [Double]).self) { group in
+            for job in jobs {
+                group.addTask {
+                    try await measure(urls: job.urls, payload: job.payload, clients: 1, count: count, in: folder)
+                }
+            }
+            var runs: [(Result, [Double])] = []
+            for try await run in group { runs.append(run) }
+            return runs
+        }
+        var otherStatuses: [Int: Int] = [:]
+        for (result, _) in runs { otherStatuses.merge(result.otherStatuses, uniquingKeysWith: +) }
+        return Result(
+            requestsPerSecond: runs.reduce(0) { $0 + $1.0.requestsPerSecond },
+            latency: Percentiles(runs.flatMap(\.1)), failed: runs.reduce(0) { $0 + $1.0.failed },
+            otherStatuses: otherStatuses)
+    }
+
+    /// One h2load run: its result and every 200's latency in milliseconds.
+    private func measure(
+        urls: [String], payload: URL, clients: Int, count: Int, in folder: URL
+    ) async throws -> (Result, [Double]) {
+        let requests = count
         let log = folder.appendingPathComponent("h2load-\(UUID().uuidString).tsv")
         defer { try? FileManager.default.removeItem(at: log) }
         var arguments = [
-            "-n", String(count ?? requests), "-c", String(clients), "-m", String(streams), "-t", "1",
+            "-n", String(count), "-c", String(clients), "-m", String(streams), "-t", "1",
             "-d", payload.path, "--log-file", log.path,
         ]
         for header in headers { arguments += ["-H", header] }
@@ -56,11 +91,14 @@ struct H2Load {
             guard columns.count >= 3, let status = Int(columns[1]), let micros = Double(columns[2]) else { continue }
             if status == 200 { latencies.append(micros / 1_000) } else { failed += 1; otherStatuses[status, default: 0] += 1 }
         }
-        let missing = max(0, (count ?? requests) - latencies.count - failed)
+        let missing = max(0, requests - latencies.count - failed)
         if missing > 0 { otherStatuses[0] = missing }
         failed += missing
-        return Result(
-            requestsPerSecond: rate, latency: Percentiles(latencies), failed: failed,
-            otherStatuses: otherStatuses)
+        return (
+            Result(
+                requestsPerSecond: rate, latency: Percentiles(latencies), failed: failed,
+                otherStatuses: otherStatuses),
+            latencies
+        )
     }
 }

@@ -11,7 +11,7 @@ struct HeraldBench: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Scheduler.self, Gateway.self, Provider.self, EndToEnd.self, ServiceExtension.self, Soak.self, Limits.self, Scale.self,
-            Broadcast.self, BroadcastDevices.self, Idle.self, IdleDevices.self, IdleReference.self,
+            Broadcast.self, BroadcastDevices.self, Idle.self, IdleDevices.self, IdleReference.self, FCM.self,
         ]
     )
 }

@@ -53,6 +53,12 @@ extension HeraldCommand {
             transform: ListenerPort.parseOrOff)
         var consolePort: Int?
         @Option(help: "The interface the console listens on.") var consoleHost = "127.0.0.1"
+        @Option(
+            parsing: .unconditional,
+            help:
+                "Serve Firebase Cloud Messaging's HTTP v1 API (HTTP/1.1, on --host) on this port (off unless given, or -1; projects from `herald fcm project create`).",
+            transform: ListenerPort.parseOrOff)
+        var fcmPort: Int?
         @Option(help: "Server certificate chain (PEM) instead of the development CA.") var cert: String?
         @Option(help: "Server private key (PEM), with --cert.") var key: String?
         @Option(help: "CA that provider client certificates must chain to, with --cert.") var clientCA: String?
@@ -110,6 +116,8 @@ extension HeraldCommand {
                 deviceChannelUsesTLS: !plaintextDevices, tlsIdentity: identity,
                 acknowledgementTimeout: .milliseconds(Int(ackTimeout * 1000)))
             configuration.broadcastApps = broadcastAppList.map(Set.init)
+            configuration.fcmHost = host
+            configuration.fcmPort = fcmPort.flatMap { $0 == ListenerPort.off ? nil : $0 }
             let gatewayStore = try await store.openForNode(logger: logger)
             let gateway = try HeraldGateway(
                 configuration: configuration, store: gatewayStore, dataDirectory: directory, logger: logger)
@@ -144,6 +152,9 @@ extension HeraldCommand {
                 lines.append("  metrics:        \(plaintextDevices ? "http" : "https")://\(host):\(ports.device)/metrics")
                 if let ca = gateway.certificateAuthority {
                     lines.append("  trust this CA:  \(ca.certificateURL.path)")
+                }
+                if let port = ports.fcm {
+                    lines.append("  FCM API:        http://\(host):\(port)/v1/projects/<project>/messages:send")
                 }
                 if let console, let port = await console.port() {
                     lines.append(

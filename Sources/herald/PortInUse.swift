@@ -17,6 +17,7 @@ func explainingPortsInUse(
             case .provider(let index): index < providerOptions.count ? providerOptions[index] : "--port"
             case .device: deviceOption
             case .console: "--console-port"
+            case .fcm: "--fcm-port"
             }
         throw CommandFailure(
             "port \(error.port) is in use — is another `\(command)` running? Stop it, or pass \(option) with another port (0 picks a free one)."

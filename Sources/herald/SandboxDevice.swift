@@ -19,12 +19,20 @@ struct SandboxDevice: Service {
     let demoApp: String
     /// The demo app's broadcast channel, if it has one.
     let demoChannel: String?
+    /// The demo app's Firebase project, when FCM's API is served.
+    let fcm: FCMProject?
     let serviceExtensionTime: Duration
     /// The desktop presenter, when notifications show on a desktop.
     let desktop: FreedesktopPresenter?
     /// The console, and the operator token made for this start.
     let console: (server: ConsoleServer, operatorToken: String)?
     let logger: Logger
+
+    /// A Firebase project of the sandbox: its ID and its service-account file.
+    struct FCMProject: Sendable {
+        var projectID: String
+        var credentials: String
+    }
 
     func run() async throws {
         let ports: HeraldGateway.Ports
@@ -45,6 +53,7 @@ struct SandboxDevice: Service {
         let (daemon, engine, keys, directory, demoApp, demoChannel, console, logger) = (
             device.daemon, engine, keys, directory, demoApp, demoChannel, console, logger
         )
+        let (fcm, store, caPath) = (fcm, gateway.store, gateway.certificateAuthority?.certificateURL.path ?? "-")
         let banner = StartupTask {
             let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)
             let apps = try await engine.bundleIdentifiers()
@@ -57,6 +66,26 @@ struct SandboxDevice: Service {
             if let console, let port = await console.server.port() {
                 consoleLines = "\n  console:        http://127.0.0.1:\(port)/log\n  operator token: \(console.operatorToken)"
             }
+            var fcmLines = ""
+            if let fcm, let port = ports.fcm {
+                let fcmToken = await token.asyncFlatMap { apnsToken in
+                    try? await store.fcmRegistration(forAPNsToken: apnsToken, projectID: fcm.projectID, at: Date()).token
+                }
+                fcmLines = """
+
+                      fcm proxy:       http://127.0.0.1:\(port)
+                      fcm project:     \(fcm.projectID)
+                      fcm credentials: \(fcm.credentials)
+                      fcm token:       \(fcmToken ?? "none: the demo app has no device token")
+                    """
+                if let fcmToken {
+                    fcmLines += """
+
+                        Send to the demo app through Firebase Cloud Messaging's API with firebase-admin (pip install firebase-admin):
+                          HTTPS_PROXY=http://127.0.0.1:\(port) REQUESTS_CA_BUNDLE=\(HeraldCommand.Up.shellQuoted(caPath)) GOOGLE_APPLICATION_CREDENTIALS=\(HeraldCommand.Up.shellQuoted(fcm.credentials)) python3 -c "import firebase_admin; from firebase_admin import messaging as m; firebase_admin.initialize_app(); print(m.send(m.Message(token='\(fcmToken)', notification=m.Notification(title='Hello', body='from firebase-admin'))))"
+                        """
+                }
+            }
             // Through the presenter's own file handle, unbuffered, so the banner comes before any notification.
             let text = """
                 Herald is up.
@@ -66,7 +95,7 @@ struct SandboxDevice: Service {
                   channels:       https://localhost:\(ports.provider[2])/1/apps/\(demoApp)/channels, demo channel \(demoChannel ?? "none") (policy 1)
                   trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")\(consoleLines)
                   provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
-                  demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")
+                  demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")\(fcmLines)
                 \(token.map { """
                 Push to the demo app from another terminal:
                   \(HeraldCommand.shellName) push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(HeraldCommand.Up.shellQuoted(keyFile)) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'
@@ -99,5 +128,13 @@ struct SandboxDevice: Service {
             logger.error("Could not register the demo app", metadata: ["app.bundle_id": "\(demoApp)", "error": "\(error)"])
             return nil
         }
+    }
+}
+
+extension Optional {
+    /// The wrapped value's transformation by an async function that may give none.
+    fileprivate func asyncFlatMap<T>(_ transform: (Wrapped) async -> T?) async -> T? {
+        guard let self else { return nil }
+        return await transform(self)
     }
 }

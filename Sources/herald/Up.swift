@@ -3,6 +3,7 @@ import Foundation
 import HeraldConsole
 import HeraldCore
 import HeraldDevice
+import HeraldFCM
 import HeraldGateway
 import Logging
 import ServiceLifecycle
@@ -19,7 +20,10 @@ extension HeraldCommand {
                 The gateway listens on 127.0.0.1 (TLS 2197, plaintext 2198, devices 2199); the device connects to it \
                 and shows every app's pushes and local notifications on this terminal. On first start a provider \
                 key is written to <data-dir>/AuthKey_HERALDKEY1.p8 and the demo app (--demo-app) is allowed \
-                notifications and registered; the banner prints a `herald push` line for it. Stop with Ctrl-C.
+                notifications and registered; the banner prints a `herald push` line for it. Firebase Cloud \
+                Messaging's API is served through an HTTPS proxy on 2201 for a project `herald-demo` (its \
+                service-account file in <data-dir>/fcm/), with the demo app's registration token in the banner. \
+                Stop with Ctrl-C.
                 """
         )
 
@@ -39,6 +43,13 @@ extension HeraldCommand {
             transform: ListenerPort.parseOrOff)
         var consolePort = 2200
         @Flag(help: "Run without the console.") var noConsole = false
+        @Option(
+            parsing: .unconditional,
+            help:
+                "The FCM port: an HTTPS proxy for Google's FCM hosts and the FCM API over HTTP (loopback); -1 turns it off, as --no-fcm does.",
+            transform: ListenerPort.parseOrOff)
+        var fcmPort = 2201
+        @Flag(help: "Run without Firebase Cloud Messaging's API.") var noFCM = false
         @Option(help: "The app registered for pushes on start.") var demoApp = "com.example.app"
 
         func run() async throws {
@@ -52,14 +63,15 @@ extension HeraldCommand {
             let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
             let gatewayStore = try openGatewayStore(data, logger: logger)
+            var gatewayConfiguration = GatewayConfiguration(
+                providerListeners: [
+                    .init(port: port, usesTLS: true), .init(port: plaintextPort, usesTLS: false),
+                    .init(port: channelsPort, usesTLS: true, api: .channelManagement),
+                ],
+                devicePort: devicePort)
+            gatewayConfiguration.fcmPort = noFCM || fcmPort == ListenerPort.off ? nil : fcmPort
             let gateway = try HeraldGateway(
-                configuration: GatewayConfiguration(
-                    providerListeners: [
-                        .init(port: port, usesTLS: true), .init(port: plaintextPort, usesTLS: false),
-                        .init(port: channelsPort, usesTLS: true, api: .channelManagement),
-                    ],
-                    devicePort: devicePort),
-                store: gatewayStore, dataDirectory: directory, logger: logger)
+                configuration: gatewayConfiguration, store: gatewayStore, dataDirectory: directory, logger: logger)
             var keys = try await gatewayStore.providerKeys()
             if keys.isEmpty {
                 // One provider key for the sandbox, so `herald up` alone is enough to push.
@@ -78,6 +90,13 @@ extension HeraldCommand {
                     storagePolicy: .mostRecentMessageStored, createdAt: Date())
                 if try await gatewayStore.createChannel(made, limit: BroadcastChannelRecord.limitPerApp) { demoChannel = made }
             }
+            // A Firebase project for the demo app, so that firebase-admin code sends to it with `herald up` alone.
+            let fcm =
+                gateway.configuration.fcmPort == nil
+                ? nil
+                : try await Self.demoFCMProject(
+                    in: gatewayStore, keyID: keys.first { $0.keyID == Self.keyID }?.keyID ?? keys[0].keyID,
+                    demoApp: demoApp, directory: directory)
             // The console, and an operator token for this start (printed in the banner).
             var console: (server: ConsoleServer, operatorToken: String)?
             if !noConsole && consolePort != ListenerPort.off {
@@ -102,7 +121,7 @@ extension HeraldCommand {
                 .init(
                     service: SandboxDevice(
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                        demoChannel: demoChannel?.id, serviceExtensionTime: extensions.timeLimit, desktop: desktop,
+                        demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit, desktop: desktop,
                         console: console, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
@@ -117,6 +136,33 @@ extension HeraldCommand {
 
         /// The sandbox's provider key ID.
         static let keyID = "HERALDKEY1"
+        /// The sandbox's Firebase project.
+        static let fcmProjectID = "herald-demo"
+
+        /// The sandbox's Firebase project, made on first start with its service-account file in `<data-dir>/fcm/`.
+        ///
+        /// - Returns: The project's ID and the path of its service-account file.
+        static func demoFCMProject(
+            in store: any GatewayStore, keyID: String, demoApp: String, directory: HeraldDataDirectory
+        ) async throws -> SandboxDevice.FCMProject {
+            let file = directory.url.appendingPathComponent("fcm").appendingPathComponent("\(fcmProjectID).json")
+            if try await store.fcmProject(id: fcmProjectID) == nil {
+                let (account, keyFile) = try FCMServiceAccount.create(projectID: fcmProjectID)
+                try FileManager.default.createDirectory(
+                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                // The file first: a project whose key file was never written could not be used.
+                guard
+                    FileManager.default.createFile(
+                        atPath: file.path, contents: keyFile, attributes: [.posixPermissions: 0o600])
+                else { throw CommandFailure("could not write \(file.path)") }
+                _ = try await store.createFCMProject(
+                    FCMProjectRecord(
+                        projectID: fcmProjectID, clientEmail: account.clientEmail, clientID: account.clientID,
+                        privateKeyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM, providerKeyID: keyID,
+                        bundleIDs: [demoApp], createdAt: Date()))
+            }
+            return SandboxDevice.FCMProject(projectID: fcmProjectID, credentials: file.path)
+        }
 
         /// Where a provider key's .p8 file is kept.
         static func keyFile(keyID: String, in directory: HeraldDataDirectory) -> URL {

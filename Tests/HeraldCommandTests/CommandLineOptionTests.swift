@@ -6,7 +6,9 @@ import Testing
 /// What a newcomer typed and met (issue 43): the console turned off as the help says, ports out of range, and the
 /// banner's lines pasted into another terminal.
 @Suite(.timeLimit(.minutes(3)), .heavy) struct CommandLineOptionTests {
-    static let freePorts = ["--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0"]
+    static let freePorts = [
+        "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "0",
+    ]
 
     @Test("herald up --console-port -1 (as its help says) and --no-console run without the console")
     func upWithoutConsole() async throws {

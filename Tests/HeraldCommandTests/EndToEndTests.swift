@@ -35,7 +35,10 @@ import UserNotifications
     /// `--p8`, key and team); `nil` (recorded) when it printed no push line.
     static func startUp(_ herald: HeraldProcess, _ options: [String] = []) async throws -> (ChildProcess, [String])? {
         let up = try await herald.launch(
-            ["up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0"]
+            [
+                "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "0",
+                "--console-port", "0",
+            ]
                 + options)
         guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
             Issue.record("herald up printed no push line: \(await up.stop()) \(up.error)")

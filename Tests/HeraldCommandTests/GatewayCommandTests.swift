@@ -202,7 +202,8 @@ import Testing
             }
             let up = try await other.run(
                 [
-                    "up", "--port", "0", "--plaintext-port", "0", "--channels-port", "0", "--console-port", "0", "--device-port",
+                    "up", "--port", "0", "--plaintext-port", "0", "--channels-port", "0", "--fcm-port", "0", "--console-port",
+                    "0", "--device-port",
                     String(running.device),
                 ])
             #expect(up.status == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldFCM
 import HeraldTestSupport
 import HeraldTesting
 import Testing
@@ -156,7 +157,8 @@ struct HeraldProcess {
                 "notifications", "send", "com.example.app", "--title", "Welcome", "--body", "to Herald", "--sound",
             ]).status == 0)
         let up = try await herald.launch([
-            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0",
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "0",
+            "--console-port", "0",
         ])
         let shown = await up.waitForOutput(containing: "Welcome", timeout: .seconds(20))
         let status = await up.stop()
@@ -171,12 +173,52 @@ struct HeraldProcess {
     }
 
     @Test(
+        "herald up serves FCM: its banner's fcm lines, and its firebase-admin one-liner pasted into a shell sends to the demo app through the proxy"
+    )
+    func upFCMLine() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch([
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "0",
+            "--console-port", "0",
+        ])
+        guard let line = await up.waitForOutput(containing: "firebase_admin.initialize_app", timeout: .seconds(30)) else {
+            Issue.record("no firebase-admin line in the banner: \(await up.stop()) \(up.error)")
+            return
+        }
+        func value(_ label: String) -> String? {
+            up.output.split(separator: "\n").first { $0.hasPrefix("  \(label)") }?.dropFirst(label.count + 2)
+                .trimmingCharacters(in: .whitespaces)
+        }
+        #expect(value("fcm proxy:")?.hasPrefix("http://127.0.0.1:") == true, "\(up.output)")
+        #expect(value("fcm project:") == "herald-demo")
+        let credentials = try #require(value("fcm credentials:"))
+        #expect(credentials == herald.dataDirectory.appendingPathComponent("fcm/herald-demo.json").path)
+        let keyFile =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: credentials))) as? [String: Any]
+        #expect(keyFile?["type"] as? String == "service_account")
+        #expect(keyFile?["token_uri"] as? String == "https://oauth2.googleapis.com/token")
+        let fcmToken = try #require(value("fcm token:"))
+        #expect(FCMRegistrationToken(fcmToken) != nil, "\(fcmToken)")
+        let printed = try await herald.run(["fcm", "token", "com.example.app"])
+        #expect(printed.output.trimmingCharacters(in: .whitespacesAndNewlines) == fcmToken, "the same token as the banner's")
+        let sent = try await ChildProcess.run(
+            "/bin/sh", ["-c", line.trimmingCharacters(in: .whitespaces)], environment: herald.environment([:]),
+            timeout: .seconds(120))
+        #expect(sent.status == 0, "\(sent.error)")
+        #expect(sent.output.hasPrefix("projects/herald-demo/messages/"), "\(sent.output)")
+        let shown = await up.waitForOutput(containing: "Hello: from firebase-admin", timeout: .seconds(20))
+        #expect(shown?.contains("com.example.app") == true, "\(up.output)")
+        #expect(await up.stop() == 0)
+    }
+
+    @Test(
         "herald up: the banner's `herald push` line, pasted into a shell as printed, shows the push in the first and the console's delivery log (with the banner's operator token) says delivered; Ctrl-C stops both"
     )
     func upPushLine() async throws {
         let herald = try HeraldProcess()
         let up = try await herald.launch([
-            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0",
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "0",
+            "--console-port", "0",
         ])
         guard let line = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
             Issue.record("no push line in the banner: \(await up.stop())")
@@ -232,7 +274,8 @@ struct HeraldProcess {
         #expect(ended.error.contains("Disconnected from the gateway") && ended.error.contains("Gateway stopped"))
         // The device remembers the registration: the same token next time.
         let again = try await herald.launch([
-            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--console-port", "0",
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "0",
+            "--console-port", "0",
         ])
         let secondLine = await again.waitForOutput(containing: "herald push", timeout: .seconds(30))
         await again.stop()

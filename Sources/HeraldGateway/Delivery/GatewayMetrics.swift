@@ -73,6 +73,14 @@ public final class GatewayMetrics: Sendable {
         }.increment()
     }
 
+    /// Counts an answer of Firebase Cloud Messaging's API: which call (`send`, `token`, `topics`, `iid`) and its
+    /// outcome (`OK`, or the error code: `UNREGISTERED`, `invalid_grant`, …).
+    func recordFCMResponse(call: String, outcome: String) {
+        counter(\.others, "fcm.\(call).\(outcome)", label: "herald_fcm_responses_total") {
+            [("call", call), ("outcome", outcome)]
+        }.increment()
+    }
+
     /// Counts a published broadcast and the subscribed devices on this node it was queued for (B-10).
     func recordBroadcast(devices: Int) {
         counter(\.others, "broadcast", label: "herald_broadcasts_total") { [] }.increment()

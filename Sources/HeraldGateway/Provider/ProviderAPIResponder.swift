@@ -61,8 +61,12 @@ struct ProviderAPIResponder: Sendable {
     /// - Parameters:
     ///   - request: The request, its body read.
     ///   - connection: The state of the connection it came on, its identity decided at the handshake.
+    ///   - keyID: For a push the gateway makes itself (FCM's front door): the provider key it is sent with, checked as
+    ///     a verified provider token's key would be, instead of the request's authentication.
     ///   - logger: Where to log.
-    func answer(_ request: ProviderRequest, connection: ProviderConnection, logger: Logger) async -> ProviderAnswer {
+    func answer(
+        _ request: ProviderRequest, connection: ProviderConnection, sentWithKey keyID: String? = nil, logger: Logger
+    ) async -> ProviderAnswer {
         if connection.api == .channelManagement {
             return await answerChannelManagement(request, connection: connection, logger: logger)
         }
@@ -86,7 +90,12 @@ struct ProviderAPIResponder: Sendable {
         let now = clock.now
         var authenticated = false
         do {
-            let authorization = try await authorize(headers, connection: connection, now: now)
+            let authorization: Authorization
+            if let keyID {
+                authorization = try await authorize(keyID: keyID, environment: connection.environment)
+            } else {
+                authorization = try await authorize(headers, connection: connection, now: now)
+            }
             if case .token = authorization { authenticated = true }
             let payload = try Self.payload(of: request, headers: headers)
             let addressing = try Self.addressing(headers, pushType: payload.pushType, authorization: authorization)
@@ -169,6 +178,23 @@ struct ProviderAPIResponder: Sendable {
             case .failure(let reason): throw APNsRefusal(reason)
             }
         }
+    }
+
+    /// A push the gateway makes itself with the provider key `keyID`: the key's topics, as if a token signed with it
+    /// had been verified — `InvalidProviderToken` when the key is gone, `BadEnvironmentKeyIdInToken` when it is for
+    /// the other environment.
+    func authorize(keyID: String, environment: APNsEnvironment) async throws -> Authorization {
+        let entry: ProviderKeyring.Entry?
+        do {
+            entry = try await keyring.key(keyID)
+        } catch {
+            throw APNsRefusal(Self.storeFailure(error))
+        }
+        guard let entry else { throw APNsRefusal(.invalidProviderToken) }
+        if let keyEnvironment = entry.record.environment, keyEnvironment != environment {
+            throw APNsRefusal(.badEnvironmentKeyIdInToken)
+        }
+        return .token(topics: entry.record.topics)
     }
 
     /// S-11, I-04: a non-empty RFC 8259 JSON object within the push type's size; the push type, given or inferred.

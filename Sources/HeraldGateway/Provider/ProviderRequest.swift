@@ -45,6 +45,8 @@ struct ProviderAnswer: Sendable {
     var body: ByteBuffer
     /// Whether the request carried a valid provider token (lifts the one-stream limit, H-05/H-23).
     var authenticated: Bool
+    /// Why the request was refused, for a refusal.
+    var refusal: APNsRefusal? = nil
 }
 
 extension ProviderAnswer {
@@ -74,6 +76,6 @@ extension ProviderAnswer {
                 (name: "content-type", value: "application/json"),
                 (name: "content-length", value: String(body.readableBytes)),
             ],
-            body: body, authenticated: false)
+            body: body, authenticated: false, refusal: refusal)
     }
 }

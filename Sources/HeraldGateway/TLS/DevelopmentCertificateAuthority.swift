@@ -128,6 +128,34 @@ public struct DevelopmentCertificateAuthority: Sendable {
         return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
     }
 
+    /// Issues a server certificate for `hostNames` (DNS names), valid for 90 days — for the FCM proxy, which serves
+    /// Google's hosts to SDKs that trust this CA.
+    ///
+    /// - Parameters:
+    ///   - hostNames: The names it is for (its subject alternative names; the first is its common name).
+    ///   - now: Start of validity.
+    /// - Returns: The certificate and its private key, PEM.
+    public func issueServerCertificate(
+        hostNames: [String], now: Date = Date()
+    ) throws -> (certificatePEM: String, privateKeyPEM: String) {
+        let caKey = try P256.Signing.PrivateKey(pemRepresentation: String(contentsOf: privateKeyURL, encoding: .utf8))
+        let caCertificate = try Certificate(pemEncoded: String(contentsOf: certificateURL, encoding: .utf8))
+        let key = P256.Signing.PrivateKey()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(90 * 86400),
+            issuer: caCertificate.subject, subject: try DistinguishedName { CommonName(hostNames.first ?? "localhost") },
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                try ExtendedKeyUsage([.serverAuth])
+                SubjectAlternativeNames(hostNames.map { .dnsName($0) })
+            },
+            issuerPrivateKey: .init(caKey))
+        return (try certificate.serializeAsPEM().pemString, key.pemRepresentation)
+    }
+
     private static func write(_ text: String, to url: URL, privately: Bool) throws {
         try Data(text.utf8).write(to: url, options: .atomic)
         if privately {
