@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "UIKit", targets: ["UIKit"]),
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
         .library(name: "PushKit", targets: ["PushKit"]),
+        .library(name: "FirebaseCore", targets: ["FirebaseCore"]),
+        .library(name: "FirebaseMessaging", targets: ["FirebaseMessaging"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
         .library(name: "HeraldGatewayStore", targets: ["HeraldGatewayStore"]),
         .library(name: "HeraldGateway", targets: ["HeraldGateway"]),
@@ -26,6 +28,7 @@ let package = Package(
         .library(name: "HeraldConsole", targets: ["HeraldConsole"]),
         .executable(name: "herald", targets: ["herald"]),
         .executable(name: "herald-example-app", targets: ["herald-example-app"]),
+        .executable(name: "herald-example-fcm", targets: ["herald-example-fcm"]),
         .executable(name: "herald-example-legacy", targets: ["herald-example-legacy"]),
         .executable(name: "herald-example-service", targets: ["herald-example-service"]),
         .executable(name: "herald-example-content", targets: ["herald-example-content"]),
@@ -171,6 +174,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "FirebaseCore",
+            dependencies: ["HeraldAppRuntime"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FirebaseMessaging",
+            dependencies: ["FirebaseCore", "HeraldCore", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HeraldDevice",
             dependencies: [
                 "HeraldCore", "HeraldStorage", "HeraldNotificationEngine", "HeraldDeviceChannel",
@@ -288,6 +301,10 @@ let package = Package(
         .executableTarget(
             name: "herald-example-app",
             dependencies: ["UIKit", "UserNotifications"]
+        ),
+        .executableTarget(
+            name: "herald-example-fcm",
+            dependencies: ["UIKit", "UserNotifications", "FirebaseCore", "FirebaseMessaging"]
         ),
         .executableTarget(
             name: "herald-example-activity",
@@ -523,6 +540,14 @@ let package = Package(
                 "HeraldTesting",
             ],
             resources: [.copy("Clients")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FirebaseMessagingTests",
+            dependencies: [
+                "FirebaseMessaging", "FirebaseCore", "HeraldFCM", "HeraldGateway", "HeraldCore", "HeraldDeviceChannel",
+                "HeraldTestSupport", "HeraldTesting", "GatewayTestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -212,6 +212,54 @@ struct HeraldProcess {
     }
 
     @Test(
+        "An AppDelegate written for Firebase (import FirebaseMessaging, herald-example-fcm) gets its registration token from herald up, subscribes to a topic, and a firebase-admin message to it reaches its willPresent"
+    )
+    func firebaseApp() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch([
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "0",
+            "--console-port", "0",
+        ])
+        defer { up.send(SIGKILL) }
+        guard let line = await up.waitForOutput(containing: "firebase_admin.initialize_app", timeout: .seconds(30)),
+            let proxy = up.output.split(separator: "\n").first(where: { $0.hasPrefix("  fcm proxy:") })?
+                .split(separator: " ").last.map(String.init)
+        else {
+            Issue.record("no FCM lines in the banner: \(up.output) \(up.error)")
+            return
+        }
+        let executable = HeraldProcess.executable.deletingLastPathComponent().appendingPathComponent("herald-example-fcm")
+        let app = try await ChildProcess.launch(
+            executable.path, [],
+            environment: herald.environment([
+                "HERALD_DATA_DIR": herald.dataDirectory.path, "HERALD_BUNDLE_ID": "com.example.app", "HERALD_FCM_URL": proxy,
+            ]))
+        defer { app.send(SIGKILL) }
+        let tokenLine = await app.waitForOutput(containing: "Firebase registration token: ", timeout: .seconds(30))
+        let token = try #require(
+            tokenLine?.components(separatedBy: "Firebase registration token: ").last?.trimmingCharacters(in: .whitespaces),
+            "\(app.output) \(app.error)")
+        #expect(FCMRegistrationToken(token) != nil, "\(token)")
+        #expect(await app.waitForOutput(containing: "subscribed to news", timeout: .seconds(30)) != nil, "\(app.output)")
+        // The banner's firebase-admin line, sent to the topic the app subscribed to instead of the demo token.
+        let banner = line.trimmingCharacters(in: .whitespaces)
+        let topicLine = try #require(
+            banner.range(of: "token='").map { start in
+                let end = banner[start.upperBound...].firstIndex(of: "'")!
+                return banner.replacingCharacters(in: start.lowerBound...end, with: "topic='news'")
+            })
+        let sent = try await ChildProcess.run(
+            "/bin/sh", ["-c", topicLine], environment: herald.environment([:]), timeout: .seconds(120))
+        #expect(sent.status == 0, "\(sent.error)")
+        let messageID = try #require(sent.output.split(separator: "/").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        let presented = await app.waitForOutput(containing: "willPresent", timeout: .seconds(30))
+        #expect(
+            presented?.contains("title=Hello body=from firebase-admin message=\(messageID) main=true") == true, "\(app.output)")
+        _ = await app.stop()
+        _ = await up.stop()
+    }
+
+    @Test(
         "herald up: the banner's `herald push` line, pasted into a shell as printed, shows the push in the first and the console's delivery log (with the banner's operator token) says delivered; Ctrl-C stops both"
     )
     func upPushLine() async throws {

@@ -179,11 +179,21 @@ import UserNotifications
         #expect(first.count == Scheduler.batchLimit && rest.count == 5)
     }
 
-    @Test("The scheduler's sleep ends at its deadline, or early when something earlier is scheduled")
+    @Test(
+        "The scheduler's sleep ends at its deadline, or early when something earlier is scheduled; a wake that finds nobody asleep is kept for the next sleep"
+    )
     func wakeableSleep() async throws {
         let clock = VirtualClock()
         let sleeper = WakeableSleep()
-        #expect(!sleeper.wake(), "nobody sleeps yet")
+        // The loop decides its deadline, then sleeps: a wake in between (nobody asleep yet) is kept, and the next sleep
+        // returns at once instead of sleeping past what was scheduled (before the fix: a lost wake-up).
+        #expect(sleeper.wake(before: clock.now.addingTimeInterval(1)), "kept for the next sleep")
+        let start = clock.now
+        try await withTimeout(.seconds(10)) { await sleeper.sleep(until: nil, on: clock) }
+        #expect(clock.now == start, "returned at once")
+        sleeper.wake()
+        try await withTimeout(.seconds(10)) { await sleeper.sleep(until: clock.now.addingTimeInterval(60), on: clock) }
+        #expect(clock.now == start, "wake() is kept too")
         let deadline = clock.now.addingTimeInterval(3_600)
         let slept = Task { await sleeper.sleep(until: deadline, on: clock) }
         #expect(await clock.waitForSleeper(until: deadline))
@@ -196,6 +206,8 @@ import UserNotifications
         #expect(await clock.waitForSleeper(until: clock.now.addingTimeInterval(5)))
         clock.advance(by: 5)
         try await withTimeout(.seconds(10)) { await full.value }
-        #expect(!sleeper.wake(), "the finished sleep left nothing behind")
+        // The finished sleep left nothing behind: a later wake is kept for the next sleep, not spent on it.
+        #expect(sleeper.wake(before: clock.now.addingTimeInterval(1)))
+        try await withTimeout(.seconds(10)) { await sleeper.sleep(until: nil, on: clock) }
     }
 }

@@ -87,6 +87,16 @@ struct FCMFrontDoor: Sendable {
             return await subscribe(
                 request, projectID: segments[2], token: segments[4], topic: segments[6], subscribing: false,
                 allowingMissing: query["allow_missing"] == "true")
+        case ("POST", 5)
+        where segments[0] == "herald" && segments[1] == "v1" && segments[2] == "projects"
+            && segments[4] == "registrations":
+            return await registerApp(request, projectID: segments[3])
+        case (_, 8)
+        where (request.method == "POST" || request.method == "DELETE") && segments[0] == "herald"
+            && segments[1] == "v1" && segments[2] == "projects" && segments[4] == "registrations"
+            && segments[6] == "topics":
+            return await subscribeApp(
+                projectID: segments[3], token: segments[5], topic: segments[7], subscribing: request.method == "POST")
         default:
             metrics.recordFCMResponse(call: "unknown", outcome: FCMError.Code.notFound.rawValue)
             return .error(FCMError(.notFound, "Method not found: \(request.method) \(request.path)"))
