@@ -389,6 +389,24 @@ import Testing
         }
     }
 
+    @Test("The FCM port takes the API directly too: HTTP/1.1, and HTTP/2 with prior knowledge (h2c)")
+    func direct() async throws {
+        try await Self.withSetup { setup in
+            let url = "http://127.0.0.1:\(setup.port)/v1/projects/\(Self.projectID)/messages:send"
+            for version in ["--http1.1", "--http2-prior-knowledge"] {
+                let answer = try await ChildProcess.run(
+                    "curl",
+                    [
+                        "--silent", "--max-time", "30", version, "--write-out", "\n%{http_version} %{http_code}", "--data",
+                        "{}", url,
+                    ])
+                let lines = answer.output.split(separator: "\n")
+                #expect(lines.last == (version == "--http1.1" ? "1.1 401" : "2 401"), "\(version): \(answer.output)")
+                #expect(lines.first?.contains("UNAUTHENTICATED") == true, "\(version): \(answer.output)")
+            }
+        }
+    }
+
     @Test("A CONNECT to any other host is refused with 403 and a one-line reason; nothing is forwarded")
     func proxyRefusesOtherHosts() async throws {
         try await Self.withSetup { setup in

@@ -44,7 +44,7 @@ extension FCMFrontDoor {
         case .token(let text):
             let live: (registration: FCMRegistrationRecord, apnsToken: DeviceTokenRecord)
             do throws(FCMError) {
-                live = try await liveRegistration(text, projectID: project.projectID)
+                live = try await sendingRegistration(text, projectID: project.projectID)
             } catch {
                 throw error.code == .invalidArgument ? FCMError(error.code, error.message, field: "message.token") : error
             }
@@ -62,7 +62,7 @@ extension FCMFrontDoor {
                 throw unavailable(error)
             }
             guard let registration else { throw FCMError(.unregistered, "Requested entity was not found.") }
-            let (_, apnsToken) = try await liveRegistration(registration.token, projectID: project.projectID)
+            let (_, apnsToken) = try await sendingRegistration(registration.token, projectID: project.projectID)
             try await deliver(
                 push, to: apnsToken, messageID: messageID, project: project, validateOnly: sendRequest.validateOnly)
         case .topic(let topic):
@@ -79,6 +79,22 @@ extension FCMFrontDoor {
             }
         }
         return name
+    }
+
+    /// A registration token of `projectID` to send to, and its APNs token as first read live: from the cache when it
+    /// was read before — the provider path then checks that the APNs token is still live, as for any push, and a
+    /// revoked one comes back `UNREGISTERED` — else as ``liveRegistration(_:projectID:)`` reads it.
+    func sendingRegistration(
+        _ token: String, projectID: String
+    ) async throws(FCMError) -> (registration: FCMRegistrationRecord, apnsToken: DeviceTokenRecord) {
+        if let registration = cache.registration(token: token), let apnsToken = cache.apnsToken(registration.apnsToken) {
+            guard registration.projectID == projectID else { throw FCMError(.senderIDMismatch, "SenderId mismatch") }
+            return (registration, apnsToken)
+        }
+        let live = try await liveRegistration(token, projectID: projectID)
+        cache.keep(live.registration)
+        cache.keep(apnsToken: live.apnsToken)
+        return live
     }
 
     /// Hands a registration's push to the provider path, sent with the project's APNs key to the registration's APNs
@@ -162,7 +178,7 @@ extension FCMFrontDoor {
         _ push: FCMAPNsPush, token: String, messageID: String, project: FCMProjectRecord
     ) async -> Bool {
         do throws(FCMError) {
-            let (_, apnsToken) = try await liveRegistration(token, projectID: project.projectID)
+            let (_, apnsToken) = try await sendingRegistration(token, projectID: project.projectID)
             try await deliver(push, to: apnsToken, messageID: messageID, project: project, validateOnly: false)
             return true
         } catch {

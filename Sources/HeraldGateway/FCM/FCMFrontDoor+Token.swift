@@ -50,11 +50,11 @@ extension FCMFrontDoor {
         // Google's access tokens start `ya29.`; nothing reads the rest.
         let token = "ya29." + Data(random).base64URLEncodedString()
         do {
-            try await store.addFCMAccessToken(
-                FCMAccessTokenRecord(
-                    hash: Self.hash(token), projectID: grant.account.projectID,
-                    expiresAt: now.addingTimeInterval(Self.accessTokenLifetime)),
-                pruningBefore: now)
+            let record = FCMAccessTokenRecord(
+                hash: Self.hash(token), projectID: grant.account.projectID,
+                expiresAt: now.addingTimeInterval(Self.accessTokenLifetime))
+            try await store.addFCMAccessToken(record, pruningBefore: now)
+            cache.keep(record)
         } catch {
             return tokenEndpointUnavailable(error)
         }

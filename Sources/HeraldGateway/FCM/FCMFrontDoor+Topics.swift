@@ -128,7 +128,7 @@ extension FCMFrontDoor {
         let registration: FCMRegistrationRecord?
         let apnsToken: DeviceTokenRecord?
         do {
-            registration = try await store.fcmRegistration(token: token)
+            registration = try await self.registration(token: token)
             if let registration { apnsToken = try await store.token(registration.apnsToken) } else { apnsToken = nil }
         } catch {
             throw unavailable(error)

@@ -50,6 +50,8 @@ struct FCMFrontDoor: Sendable {
     let metrics: GatewayMetrics
     let clock: any HeraldClock
     let logger: Logger
+    /// Access tokens, projects and registrations once read.
+    let cache = FCMLookupCache()
 
     /// The largest request body read; a longer one is refused (Google: "Request payload size exceeds the limit").
     static let largestBody = 256 * 1024
@@ -122,11 +124,21 @@ struct FCMFrontDoor: Sendable {
             .unauthenticated,
             "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential."
         )
+        let hash = Self.hash(token)
         let record: FCMAccessTokenRecord?
         let project: FCMProjectRecord?
         do {
-            record = try await store.fcmAccessToken(hash: Self.hash(token))
-            if let record { project = try await store.fcmProject(id: record.projectID) } else { project = nil }
+            if let cached = cache.accessToken(hash: hash) {
+                record = cached
+            } else {
+                record = try await store.fcmAccessToken(hash: hash)
+            }
+            if let record {
+                cache.keep(record)
+                project = try await self.project(id: record.projectID)
+            } else {
+                project = nil
+            }
         } catch {
             throw unavailable(error)
         }
@@ -138,6 +150,22 @@ struct FCMFrontDoor: Sendable {
             )
         }
         return project
+    }
+
+    /// The project with this ID, from the cache or the store.
+    func project(id: String) async throws -> FCMProjectRecord? {
+        if let cached = cache.project(id: id) { return cached }
+        let project = try await store.fcmProject(id: id)
+        if let project { cache.keep(project) }
+        return project
+    }
+
+    /// The registration with this token, from the cache or the store.
+    func registration(token: String) async throws -> FCMRegistrationRecord? {
+        if let cached = cache.registration(token: token) { return cached }
+        let registration = try await store.fcmRegistration(token: token)
+        if let registration { cache.keep(registration) }
+        return registration
     }
 
     /// 503 `UNAVAILABLE` for a store that failed, logged.

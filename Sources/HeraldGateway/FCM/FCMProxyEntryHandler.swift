@@ -54,7 +54,8 @@ final class FCMProxyEntryHandler: ChannelInboundHandler, RemovableChannelHandler
         }
         decided = true
         let head = String(decoding: buffered.readableBytesView.prefix(headLength), as: UTF8.self)
-        let requestLine = head.prefix { $0 != "\r" && $0 != "\n" }.split(separator: " ")
+        // `\r\n` is one `Character`, a newline.
+        let requestLine = head.prefix { !$0.isNewline }.split(separator: " ")
         do {
             if requestLine.first == "CONNECT" {
                 try tunnel(context, target: requestLine.count > 1 ? String(requestLine[1]) : "", headLength: headLength)
