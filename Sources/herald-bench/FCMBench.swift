@@ -59,9 +59,8 @@ extension HeraldBench {
             let (account, _) = try FCMServiceAccount.create(projectID: projectID)
             _ = try await store.createFCMProject(
                 FCMProjectRecord(
-                    projectID: projectID, clientEmail: account.clientEmail, clientID: account.clientID,
-                    privateKeyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM,
-                    providerKeyID: BenchmarkWorkspace.keyID, bundleIDs: [BenchmarkWorkspace.topic], createdAt: Date()))
+                    account: account, providerKeyID: BenchmarkWorkspace.keyID, bundleIDs: [BenchmarkWorkspace.topic],
+                    createdAt: Date()))
             // An access token as the token endpoint issues one (its grant is not what is measured).
             let accessToken = "ya29.bench-\(UUID().uuidString)"
             try await store.addFCMAccessToken(

@@ -51,20 +51,12 @@ extension HeraldCommand {
                     try await store.withStore { store in
                         let keyID = try await Self.providerKeyID(key, in: store)
                         let created = try await store.createFCMProject(
-                            FCMProjectRecord(
-                                projectID: projectID, clientEmail: account.clientEmail, clientID: account.clientID,
-                                privateKeyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM,
-                                providerKeyID: keyID, bundleIDs: bundleIDs, createdAt: Date()))
+                            FCMProjectRecord(account: account, providerKeyID: keyID, bundleIDs: bundleIDs, createdAt: Date()))
                         guard created else {
                             throw ValidationError("A project \(projectID) exists already; `herald fcm project list` shows it.")
                         }
                     }
-                    try FileManager.default.createDirectory(
-                        at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    guard
-                        FileManager.default.createFile(
-                            atPath: file.path, contents: keyFile, attributes: [.posixPermissions: 0o600])
-                    else { throw CommandFailure("could not write \(file.path)") }
+                    try FCMServiceAccount.write(keyFile: keyFile, to: file)
                     print("project: \(projectID)")
                     print("credentials: \(file.path)")
                 }

@@ -148,18 +148,10 @@ extension HeraldCommand {
             let file = directory.url.appendingPathComponent("fcm").appendingPathComponent("\(fcmProjectID).json")
             if try await store.fcmProject(id: fcmProjectID) == nil {
                 let (account, keyFile) = try FCMServiceAccount.create(projectID: fcmProjectID)
-                try FileManager.default.createDirectory(
-                    at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
                 // The file first: a project whose key file was never written could not be used.
-                guard
-                    FileManager.default.createFile(
-                        atPath: file.path, contents: keyFile, attributes: [.posixPermissions: 0o600])
-                else { throw CommandFailure("could not write \(file.path)") }
+                try FCMServiceAccount.write(keyFile: keyFile, to: file)
                 _ = try await store.createFCMProject(
-                    FCMProjectRecord(
-                        projectID: fcmProjectID, clientEmail: account.clientEmail, clientID: account.clientID,
-                        privateKeyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM, providerKeyID: keyID,
-                        bundleIDs: [demoApp], createdAt: Date()))
+                    FCMProjectRecord(account: account, providerKeyID: keyID, bundleIDs: [demoApp], createdAt: Date()))
             }
             return SandboxDevice.FCMProject(projectID: fcmProjectID, credentials: file.path)
         }

@@ -37,9 +37,8 @@ import Testing
             let (account, _) = try FCMServiceAccount.create(projectID: "herald-demo")
             let made = try await harness.store.createFCMProject(
                 FCMProjectRecord(
-                    projectID: "herald-demo", clientEmail: account.clientEmail, clientID: account.clientID,
-                    privateKeyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM,
-                    providerKeyID: GatewayHarness.keyID, bundleIDs: [GatewayHarness.bundleID], createdAt: Date()))
+                    account: account, providerKeyID: GatewayHarness.keyID, bundleIDs: [GatewayHarness.bundleID], createdAt: Date()
+                ))
             #expect(made)
             let device = try await harness.connectDevice()
             let apnsToken = try await device.register(bundleID: GatewayHarness.bundleID)

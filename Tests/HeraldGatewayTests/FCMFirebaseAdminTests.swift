@@ -23,9 +23,7 @@ import Testing
         #expect(
             try await harness.store.createFCMProject(
                 FCMProjectRecord(
-                    projectID: id, clientEmail: account.clientEmail, clientID: account.clientID,
-                    privateKeyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM, providerKeyID: keyID,
-                    bundleIDs: [GatewayHarness.bundleID], createdAt: Date())))
+                    account: account, providerKeyID: keyID, bundleIDs: [GatewayHarness.bundleID], createdAt: Date())))
         let file = harness.directory.appendingPathComponent("\(id).json")
         try keyFile.write(to: file)
         return file.path

@@ -100,9 +100,8 @@ import Testing
             #expect(
                 try await harness.store.createFCMProject(
                     FCMProjectRecord(
-                        projectID: projectID, clientEmail: account.clientEmail, clientID: account.clientID,
-                        privateKeyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM,
-                        providerKeyID: GatewayHarness.keyID, bundleIDs: [GatewayHarness.bundleID], createdAt: Date()))
+                        account: account, providerKeyID: GatewayHarness.keyID, bundleIDs: [GatewayHarness.bundleID],
+                        createdAt: Date()))
                     == true)
             let keyFile = try #require(try JSONSerialization.jsonObject(with: keyFileData) as? [String: Any])
             let device = try await harness.connectDevice()
@@ -236,9 +235,7 @@ import Testing
             let (account, _) = try FCMServiceAccount.create(projectID: "second-project")
             _ = try await setup.harness.store.createFCMProject(
                 FCMProjectRecord(
-                    projectID: "second-project", clientEmail: account.clientEmail, clientID: account.clientID,
-                    privateKeyID: account.privateKeyID, publicKeyPEM: account.publicKeyPEM, providerKeyID: "NOSUCHKEY0",
-                    bundleIDs: [GatewayHarness.bundleID], createdAt: Date()))
+                    account: account, providerKeyID: "NOSUCHKEY0", bundleIDs: [GatewayHarness.bundleID], createdAt: Date()))
             let foreign = try await setup.harness.store.fcmRegistration(
                 forAPNsToken: setup.apnsToken, projectID: "second-project", at: Date())
             let mismatch = try await setup.call(

@@ -26,7 +26,7 @@ extension FCMFrontDoor {
             let project: FCMProjectRecord?
             let record: DeviceTokenRecord?
             do {
-                project = try await store.fcmProject(id: projectID)
+                project = try await self.project(id: projectID)
                 record = try await store.token(apnsToken.lowercased())
             } catch {
                 throw unavailable(error)
