@@ -152,8 +152,10 @@ let package = Package(
         .target(
             name: "HeraldConsole",
             dependencies: [
-                "HeraldCore", "HeraldGatewayStore", "HeraldProvider",
+                "HeraldCore", "HeraldGatewayStore", "HeraldProvider", "HeraldFCM",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -388,6 +390,7 @@ let package = Package(
             name: "UserNotificationsTests",
             dependencies: [
                 "UserNotifications", "UserNotificationsUI", "HeraldTesting", "CoreLocation", "HeraldCore",
+                "HeraldNotificationEngine",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -577,6 +580,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
+                "HeraldFCM", "HeraldGatewayStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

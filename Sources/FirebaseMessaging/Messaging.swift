@@ -222,7 +222,7 @@ open class Messaging: NSObject {
 
     private func fetch() async {
         guard let apnsToken = state.withLock({ $0.apnsToken }) else { return }
-        let hex = apnsToken.map { String(format: "%02x", $0) }.joined()
+        let hex = apnsToken.lowercaseHex
         let result: Result<String, MessagingError>
         do {
             let answer = try await post(

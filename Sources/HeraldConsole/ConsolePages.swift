@@ -162,6 +162,21 @@ enum ConsolePages {
         <button type="submit" name="action" value="send">Send</button>
         <button type="submit" name="action" value="curl">Get cURL command</button>
         </form>
+        {{#hasFCM}}
+        <h2 id="fcm">Send an FCM message</h2>
+        <p class="hint">Firebase Cloud Messaging's <code>messages:send</code> through the gateway's FCM port, as firebase-admin sends it: an access token for the project's service-account key (<code>fcm/&lt;project&gt;.json</code> in the data directory), then the request below, in Google's JSON (<code>"validate_only": true</code> for a dry run).</p>
+        {{#fcmMessage}}<p class="error">{{fcmMessage}}</p>{{/fcmMessage}}
+        {{#fcmResult}}<table class="result" id="fcmResult"><tbody>
+        <tr class="{{kind}}"><th>Status</th><td>{{status}} {{reason}}</td></tr>
+        {{#name}}<tr><th>name</th><td>{{#messageID}}<a href="/log?id={{messageID}}"><code>{{name}}</code></a> (delivery log){{/messageID}}{{^messageID}}<code>{{name}}</code>{{/messageID}}</td></tr>{{/name}}
+        </tbody></table>{{/fcmResult}}
+        {{#noFCMProjects}}<p class="error">No FCM project to send as: its key file belongs in the data directory as <code>fcm/&lt;project&gt;.json</code> (herald fcm project create and herald up write it there).</p>{{/noFCMProjects}}
+        <form method="post" action="/send/fcm" id="sendFCM"><input type="hidden" name="csrf" value="{{csrf}}">
+        <p><label>Project <select name="fcmProject">{{#fcmProjects}}<option value="{{id}}"{{#selected}} selected{{/selected}}>{{id}}</option>{{/fcmProjects}}</select></label></p>
+        <p><label>Request (JSON)<br><textarea name="fcmRequest" id="fcmRequest" rows="8" cols="80">{{fcmRequest}}</textarea></label></p>
+        <button type="submit" name="action" value="send">Send through FCM</button>
+        </form>
+        {{/hasFCM}}
         {{> foot}}
         """,
         "history": """

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFCM
 import HeraldProvider
 import NIOPosix
 
@@ -12,8 +13,10 @@ public struct ConsoleSender: Sendable {
     let providerURL: @Sendable (APNsEnvironment) async -> URL?
     /// The CA the provider API's certificate chains to.
     let certificateAuthorityFile: String?
-    /// Where the `.p8` keys are.
+    /// Where the `.p8` keys are; FCM projects' service-account key files are in its `fcm` folder.
     let keyDirectory: URL
+    /// The gateway's FCM port (plain HTTP), once it listens; `nil` if the gateway serves no FCM.
+    let fcmURL: @Sendable () async -> URL?
 
     /// A sender for the gateway whose provider API `providerURL` gives.
     ///
@@ -21,14 +24,18 @@ public struct ConsoleSender: Sendable {
     ///   - providerURL: The provider API's base URL for an environment (`https://localhost:2197`), once the gateway
     ///     listens; `nil` for an environment it does not serve.
     ///   - certificateAuthorityFile: The gateway's CA file (`tls/ca.pem`), or `nil` for the system's roots.
-    ///   - keyDirectory: The folder that holds `AuthKey_<key ID>.p8` files.
+    ///   - keyDirectory: The folder that holds `AuthKey_<key ID>.p8` files, and FCM projects' key files as
+    ///     `fcm/<project>.json` (where `herald fcm project create` and `herald up` write them).
+    ///   - fcmURL: The gateway's FCM port as a base URL (`http://127.0.0.1:2201`), once it listens; `nil` when the
+    ///     gateway serves no FCM (the send form then has no FCM part).
     public init(
         providerURL: @escaping @Sendable (APNsEnvironment) async -> URL?, certificateAuthorityFile: String?,
-        keyDirectory: URL
+        keyDirectory: URL, fcmURL: @escaping @Sendable () async -> URL? = { nil }
     ) {
         self.providerURL = providerURL
         self.certificateAuthorityFile = certificateAuthorityFile
         self.keyDirectory = keyDirectory
+        self.fcmURL = fcmURL
     }
 
     /// The key IDs of the `.p8` files in the key directory, sorted (read off the cooperative pool).
@@ -48,5 +55,25 @@ public struct ConsoleSender: Sendable {
         guard keyID.allSatisfy({ $0.isLetter || $0.isNumber }) else { return nil }
         let file = keyDirectory.appendingPathComponent("AuthKey_\(keyID).p8")
         return try? await NIOThreadPool.singleton.runIfActive { try String(contentsOf: file, encoding: .utf8) }
+    }
+
+    /// The FCM projects with a key file in the key directory's `fcm` folder, sorted (read off the cooperative pool).
+    func fcmProjectIDs() async -> [String] {
+        let directory = keyDirectory.appendingPathComponent("fcm")
+        return
+            ((try? await NIOThreadPool.singleton.runIfActive {
+                try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            }) ?? []).compactMap { name -> String? in
+                guard name.hasSuffix(".json") else { return nil }
+                let projectID = String(name.dropLast(5))
+                return FCMServiceAccount.isValidProjectID(projectID) ? projectID : nil
+            }.sorted()
+    }
+
+    /// An FCM project's service-account key file (read off the cooperative pool); `nil` when there is none.
+    func fcmKeyFile(_ projectID: String) async -> Data? {
+        guard FCMServiceAccount.isValidProjectID(projectID) else { return nil }
+        let file = keyDirectory.appendingPathComponent("fcm").appendingPathComponent("\(projectID).json")
+        return try? await NIOThreadPool.singleton.runIfActive { try Data(contentsOf: file) }
     }
 }

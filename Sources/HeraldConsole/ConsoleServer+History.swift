@@ -30,6 +30,9 @@ extension ConsoleServer {
             }
             var fields = earlier.form
             fields["action"] = "send"
+            if earlier.form["kind"] == "fcm" {
+                return await sendPage(session: session, form: earlier.form, values: await sendFCM(fields))
+            }
             return await sendPage(session: session, form: earlier.form, values: await send(fields))
         }
     }
@@ -39,7 +42,8 @@ extension ConsoleServer {
         let now = clock.now
         let record = ConsoleSendRecord(
             id: RandomUUID.timeOrderedLowercasedString(at: now), sentAt: now,
-            form: form.filter { Self.sentFields.contains($0.key) }, status: status, reason: reason, apnsID: apnsID,
+            form: form.filter { Self.sentFields.contains($0.key) || Self.sentFCMFields.contains($0.key) }, status: status,
+            reason: reason, apnsID: apnsID,
             uniqueID: uniqueID)
         do {
             try await store.addConsoleSend(record, keepingSince: now.addingTimeInterval(-ConsoleSendRecord.kept))
@@ -55,16 +59,18 @@ extension ConsoleServer {
         var values: [String: Any] = [
             "title": "History", "csrf": session.csrf, "signedIn": true, "hasSends": !sends.isEmpty,
             "sends": sends.map { send -> [String: Any] in
-                let recipient = send.form["recipient"] ?? ""
+                let isFCM = send.form["kind"] == "fcm"
+                let recipient = isFCM ? send.form["fcmProject"] ?? "" : send.form["recipient"] ?? ""
                 var row: [String: Any] = [
                     "id": send.id, "time": formatter.string(from: send.sentAt), "csrf": session.csrf,
-                    "target": send.form["target"] == "channel" ? "channel" : "token",
+                    "target": isFCM ? "FCM project" : send.form["target"] == "channel" ? "channel" : "token",
                     "recipient": recipient.count > 16 ? recipient.prefix(16) + "…" : recipient,
                     "fullRecipient": recipient, "topic": send.form["topic"] ?? "", "pushType": send.form["pushType"] ?? "",
                     "status": send.status == 0 ? "no answer" : "\(send.status)", "reason": send.reason ?? "",
                     "kind": send.status == 200 ? "delivered" : "discarded",
                 ]
-                if let uniqueID = send.uniqueID { row["uniqueID"] = uniqueID }
+                // An FCM message's log is found by its ID, the push's apns-id (every push of a topic message has it).
+                if let uniqueID = send.uniqueID ?? (isFCM ? send.apnsID : nil) { row["uniqueID"] = uniqueID }
                 return row
             },
         ]

@@ -125,6 +125,13 @@ public final class ConsoleServer: Service, Sendable {
             }
             return await sendPage(session: session, form: form, values: await send(form))
         }
+        router.post("/send/fcm") { [self] request, context in
+            guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+            guard let form = try await Self.form(request, context: context, checkedAgainst: session) else {
+                return Self.staleForm
+            }
+            return await sendPage(session: session, form: form, values: await sendFCM(form))
+        }
         router.get("/tools") { [self] request, context in
             try await tools(request, context: context) { _, _ in [:] }
         }
@@ -215,11 +222,13 @@ public final class ConsoleServer: Service, Sendable {
         var values: [String: Any] = ["title": "Delivery log", "csrf": session.csrf, "signedIn": true, "id": search]
         guard !search.isEmpty else { return Self.page("log", values) }
         let formatter = Self.timeFormatter
-        var uniqueID = search.lowercased()
+        // An FCM message's name (`projects/<project>/messages/<id>`) is searched as its ID, the push's apns-id.
+        let searched = Self.fcmMessageID(named: search) ?? search
+        var uniqueID = searched.lowercased()
         var events = try await store.events(uniqueID: uniqueID)
         if events.isEmpty {
-            let matches = try await store.loggedNotifications(matching: search, limit: Self.searchLimit)
-            if matches.count == 1, matches[0].subject.apnsID == search.lowercased() {
+            let matches = try await store.loggedNotifications(matching: searched, limit: Self.searchLimit)
+            if matches.count == 1, matches[0].subject.apnsID == searched.lowercased() {
                 uniqueID = matches[0].uniqueID
                 events = try await store.events(uniqueID: uniqueID)
             } else if !matches.isEmpty {
@@ -332,6 +341,7 @@ public final class ConsoleServer: Service, Sendable {
             "payload": form["payload"] ?? #"{"aps":{"alert":{"title":"Hello","body":"from the console"}}}"#,
             "limit": pushType == "voip" || form["target"] == "channel" ? 5120 : 4096,
         ]
+        page.merge(await fcmFormValues(form)) { $1 }
         page.merge(values) { $1 }
         return Self.page("send", page)
     }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldCore
 import HeraldGatewayStore
 
 /// A console operator token: what a person types into the console's login form (`herald console token` makes one).
@@ -29,6 +30,6 @@ public enum OperatorToken {
 
     /// The token's SHA-256, lowercase hex: how the store knows it.
     public static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(token.utf8)).lowercaseHex
     }
 }

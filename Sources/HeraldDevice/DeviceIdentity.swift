@@ -42,7 +42,7 @@ public struct DeviceIdentity: Sendable, Hashable, Codable {
             ).prefix(64))
         var generator = SystemRandomNumberGenerator()
         func hex(_ count: Int) -> String {
-            (0..<count).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+            (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }.lowercaseHex
         }
         let identity = DeviceIdentity(deviceID: "\(name.isEmpty ? "device" : name)-\(hex(4))", secret: hex(32))
         let data = try JSONEncoder().encode(identity)

@@ -8,6 +8,8 @@ public struct FCMAPNsPush: Sendable, Hashable {
     public var headers: [String: String]
     /// The payload.
     public var payload: JSONValue
+    /// The payload as sent: ``payload``'s JSON text, encoded once.
+    public var payloadData: Data
     /// For a Live Activity push: the activity's token, to which the push goes instead of the registration's.
     public var liveActivityToken: String?
 }
@@ -94,13 +96,15 @@ extension FCMMessage {
         case .topic, .condition: limit = Self.maximumTopicPayload
         case .token, .fid: limit = Self.maximumPayload
         }
-        let size = result.jsonData.count
+        let encoded = result.jsonData
+        let size = encoded.count
         guard size <= limit else {
             throw FCMError(
                 .invalidArgument, "Message is too big: its APNs payload is \(size) bytes, over the limit of \(limit)",
                 field: "message")
         }
-        return FCMAPNsPush(headers: headers, payload: result, liveActivityToken: apns?.liveActivityToken)
+        return FCMAPNsPush(
+            headers: headers, payload: result, payloadData: encoded, liveActivityToken: apns?.liveActivityToken)
     }
 
     /// `alert` when the payload shows something, `background` for `content-available` alone, `liveactivity` for a

@@ -55,16 +55,22 @@ public struct FCMMessage: Sendable, Hashable {
     /// The data keys FCM reserves.
     static let reservedDataKeys: Set<String> = ["from", "message_type", "notification"]
 
+    // The fields each block has (snake_case), made once rather than per message.
+    static let messageFields: Set<String> = [
+        "name", "data", "notification", "android", "webpush", "apns", "fcm_options", "token", "topic", "condition", "fid",
+    ]
+    static let notificationFields: Set<String> = ["title", "body", "image"]
+    static let optionsFields: Set<String> = ["analytics_label"]
+    static let apnsFields: Set<String> = ["headers", "payload", "fcm_options", "live_activity_token"]
+    static let apnsOptionsFields: Set<String> = ["analytics_label", "image"]
+
     /// Reads a message from the `message` member of a send request.
     ///
     /// - Parameter json: The message object.
     /// - Throws: ``FCMError`` `INVALID_ARGUMENT` naming the field at fault.
     public init(json: JSONValue) throws(FCMError) {
         let fields = try Fields(json, at: "message")
-        try fields.onlyKnown([
-            "name", "data", "notification", "android", "webpush", "apns", "fcm_options", "token", "topic", "condition",
-            "fid",
-        ])
+        try fields.onlyKnown(Self.messageFields)
         var targets: [Target] = []
         if let token = try fields.string("token") { targets.append(.token(token)) }
         if let fid = try fields.string("fid") { targets.append(.fid(fid)) }
@@ -105,7 +111,7 @@ public struct FCMMessage: Sendable, Hashable {
             }
         }
         if let notification = try fields.object("notification") {
-            try notification.onlyKnown(["title", "body", "image"])
+            try notification.onlyKnown(Self.notificationFields)
             self.notification = Notification(
                 title: try notification.string("title"), body: try notification.string("body"),
                 image: try notification.string("image"))
@@ -113,11 +119,11 @@ public struct FCMMessage: Sendable, Hashable {
         _ = try fields.object("android")
         _ = try fields.object("webpush")
         if let options = try fields.object("fcm_options") {
-            try options.onlyKnown(["analytics_label"])
+            try options.onlyKnown(Self.optionsFields)
             analyticsLabel = try options.string("analytics_label")
         }
         if let apns = try fields.object("apns") {
-            try apns.onlyKnown(["headers", "payload", "fcm_options", "live_activity_token"])
+            try apns.onlyKnown(Self.apnsFields)
             var config = APNs()
             if let headers = try apns.object("headers") {
                 for member in headers.members {
@@ -137,7 +143,7 @@ public struct FCMMessage: Sendable, Hashable {
                 config.payload = payload.value
             }
             if let options = try apns.object("fcm_options") {
-                try options.onlyKnown(["analytics_label", "image"])
+                try options.onlyKnown(Self.apnsOptionsFields)
                 config.analyticsLabel = try options.string("analytics_label")
                 config.image = try options.string("image")
             }
@@ -151,6 +157,8 @@ public struct FCMMessage: Sendable, Hashable {
         let path: String
         let value: JSONValue
         let members: [JSONValue.Member]
+        /// Each member's name in snake_case, in `members`' order (worked out once: every lookup compares them).
+        private let names: [String]
 
         init(_ value: JSONValue, at path: String) throws(FCMError) {
             guard case .object(let members) = value else {
@@ -159,28 +167,33 @@ public struct FCMMessage: Sendable, Hashable {
             self.path = path
             self.value = value
             self.members = members
+            names = members.map { Self.snakeCased($0.key) }
         }
 
-        /// The snake_case spelling of a lowerCamelCase name.
+        /// The snake_case spelling of a lowerCamelCase name (protobuf's JSON names are ASCII: only `A`–`Z` change).
         static func snakeCased(_ key: String) -> String {
-            var result = ""
-            for character in key {
-                if character.isUppercase {
-                    result += "_" + character.lowercased()
+            guard key.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return key }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(key.utf8.count + 4)
+            for byte in key.utf8 {
+                if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) {
+                    bytes.append(UInt8(ascii: "_"))
+                    bytes.append(byte + 32)
                 } else {
-                    result.append(character)
+                    bytes.append(byte)
                 }
             }
-            return result
+            return String(decoding: bytes, as: UTF8.self)
         }
 
+        /// The member named `name` (snake_case) in either spelling.
         func member(_ name: String) -> JSONValue? {
-            members.first { $0.key == name || Self.snakeCased($0.key) == name }?.value
+            names.firstIndex(of: name).map { members[$0].value }
         }
 
         /// Throws for a member whose name (in either spelling) is not one of `known`.
         func onlyKnown(_ known: Set<String>) throws(FCMError) {
-            for member in members where !known.contains(Self.snakeCased(member.key)) {
+            for (index, member) in members.enumerated() where !known.contains(names[index]) {
                 throw FCMError(
                     .invalidArgument,
                     "Invalid JSON payload received. Unknown name \"\(member.key)\" at '\(path)': Cannot find field.",

@@ -58,7 +58,7 @@ public struct FCMServiceAccount: Sendable, Hashable {
     public static func create(projectID: String) throws -> (account: FCMServiceAccount, keyFile: Data) {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         var random = SystemRandomNumberGenerator()
-        let keyID = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
+        let keyID = (0..<20).map { _ in UInt8.random(in: 0...255, using: &random) }.lowercaseHex
         let clientID = (0..<21).map { index in String(Int.random(in: (index == 0 ? 1 : 0)...9, using: &random)) }.joined()
         let account = FCMServiceAccount(
             projectID: projectID, clientEmail: "firebase-adminsdk-herald@\(projectID).iam.gserviceaccount.com",

@@ -65,7 +65,7 @@ extension HeraldBench {
             let accessToken = "ya29.bench-\(UUID().uuidString)"
             try await store.addFCMAccessToken(
                 FCMAccessTokenRecord(
-                    hash: SHA256.hash(data: Data(accessToken.utf8)).map { String(format: "%02x", $0) }.joined(),
+                    hash: SHA256.hash(data: Data(accessToken.utf8)).lowercaseHex,
                     projectID: projectID, expiresAt: Date().addingTimeInterval(3_600)),
                 pruningBefore: Date())
             let group = ServiceGroup(services: [gateway], gracefulShutdownSignals: [], logger: logger)

@@ -16,6 +16,13 @@ extension ConsoleSender {
                 else { return nil }
                 return URL(string: "https://localhost:\(ports.provider[index])")
             },
-            certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: keyDirectory)
+            certificateAuthorityFile: gateway.certificateAuthority?.certificateURL.path, keyDirectory: keyDirectory,
+            fcmURL: {
+                guard gateway.configuration.fcmPort != nil, let port = try? await gateway.ports().fcm else { return nil }
+                // The FCM port takes plain HTTP; the console runs beside the gateway.
+                let host = gateway.configuration.fcmHost
+                let reachable = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
+                return URL(string: "http://\(reachable):\(port)")
+            })
     }
 }

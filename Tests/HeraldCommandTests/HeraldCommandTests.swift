@@ -185,19 +185,15 @@ struct HeraldProcess {
             Issue.record("no firebase-admin line in the banner: \(await up.stop()) \(up.error)")
             return
         }
-        func value(_ label: String) -> String? {
-            up.output.split(separator: "\n").first { $0.hasPrefix("  \(label)") }?.dropFirst(label.count + 2)
-                .trimmingCharacters(in: .whitespaces)
-        }
-        #expect(value("fcm proxy:")?.hasPrefix("http://127.0.0.1:") == true, "\(up.output)")
-        #expect(value("fcm project:") == "herald-demo")
-        let credentials = try #require(value("fcm credentials:"))
+        #expect(up.bannerValue("fcm proxy:")?.hasPrefix("http://127.0.0.1:") == true, "\(up.output)")
+        #expect(up.bannerValue("fcm project:") == "herald-demo")
+        let credentials = try #require(up.bannerValue("fcm credentials:"))
         #expect(credentials == herald.dataDirectory.appendingPathComponent("fcm/herald-demo.json").path)
         let keyFile =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: credentials))) as? [String: Any]
         #expect(keyFile?["type"] as? String == "service_account")
         #expect(keyFile?["token_uri"] as? String == "https://oauth2.googleapis.com/token")
-        let fcmToken = try #require(value("fcm token:"))
+        let fcmToken = try #require(up.bannerValue("fcm token:"))
         #expect(FCMRegistrationToken(fcmToken) != nil, "\(fcmToken)")
         let printed = try await herald.run(["fcm", "token", "com.example.app"])
         #expect(printed.output.trimmingCharacters(in: .whitespacesAndNewlines) == fcmToken, "the same token as the banner's")
@@ -222,8 +218,7 @@ struct HeraldProcess {
         ])
         defer { up.send(SIGKILL) }
         guard let line = await up.waitForOutput(containing: "firebase_admin.initialize_app", timeout: .seconds(30)),
-            let proxy = up.output.split(separator: "\n").first(where: { $0.hasPrefix("  fcm proxy:") })?
-                .split(separator: " ").last.map(String.init)
+            let proxy = up.bannerValue("fcm proxy:")
         else {
             Issue.record("no FCM lines in the banner: \(up.output) \(up.error)")
             return
@@ -295,12 +290,8 @@ struct HeraldProcess {
         #expect(shown?.contains("com.example.app") == true)
 
         // The console the banner names, with its operator token: the push's delivery log says delivered.
-        let console = try #require(
-            up.output.split(separator: "\n").first { $0.contains("console:") }?
-                .components(separatedBy: "console:").last?.trimmingCharacters(in: .whitespaces))
-        let operatorToken = try #require(
-            up.output.split(separator: "\n").first { $0.contains("operator token:") }?
-                .components(separatedBy: "operator token:").last?.trimmingCharacters(in: .whitespaces))
+        let console = try #require(up.bannerValue("console:"))
+        let operatorToken = try #require(up.bannerValue("operator token:"))
         let uniqueID = try #require(pushed.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
         let base = try #require(console.components(separatedBy: "/log").first)
         let jar = herald.dataDirectory.appendingPathComponent("cookies").path

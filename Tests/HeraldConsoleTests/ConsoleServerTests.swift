@@ -5,7 +5,9 @@ import GatewayTestSupport
 import HeraldConsole
 import HeraldCore
 import HeraldDeviceChannel
+import HeraldFCM
 import HeraldGateway
+import HeraldGatewayStore
 import HeraldTestSupport
 import HeraldTesting
 import Logging
@@ -74,20 +76,35 @@ import Testing
         }
     }
 
-    /// A console on the harness's store, on a free port, while `body` runs.
-    func withConsole(_ body: (GatewayHarness, Browser, String) async throws -> Void) async throws {
-        try await withGateway { harness, provider in
+    /// The FCM project a console with FCM sends as (its key file in the key directory's `fcm` folder).
+    static let fcmProjectID = "console-demo"
+
+    /// A console on the harness's store, on a free port, while `body` runs; with `fcm`, the gateway serves FCM and
+    /// ``fcmProjectID`` sends with the harness's key to its app.
+    func withConsole(fcm: Bool = false, _ body: (GatewayHarness, Browser, String) async throws -> Void) async throws {
+        try await withGateway(configure: { if fcm { $0.fcmPort = 0 } }) { harness, provider in
             var logger = Logger(label: "test.console")
             logger.logLevel = .warning
             // The send form: the harness's provider API, with its key as `up` keeps one.
             let keys = try ScratchFolder.make("herald-console-keys")
             try harness.providerKey.pemRepresentation.write(
                 to: keys.appendingPathComponent("AuthKey_\(GatewayHarness.keyID).p8"), atomically: true, encoding: .utf8)
+            if fcm {
+                let (account, keyFile) = try FCMServiceAccount.create(projectID: Self.fcmProjectID)
+                _ = try await harness.store.createFCMProject(
+                    FCMProjectRecord(
+                        account: account, providerKeyID: GatewayHarness.keyID, bundleIDs: [GatewayHarness.bundleID],
+                        createdAt: Date()))
+                let folder = keys.appendingPathComponent("fcm")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try keyFile.write(to: folder.appendingPathComponent("\(Self.fcmProjectID).json"))
+            }
             let port = harness.tlsPort
+            let fcmPort = harness.ports.fcm
             let sender = ConsoleSender(
                 providerURL: { $0 == .development ? URL(string: "https://localhost:\(port)") : nil },
                 certificateAuthorityFile: harness.caPath,
-                keyDirectory: keys)
+                keyDirectory: keys, fcmURL: { fcmPort.flatMap { URL(string: "http://127.0.0.1:\($0)") } })
             // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
             let console = ConsoleServer(
                 port: 0, store: harness.store, liveLogDuration: .seconds(3), sender: sender,
@@ -379,6 +396,80 @@ import Testing
             let gone = try await post([("payload", #"{"aps":{"alert":"x"}}"#), ("action", "send")])
             #expect(gone.body.contains("410 Unregistered"), "\(gone.body)")
             #expect(try await browser.post("/send", [("csrf", "forged")]).status == 403)
+        }
+    }
+
+    @Test(
+        "Send through FCM: the project's key file gets an access token and messages:send goes through the gateway's FCM port — 200 with the message's name, linked to its delivery log, which the name also finds; a dry run, Google's errors and a project without a key file are shown; the history keeps it and sends it again"
+    )
+    func sendFCM() async throws {
+        try await withConsole(fcm: true) { harness, browser, token in
+            try await logIn(browser, token)
+            let device = try await harness.offlineToken()
+            let registration = try await harness.store.fcmRegistration(
+                forAPNsToken: device.token, projectID: Self.fcmProjectID, at: Date())
+            let page = try await browser.get("/send")
+            let csrf = try #require(page.csrf)
+            #expect(page.body.contains(#"<form method="post" action="/send/fcm" id="sendFCM">"#), "\(page.body)")
+            #expect(page.body.contains(#"<option value="\#(Self.fcmProjectID)" selected>"#))
+            // The example request is addressed to the project's registration.
+            #expect(page.body.contains("&quot;token&quot;:&quot;\(registration.token)&quot;"), "\(page.body)")
+
+            func send(_ request: String, project: String = Self.fcmProjectID) async throws -> Answer {
+                try await browser.post(
+                    "/send/fcm", [("csrf", csrf), ("fcmProject", project), ("fcmRequest", request), ("action", "send")])
+            }
+            let message =
+                #"{"message":{"token":"\#(registration.token)","notification":{"title":"From FCM","body":"<b>hi</b>"}}}"#
+            let sent = try await send(message)
+            #expect(
+                sent.body.contains(#"<table class="result" id="fcmResult">"#) && sent.body.contains("<td>200 </td>"),
+                "\(sent.body)")
+            let messageID = try #require(
+                sent.body.components(separatedBy: "projects/\(Self.fcmProjectID)/messages/").dropFirst().first?.prefix {
+                    $0 != "<" && $0 != "\""
+                })
+            #expect(sent.body.contains(#"<a href="/log?id=\#(messageID)">"#), "\(sent.body)")
+            #expect(sent.body.contains("&lt;b&gt;hi&lt;/b&gt;") && !sent.body.contains("<b>hi"))
+            let stored = try await harness.store.storedNotifications(deviceID: device.deviceID)
+            #expect(
+                stored.count == 1 && String(decoding: stored.first?.payload ?? Data(), as: UTF8.self).contains("From FCM"),
+                "\(stored)")
+            await harness.gateway.flushDeliveryLog()
+            let log = try await browser.get("/log?id=projects/\(Self.fcmProjectID)/messages/\(messageID)")
+            #expect(log.body.contains("Stored - Device Offline"), "\(log.body)")
+
+            let dryRun = try await send(#"{"validate_only":true,"message":{"token":"\#(registration.token)","data":{"k":"v"}}}"#)
+            #expect(dryRun.body.contains("messages/fake_message_id") && dryRun.body.contains("<td>200 </td>"), "\(dryRun.body)")
+            #expect(!dryRun.body.contains("/log?id=fake_message_id"))
+
+            let unknown = FCMRegistrationToken.random().description
+            let gone = try await send(#"{"message":{"token":"\#(unknown)","notification":{"title":"x"}}}"#)
+            #expect(gone.body.contains("404 NOT_FOUND UNREGISTERED"), "\(gone.body)")
+            let twoTargets = try await send(#"{"message":{"token":"\#(registration.token)","topic":"news"}}"#)
+            #expect(twoTargets.body.contains("400 INVALID_ARGUMENT"), "\(twoTargets.body)")
+            let noKey = try await send(message, project: "other-project")
+            #expect(noKey.body.contains("No key file for the project other-project"), "\(noKey.body)")
+
+            let sends = try await harness.store.consoleSends(since: .distantPast, limit: 10)
+            #expect(sends.map(\.status) == [400, 404, 200, 200], "\(sends.map(\.status))")
+            let first = try #require(sends.last)
+            #expect(first.form["kind"] == "fcm" && first.form["fcmRequest"] == message && first.apnsID == String(messageID))
+            let history = try await browser.get("/history")
+            #expect(history.body.contains("FCM project") && history.body.contains("/log?id=\(messageID)"), "\(history.body)")
+            let modify = try await browser.get("/send?from=\(first.id)")
+            #expect(modify.body.contains("&lt;b&gt;hi&lt;/b&gt;&quot;}}}</textarea>"), "\(modify.body)")
+            let again = try await browser.post("/history/resend", [("csrf", csrf), ("id", first.id)])
+            #expect(again.body.contains(#"id="fcmResult""#) && again.body.contains("<td>200 </td>"), "\(again.body)")
+            #expect(try await browser.post("/send/fcm", [("csrf", "forged"), ("fcmRequest", message)]).status == 403)
+        }
+    }
+
+    @Test("Without FCM at the gateway the send page has no FCM form")
+    func noFCMForm() async throws {
+        try await withConsole { _, browser, token in
+            try await logIn(browser, token)
+            #expect(!(try await browser.get("/send")).body.contains("sendFCM"))
         }
     }
 

@@ -139,4 +139,40 @@ import Testing
             #expect(!FCMServiceAccount.isValidProjectID(bad), "\(bad)")
         }
     }
+
+    @Test(
+        "FCMServiceAccountKey signs from the key file what the token endpoint grants, for an hour; files that are not a service account's key are refused with what is wrong"
+    )
+    func serviceAccountKey() throws {
+        let key = try FCMServiceAccountKey(keyFile: try Self.made.get().keyFile)
+        let account = try Self.made.get().account
+        #expect(key.projectID == "herald-demo" && key.clientEmail == account.clientEmail)
+        let body = try key.tokenRequestBody(now: Self.now)
+        let grant = try Self.grant(body)
+        #expect(grant.account == account)
+        #expect(grant.scopes == ["https://www.googleapis.com/auth/firebase.messaging"])
+        // Valid from `now` for an hour: refused once that hour is over.
+        #expect(throws: FCMOAuthError.self) { try Self.grant(body, at: Self.now.addingTimeInterval(3_700)) }
+
+        let file = try Self.keyFile()
+        func refusal(_ data: Data) -> String? {
+            do throws(FCMServiceAccountKey.Failure) {
+                _ = try FCMServiceAccountKey(keyFile: data)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        func refusal(_ change: (inout [String: Any]) -> Void) throws -> String? {
+            var changed = file
+            change(&changed)
+            return refusal(try JSONSerialization.data(withJSONObject: changed))
+        }
+        #expect(try refusal { $0["type"] = "authorized_user" }?.contains("not a service account's") == true)
+        #expect(try refusal { $0["private_key"] = nil } == "The key file has no private_key.")
+        #expect(
+            try refusal { $0["private_key"] = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n" }?
+                .contains("not an RSA private key") == true)
+        #expect(refusal(Data("not json".utf8)) == "The key file is not JSON.")
+    }
 }

@@ -39,15 +39,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The lowercase hex form used in `:path`.
-    public var hex: String {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(.lowercaseHexDigit(byte >> 4))
-            out.append(.lowercaseHexDigit(byte & 0x0f))
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var hex: String { bytes.lowercaseHex }
 
     public var description: String { hex }
 }

@@ -1,5 +1,8 @@
+import Foundation
+
 /// Reading JSON text straight from its UTF-8 bytes, without Foundation: for messages read on a hot path (the device
-/// channel), where building Foundation objects or going through `Decodable` costs more than the work itself.
+/// channel, FCM's `messages:send`, a push's payload on the device), where building Foundation objects or going through
+/// `Decodable` costs more than the work itself.
 extension JSONValue {
     /// Why JSON text could not be read.
     public struct ReadingError: Error, Sendable, Equatable {
@@ -18,18 +21,59 @@ extension JSONValue {
     /// - Throws: ``ReadingError`` when the text is not JSON.
     public init(reading text: String) throws(ReadingError) {
         var text = text
-        let result = text.withUTF8 { bytes -> Result<JSONValue, ReadingError> in
-            var reader = Reader(bytes: UnsafeRawBufferPointer(bytes))
-            do throws(ReadingError) {
-                let value = try reader.value(depth: 0)
-                reader.skipWhitespace()
-                guard reader.position == bytes.count else { throw reader.failure() }
-                return .success(value)
-            } catch {
-                return .failure(error)
-            }
+        // `withUTF8` rethrows untyped errors: the typed one comes out as a result.
+        let result = text.withUTF8 { bytes in
+            Result { () throws(ReadingError) in try Self.read(UnsafeRawBufferPointer(bytes)) }
         }
         self = try result.get()
+    }
+
+    /// Reads JSON text from its UTF-8 bytes (RFC 8259, any value at the top; a leading byte-order mark is skipped);
+    /// object members come out sorted by key, the last of a repeated key kept — as a dictionary would hold them, for
+    /// JSON objects have no order to keep.
+    ///
+    /// Integers that fit in 64 bits become ``integer(_:)``, other numbers ``number(_:)``.
+    ///
+    /// - Parameter data: UTF-8 JSON text; text that is not UTF-8 is refused.
+    /// - Throws: ``ReadingError`` when the data is not JSON.
+    public init(parsing data: Data) throws {
+        self = try data.withUnsafeBytes { buffer throws(ReadingError) in
+            var bytes = buffer
+            if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = UnsafeRawBufferPointer(rebasing: bytes[3...]) }
+            guard String(validating: bytes, as: UTF8.self) != nil else { throw ReadingError(offset: 0) }
+            return try Self.read(bytes).sortingMembers()
+        }
+    }
+
+    /// The one value `bytes` hold, with optional whitespace around it.
+    private static func read(_ bytes: UnsafeRawBufferPointer) throws(ReadingError) -> JSONValue {
+        var reader = Reader(bytes: bytes)
+        let value = try reader.value(depth: 0)
+        reader.skipWhitespace()
+        guard reader.position == bytes.count else { throw reader.failure() }
+        return value
+    }
+
+    /// This value with every object's members sorted by key, the last of a repeated key kept.
+    private func sortingMembers() -> JSONValue {
+        switch self {
+        case .array(let values):
+            return .array(values.map { $0.sortingMembers() })
+        case .object(let members):
+            // Stable: among equal keys the text's order stays, so the last of each run is the one kept.
+            let sorted = members.enumerated().sorted {
+                $0.element.key != $1.element.key ? $0.element.key < $1.element.key : $0.offset < $1.offset
+            }.map(\.element)
+            var kept: [Member] = []
+            kept.reserveCapacity(sorted.count)
+            for (index, member) in sorted.enumerated()
+            where index + 1 == sorted.count || sorted[index + 1].key != member.key {
+                kept.append(Member(member.key, member.value.sortingMembers()))
+            }
+            return .object(kept)
+        default:
+            return self
+        }
     }
 
     private struct Reader: JSONCursor {

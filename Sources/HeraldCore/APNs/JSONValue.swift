@@ -22,34 +22,6 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// Reads JSON text; object members come out sorted by key (JSON objects have no order to keep).
-    ///
-    /// - Parameter data: UTF-8 JSON text (any value at the top, not only objects).
-    public init(parsing data: Data) throws {
-        let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        self = try JSONValue(foundation: object)
-    }
-
-    /// A value from what `JSONSerialization` returns.
-    init(foundation object: Any) throws {
-        switch object {
-        case is NSNull: self = .null
-        case let number as NSNumber:
-            // JSONSerialization reads true/false as char-typed numbers, integers as integer types.
-            switch String(cString: number.objCType) {
-            case "c", "B": self = .bool(number.boolValue)
-            case "f", "d": self = .number(number.doubleValue)
-            default: self = .integer(number.int64Value)
-            }
-        case let string as String: self = .string(string)
-        case let array as [Any]: self = .array(try array.map(JSONValue.init(foundation:)))
-        case let dictionary as [String: Any]:
-            self = .object(try dictionary.keys.sorted().map { Member($0, try JSONValue(foundation: dictionary[$0]!)) })
-        default:
-            throw CocoaError(.propertyListReadCorrupt)
-        }
-    }
-
     /// The member named `key` of an object.
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }

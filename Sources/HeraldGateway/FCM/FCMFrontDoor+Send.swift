@@ -62,6 +62,7 @@ extension FCMFrontDoor {
                 throw unavailable(error)
             }
             guard let registration else { throw FCMError(.unregistered, "Requested entity was not found.") }
+            cache.keep(registration)  // so the token's read below is not a second store read
             let (_, apnsToken) = try await sendingRegistration(registration.token, projectID: project.projectID)
             try await deliver(
                 push, to: apnsToken, messageID: messageID, project: project, validateOnly: sendRequest.validateOnly)
@@ -120,7 +121,7 @@ extension FCMFrontDoor {
         if push.headers["apns-id"] == nil { fields.append((name: "apns-id", value: messageID)) }
         let request = ProviderRequest(
             method: "POST", path: "/3/device/\(push.liveActivityToken?.lowercased() ?? record.token)", fields: fields,
-            payload: ByteBuffer(string: push.payload.jsonText))
+            payload: ByteBuffer(bytes: push.payloadData))
         let answer = await provider.answer(
             request, connection: ProviderConnection(usesTLS: true, environment: record.environment),
             sentWithKey: project.providerKeyID, logger: logger)

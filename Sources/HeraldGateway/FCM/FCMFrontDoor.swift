@@ -66,8 +66,8 @@ struct FCMFrontDoor: Sendable {
     ///
     /// - Parameter request: The request, its body read.
     func answer(_ request: Request) async -> Response {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map {
-            String($0).removingPercentEncoding ?? String($0)
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { segment in
+            segment.contains("%") ? String(segment).removingPercentEncoding ?? String(segment) : String(segment)
         }
         let query = Self.query(request.query)
         switch (request.method, segments.count) {
@@ -111,7 +111,7 @@ struct FCMFrontDoor: Sendable {
     ///   another project; 503 `UNAVAILABLE` while the store is.
     func project(authorizing request: Request, for projectID: String?) async throws(FCMError) -> FCMProjectRecord {
         let token = request.authorization.flatMap { header in
-            header.lowercased().hasPrefix("bearer ")
+            header.prefix("bearer ".count).lowercased() == "bearer "
                 ? header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces) : nil
         }
         guard let token, !token.isEmpty else {
@@ -176,7 +176,7 @@ struct FCMFrontDoor: Sendable {
 
     /// An access token's SHA-256, lowercase hex: what the store keeps.
     static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(token.utf8)).lowercaseHex
     }
 
     /// A query's fields, percent-decoded; the first of a repeated name counts.

@@ -1,0 +1,319 @@
+import Foundation
+import HeraldCore
+
+/// When a push that reached the device reaches its app: Apple's device-side rules as a value, driven by the instants
+/// it is given (the engine's clock), never by the wall.
+///
+/// ``Kind/instant`` hands every push over at once, as a mock of APNs does. ``Kind/iphone`` applies what Apple says an
+/// iPhone does:
+/// - a background push (Y-10): at most ``Rules/backgroundPushesPerHour`` per app in any hour; beyond them the push is
+///   held, only the newest held one is kept (the older one is discarded), and it is handed over when the hour frees a
+///   slot or the app is launched, or discarded when the app is force-quit;
+/// - priority 5 and 1 (D-06, D-07): held while the device has power restrictions ("Stored - Power Considerations")
+///   and handed over in one burst when they lift; priority 1 never wakes the device — it waits for the next wake (a
+///   priority-10 push, an app launched, the person looking);
+/// - a Live Activity update at priority 10 (Y-13) spends the activity's hourly budget
+///   (``Rules/liveActivityUpdatesPerHour``, ``Rules/frequentLiveActivityUpdatesPerHour`` for an app with
+///   `NSSupportsLiveActivitiesFrequentUpdates`); beyond it the update goes as priority 5 would;
+/// - an alert for an app whose notifications are off is discarded ("Discarded - Disabled", D-08); a held push whose
+///   `apns-expiration` passes is discarded ("Discarded - Expired", D-03).
+///
+/// Each call returns what happened to each push it touched, in order; ``nextDeadline`` says when ``advance(to:)``
+/// has something to do. Nothing here is random: the rules Apple leaves to the device are settled one way, documented
+/// on each rule, so the same pushes at the same instants give the same decisions.
+package struct DeliveryModel: Sendable {
+    /// Which rules apply.
+    package enum Kind: String, Sendable, CaseIterable {
+        /// Every push handed over at once (today's mocks of APNs).
+        case instant
+        /// An iPhone's rules (budgets, power, wakes).
+        case iphone
+    }
+
+    /// The numbers the rules use.
+    package struct Rules: Sendable, Equatable {
+        /// Background pushes handed to one app in any hour. Apple: "don't send more than two or three per hour"
+        /// (Y-10); Herald takes the upper figure, so a fourth within the hour is the first one held.
+        package var backgroundPushesPerHour = 3
+        /// Priority-10 updates of one Live Activity in any hour. GAP: Apple names a budget but no figure (Y-13);
+        /// Herald allows one every five minutes.
+        package var liveActivityUpdatesPerHour = 12
+        /// The same for an app with `NSSupportsLiveActivitiesFrequentUpdates` (Y-13: "raises the budget"): one a
+        /// minute.
+        package var frequentLiveActivityUpdatesPerHour = 60
+
+        package init() {}
+    }
+
+    /// A push as the rules see it.
+    package struct Push: Sendable, Hashable {
+        /// The delivery's ID on the device channel.
+        package var id: String
+        /// The app.
+        package var bundleID: String
+        /// `apns-push-type`.
+        package var pushType: APNsPushType
+        /// `apns-priority`.
+        package var priority: APNsPriority
+        /// The Live Activity an update is for (`nil` for other pushes).
+        package var activityID: String?
+        /// When it expires (`apns-expiration`); `nil`: never while the device holds it.
+        package var expiresAt: Date?
+
+        package init(
+            id: String, bundleID: String, pushType: APNsPushType, priority: APNsPriority, activityID: String? = nil,
+            expiresAt: Date? = nil
+        ) {
+            self.id = id
+            self.bundleID = bundleID
+            self.pushType = pushType
+            self.priority = priority
+            self.activityID = activityID
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// Why a push is held.
+    package enum Hold: String, Sendable, Hashable {
+        /// The device has power restrictions (priority 5 and 1): Apple's "Stored - Power Considerations".
+        case powerConsiderations
+        /// Priority 1 waits for the device to wake.
+        case untilWake
+        /// The app's background budget is spent (Y-10).
+        case backgroundBudget
+    }
+
+    /// Why a push is discarded.
+    package enum Discard: String, Sendable, Hashable {
+        /// The app's notifications are off: Apple's "Discarded - Disabled".
+        case disabled
+        /// Its `apns-expiration` passed while it was held: Apple's "Discarded - Expired".
+        case expired
+        /// A newer background push for the same app is held instead (Y-10: only the newest is kept).
+        case superseded
+        /// The app was force-quit while its background push was held (Y-10).
+        case forceQuit
+    }
+
+    /// What happened to one push.
+    package enum Decision: Sendable, Hashable {
+        /// Handed to the app; `fromStorage` when it had been held.
+        case delivered(Push, fromStorage: Bool)
+        /// Held, for this reason.
+        case held(Push, Hold)
+        /// Discarded, for this reason; `fromStorage` when it had been held.
+        case discarded(Push, Discard, fromStorage: Bool)
+
+        /// The push decided on.
+        package var push: Push {
+            switch self {
+            case .delivered(let push, _), .held(let push, _), .discarded(let push, _, _): push
+            }
+        }
+
+        /// Apple's name for this state in the Push Notifications Console (C-07), where Apple has one; device-side
+        /// states Apple does not report (a budget, a wake) have none.
+        package var appleState: String? {
+            switch self {
+            case .delivered(_, let fromStorage):
+                fromStorage ? "Delivered to Device (From Storage)" : "Delivered to Device"
+            case .held(_, .powerConsiderations): "Stored - Power Considerations"
+            case .held: nil
+            case .discarded(_, .disabled, let fromStorage):
+                fromStorage ? "Discarded - Disabled (From Storage)" : "Discarded - Disabled"
+            case .discarded(_, .expired, _): "Discarded - Expired"
+            case .discarded: nil
+            }
+        }
+    }
+
+    /// The rules in force.
+    package let kind: Kind
+    /// Their numbers.
+    package let rules: Rules
+
+    /// Whether the device has power restrictions now.
+    package private(set) var isPowerRestricted = false
+    /// Apps whose notifications are off (their alerts are discarded).
+    package private(set) var disabledApps: Set<String> = []
+    /// Apps with `NSSupportsLiveActivitiesFrequentUpdates`.
+    package private(set) var frequentUpdateApps: Set<String> = []
+
+    /// Pushes held for power or a wake, in arrival order.
+    private var waiting: [(push: Push, hold: Hold)] = []
+    /// Each app's held background push (the newest only).
+    private var heldBackground: [String: Push] = [:]
+    /// When each app's last background pushes were handed over (within the last hour), oldest first.
+    private var backgroundHandedOver: [String: [Date]] = [:]
+    /// When each activity's last priority-10 updates were handed over (within the last hour), oldest first.
+    private var liveActivityUpdates: [String: [Date]] = [:]
+
+    /// A model with these rules.
+    ///
+    /// - Parameters:
+    ///   - kind: Which rules apply.
+    ///   - rules: Their numbers.
+    package init(kind: Kind, rules: Rules = Rules()) {
+        self.kind = kind
+        self.rules = rules
+    }
+
+    /// The pushes held now, in the order they would be handed over.
+    package var held: [Push] {
+        waiting.map(\.push) + heldBackground.values.sorted { $0.id < $1.id }
+    }
+
+    /// When ``advance(to:)`` next has something to do: a held background push's slot, a held push's expiry.
+    package var nextDeadline: Date? {
+        var deadlines = heldBackground.keys.map { backgroundSlot(for: $0) }
+        deadlines += held.compactMap(\.expiresAt)
+        return deadlines.min()
+    }
+
+    // MARK: Events
+
+    /// A push arrives at `now` (time is first brought to `now`, as ``advance(to:)`` does).
+    package mutating func arrive(_ push: Push, at now: Date) -> [Decision] {
+        guard kind == .iphone else { return [.delivered(push, fromStorage: false)] }
+        var decisions = advance(to: now)
+        if push.pushType == .alert, disabledApps.contains(push.bundleID) {
+            return decisions + [.discarded(push, .disabled, fromStorage: false)]
+        }
+        var effective = push.priority
+        if push.pushType == .liveactivity, push.priority == .immediate, let activity = push.activityID {
+            // Y-13: priority 10 spends the activity's budget; beyond it, the update goes as priority 5 would.
+            let budget =
+                frequentUpdateApps.contains(push.bundleID)
+                ? rules.frequentLiveActivityUpdatesPerHour : rules.liveActivityUpdatesPerHour
+            var spent = liveActivityUpdates[activity, default: []].filter { now.timeIntervalSince($0) < 3_600 }
+            if spent.count < budget {
+                spent.append(now)
+            } else {
+                effective = .throttled
+            }
+            liveActivityUpdates[activity] = spent
+        }
+        if effective == .immediate {
+            // A priority-10 push wakes the device: what waited for a wake comes with it.
+            decisions += admit(push, at: now, fromStorage: false)
+            decisions += wake(at: now)
+            return decisions
+        }
+        if isPowerRestricted {
+            waiting.append((push, .powerConsiderations))
+            return decisions + [.held(push, .powerConsiderations)]
+        }
+        if effective == .low {
+            waiting.append((push, .untilWake))
+            return decisions + [.held(push, .untilWake)]
+        }
+        return decisions + admit(push, at: now, fromStorage: false)
+    }
+
+    /// The device's power restrictions start or end at `now`; when they end, what they held comes in one burst (D-07),
+    /// except priority 1, which still waits for a wake.
+    package mutating func setPowerRestricted(_ restricted: Bool, at now: Date) -> [Decision] {
+        var decisions = advance(to: now)
+        isPowerRestricted = restricted
+        guard !restricted else { return decisions }
+        let released = waiting.filter { $0.hold == .powerConsiderations }
+        waiting.removeAll { $0.hold == .powerConsiderations }
+        for (push, _) in released {
+            if push.priority == .low {
+                waiting.append((push, .untilWake))
+                decisions.append(.held(push, .untilWake))
+            } else {
+                decisions += admit(push, at: now, fromStorage: true)
+            }
+        }
+        return decisions
+    }
+
+    /// The device wakes at `now` (the person looks at it): priority-1 pushes come in, unless power restrictions hold
+    /// them.
+    package mutating func wake(at now: Date) -> [Decision] {
+        guard kind == .iphone else { return [] }
+        var decisions = advance(to: now)
+        guard !isPowerRestricted else { return decisions }
+        let released = waiting.filter { $0.hold == .untilWake }
+        waiting.removeAll { $0.hold == .untilWake }
+        for (push, _) in released { decisions += admit(push, at: now, fromStorage: true) }
+        return decisions
+    }
+
+    /// The app is launched at `now`: the device wakes, and the app's held background push is handed over (Y-10:
+    /// "app launch delivers it").
+    package mutating func appLaunched(_ bundleID: String, at now: Date) -> [Decision] {
+        var decisions = wake(at: now)
+        if let push = heldBackground.removeValue(forKey: bundleID) {
+            backgroundHandedOver[bundleID, default: []].append(now)
+            decisions.append(.delivered(push, fromStorage: true))
+        }
+        return decisions
+    }
+
+    /// The app is force-quit at `now`: its held background push is discarded (Y-10).
+    package mutating func appForceQuit(_ bundleID: String, at now: Date) -> [Decision] {
+        let decisions = advance(to: now)
+        guard let push = heldBackground.removeValue(forKey: bundleID) else { return decisions }
+        return decisions + [.discarded(push, .forceQuit, fromStorage: true)]
+    }
+
+    /// Turns an app's notifications on or off.
+    package mutating func setNotificationsEnabled(_ enabled: Bool, for bundleID: String) {
+        if enabled { disabledApps.remove(bundleID) } else { disabledApps.insert(bundleID) }
+    }
+
+    /// Says whether an app has `NSSupportsLiveActivitiesFrequentUpdates`.
+    package mutating func setFrequentUpdates(_ frequent: Bool, for bundleID: String) {
+        if frequent { frequentUpdateApps.insert(bundleID) } else { frequentUpdateApps.remove(bundleID) }
+    }
+
+    /// Time passes to `now`: held pushes whose expiry passed are discarded, and held background pushes whose app has
+    /// a slot again are handed over.
+    package mutating func advance(to now: Date) -> [Decision] {
+        var decisions: [Decision] = []
+        for (push, _) in waiting where push.expiresAt.map({ $0 <= now }) == true {
+            decisions.append(.discarded(push, .expired, fromStorage: true))
+        }
+        waiting.removeAll { $0.push.expiresAt.map { $0 <= now } == true }
+        for bundleID in heldBackground.keys.sorted() {
+            guard let push = heldBackground[bundleID] else { continue }
+            if let expiry = push.expiresAt, expiry <= now {
+                heldBackground[bundleID] = nil
+                decisions.append(.discarded(push, .expired, fromStorage: true))
+            } else if backgroundSlot(for: bundleID) <= now {
+                heldBackground[bundleID] = nil
+                decisions += admit(push, at: now, fromStorage: true)
+            }
+        }
+        return decisions
+    }
+
+    // MARK: Rules
+
+    /// Hands a push to its app unless its app's background budget holds it (Y-10).
+    private mutating func admit(_ push: Push, at now: Date, fromStorage: Bool) -> [Decision] {
+        guard push.pushType == .background else { return [.delivered(push, fromStorage: fromStorage)] }
+        var handedOver = backgroundHandedOver[push.bundleID, default: []].filter { now.timeIntervalSince($0) < 3_600 }
+        defer { backgroundHandedOver[push.bundleID] = handedOver }
+        if handedOver.count < rules.backgroundPushesPerHour, heldBackground[push.bundleID] == nil {
+            handedOver.append(now)
+            return [.delivered(push, fromStorage: fromStorage)]
+        }
+        // Only the newest held background push is kept.
+        var decisions: [Decision] = []
+        if let older = heldBackground[push.bundleID] { decisions.append(.discarded(older, .superseded, fromStorage: true)) }
+        heldBackground[push.bundleID] = push
+        decisions.append(.held(push, .backgroundBudget))
+        return decisions
+    }
+
+    /// When an app's background budget next has a slot: an hour after the hand-over that, once an hour old, leaves
+    /// room for one more (at once when there is room).
+    private func backgroundSlot(for bundleID: String) -> Date {
+        let handedOver = backgroundHandedOver[bundleID, default: []]
+        guard handedOver.count >= rules.backgroundPushesPerHour else { return .distantPast }
+        return handedOver[handedOver.count - rules.backgroundPushesPerHour].addingTimeInterval(3_600)
+    }
+}

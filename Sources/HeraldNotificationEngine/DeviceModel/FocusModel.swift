@@ -1,0 +1,98 @@
+import Foundation
+
+/// How a notification is presented under Focus and the scheduled summary: Apple's interruption levels as a value,
+/// decided from the settings it holds and the instant it is given.
+///
+/// - `passive` is listed without sound or banner (N-15's summary, `UNNotificationInterruptionLevel`: "list only").
+/// - Focus holds `active` notifications until it ends (then they are listed in Notification Center); `timeSensitive`
+///   breaks through unless the app's Time Sensitive notifications are turned off; `critical` always does — but only for an app
+///   with the critical-alert entitlement: any other app's `critical` counts as `active`; an app the Focus allows
+///   breaks through at every level.
+/// - The scheduled summary holds an app's `passive` and `active` notifications until the next summary time; in the
+///   summary the most relevant come first (`relevanceScore`, N-15).
+package struct FocusModel: Sendable, Equatable {
+    /// How one notification is presented.
+    package enum Presentation: Sendable, Equatable {
+        /// A banner and its sound, now.
+        case alert
+        /// Listed in Notification Center now, without sound or banner.
+        case listedSilently
+        /// Held until Focus ends, then listed.
+        case heldForFocus
+        /// Held until the scheduled summary at this instant.
+        case heldForSummary(until: Date)
+    }
+
+    /// Whether a Focus is on.
+    package var isFocusOn = false
+    /// Apps the Focus allows: their notifications break through.
+    package var allowedApps: Set<String> = []
+    /// Apps whose Time Sensitive notifications are turned off (a per-app setting, on unless turned off, as on iOS).
+    package var timeSensitiveOffApps: Set<String> = []
+    /// Apps with the critical-alert entitlement.
+    package var criticalAlertApps: Set<String> = []
+    /// Apps whose notifications go to the scheduled summary.
+    package var summaryApps: Set<String> = []
+    /// The summary's times of day (hour and minute), in ``timeZone``.
+    package var summaryTimes: [(hour: Int, minute: Int)] = [(8, 0), (18, 0)]
+    /// The device's time zone.
+    package var timeZone = TimeZone(identifier: "UTC")!
+
+    package init() {}
+
+    /// How a notification of `app` at `level` is presented at `now`.
+    ///
+    /// - Parameters:
+    ///   - level: The content's `interruptionLevel`.
+    ///   - app: The app's bundle ID.
+    ///   - now: When it is presented.
+    package func presentation(of level: UNNotificationInterruptionLevel, for app: String, at now: Date) -> Presentation {
+        let effective: UNNotificationInterruptionLevel =
+            level == .critical && !criticalAlertApps.contains(app) ? .active : level
+        if isFocusOn, !allowedApps.contains(app) {
+            switch effective {
+            case .critical: return .alert
+            case .timeSensitive: return timeSensitiveOffApps.contains(app) ? .heldForFocus : .alert
+            case .active: return .heldForFocus
+            case .passive: return .listedSilently
+            }
+        }
+        if summaryApps.contains(app), effective == .passive || effective == .active, let next = nextSummary(after: now) {
+            return .heldForSummary(until: next)
+        }
+        return effective == .passive ? .listedSilently : .alert
+    }
+
+    /// The next summary time after `now`; `nil` when there is none.
+    package func nextSummary(after now: Date) -> Date? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return summaryTimes.compactMap { time in
+            calendar.nextDate(
+                after: now, matching: DateComponents(hour: time.hour, minute: time.minute, second: 0),
+                matchingPolicy: .nextTime)
+        }.min()
+    }
+
+    /// Notifications in the order the summary shows them: the most relevant first (`relevanceScore`), then the
+    /// earliest; `identifier` settles ties.
+    package static func summaryOrder<Item>(
+        _ items: [Item], relevance: (Item) -> Double, deliveredAt: (Item) -> Date, identifier: (Item) -> String
+    ) -> [Item] {
+        items.sorted { left, right in
+            let (a, b) = (relevance(left), relevance(right))
+            if a != b { return a > b }
+            let (x, y) = (deliveredAt(left), deliveredAt(right))
+            if x != y { return x < y }
+            return identifier(left) < identifier(right)
+        }
+    }
+
+    package static func == (left: FocusModel, right: FocusModel) -> Bool {
+        left.isFocusOn == right.isFocusOn && left.allowedApps == right.allowedApps
+            && left.timeSensitiveOffApps == right.timeSensitiveOffApps && left.criticalAlertApps == right.criticalAlertApps
+            && left.summaryApps == right.summaryApps && left.timeZone == right.timeZone
+            && left.summaryTimes.map(\.hour) == right.summaryTimes.map(\.hour)
+            && left.summaryTimes.map(\.minute) == right.summaryTimes.map(\.minute)
+    }
+}
