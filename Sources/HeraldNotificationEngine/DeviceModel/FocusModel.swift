@@ -10,7 +10,7 @@ import Foundation
 ///   breaks through at every level.
 /// - The scheduled summary holds an app's `passive` and `active` notifications until the next summary time; in the
 ///   summary the most relevant come first (`relevanceScore`, N-15).
-package struct FocusModel: Sendable, Equatable {
+package struct FocusModel: Sendable {
     /// How one notification is presented.
     package enum Presentation: Sendable, Equatable {
         /// A banner and its sound, now.
@@ -86,13 +86,5 @@ package struct FocusModel: Sendable, Equatable {
             if x != y { return x < y }
             return identifier(left) < identifier(right)
         }
-    }
-
-    package static func == (left: FocusModel, right: FocusModel) -> Bool {
-        left.isFocusOn == right.isFocusOn && left.allowedApps == right.allowedApps
-            && left.timeSensitiveOffApps == right.timeSensitiveOffApps && left.criticalAlertApps == right.criticalAlertApps
-            && left.summaryApps == right.summaryApps && left.timeZone == right.timeZone
-            && left.summaryTimes.map(\.hour) == right.summaryTimes.map(\.hour)
-            && left.summaryTimes.map(\.minute) == right.summaryTimes.map(\.minute)
     }
 }
