@@ -287,7 +287,7 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldCore", "HeraldConsole",
-                "HeraldDevice", "HeraldAppRuntime",
+                "HeraldDevice", "HeraldAppRuntime", "HeraldNotificationEngine",
                 "UserNotifications",
                 "HeraldGateway",
                 "HeraldFCM",
@@ -451,7 +451,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldAppRuntime", "HeraldGateway", "HeraldProvider",
-                "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit",
+                "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit", "HeraldNotificationEngine", "HeraldGatewayStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

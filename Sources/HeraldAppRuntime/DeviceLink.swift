@@ -152,6 +152,22 @@ package final class DeviceLink: Sendable {
         return try await link.apply(change, for: bundleIdentifier)
     }
 
+    /// Has the daemon serving `socket`, if one does, carry out the person's command to the device; returns how its
+    /// delivery rules stand after it, or `nil` when no daemon serves there.
+    ///
+    /// - Throws: ``Failure``, or ``Failure/refused(_:)`` with the daemon's reason.
+    package static func command(_ command: DeviceCommand, socket: URL, logger: Logger) async throws -> DeviceStatus? {
+        guard FileManager.default.fileExists(atPath: socket.path),
+            let connection = try? await AppChannelConnection.connect(to: socket.path)
+        else { return nil }
+        let link = DeviceLink(connection: connection, logger: logger)
+        link.startReading(host: nil, onClose: {})
+        defer { connection.close() }
+        let answer = try await link.request { .device(id: $0, command: command) }
+        guard case .deviceStatus(_, let status) = answer else { throw Failure.unavailable }
+        return status
+    }
+
     /// Registers the app for remote notifications; returns its device token (hex).
     ///
     /// - Throws: ``Failure``.
@@ -267,7 +283,7 @@ package final class DeviceLink: Sendable {
             case .welcome:
                 answers.answer(Self.welcomeID, with: .success(message))
             case .registered(let id, _), .unregistered(let id), .failed(let id, _), .applied(let id, _), .refused(let id, _),
-                .activity(let id, _):
+                .activity(let id, _), .deviceStatus(let id, _):
                 answers.answer(id, with: .success(message))
             case .activityChanged(let activity):
                 AppRuntime.liveActivityChanged(activity)
@@ -285,7 +301,7 @@ package final class DeviceLink: Sendable {
                 }
                 asked.yield((message, host))
             case .hello, .state, .change, .register, .unregister, .presented, .received, .fetched, .startActivity,
-                .updateActivity, .registerPushToStart, .registerVoIP, .unregisterVoIP, .voipHandled:
+                .updateActivity, .registerPushToStart, .registerVoIP, .unregisterVoIP, .voipHandled, .device:
                 logger.warning("The device daemon sent an app's message; ignored", metadata: ["message": "\(message)"])
             }
         }

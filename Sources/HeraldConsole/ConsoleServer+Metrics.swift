@@ -52,7 +52,10 @@ extension ConsoleServer {
             let name = Self.stateName(DeliveryEvent(uniqueID: "", at: count.bucket, kind: count.kind, detail: count.detail))
             series[name, default: Array(repeating: 0, count: buckets)][index] += count.count
         }
-        let order = ["Received by APNs", "Delivered to Device", "Delivered to Device (From Storage)", "Stored - Device Offline"]
+        let order = [
+            "Received by APNs", "Delivered to Device", "Delivered to Device (From Storage)", "Stored - Device Offline",
+            "Stored - Power Considerations",
+        ]
         let names = order.filter { series[$0] != nil } + series.keys.filter { !order.contains($0) }.sorted()
         let values: [String: Any] = [
             "title": "Metrics", "csrf": session.csrf, "signedIn": true, "range": range.rawValue,

@@ -590,11 +590,16 @@ public final class ConsoleServer: Service, Sendable {
 
     /// Apple's state name for a delivery-log event (the Push Notifications Console's).
     static func stateName(_ event: DeliveryEvent) -> String {
-        switch event.kind {
+        func name(_ detail: String) -> String { detail.components(separatedBy: ":").first ?? detail }
+        return switch event.kind {
         case .received: "Received by APNs"
-        case .stored: "Stored - Device Offline"
-        case .delivered: event.detail.contains("From Storage") ? "Delivered to Device (From Storage)" : "Delivered to Device"
-        case .discarded: event.detail.components(separatedBy: ":").first ?? "Discarded"
+        // The gateway's and a device's events name their state before any ":" (a device's held pushes: "Stored -
+        // Power Considerations: …", "Delivered to Device (From Storage): …").
+        case .stored: event.detail.hasPrefix("Stored - ") ? name(event.detail) : "Stored - Device Offline"
+        case .delivered:
+            event.detail.hasPrefix("Delivered to Device (From Storage)")
+                ? "Delivered to Device (From Storage)" : "Delivered to Device"
+        case .discarded: name(event.detail)
         }
     }
 

@@ -23,6 +23,8 @@ struct AppChannelServer: Sendable {
     let liveActivities: LiveActivityRegistry
     /// VoIP pushes waiting for their app (PushKit's requests).
     let voipPushes: VoIPPushRouter
+    /// The device's delivery rules: an app's launch is one of their events, and the CLI's device commands go to them.
+    let deliveryGate: DeliveryGate
     let logger: Logger
 
     /// Listens until the task is cancelled; then stops listening and closes every connection.
@@ -170,6 +172,14 @@ struct AppChannelServer: Sendable {
                 ])
             // An app that ran alone until now may have written to the store meanwhile: the engine looks once.
             await engine.reloadIfChangedElsewhere()
+            // Y-10: an app launched gets its held background push (and the device wakes).
+            do {
+                try await deliveryGate.appLaunched(bundleIdentifier)
+            } catch {
+                logger.error(
+                    "Could not apply the delivery rules to an app's launch",
+                    metadata: ["app.bundle_id": "\(bundleIdentifier)", "error": "\(error)"])
+            }
             // The app's Live Activities as they are, then each change.
             await liveActivities.observe(bundleIdentifier, by: ObjectIdentifier(session)) { activity in
                 connection.send(AppChannelMessage.activityChanged(activity: activity).encoded())
@@ -307,8 +317,17 @@ struct AppChannelServer: Sendable {
             }
         case .presented(let id, _), .received(let id, _), .fetched(let id, _), .voipHandled(let id, _):
             session.answer(id, with: message)
+        case .device(let id, let command):
+            guard session.bundleIdentifier == nil else {
+                refuse(id, "An app cannot command the device: that is the person's (`herald device power`, …).", in: session)
+                return true
+            }
+            let gate = deliveryGate
+            Self.answer(id, on: connection, in: &requests) {
+                .deviceStatus(id: id, status: try await gate.apply(command))
+            }
         case .welcome, .registered, .unregistered, .failed, .applied, .refused, .willPresent, .didReceive, .backgroundPush,
-            .activity, .activityChanged, .voipPush:
+            .activity, .activityChanged, .voipPush, .deviceStatus:
             logger.warning(
                 "An app sent the daemon's message; closing the connection",
                 metadata: [

@@ -40,12 +40,14 @@ package struct DeviceAssembly: Sendable {
     ///   - environment: The environment apps register in unless they say otherwise.
     ///   - serviceExtensionTime: How long a notification service extension has.
     ///   - desktop: The desktop presenter, when notifications show on a desktop.
+    ///   - deliveryRules: Which delivery rules the device applies (`--device-model`).
     ///   - logger: Where the device logs.
     /// - Throws: ``Failure`` for a gateway URL that is not a device channel's, an identity or CA file that cannot be
     ///   read.
     package init(
         engine: NotificationEngine, gateway: String, trustedCA: String?, directory: HeraldDataDirectory,
-        environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?, logger: Logger
+        environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?,
+        deliveryRules: DeliveryModel.Kind = .instant, logger: Logger
     ) throws {
         guard gateway.hasPrefix("ws://") || gateway.hasPrefix("wss://") else {
             throw Failure(description: "--gateway takes the device channel's URL, e.g. wss://localhost:2199/device/v1.")
@@ -75,10 +77,12 @@ package struct DeviceAssembly: Sendable {
             gatewayURL: gateway, identity: identity, tlsConfiguration: tls, environment: environment,
             appChannelSocket: directory.appChannelSocket)
         configuration.serviceExtensionTimeLimit = serviceExtensionTime
+        configuration.deliveryRules = deliveryRules
         self.engine = engine
         self.daemon = DeviceDaemon(
             configuration: configuration, engine: engine, liveActivitiesDatabase: directory.liveActivitiesDatabase,
-            voipPushes: VoIPPushRouter(url: directory.pushKitDatabase, logger: logger), logger: logger)
+            voipPushes: VoIPPushRouter(url: directory.pushKitDatabase, logger: logger),
+            deliveryRulesDatabase: directory.deliveryRulesDatabase, logger: logger)
         self.desktopRouter = desktop.map { DesktopAnswerRouter(presenter: $0, engine: engine) }
     }
 

@@ -41,6 +41,8 @@ public final class DeviceDaemon: Service, Sendable {
     package let liveActivities: LiveActivityRegistry
     /// VoIP pushes, kept until the app's `PKPushRegistry` takes them.
     package let voipPushes: VoIPPushRouter
+    /// The device's delivery rules (``DeviceDaemonConfiguration/deliveryRules``), between the gateway and the apps.
+    package let deliveryGate: DeliveryGate
 
     /// A daemon for `engine` (which holds every app's notifications and presents them).
     ///
@@ -49,10 +51,11 @@ public final class DeviceDaemon: Service, Sendable {
     ///   - engine: The engine of all apps on this device (scope `nil`); run it beside the daemon.
     ///   - liveActivitiesDatabase: Where the device's Live Activities are kept (in memory when `nil`).
     ///   - voipPushes: Where VoIP pushes wait for their app (in memory when `nil`).
+    ///   - deliveryRulesDatabase: Where the delivery rules keep the pushes they hold (in memory when `nil`).
     ///   - logger: Where the daemon logs.
     package init(
         configuration: DeviceDaemonConfiguration, engine: NotificationEngine, liveActivitiesDatabase: URL? = nil,
-        voipPushes: VoIPPushRouter? = nil, logger: Logger
+        voipPushes: VoIPPushRouter? = nil, deliveryRulesDatabase: URL? = nil, logger: Logger
     ) {
         self.voipPushes = voipPushes ?? VoIPPushRouter(url: nil, logger: logger)
         self.configuration = configuration
@@ -66,6 +69,8 @@ public final class DeviceDaemon: Service, Sendable {
         var logger = logger
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger
+        self.deliveryGate = DeliveryGate(
+            kind: configuration.deliveryRules, url: deliveryRulesDatabase, clock: engine.configuration.clock, logger: logger)
         self.extensions = ServiceExtensionHost(
             timeLimit: configuration.serviceExtensionTimeLimit, grace: configuration.serviceExtensionGrace,
             clock: engine.configuration.clock, keepsWarm: configuration.keepsServiceExtensionsWarm, logger: logger)
@@ -77,8 +82,8 @@ public final class DeviceDaemon: Service, Sendable {
     /// Runs until cancelled or shut down gracefully: connects, reconnects, takes pushes.
     ///
     /// Its parts run as one `ServiceGroup`, started in this order and shut down in reverse: Live Activities' timers,
-    /// the VoIP pushes' router, the app channel's server, then the gateway connection — so on shutdown no push arrives
-    /// once the parts it goes to have begun to stop.
+    /// the VoIP pushes' router, the delivery rules' timers and what they release, the app channel's server, then the
+    /// gateway connection — so on shutdown no push arrives once the parts it goes to have begun to stop.
     public func run() async throws {
         // Writing to an extension that has just ended must be an error to handle, not a signal that ends the device.
         signal(SIGPIPE, SIG_IGN)
@@ -90,11 +95,13 @@ public final class DeviceDaemon: Service, Sendable {
         var parts: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: liveActivities, serviceName: "live activities"),
             .init(service: voipPushes, serviceName: "voip pushes"),
+            .init(service: deliveryGate, serviceName: "delivery rules"),
+            .init(service: ReleasedPushes(daemon: self), serviceName: "released pushes"),
         ]
         if let socket = configuration.appChannelSocket {
             let server = AppChannelServer(
                 socket: socket, engine: engine, registrar: self, liveActivities: liveActivities, voipPushes: voipPushes,
-                logger: logger)
+                deliveryGate: deliveryGate, logger: logger)
             parts.append(.init(service: server, serviceName: "app channel"))
         }
         parts.append(.init(service: GatewayConnection(daemon: self), serviceName: "gateway connection"))
@@ -110,6 +117,19 @@ public final class DeviceDaemon: Service, Sendable {
         session.finish()
         await extensions.stopWarmProcesses()
         try outcome.get()
+    }
+
+    /// Hands what the delivery rules release to the apps, until the group stops.
+    private struct ReleasedPushes: Service {
+        let daemon: DeviceDaemon
+
+        func run() async {
+            await cancelWhenGracefulShutdown {
+                for await release in daemon.deliveryGate.releases {
+                    await daemon.handOverReleased(release.pushes)
+                }
+            }
+        }
     }
 
     /// The connection loop as a part of the daemon's group: connects, reconnects, takes pushes, until the group stops.
@@ -216,18 +236,20 @@ public final class DeviceDaemon: Service, Sendable {
         session.connected(client)
         defer { session.connected(nil) }
         await liveActivities.renew()
+        await flushReports()
         var kept = true
         while let batch = await arrived.next(limit: Self.batchLimit) {
-            guard await receive(batch) else {
+            guard let states = await receive(batch) else {
                 // Not kept (the store failed): no acknowledgement; the gateway keeps them and sends them again.
                 kept = false
                 break
             }
             do {
-                for push in batch { try await client.acknowledge(push) }
+                for push in batch { try await client.acknowledge(push, state: states[push.deliveryID]) }
             } catch {
                 break
             }
+            await flushReports()
         }
         await client.close()
         return kept
@@ -258,8 +280,53 @@ public final class DeviceDaemon: Service, Sendable {
         }
     }
 
-    /// Hands pushes to the engine. Returns whether they may be acknowledged: kept, repeats, or dropped by rule.
-    private func receive(_ pushes: [DevicePush]) async -> Bool {
+    /// Passes pushes through the delivery rules, then hands what they let through to the engine. Returns the state to
+    /// acknowledge each with when it is not simply handed to its app (held, discarded), or `nil` when they may not be
+    /// acknowledged (not kept).
+    private func receive(_ pushes: [DevicePush]) async -> [String: DeviceDeliveryState]? {
+        let admission: DeliveryGate.Admission
+        do {
+            admission = try await deliveryGate.admit(pushes)
+        } catch {
+            logger.error(
+                "Could not keep pushes the delivery rules hold; the gateway will send them again",
+                metadata: ["push.count": "\(pushes.count)", "error": "\(error)"])
+            return nil
+        }
+        guard let disabled = await hand(admission.handOver) else { return nil }
+        var states = admission.states
+        for id in disabled { states[id] = .discardedDisabled }
+        return states
+    }
+
+    /// Hands pushes the delivery rules released to the engine, then tells the gateway what became of them.
+    private func handOverReleased(_ pushes: [DevicePush]) async {
+        if !pushes.isEmpty {
+            guard let disabled = await hand(pushes) else {
+                // Not kept: held still; they come again with the daemon's next start.
+                return
+            }
+            do {
+                try await deliveryGate.handedOver(
+                    pushes.map { ($0, disabled.contains($0.deliveryID) ? .discardedDisabledFromStorage : .deliveredFromStorage) })
+            } catch {
+                logger.error(
+                    "Could not forget pushes handed over after holding them; they may be handed over again (and recognised)",
+                    metadata: ["error": "\(error)"])
+            }
+        }
+        await flushReports()
+    }
+
+    /// Tells the gateway, while connected, the states of pushes the delivery rules held.
+    private func flushReports() async {
+        guard deliveryGate.kind == .iphone, let client = session.client else { return }
+        await deliveryGate.flushReports { try await client.report($0) }
+    }
+
+    /// Hands pushes to the engine. Returns the delivery IDs of alerts whose app's notifications are off (not shown), or
+    /// `nil` when the pushes may not be acknowledged (not kept); repeats and pushes dropped by rule may be.
+    private func hand(_ pushes: [DevicePush]) async -> Set<String>? {
         var arrivals: [RemoteArrival] = []
         for push in pushes {
             let metadata: Logger.Metadata = [
@@ -275,7 +342,7 @@ public final class DeviceDaemon: Service, Sendable {
                         metadata: metadata.merging([
                             "error": "\(error)"
                         ]) { $1 })
-                    return false
+                    return nil
                 }
                 continue
             }
@@ -289,7 +356,7 @@ public final class DeviceDaemon: Service, Sendable {
                         metadata: metadata.merging([
                             "error": "\(error)"
                         ]) { $1 })
-                    return false
+                    return nil
                 }
                 continue
             }
@@ -315,7 +382,7 @@ public final class DeviceDaemon: Service, Sendable {
                         metadata: metadata.merging([
                             "error": "\(error)"
                         ]) { $1 })
-                    return false
+                    return nil
                 }
                 continue
             }
@@ -332,18 +399,21 @@ public final class DeviceDaemon: Service, Sendable {
                     },
                     serviceExtension: modifier.map { ServiceExtensionClaim(bundle: $0.bundle, executable: $0.executable) }))
         }
-        guard !arrivals.isEmpty else { return true }
+        guard !arrivals.isEmpty else { return [] }
         do {
             // A held push's service extension runs in the engine, beside its loop (`ServiceExtensions`).
-            _ = try await engine.receiveRemote(arrivals, modifiedBy: extensions)
-            return true
+            let receptions = try await engine.receiveRemote(arrivals, modifiedBy: extensions)
+            return Set(
+                zip(arrivals, receptions).compactMap { arrival, reception in
+                    reception == .notAllowed ? arrival.deliveryID : nil
+                })
         } catch {
             logger.error(
                 "Could not keep pushes; the gateway will send them again",
                 metadata: [
                     "push.count": "\(arrivals.count)", "error": "\(error)",
                 ])
-            return false
+            return nil
         }
     }
 

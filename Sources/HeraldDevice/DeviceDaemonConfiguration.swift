@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 import NIOSSL
 
 /// Where a device daemon connects and how it behaves.
@@ -29,6 +30,10 @@ public struct DeviceDaemonConfiguration: Sendable {
     public var serviceExtensionGrace: Duration = .seconds(5)
     /// Whether an extension's process stays for the next push (warm) rather than starting for each.
     public var keepsServiceExtensionsWarm = true
+    /// Which delivery rules the device applies (`herald up --device-model`): ``DeliveryModel/Kind/instant`` by
+    /// default — every push at once, as every mock of APNs and a provider's own test suite expect — or an iPhone's
+    /// budgets, power and wakes.
+    package var deliveryRules: DeliveryModel.Kind = .instant
 
     /// A configuration for one gateway.
     ///

@@ -182,10 +182,21 @@ public final class DeviceChannelClient: Sendable {
     ///
     /// A broadcast (a push with a ``DevicePush/channelID``) is not acknowledged: it is best effort and kept by its
     /// channel, not per device, so the gateway waits for nothing — this returns without writing.
-    public func acknowledge(_ push: DevicePush) async throws {
+    ///
+    /// - Parameters:
+    ///   - push: The push the device has, durably.
+    ///   - deviceState: What the device's delivery rules did with it when they did not hand it to its app (held it,
+    ///     discarded it); `nil` when the app has it.
+    public func acknowledge(_ push: DevicePush, state deviceState: DeviceDeliveryState? = nil) async throws {
         guard push.channelID == nil else { return }
         guard let writer = state.withLock({ $0.writer }) else { throw Failure.closed }
-        try await writer.write(.text(DeviceChannelMessage.ack(deliveryID: push.deliveryID).jsonText()))
+        try await writer.write(.text(DeviceChannelMessage.ack(deliveryID: push.deliveryID, state: deviceState).jsonText()))
+    }
+
+    /// Tells the gateway what became of a push the device held (handed to its app, discarded), for its delivery log.
+    public func report(_ report: DeliveryStateReport) async throws {
+        guard let writer = state.withLock({ $0.writer }) else { throw Failure.closed }
+        try await writer.write(.text(DeviceChannelMessage.deliveryState(report).jsonText()))
     }
 
     /// Closes the connection with the WebSocket close handshake and waits until it is closed.
@@ -250,7 +261,7 @@ public final class DeviceChannelClient: Sendable {
                 let first = state.withLock { $0.registrations.isEmpty ? nil : $0.registrations.removeFirst() }
                 first?.continuation.resume(throwing: Failure.refused(text))
             }
-        case .hello, .register, .unregister, .ack, .subscribe, .unsubscribe:
+        case .hello, .register, .unregister, .ack, .deliveryState, .subscribe, .unsubscribe:
             break
         }
     }

@@ -269,7 +269,7 @@ public final class HeraldGateway: Service, Sendable {
 
     private func deviceListener() throws -> DeviceChannelListener {
         let server = DeviceChannelServer(
-            store: store, hub: hub, metrics: metrics, clock: clock,
+            store: store, hub: hub, metrics: metrics, log: log, clock: clock,
             acknowledgementTimeout: configuration.acknowledgementTimeout)
         return DeviceChannelListener(
             host: configuration.deviceHost, port: configuration.devicePort,

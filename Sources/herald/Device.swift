@@ -2,14 +2,26 @@ import ArgumentParser
 import Foundation
 import HeraldCore
 import HeraldDevice
+import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle
 import UnixSignals
 import UserNotifications
 
 extension HeraldCommand {
-    /// Runs this machine's notification center against a gateway.
+    /// This machine's notification center: runs it against a gateway (the default), or tells it what the person does
+    /// to the device (its delivery rules' inputs).
     struct Device: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Run this machine's notification center, or tell it what the person does to the device (power, wake, force-quit).",
+            subcommands: [Run.self, Power.self, Wake.self, ForceQuit.self, Status.self], defaultSubcommand: Run.self)
+    }
+}
+
+extension HeraldCommand.Device {
+    /// Runs this machine's notification center against a gateway.
+    struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
                 "Run this machine's notification center: connected to a gateway, it shows every app's pushes and local notifications.",
@@ -29,6 +41,7 @@ extension HeraldCommand {
         var environment: APNsEnvironment = .development
         @Option(help: "Register this app at start and print its device token; repeat for several.")
         var register: [String] = []
+        @OptionGroup var deviceModel: DeviceModelOptions
 
         func run() async throws {
             for app in register { try requireBundleID(app, option: "--register") }
@@ -39,7 +52,8 @@ extension HeraldCommand {
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
             let device = try assembleDevice(
                 engine: engine, gateway: gateway, cacert: cacert, directory: directory, environment: environment,
-                serviceExtensionTime: extensions.timeLimit, desktop: desktop, logger: logger)
+                serviceExtensionTime: extensions.timeLimit, desktop: desktop, deliveryRules: deviceModel.kind,
+                logger: logger)
             var services = device.services
             if !register.isEmpty {
                 let (daemon, apps, logger) = (device.daemon, register, logger)
@@ -79,13 +93,14 @@ func openDeviceEngine(
 /// `cacert`, else the data directory's development CA when it has one, else the system's roots.
 func assembleDevice(
     engine: NotificationEngine, gateway: String, cacert: String?, directory: HeraldDataDirectory,
-    environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?, logger: Logger
+    environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?,
+    deliveryRules: DeliveryModel.Kind, logger: Logger
 ) throws -> DeviceAssembly {
     let trustedCA = gateway.hasPrefix("wss://") ? try directory.trustedCA(explicit: cacert) : nil
     do {
         return try DeviceAssembly(
             engine: engine, gateway: gateway, trustedCA: trustedCA, directory: directory, environment: environment,
-            serviceExtensionTime: serviceExtensionTime, desktop: desktop, logger: logger)
+            serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules, logger: logger)
     } catch let failure as DeviceAssembly.Failure {
         throw ValidationError(failure.description)
     }

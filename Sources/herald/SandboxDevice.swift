@@ -3,6 +3,7 @@ import HeraldConsole
 import HeraldCore
 import HeraldDevice
 import HeraldGateway
+import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle
 import UserNotifications
@@ -22,6 +23,8 @@ struct SandboxDevice: Service {
     /// The demo app's Firebase project, when FCM's API is served.
     let fcm: FCMProject?
     let serviceExtensionTime: Duration
+    /// Which delivery rules the device applies.
+    let deliveryRules: DeliveryModel.Kind
     /// The desktop presenter, when notifications show on a desktop.
     let desktop: FreedesktopPresenter?
     /// The console, and the operator token made for this start.
@@ -49,9 +52,9 @@ struct SandboxDevice: Service {
         let device = try assembleDevice(
             engine: engine, gateway: "wss://localhost:\(ports.device)/device/v1",
             cacert: gateway.certificateAuthority?.certificateURL.path, directory: directory, environment: .development,
-            serviceExtensionTime: serviceExtensionTime, desktop: desktop, logger: logger)
-        let (daemon, engine, keys, directory, demoApp, demoChannel, console, logger) = (
-            device.daemon, engine, keys, directory, demoApp, demoChannel, console, logger
+            serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules, logger: logger)
+        let (daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger) = (
+            device.daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger
         )
         let (fcm, store, caPath) = (fcm, gateway.store, gateway.certificateAuthority?.certificateURL.path ?? "-")
         let banner = StartupTask {
@@ -95,7 +98,8 @@ struct SandboxDevice: Service {
                   channels:       https://localhost:\(ports.provider[2])/1/apps/\(demoApp)/channels, demo channel \(demoChannel ?? "none") (policy 1)
                   trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")\(consoleLines)
                   provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
-                  demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")\(fcmLines)
+                  demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")
+                  device model:   \(deliveryRules.rawValue)\(deliveryRules == .iphone ? " (\(HeraldCommand.shellName) device power low|normal, wake, force-quit <app>, status)" : "")\(fcmLines)
                 \(token.map { """
                 Push to the demo app from another terminal:
                   \(HeraldCommand.shellName) push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(HeraldCommand.Up.shellQuoted(keyFile)) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'

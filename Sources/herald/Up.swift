@@ -5,6 +5,7 @@ import HeraldCore
 import HeraldDevice
 import HeraldFCM
 import HeraldGateway
+import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -51,6 +52,7 @@ extension HeraldCommand {
         var fcmPort = 2201
         @Flag(help: "Run without Firebase Cloud Messaging's API.") var noFCM = false
         @Option(help: "The app registered for pushes on start.") var demoApp = "com.example.app"
+        @OptionGroup var deviceModel: DeviceModelOptions
 
         func run() async throws {
             try requireBundleID(demoApp, option: "--demo-app")
@@ -121,8 +123,8 @@ extension HeraldCommand {
                 .init(
                     service: SandboxDevice(
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                        demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit, desktop: desktop,
-                        console: console, logger: logger),
+                        demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit,
+                        deliveryRules: deviceModel.kind, desktop: desktop, console: console, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayTestSupport
 import HeraldFCM
 import HeraldTestSupport
 import HeraldTesting
@@ -252,6 +253,52 @@ struct HeraldProcess {
             presented?.contains("title=Hello body=from firebase-admin message=\(messageID) main=true") == true, "\(app.output)")
         _ = await app.stop()
         _ = await up.stop()
+    }
+
+    @Test(
+        "herald up --device-model iphone: `herald device power low` holds a priority-5 push (herald log: Stored - Power Considerations, herald device status lists it); `power normal` shows it, Delivered to Device (From Storage)"
+    )
+    func upDeviceModel() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch([
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--no-fcm",
+            "--no-console", "--device-model", "iphone",
+        ])
+        guard let line = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
+            Issue.record("no push line in the banner: \(await up.stop())")
+            return
+        }
+        #expect(up.bannerValue("device model:")?.hasPrefix("iphone") == true, "\(up.output)")
+        let low = try await herald.run(["device", "power", "low"])
+        #expect(low.status == 0, "\(low.error)")
+        #expect(low.output.contains("delivery rules: iphone") && low.output.contains("power: low"), "\(low.output)")
+        let pushed = try await ChildProcess.run(
+            "/bin/sh", ["-c", line.trimmingCharacters(in: .whitespaces) + " --priority 5"],
+            environment: herald.environment([:]), timeout: .seconds(60))
+        #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.error)")
+        let uniqueID = try #require(pushed.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        var log = ""
+        try await eventually("the held state in the log", timeout: .seconds(20)) {
+            log = (try? await herald.run(["log", uniqueID]))?.output ?? ""
+            return log.contains("Stored - Power Considerations")
+        }
+        #expect(!log.contains("Delivered to Device"), "\(log)")
+        let status = try await herald.run(["device", "status"])
+        #expect(status.output.contains("held: 1") && status.output.contains(uniqueID), "\(status.output)")
+        #expect(!up.output.contains("Hello: from Herald"))
+
+        let normal = try await herald.run(["device", "power", "normal"])
+        #expect(normal.output.contains("power: normal") && normal.output.contains("held: none"), "\(normal.output)")
+        let shown = await up.waitForOutput(containing: "Hello: from Herald", timeout: .seconds(20))
+        #expect(shown?.contains("com.example.app") == true)
+        try await eventually("the released state in the log", timeout: .seconds(20)) {
+            log = (try? await herald.run(["log", uniqueID]))?.output ?? ""
+            return log.contains("Delivered to Device (From Storage)")
+        }
+        #expect(await up.stop() == 0)
+        // Without a device running, the command says what to do.
+        let alone = try await herald.run(["device", "wake"])
+        #expect(alone.status != 0 && alone.error.contains("No device runs"), "\(alone.error)")
     }
 
     @Test(

@@ -204,6 +204,40 @@ import Testing
         }
     }
 
+    @Test(
+        "C-07: a device's delivery states show in the timeline by Apple's names, each with its rule; the metrics page charts them"
+    )
+    func deviceStates() async throws {
+        try await withConsole { harness, browser, token in
+            try await logIn(browser, token)
+            let uniqueID = "01a21939-0000-7000-8000-0000000000d7"
+            func event(_ second: Double, _ state: DeviceDeliveryState) -> DeliveryEvent {
+                let kind: DeliveryEvent.Kind =
+                    switch state.outcome {
+                    case .stored: .stored
+                    case .delivered: .delivered
+                    case .discarded: .discarded
+                    }
+                return DeliveryEvent(
+                    uniqueID: uniqueID, at: Date().addingTimeInterval(-60 + second), kind: kind,
+                    detail: "\(state.rawValue): \(state.explanation)")
+            }
+            try await harness.store.appendEvents([
+                DeliveryEvent(
+                    uniqueID: uniqueID, at: Date().addingTimeInterval(-60), kind: .received, detail: "Received by APNs"),
+                event(1, .storedPowerConsiderations), event(2, .deliveredFromStorage),
+            ])
+            let log = try await browser.get("/log?id=\(uniqueID)")
+            for name in ["Received by APNs", "Stored - Power Considerations", "Delivered to Device (From Storage)"] {
+                #expect(log.body.contains("<td>\(name)</td>"), "\(name): \(log.body)")
+            }
+            #expect(log.body.contains("power restrictions"), "the rule that held it")
+            #expect(!log.body.contains("<td>Stored - Device Offline</td>"), "not the gateway's offline storage")
+            let metrics = try await browser.get("/metrics")
+            #expect(metrics.body.contains("Stored - Power Considerations"), "\(metrics.body)")
+        }
+    }
+
     @Test("An operator token admits its holder for 30 days from when it was made, and never once revoked")
     func operatorTokenLifetime() {
         let made = Date(timeIntervalSince1970: 1_800_000_000)

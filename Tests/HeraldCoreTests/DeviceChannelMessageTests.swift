@@ -87,6 +87,15 @@ import Testing
             .ack(deliveryID: "019aa3c2-5f10-7a3b-9c4d-0123456789ab"),
             #"{"type":"ack","deliveryID":"019aa3c2-5f10-7a3b-9c4d-0123456789ab"}"#
         ),
+        (
+            .ack(deliveryID: "d-1", state: .storedPowerConsiderations),
+            #"{"type":"ack","deliveryID":"d-1","state":"Stored - Power Considerations"}"#
+        ),
+        (
+            .deliveryState(
+                DeliveryStateReport(deliveryID: "d-1", state: .deliveredFromStorage, pushType: "background", priority: 5)),
+            #"{"type":"deliveryState","deliveryID":"d-1","state":"Delivered to Device (From Storage)","pushType":"background","priority":5}"#
+        ),
         (.error("Wrong secret for this device.\n"), #"{"type":"error","message":"Wrong secret for this device.\n"}"#),
     ]
 
@@ -121,6 +130,10 @@ import Testing
             #"{"type":"register","bundleID":"b","environment":"development","purpose":"fax"}"#,
             #"{"type":"register","bundleID":"b","environment":"development","purpose":"liveactivity:"}"#,
             #"{"type":"register","bundleID":"b","environment":"development","purpose":1}"#,
+            // A state that is not one of the device's, or not text; a report without its push's type or priority.
+            #"{"type":"ack","deliveryID":"x","state":"Delivered to Device"}"#, #"{"type":"ack","deliveryID":"x","state":1}"#,
+            #"{"type":"deliveryState","deliveryID":"x","state":"Discarded - Expired","priority":5}"#,
+            #"{"type":"deliveryState","deliveryID":"x","state":"Discarded - Expired","pushType":"alert","priority":"5"}"#,
         ] {
             #expect(DeviceChannelMessage(jsonText: text) == nil, "\(text)")
         }

@@ -54,7 +54,7 @@ private enum ScriptedDeviceGateway {
                 case .hello(let deviceID, _):
                     try await outbound.write(.text(DeviceChannelMessage.welcome(deviceID: deviceID).jsonText()))
                     for push in pushes { try await outbound.write(.text(DeviceChannelMessage.push(push).jsonText())) }
-                case .ack(let deliveryID):
+                case .ack(let deliveryID, _):
                     acknowledged.withLock { $0.append(deliveryID) }
                 default:
                     continue

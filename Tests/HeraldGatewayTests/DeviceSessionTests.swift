@@ -31,9 +31,9 @@ import Testing
             sent.withLock { $0.append(text) }
         }
 
-        let a = Task { await session.deliver(Self.push("a")) }
-        let b = Task { await session.deliver(Self.push("b")) }
-        let c = Task { await session.deliver(Self.push("c")) }
+        let a = Task { await session.deliver(Self.push("a")) != nil }
+        let b = Task { await session.deliver(Self.push("b")) != nil }
+        let c = Task { await session.deliver(Self.push("c")) != nil }
         await eventually { sent.withLock { $0.count } == 3 && clock.nextDeadline != nil }
         session.acknowledge("a")
         session.acknowledge("c")
@@ -41,23 +41,28 @@ import Testing
         #expect(await c.value == true)
         // "c" again, five seconds later: due at 15 s, not at the 10 s deadline of its first delivery.
         clock.advance(by: 5)
-        let cAgain = Task { await session.deliver(Self.push("c")) }
+        let cAgain = Task { await session.deliver(Self.push("c")) != nil }
         await eventually { sent.withLock { $0.count } == 4 }
         clock.advance(by: 5)
         #expect(await b.value == false)
         try await Task.sleep(for: .milliseconds(50))
         session.acknowledge("c")
         #expect(await cAgain.value == true)
+        // An acknowledgement says what the device's delivery rules did with the push, when they held it.
+        let held = Task { await session.deliver(Self.push("held")) }
+        await eventually { sent.withLock { $0.count } == 5 }
+        session.acknowledge("held", state: .storedPowerConsiderations)
+        #expect(await held.value == DeviceAcknowledgement(state: .storedPowerConsiderations))
         // An acknowledgement after the deadline changes nothing; one for an unknown id is ignored.
         session.acknowledge("b")
         session.acknowledge("zzz")
 
         // A push left unanswered when the session closes fails at once, as does one after; the loop ends.
-        let d = Task { await session.deliver(Self.push("d")) }
-        await eventually { sent.withLock { $0.count } == 5 }
+        let d = Task { await session.deliver(Self.push("d")) != nil }
+        await eventually { sent.withLock { $0.count } == 6 }
         session.close()
         #expect(await d.value == false)
-        #expect(await session.deliver(Self.push("e")) == false)
+        #expect(await session.deliver(Self.push("e")) == nil)
         // The loop may have been asleep until a deadline still queued: closing ended it.
         await session.workFinished()
         #expect(!session.isWorking)
@@ -71,14 +76,14 @@ import Testing
         try await Task.sleep(for: .milliseconds(50))
         #expect(clock.nextDeadline == nil)
         #expect(!session.isWorking)
-        let a = Task { await session.deliver(Self.push("a")) }
+        let a = Task { await session.deliver(Self.push("a")) != nil }
         await eventually { clock.nextDeadline == clock.now.addingTimeInterval(10) }
         #expect(session.isWorking)
         clock.advance(by: 10)
         #expect(await a.value == false)
         await eventually { clock.nextDeadline == nil && !session.isWorking }
         // A later push starts it again: acknowledged, then its deadline passes, and the loop ends again.
-        let b = Task { await session.deliver(Self.push("b")) }
+        let b = Task { await session.deliver(Self.push("b")) != nil }
         await eventually { clock.nextDeadline == clock.now.addingTimeInterval(10) }
         session.acknowledge("b")
         #expect(await b.value == true)
@@ -114,16 +119,16 @@ import Testing
             })
 
         // Written and not acknowledged: answered false at its deadline, and the connection stays.
-        let written = Task { await session.deliver(Self.push("written")) }
+        let written = Task { await session.deliver(Self.push("written")) != nil }
         await eventually { writes.withLock { $0 } == 1 && clock.nextDeadline != nil }
         clock.advance(by: 10)
         #expect(await written.value == false)
         #expect(aborted.withLock { $0 } == 0)
 
         // Stuck in the write, and one queued behind it: at the deadline both are answered false, once.
-        let stuck = Task { await session.deliver(Self.push("stuck")) }
+        let stuck = Task { await session.deliver(Self.push("stuck")) != nil }
         await eventually { writes.withLock { $0 } == 2 }
-        let queued = Task { await session.deliver(Self.push("queued")) }
+        let queued = Task { await session.deliver(Self.push("queued")) != nil }
         await eventually { clock.nextDeadline != nil }
         try await Task.sleep(for: .milliseconds(20))
         clock.advance(by: 10)
@@ -132,7 +137,7 @@ import Testing
         #expect(aborted.withLock { $0 } == 1)
         #expect(writes.withLock { $0 } == 2)
         // The session is over: a later push fails at once, and the loop has ended.
-        #expect(await session.deliver(Self.push("later")) == false)
+        #expect(await session.deliver(Self.push("later")) == nil)
         await session.workFinished()
         #expect(!session.isWorking)
     }

@@ -96,7 +96,7 @@ import Testing
             ])
         let quit = model.appForceQuit("com.example.app", at: Self.at(4))
         #expect(Self.summary(quit) == ["b2 discarded:forceQuit"])
-        #expect(quit.first?.appleState == nil, "a device-side rule Apple's console does not report")
+        #expect(quit.first?.state == .discardedForceQuit, "a device-side rule Apple's console does not name")
         #expect(model.held.isEmpty)
     }
 
@@ -108,7 +108,7 @@ import Testing
         #expect(model.setPowerRestricted(true, at: Self.at(0)).isEmpty)
         let held = model.arrive(Self.push("p5", priority: .throttled), at: Self.at(1))
         #expect(Self.summary(held) == ["p5 held:powerConsiderations"])
-        #expect(held.first?.appleState == "Stored - Power Considerations")
+        #expect(held.first?.state?.rawValue == "Stored - Power Considerations")
         #expect(Self.summary(model.arrive(Self.push("p1", priority: .low), at: Self.at(2))) == ["p1 held:powerConsiderations"])
         #expect(
             Self.summary(model.arrive(Self.push("q5", priority: .throttled), at: Self.at(3))) == ["q5 held:powerConsiderations"])
@@ -117,7 +117,7 @@ import Testing
         #expect(model.wake(at: Self.at(5)).isEmpty)
         let lifted = model.setPowerRestricted(false, at: Self.at(6))
         #expect(Self.summary(lifted) == ["p5 delivered*", "p1 held:untilWake", "q5 delivered*"])
-        #expect(lifted.first?.appleState == "Delivered to Device (From Storage)")
+        #expect(lifted.first?.state?.rawValue == "Delivered to Device (From Storage)")
         #expect(Self.summary(model.wake(at: Self.at(7))) == ["p1 delivered*"])
     }
 
@@ -175,7 +175,7 @@ import Testing
         var model = Model(kind: .iphone)
         model.setNotificationsEnabled(false, for: "com.example.app")
         let disabled = model.arrive(Self.push("a"), at: Self.at(0))
-        #expect(Self.summary(disabled) == ["a discarded:disabled"] && disabled.first?.appleState == "Discarded - Disabled")
+        #expect(Self.summary(disabled) == ["a discarded:disabled"] && disabled.first?.state?.rawValue == "Discarded - Disabled")
         #expect(Self.summary(model.arrive(Self.push("b", .background, priority: .throttled), at: Self.at(0))) == ["b delivered"])
         model.setNotificationsEnabled(true, for: "com.example.app")
         #expect(Self.summary(model.arrive(Self.push("c"), at: Self.at(1))) == ["c delivered"])
@@ -185,7 +185,7 @@ import Testing
         _ = model.arrive(Self.push("e", priority: .throttled, expires: Self.at(30)), at: Self.at(4))
         #expect(model.nextDeadline == Self.at(10))
         let expired = model.advance(to: Self.at(10))
-        #expect(Self.summary(expired) == ["d discarded:expired"] && expired.first?.appleState == "Discarded - Expired")
+        #expect(Self.summary(expired) == ["d discarded:expired"] && expired.first?.state?.rawValue == "Discarded - Expired")
         #expect(model.held.map(\.id) == ["e"])
         #expect(Self.summary(model.setPowerRestricted(false, at: Self.at(11))) == ["e delivered*"])
     }

@@ -33,8 +33,11 @@ public enum DeviceChannelMessage: Sendable, Equatable {
     case unsubscribe(channelID: String, bundleID: String)
     /// Gateway → device: a notification.
     case push(DevicePush)
-    /// Device → gateway: the device has the push with this delivery ID.
-    case ack(deliveryID: String)
+    /// Device → gateway: the device has the push with this delivery ID — and, with a `state`, holds it or discarded it
+    /// by its delivery rules rather than handing it to its app.
+    case ack(deliveryID: String, state: DeviceDeliveryState? = nil)
+    /// Device → gateway: what became of a push the device held (handed over, discarded); not answered.
+    case deliveryState(DeliveryStateReport)
     /// Gateway → device: the previous message was refused; the text says why.
     case error(String)
 }
@@ -63,13 +66,18 @@ public struct DevicePush: Sendable, Equatable {
     public var fromStorage: Bool
     /// The broadcast channel it was published on (`token` is then empty); `nil` for a push to a device token.
     public var channelID: String?
+    /// When it expires (its `apns-expiration`, whole seconds): a device that holds it discards it then; `nil` when the
+    /// provider set none.
+    public var expiresAt: Date?
 
     /// Creates a push message.
     public init(
         deliveryID: String, token: String, topic: String, bundleID: String, pushType: String, priority: Int,
-        apnsID: String, collapseID: String?, payload: String, fromStorage: Bool, channelID: String? = nil
+        apnsID: String, collapseID: String?, payload: String, fromStorage: Bool, channelID: String? = nil,
+        expiresAt: Date? = nil
     ) {
         self.channelID = channelID
+        self.expiresAt = expiresAt
         self.deliveryID = deliveryID
         self.token = token
         self.topic = topic
@@ -147,8 +155,16 @@ extension DeviceChannelMessage {
             .object([.init("type", "unsubscribe"), .init("channelID", .string(channelID)), .init("bundleID", .string(bundleID))])
         case .push(let push):
             .object([.init("type", "push"), .init("push", push.jsonValue)])
-        case .ack(let deliveryID):
-            .object([.init("type", "ack"), .init("deliveryID", .string(deliveryID))])
+        case .ack(let deliveryID, let state):
+            .object(
+                [.init("type", "ack"), .init("deliveryID", .string(deliveryID))]
+                    + (state.map { [.init("state", .string($0.rawValue))] } ?? []))
+        case .deliveryState(let report):
+            .object([
+                .init("type", "deliveryState"), .init("deliveryID", .string(report.deliveryID)),
+                .init("state", .string(report.state.rawValue)), .init("pushType", .string(report.pushType)),
+                .init("priority", .integer(Int64(report.priority))),
+            ])
         case .error(let message):
             .object([.init("type", "error"), .init("message", .string(message))])
         }
@@ -210,7 +226,22 @@ extension DeviceChannelMessage {
             self = .push(push)
         case "ack":
             guard let deliveryID = string("deliveryID") else { return nil }
-            self = .ack(deliveryID: deliveryID)
+            // Absent: handed to the app; present but not a state: not a message.
+            let state: DeviceDeliveryState?? =
+                switch value["state"] {
+                case nil, .null?: .some(nil)
+                case .string(let text)?: DeviceDeliveryState(rawValue: text).map { .some($0) }
+                default: nil
+                }
+            guard let state else { return nil }
+            self = .ack(deliveryID: deliveryID, state: state)
+        case "deliveryState":
+            guard let deliveryID = string("deliveryID"), let state = string("state").flatMap(DeviceDeliveryState.init),
+                let pushType = string("pushType"), case .integer(let priority)? = value["priority"],
+                let priority = Int(exactly: priority)
+            else { return nil }
+            self = .deliveryState(
+                DeliveryStateReport(deliveryID: deliveryID, state: state, pushType: pushType, priority: priority))
         case "error":
             guard let message = string("message") else { return nil }
             self = .error(message)
@@ -231,6 +262,7 @@ extension DevicePush {
         members.append(.init("payload", .string(payload)))
         members.append(.init("fromStorage", .bool(fromStorage)))
         if let channelID { members.append(.init("channelID", .string(channelID))) }
+        if let expiresAt { members.append(.init("expiresAt", .integer(Int64(expiresAt.timeIntervalSince1970.rounded(.down))))) }
         return .object(members)
     }
 
@@ -253,9 +285,15 @@ extension DevicePush {
         case .string(let text)?: channelID = text
         default: return nil
         }
+        let expiresAt: Date?
+        switch value["expiresAt"] {
+        case nil, .null?: expiresAt = nil
+        case .integer(let seconds)?: expiresAt = Date(timeIntervalSince1970: TimeInterval(seconds))
+        default: return nil
+        }
         self.init(
             deliveryID: deliveryID, token: token, topic: topic, bundleID: bundleID, pushType: pushType,
             priority: priority, apnsID: apnsID, collapseID: collapseID, payload: payload, fromStorage: fromStorage,
-            channelID: channelID)
+            channelID: channelID, expiresAt: expiresAt)
     }
 }

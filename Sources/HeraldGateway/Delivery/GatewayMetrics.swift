@@ -17,6 +17,15 @@ public final class GatewayMetrics: Sendable {
         case discardedTokenUnregistered = "Discarded - Token Unregistered"
         case discardedTokenUnregisteredFromStorage = "Discarded - Token Unregistered (From Storage)"
         case discardedExpired = "Discarded - Expired"
+        case storedPowerConsiderations = "Stored - Power Considerations"
+        case discardedDisabled = "Discarded - Disabled"
+        case discardedDisabledFromStorage = "Discarded - Disabled (From Storage)"
+        /// Not Apple's: device-side states of the iPhone delivery rules Apple does not report
+        /// (``DeviceDeliveryState``).
+        case storedBackgroundBudget = "Stored - Background Budget"
+        case storedUntilWake = "Stored - Until Wake"
+        case discardedSuperseded = "Discarded - Superseded"
+        case discardedForceQuit = "Discarded - Force Quit"
         /// Not one of Apple's: a provider's retry of a push accepted lately (same device, topic, `apns-id` and
         /// payload), answered 200 and not delivered again.
         case discardedDuplicate = "Discarded - Duplicate"

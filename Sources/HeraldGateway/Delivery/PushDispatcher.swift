@@ -92,9 +92,16 @@ final class PushDispatcher: Sendable {
         if let session = hub.session(for: push.token.deviceID) {
             try await confirmToken(&push)
             let message = DevicePush(push)
-            if await session.deliver(message) {
-                log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .delivered, detail: "Delivered to Device"))
-                metrics.record(.delivered, pushType: push.pushType, priority: push.priority)
+            if let acknowledgement = await session.deliver(message) {
+                if let state = acknowledgement.state {
+                    // The device's delivery rules held or discarded it: that is its state, not "Delivered".
+                    log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, deviceState: state))
+                    metrics.record(.init(state), pushType: push.pushType, priority: push.priority)
+                } else {
+                    log.record(
+                        DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .delivered, detail: "Delivered to Device"))
+                    metrics.record(.delivered, pushType: push.pushType, priority: push.priority)
+                }
                 return
             }
         }

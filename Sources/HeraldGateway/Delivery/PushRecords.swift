@@ -24,7 +24,8 @@ extension DevicePush {
         self.init(
             deliveryID: push.uniqueID, token: push.token.token, topic: push.topic, bundleID: push.token.bundleID,
             pushType: push.pushType.rawValue, priority: push.priority.rawValue, apnsID: push.apnsID,
-            collapseID: push.collapseID, payload: String(decoding: push.payload, as: UTF8.self), fromStorage: false)
+            collapseID: push.collapseID, payload: String(decoding: push.payload, as: UTF8.self), fromStorage: false,
+            expiresAt: push.expiration.date(receivedAt: push.receivedAt))
     }
 
     /// A stored push handed to its device once it connects, or a push another node relayed.
@@ -33,7 +34,7 @@ extension DevicePush {
             deliveryID: stored.uniqueID, token: stored.token, topic: stored.topic, bundleID: stored.bundleID,
             pushType: stored.pushType.rawValue, priority: stored.priority.rawValue, apnsID: stored.apnsID,
             collapseID: stored.collapseID, payload: String(decoding: stored.payload, as: UTF8.self),
-            fromStorage: !stored.relayed)
+            fromStorage: !stored.relayed, expiresAt: stored.expiresAt)
     }
 
     /// A broadcast handed to a device subscribed to its channel: as published, or kept for a device that subscribed
@@ -44,5 +45,17 @@ extension DevicePush {
             bundleID: message.bundleID, pushType: APNsPushType.liveactivity.rawValue, priority: message.priority,
             apnsID: message.requestID, collapseID: nil, payload: String(decoding: message.payload, as: UTF8.self),
             fromStorage: fromStorage, channelID: message.channelID)
+    }
+}
+
+extension APNsRequestHeaders.Expiration {
+    /// When a device holding the push must discard it: `apns-expiration`'s date, the instant it arrived for 0 (one
+    /// attempt, never held), `nil` when the provider set none.
+    func date(receivedAt: Date) -> Date? {
+        switch self {
+        case .immediately: receivedAt
+        case .at(let date): date
+        case .storagePolicy: nil
+        }
     }
 }

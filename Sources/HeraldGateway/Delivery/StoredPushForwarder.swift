@@ -73,13 +73,19 @@ final class StoredPushForwarder: Sendable {
             log.record(DeliveryEvent(uniqueID: stored.uniqueID, at: now, kind: .discarded, detail: "Discarded - Expired"))
             return true
         }
-        guard await session.deliver(DevicePush(stored)) else { return false }
+        guard let acknowledgement = await session.deliver(DevicePush(stored)) else { return false }
         do {
             try await store.removeStoredNotification(token: stored.token, topic: stored.topic, uniqueID: stored.uniqueID)
         } catch {
             logger.error(
                 "Could not forget a delivered notification; it may be delivered again",
                 metadata: ["apns.unique_id": "\(stored.uniqueID)", "error": "\(error)"])
+        }
+        if let state = acknowledgement.state {
+            // The device's delivery rules held or discarded it.
+            metrics.record(.init(state), pushType: stored.pushType, priority: stored.priority)
+            log.record(DeliveryEvent(uniqueID: stored.uniqueID, at: clock.now, deviceState: state))
+            return true
         }
         // A relayed push reached its connected device through this node: delivered as any online device's.
         metrics.record(stored.relayed ? .delivered : .deliveredFromStorage, pushType: stored.pushType, priority: stored.priority)

@@ -11,6 +11,8 @@ struct DeviceChannelServer: Sendable {
     let store: (any DeviceTokenStore & BroadcastChannelStore)
     let hub: DeviceHub
     let metrics: GatewayMetrics
+    /// Where the states devices report go.
+    let log: DeliveryLog
     let clock: any HeraldClock
     /// How long a push waits for the device's acknowledgement.
     let acknowledgementTimeout: Duration
@@ -144,8 +146,14 @@ struct DeviceChannelServer: Sendable {
     func handle(_ decoded: DeviceChannelMessage, from session: DeviceSession, logger: Logger) async throws {
         let deviceID = session.deviceID
         switch decoded {
-        case .ack(let deliveryID):
-            session.acknowledge(deliveryID)
+        case .ack(let deliveryID, let deviceState):
+            session.acknowledge(deliveryID, state: deviceState)
+        case .deliveryState(let report):
+            // What became of a push the device held: its delivery rules' states, in Apple's names (C-07).
+            metrics.record(
+                .init(report.state), pushType: APNsPushType(rawValue: report.pushType) ?? .alert,
+                priority: APNsPriority(rawValue: report.priority) ?? .immediate)
+            log.record(DeliveryEvent(uniqueID: report.deliveryID, at: clock.now, deviceState: report.state))
         case .register(let bundleID, let environment, let purpose):
             guard APNsRequestHeaders.isValidTopic(bundleID), APNsPushType.split(topic: bundleID).suffixType == nil
             else {
@@ -185,7 +193,7 @@ struct DeviceChannelServer: Sendable {
             hub.unsubscribe(session, from: channelID)
         default:
             try await session.sendMessage(
-                .error("A device may send register, unregister, subscribe, unsubscribe and ack only."))
+                .error("A device may send register, unregister, subscribe, unsubscribe, ack and deliveryState only."))
         }
     }
 

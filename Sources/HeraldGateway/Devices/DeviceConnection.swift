@@ -91,7 +91,9 @@ final class DeviceConnection: Sendable {
             state.waiting.append(message)
             return (nil, true)
         }
-        if let session, case .ack(let deliveryID) = message { session.acknowledge(deliveryID) }
+        if let session, case .ack(let deliveryID, let deviceState) = message {
+            session.acknowledge(deliveryID, state: deviceState)
+        }
         if start { work.request { await self.handleWaitingMessages() } }
     }
 

@@ -6,14 +6,14 @@ import Synchronization
 /// One connected device: sends it pushes and matches its acknowledgements.
 ///
 /// Pushes go out in the order ``deliver(_:)`` is called; each call returns once the device acknowledged that push,
-/// or `false` when the device did not within the acknowledgement timeout or went away. Timeouts are kept by one
+/// with what the device said it did with it, or `nil` when the device did not within the acknowledgement timeout or went away. Timeouts are kept by one
 /// loop per session, not a timer per push, and the loop runs only while a push is in flight; stored pushes are
 /// forwarded by a task that runs only while there are some (``forwardStoredPushes(with:)``): an idle connection holds
 /// no task of its own.
 ///
 /// A device that stops reading cannot hold pushes up: when a push's deadline passes before its message could even
 /// be written (the connection's buffers are full), the session closes and calls its `abort` (which closes the
-/// connection), so every push waiting on it is answered `false` — stored for later — instead of waiting for a write
+/// connection), so every push waiting on it is answered `nil` — stored for later — instead of waiting for a write
 /// that may never finish.
 final class DeviceSession: Sendable {
     /// The device's ID.
@@ -34,7 +34,7 @@ final class DeviceSession: Sendable {
     private let acknowledgementTimeout: Duration
     private let state = Mutex(State())
     private let sendLock = SendQueue()
-    /// Answers `false` to deliveries past their deadline, while any is in flight.
+    /// Answers `nil` to deliveries past their deadline, while any is in flight.
     private let expiry = OnDemandWork()
     /// Forwards stored pushes, once per time some may have arrived (several times asked during one pass: one more).
     private let storedPushForwarding = OnDemandWork()
@@ -47,9 +47,9 @@ final class DeviceSession: Sendable {
         /// Sent (or being sent); nobody waits yet.
         case pending
         /// The caller waits here.
-        case waiting(CheckedContinuation<Bool, Never>)
+        case waiting(CheckedContinuation<DeviceAcknowledgement?, Never>)
         /// Answered before the caller started waiting.
-        case done(Bool)
+        case done(DeviceAcknowledgement?)
     }
 
     private struct State {
@@ -138,14 +138,14 @@ final class DeviceSession: Sendable {
 
     /// Sends `push` and waits for its acknowledgement.
     ///
-    /// - Returns: Whether the device acknowledged it within the acknowledgement timeout.
-    func deliver(_ push: DevicePush) async -> Bool {
+    /// - Returns: The device's acknowledgement, or `nil` when none came within the acknowledgement timeout.
+    func deliver(_ push: DevicePush) async -> DeviceAcknowledgement? {
         await deliver(EncodedPush(push))
     }
 
     /// Sends a push whose message text is made already (one broadcast, the same text for every device) and waits
     /// for its acknowledgement.
-    func deliver(_ push: EncodedPush) async -> Bool {
+    func deliver(_ push: EncodedPush) async -> DeviceAcknowledgement? {
         let id = push.deliveryID
         let deadline = clock.now.addingTimeInterval(acknowledgementTimeout.timeInterval)
         let number = state.withLock { state -> UInt64? in
@@ -156,33 +156,33 @@ final class DeviceSession: Sendable {
             state.unwritten.insert(state.deadlinesMade)
             return state.deadlinesMade
         }
-        guard let number else { return false }
+        guard let number else { return nil }
         expiry.request { await self.expireUnacknowledged() }
         do {
             try await sendLock.run { try await self.send(push.text) }
             state.withLock { _ = $0.unwritten.remove(number) }
         } catch {
             state.withLock { _ = $0.unwritten.remove(number) }
-            resolve(id, acknowledged: false)
+            resolve(id, with: nil)
         }
         return await withCheckedContinuation { continuation in
-            let answer = state.withLock { state -> Bool? in
+            let answer = state.withLock { state -> DeviceAcknowledgement?? in
                 switch state.slots[id] {
                 case (_, .done(let answer))?:
                     state.slots[id] = nil
-                    return answer
+                    return .some(answer)
                 case (let number, .pending)?:
                     state.slots[id] = (number, .waiting(continuation))
                     return nil
                 case (_, .waiting)?, nil:
-                    return false
+                    return .some(nil)
                 }
             }
             if let answer { continuation.resume(returning: answer) }
         }
     }
 
-    /// Answers `false` to every delivery not acknowledged by its deadline, until none is in flight (a delivery made
+    /// Answers `nil` to every delivery not acknowledged by its deadline, until none is in flight (a delivery made
     /// meanwhile runs it again) or the session closes (which cancels it, as it may be asleep until a deadline).
     private func expireUnacknowledged() async {
         while true {
@@ -197,8 +197,8 @@ final class DeviceSession: Sendable {
                     return
                 }
                 let now = clock.now
-                let (expired, stalled) = state.withLock { state -> ([CheckedContinuation<Bool, Never>], Bool) in
-                    var expired: [CheckedContinuation<Bool, Never>] = []
+                let (expired, stalled) = state.withLock { state -> ([CheckedContinuation<DeviceAcknowledgement?, Never>], Bool) in
+                    var expired: [CheckedContinuation<DeviceAcknowledgement?, Never>] = []
                     var stalled = false
                     while state.firstDeadline < state.deadlines.count, state.deadlines[state.firstDeadline].at <= now {
                         let entry = state.deadlines[state.firstDeadline]
@@ -209,7 +209,7 @@ final class DeviceSession: Sendable {
                         // Only the delivery this deadline was made for (not an acknowledged one, nor a later
                         // delivery of the same notification).
                         switch state.slots[entry.id] {
-                        case (entry.number, .pending)?: state.slots[entry.id] = (entry.number, .done(false))
+                        case (entry.number, .pending)?: state.slots[entry.id] = (entry.number, .done(nil))
                         case (entry.number, .waiting(let continuation))?:
                             state.slots[entry.id] = nil
                             expired.append(continuation)
@@ -222,7 +222,7 @@ final class DeviceSession: Sendable {
                     }
                     return (expired, stalled)
                 }
-                for continuation in expired { continuation.resume(returning: false) }
+                for continuation in expired { continuation.resume(returning: nil) }
                 if stalled {
                     close()
                     abort()
@@ -232,29 +232,30 @@ final class DeviceSession: Sendable {
         }
     }
 
-    /// Records the device's acknowledgement of a delivery.
-    func acknowledge(_ deliveryID: String) {
-        resolve(deliveryID, acknowledged: true)
+    /// Records the device's acknowledgement of a delivery, with what it did with the push when it did not hand it to
+    /// its app (its delivery rules held or discarded it).
+    func acknowledge(_ deliveryID: String, state deviceState: DeviceDeliveryState? = nil) {
+        resolve(deliveryID, with: DeviceAcknowledgement(state: deviceState))
     }
 
     /// Fails every delivery still waiting; later ones fail at once. Ends the session's work: the deadline loop at
     /// once, a pass over stored pushes once its next delivery fails (it gives back what it claimed).
     func close() {
-        let waiting = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+        let waiting = state.withLock { state -> [CheckedContinuation<DeviceAcknowledgement?, Never>] in
             state.closed = true
-            var waiting: [CheckedContinuation<Bool, Never>] = []
+            var waiting: [CheckedContinuation<DeviceAcknowledgement?, Never>] = []
             for (id, entry) in state.slots {
                 switch entry.slot {
                 case .waiting(let continuation):
                     waiting.append(continuation)
                     state.slots[id] = nil
-                case .pending: state.slots[id] = (entry.deadline, .done(false))
+                case .pending: state.slots[id] = (entry.deadline, .done(nil))
                 case .done: break
                 }
             }
             return waiting
         }
-        for continuation in waiting { continuation.resume(returning: false) }
+        for continuation in waiting { continuation.resume(returning: nil) }
         expiry.close(cancelling: true)
         storedPushForwarding.close(cancelling: false)
         sendLock.close()
@@ -276,9 +277,9 @@ final class DeviceSession: Sendable {
         try await sendLock.run { try await self.send(message.jsonText()) }
     }
 
-    /// Answers the delivery `id`; the first answer wins, unknown and late ones are ignored.
-    private func resolve(_ id: String, acknowledged: Bool) {
-        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+    /// Answers the delivery `id` (`nil`: not acknowledged); the first answer wins, unknown and late ones are ignored.
+    private func resolve(_ id: String, with acknowledged: DeviceAcknowledgement?) {
+        let continuation = state.withLock { state -> CheckedContinuation<DeviceAcknowledgement?, Never>? in
             switch state.slots[id] {
             case (let number, .pending)?:
                 state.slots[id] = (number, .done(acknowledged))
@@ -292,6 +293,13 @@ final class DeviceSession: Sendable {
         }
         continuation?.resume(returning: acknowledged)
     }
+}
+
+/// A device's acknowledgement of a push: it has it, durably.
+struct DeviceAcknowledgement: Sendable, Equatable {
+    /// What the device's delivery rules did with it instead of handing it to its app (held it, discarded it); `nil`
+    /// when the app has it.
+    var state: DeviceDeliveryState?
 }
 
 /// Runs async operations one at a time, in the order they were submitted, until it is closed.

@@ -75,6 +75,15 @@ package struct DeliveryModel: Sendable {
 
     /// Why a push is held.
     package enum Hold: String, Sendable, Hashable {
+        /// The state the device reports for a push held for this reason.
+        package var state: DeviceDeliveryState {
+            switch self {
+            case .powerConsiderations: .storedPowerConsiderations
+            case .untilWake: .storedUntilWake
+            case .backgroundBudget: .storedBackgroundBudget
+            }
+        }
+
         /// The device has power restrictions (priority 5 and 1): Apple's "Stored - Power Considerations".
         case powerConsiderations
         /// Priority 1 waits for the device to wake.
@@ -111,18 +120,16 @@ package struct DeliveryModel: Sendable {
             }
         }
 
-        /// Apple's name for this state in the Push Notifications Console (C-07), where Apple has one; device-side
-        /// states Apple does not report (a budget, a wake) have none.
-        package var appleState: String? {
+        /// The state the device reports for it (C-07's names where Apple has one): `nil` for a push handed to its
+        /// app at once, which the acknowledgement alone says.
+        package var state: DeviceDeliveryState? {
             switch self {
-            case .delivered(_, let fromStorage):
-                fromStorage ? "Delivered to Device (From Storage)" : "Delivered to Device"
-            case .held(_, .powerConsiderations): "Stored - Power Considerations"
-            case .held: nil
-            case .discarded(_, .disabled, let fromStorage):
-                fromStorage ? "Discarded - Disabled (From Storage)" : "Discarded - Disabled"
-            case .discarded(_, .expired, _): "Discarded - Expired"
-            case .discarded: nil
+            case .delivered(_, let fromStorage): fromStorage ? .deliveredFromStorage : nil
+            case .held(_, let hold): hold.state
+            case .discarded(_, .disabled, let fromStorage): fromStorage ? .discardedDisabledFromStorage : .discardedDisabled
+            case .discarded(_, .expired, _): .discardedExpired
+            case .discarded(_, .superseded, _): .discardedSuperseded
+            case .discarded(_, .forceQuit, _): .discardedForceQuit
             }
         }
     }
@@ -161,6 +168,12 @@ package struct DeliveryModel: Sendable {
     /// The pushes held now, in the order they would be handed over.
     package var held: [Push] {
         waiting.map(\.push) + heldBackground.values.sorted { $0.id < $1.id }
+    }
+
+    /// Why the push with this ID is held, if it is.
+    package func hold(of id: String) -> Hold? {
+        if let entry = waiting.first(where: { $0.push.id == id }) { return entry.hold }
+        return heldBackground.values.contains { $0.id == id } ? .backgroundBudget : nil
     }
 
     /// When ``advance(to:)`` next has something to do: a held background push's slot, a held push's expiry.
@@ -257,6 +270,15 @@ package struct DeliveryModel: Sendable {
         let decisions = advance(to: now)
         guard let push = heldBackground.removeValue(forKey: bundleID) else { return decisions }
         return decisions + [.discarded(push, .forceQuit, fromStorage: true)]
+    }
+
+    /// Takes back a push held before the device restarted, held for the same reason (a background push only if it is
+    /// its app's newest).
+    package mutating func restore(_ push: Push, heldFor hold: Hold) {
+        switch hold {
+        case .backgroundBudget: heldBackground[push.bundleID] = push
+        case .powerConsiderations, .untilWake: waiting.append((push, hold))
+        }
     }
 
     /// Turns an app's notifications on or off.

@@ -43,6 +43,8 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case unregisterVoIP(id: Int)
     /// The app's answer to ``voipPush(id:payload:)``: whether a registry's delegate took it.
     case voipHandled(id: Int, handled: Bool)
+    /// The person's command to the whole device (the CLI only); answered ``deviceStatus(id:status:)``.
+    case device(id: Int, command: DeviceCommand)
 
     // From the daemon.
     /// The daemon accepted the app.
@@ -70,6 +72,8 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case activityChanged(activity: LiveActivityRecord)
     /// A VoIP push (its JSON payload): hand it to the app's `PKPushRegistry` delegates.
     case voipPush(id: Int, payload: String)
+    /// How the device's delivery rules stand after a ``device(id:command:)``.
+    case deviceStatus(id: Int, status: DeviceStatus)
 
     /// The message as one line of JSON (without the newline).
     package func encoded() -> Data {

@@ -1,0 +1,84 @@
+/// What a device did with a push it has, when it did not simply hand it to its app: the states of Apple's Push
+/// Notifications Console (C-07) that happen on the device, and the device-side states Apple does not name, in the
+/// same form.
+///
+/// A device with the iPhone's delivery rules (`herald up --device-model iphone`) says one of these in its acknowledgement (the push is held or
+/// discarded at once) and later, in a ``DeviceChannelMessage/deliveryState(_:)`` message, what became of a push it
+/// held. The gateway writes each to the delivery log as `<state>: <explanation>` (``explanation``) and counts it
+/// under its name. Raw values are the names the log, the console and the metrics show.
+public enum DeviceDeliveryState: String, Sendable, CaseIterable {
+    /// Held while the device has power restrictions (priority 5 and 1, D-07): Apple's name.
+    case storedPowerConsiderations = "Stored - Power Considerations"
+    /// Held because the app's background budget is spent (Y-10). Herald's name: Apple reports none.
+    case storedBackgroundBudget = "Stored - Background Budget"
+    /// A priority-1 push waiting for the device to wake (D-06). Herald's name: Apple reports none.
+    case storedUntilWake = "Stored - Until Wake"
+    /// Handed to the app after the device held it: Apple's name.
+    case deliveredFromStorage = "Delivered to Device (From Storage)"
+    /// The app's notifications are off: Apple's name.
+    case discardedDisabled = "Discarded - Disabled"
+    /// The app's notifications were turned off while the device held it: Apple's name.
+    case discardedDisabledFromStorage = "Discarded - Disabled (From Storage)"
+    /// Its `apns-expiration` passed while the device held it: Apple's name.
+    case discardedExpired = "Discarded - Expired"
+    /// A newer background push for the app is held instead (Y-10: only the newest is kept). Herald's name.
+    case discardedSuperseded = "Discarded - Superseded"
+    /// The app was force-quit while its background push was held (Y-10). Herald's name.
+    case discardedForceQuit = "Discarded - Force Quit"
+
+    /// Whether the push is held (still to be delivered or discarded), delivered, or discarded.
+    public enum Outcome: Sendable {
+        case stored, delivered, discarded
+    }
+
+    /// Whether the push is held, delivered or discarded in this state.
+    public var outcome: Outcome {
+        switch self {
+        case .storedPowerConsiderations, .storedBackgroundBudget, .storedUntilWake: .stored
+        case .deliveredFromStorage: .delivered
+        case .discardedDisabled, .discardedDisabledFromStorage, .discardedExpired, .discardedSuperseded,
+            .discardedForceQuit:
+            .discarded
+        }
+    }
+
+    /// What rule put the push in this state and, for a held push, what releases it: the delivery log's text after the
+    /// state's name.
+    public var explanation: String {
+        switch self {
+        case .storedPowerConsiderations:
+            "the device has power restrictions; priority 5 and 1 pushes wait and come in one burst when they lift (D-07)"
+        case .storedBackgroundBudget:
+            "the app's background budget is spent (Y-10: two or three an hour); the newest held one is handed over when the hour frees a slot or the app is launched"
+        case .storedUntilWake:
+            "priority 1 never wakes the device (D-06); it comes with the next wake: a priority-10 push, an app launched, the person looking"
+        case .deliveredFromStorage: "the device handed it to the app after holding it"
+        case .discardedDisabled: "the app's notifications are off in Settings"
+        case .discardedDisabledFromStorage: "the app's notifications were off when the device handed over what it held"
+        case .discardedExpired: "its apns-expiration passed while the device held it"
+        case .discardedSuperseded:
+            "a newer background push for the app is held instead; only the newest is kept (Y-10)"
+        case .discardedForceQuit: "the app was force-quit while its background push was held (Y-10)"
+        }
+    }
+}
+
+/// A device's report of what became of a push it held (``DeviceChannelMessage/deliveryState(_:)``).
+public struct DeliveryStateReport: Sendable, Equatable {
+    /// The push's delivery ID (its `apns-unique-id`).
+    public var deliveryID: String
+    /// What became of it.
+    public var state: DeviceDeliveryState
+    /// Its `apns-push-type`, for the gateway's metrics.
+    public var pushType: String
+    /// Its priority, for the gateway's metrics.
+    public var priority: Int
+
+    /// Creates a report.
+    public init(deliveryID: String, state: DeviceDeliveryState, pushType: String, priority: Int) {
+        self.deliveryID = deliveryID
+        self.state = state
+        self.pushType = pushType
+        self.priority = priority
+    }
+}

@@ -1,0 +1,46 @@
+/// What the person does to the whole device, as the `herald device …` commands say it to the daemon on the app
+/// channel (``AppChannelMessage/device(id:command:)``): the inputs of the device's delivery rules.
+package enum DeviceCommand: Sendable, Hashable, Codable {
+    /// Low Power Mode on (`true`) or off: priority 5 and 1 pushes wait while it is on (D-07).
+    case setPower(restricted: Bool)
+    /// The person looks at the device: priority-1 pushes come in (D-06).
+    case wake
+    /// The person force-quits the app: its held background push is discarded (Y-10).
+    case forceQuit(bundleID: String)
+    /// Nothing changes: the answer says how things stand.
+    case status
+}
+
+/// How the device's delivery rules stand: the answer to every ``DeviceCommand``.
+package struct DeviceStatus: Sendable, Hashable, Codable {
+    /// A push the rules hold.
+    package struct HeldPush: Sendable, Hashable, Codable {
+        package var deliveryID: String
+        package var bundleID: String
+        package var pushType: String
+        package var priority: Int
+        /// Its state's name (``DeviceDeliveryState``'s raw value).
+        package var state: String
+
+        package init(deliveryID: String, bundleID: String, pushType: String, priority: Int, state: String) {
+            self.deliveryID = deliveryID
+            self.bundleID = bundleID
+            self.pushType = pushType
+            self.priority = priority
+            self.state = state
+        }
+    }
+
+    /// Which rules apply (``DeliveryModel/Kind``'s raw value).
+    package var deliveryRules: String
+    /// Whether the device has power restrictions.
+    package var powerRestricted: Bool
+    /// What the rules hold, in the order it would be handed over.
+    package var held: [HeldPush]
+
+    package init(deliveryRules: String, powerRestricted: Bool, held: [HeldPush]) {
+        self.deliveryRules = deliveryRules
+        self.powerRestricted = powerRestricted
+        self.held = held
+    }
+}
