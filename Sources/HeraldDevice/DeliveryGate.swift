@@ -173,6 +173,12 @@ package actor DeliveryGate {
         sleeper.wake()
     }
 
+    /// Says whether an app declares `NSSupportsLiveActivitiesFrequentUpdates` (Y-13: a larger budget of priority-10
+    /// updates per activity).
+    package func setFrequentUpdates(_ frequent: Bool, for bundleIdentifier: String) {
+        model.setFrequentUpdates(frequent, for: bundleIdentifier)
+    }
+
     /// Whether the device has power restrictions now.
     package func isPowerRestricted() async throws -> Bool {
         guard kind == .iphone else { return false }

@@ -34,6 +34,8 @@ public final class DeviceDaemon: Service, Sendable {
     package let engine: NotificationEngine
     private let logger: Logger
     private let strings = Mutex<[String: LocalizedStringTable]>([:])
+    /// Whether each app declares `NSSupportsLiveActivitiesFrequentUpdates`, read from its bundle when first needed.
+    private let frequentUpdates = Mutex<[String: Bool]>([:])
     /// The connection to the gateway while there is one, and the apps' registrations.
     private let session: GatewaySession
     private let extensions: ServiceExtensionHost
@@ -160,6 +162,7 @@ public final class DeviceDaemon: Service, Sendable {
         try await engine.setRemoteRegistration(record, for: bundleIdentifier)
         session.setRegistration(record, for: bundleIdentifier)
         strings.withLock { $0[bundleIdentifier] = nil }
+        frequentUpdates.withLock { $0[bundleIdentifier] = nil }
         logger.info(
             "App registered for remote notifications",
             metadata: [
@@ -284,6 +287,11 @@ public final class DeviceDaemon: Service, Sendable {
     /// acknowledge each with when it is not simply handed to its app (held, discarded), or `nil` when they may not be
     /// acknowledged (not kept).
     private func receive(_ pushes: [DevicePush]) async -> [String: DeviceDeliveryState]? {
+        if deliveryGate.kind == .iphone {
+            // Y-13: the Live Activity budget depends on the app's Info.plist.
+            let apps = Set(pushes.filter { $0.pushType == APNsPushType.liveactivity.rawValue }.map(\.bundleID))
+            for app in apps.sorted() { await deliveryGate.setFrequentUpdates(declaresFrequentUpdates(app), for: app) }
+        }
         let admission: DeliveryGate.Admission
         do {
             admission = try await deliveryGate.admit(pushes)
@@ -437,6 +445,20 @@ public final class DeviceDaemon: Service, Sendable {
                 ]) { $1 })
             return nil
         }
+    }
+
+    /// Whether the app's `Info.plist` (in its bundle, as it registered it) says `NSSupportsLiveActivitiesFrequentUpdates`;
+    /// read the first time it is needed.
+    private func declaresFrequentUpdates(_ bundleIdentifier: String) -> Bool {
+        if let known = frequentUpdates.withLock({ $0[bundleIdentifier] }) { return known }
+        let declared =
+            session.registration(of: bundleIdentifier)?.bundlePath.flatMap { path in
+                FileManager.default.contents(atPath: URL(fileURLWithPath: path).appendingPathComponent("Info.plist").path)
+            }.flatMap { data in
+                (try? PropertyListSerialization.propertyList(from: data, format: nil)) as? [String: Any]
+            }?["NSSupportsLiveActivitiesFrequentUpdates"] as? Bool ?? false
+        frequentUpdates.withLock { $0[bundleIdentifier] = declared }
+        return declared
     }
 
     /// The app's strings, read from its bundle the first time they are needed.
