@@ -143,13 +143,7 @@ package final class DeviceLink: Sendable {
     package static func apply(
         _ change: NotificationChange, for bundleIdentifier: String, socket: URL, logger: Logger
     ) async throws -> NotificationChange.Outcome? {
-        guard FileManager.default.fileExists(atPath: socket.path),
-            let connection = try? await AppChannelConnection.connect(to: socket.path)
-        else { return nil }
-        let link = DeviceLink(connection: connection, logger: logger)
-        link.startReading(host: nil, onClose: {})
-        defer { connection.close() }
-        return try await link.apply(change, for: bundleIdentifier)
+        try await withPersonLink(socket: socket, logger: logger) { try await $0.apply(change, for: bundleIdentifier) }
     }
 
     /// Has the daemon serving `socket`, if one does, carry out the person's command to the device; returns how its
@@ -157,15 +151,25 @@ package final class DeviceLink: Sendable {
     ///
     /// - Throws: ``Failure``, or ``Failure/refused(_:)`` with the daemon's reason.
     package static func command(_ command: DeviceCommand, socket: URL, logger: Logger) async throws -> DeviceStatus? {
+        try await withPersonLink(socket: socket, logger: logger) { link in
+            let answer = try await link.request { .device(id: $0, command: command) }
+            guard case .deviceStatus(_, let status) = answer else { throw Failure.unavailable }
+            return status
+        }
+    }
+
+    /// Runs `body` with a link that never says hello (the CLI, acting as the person) to the daemon serving `socket`,
+    /// closed when it returns; `nil` when no daemon serves there.
+    private static func withPersonLink<T>(
+        socket: URL, logger: Logger, _ body: (DeviceLink) async throws -> T
+    ) async throws -> T? {
         guard FileManager.default.fileExists(atPath: socket.path),
             let connection = try? await AppChannelConnection.connect(to: socket.path)
         else { return nil }
         let link = DeviceLink(connection: connection, logger: logger)
         link.startReading(host: nil, onClose: {})
         defer { connection.close() }
-        let answer = try await link.request { .device(id: $0, command: command) }
-        guard case .deviceStatus(_, let status) = answer else { throw Failure.unavailable }
-        return status
+        return try await body(link)
     }
 
     /// Registers the app for remote notifications; returns its device token (hex).
