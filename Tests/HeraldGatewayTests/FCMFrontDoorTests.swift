@@ -33,11 +33,13 @@ import Testing
 
         /// A request to the FCM port: status and JSON body.
         func call(
-            _ path: String, method: HTTPMethod = .POST, bearer: String? = nil, json: Any? = nil, form: Data? = nil
+            _ path: String, method: HTTPMethod = .POST, bearer: String? = nil, authorization: String? = nil,
+            json: Any? = nil, form: Data? = nil
         ) async throws -> (status: Int, body: [String: Any]) {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
             request.method = method
             if let bearer { request.headers.add(name: "authorization", value: "Bearer \(bearer)") }
+            if let authorization { request.headers.add(name: "authorization", value: authorization) }
             if let json {
                 request.headers.add(name: "content-type", value: "application/json")
                 request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
@@ -215,6 +217,13 @@ import Testing
             #expect(Self.status(missing.body) == "UNAUTHENTICATED")
             let forged = try await setup.call(path, bearer: "ya29.forged", json: message)
             #expect(forged.status == 401)
+            // The scheme in any case, spaces around the token: the same token. Another scheme, or none: no token.
+            let spelled = try await setup.call(path, authorization: "BEARER \t\(access)  ", json: message)
+            #expect(spelled.status == 200, "\(spelled.body)")
+            for header in ["Basic \(access)", "Bearer", "Bearer    ", "Bearer\(access)", access] {
+                let refused = try await setup.call(path, authorization: header, json: message)
+                #expect(refused.status == 401 && Self.status(refused.body) == "UNAUTHENTICATED", "\(header)")
+            }
             let otherProject = try await setup.call("/v1/projects/other-project/messages:send", bearer: access, json: message)
             #expect(otherProject.status == 403)
             #expect(Self.status(otherProject.body) == "PERMISSION_DENIED")

@@ -109,11 +109,22 @@ struct FCMFrontDoor: Sendable {
     ///
     /// - Throws: 401 `UNAUTHENTICATED` for a missing, unknown or expired token; 403 `PERMISSION_DENIED` for a token of
     ///   another project; 503 `UNAVAILABLE` while the store is.
+    /// The token of an `Authorization: Bearer <token>` header (the scheme in any case, spaces and tabs around the
+    /// token dropped), read byte by byte: once per request, without Foundation's character sets.
+    static func bearerToken(_ header: String) -> String? {
+        let bytes = header.utf8
+        let scheme = "bearer ".utf8
+        guard bytes.count >= scheme.count,
+            zip(bytes, scheme).allSatisfy({ $1 == 0x20 ? $0 == 0x20 : $0 | 0x20 == $1 })
+        else { return nil }
+        var token = bytes.dropFirst(scheme.count)
+        while let first = token.first, first == 0x20 || first == 0x09 { token = token.dropFirst() }
+        while let last = token.last, last == 0x20 || last == 0x09 { token = token.dropLast() }
+        return String(token)
+    }
+
     func project(authorizing request: Request, for projectID: String?) async throws(FCMError) -> FCMProjectRecord {
-        let token = request.authorization.flatMap { header in
-            header.prefix("bearer ".count).lowercased() == "bearer "
-                ? header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces) : nil
-        }
+        let token = request.authorization.flatMap(Self.bearerToken)
         guard let token, !token.isEmpty else {
             throw FCMError(
                 .unauthenticated,

@@ -128,6 +128,8 @@ final class FCMProxyEntryHandler: ChannelInboundHandler, RemovableChannelHandler
     private static func configureHTTP2(
         _ pipeline: ChannelPipeline.SynchronousOperations, frontDoor: FCMFrontDoor
     ) throws {
+        // Under the HTTP/2 handler, as on the provider port: answers written in one turn of the loop leave in one flush.
+        try pipeline.addHandler(FlushCoalescer())
         _ = try pipeline.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
         ) { stream in
