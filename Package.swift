@@ -452,6 +452,7 @@ let package = Package(
                 "HeraldTestSupport",
                 "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldAppRuntime", "HeraldGateway", "HeraldProvider",
                 "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit", "HeraldNotificationEngine", "HeraldGatewayStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

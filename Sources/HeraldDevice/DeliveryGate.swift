@@ -373,25 +373,42 @@ package actor DeliveryGate {
                 heldRows, changes.forget, changes.reports.map { DeviceChannelMessage.deliveryState($0).jsonText() },
                 changes.settings
             )
-            try await database.groupCommit.write { db in
-                for row in rows {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO held_push (delivery_id, seq, hold, push) VALUES (?, ?, ?, ?)
-                            ON CONFLICT (delivery_id) DO UPDATE SET hold = excluded.hold
-                            """,
-                        arguments: [row.0, row.1, row.2, row.3])
-                }
-                for id in forget { try db.execute(sql: "DELETE FROM held_push WHERE delivery_id = ?", arguments: [id]) }
-                for report in reports { try db.execute(sql: "INSERT INTO state_report (report) VALUES (?)", arguments: [report]) }
-                for (name, value) in settings {
-                    try db.execute(
-                        sql: "INSERT OR REPLACE INTO device_setting (name, value) VALUES (?, ?)", arguments: [name, value])
-                }
+            do {
+                try await write(rows: rows, forget: forget, reports: reports, settings: settings)
+            } catch {
+                // What is in memory got ahead of what is kept: start again from the store at the next call, so a push
+                // delivered again is decided again (and kept) rather than acknowledged as held without a row.
+                model = DeliveryModel(kind: kind, rules: model.rules)
+                held = [:]
+                releasing = []
+                loaded = false
+                throw error
             }
         }
         // Released pushes go to their apps; states of discarded ones go to the gateway (a release without pushes).
         if !changes.released.isEmpty || !changes.reports.isEmpty { releaseSink.yield(Release(pushes: changes.released)) }
+    }
+
+    /// Writes one call's changes in one transaction.
+    private func write(
+        rows: [(String, Int64, String, String)], forget: [String], reports: [String], settings: [String: String]
+    ) async throws {
+        try await database.groupCommit.write { db in
+            for row in rows {
+                try db.execute(
+                    sql: """
+                        INSERT INTO held_push (delivery_id, seq, hold, push) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (delivery_id) DO UPDATE SET hold = excluded.hold
+                        """,
+                    arguments: [row.0, row.1, row.2, row.3])
+            }
+            for id in forget { try db.execute(sql: "DELETE FROM held_push WHERE delivery_id = ?", arguments: [id]) }
+            for report in reports { try db.execute(sql: "INSERT INTO state_report (report) VALUES (?)", arguments: [report]) }
+            for (name, value) in settings {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO device_setting (name, value) VALUES (?, ?)", arguments: [name, value])
+            }
+        }
     }
 
     /// Reads what the store holds, the first time: the power setting, then the held pushes in the order they came
@@ -409,12 +426,13 @@ package actor DeliveryGate {
     private var loading: Task<Void, any Error>?
 
     private func read() async throws {
-        let (rows, power) = try await database.writer.read { db in
+        let (rows, power, lastSequence) = try await database.writer.read { db in
             (
                 try Row.fetchAll(db, sql: "SELECT hold, push FROM held_push ORDER BY seq").map { row -> (String, String) in
                     (row[0], row[1])
                 },
-                try String.fetchOne(db, sql: "SELECT value FROM device_setting WHERE name = 'power'")
+                try String.fetchOne(db, sql: "SELECT value FROM device_setting WHERE name = 'power'"),
+                try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM held_push")
             )
         }
         if power == "low" { _ = model.setPowerRestricted(true, at: clock.now) }
@@ -424,10 +442,7 @@ package actor DeliveryGate {
             held[push.deliveryID] = push
             model.restore(Self.rulePush(push), heldFor: hold)
         }
-        nextSequence = Int64(rows.count)
-        if let last = try await database.writer.read({ db in try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM held_push") }) {
-            nextSequence = last
-        }
+        nextSequence = lastSequence ?? 0
         loaded = true
     }
 

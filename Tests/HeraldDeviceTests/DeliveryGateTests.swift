@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import GatewayTestSupport
 import HeraldCore
 import HeraldDevice
@@ -50,6 +51,32 @@ import Testing
         _ = try await frequent.apply(.setPower(restricted: true))
         await frequent.setFrequentUpdates(true, for: "com.example.app")
         #expect(try await frequent.admit(updates).handOver.count == 13)
+    }
+
+    @Test(
+        "A store that fails while a push is held leaves nothing acknowledged as held without its row: the push delivered again is decided and kept again"
+    )
+    func storeFailureWhileHolding() async throws {
+        let url = try ScratchFolder.make("gate").appendingPathComponent("delivery-rules.sqlite")
+        let clock = VirtualClock()
+        let gate = DeliveryGate(kind: .iphone, url: url, clock: clock, logger: Logger(label: "test.gate"))
+        _ = try await gate.apply(.setPower(restricted: true))
+        // Another connection to the gate's file, as a disk or a careless hand would break it.
+        let other = try DatabaseQueue(path: url.path)
+        func sqlite(_ statement: String) async throws {
+            try await other.write { try $0.execute(sql: statement) }
+        }
+        let schema =
+            "CREATE TABLE held_push (delivery_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, hold TEXT NOT NULL, push TEXT NOT NULL)"
+        try await sqlite("DROP TABLE held_push")
+        let push = Self.push("p", priority: 5)
+        await #expect(throws: (any Error).self) { try await gate.admit([push]) }
+        try await sqlite(schema)
+        // The gateway sends it again (it was never acknowledged): held, and this time kept.
+        #expect(try await gate.admit([push]).states == ["p": .storedPowerConsiderations])
+        let restarted = DeliveryGate(kind: .iphone, url: url, clock: clock, logger: Logger(label: "test.gate"))
+        let status = try await restarted.apply(.status)
+        #expect(status.powerRestricted && status.held.map(\.deliveryID) == ["p"])
     }
 
     @Test(
