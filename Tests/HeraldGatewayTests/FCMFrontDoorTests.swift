@@ -395,7 +395,9 @@ import Testing
         }
     }
 
-    @Test("The FCM port takes the API directly too: HTTP/1.1, and HTTP/2 with prior knowledge (h2c)")
+    @Test(
+        "The FCM port takes the API directly too: HTTP/1.1, and HTTP/2 with prior knowledge (h2c); a body over the limit is 400 on both"
+    )
     func direct() async throws {
         try await Self.withSetup { setup in
             let url = "http://127.0.0.1:\(setup.port)/v1/projects/\(Self.projectID)/messages:send"
@@ -409,6 +411,23 @@ import Testing
                 let lines = answer.output.split(separator: "\n")
                 #expect(lines.last == (version == "--http1.1" ? "1.1 401" : "2 401"), "\(version): \(answer.output)")
                 #expect(lines.first?.contains("UNAUTHENTICATED") == true, "\(version): \(answer.output)")
+            }
+            // A body over the limit is read no further and answered as Google answers it, on either version.
+            let large = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-large-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: large) }
+            // The front door reads 256 KiB.
+            try Data(repeating: UInt8(ascii: " "), count: 256 * 1024 + 1).write(to: large)
+            for version in ["--http1.1", "--http2-prior-knowledge"] {
+                let answer = try await ChildProcess.run(
+                    "curl",
+                    [
+                        "--silent", "--max-time", "30", version, "--write-out", "\n%{http_version} %{http_code}",
+                        "--header", "content-type: application/json", "--data-binary", "@\(large.path)", url,
+                    ])
+                let lines = answer.output.split(separator: "\n")
+                #expect(lines.last == (version == "--http1.1" ? "1.1 400" : "2 400"), "\(version): \(answer.output)")
+                #expect(lines.first?.contains("Request payload size exceeds the limit") == true, "\(version)")
+                #expect(lines.first?.contains("INVALID_ARGUMENT") == true, "\(version)")
             }
         }
     }

@@ -3,8 +3,8 @@ import HeraldFCM
 import NIOCore
 import NIOHTTP1
 
-/// One HTTP request at a time to the ``FCMFrontDoor``, on an HTTP/1.1 connection (plain, or inside a CONNECT tunnel)
-/// or an HTTP/2 stream (behind `HTTP2FramePayloadToHTTP1ServerCodec`).
+/// One HTTP/1.1 request at a time to the ``FCMFrontDoor``, on a plain connection or inside a CONNECT tunnel (HTTP/2
+/// streams have ``FCMStreamHandler``).
 ///
 /// The body is read up to ``FCMFrontDoor/largestBody`` bytes; a longer one is answered 400 `INVALID_ARGUMENT`, as
 /// Google answers "Request payload size exceeds the limit". An absolute-form target (`http://host/path`) is read as

@@ -134,8 +134,7 @@ final class FCMProxyEntryHandler: ChannelInboundHandler, RemovableChannelHandler
             mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
         ) { stream in
             stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandlers(
-                    HTTP2FramePayloadToHTTP1ServerCodec(), FCMHTTPHandler(frontDoor: frontDoor))
+                try stream.pipeline.syncOperations.addHandler(FCMStreamHandler(frontDoor: frontDoor))
             }
         }
     }
