@@ -323,8 +323,23 @@ struct AppChannelServer: Sendable {
                 return true
             }
             let gate = deliveryGate
+            let engine = self.engine
             Self.answer(id, on: connection, in: &requests) {
-                .deviceStatus(id: id, status: try await gate.apply(command))
+                var focus = await engine.focusSettings()
+                switch command {
+                case .focus(let on, let allowing):
+                    focus.isOn = on
+                    focus.allowedApps = on ? allowing : []
+                    try await engine.setFocusSettings(focus)
+                case .summaryTimes(let times):
+                    focus.summaryTimes = times
+                    try await engine.setFocusSettings(focus)
+                case .setPower, .wake, .forceQuit, .status:
+                    break
+                }
+                var status = try await gate.apply(command)
+                status.focus = focus
+                return .deviceStatus(id: id, status: status)
             }
         case .welcome, .registered, .unregistered, .failed, .applied, .refused, .willPresent, .didReceive, .backgroundPush,
             .activity, .activityChanged, .voipPush, .deviceStatus:

@@ -81,6 +81,38 @@ public struct SimulatedUser: Sendable {
         try await environment.engine.updateLocation(latitude: latitude, longitude: longitude)
         await environment.settle()
     }
+
+    /// Turns a Focus on, as from Control Center: active notifications are listed quietly and shown when it ends;
+    /// time-sensitive and (granted) critical ones break through; `allowing` apps break through at every level.
+    public func turnOnFocus(allowing apps: [String] = []) async throws {
+        var settings = await environment.engine.focusSettings()
+        settings.isOn = true
+        settings.allowedApps = apps
+        try await environment.engine.setFocusSettings(settings)
+    }
+
+    /// Turns the Focus off: what it held is shown, quietly, the most relevant first.
+    public func turnOffFocus() async throws {
+        var settings = await environment.engine.focusSettings()
+        settings.isOn = false
+        settings.allowedApps = []
+        try await environment.engine.setFocusSettings(settings)
+        await environment.settle()
+    }
+
+    /// Sets the scheduled summary's times of day, as `(hour, minute)` in the device's time zone.
+    ///
+    /// - Throws: ``SummaryTimeOutOfRange`` for an hour or minute out of range.
+    public func setSummaryTimes(_ times: [(hour: Int, minute: Int)]) async throws {
+        var settings = await environment.engine.focusSettings()
+        settings.summaryTimes = try times.map { time in
+            guard let parsed = FocusSettings.TimeOfDay(hour: time.hour, minute: time.minute) else {
+                throw SummaryTimeOutOfRange(hour: time.hour, minute: time.minute)
+            }
+            return parsed
+        }
+        try await environment.engine.setFocusSettings(settings)
+    }
 }
 
 /// The settings a person can change one by one, for ``SimulatedUser/changeSetting(_:to:for:)``.
@@ -107,4 +139,20 @@ public struct NotificationSettingsChange: Sendable {
         get { record.lockScreenSetting }
         set { record.lockScreenSetting = newValue }
     }
+    /// Time Sensitive notifications: `.disabled` makes a Focus hold them like active ones.
+    public var timeSensitiveSetting: UNNotificationSetting {
+        get { record.timeSensitiveSetting }
+        set { record.timeSensitiveSetting = newValue }
+    }
+    /// The scheduled summary: `.enabled` makes passive and active notifications wait for its times.
+    public var scheduledDeliverySetting: UNNotificationSetting {
+        get { record.scheduledDeliverySetting }
+        set { record.scheduledDeliverySetting = newValue }
+    }
+}
+
+/// A summary time out of range (``SimulatedUser/setSummaryTimes(_:)``).
+public struct SummaryTimeOutOfRange: Error, Sendable {
+    public var hour: Int
+    public var minute: Int
 }

@@ -72,10 +72,13 @@ extension HeraldCommand.Device {
     }
 }
 
-/// Sends `command` to the device serving `data`'s directory and prints how its delivery rules stand after it.
+/// Sends `command` to the device serving `data`'s directory and prints how things stand after it (`describing`; the
+/// delivery rules by default).
 ///
 /// - Throws: A `ValidationError` saying what to do when no device runs there or it refused.
-private func commandDevice(_ command: DeviceCommand, data: DataDirectoryOptions) async throws {
+func commandDevice(
+    _ command: DeviceCommand, data: DataDirectoryOptions, describing: (DeviceStatus) -> String = describe
+) async throws {
     let status: DeviceStatus?
     do {
         status = try await DeviceLink.command(
@@ -87,7 +90,7 @@ private func commandDevice(_ command: DeviceCommand, data: DataDirectoryOptions)
         throw ValidationError(
             "No device runs on \(data.directory.url.path): start one with `herald up` or `herald device --gateway …`.")
     }
-    print(describe(status))
+    print(describing(status))
 }
 
 /// The status as lines: the rules, the power state, then each held push with its state.
@@ -103,5 +106,6 @@ func describe(_ status: DeviceStatus) -> String {
     for push in status.held {
         lines.append("  \(push.deliveryID)  \(push.bundleID)  \(push.pushType) priority \(push.priority)  \(push.state)")
     }
+    if status.focus != nil { lines.append(describeFocus(status)) }
     return lines.joined(separator: "\n")
 }

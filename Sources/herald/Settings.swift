@@ -10,7 +10,8 @@ extension HeraldCommand {
             abstract: "Show or change an app's notification settings, as in the Settings app.",
             discussion: """
                 Without options it prints the settings the app's getNotificationSettings sees. --allow and --deny \
-                change the decision; --alerts, --sounds, --badges, --list and --lock-screen turn one setting on or off; \
+                change the decision; --alerts, --sounds, --badges, --list, --lock-screen, --time-sensitive and --summary turn one setting on or \
+                off (the last two are read by Focus and the scheduled summary: herald focus --help); \
                 for a provisionally authorized app, --keep prominently|quietly and --turn-off are the Keep… and Turn \
                 Off… buttons of a quiet notification. A notification delivered after the change follows it.
                 """)
@@ -73,9 +74,14 @@ extension HeraldCommand {
         var style: Style?
         @Option(help: "Location access: never, when-in-use or always (location triggers need when-in-use).")
         var location: LocationAccess?
+        @Option(help: "Time Sensitive notifications: on or off (off: a Focus holds them like active ones).")
+        var timeSensitive: Switch?
+        @Option(help: "Scheduled summary: on or off (on: passive and active notifications wait for its times).")
+        var summary: Switch?
 
         private var changesSwitches: Bool {
             alerts != nil || sounds != nil || badges != nil || list != nil || lockScreen != nil || style != nil
+                || timeSensitive != nil || summary != nil
         }
 
         func validate() throws {
@@ -126,6 +132,8 @@ extension HeraldCommand {
                 settings.badgeSetting = badges?.setting
                 settings.notificationCenterSetting = list?.setting
                 settings.lockScreenSetting = lockScreen?.setting
+                settings.timeSensitiveSetting = timeSensitive?.setting
+                settings.scheduledDeliverySetting = summary?.setting
                 if let style {
                     settings.alertStyle = style.style
                     settings.alertSetting = style == .none ? .disabled : .enabled
@@ -164,6 +172,9 @@ extension HeraldCommand {
                   badges: \(word(settings.badgeSetting))
                   Notification Center: \(word(settings.notificationCenterSetting))
                   lock screen: \(word(settings.lockScreenSetting))
+                  time sensitive: \(settings.timeSensitiveSetting == .disabled ? "off" : "on")
+                  scheduled summary: \(settings.scheduledDeliverySetting == .enabled ? "on" : "off")
+                  critical alerts: \(word(settings.criticalAlertSetting))
                 """
         }
 

@@ -302,6 +302,50 @@ struct HeraldProcess {
     }
 
     @Test(
+        "herald focus on holds the banner's push (in the delivery log as delivered, not shown); herald focus off shows it, held by Focus; herald settings --time-sensitive/--summary and herald focus summary say what they set"
+    )
+    func upFocus() async throws {
+        let herald = try HeraldProcess()
+        let up = try await herald.launch([
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--no-fcm",
+            "--no-console",
+        ])
+        guard let line = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
+            Issue.record("no push line in the banner: \(await up.stop())")
+            return
+        }
+        let on = try await herald.run(["focus", "on", "--allow", "com.example.other"])
+        #expect(on.status == 0 && on.output.contains("focus: on (allowing com.example.other)"), "\(on.output)\(on.error)")
+        let pushed = try await ChildProcess.run(
+            "/bin/sh", ["-c", line.trimmingCharacters(in: .whitespaces)], environment: herald.environment([:]),
+            timeout: .seconds(60))
+        #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.error)")
+        let uniqueID = try #require(pushed.output.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+        try await eventually("delivered to the device", timeout: .seconds(20)) {
+            ((try? await herald.run(["log", uniqueID]))?.output ?? "").contains("Delivered to Device")
+        }
+        let listed = try await herald.run(["notifications", "list"])
+        try await eventually("listed in Notification Center", timeout: .seconds(20)) {
+            ((try? await herald.run(["notifications", "list"]))?.output ?? "").contains("Hello")
+        }
+        #expect(!up.output.contains("Hello: from Herald"), "a Focus holds an active notification: \(listed.output)")
+
+        let off = try await herald.run(["focus", "off"])
+        #expect(off.output.contains("focus: off"), "\(off.output)")
+        let shown = await up.waitForOutput(containing: "Hello: from Herald", timeout: .seconds(20))
+        #expect(shown?.contains("held by Focus") == true, "\(shown ?? up.output)")
+
+        let settings = try await herald.run(["settings", "com.example.app", "--time-sensitive", "off", "--summary", "on"])
+        #expect(settings.output.contains("time sensitive: off"), "\(settings.output)\(settings.error)")
+        #expect(settings.output.contains("scheduled summary: on"), "\(settings.output)")
+        let times = try await herald.run(["focus", "summary", "18:30,9:00"])
+        #expect(times.output.contains("summary: 09:00, 18:30"), "\(times.output)\(times.error)")
+        let bad = try await herald.run(["focus", "summary", "25:00"])
+        #expect(bad.status != 0 && bad.error.contains("HH:MM"), "\(bad.error)")
+        #expect(await up.stop() == 0)
+    }
+
+    @Test(
         "herald up: the banner's `herald push` line, pasted into a shell as printed, shows the push in the first and the console's delivery log (with the banner's operator token) says delivered; Ctrl-C stops both"
     )
     func upPushLine() async throws {

@@ -139,4 +139,8 @@ final class FlakyNotificationStore: NotificationStore {
     func setDeviceLocation(latitude: Double, longitude: Double) async throws {
         try await base.setDeviceLocation(latitude: latitude, longitude: longitude)
     }
+
+    func focusSettings() async throws -> FocusSettings? { try await base.focusSettings() }
+
+    func setFocusSettings(_ settings: FocusSettings) async throws { try await base.setFocusSettings(settings) }
 }

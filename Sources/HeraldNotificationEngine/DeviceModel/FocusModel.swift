@@ -40,6 +40,37 @@ package struct FocusModel: Sendable {
 
     package init() {}
 
+    /// The model of the person's device-wide `settings` in `timeZone`; the per-app sets are filled from each app's
+    /// own settings by ``presentation(of:for:settings:at:)``.
+    package init(_ settings: FocusSettings, timeZone: TimeZone) {
+        isFocusOn = settings.isOn
+        allowedApps = Set(settings.allowedApps)
+        summaryTimes = settings.summaryTimes.map { (hour: $0.hour, minute: $0.minute) }
+        self.timeZone = timeZone
+    }
+
+    /// How a notification of `app` at `level` is presented at `now`, given the app's own settings: its critical
+    /// alerts (granted only with the entitlement), its Time Sensitive switch (on unless turned off) and its scheduled
+    /// summary switch.
+    ///
+    /// - Parameters:
+    ///   - level: The content's `interruptionLevel`.
+    ///   - app: The app's bundle ID.
+    ///   - settings: The app's notification settings.
+    ///   - now: When it is presented.
+    package func presentation(
+        of level: UNNotificationInterruptionLevel, for app: String, settings: NotificationSettingsRecord, at now: Date
+    ) -> Presentation {
+        var model = self
+        func set(_ apps: inout Set<String>, _ member: Bool) {
+            if member { apps.insert(app) } else { apps.remove(app) }
+        }
+        set(&model.criticalAlertApps, settings.criticalAlertSetting == .enabled)
+        set(&model.timeSensitiveOffApps, settings.timeSensitiveSetting == .disabled)
+        set(&model.summaryApps, settings.scheduledDeliverySetting == .enabled)
+        return model.presentation(of: level, for: app, at: now)
+    }
+
     /// How a notification of `app` at `level` is presented at `now`.
     ///
     /// - Parameters:

@@ -24,6 +24,9 @@ package struct FiringPlanner: Sendable {
         package var missed: Bool
         /// The person's alert style for the app: which of a category's actions are shown (iOS 8 contexts).
         package var alertStyle: UNAlertStyle = .banner
+        /// How Focus and the scheduled summary present it (``FocusModel``): `.heldForFocus` and `.heldForSummary` are
+        /// listed now and shown to the person later.
+        package var focus: FocusModel.Presentation = .alert
     }
 
     /// Plans the firing of `pending`.
@@ -36,9 +39,12 @@ package struct FiringPlanner: Sendable {
     ///   - state: The app's settings and badge.
     ///   - date: The notification's date.
     ///   - now: The time now, after which a repeating trigger's next date is looked for.
+    ///   - focus: How Focus and the scheduled summary present it: anything but `.alert` takes the banner and the sound
+    ///     away (`passive`, N-15 and `UNNotificationInterruptionLevel`; a Focus's silence, docs/device-model.md).
     package func plan(
         _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
-        options: UNNotificationPresentationOptions, state: NotificationAppState, date: Date, now: Date
+        options: UNNotificationPresentationOptions, state: NotificationAppState, date: Date, now: Date,
+        focus: FocusModel.Presentation = .alert
     ) -> PlannedFiring {
         let request = pending.request
         let reschedule: Firing.Reschedule
@@ -57,7 +63,11 @@ package struct FiringPlanner: Sendable {
         } else {
             reschedule = .remove
         }
-        let style = Self.style(options, settings: state.settings, content: request.content)
+        var style = Self.style(options, settings: state.settings, content: request.content)
+        if focus != .alert {
+            style.banner = false
+            style.sound = false
+        }
         let firing = Firing(
             bundleIdentifier: bundleIdentifier, sequence: pending.sequence, expectedFireDate: expected,
             reschedule: reschedule,
@@ -65,7 +75,8 @@ package struct FiringPlanner: Sendable {
             badge: style.badge ? request.content.badge : nil
         )
         return PlannedFiring(
-            firing: firing, pending: pending, style: style, date: date, missed: false, alertStyle: state.settings.alertStyle)
+            firing: firing, pending: pending, style: style, date: date, missed: false, alertStyle: state.settings.alertStyle,
+            focus: focus)
     }
 
     /// How a notification is shown: the app's options within the person's settings (B-2, B-3, B-30).

@@ -154,6 +154,10 @@ package struct SettingsChange: Sendable, Hashable, Codable {
     package var notificationCenterSetting: UNNotificationSetting?
     package var lockScreenSetting: UNNotificationSetting?
     package var alertStyle: UNAlertStyle?
+    /// Time Sensitive notifications (`herald settings APP --time-sensitive`): break through a Focus unless off.
+    package var timeSensitiveSetting: UNNotificationSetting?
+    /// The scheduled summary (`herald settings APP --summary`): passive and active notifications wait for it.
+    package var scheduledDeliverySetting: UNNotificationSetting?
 
     package init() {}
 
@@ -165,5 +169,7 @@ package struct SettingsChange: Sendable, Hashable, Codable {
         if let notificationCenterSetting { settings.notificationCenterSetting = notificationCenterSetting }
         if let lockScreenSetting { settings.lockScreenSetting = lockScreenSetting }
         if let alertStyle { settings.alertStyle = alertStyle }
+        if let timeSensitiveSetting { settings.timeSensitiveSetting = timeSensitiveSetting }
+        if let scheduledDeliverySetting { settings.scheduledDeliverySetting = scheduledDeliverySetting }
     }
 }

@@ -61,6 +61,10 @@ extension NotificationEngine {
             await withGracefulShutdownHandler {
                 while !Task.isCancelled && !shutdownRequested.withLock({ $0 }) {
                     let now = configuration.clock.now
+                    if let summary = nextSummaryDate, summary <= now {
+                        await showSummary(dueBy: now)
+                        continue
+                    }
                     switch scheduler.nextStep(now: now) {
                     case .backOff(let until):
                         await sleep(until: until)
@@ -72,7 +76,7 @@ extension NotificationEngine {
                             if Task.isCancelled || shutdownRequested.withLock({ $0 }) { return }
                             if let next, next <= configuration.clock.now { continue }
                         }
-                        await sleep(until: scheduler.nextFireDate)
+                        await sleep(until: [scheduler.nextFireDate, nextSummaryDate].compactMap { $0 }.min())
                     }
                 }
             } onGracefulShutdown: {
@@ -194,9 +198,11 @@ extension NotificationEngine {
                     }
                 }
             } else {
+                let focus = await focusPresentation(
+                    of: item.pending.request, bundleIdentifier: item.bundleIdentifier, settings: state.settings, now: now)
                 var planned = planner.plan(
                     item.pending, bundleIdentifier: item.bundleIdentifier, expected: item.expected,
-                    options: FiringPlanner.systemPresentation, state: state, date: fireDate, now: now)
+                    options: FiringPlanner.systemPresentation, state: state, date: fireDate, now: now, focus: focus)
                 planned.missed = missed
                 background.append(planned)
             }
@@ -232,10 +238,13 @@ extension NotificationEngine {
                 retryLater(answer.pending.sequence, expected: answer.expected)  // asked again when it comes round
                 continue
             }
+            let now = configuration.clock.now
+            let focus = await focusPresentation(
+                of: answer.pending.request, bundleIdentifier: answer.bundleIdentifier, settings: state.settings, now: now)
             planned.append(
                 planner.plan(
                     answer.pending, bundleIdentifier: answer.bundleIdentifier, expected: answer.expected,
-                    options: answer.options, state: state, date: answer.date, now: configuration.clock.now))
+                    options: answer.options, state: state, date: answer.date, now: now, focus: focus))
         }
         await commit(planned)
         for answer in answers {
@@ -282,7 +291,8 @@ extension NotificationEngine {
             for item in batch { retryLater(item.firing.sequence, expected: item.firing.expectedFireDate) }
             return
         }
-        var presentations: [NotificationPresentation] = []
+        var presentations: [(presentation: NotificationPresentation, focus: FocusModel.Presentation, relevance: Double)] =
+            []
         var categories: [String: [NotificationCategoryRecord]] = [:]
         for (item, outcome) in zip(batch, outcomes) where outcome.applied {
             let firing = item.firing
@@ -313,22 +323,28 @@ extension NotificationEngine {
             let content = request.content
             let category = categories[firing.bundleIdentifier]?.first { $0.identifier == content.categoryIdentifier }
             presentations.append(
-                NotificationPresentation(
-                    notification: firing.delivered ?? DeliveredNotification(request: request, date: item.date),
-                    bundleIdentifier: firing.bundleIdentifier, identifier: request.identifier,
-                    title: content.title, subtitle: content.subtitle, body: content.body,
-                    soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
-                    categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
-                    actions: category?.displayedActions(in: item.alertStyle).map {
-                        NotificationPresentation.Action(
-                            identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
-                    } ?? [],
-                    attachmentPaths: content.attachments.map(\.path),
-                    date: item.date, style: style, deliveredWhileNotRunning: item.missed
+                (
+                    NotificationPresentation(
+                        notification: firing.delivered ?? DeliveredNotification(request: request, date: item.date),
+                        bundleIdentifier: firing.bundleIdentifier, identifier: request.identifier,
+                        title: content.title, subtitle: content.subtitle, body: content.body,
+                        soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
+                        categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
+                        actions: category?.displayedActions(in: item.alertStyle).map {
+                            NotificationPresentation.Action(
+                                identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
+                        } ?? [],
+                        attachmentPaths: content.attachments.map(\.path),
+                        date: item.date, style: style, deliveredWhileNotRunning: item.missed
+                    ), item.focus, content.relevanceScore
                 ))
         }
-        for presentation in presentations {
-            await configuration.presenter.present(await withContentExtension(presentation))
+        for (presentation, focus, relevance) in presentations {
+            let shown = await withContentExtension(presentation)
+            switch focus {
+            case .alert, .listedSilently: await configuration.presenter.present(shown)
+            case .heldForFocus, .heldForSummary: hold(shown, relevance: relevance, for: focus)
+            }
         }
     }
 

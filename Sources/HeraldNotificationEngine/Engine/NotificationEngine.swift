@@ -82,6 +82,12 @@ package actor NotificationEngine: Service {
     var locationMonitor = LocationMonitor()
     var locationCache: [(bundleIdentifier: String, pending: PendingNotification)]?
     var lastExternalToken: Int64?
+    /// The person's Focus and summary settings, once read from the store (``focusSettings()``).
+    var focusSettingsRead: FocusSettings?
+    /// Notifications a Focus holds from the person (listed, not yet shown), in the order they came.
+    var heldForFocus: [(presentation: NotificationPresentation, relevance: Double)] = []
+    /// Notifications the scheduled summary holds, each with the summary time it waits for.
+    var heldForSummary: [(until: Date, presentation: NotificationPresentation, relevance: Double)] = []
 
     let deliveredCounter = Counter(label: "herald_local_notifications_delivered_total")
     let scheduledCounter = Counter(label: "herald_local_notifications_scheduled_total")

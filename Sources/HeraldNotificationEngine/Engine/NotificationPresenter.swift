@@ -76,6 +76,17 @@ public struct NotificationPresentation: Sendable, Hashable {
     public var style: Style
     /// Delivered while the app was not running (found in the delivered list at its next start).
     public var deliveredWhileNotRunning: Bool
+    /// Why the person sees it only now, when it waited: a Focus held it, or the scheduled summary did (it was in the
+    /// delivered list all along); `nil` when shown as it came.
+    public var heldFor: Hold?
+
+    /// What held a notification back from the person (``heldFor``).
+    public enum Hold: String, Sendable, Hashable {
+        /// A Focus was on and did not let it through: shown, quietly, when the Focus ended.
+        case focus
+        /// The app's notifications go to the scheduled summary: shown, quietly, at its time.
+        case summary
+    }
 
     /// The delivered notification itself (for a content extension to render).
     package var notification: DeliveredNotification?
@@ -164,6 +175,11 @@ public struct TerminalPresenter: NotificationPresenter {
         if !presentation.attachmentPaths.isEmpty { details.append("attachments: \(presentation.attachmentPaths.count)") }
         if !presentation.style.banner { details.append("quiet") }
         if presentation.deliveredWhileNotRunning { details.append("while app not running") }
+        switch presentation.heldFor {
+        case .focus?: details.append("held by Focus")
+        case .summary?: details.append("scheduled summary")
+        case nil: break
+        }
         if !details.isEmpty { text += "  [" + details.joined(separator: ", ") + "]" }
         return text
     }

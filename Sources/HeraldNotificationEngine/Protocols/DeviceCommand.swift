@@ -7,6 +7,10 @@ package enum DeviceCommand: Sendable, Hashable, Codable {
     case wake
     /// The person force-quits the app: its held background push is discarded (Y-10).
     case forceQuit(bundleID: String)
+    /// A Focus on (`true`, letting `allowing` apps through) or off (`herald focus on|off`): docs/device-model.md.
+    case focus(on: Bool, allowing: [String])
+    /// The scheduled summary's times of day (`herald focus summary 08:00,18:00`).
+    case summaryTimes([FocusSettings.TimeOfDay])
     /// Nothing changes: the answer says how things stand.
     case status
 }
@@ -37,10 +41,13 @@ package struct DeviceStatus: Sendable, Hashable, Codable {
     package var powerRestricted: Bool
     /// What the rules hold, in the order it would be handed over.
     package var held: [HeldPush]
+    /// The person's Focus and summary settings (`nil` from a daemon that does not say).
+    package var focus: FocusSettings?
 
-    package init(deliveryRules: String, powerRestricted: Bool, held: [HeldPush]) {
+    package init(deliveryRules: String, powerRestricted: Bool, held: [HeldPush], focus: FocusSettings? = nil) {
         self.deliveryRules = deliveryRules
         self.powerRestricted = powerRestricted
         self.held = held
+        self.focus = focus
     }
 }

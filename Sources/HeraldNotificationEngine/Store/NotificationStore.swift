@@ -106,6 +106,11 @@ package protocol NotificationStore: Sendable {
     func deviceLocation() async throws -> (latitude: Double, longitude: Double)?
 
     func setDeviceLocation(latitude: Double, longitude: Double) async throws
+
+    /// The person's Focus and summary settings (`herald focus …`); `nil` before they were first set.
+    func focusSettings() async throws -> FocusSettings?
+
+    func setFocusSettings(_ settings: FocusSettings) async throws
 }
 
 /// What ``NotificationStore/addPending(_:addedAt:nextFireDate:for:limit:)`` did.

@@ -694,4 +694,18 @@ package final class SQLiteNotificationStore: NotificationStore {
             try db.execute(sql: "INSERT OR REPLACE INTO device (key, value) VALUES ('location', ?)", arguments: [data])
         }
     }
+
+    package func focusSettings() async throws -> FocusSettings? {
+        try await writer.read { db in
+            guard let data = try Data.fetchOne(db, sql: "SELECT value FROM device WHERE key = 'focus'") else { return nil }
+            return try Self.decode(FocusSettings.self, data)
+        }
+    }
+
+    package func setFocusSettings(_ settings: FocusSettings) async throws {
+        let data = try Self.encode(settings)
+        try await groupCommit.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO device (key, value) VALUES ('focus', ?)", arguments: [data])
+        }
+    }
 }

@@ -1,0 +1,108 @@
+import Foundation
+import HeraldCore
+import Logging
+
+/// Focus and the scheduled summary (docs/device-model.md): how a notification is shown is decided by ``FocusModel`` at
+/// delivery; one a Focus or the summary holds is in the delivered list at once (the app's
+/// `getDeliveredNotifications` sees it, as on iOS, where silenced notifications go to Notification Center) and shown to
+/// the person — quietly, the most relevant first — when the Focus ends or at the summary's time.
+///
+/// Held presentations are kept in memory: after a restart of the daemon the notifications are still delivered and
+/// listed, but no longer shown again when the Focus ends.
+extension NotificationEngine {
+    /// The person's Focus and summary settings (the defaults until first set).
+    package func focusSettings() async -> FocusSettings {
+        if let focusSettingsRead { return focusSettingsRead }
+        do {
+            let read = try await store.focusSettings() ?? FocusSettings()
+            focusSettingsRead = read
+            return read
+        } catch {
+            logger.error("Could not read the Focus settings; presenting without Focus", metadata: ["error": "\(error)"])
+            return FocusSettings()
+        }
+    }
+
+    /// Changes the person's Focus and summary settings: kept before this returns; when a Focus ends, what it held is
+    /// shown; a summary time that changed applies to what is held from now on.
+    ///
+    /// - Parameter settings: The new settings.
+    package func setFocusSettings(_ settings: FocusSettings) async throws {
+        let wasOn = await focusSettings().isOn
+        try await store.setFocusSettings(settings)
+        focusSettingsRead = settings
+        logger.info(
+            "Focus settings changed",
+            metadata: [
+                "focus.on": "\(settings.isOn)", "focus.allowed": "\(settings.allowedApps.joined(separator: ","))",
+                "focus.summary_times": "\(settings.summaryTimes.map(\.description).joined(separator: ","))",
+            ])
+        if wasOn, !settings.isOn {
+            let released = heldForFocus
+            heldForFocus = []
+            await show(released, heldFor: .focus)
+        }
+    }
+
+    /// How Focus and the summary present `request` of `bundleIdentifier` now.
+    func focusPresentation(
+        of request: NotificationRequestRecord, bundleIdentifier: String, settings: NotificationSettingsRecord, now: Date
+    ) async -> FocusModel.Presentation {
+        let model = FocusModel(await focusSettings(), timeZone: configuration.timeZone)
+        return model.presentation(
+            of: request.content.interruptionLevel, for: bundleIdentifier, settings: settings, at: now)
+    }
+
+    /// Keeps `presentation` from the person until what holds it lets go.
+    func hold(_ presentation: NotificationPresentation, relevance: Double, for focus: FocusModel.Presentation) {
+        switch focus {
+        case .heldForFocus:
+            heldForFocus.append((presentation, relevance))
+        case .heldForSummary(let until):
+            heldForSummary.append((until, presentation, relevance))
+            // The scheduler loop shows the summary at its time (``nextSummaryDate``): wake it if it sleeps past it.
+            if sleeper.wake(before: until) { activity.loopRunning() }
+        case .alert, .listedSilently:
+            break
+        }
+    }
+
+    /// The earliest summary time something waits for.
+    var nextSummaryDate: Date? { heldForSummary.map(\.until).min() }
+
+    /// Shows what the summary held until `now` (its time, or an earlier one the loop woke late for).
+    func showSummary(dueBy now: Date) async {
+        let released = heldForSummary.filter { $0.until <= now }
+        heldForSummary.removeAll { $0.until <= now }
+        await show(released.map { ($0.presentation, $0.relevance) }, heldFor: .summary)
+    }
+
+    /// Shows held notifications quietly, the most relevant first (`relevanceScore`, N-15), then the earliest.
+    private func show(
+        _ held: [(presentation: NotificationPresentation, relevance: Double)], heldFor: NotificationPresentation.Hold
+    )
+        async
+    {
+        guard !held.isEmpty else { return }
+        // What the app removed from the delivered list meanwhile (`removeDeliveredNotifications`) is not shown.
+        var stillDelivered: [String: Set<String>] = [:]
+        for bundleIdentifier in Set(held.map(\.presentation.bundleIdentifier)) {
+            let delivered = (try? await store.delivered(for: bundleIdentifier)) ?? []
+            stillDelivered[bundleIdentifier] = Set(delivered.map(\.request.identifier))
+        }
+        let current = held.filter {
+            stillDelivered[$0.presentation.bundleIdentifier]?.contains($0.presentation.identifier) == true
+        }
+        guard !current.isEmpty else { return }
+        let ordered = FocusModel.summaryOrder(
+            current, relevance: \.relevance, deliveredAt: \.presentation.date, identifier: \.presentation.identifier)
+        logger.info(
+            heldFor == .focus ? "Focus ended: showing what it held" : "Scheduled summary",
+            metadata: ["notification.count": "\(ordered.count)"])
+        for item in ordered {
+            var presentation = item.presentation
+            presentation.heldFor = heldFor
+            await configuration.presenter.present(presentation)
+        }
+    }
+}
