@@ -67,4 +67,24 @@ import UserNotifications
         #expect(alert.sound == .named("goal.caf") && alert.sound != .default)
         #expect(ActivityAuthorizationInfo().areActivitiesEnabled)
     }
+
+    @Test("frequentPushesEnabled follows NSSupportsLiveActivitiesFrequentUpdates in the app's Info.plist (Y-13)")
+    func frequentPushes() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("frequent-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(!ActivityAuthorizationInfo.declaresFrequentUpdates(bundleAt: folder.path), "no Info.plist")
+        let plist = folder.appendingPathComponent("Info.plist")
+        func write(_ dictionary: [String: Any]) throws {
+            try PropertyListSerialization.data(fromPropertyList: dictionary, format: .xml, options: 0).write(to: plist)
+        }
+        try write(["CFBundleIdentifier": "com.example.app"])
+        #expect(!ActivityAuthorizationInfo.declaresFrequentUpdates(bundleAt: folder.path), "not declared")
+        try write(["NSSupportsLiveActivities": true, "NSSupportsLiveActivitiesFrequentUpdates": true])
+        #expect(ActivityAuthorizationInfo.declaresFrequentUpdates(bundleAt: folder.path))
+        try write(["NSSupportsLiveActivitiesFrequentUpdates": false])
+        #expect(!ActivityAuthorizationInfo.declaresFrequentUpdates(bundleAt: folder.path))
+        try Data("not a plist".utf8).write(to: plist)
+        #expect(!ActivityAuthorizationInfo.declaresFrequentUpdates(bundleAt: folder.path), "unreadable")
+    }
 }
