@@ -477,7 +477,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ActivityKitTests",
-            dependencies: ["ActivityKit", "HeraldCore", "UserNotifications"],
+            dependencies: ["ActivityKit", "HeraldCore", "HeraldTesting", "UserNotifications"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

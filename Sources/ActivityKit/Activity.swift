@@ -118,9 +118,12 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
         return center
     }
 
-    /// The app's activities of this type that this process knows (those the daemon told it of once it linked).
+    /// The app's activities of this type that this process knows (those the daemon told it of once it linked), until
+    /// they are dismissed: an activity ended with `.immediate` is gone from the list at once, one ended otherwise stays
+    /// (`.ended`) until its dismissal.
     public static var activities: [Activity<Attributes>] {
         center.objects(ofType: typeName) { $0 is Activity<Attributes> }.compactMap { $0 as? Activity<Attributes> }
+            .filter { $0.activityState != .dismissed }
             .sorted { $0.id < $1.id }
     }
 
