@@ -24,7 +24,9 @@ extension HeraldBench {
                 the gateway or the daemon (at random, --seed) is killed with SIGKILL at a random moment and restarted \
                 after a random offline period. At the end: every push answered 200 is shown exactly once, or was \
                 replaced by a later one while stored (one per device and topic, D-04); every local notification whose \
-                add returned fires once. The last line: `kills: N, accepted: A, shown: S, replaced: R, lost: L, \
+                add returned fires once. With --device-model iphone the daemon applies an iPhone's delivery rules, \
+                every third push is priority 5, and the device's power goes low and back at random, so pushes the \
+                device holds go through the kills too; the power is back to normal before the count. The last line: `kills: N, accepted: A, shown: S, replaced: R, lost: L, \
                 duplicated: D` (exit 1 unless lost and duplicated are 0).
                 """)
 
@@ -34,6 +36,11 @@ extension HeraldBench {
         @Option(help: "The random seed (default: from the clock; printed).") var seed: UInt64?
         @Option(help: "Where the data directories go (default: a temporary folder).") var directory: String?
         @Flag(help: "Keep the data directories and logs.") var keep = false
+        @Option(
+            help:
+                "The device's delivery rules: instant, or iphone (then every third push is priority 5 and the device's power goes low and back at random: held pushes go through the kills too)."
+        )
+        var deviceModel = "instant"
 
         static let bundleID = "com.example.soak"
         static let keyID = "SOAKKEY001"
@@ -43,6 +50,9 @@ extension HeraldBench {
             guard kills >= 1, rate >= 1, interval >= 1 else {
                 throw ValidationError("--kills and --rate must be at least 1, --interval at least 1 second.")
             }
+            guard ["instant", "iphone"].contains(deviceModel) else {
+                throw ValidationError("--device-model takes instant or iphone.")
+            }
         }
 
         func run() async throws {
@@ -50,8 +60,10 @@ extension HeraldBench {
             var random = SplitMix64(seed: seed)
             let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
                 .appendingPathComponent("herald-soak-\(UUID().uuidString)", isDirectory: true)
-            let plant = try SoakPlant(folder: folder)
-            print("soak: seed \(seed), \(kills) kills, \(rate) pushes/s, data in \(folder.path)")
+            let iphone = deviceModel == "iphone"
+            let plant = try SoakPlant(folder: folder, deviceModel: deviceModel)
+            print(
+                "soak: seed \(seed), \(kills) kills, \(rate) pushes/s, device model \(deviceModel), data in \(folder.path)")
             defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
 
             try await plant.prepare()
@@ -60,8 +72,11 @@ extension HeraldBench {
             try await plant.startApp()
             let tally = SoakTally()
             let provider = try plant.makeProvider()
-            let pusher = Task { await Self.push(with: provider, to: token, rate: rate, tally: tally) }
+            let pusher = Task {
+                await Self.push(with: provider, to: token, rate: rate, throttlingEvery: iphone ? 3 : nil, tally: tally)
+            }
             let adder = Task { await Self.addLocal(plant, tally: tally) }
+            let power = Task { if iphone { await Self.togglePower(plant, seed: seed &+ 1, tally: tally) } }
 
             var done = 0
             do {
@@ -86,6 +101,7 @@ extension HeraldBench {
                 tally.running.store(false, ordering: .relaxed)
                 await pusher.value
                 await adder.value
+                await power.value
                 try? await provider.shutdown()
                 await plant.stopAll()
                 throw error
@@ -93,10 +109,14 @@ extension HeraldBench {
             tally.running.store(false, ordering: .relaxed)
             await pusher.value
             await adder.value
+            await power.value
             try await provider.shutdown()
+            // What the device's power held comes in once it is back to normal.
+            if iphone { try await plant.restorePower(timeout: .seconds(60)) }
 
             let report = try await plant.settle(tally: tally, timeout: .seconds(90))
             await plant.stopAll()
+            if keep { plant.saveOutputs() }
             print(report.detail)
             print(
                 "kills: \(kills), accepted: \(report.accepted), shown: \(report.shown), replaced: \(report.replaced), "
@@ -106,7 +126,7 @@ extension HeraldBench {
 
         /// Sends pushes at `rate` until told to stop, each retried through outages with its own apns-id.
         static func push(
-            with provider: APNsClient, to token: String, rate: Int, tally: SoakTally
+            with provider: APNsClient, to token: String, rate: Int, throttlingEvery: Int? = nil, tally: SoakTally
         ) async {
             await withTaskGroup(of: Void.self) { group in
                 var number = 0
@@ -120,12 +140,25 @@ extension HeraldBench {
                     var notification = APNsNotification.alert(
                         bundleID: bundleID, payload: APNsPayload(alert: .fields(.init(title: "S-\(pushNumber)", body: "soak"))))
                     if pushNumber % 5 == 0 { notification.collapseID = "c-\(pushNumber % 3)" }
+                    if let throttlingEvery, pushNumber % throttlingEvery == 1 { notification.priority = .throttled }
                     tally.sent(pushNumber, collapseID: notification.collapseID)
                     group.addTask {
                         let result = try? await provider.send(notification, to: token)
                         tally.answered(pushNumber, status: result?.status ?? 0, uniqueID: result?.uniqueID)
                     }
                 }
+            }
+        }
+
+        /// Turns the device's power low and back to normal (`herald device power`) every one to three seconds (at random,
+        /// from `seed`) until told to stop; a command that finds no device (it was killed) is skipped.
+        static func togglePower(_ plant: SoakPlant, seed: UInt64, tally: SoakTally) async {
+            var random = SplitMix64(seed: seed)
+            var low = false
+            while tally.running.load(ordering: .relaxed) {
+                try? await Task.sleep(for: .milliseconds(Int.random(in: 1_000...3_000, using: &random)))
+                low.toggle()
+                _ = try? await plant.herald(["device", "power", low ? "low" : "normal"], in: plant.deviceDirectory)
             }
         }
 
@@ -186,8 +219,12 @@ final class SoakPlant: Sendable {
     /// A reader of the device's store (it fires nothing: no app is in its scope).
     let deviceEngine: NotificationEngine
 
-    init(folder: URL) throws {
+    /// The device's delivery rules (`--device-model`).
+    let deviceModel: String
+
+    init(folder: URL, deviceModel: String = "instant") throws {
         self.folder = folder
+        self.deviceModel = deviceModel
         gatewayDirectory = folder.appendingPathComponent("gateway", isDirectory: true)
         deviceDirectory = folder.appendingPathComponent("device", isDirectory: true)
         guard let bench = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
@@ -247,6 +284,7 @@ final class SoakPlant: Sendable {
             "--cacert", gatewayDirectory.appendingPathComponent("tls/ca.pem").path,
         ]
         if registering { arguments += ["--register", HeraldBench.Soak.bundleID] }
+        arguments += ["--device-model", deviceModel]
         let device = try await ChildProcess.launch(executable.path, arguments)
         processes.withLock {
             $0.device = device
@@ -285,6 +323,19 @@ final class SoakPlant: Sendable {
             logger: logger)
     }
 
+    /// Sets the device's power back to normal, retrying while the device is not up yet.
+    func restorePower(timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let result = try? await herald(["device", "power", "normal"], in: deviceDirectory)
+            if result?.status == 0 { return }
+            guard ContinuousClock.now < deadline else {
+                throw ValidationError("herald device power normal did not reach the device: \(result?.error ?? "")")
+            }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
     func killGateway() async {
         guard let gateway = processes.withLock({ $0.gateway }) else { return }
         gateway.send(SIGKILL)
@@ -295,6 +346,14 @@ final class SoakPlant: Sendable {
         guard let device = processes.withLock({ $0.device }) else { return }
         device.send(SIGKILL)
         _ = await device.wait(timeout: .seconds(10))
+    }
+
+    /// Writes every process's output to `<folder>/process-N.log` (for `--keep`).
+    func saveOutputs() {
+        let outputs = processes.withLock { $0.all.map { $0.output + "\n--- standard error ---\n" + $0.error } }
+        for (index, output) in outputs.enumerated() {
+            try? Data(output.utf8).write(to: folder.appendingPathComponent("process-\(index).log"))
+        }
     }
 
     func stopAll() async {
@@ -325,11 +384,12 @@ final class SoakPlant: Sendable {
         }
     }
 
-    /// How many times each title was presented: the terminal lines of every device daemon that ran, and of the app
-    /// while it ran alone (its own engine presents then).
+    /// How many times each title was presented: the terminal lines of every device daemon that ran (on its standard
+    /// output), and of the app while it ran alone (its own engine presents then, on its standard error: a collapsed
+    /// push it showed is later replaced in the delivered list, so its line is the only trace).
     private func presentations() -> [String: Int] {
         var counts: [String: Int] = [:]
-        let outputs = processes.withLock { $0.all.map(\.output) }
+        let outputs = processes.withLock { $0.all.flatMap { [$0.output, $0.error] } }
         for output in outputs {
             for line in output.split(separator: "\n") {
                 guard let range = line.range(of: HeraldBench.Soak.bundleID + "  ") else { continue }
@@ -352,6 +412,7 @@ final class SoakPlant: Sendable {
         var report = Report()
         var inferred = 0
         var lostNumbers: [Int] = []
+        var lostDetails: [String] = []
         let accepted = pushes.filter { $0.value.status == 200 }
         let latestAnswer = accepted.values.compactMap(\.answeredAt).max()
         report.accepted = accepted.count
@@ -378,6 +439,11 @@ final class SoakPlant: Sendable {
             }
             report.lost += 1
             lostNumbers.append(number)
+            if lostDetails.count < 10 {
+                lostDetails.append(
+                    "S-\(number) (\(push.uniqueID ?? "?")): "
+                        + events.map { "\($0.detail.prefix(60))" }.joined(separator: " → "))
+            }
         }
         var localFired = 0
         var localDuplicated = 0
@@ -401,6 +467,7 @@ final class SoakPlant: Sendable {
             local notifications: added \(added.count), fired once \(localFired), twice or more \(localDuplicated), not fired \(localLost.count)
             lost pushes: \(lostNumbers.sorted().prefix(20)), lost local: \(localLost.sorted().prefix(20))
             """
+        for line in lostDetails { report.detail += "\n  " + line }
         return report
     }
 }
