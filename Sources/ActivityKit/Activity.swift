@@ -63,8 +63,8 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
     public var content: ActivityContent<Attributes.ContentState> { withLive { $0.content } }
     /// Where it is in its life.
     public var activityState: ActivityState { withLive { $0.state } }
-    /// Whether it still takes updates (active or stale).
-    private var isRunning: Bool { activityState == .active || activityState == .stale }
+    /// Whether it still takes updates (active or stale, or scheduled and not started yet).
+    private var isRunning: Bool { activityState == .active || activityState == .stale || activityState == .pending }
 
     /// Its push token, once the gateway issued it (`pushType: .token`).
     public var pushToken: Data? { withLive { $0.token } }
@@ -162,13 +162,45 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
     public static func request(
         attributes: Attributes, content: ActivityContent<Attributes.ContentState>, pushType: PushType? = nil
     ) throws -> Activity<Attributes> {
+        try request(attributes: attributes, content: content, pushType: pushType, alert: nil, startDate: nil)
+    }
+
+    /// Requests a Live Activity that starts at `start` (iOS 26): ``ActivityState/pending`` until then — listed in
+    /// ``activities``, without a push token or channel — then active, showing `alertConfiguration`, and given its
+    /// token or channel as ``request(attributes:content:pushType:)``'s are. A `start` that has passed starts it at once.
+    /// The device keeps the date on its clock (the daemon's, so a test's virtual clock moves it).
+    /// - Parameters:
+    ///   - attributes: What does not change.
+    ///   - content: What it shows first.
+    ///   - pushType: How pushes update it; `nil` for updates by the app only.
+    ///   - style: How it appears (Herald's device shows both styles alike).
+    ///   - alertConfiguration: The alert shown when it starts.
+    ///   - start: When it starts.
+    /// - Throws: As ``request(attributes:content:pushType:)``.
+    public static func request(
+        attributes: Attributes, content: ActivityContent<Attributes.ContentState>, pushType: PushType? = nil,
+        style: ActivityStyle, alertConfiguration: AlertConfiguration, start: Date
+    ) throws -> Activity<Attributes> {
+        try request(
+            attributes: attributes, content: content, pushType: pushType,
+            alert: LiveActivityAlertRecord(
+                title: alertConfiguration.title, body: alertConfiguration.body, sound: alertConfiguration.sound.name),
+            startDate: start)
+    }
+
+    private static func request(
+        attributes: Attributes, content: ActivityContent<Attributes.ContentState>, pushType: PushType?,
+        alert: LiveActivityAlertRecord?, startDate: Date?
+    ) throws -> Activity<Attributes> {
         let encoder = Self.encoder
         guard let attributesJSON = try? encoder.encode(attributes), let stateJSON = try? encoder.encode(content.state) else {
             throw ActivityAuthorizationError.persistenceFailure
         }
         guard attributesJSON.count + stateJSON.count <= 4096 else { throw ActivityAuthorizationError.attributesTooLarge }
         let center = self.center
-        let activity = Activity(id: UUID().uuidString, attributes: attributes, content: content, state: .active)
+        let scheduled = startDate.flatMap { $0 > Date() ? $0 : nil }
+        let activity = Activity(
+            id: UUID().uuidString, attributes: attributes, content: content, state: scheduled == nil ? .active : .pending)
         center.adopt(activity, id: activity.id)
         let recordPushType: LiveActivityRecord.PushType? =
             switch pushType?.kind {
@@ -182,7 +214,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
             content: LiveActivityContentRecord(
                 state: String(decoding: stateJSON, as: UTF8.self), staleDate: content.staleDate,
                 relevanceScore: content.relevanceScore),
-            pushType: recordPushType, startedAt: Date())
+            pushType: recordPushType, alert: alert, startedAt: Date(), scheduledStart: scheduled)
         let start: @Sendable (DeviceLink) async -> Void = { link in
             // As it is now: an activity that waited for the daemon may have changed, or ended, meanwhile.
             guard activity.isRunning else { return }
@@ -207,7 +239,8 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
         center.enqueue { link in
             if let link { return await start(link) }
             // The device daemon keeps and shows activities, and gives their tokens and channels: the request waits for
-            // one (the app may start first); meanwhile the activity lives in this process.
+            // one (the app may start first); meanwhile the activity lives in this process (a scheduled one stays pending:
+            // the daemon keeps its date).
             center.logger.info(
                 "A Live Activity waits for the device daemon (herald up or herald device)",
                 metadata: ["activity.id": "\(activity.id)"])
@@ -376,6 +409,7 @@ extension ActivityState {
         case .ended: self = .ended
         case .dismissed: self = .dismissed
         case .stale: self = .stale
+        case .pending: self = .pending
         }
     }
 }

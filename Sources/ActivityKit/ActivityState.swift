@@ -8,4 +8,7 @@ public enum ActivityState: Equatable, Hashable, Sendable {
     case dismissed
     /// Its content passed its stale date; an update makes it active again.
     case stale
+    /// Scheduled to start at a date (`request(attributes:content:pushType:style:alertConfiguration:start:)`, iOS 26)
+    /// and not started yet.
+    case pending
 }

@@ -194,6 +194,14 @@ package actor LiveActivityRegistry {
         activity.pushToken = nil
         activity.pushTimestamp = nil
         activity.dismissalDate = nil
+        if let start = activity.scheduledStart, start > clock.now {
+            // Scheduled (iOS 26): kept, pending, not shown; it starts at its date on this clock (`advance()`). A start
+            // that has passed starts it now.
+            activity.state = .pending
+            try await save([activity])
+            return activity
+        }
+        activity.scheduledStart = nil
         if let channel = activity.channelID, let gateway {
             // Held while it subscribes: the message the channel kept (policy 1) comes as the subscription is made.
             activities[activity.id] = activity
@@ -229,10 +237,18 @@ package actor LiveActivityRegistry {
         guard var activity = activities[activityID], activity.bundleIdentifier == bundleIdentifier else {
             throw Failure.unknownActivity(activityID)
         }
-        guard activity.isRunning else { throw Failure.ended(activityID) }
+        let pending = activity.state == .pending
+        guard activity.isRunning || pending else { throw Failure.ended(activityID) }
         if let content { activity.content = content }
         activity.alert = alert
-        activity.state = runningState(of: activity)
+        if !pending { activity.state = runningState(of: activity) }
+        if pending, end != nil {
+            // Ended before it started: it never shows.
+            activity.state = .dismissed
+            activity.dismissalDate = clock.now
+            try await save([activity])
+            return activity
+        }
         if let end {
             let dismissal: Date? =
                 switch end {
@@ -483,8 +499,15 @@ package actor LiveActivityRegistry {
         let now = clock.now
         var changed: [LiveActivityRecord] = []
         var ended: [LiveActivityRecord] = []
+        var started: [LiveActivityRecord] = []
         for var activity in activities.values {
-            if activity.isRunning, activity.startedAt.addingTimeInterval(Self.maximumDuration) <= now {
+            if activity.state == .pending, let start = activity.scheduledStart, start <= now {
+                // A scheduled activity's date has come: it starts, with its alert, its eight hours counted from now.
+                activity.startedAt = now
+                activity.state = runningState(of: activity)
+                changed.append(activity)
+                started.append(activity)
+            } else if activity.isRunning, activity.startedAt.addingTimeInterval(Self.maximumDuration) <= now {
                 finish(&activity, dismissalDate: nil)
                 activity.alert = nil
                 changed.append(activity)
@@ -508,6 +531,28 @@ package actor LiveActivityRegistry {
         }
         for activity in changed { await show(activity) }
         for activity in ended { await release(activity) }
+        for activity in started { await connect(activity) }
+    }
+
+    /// A scheduled activity that started: subscribed to its channel (one that is gone dismisses it, B-14) or given its
+    /// token, as one the app started at once; offline, `renew()` does it when the device connects.
+    private func connect(_ activity: LiveActivityRecord) async {
+        if let channel = activity.channelID, let gateway {
+            do {
+                try await gateway.subscribe(channelID: channel, bundleIdentifier: activity.bundleIdentifier)
+            } catch is Failure {
+                guard var current = activities[activity.id] else { return }
+                finish(&current, dismissalDate: clock.now)
+                try? await save([current])
+                await show(current)
+            } catch {
+                logger.info(
+                    "A scheduled Live Activity starts unsubscribed; it subscribes once the device is connected",
+                    metadata: ["activity.id": "\(activity.id)", "error": "\(error)"])
+            }
+        } else if activity.pushType == .token {
+            await issueToken(for: activity.id)
+        }
     }
 
     /// The next stale, end or dismissal date to keep.
@@ -518,6 +563,7 @@ package actor LiveActivityRegistry {
             case .active: min(activity.content.staleDate ?? end, end)
             case .stale: end
             case .ended: activity.dismissalDate
+            case .pending: activity.scheduledStart
             case .dismissed: nil
             }
         }.min()

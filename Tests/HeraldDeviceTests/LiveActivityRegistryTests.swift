@@ -321,4 +321,100 @@ import UserNotifications
             }
         }
     }
+
+    @Test(
+        "Push-to-start with input-push-channel (iOS 18): the new activity is on that channel, and a broadcast on it updates the activity"
+    )
+    func pushToStartOnChannel() async throws {
+        try await withGateway { harness, client in
+            let channel = BroadcastChannelRecord.makeID()
+            #expect(
+                try await harness.store.createChannel(
+                    BroadcastChannelRecord(
+                        id: channel, bundleID: Self.bundle, environment: .development, storagePolicy: .noMessageStored,
+                        createdAt: harness.clock.now),
+                    limit: 10))
+            let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            let jwt = try harness.jwt()
+            try await withDaemon(harness, device: device) { daemon in
+                let token = try await daemon.liveActivities.pushToStartToken(for: Self.bundle, attributesType: "ScoreAttributes")
+                let start = try await Self.push(
+                    harness, client, jwt: jwt, to: token,
+                    aps: """
+                        {"timestamp":1800000001,"event":"start","attributes-type":"ScoreAttributes","attributes":{"home":"Owls"},
+                         "content-state":{"score":0},"alert":{"title":"Kick-off","body":"Owls v Foxes"},
+                         "input-push-channel":"\(channel)"}
+                        """)
+                #expect(start.status == 200)
+                try await eventually("the started activity", timeout: .seconds(30)) {
+                    try await !daemon.liveActivities.activities(of: Self.bundle).isEmpty
+                }
+                let started = try #require(try await daemon.liveActivities.activities(of: Self.bundle).first)
+                #expect(started.channelID == channel && started.pushToken == nil && started.startedByPush)
+                // The device subscribes once the activity is kept: a broadcast on the channel then reaches it (one
+                // a second until it does, thirty at most; a broadcast before the subscription is not stored).
+                var answer: PushAnswer?
+                var applied = false
+                for _ in 0..<30 where !applied {
+                    answer = try await client.push(
+                        port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(Self.bundle)",
+                        headers: [
+                            ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
+                            ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
+                        ],
+                        body: #"{"aps":{"timestamp":1800000002,"event":"update","content-state":{"score":3}}}"#)
+                    let deadline = ContinuousClock.now + .seconds(1)
+                    while !applied, ContinuousClock.now < deadline {
+                        applied = try await Self.activity(daemon, started.id)?.content.state == #"{"score":3}"#
+                        if !applied { try await Task.sleep(for: .milliseconds(20)) }
+                    }
+                }
+                #expect(applied, "a broadcast on the channel updated the activity")
+                #expect(answer?.status == 200)
+            }
+        }
+    }
+
+    @Test(
+        "A scheduled Live Activity (iOS 26, request(…start:)) is pending until its date on the device's clock, then active with its alert and its own token; one whose date has passed starts at once; ended while pending, it never shows"
+    )
+    func scheduledStart() async throws {
+        try await withGateway { harness, _ in
+            let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            try await withDaemon(harness, device: device) { daemon in
+                let start = device.clock.now.addingTimeInterval(600)
+                var requested = Self.requested(.token)
+                requested.scheduledStart = start
+                requested.alert = LiveActivityAlertRecord(title: "Kick-off", body: "Owls v Foxes", sound: "default")
+                let pending = try await daemon.liveActivities.start(requested)
+                #expect(pending.state == .pending && pending.pushToken == nil)
+                #expect(device.presenter.liveActivities.isEmpty, "not shown before it starts")
+
+                var cancelled = Self.requested(.token)
+                cancelled.scheduledStart = start
+                _ = try await daemon.liveActivities.start(cancelled)
+                let ended = try await daemon.liveActivities.update(
+                    cancelled.id, of: Self.bundle, content: nil, alert: nil, end: .automatic)
+                #expect(ended.state == .dismissed)
+
+                device.clock.advance(to: start.addingTimeInterval(-1))
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(try await Self.activity(daemon, pending.id)?.state == .pending)
+                device.clock.advance(to: start)
+                try await eventually("started at its date, with its token", timeout: .seconds(30)) {
+                    let now = try await Self.activity(daemon, pending.id)
+                    return now?.state == .active && now?.pushToken != nil
+                }
+                #expect(try await Self.activity(daemon, pending.id)?.startedAt == start)
+                let shown = device.presenter.liveActivities.filter { $0.activityID == pending.id }
+                #expect(shown.first?.alertTitle == "Kick-off" && shown.first?.state == "active")
+                #expect(!device.presenter.liveActivities.contains { $0.activityID == cancelled.id })
+
+                var late = Self.requested(.token)
+                late.scheduledStart = device.clock.now.addingTimeInterval(-60)
+                let startedAtOnce = try await daemon.liveActivities.start(late)
+                #expect(startedAtOnce.state == .active)
+            }
+        }
+    }
 }

@@ -9,6 +9,8 @@ package struct LiveActivityRecord: Sendable, Hashable, Codable {
     /// What an activity's state is: ActivityKit's `ActivityState` by its name.
     package enum State: String, Sendable, Hashable, Codable, CaseIterable {
         case active, ended, dismissed, stale
+        /// Scheduled to start at ``LiveActivityRecord/scheduledStart`` (iOS 26), not started yet.
+        case pending
     }
 
     /// How the activity receives updates by push.
@@ -43,12 +45,14 @@ package struct LiveActivityRecord: Sendable, Hashable, Codable {
     package var startedAt: Date
     /// Whether a push started it (push-to-start), rather than the app.
     package var startedByPush: Bool
+    /// When a scheduled activity starts (`request(…start:)`, iOS 26); `nil` for one that started when requested.
+    package var scheduledStart: Date?
 
     package init(
         id: String, bundleIdentifier: String, attributesType: String, attributes: String,
         content: LiveActivityContentRecord, state: State = .active, pushType: PushType?, pushToken: String? = nil,
         pushTimestamp: Double? = nil, dismissalDate: Date? = nil, alert: LiveActivityAlertRecord? = nil,
-        startedAt: Date, startedByPush: Bool = false
+        startedAt: Date, startedByPush: Bool = false, scheduledStart: Date? = nil
     ) {
         self.id = id
         self.bundleIdentifier = bundleIdentifier
@@ -63,6 +67,7 @@ package struct LiveActivityRecord: Sendable, Hashable, Codable {
         self.alert = alert
         self.startedAt = startedAt
         self.startedByPush = startedByPush
+        self.scheduledStart = scheduledStart
     }
 
     /// The channel it listens on, if it is a channel's.
