@@ -429,28 +429,8 @@ package actor LiveActivityRegistry {
     /// Subscribes running channel activities again and issues the tokens still missing: the gateway's subscriptions last
     /// as long as a connection (the daemon calls this on each).
     package func renew() async {
-        guard (try? await load()) != nil, let gateway else { return }
-        for activity in activities.values where activity.isRunning {
-            if let channel = activity.channelID {
-                do {
-                    try await gateway.subscribe(channelID: channel, bundleIdentifier: activity.bundleIdentifier)
-                } catch is Failure {
-                    // The channel was deleted while the device was away: the activity cannot go on.
-                    guard var current = activities[activity.id] else { continue }
-                    finish(&current, dismissalDate: clock.now)
-                    try? await save([current])
-                    await show(current)
-                } catch {
-                    logger.info(
-                        "Could not subscribe a Live Activity again",
-                        metadata: [
-                            "activity.id": "\(activity.id)", "error": "\(error)",
-                        ])
-                }
-            } else if activity.pushType == .token, activity.pushToken == nil {
-                await issueToken(for: activity.id)
-            }
-        }
+        guard (try? await load()) != nil, gateway != nil else { return }
+        for activity in activities.values where activity.isRunning { await connect(activity) }
     }
 
     /// Asks the gateway for an activity's token and keeps it (a failure is logged: `renew()` tries again).
@@ -534,10 +514,12 @@ package actor LiveActivityRegistry {
         for activity in started { await connect(activity) }
     }
 
-    /// A scheduled activity that started: subscribed to its channel (one that is gone dismisses it, B-14) or given its
-    /// token, as one the app started at once; offline, `renew()` does it when the device connects.
+    /// A running activity on the gateway: subscribed to its channel (one deleted meanwhile ends it at once: it cannot go
+    /// on, B-14), or given its token when it has none yet; offline, the next `renew()` tries again. For a scheduled
+    /// activity that has just started, and for every running one on each connection.
     private func connect(_ activity: LiveActivityRecord) async {
-        if let channel = activity.channelID, let gateway {
+        guard let gateway else { return }
+        if let channel = activity.channelID {
             do {
                 try await gateway.subscribe(channelID: channel, bundleIdentifier: activity.bundleIdentifier)
             } catch is Failure {
@@ -547,10 +529,10 @@ package actor LiveActivityRegistry {
                 await show(current)
             } catch {
                 logger.info(
-                    "A scheduled Live Activity starts unsubscribed; it subscribes once the device is connected",
+                    "Could not subscribe a Live Activity to its channel; it subscribes once the device is connected",
                     metadata: ["activity.id": "\(activity.id)", "error": "\(error)"])
             }
-        } else if activity.pushType == .token {
+        } else if activity.pushType == .token, activity.pushToken == nil {
             await issueToken(for: activity.id)
         }
     }

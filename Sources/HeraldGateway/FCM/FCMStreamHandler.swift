@@ -25,7 +25,7 @@ final class FCMStreamHandler: ChannelInboundHandler {
     private var body = ByteBuffer()
     private var bodyTooLarge = false
     private var complete = false
-    private var timeout: Scheduled<Void>?
+    private var deadline = StreamDeadline(timeout: FCMStreamHandler.requestTimeout)
 
     /// Creates the handler for one stream.
     /// - Parameter frontDoor: Answers the request.
@@ -34,12 +34,11 @@ final class FCMStreamHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let stream = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
-        timeout = context.eventLoop.scheduleTask(in: Self.requestTimeout) { stream.value.close(promise: nil) }
+        deadline.start(context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timeout?.cancel()
+        deadline.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -79,7 +78,7 @@ final class FCMStreamHandler: ChannelInboundHandler {
 
     private func respond(context: ChannelHandlerContext) {
         complete = true
-        timeout?.cancel()
+        deadline.cancel()
         guard let method else {
             context.close(promise: nil)
             return
@@ -109,15 +108,11 @@ final class FCMStreamHandler: ChannelInboundHandler {
             "content-length": String(answer.body.count),
         ]
         context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
-        // A client that never opens its flow-control window for the body would hold the stream forever: it must be
-        // taken in time too, or the stream is reset (as on the provider port).
+        // The body must be taken in time too (``StreamDeadline``).
         let written = context.eventLoop.makePromise(of: Void.self)
         let bytes = context.channel.allocator.buffer(bytes: answer.body)
         context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(bytes), endStream: true))), promise: written)
         context.flush()
-        let stream = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
-        let deadline = context.eventLoop.scheduleTask(in: Self.requestTimeout) { stream.value.close(promise: nil) }
-        timeout = deadline
-        written.futureResult.whenComplete { _ in deadline.cancel() }
+        deadline.untilWritten(written.futureResult, context)
     }
 }

@@ -20,7 +20,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     private let logger: Logger
     private var request: ProviderRequest?
     private var complete = false
-    private var timeout: Scheduled<Void>?
+    private var deadline = StreamDeadline(timeout: ProviderStreamHandler.requestTimeout)
 
     /// Creates the handler for one stream.
     /// - Parameters:
@@ -36,12 +36,11 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        let stream = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
-        timeout = context.eventLoop.scheduleTask(in: Self.requestTimeout) { stream.value.close(promise: nil) }
+        deadline.start(context)
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timeout?.cancel()
+        deadline.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -77,7 +76,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
 
     private func respond(context: ChannelHandlerContext) {
         complete = true
-        timeout?.cancel()
+        deadline.cancel()
         guard let request else {
             context.close(promise: nil)
             return
@@ -107,16 +106,10 @@ final class ProviderStreamHandler: ChannelInboundHandler {
             context.flush()
             return
         }
-        // A client that never opens its flow-control window for the answer's body (a DATA frame; HEADERS are not
-        // flow-controlled, so a 200 is always sent) would hold the stream — and with it the connection, which times
-        // out only while no stream is open — forever: the body must go out in time too, or the stream is reset.
-        // (Found by fuzzing: a client whose SETTINGS set an initial window of 2 bytes.)
+        // The body must be taken in time too (``StreamDeadline``; a 200 is HEADERS only, always sent).
         let written = context.eventLoop.makePromise(of: Void.self)
         context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(answer.body), endStream: true))), promise: written)
         context.flush()
-        let stream = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
-        let deadline = context.eventLoop.scheduleTask(in: Self.requestTimeout) { stream.value.close(promise: nil) }
-        timeout = deadline
-        written.futureResult.whenComplete { _ in deadline.cancel() }
+        deadline.untilWritten(written.futureResult, context)
     }
 }
