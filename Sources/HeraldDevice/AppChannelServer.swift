@@ -325,17 +325,17 @@ struct AppChannelServer: Sendable {
             let gate = deliveryGate
             let engine = self.engine
             Self.answer(id, on: connection, in: &requests) {
-                var focus = await engine.focusSettings()
+                let focus: FocusSettings
                 switch command {
                 case .focus(let on, let allowing):
-                    focus.isOn = on
-                    focus.allowedApps = on ? allowing : []
-                    try await engine.setFocusSettings(focus)
+                    focus = try await engine.changeFocusSettings {
+                        $0.isOn = on
+                        $0.allowedApps = on ? allowing : []
+                    }
                 case .summaryTimes(let times):
-                    focus.summaryTimes = times
-                    try await engine.setFocusSettings(focus)
+                    focus = try await engine.changeFocusSettings { $0.summaryTimes = times }
                 case .setPower, .wake, .forceQuit, .status:
-                    break
+                    focus = await engine.focusSettings()
                 }
                 var status = try await gate.apply(command)
                 status.focus = focus

@@ -85,18 +85,18 @@ public struct SimulatedUser: Sendable {
     /// Turns a Focus on, as from Control Center: active notifications are listed quietly and shown when it ends;
     /// time-sensitive and (granted) critical ones break through; `allowing` apps break through at every level.
     public func turnOnFocus(allowing apps: [String] = []) async throws {
-        var settings = await environment.engine.focusSettings()
-        settings.isOn = true
-        settings.allowedApps = apps
-        try await environment.engine.setFocusSettings(settings)
+        try await environment.engine.changeFocusSettings {
+            $0.isOn = true
+            $0.allowedApps = apps
+        }
     }
 
     /// Turns the Focus off: what it held is shown, quietly, the most relevant first.
     public func turnOffFocus() async throws {
-        var settings = await environment.engine.focusSettings()
-        settings.isOn = false
-        settings.allowedApps = []
-        try await environment.engine.setFocusSettings(settings)
+        try await environment.engine.changeFocusSettings {
+            $0.isOn = false
+            $0.allowedApps = []
+        }
         await environment.settle()
     }
 
@@ -104,14 +104,13 @@ public struct SimulatedUser: Sendable {
     ///
     /// - Throws: ``SummaryTimeOutOfRange`` for an hour or minute out of range.
     public func setSummaryTimes(_ times: [(hour: Int, minute: Int)]) async throws {
-        var settings = await environment.engine.focusSettings()
-        settings.summaryTimes = try times.map { time in
+        let parsed = try times.map { time in
             guard let parsed = FocusSettings.TimeOfDay(hour: time.hour, minute: time.minute) else {
                 throw SummaryTimeOutOfRange(hour: time.hour, minute: time.minute)
             }
             return parsed
         }
-        try await environment.engine.setFocusSettings(settings)
+        try await environment.engine.changeFocusSettings { $0.summaryTimes = parsed }
     }
 }
 

@@ -61,14 +61,10 @@ package struct FocusModel: Sendable {
     package func presentation(
         of level: UNNotificationInterruptionLevel, for app: String, settings: NotificationSettingsRecord, at now: Date
     ) -> Presentation {
-        var model = self
-        func set(_ apps: inout Set<String>, _ member: Bool) {
-            if member { apps.insert(app) } else { apps.remove(app) }
-        }
-        set(&model.criticalAlertApps, settings.criticalAlertSetting == .enabled)
-        set(&model.timeSensitiveOffApps, settings.timeSensitiveSetting == .disabled)
-        set(&model.summaryApps, settings.scheduledDeliverySetting == .enabled)
-        return model.presentation(of: level, for: app, at: now)
+        presentation(
+            of: level, for: app, criticalAlerts: settings.criticalAlertSetting == .enabled,
+            timeSensitiveOff: settings.timeSensitiveSetting == .disabled,
+            summary: settings.scheduledDeliverySetting == .enabled, at: now)
     }
 
     /// How a notification of `app` at `level` is presented at `now`.
@@ -78,17 +74,26 @@ package struct FocusModel: Sendable {
     ///   - app: The app's bundle ID.
     ///   - now: When it is presented.
     package func presentation(of level: UNNotificationInterruptionLevel, for app: String, at now: Date) -> Presentation {
-        let effective: UNNotificationInterruptionLevel =
-            level == .critical && !criticalAlertApps.contains(app) ? .active : level
+        presentation(
+            of: level, for: app, criticalAlerts: criticalAlertApps.contains(app),
+            timeSensitiveOff: timeSensitiveOffApps.contains(app), summary: summaryApps.contains(app), at: now)
+    }
+
+    /// The decision itself, from the app's part in it: critical alerts granted, Time Sensitive turned off, summary on.
+    private func presentation(
+        of level: UNNotificationInterruptionLevel, for app: String, criticalAlerts: Bool, timeSensitiveOff: Bool,
+        summary: Bool, at now: Date
+    ) -> Presentation {
+        let effective: UNNotificationInterruptionLevel = level == .critical && !criticalAlerts ? .active : level
         if isFocusOn, !allowedApps.contains(app) {
             switch effective {
             case .critical: return .alert
-            case .timeSensitive: return timeSensitiveOffApps.contains(app) ? .heldForFocus : .alert
+            case .timeSensitive: return timeSensitiveOff ? .heldForFocus : .alert
             case .active: return .heldForFocus
             case .passive: return .listedSilently
             }
         }
-        if summaryApps.contains(app), effective == .passive || effective == .active, let next = nextSummary(after: now) {
+        if summary, effective == .passive || effective == .active, let next = nextSummary(after: now) {
             return .heldForSummary(until: next)
         }
         return effective == .passive ? .listedSilently : .alert

@@ -12,44 +12,62 @@ import Logging
 extension NotificationEngine {
     /// The person's Focus and summary settings (the defaults until first set).
     package func focusSettings() async -> FocusSettings {
-        if let focusSettingsRead { return focusSettingsRead }
-        do {
-            let read = try await store.focusSettings() ?? FocusSettings()
-            focusSettingsRead = read
-            return read
-        } catch {
-            logger.error("Could not read the Focus settings; presenting without Focus", metadata: ["error": "\(error)"])
-            return FocusSettings()
-        }
+        await focus().settings
     }
 
-    /// Changes the person's Focus and summary settings: kept before this returns; when a Focus ends, what it held is
-    /// shown; a summary time that changed applies to what is held from now on.
+    /// The settings and their model, read from the store the first time.
+    private func focus() async -> (settings: FocusSettings, model: FocusModel) {
+        if let focusRead { return focusRead }
+        let settings: FocusSettings
+        do {
+            settings = try await store.focusSettings() ?? FocusSettings()
+        } catch {
+            logger.error("Could not read the Focus settings; presenting without Focus", metadata: ["error": "\(error)"])
+            return (FocusSettings(), FocusModel())
+        }
+        if let focusRead { return focusRead }  // read meanwhile (the actor is re-entered while the store reads)
+        let read = (settings, FocusModel(settings, timeZone: configuration.timeZone))
+        focusRead = read
+        return read
+    }
+
+    /// Changes the person's Focus and summary settings as `change` says, in one step (two changes at once each see
+    /// the other's): kept before this returns; when a Focus ends, what it held is shown; a summary time that changed
+    /// applies to what is held from now on.
     ///
-    /// - Parameter settings: The new settings.
-    package func setFocusSettings(_ settings: FocusSettings) async throws {
-        let wasOn = await focusSettings().isOn
-        try await store.setFocusSettings(settings)
-        focusSettingsRead = settings
+    /// - Parameter change: The change, applied to the settings as they are.
+    /// - Returns: The settings after it.
+    @discardableResult
+    package func changeFocusSettings(_ change: @Sendable (inout FocusSettings) -> Void) async throws -> FocusSettings {
+        let before = await focus()
+        var settings = before.settings
+        change(&settings)
+        focusRead = (settings, FocusModel(settings, timeZone: configuration.timeZone))
+        do {
+            try await store.setFocusSettings(settings)
+        } catch {
+            focusRead = before
+            throw error
+        }
         logger.info(
             "Focus settings changed",
             metadata: [
                 "focus.on": "\(settings.isOn)", "focus.allowed": "\(settings.allowedApps.joined(separator: ","))",
                 "focus.summary_times": "\(settings.summaryTimes.map(\.description).joined(separator: ","))",
             ])
-        if wasOn, !settings.isOn {
+        if before.settings.isOn, !settings.isOn {
             let released = heldForFocus
             heldForFocus = []
             await show(released, heldFor: .focus)
         }
+        return settings
     }
 
     /// How Focus and the summary present `request` of `bundleIdentifier` now.
     func focusPresentation(
         of request: NotificationRequestRecord, bundleIdentifier: String, settings: NotificationSettingsRecord, now: Date
     ) async -> FocusModel.Presentation {
-        let model = FocusModel(await focusSettings(), timeZone: configuration.timeZone)
-        return model.presentation(
+        await focus().model.presentation(
             of: request.content.interruptionLevel, for: bundleIdentifier, settings: settings, at: now)
     }
 

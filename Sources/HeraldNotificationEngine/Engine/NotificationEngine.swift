@@ -82,8 +82,9 @@ package actor NotificationEngine: Service {
     var locationMonitor = LocationMonitor()
     var locationCache: [(bundleIdentifier: String, pending: PendingNotification)]?
     var lastExternalToken: Int64?
-    /// The person's Focus and summary settings, once read from the store (``focusSettings()``).
-    var focusSettingsRead: FocusSettings?
+    /// The person's Focus and summary settings once read from the store (``focusSettings()``), and the model every
+    /// delivery decides with, made from them once.
+    var focusRead: (settings: FocusSettings, model: FocusModel)?
     /// Notifications a Focus holds from the person (listed, not yet shown), in the order they came.
     var heldForFocus: [(presentation: NotificationPresentation, relevance: Double)] = []
     /// Notifications the scheduled summary holds, each with the summary time it waits for.
