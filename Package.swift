@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "UIKit", targets: ["UIKit"]),
         .library(name: "ActivityKit", targets: ["ActivityKit"]),
         .library(name: "PushKit", targets: ["PushKit"]),
+        .library(name: "WidgetKit", targets: ["WidgetKit"]),
         .library(name: "FirebaseCore", targets: ["FirebaseCore"]),
         .library(name: "FirebaseMessaging", targets: ["FirebaseMessaging"]),
         .library(name: "HeraldTesting", targets: ["HeraldTesting"]),
@@ -34,6 +35,7 @@ let package = Package(
         .executable(name: "herald-example-content", targets: ["herald-example-content"]),
         .executable(name: "herald-example-activity", targets: ["herald-example-activity"]),
         .executable(name: "herald-example-voip", targets: ["herald-example-voip"]),
+        .executable(name: "herald-example-widget", targets: ["herald-example-widget"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -138,6 +140,14 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "WidgetKit",
+            dependencies: [
+                "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine", "UserNotifications",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -311,6 +321,11 @@ let package = Package(
         .executableTarget(
             name: "herald-example-activity",
             dependencies: ["ActivityKit"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "herald-example-widget",
+            dependencies: ["WidgetKit"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -76,6 +76,24 @@ package enum AppRuntime {
         return await handler(payload)
     }
 
+    /// WidgetKit's handler of the daemon's reloads: it runs the timeline providers of the widgets (or controls) of
+    /// these kinds (every kind when `nil`) and returns their timelines.
+    package typealias WidgetReloadHandler =
+        @Sendable (_ controls: Bool, _ kinds: [String]?, _ reason: String) async -> [WidgetTimelineRecord]
+
+    nonisolated(unsafe) private static var widgetReloadHandler: WidgetReloadHandler?
+
+    /// Sets the process's handler of widget reloads (WidgetKit sets it when the app declares its widgets).
+    package static func setWidgetReloadHandler(_ handler: @escaping WidgetReloadHandler) {
+        lock.withLock { widgetReloadHandler = handler }
+    }
+
+    /// Runs a reload the daemon asked for; no timelines when the process declared no widgets.
+    package static func reloadWidgets(controls: Bool, kinds: [String]?, reason: String) async -> [WidgetTimelineRecord] {
+        guard let handler = lock.withLock({ widgetReloadHandler }) else { return [] }
+        return await handler(controls, kinds, reason)
+    }
+
     /// Called each time the process's center links to the device daemon.
     package typealias DeviceLinkHandler = @Sendable () -> Void
 

@@ -240,6 +240,36 @@ package final class DeviceLink: Sendable {
         _ = try await request(timeout: Self.registrationAnswerTimeout) { .unregisterVoIP(id: $0) }
     }
 
+    /// Declares the app's widgets and controls; returns the push tokens (hex) of its widgets (`nil` when none takes
+    /// pushes) and of each control kind that does.
+    ///
+    /// - Throws: ``Failure``.
+    package func registerWidgets(_ kinds: [WidgetKindRecord]) async throws -> (widgets: String?, controls: [String: String]) {
+        let answer = try await request(timeout: Self.registrationAnswerTimeout) { .registerWidgets(id: $0, kinds: kinds) }
+        guard case .widgetTokens(_, let widgets, let controls) = answer else { throw Failure.unavailable }
+        return (widgets, controls)
+    }
+
+    /// Sends timelines the app's providers made (the daemon keeps the newest of each kind).
+    package func sendWidgetTimelines(_ timelines: [WidgetTimelineRecord]) {
+        connection.send(AppChannelMessage.widgetTimelines(timelines).encoded())
+    }
+
+    /// Asks the daemon to have the app's widget process reload its widgets (or controls) of `kinds` (every kind when
+    /// `nil`).
+    package func requestWidgetReload(controls: Bool, kinds: [String]?) {
+        connection.send(AppChannelMessage.requestWidgetReload(controls: controls, kinds: kinds).encoded())
+    }
+
+    /// The app's widgets and controls as the device has them.
+    ///
+    /// - Throws: ``Failure``.
+    package func widgets() async throws -> [WidgetStatus] {
+        let answer = try await request { .device(id: $0, command: .widgets) }
+        guard case .deviceStatus(_, let status) = answer else { throw Failure.unavailable }
+        return status.widgets ?? []
+    }
+
     /// Closes the connection.
     package func close() {
         connection.close()
@@ -287,7 +317,7 @@ package final class DeviceLink: Sendable {
             case .welcome:
                 answers.answer(Self.welcomeID, with: .success(message))
             case .registered(let id, _), .unregistered(let id), .failed(let id, _), .applied(let id, _), .refused(let id, _),
-                .activity(let id, _), .deviceStatus(let id, _):
+                .activity(let id, _), .deviceStatus(let id, _), .widgetTokens(let id, _, _):
                 answers.answer(id, with: .success(message))
             case .activityChanged(let activity):
                 AppRuntime.liveActivityChanged(activity)
@@ -297,6 +327,13 @@ package final class DeviceLink: Sendable {
                     let handled = await AppRuntime.handleVoIPPush(payload)
                     connection.send(AppChannelMessage.voipHandled(id: id, handled: handled).encoded())
                 }
+            case .reloadWidgets(let controls, let kinds, let reason):
+                let connection = self.connection
+                Task {
+                    let timelines = await AppRuntime.reloadWidgets(controls: controls, kinds: kinds, reason: reason)
+                    guard !timelines.isEmpty else { return }
+                    connection.send(AppChannelMessage.widgetTimelines(timelines).encoded())
+                }
             case .willPresent, .didReceive, .backgroundPush:
                 guard let host else {
                     logger.warning(
@@ -305,7 +342,8 @@ package final class DeviceLink: Sendable {
                 }
                 asked.yield((message, host))
             case .hello, .state, .change, .register, .unregister, .presented, .received, .fetched, .startActivity,
-                .updateActivity, .registerPushToStart, .registerVoIP, .unregisterVoIP, .voipHandled, .device:
+                .updateActivity, .registerPushToStart, .registerVoIP, .unregisterVoIP, .voipHandled, .device, .registerWidgets,
+                .widgetTimelines, .requestWidgetReload:
                 logger.warning("The device daemon sent an app's message; ignored", metadata: ["message": "\(message)"])
             }
         }

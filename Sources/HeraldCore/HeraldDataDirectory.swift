@@ -50,6 +50,8 @@ public struct HeraldDataDirectory: Sendable, Hashable {
 
     /// The SQLite database of VoIP pushes kept for apps until their `PKPushRegistry` takes them.
     public var pushKitDatabase: URL { url.appendingPathComponent("pushkit.sqlite") }
+    /// The apps' widgets and controls (WidgetKit): their kinds, latest timelines and pending reloads.
+    public var widgetsDatabase: URL { url.appendingPathComponent("widgets.sqlite") }
     /// The device's delivery rules: the pushes they hold, and the states still to tell the gateway.
     public var deliveryRulesDatabase: URL { url.appendingPathComponent("delivery-rules.sqlite") }
 

@@ -23,6 +23,8 @@ struct AppChannelServer: Sendable {
     let liveActivities: LiveActivityRegistry
     /// VoIP pushes waiting for their app (PushKit's requests).
     let voipPushes: VoIPPushRouter
+    /// The apps' widgets and controls (WidgetKit's registrations and timelines).
+    let widgets: WidgetRouter
     /// The device's delivery rules: an app's launch is one of their events, and the CLI's device commands go to them.
     let deliveryGate: DeliveryGate
     let logger: Logger
@@ -87,6 +89,7 @@ struct AppChannelServer: Sendable {
             if let bundleIdentifier = session.bundleIdentifier {
                 await liveActivities.stopObserving(bundleIdentifier, by: ObjectIdentifier(session))
                 await voipPushes.remove(session, for: bundleIdentifier)
+                await widgets.remove(session, for: bundleIdentifier)
                 await engine.detach(connection: session, for: bundleIdentifier)
                 logger.debug("App disconnected", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
             }
@@ -306,6 +309,7 @@ struct AppChannelServer: Sendable {
             Self.answer(id, on: connection, in: &requests) {
                 guard registering else {
                     await voipPushes.remove(session, for: bundleIdentifier)
+                    await widgets.remove(session, for: bundleIdentifier)
                     try await registrar.unregister(bundleIdentifier: bundleIdentifier, purpose: .voip)
                     return .unregistered(id: id)
                 }
@@ -315,8 +319,47 @@ struct AppChannelServer: Sendable {
                 // The token first, then the pushes kept for the app.
                 if registering { await voipPushes.register(session, for: bundleIdentifier) }
             }
+        case .registerWidgets(let id, let kinds):
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(id, "Say hello first: only an app declares widgets.", in: session)
+                return true
+            }
+            let registrar = self.registrar
+            let widgets = self.widgets
+            Self.answer(id, on: connection, in: &requests) {
+                let tokens = try await widgets.register(kinds, by: session, for: bundleIdentifier) { purpose in
+                    try await registrar.register(bundleIdentifier: bundleIdentifier, purpose: purpose)
+                }
+                return .widgetTokens(id: id, widgets: tokens.widgets, controls: tokens.controls)
+            } then: {
+                // The tokens first, then the reloads (every kind is placed).
+                await widgets.registered(bundleIdentifier)
+            }
+        case .widgetTimelines(let timelines):
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(0, "Say hello first: only an app sends its widgets' timelines.", in: session)
+                return true
+            }
+            await widgets.store(timelines, for: bundleIdentifier)
+        case .requestWidgetReload(let controls, let kinds):
+            guard let bundleIdentifier = session.bundleIdentifier else {
+                refuse(0, "Say hello first: only an app reloads its widgets.", in: session)
+                return true
+            }
+            await widgets.request(controls: controls, kinds: kinds, for: bundleIdentifier)
         case .presented(let id, _), .received(let id, _), .fetched(let id, _), .voipHandled(let id, _):
             session.answer(id, with: message)
+        case .device(let id, .widgets) where session.bundleIdentifier != nil:
+            // An app asks for its own widgets (`WidgetCenter.currentConfigurations()`).
+            let widgets = self.widgets
+            let bundleIdentifier = session.bundleIdentifier
+            Self.answer(id, on: connection, in: &requests) {
+                .deviceStatus(
+                    id: id,
+                    status: DeviceStatus(
+                        deliveryRules: "", powerRestricted: false, held: [],
+                        widgets: try await widgets.list().filter { $0.bundleID == bundleIdentifier }))
+            }
         case .device(let id, let command):
             guard session.bundleIdentifier == nil else {
                 refuse(id, "An app cannot command the device: that is the person's (`herald device power`, …).", in: session)
@@ -324,6 +367,7 @@ struct AppChannelServer: Sendable {
             }
             let gate = deliveryGate
             let engine = self.engine
+            let widgets = self.widgets
             Self.answer(id, on: connection, in: &requests) {
                 let focus: FocusSettings
                 switch command {
@@ -334,15 +378,16 @@ struct AppChannelServer: Sendable {
                     }
                 case .summaryTimes(let times):
                     focus = try await engine.changeFocusSettings { $0.summaryTimes = times }
-                case .setPower, .wake, .forceQuit, .status:
+                case .setPower, .wake, .forceQuit, .status, .widgets:
                     focus = await engine.focusSettings()
                 }
                 var status = try await gate.apply(command)
                 status.focus = focus
+                if command == .widgets { status.widgets = try await widgets.list() }
                 return .deviceStatus(id: id, status: status)
             }
         case .welcome, .registered, .unregistered, .failed, .applied, .refused, .willPresent, .didReceive, .backgroundPush,
-            .activity, .activityChanged, .voipPush, .deviceStatus:
+            .activity, .activityChanged, .voipPush, .deviceStatus, .widgetTokens, .reloadWidgets:
             logger.warning(
                 "An app sent the daemon's message; closing the connection",
                 metadata: [

@@ -43,6 +43,8 @@ public final class DeviceDaemon: Service, Sendable {
     package let liveActivities: LiveActivityRegistry
     /// VoIP pushes, kept until the app's `PKPushRegistry` takes them.
     package let voipPushes: VoIPPushRouter
+    /// The apps' widgets and controls, and the reloads pushes ask for.
+    package let widgets: WidgetRouter
     /// The device's delivery rules (``DeviceDaemonConfiguration/deliveryRules``), between the gateway and the apps.
     package let deliveryGate: DeliveryGate
 
@@ -54,11 +56,14 @@ public final class DeviceDaemon: Service, Sendable {
     ///   - liveActivitiesDatabase: Where the device's Live Activities are kept (in memory when `nil`).
     ///   - voipPushes: Where VoIP pushes wait for their app (in memory when `nil`).
     ///   - deliveryRulesDatabase: Where the delivery rules keep the pushes they hold (in memory when `nil`).
+    ///   - widgetsDatabase: Where the apps' widgets and pending reloads are kept (in memory when `nil`).
     ///   - logger: Where the daemon logs.
     package init(
         configuration: DeviceDaemonConfiguration, engine: NotificationEngine, liveActivitiesDatabase: URL? = nil,
-        voipPushes: VoIPPushRouter? = nil, deliveryRulesDatabase: URL? = nil, logger: Logger
+        voipPushes: VoIPPushRouter? = nil, deliveryRulesDatabase: URL? = nil, widgetsDatabase: URL? = nil,
+        logger: Logger
     ) {
+        self.widgets = WidgetRouter(url: widgetsDatabase, clock: engine.configuration.clock, logger: logger)
         self.voipPushes = voipPushes ?? VoIPPushRouter(url: nil, logger: logger)
         self.configuration = configuration
         self.engine = engine
@@ -72,7 +77,8 @@ public final class DeviceDaemon: Service, Sendable {
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger
         self.deliveryGate = DeliveryGate(
-            kind: configuration.deliveryRules, url: deliveryRulesDatabase, clock: engine.configuration.clock, logger: logger)
+            kind: configuration.deliveryRules, rules: configuration.deliveryRuleNumbers, url: deliveryRulesDatabase,
+            clock: engine.configuration.clock, logger: logger)
         self.extensions = ServiceExtensionHost(
             timeLimit: configuration.serviceExtensionTimeLimit, grace: configuration.serviceExtensionGrace,
             clock: engine.configuration.clock, keepsWarm: configuration.keepsServiceExtensionsWarm, logger: logger)
@@ -103,7 +109,7 @@ public final class DeviceDaemon: Service, Sendable {
         if let socket = configuration.appChannelSocket {
             let server = AppChannelServer(
                 socket: socket, engine: engine, registrar: self, liveActivities: liveActivities, voipPushes: voipPushes,
-                deliveryGate: deliveryGate, logger: logger)
+                widgets: widgets, deliveryGate: deliveryGate, logger: logger)
             parts.append(.init(service: server, serviceName: "app channel"))
         }
         parts.append(.init(service: GatewayConnection(daemon: self), serviceName: "gateway connection"))
@@ -364,6 +370,20 @@ public final class DeviceDaemon: Service, Sendable {
                         metadata: metadata.merging([
                             "error": "\(error)"
                         ]) { $1 })
+                    return nil
+                }
+                continue
+            }
+            if push.pushType == APNsPushType.widgets.rawValue || push.pushType == APNsPushType.controls.rawValue {
+                // Widget and control pushes reload timelines (WidgetKit), never the notification list.
+                do {
+                    try await widgets.keep(push)
+                } catch let error as WidgetRouter.NotAReload {
+                    logger.warning("\(error); dropped", metadata: metadata)
+                } catch {
+                    logger.error(
+                        "Could not keep a widget reload; the gateway will send the push again",
+                        metadata: metadata.merging(["error": "\(error)"]) { $1 })
                     return nil
                 }
                 continue

@@ -34,6 +34,8 @@ public struct DeviceDaemonConfiguration: Sendable {
     /// default — every push at once, as every mock of APNs and a provider's own test suite expect — or an iPhone's
     /// budgets, power and wakes.
     package var deliveryRules: DeliveryModel.Kind = .instant
+    /// Their numbers, and the seed of the choices Apple leaves to the device (`--seed`).
+    package var deliveryRuleNumbers = DeliveryModel.Rules()
 
     /// A configuration for one gateway.
     ///

@@ -23,6 +23,20 @@ struct DeviceModelOptions: ParsableArguments {
             """)
     var deviceModel: Name = .instant
 
+    @Option(
+        help: """
+            With --device-model iphone: make the choices Apple leaves to the device (each app's background budget each \
+            hour, two or three; when the burst comes after power restrictions lift) from this seed, the same every run \
+            with the same seed. Without it each is settled one way (three; at once).
+            """)
+    var seed: UInt64?
+
+    func validate() throws {
+        if seed != nil, deviceModel != .iphone {
+            throw ValidationError("--seed makes the iPhone rules' choices: add --device-model iphone, or leave --seed out.")
+        }
+    }
+
     /// The rules chosen.
     var kind: DeliveryModel.Kind { deviceModel.kind }
 }

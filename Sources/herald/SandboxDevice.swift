@@ -25,6 +25,8 @@ struct SandboxDevice: Service {
     let serviceExtensionTime: Duration
     /// Which delivery rules the device applies.
     let deliveryRules: DeliveryModel.Kind
+    /// The seed of the choices the rules leave to the device, if one was given.
+    let deliverySeed: UInt64?
     /// The desktop presenter, when notifications show on a desktop.
     let desktop: FreedesktopPresenter?
     /// The console, and the operator token made for this start.
@@ -52,7 +54,9 @@ struct SandboxDevice: Service {
         let device = try assembleDevice(
             engine: engine, gateway: "wss://localhost:\(ports.device)/device/v1",
             cacert: gateway.certificateAuthority?.certificateURL.path, directory: directory, environment: .development,
-            serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules, logger: logger)
+            serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules,
+            deliverySeed: deliverySeed, logger: logger)
+        let deviceModelName = deliveryRules.rawValue + (deliverySeed.map { " --seed \($0)" } ?? "")
         let (daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger) = (
             device.daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger
         )
@@ -99,7 +103,7 @@ struct SandboxDevice: Service {
                   trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")\(consoleLines)
                   provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
                   demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")
-                  device model:   \(deliveryRules.rawValue)\(deliveryRules == .iphone ? " (\(HeraldCommand.shellName) device power low|normal, wake, force-quit <app>, status)" : "")\(fcmLines)
+                  device model:   \(deviceModelName)\(deliveryRules == .iphone ? " (\(HeraldCommand.shellName) device power low|normal, wake, force-quit <app>, status)" : "")\(fcmLines)
                 \(token.map { """
                 Push to the demo app from another terminal:
                   \(HeraldCommand.shellName) push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(HeraldCommand.Up.shellQuoted(keyFile)) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'

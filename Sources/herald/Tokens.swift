@@ -13,7 +13,7 @@ extension HeraldCommand {
             static let configuration = CommandConfiguration(
                 abstract: "List the device tokens the gateway issued, by device and app.",
                 discussion:
-                    "One line per token under its device: app (topic) and, for a token that is not the app's own, its purpose (voip, liveactivity:<activity ID>, pushtostart:<attributes type>), environment, token, and when it was issued (or revoked)."
+                    "One line per token under its device: app (topic) and, for a token that is not the app's own, its purpose (voip, liveactivity:<activity ID>, pushtostart:<attributes type>, widgets, control:<kind>), environment, token, and when it was issued (or revoked)."
             )
             @OptionGroup var store: GatewayStoreOptions
             @Option(help: "Only this device.") var device: String?

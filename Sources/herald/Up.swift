@@ -124,7 +124,8 @@ extension HeraldCommand {
                     service: SandboxDevice(
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
                         demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit,
-                        deliveryRules: deviceModel.kind, desktop: desktop, console: console, logger: logger),
+                        deliveryRules: deviceModel.kind, deliverySeed: deviceModel.seed, desktop: desktop,
+                        console: console, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]

@@ -256,6 +256,25 @@ struct HeraldProcess {
     }
 
     @Test(
+        "herald up --seed N: only with --device-model iphone (a message that says so otherwise); the banner names the seed"
+    )
+    func upSeed() async throws {
+        let herald = try HeraldProcess()
+        let alone = try await herald.run(["up", "--seed", "7", "--no-console", "--no-fcm"])
+        #expect(alone.status != 0 && alone.error.contains("add --device-model iphone"), "\(alone.error)")
+        let up = try await herald.launch([
+            "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--no-fcm",
+            "--no-console", "--device-model", "iphone", "--seed", "7",
+        ])
+        guard await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) != nil else {
+            Issue.record("no push line in the banner: \(await up.stop())")
+            return
+        }
+        #expect(up.bannerValue("device model:")?.hasPrefix("iphone --seed 7") == true, "\(up.output)")
+        #expect(await up.stop() == 0)
+    }
+
+    @Test(
         "herald up --device-model iphone: `herald device power low` holds a priority-5 push (herald log: Stored - Power Considerations, herald device status lists it); `power normal` shows it, Delivered to Device (From Storage)"
     )
     func upDeviceModel() async throws {

@@ -29,6 +29,14 @@ import Testing
             #"{"type":"register","bundleID":"com.example.app","environment":"development","purpose":"pushtostart:ScoreAttributes"}"#
         ),
         (
+            .register(bundleID: "com.example.app", environment: .development, purpose: .widgets),
+            #"{"type":"register","bundleID":"com.example.app","environment":"development","purpose":"widgets"}"#
+        ),
+        (
+            .registered(bundleID: "com.example.app", environment: .development, purpose: .control(kind: "live"), token: "cd"),
+            #"{"type":"registered","bundleID":"com.example.app","environment":"development","purpose":"control:live","token":"cd"}"#
+        ),
+        (
             .registered(bundleID: "com.example.app", environment: .development, purpose: .voip, token: "ab"),
             #"{"type":"registered","bundleID":"com.example.app","environment":"development","purpose":"voip","token":"ab"}"#
         ),

@@ -11,6 +11,8 @@ public enum DeviceDeliveryState: String, Sendable, CaseIterable {
     case storedPowerConsiderations = "Stored - Power Considerations"
     /// Held because the app's background budget is spent (Y-10). Herald's name: Apple reports none.
     case storedBackgroundBudget = "Stored - Background Budget"
+    /// Held because the app's widget reload budget is spent (P-11: widget pushes are budgeted). Herald's name.
+    case storedWidgetBudget = "Stored - Widget Budget"
     /// A priority-1 push waiting for the device to wake (D-06). Herald's name: Apple reports none.
     case storedUntilWake = "Stored - Until Wake"
     /// Handed to the app after the device held it: Apple's name.
@@ -21,7 +23,7 @@ public enum DeviceDeliveryState: String, Sendable, CaseIterable {
     case discardedDisabledFromStorage = "Discarded - Disabled (From Storage)"
     /// Its `apns-expiration` passed while the device held it: Apple's name.
     case discardedExpired = "Discarded - Expired"
-    /// A newer background push for the app is held instead (Y-10: only the newest is kept). Herald's name.
+    /// A newer background (or widgets) push for the app is held instead (Y-10: only the newest is kept). Herald's name.
     case discardedSuperseded = "Discarded - Superseded"
     /// The app was force-quit while its background push was held (Y-10). Herald's name.
     case discardedForceQuit = "Discarded - Force Quit"
@@ -34,7 +36,7 @@ public enum DeviceDeliveryState: String, Sendable, CaseIterable {
     /// Whether the push is held, delivered or discarded in this state.
     public var outcome: Outcome {
         switch self {
-        case .storedPowerConsiderations, .storedBackgroundBudget, .storedUntilWake: .stored
+        case .storedPowerConsiderations, .storedBackgroundBudget, .storedWidgetBudget, .storedUntilWake: .stored
         case .deliveredFromStorage: .delivered
         case .discardedDisabled, .discardedDisabledFromStorage, .discardedExpired, .discardedSuperseded,
             .discardedForceQuit:
@@ -50,6 +52,8 @@ public enum DeviceDeliveryState: String, Sendable, CaseIterable {
             "the device has power restrictions; priority 5 and 1 pushes wait and come in one burst when they lift (D-07)"
         case .storedBackgroundBudget:
             "the app's background budget is spent (Y-10: two or three an hour); the newest held one is handed over when the hour frees a slot or the app is launched"
+        case .storedWidgetBudget:
+            "the app's widget reload budget is spent (P-11; Herald allows 70 a day, Apple's figure for a widget's daily reloads); the newest held one is handed over when the day frees a slot"
         case .storedUntilWake:
             "priority 1 never wakes the device (D-06); it comes with the next wake: a priority-10 push, an app launched, the person looking"
         case .deliveredFromStorage: "the device handed it to the app after holding it"
@@ -57,7 +61,7 @@ public enum DeviceDeliveryState: String, Sendable, CaseIterable {
         case .discardedDisabledFromStorage: "the app's notifications were off when the device handed over what it held"
         case .discardedExpired: "its apns-expiration passed while the device held it"
         case .discardedSuperseded:
-            "a newer background push for the app is held instead; only the newest is kept (Y-10)"
+            "a newer push of the same type for the app is held instead; only the newest is kept (Y-10)"
         case .discardedForceQuit: "the app was force-quit while its background push was held (Y-10)"
         }
     }

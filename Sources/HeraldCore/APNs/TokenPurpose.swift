@@ -1,15 +1,15 @@
 import Foundation
 
-/// What a device token was issued for: an app's notifications, its PushKit VoIP pushes, one Live Activity, or the
-/// push-to-start of one kind of Live Activity.
+/// What a device token was issued for: an app's notifications, its PushKit VoIP pushes, one Live Activity, the
+/// push-to-start of one kind of Live Activity, the app's widgets, or one kind of its controls.
 ///
 /// Apple issues each of these as a token of its own (ActivityKit's `pushToken` and `pushToStartToken`, PushKit's
-/// credentials); the gateway keeps one active token per device, app, environment and purpose.
+/// credentials, WidgetKit's `WidgetPushInfo` and `ControlPushInfo`); the gateway keeps one active token per device, app, environment and purpose.
 ///
 /// GAP: Apple does not say what it answers when a push goes to a token issued for another purpose. Herald takes any
 /// push type on an app's token (as it always has: providers send VoIP and Live Activity pushes to it in tests) and only
-/// its own push type on the others: `voip` on a VoIP token, `liveactivity` on a Live Activity or push-to-start token;
-/// anything else there is `400 DeviceTokenNotForTopic`.
+/// its own push type on the others: `voip` on a VoIP token, `liveactivity` on a Live Activity or push-to-start token,
+/// `widgets` on a widgets token, `controls` on a control's token; anything else there is `400 DeviceTokenNotForTopic`.
 public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
     /// The app's notifications (`registerForRemoteNotifications`).
     case app
@@ -19,14 +19,21 @@ public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
     case liveActivity(activityID: String)
     /// Starting Live Activities of one attributes type (`Activity.pushToStartToken`), named by the type.
     case pushToStart(attributesType: String)
+    /// Reloading the app's widgets (`WidgetPushInfo.token`, iOS 26; topic `<bundle>.push-type.widgets`).
+    case widgets
+    /// Reloading one kind of the app's controls (`ControlPushInfo.token`, iOS 18; topic `<bundle>.push-type.controls`).
+    case control(kind: String)
 
-    /// The stored and wire form: empty for ``app``, `voip`, `liveactivity:<id>`, `pushtostart:<type>`.
+    /// The stored and wire form: empty for ``app``, `voip`, `liveactivity:<id>`, `pushtostart:<type>`, `widgets`,
+    /// `control:<kind>`.
     public var rawValue: String {
         switch self {
         case .app: ""
         case .voip: "voip"
         case .liveActivity(let id): "liveactivity:" + id
         case .pushToStart(let type): "pushtostart:" + type
+        case .widgets: "widgets"
+        case .control(let kind): "control:" + kind
         }
     }
 
@@ -40,6 +47,10 @@ public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
             self = .liveActivity(activityID: String(rawValue.dropFirst(13)))
         } else if rawValue.hasPrefix("pushtostart:"), rawValue.count > 12, rawValue.utf8.count <= 256 {
             self = .pushToStart(attributesType: String(rawValue.dropFirst(12)))
+        } else if rawValue == "widgets" {
+            self = .widgets
+        } else if rawValue.hasPrefix("control:"), rawValue.count > 8, rawValue.utf8.count <= 256 {
+            self = .control(kind: String(rawValue.dropFirst(8)))
         } else {
             return nil
         }
@@ -53,6 +64,8 @@ public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
         case .app: true
         case .voip: pushType == .voip
         case .liveActivity, .pushToStart: pushType == .liveactivity
+        case .widgets: pushType == .widgets
+        case .control: pushType == .controls
         }
     }
 }

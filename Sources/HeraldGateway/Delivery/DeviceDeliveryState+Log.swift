@@ -7,6 +7,7 @@ extension GatewayMetrics.Category {
         switch state {
         case .storedPowerConsiderations: self = .storedPowerConsiderations
         case .storedBackgroundBudget: self = .storedBackgroundBudget
+        case .storedWidgetBudget: self = .storedWidgetBudget
         case .storedUntilWake: self = .storedUntilWake
         case .deliveredFromStorage: self = .deliveredFromStorage
         case .discardedDisabled: self = .discardedDisabled

@@ -23,6 +23,7 @@ public final class GatewayMetrics: Sendable {
         /// Not Apple's: device-side states of the iPhone delivery rules Apple does not report
         /// (``DeviceDeliveryState``).
         case storedBackgroundBudget = "Stored - Background Budget"
+        case storedWidgetBudget = "Stored - Widget Budget"
         case storedUntilWake = "Stored - Until Wake"
         case discardedSuperseded = "Discarded - Superseded"
         case discardedForceQuit = "Discarded - Force Quit"

@@ -12,6 +12,8 @@ import HeraldCore
 /// - priority 5 and 1 (D-06, D-07): held while the device has power restrictions ("Stored - Power Considerations")
 ///   and handed over in one burst when they lift; priority 1 never wakes the device — it waits for the next wake (a
 ///   priority-10 push, an app launched, the person looking);
+/// - a `widgets` push (P-11: "budgeted"): at most ``Rules/widgetPushesPerDay`` per app in any 24 hours; beyond them
+///   held as a background push is (only the newest kept), handed over when the day frees a slot;
 /// - a Live Activity update at priority 10 (Y-13) spends the activity's hourly budget
 ///   (``Rules/liveActivityUpdatesPerHour``, ``Rules/frequentLiveActivityUpdatesPerHour`` for an app with
 ///   `NSSupportsLiveActivitiesFrequentUpdates`); beyond it the update goes as priority 5 would;
@@ -19,8 +21,10 @@ import HeraldCore
 ///   `apns-expiration` passes is discarded ("Discarded - Expired", D-03).
 ///
 /// Each call returns what happened to each push it touched, in order; ``nextDeadline`` says when ``advance(to:)``
-/// has something to do. Nothing here is random: the rules Apple leaves to the device are settled one way, documented
-/// on each rule, so the same pushes at the same instants give the same decisions.
+/// has something to do. Without a seed nothing here is random: what Apple leaves to the device is settled one way,
+/// documented on each rule. With ``Rules/seed`` the device makes those choices as an iPhone may — each app's
+/// background budget each hour drawn from "two or three", the burst after power restrictions lift coming after a drawn
+/// delay — from that seed alone, so the same seed, pushes and instants give the same decisions.
 package struct DeliveryModel: Sendable {
     /// Which rules apply.
     package enum Kind: String, Sendable, CaseIterable {
@@ -41,6 +45,17 @@ package struct DeliveryModel: Sendable {
         /// The same for an app with `NSSupportsLiveActivitiesFrequentUpdates` (Y-13: "raises the budget"): one a
         /// minute.
         package var frequentLiveActivityUpdatesPerHour = 60
+        /// `widgets` pushes handed to one app in any 24 hours. GAP: Apple says widget pushes are budgeted (P-11) but
+        /// gives no figure; Herald takes the daily budget Apple names for a widget's reloads ("from 40 to 70
+        /// refreshes", *Keeping a widget up to date*), its upper figure. `controls` pushes have no budget: Apple
+        /// names none.
+        package var widgetPushesPerDay = 70
+        /// Makes the choices Apple leaves to the device (`herald up --device-model iphone --seed N`); `nil`: each is
+        /// settled one way (three background pushes an hour; the burst at once).
+        package var seed: UInt64?
+        /// With a seed, the longest wait between power restrictions lifting and the burst of what they held (D-06:
+        /// "grouped and delivered in bursts"): the wait is drawn from 0 to this many seconds.
+        package var longestBurstDelay: TimeInterval = 60
 
         package init() {}
     }
@@ -81,6 +96,7 @@ package struct DeliveryModel: Sendable {
             case .powerConsiderations: .storedPowerConsiderations
             case .untilWake: .storedUntilWake
             case .backgroundBudget: .storedBackgroundBudget
+            case .widgetBudget: .storedWidgetBudget
             }
         }
 
@@ -90,6 +106,8 @@ package struct DeliveryModel: Sendable {
         case untilWake
         /// The app's background budget is spent (Y-10).
         case backgroundBudget
+        /// The app's widget budget is spent (P-11).
+        case widgetBudget
     }
 
     /// Why a push is discarded.
@@ -98,7 +116,7 @@ package struct DeliveryModel: Sendable {
         case disabled
         /// Its `apns-expiration` passed while it was held: Apple's "Discarded - Expired".
         case expired
-        /// A newer background push for the same app is held instead (Y-10: only the newest is kept).
+        /// A newer background (or widgets) push for the same app is held instead (Y-10: only the newest is kept).
         case superseded
         /// The app was force-quit while its background push was held (Y-10).
         case forceQuit
@@ -148,10 +166,14 @@ package struct DeliveryModel: Sendable {
 
     /// Pushes held for power or a wake, in arrival order.
     private var waiting: [(push: Push, hold: Hold)] = []
-    /// Each app's held background push (the newest only).
-    private var heldBackground: [String: Push] = [:]
-    /// When each app's last background pushes were handed over (within the last hour), oldest first.
-    private var backgroundHandedOver: [String: [Date]] = [:]
+    /// When the pushes power restrictions held come, after they lifted (only with a seed: at once otherwise).
+    private var burstAt: Date?
+    /// Bursts drawn so far: each draws its own delay.
+    private var bursts: UInt64 = 0
+    /// Each app's held background and widgets push (the newest of each only).
+    private var heldBackground: [Budgeted: Push] = [:]
+    /// When each app's last background and widgets pushes were handed over (within their window), oldest first.
+    private var backgroundHandedOver: [Budgeted: [Date]] = [:]
     /// When each activity's last priority-10 updates were handed over (within the last hour), oldest first.
     private var liveActivityUpdates: [String: [Date]] = [:]
 
@@ -170,15 +192,66 @@ package struct DeliveryModel: Sendable {
         waiting.map(\.push) + heldBackground.values.sorted { $0.id < $1.id }
     }
 
+    /// An app's budget of one push type: background (Y-10) or widgets (P-11).
+    private struct Budgeted: Hashable, Comparable {
+        var bundleID: String
+        var pushType: APNsPushType
+
+        init(bundleID: String, pushType: APNsPushType) {
+            self.bundleID = bundleID
+            self.pushType = pushType
+        }
+
+        init?(_ push: Push) {
+            guard push.pushType == .background || push.pushType == .widgets else { return nil }
+            self.init(bundleID: push.bundleID, pushType: push.pushType)
+        }
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.bundleID, lhs.pushType.rawValue) < (rhs.bundleID, rhs.pushType.rawValue)
+        }
+    }
+
+    /// A budget's pushes per window at `date`, and its window in seconds. With a seed, an app's background budget is
+    /// drawn for each clock hour from the upper figure and the one below it (Y-10: "two or three").
+    private func allowance(of budget: Budgeted, at date: Date) -> (count: Int, window: TimeInterval) {
+        guard budget.pushType == .background else { return (rules.widgetPushesPerDay, 86_400) }
+        guard let seed = rules.seed else { return (rules.backgroundPushesPerHour, 3_600) }
+        let hour = UInt64(max(0, (date.timeIntervalSince1970 / 3_600).rounded(.down)))
+        let lower = Self.draw(seed, "background budget", budget.bundleID, hour) % 2 == 0
+        return (max(1, rules.backgroundPushesPerHour - (lower ? 1 : 0)), 3_600)
+    }
+
+    /// How long after power restrictions lift the burst comes: at once without a seed, else drawn (D-06).
+    private mutating func drawnBurstDelay() -> TimeInterval {
+        guard let seed = rules.seed else { return 0 }
+        bursts += 1
+        let limit = UInt64(max(0, rules.longestBurstDelay.rounded(.down)))
+        return TimeInterval(Self.draw(seed, "burst", "", bursts) % (limit + 1))
+    }
+
+    /// A number that depends only on the seed and what it is drawn for (FNV-1a of the names, then SplitMix64): never on
+    /// the process (Swift's `hashValue` is seeded per process).
+    private static func draw(_ seed: UInt64, _ purpose: String, _ name: String, _ index: UInt64) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in (purpose + "\u{0}" + name).utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        var generator = SplitMix64(seed: seed ^ hash ^ (index &* 0x9E37_79B9_7F4A_7C15))
+        return generator.next()
+    }
+
     /// Why the push with this ID is held, if it is.
     package func hold(of id: String) -> Hold? {
         if let entry = waiting.first(where: { $0.push.id == id }) { return entry.hold }
-        return heldBackground.values.contains { $0.id == id } ? .backgroundBudget : nil
+        guard let push = heldBackground.values.first(where: { $0.id == id }) else { return nil }
+        return push.pushType == .widgets ? .widgetBudget : .backgroundBudget
     }
 
     /// When ``advance(to:)`` next has something to do: a held background push's slot, a held push's expiry.
     package var nextDeadline: Date? {
         var deadlines = heldBackground.keys.map { backgroundSlot(for: $0) }
+        if let burstAt { deadlines.append(burstAt) }
         deadlines += held.compactMap(\.expiresAt)
         return deadlines.min()
     }
@@ -212,7 +285,8 @@ package struct DeliveryModel: Sendable {
             decisions += wake(at: now)
             return decisions
         }
-        if isPowerRestricted {
+        if isPowerRestricted || burstAt != nil {
+            // Held while restricted, and grouped with the burst still to come.
             waiting.append((push, .powerConsiderations))
             return decisions + [.held(push, .powerConsiderations)]
         }
@@ -224,11 +298,24 @@ package struct DeliveryModel: Sendable {
     }
 
     /// The device's power restrictions start or end at `now`; when they end, what they held comes in one burst (D-07),
-    /// except priority 1, which still waits for a wake.
+    /// except priority 1, which still waits for a wake — at once, or with a seed after a drawn delay, with what came
+    /// meanwhile at priority 5 grouped into it (D-06).
     package mutating func setPowerRestricted(_ restricted: Bool, at now: Date) -> [Decision] {
-        var decisions = advance(to: now)
+        let decisions = advance(to: now)
         isPowerRestricted = restricted
-        guard !restricted else { return decisions }
+        guard !restricted else {
+            burstAt = nil
+            return decisions
+        }
+        guard waiting.contains(where: { $0.hold == .powerConsiderations }) else { return decisions }
+        burstAt = now.addingTimeInterval(drawnBurstDelay())
+        return decisions + advance(to: now)
+    }
+
+    /// Hands over what power restrictions held, in one burst (D-07), except priority 1, which still waits for a wake.
+    private mutating func burst(at now: Date) -> [Decision] {
+        burstAt = nil
+        var decisions: [Decision] = []
         let released = waiting.filter { $0.hold == .powerConsiderations }
         waiting.removeAll { $0.hold == .powerConsiderations }
         for (push, _) in released {
@@ -258,8 +345,9 @@ package struct DeliveryModel: Sendable {
     /// "app launch delivers it").
     package mutating func appLaunched(_ bundleID: String, at now: Date) -> [Decision] {
         var decisions = wake(at: now)
-        if let push = heldBackground.removeValue(forKey: bundleID) {
-            backgroundHandedOver[bundleID, default: []].append(now)
+        let budget = Budgeted(bundleID: bundleID, pushType: .background)
+        if let push = heldBackground.removeValue(forKey: budget) {
+            backgroundHandedOver[budget, default: []].append(now)
             decisions.append(.delivered(push, fromStorage: true))
         }
         return decisions
@@ -268,7 +356,9 @@ package struct DeliveryModel: Sendable {
     /// The app is force-quit at `now`: its held background push is discarded (Y-10).
     package mutating func appForceQuit(_ bundleID: String, at now: Date) -> [Decision] {
         let decisions = advance(to: now)
-        guard let push = heldBackground.removeValue(forKey: bundleID) else { return decisions }
+        guard let push = heldBackground.removeValue(forKey: Budgeted(bundleID: bundleID, pushType: .background)) else {
+            return decisions
+        }
         return decisions + [.discarded(push, .forceQuit, fromStorage: true)]
     }
 
@@ -276,8 +366,11 @@ package struct DeliveryModel: Sendable {
     /// its app's newest).
     package mutating func restore(_ push: Push, heldFor hold: Hold) {
         switch hold {
-        case .backgroundBudget: heldBackground[push.bundleID] = push
-        case .powerConsiderations, .untilWake: waiting.append((push, hold))
+        case .backgroundBudget, .widgetBudget: Budgeted(push).map { heldBackground[$0] = push }
+        case .powerConsiderations, .untilWake:
+            waiting.append((push, hold))
+            // Held for power on a device whose restrictions lifted before it restarted: the burst is due.
+            if hold == .powerConsiderations, !isPowerRestricted, burstAt == nil { burstAt = .distantPast }
         }
     }
 
@@ -299,13 +392,14 @@ package struct DeliveryModel: Sendable {
             decisions.append(.discarded(push, .expired, fromStorage: true))
         }
         waiting.removeAll { $0.push.expiresAt.map { $0 <= now } == true }
-        for bundleID in heldBackground.keys.sorted() {
-            guard let push = heldBackground[bundleID] else { continue }
+        if let burstAt, burstAt <= now { decisions += burst(at: now) }
+        for budget in heldBackground.keys.sorted() {
+            guard let push = heldBackground[budget] else { continue }
             if let expiry = push.expiresAt, expiry <= now {
-                heldBackground[bundleID] = nil
+                heldBackground[budget] = nil
                 decisions.append(.discarded(push, .expired, fromStorage: true))
-            } else if backgroundSlot(for: bundleID) <= now {
-                heldBackground[bundleID] = nil
+            } else if backgroundSlot(for: budget) <= now {
+                heldBackground[budget] = nil
                 decisions += admit(push, at: now, fromStorage: true)
             }
         }
@@ -316,26 +410,43 @@ package struct DeliveryModel: Sendable {
 
     /// Hands a push to its app unless its app's background budget holds it (Y-10).
     private mutating func admit(_ push: Push, at now: Date, fromStorage: Bool) -> [Decision] {
-        guard push.pushType == .background else { return [.delivered(push, fromStorage: fromStorage)] }
-        var handedOver = backgroundHandedOver[push.bundleID, default: []].filter { now.timeIntervalSince($0) < 3_600 }
-        defer { backgroundHandedOver[push.bundleID] = handedOver }
-        if handedOver.count < rules.backgroundPushesPerHour, heldBackground[push.bundleID] == nil {
+        guard let budget = Budgeted(push) else { return [.delivered(push, fromStorage: fromStorage)] }
+        let allowance = allowance(of: budget, at: now)
+        var handedOver = backgroundHandedOver[budget, default: []].filter { now.timeIntervalSince($0) < allowance.window }
+        defer { backgroundHandedOver[budget] = handedOver }
+        if handedOver.count < allowance.count, heldBackground[budget] == nil {
             handedOver.append(now)
             return [.delivered(push, fromStorage: fromStorage)]
         }
         // Only the newest held background push is kept.
         var decisions: [Decision] = []
-        if let older = heldBackground[push.bundleID] { decisions.append(.discarded(older, .superseded, fromStorage: true)) }
-        heldBackground[push.bundleID] = push
-        decisions.append(.held(push, .backgroundBudget))
+        if let older = heldBackground[budget] { decisions.append(.discarded(older, .superseded, fromStorage: true)) }
+        heldBackground[budget] = push
+        decisions.append(.held(push, budget.pushType == .widgets ? .widgetBudget : .backgroundBudget))
         return decisions
     }
 
-    /// When an app's background budget next has a slot: an hour after the hand-over that, once an hour old, leaves
-    /// room for one more (at once when there is room).
-    private func backgroundSlot(for bundleID: String) -> Date {
-        let handedOver = backgroundHandedOver[bundleID, default: []]
-        guard handedOver.count >= rules.backgroundPushesPerHour else { return .distantPast }
-        return handedOver[handedOver.count - rules.backgroundPushesPerHour].addingTimeInterval(3_600)
+    /// When an app's budget next has a slot: the first instant a hand-over leaves the window (or, with a seed, a new
+    /// hour's budget begins) at which fewer than the budget were handed over within the window; at once when there is
+    /// room.
+    private func backgroundSlot(for budget: Budgeted) -> Date {
+        let handedOver = backgroundHandedOver[budget, default: []]
+        guard let last = handedOver.last else { return .distantPast }
+        let window = allowance(of: budget, at: last).window
+        var candidates = handedOver.map { $0.addingTimeInterval(window) }
+        if rules.seed != nil, budget.pushType == .background {
+            // Each clock hour from the last hand-over until the window is past draws a budget of its own.
+            var hour = (last.timeIntervalSince1970 / 3_600).rounded(.down) * 3_600 + 3_600
+            while hour < last.timeIntervalSince1970 + window {
+                candidates.append(Date(timeIntervalSince1970: hour))
+                hour += 3_600
+            }
+        }
+        candidates.sort()
+        for candidate in candidates {
+            let spent = handedOver.filter { candidate.timeIntervalSince($0) < window }.count
+            if spent < allowance(of: budget, at: candidate).count { return candidate }
+        }
+        return candidates.last ?? .distantPast
     }
 }

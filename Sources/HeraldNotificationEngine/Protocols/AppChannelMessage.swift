@@ -43,7 +43,17 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case unregisterVoIP(id: Int)
     /// The app's answer to ``voipPush(id:payload:)``: whether a registry's delegate took it.
     case voipHandled(id: Int, handled: Bool)
-    /// The person's command to the whole device (the CLI only); answered ``deviceStatus(id:status:)``.
+    /// WidgetKit's widgets and controls as the app declares them: the daemon keeps them, answers
+    /// ``widgetTokens(id:widgets:controls:)`` with the push tokens of those with a push handler, then asks for every
+    /// timeline (``reloadWidgets(controls:kinds:reason:)``: the widgets are placed).
+    case registerWidgets(id: Int, kinds: [WidgetKindRecord])
+    /// Timelines the app's providers made (after a reload the daemon asked for, or `WidgetCenter.reloadTimelines`).
+    case widgetTimelines([WidgetTimelineRecord])
+    /// `WidgetCenter.reloadTimelines(ofKind:)` (or `ControlCenter.reloadControls`, or a timeline's policy): the daemon
+    /// asks the app's widget process for the reload (``reloadWidgets(controls:kinds:reason:)``), every kind when `nil`.
+    case requestWidgetReload(controls: Bool, kinds: [String]?)
+    /// The person's command to the whole device (the CLI only; an app may ask only for its own widgets,
+    /// ``DeviceCommand/widgets``); answered ``deviceStatus(id:status:)``.
     case device(id: Int, command: DeviceCommand)
 
     // From the daemon.
@@ -72,6 +82,12 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case activityChanged(activity: LiveActivityRecord)
     /// A VoIP push (its JSON payload): hand it to the app's `PKPushRegistry` delegates.
     case voipPush(id: Int, payload: String)
+    /// The push tokens of the app's widgets (`WidgetPushInfo`, `nil` when none takes pushes) and of each control kind
+    /// that takes pushes (`ControlPushInfo`), hex.
+    case widgetTokens(id: Int, widgets: String?, controls: [String: String])
+    /// Reload the app's widgets (or controls) of these kinds, every kind when `nil`, because of `reason` (`placed`: the
+    /// app just declared them; `push`; `app`: the app asked): answered with ``widgetTimelines(_:)``.
+    case reloadWidgets(controls: Bool, kinds: [String]?, reason: String)
     /// How the device's delivery rules stand after a ``device(id:command:)``.
     case deviceStatus(id: Int, status: DeviceStatus)
 

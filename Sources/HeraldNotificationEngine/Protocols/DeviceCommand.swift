@@ -13,6 +13,9 @@ package enum DeviceCommand: Sendable, Hashable, Codable {
     case summaryTimes([FocusSettings.TimeOfDay])
     /// Nothing changes: the answer says how things stand.
     case status
+    /// Nothing changes: the answer lists the apps' widgets and controls (``DeviceStatus/widgets``,
+    /// `herald widgets list`).
+    case widgets
 }
 
 /// How the device's delivery rules stand: the answer to every ``DeviceCommand``.
@@ -43,11 +46,17 @@ package struct DeviceStatus: Sendable, Hashable, Codable {
     package var held: [HeldPush]
     /// The person's Focus and summary settings (`nil` from a daemon that does not say).
     package var focus: FocusSettings?
+    /// The apps' widgets and controls, answering ``DeviceCommand/widgets`` (`nil` otherwise).
+    package var widgets: [WidgetStatus]?
 
-    package init(deliveryRules: String, powerRestricted: Bool, held: [HeldPush], focus: FocusSettings? = nil) {
+    package init(
+        deliveryRules: String, powerRestricted: Bool, held: [HeldPush], focus: FocusSettings? = nil,
+        widgets: [WidgetStatus]? = nil
+    ) {
         self.deliveryRules = deliveryRules
         self.powerRestricted = powerRestricted
         self.held = held
         self.focus = focus
+        self.widgets = widgets
     }
 }
