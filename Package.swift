@@ -144,6 +144,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "HeraldWebPush",
+            dependencies: ["HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "WidgetKit",
             dependencies: [
                 "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine", "UserNotifications",
@@ -352,7 +357,7 @@ let package = Package(
             name: "HeraldFuzzing",
             dependencies: [
                 "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice", "HeraldGateway", "HeraldFCM",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "HeraldWebPush", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -493,6 +498,13 @@ let package = Package(
         .testTarget(
             name: "ActivityKitTests",
             dependencies: ["ActivityKit", "HeraldCore", "HeraldTesting", "UserNotifications"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeraldWebPushTests",
+            dependencies: [
+                "HeraldWebPush", "HeraldCore", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

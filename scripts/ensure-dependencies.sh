@@ -48,6 +48,12 @@ if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] && ! python3 -c "import firebase_
     || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages firebase-admin==7.7.0
 fi
 
+if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] && ! python3 -c "import pywebpush" >/dev/null 2>&1; then
+  echo "Installing pywebpush 2.5 from PyPI (Web Push's third-party client test)…" >&2
+  python3 -m pip install --quiet --disable-pip-version-check pywebpush==2.5.0 \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages pywebpush==2.5.0
+fi
+
 if [ "${HERALD_SKIP_BROWSER_TOOLS:-0}" != 1 ] && ! python3 -c "import selenium" >/dev/null 2>&1; then
   echo "Installing Selenium from PyPI (the console's browser test)…" >&2
   python3 -m pip install --quiet --disable-pip-version-check "selenium>=4.20" \

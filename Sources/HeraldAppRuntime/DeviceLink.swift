@@ -257,8 +257,8 @@ package final class DeviceLink: Sendable {
 
     /// Asks the daemon to have the app's widget process reload its widgets (or controls) of `kinds` (every kind when
     /// `nil`).
-    package func requestWidgetReload(controls: Bool, kinds: [String]?) {
-        connection.send(AppChannelMessage.requestWidgetReload(controls: controls, kinds: kinds).encoded())
+    package func requestWidgetReload(controls: Bool, kinds: [String]?, reason: String) {
+        connection.send(AppChannelMessage.requestWidgetReload(controls: controls, kinds: kinds, reason: reason).encoded())
     }
 
     /// The app's widgets and controls as the device has them.

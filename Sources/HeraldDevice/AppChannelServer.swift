@@ -341,12 +341,12 @@ struct AppChannelServer: Sendable {
                 return true
             }
             await widgets.store(timelines, for: bundleIdentifier)
-        case .requestWidgetReload(let controls, let kinds):
+        case .requestWidgetReload(let controls, let kinds, let reason):
             guard let bundleIdentifier = session.bundleIdentifier else {
                 refuse(0, "Say hello first: only an app reloads its widgets.", in: session)
                 return true
             }
-            await widgets.request(controls: controls, kinds: kinds, for: bundleIdentifier)
+            await widgets.request(controls: controls, kinds: kinds, reason: reason, for: bundleIdentifier)
         case .presented(let id, _), .received(let id, _), .fetched(let id, _), .voipHandled(let id, _):
             session.answer(id, with: message)
         case .device(let id, .widgets) where session.bundleIdentifier != nil:

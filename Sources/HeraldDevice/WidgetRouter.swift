@@ -158,18 +158,20 @@ package actor WidgetRouter {
         await askForPendingReloads(of: bundleID)
     }
 
-    /// The app asks for a reload (`WidgetCenter.reloadTimelines(ofKind:)`): kept, then asked of a process of the app.
-    func request(controls: Bool, kinds: [String]?, for bundleID: String) async {
+    /// The app asks for a reload (`WidgetCenter.reloadTimelines(ofKind:)`, reason `app`; a timeline's policy,
+    /// `policy`): kept, then asked of a process of the app.
+    func request(controls: Bool, kinds: [String]?, reason: String, for bundleID: String) async {
         let now = clock.now
+        let reason = reason == "policy" ? "policy" : "app"
         do {
             try await database.groupCommit.write { db in
                 for kind in kinds ?? [""] {
                     try db.execute(
                         sql: """
                             INSERT OR IGNORE INTO widget_reload (bundle_id, is_control, kind, requested_at, reason)
-                            VALUES (?, ?, ?, ?, 'app')
+                            VALUES (?, ?, ?, ?, ?)
                             """,
-                        arguments: [bundleID, controls, kind, now.timeIntervalSince1970])
+                        arguments: [bundleID, controls, kind, now.timeIntervalSince1970, reason])
                 }
             }
         } catch {
@@ -260,7 +262,7 @@ package actor WidgetRouter {
             let kinds = reloads.map(\.kind)
             let message = AppChannelMessage.reloadWidgets(
                 controls: isControl, kinds: kinds.contains("") ? nil : kinds,
-                reason: ["push", "app"].first { reason in reloads.contains { $0.reason == reason } } ?? "placed")
+                reason: ["push", "app", "policy"].first { reason in reloads.contains { $0.reason == reason } } ?? "placed")
             session.connection.send(message.encoded())
         }
     }

@@ -178,7 +178,7 @@ final class WidgetHost: Sendable {
             let linked =
                 (try? await center.value.withDeviceLink { link -> Bool in
                     guard let link else { return false }
-                    link.requestWidgetReload(controls: controls, kinds: kinds)
+                    link.requestWidgetReload(controls: controls, kinds: kinds, reason: reason)
                     return true
                 }) ?? false
             if !linked { _ = await reload(controls: controls, kinds: kinds, reason: reason) }

@@ -49,9 +49,10 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case registerWidgets(id: Int, kinds: [WidgetKindRecord])
     /// Timelines the app's providers made (after a reload the daemon asked for, or `WidgetCenter.reloadTimelines`).
     case widgetTimelines([WidgetTimelineRecord])
-    /// `WidgetCenter.reloadTimelines(ofKind:)` (or `ControlCenter.reloadControls`, or a timeline's policy): the daemon
-    /// asks the app's widget process for the reload (``reloadWidgets(controls:kinds:reason:)``), every kind when `nil`.
-    case requestWidgetReload(controls: Bool, kinds: [String]?)
+    /// `WidgetCenter.reloadTimelines(ofKind:)` or `ControlCenter.reloadControls` (`reason` `app`), or a timeline's
+    /// policy (`policy`): the daemon asks the app's widget process for the reload
+    /// (``reloadWidgets(controls:kinds:reason:)``), every kind when `nil`.
+    case requestWidgetReload(controls: Bool, kinds: [String]?, reason: String)
     /// The person's command to the whole device (the CLI only; an app may ask only for its own widgets,
     /// ``DeviceCommand/widgets``); answered ``deviceStatus(id:status:)``.
     case device(id: Int, command: DeviceCommand)
@@ -86,7 +87,8 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     /// that takes pushes (`ControlPushInfo`), hex.
     case widgetTokens(id: Int, widgets: String?, controls: [String: String])
     /// Reload the app's widgets (or controls) of these kinds, every kind when `nil`, because of `reason` (`placed`: the
-    /// app just declared them; `push`; `app`: the app asked): answered with ``widgetTimelines(_:)``.
+    /// app just declared them; `push`; `app`: the app asked; `policy`: the timeline's policy): answered with
+    /// ``widgetTimelines(_:)``.
     case reloadWidgets(controls: Bool, kinds: [String]?, reason: String)
     /// How the device's delivery rules stand after a ``device(id:command:)``.
     case deviceStatus(id: Int, status: DeviceStatus)
