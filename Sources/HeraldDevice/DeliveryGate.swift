@@ -42,8 +42,7 @@ package actor DeliveryGate {
     package nonisolated let kind: DeliveryModel.Kind
     private var model: DeliveryModel
     private let clock: any HeraldClock
-    private let url: URL?
-    private var opened: SQLiteDatabase?
+    private var storage: LazySQLiteDatabase
     private let logger: Logger
     /// Held pushes, by delivery ID (the model holds their rule-side form).
     private var held: [String: DevicePush] = [:]
@@ -69,7 +68,7 @@ package actor DeliveryGate {
     ) {
         self.kind = kind
         self.model = DeliveryModel(kind: kind, rules: rules)
-        self.url = url
+        self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
         self.clock = clock
         self.logger = logger
         (releases, releaseSink) = AsyncStream.makeStream(of: Release.self)
@@ -466,12 +465,7 @@ package actor DeliveryGate {
 
     /// The database, opened (and migrated) the first time.
     private var database: SQLiteDatabase {
-        get throws {
-            if let opened { return opened }
-            let database = try SQLiteDatabase.open(url, migrator: Self.migrator, logger: logger)
-            opened = database
-            return database
-        }
+        get throws { try storage.open() }
     }
 }
 

@@ -53,8 +53,7 @@ package actor LiveActivityRegistry {
     package static let maximumDuration: TimeInterval = 8 * 3600
 
     /// The database file (`nil`: in memory), opened on first use.
-    private let url: URL?
-    private var opened: SQLiteDatabase?
+    private var storage: LazySQLiteDatabase
     private let clock: any HeraldClock
     private let presenter: any NotificationPresenter
     private let logger: Logger
@@ -86,7 +85,7 @@ package actor LiveActivityRegistry {
         url: URL?, clock: any HeraldClock, presenter: any NotificationPresenter, gateway: (any GatewayLink)?,
         logger: Logger
     ) {
-        self.url = url
+        self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
         self.gateway = gateway
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         self.clock = clock
@@ -555,12 +554,7 @@ package actor LiveActivityRegistry {
 
     /// The database, opened (and migrated) the first time.
     private var database: SQLiteDatabase {
-        get throws {
-            if let opened { return opened }
-            let database = try SQLiteDatabase.open(url, migrator: Self.migrator, logger: logger)
-            opened = database
-            return database
-        }
+        get throws { try storage.open() }
     }
 
     private func load() async throws {

@@ -14,8 +14,7 @@ import ServiceLifecycle
 /// Pushes go to each app in the order they came, one at a time: the next once the app answered the one before (its
 /// delegate called the completion, or 35 s passed). A push whose app went away before it answered stays kept.
 package actor VoIPPushRouter {
-    private let url: URL?
-    private var opened: SQLiteDatabase?
+    private var storage: LazySQLiteDatabase
     private let logger: Logger
     /// App processes that asked for VoIP pushes, by app.
     private var registries: [String: [ObjectIdentifier: AppSession]] = [:]
@@ -24,7 +23,7 @@ package actor VoIPPushRouter {
 
     /// A router keeping pushes at `url` (in memory when `nil`).
     package init(url: URL?, logger: Logger) {
-        self.url = url
+        self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
         self.logger = logger
         (wakeStream, wakes) = AsyncStream.makeStream(of: String.self)
     }
@@ -133,12 +132,7 @@ package actor VoIPPushRouter {
 
     /// The database, opened (and migrated) the first time.
     private var database: SQLiteDatabase {
-        get throws {
-            if let opened { return opened }
-            let database = try SQLiteDatabase.open(url, migrator: Self.migrator, logger: logger)
-            opened = database
-            return database
-        }
+        get throws { try storage.open() }
     }
 }
 

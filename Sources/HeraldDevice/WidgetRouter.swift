@@ -15,8 +15,7 @@ import Logging
 /// is away are one reload, as on iOS ("it reloads your timelines"). The pending reload ends when the app sends the
 /// timelines.
 package actor WidgetRouter {
-    private let url: URL?
-    private var opened: SQLiteDatabase?
+    private var storage: LazySQLiteDatabase
     private let clock: any HeraldClock
     private let logger: Logger
     /// App processes that registered widgets, by app.
@@ -24,7 +23,7 @@ package actor WidgetRouter {
 
     /// A router keeping its state at `url` (in memory when `nil`), timing on `clock`.
     package init(url: URL?, clock: any HeraldClock, logger: Logger) {
-        self.url = url
+        self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
         self.clock = clock
         self.logger = logger
     }
@@ -269,11 +268,6 @@ package actor WidgetRouter {
 
     /// The database, opened (and migrated) the first time.
     private var database: SQLiteDatabase {
-        get throws {
-            if let opened { return opened }
-            let database = try SQLiteDatabase.open(url, migrator: Self.migrator, logger: logger)
-            opened = database
-            return database
-        }
+        get throws { try storage.open() }
     }
 }

@@ -32,11 +32,6 @@ extension ControlWidgetConfiguration {
     }
 
     private func modified(_ change: (inout WidgetDeclaration) -> Void) -> ModifiedControlWidgetConfiguration {
-        ModifiedControlWidgetConfiguration(
-            _declarations: _declarations.map { declaration in
-                var declaration = declaration
-                change(&declaration)
-                return declaration
-            })
+        ModifiedControlWidgetConfiguration(_declarations: _declarations.modified(change))
     }
 }

@@ -37,11 +37,6 @@ extension WidgetConfiguration {
     }
 
     private func modified(_ change: (inout WidgetDeclaration) -> Void) -> ModifiedWidgetConfiguration {
-        ModifiedWidgetConfiguration(
-            _declarations: _declarations.map { declaration in
-                var declaration = declaration
-                change(&declaration)
-                return declaration
-            })
+        ModifiedWidgetConfiguration(_declarations: _declarations.modified(change))
     }
 }

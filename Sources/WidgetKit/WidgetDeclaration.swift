@@ -33,3 +33,14 @@ public struct WidgetDeclaration: Sendable {
             takesPushes: isControl ? controlPushHandler != nil : widgetPushHandler != nil)
     }
 }
+
+extension [WidgetDeclaration] {
+    /// The declarations, each changed by a configuration's modifier.
+    func modified(_ change: (inout WidgetDeclaration) -> Void) -> [WidgetDeclaration] {
+        map { declaration in
+            var declaration = declaration
+            change(&declaration)
+            return declaration
+        }
+    }
+}
