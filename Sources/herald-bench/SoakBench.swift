@@ -38,7 +38,7 @@ extension HeraldBench {
         @Flag(help: "Keep the data directories and logs.") var keep = false
         @Option(
             help:
-                "The device's delivery rules: instant, or iphone (then every third push is priority 5 and the device's power goes low and back at random: held pushes go through the kills too)."
+                "The device's delivery rules: instant, or iphone (then every third push is priority 5, the device's power goes low and back at random, and the device makes its own choices from --seed: held pushes go through the kills too)."
         )
         var deviceModel = "instant"
 
@@ -61,7 +61,8 @@ extension HeraldBench {
             let folder = URL(fileURLWithPath: directory ?? NSTemporaryDirectory())
                 .appendingPathComponent("herald-soak-\(UUID().uuidString)", isDirectory: true)
             let iphone = deviceModel == "iphone"
-            let plant = try SoakPlant(folder: folder, deviceModel: deviceModel)
+            // The device's own choices (two or three background pushes an hour, the burst's delay) from the soak's seed.
+            let plant = try SoakPlant(folder: folder, deviceModel: deviceModel, deviceSeed: iphone ? seed : nil)
             print(
                 "soak: seed \(seed), \(kills) kills, \(rate) pushes/s, device model \(deviceModel), data in \(folder.path)")
             defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
@@ -221,10 +222,13 @@ final class SoakPlant: Sendable {
 
     /// The device's delivery rules (`--device-model`).
     let deviceModel: String
+    /// The seed of the device's choices under the iPhone rules (`--seed`), if any.
+    let deviceSeed: UInt64?
 
-    init(folder: URL, deviceModel: String = "instant") throws {
+    init(folder: URL, deviceModel: String = "instant", deviceSeed: UInt64? = nil) throws {
         self.folder = folder
         self.deviceModel = deviceModel
+        self.deviceSeed = deviceSeed
         gatewayDirectory = folder.appendingPathComponent("gateway", isDirectory: true)
         deviceDirectory = folder.appendingPathComponent("device", isDirectory: true)
         guard let bench = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
@@ -285,6 +289,7 @@ final class SoakPlant: Sendable {
         ]
         if registering { arguments += ["--register", HeraldBench.Soak.bundleID] }
         arguments += ["--device-model", deviceModel]
+        if let deviceSeed { arguments += ["--seed", String(deviceSeed)] }
         let device = try await ChildProcess.launch(executable.path, arguments)
         processes.withLock {
             $0.device = device
