@@ -64,12 +64,9 @@ public struct VAPIDAuthorization: Sendable, Hashable {
         guard let claimsData = Data(base64URLEncoded: parts[1]),
             let claims = (try? JSONSerialization.jsonObject(with: claimsData)) as? [String: Any]
         else { throw .badJwtToken("the JWT's claims are not base64url JSON") }
-        guard let signatureData = Data(base64URLEncoded: parts[2]),
-            let signature = signatureData.count == 64
-                ? try? P256.Signing.ECDSASignature(rawRepresentation: signatureData)
-                : try? P256.Signing.ECDSASignature(derRepresentation: signatureData),
+        guard let signature = Data(base64URLEncoded: parts[2]),
             let key = try? P256.Signing.PublicKey(x963Representation: publicKey),
-            key.isValidSignature(signature, for: Data(token[token.startIndex..<parts[1].endIndex].utf8))
+            ES256JWT.isValid(signature: signature, of: token[token.startIndex..<parts[1].endIndex], with: key)
         else { throw .badJwtToken("the JWT is not signed with the private key of k=") }
         guard let audience = claims["aud"] as? String, Self.origin(audience) == Self.origin(origin) else {
             throw .badJwtToken("the audience claim isn't the origin of the push service (\(origin))")
@@ -137,11 +134,7 @@ public struct VAPIDAuthorization: Sendable, Hashable {
     ) throws -> String {
         var claims: [String: Any] = ["aud": origin, "exp": Int(expiresAt.timeIntervalSince1970)]
         if let subject { claims["sub"] = subject }
-        let header = try JSONSerialization.data(withJSONObject: ["typ": "JWT", "alg": "ES256"], options: .sortedKeys)
-        let body = try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys)
-        let input = header.base64URLEncodedString() + "." + body.base64URLEncodedString()
-        let signature = try privateKey.signature(for: Data(input.utf8))
-        let key = privateKey.publicKey.x963Representation.base64URLEncodedString()
-        return "vapid t=\(input).\(signature.rawRepresentation.base64URLEncodedString()), k=\(key)"
+        let token = try ES256JWT.sign(header: ["typ": "JWT", "alg": "ES256"], claims: claims, with: privateKey)
+        return "vapid t=\(token), k=\(privateKey.publicKey.x963Representation.base64URLEncodedString())"
     }
 }

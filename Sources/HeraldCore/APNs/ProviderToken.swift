@@ -83,13 +83,7 @@ public struct ProviderToken: Sendable, Equatable {
     ///   - key: The provider's public key registered under ``keyID``.
     ///   - now: The current time.
     public func validate(with key: P256.Signing.PublicKey, now: Date) throws(Failure) {
-        let ecdsa: P256.Signing.ECDSASignature?
-        if signature.count == 64 {
-            ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
-        } else {
-            ecdsa = try? P256.Signing.ECDSASignature(derRepresentation: signature)
-        }
-        guard let ecdsa, key.isValidSignature(ecdsa, for: Data(signingInput.utf8)) else { throw .badSignature }
+        guard ES256JWT.isValid(signature: signature, of: signingInput, with: key) else { throw .badSignature }
         let age = now.timeIntervalSince(issuedAt)
         if age > Double(Self.lifetime.components.seconds) { throw .expired }
         if -age > Double(Self.lifetime.components.seconds) { throw .issuedInFuture }
@@ -105,12 +99,9 @@ public struct ProviderToken: Sendable, Equatable {
     public static func sign(
         keyID: String, teamID: String, issuedAt: Date, privateKey: P256.Signing.PrivateKey
     ) throws -> String {
-        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": keyID], options: .sortedKeys)
-        let claims = try JSONSerialization.data(
-            withJSONObject: ["iss": teamID, "iat": Int(issuedAt.timeIntervalSince1970)], options: .sortedKeys)
-        let input = header.base64URLEncodedString() + "." + claims.base64URLEncodedString()
-        let signature = try privateKey.signature(for: Data(input.utf8))
-        return input + "." + signature.rawRepresentation.base64URLEncodedString()
+        try ES256JWT.sign(
+            header: ["alg": "ES256", "kid": keyID], claims: ["iss": teamID, "iat": Int(issuedAt.timeIntervalSince1970)],
+            with: privateKey)
     }
 }
 
