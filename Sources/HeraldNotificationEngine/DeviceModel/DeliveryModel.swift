@@ -308,8 +308,10 @@ package struct DeliveryModel: Sendable {
             return decisions
         }
         guard waiting.contains(where: { $0.hold == .powerConsiderations }) else { return decisions }
-        burstAt = now.addingTimeInterval(drawnBurstDelay())
-        return decisions + advance(to: now)
+        let delay = drawnBurstDelay()
+        guard delay > 0 else { return decisions + burst(at: now) }
+        burstAt = now.addingTimeInterval(delay)
+        return decisions
     }
 
     /// Hands over what power restrictions held, in one burst (D-07), except priority 1, which still waits for a wake.
