@@ -2,7 +2,7 @@ import Foundation
 
 /// A push to a subscription's endpoint as RFC 8030 §5 has it, checked the way a push service checks it: its VAPID
 /// credentials under the rules, `TTL`, `Urgency`, `Topic`, and the body's `aes128gcm` framing.
-public struct WebPushRequest: Sendable, Hashable {
+public struct WebPushRequest: Sendable {
     /// How long the service keeps the message for an absent user agent, in seconds (after clamping to
     /// ``longestTTL``); 0: delivered now or never.
     public let ttl: Int
@@ -76,16 +76,5 @@ public struct WebPushRequest: Sendable, Hashable {
             _ = try AES128GCMFraming(body: body)
         }
         self.body = body
-    }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.ttl == rhs.ttl && lhs.urgency == rhs.urgency && lhs.topic == rhs.topic && lhs.body == rhs.body
-            && lhs.vapid?.key == rhs.vapid?.key && lhs.vapid?.claims == rhs.vapid?.claims
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(ttl)
-        hasher.combine(topic)
-        hasher.combine(body)
     }
 }
