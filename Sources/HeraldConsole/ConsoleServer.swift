@@ -332,7 +332,7 @@ public final class ConsoleServer: Service, Sendable {
             "title": "Send", "csrf": session.csrf, "signedIn": true,
             "keys": keys.map { ["id": $0, "selected": $0 == chosenKey] as [String: Any] }, "noKeys": keys.isEmpty,
             "toChannel": form["target"] == "channel", "recipient": form["recipient"] ?? "", "topic": form["topic"] ?? "",
-            "pushTypes": APNsPushType.allCases.map {
+            "pushTypes": APNsPushType.providerTypes.map {
                 ["name": $0.rawValue, "selected": $0.rawValue == pushType] as [String: Any]
             },
             "p10": form["priority"] == "10", "p5": form["priority"] == "5", "p1": form["priority"] == "1",
@@ -357,7 +357,9 @@ public final class ConsoleServer: Service, Sendable {
         }
         let topic = (form["topic"] ?? "").trimmingCharacters(in: .whitespaces)
         guard APNsRequestHeaders.isValidTopic(topic) else { return ["message": "\(topic) is not a bundle ID (apns-topic)."] }
-        guard let pushType = APNsPushType(rawValue: form["pushType"] ?? "") else { return ["message": "Choose a push type."] }
+        guard let pushType = APNsPushType(rawValue: form["pushType"] ?? ""), pushType.isProviderType else {
+            return ["message": "Choose a push type."]
+        }
         let priority = form["priority"].flatMap(Int.init).flatMap(APNsPriority.init(rawValue:))
         let expiration: APNsNotification.Expiration
         switch (form["expiration"] ?? "").trimmingCharacters(in: .whitespaces) {

@@ -52,6 +52,8 @@ public struct HeraldDataDirectory: Sendable, Hashable {
     public var pushKitDatabase: URL { url.appendingPathComponent("pushkit.sqlite") }
     /// The apps' widgets and controls (WidgetKit): their kinds, latest timelines and pending reloads.
     public var widgetsDatabase: URL { url.appendingPathComponent("widgets.sqlite") }
+    /// The web apps' push subscriptions on this device (Web Push): their origins and private keys.
+    public var webPushDatabase: URL { url.appendingPathComponent("webpush.sqlite") }
     /// The device's delivery rules: the pushes they hold, and the states still to tell the gateway.
     public var deliveryRulesDatabase: URL { url.appendingPathComponent("delivery-rules.sqlite") }
 

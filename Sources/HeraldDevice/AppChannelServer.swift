@@ -25,6 +25,9 @@ struct AppChannelServer: Sendable {
     let voipPushes: VoIPPushRouter
     /// The apps' widgets and controls (WidgetKit's registrations and timelines).
     let widgets: WidgetRouter
+    /// The web apps' push subscriptions, and the push service's origin their endpoints are on (`nil` when the gateway's
+    /// URL names none).
+    let webPush: (agent: WebPushAgent, serviceOrigin: String?)
     /// The device's delivery rules: an app's launch is one of their events, and the CLI's device commands go to them.
     let deliveryGate: DeliveryGate
     let logger: Logger
@@ -360,6 +363,28 @@ struct AppChannelServer: Sendable {
                         deliveryRules: "", powerRestricted: false, held: [],
                         widgets: try await widgets.list().filter { $0.bundleID == bundleIdentifier }))
             }
+        case .device(let id, .webPushSubscribe(let origin, let key)):
+            // The person (the CLI) subscribes a web app, as a browser does for a page; no app may.
+            guard session.bundleIdentifier == nil else {
+                refuse(id, "An app cannot subscribe a web app: that is the person's (`herald webpush subscribe`).", in: session)
+                return true
+            }
+            guard let serviceOrigin = webPush.serviceOrigin else {
+                refuse(id, "The device's gateway URL names no web push service (it takes ws:// or wss://).", in: session)
+                return true
+            }
+            let agent = webPush.agent
+            let registrar = self.registrar
+            let gate = deliveryGate
+            Self.answer(id, on: connection, in: &requests) {
+                let subscription = try await agent.subscribe(
+                    origin: origin, applicationServerKey: key, serviceOrigin: serviceOrigin,
+                    issueToken: { try await registrar.register(bundleIdentifier: $0, purpose: $1) },
+                    revokeToken: { try await registrar.unregister(bundleIdentifier: $0, purpose: $1) })
+                var status = try await gate.apply(.status)
+                status.webPushSubscription = subscription.json
+                return .deviceStatus(id: id, status: status)
+            }
         case .device(let id, let command):
             guard session.bundleIdentifier == nil else {
                 refuse(id, "An app cannot command the device: that is the person's (`herald device power`, …).", in: session)
@@ -378,7 +403,7 @@ struct AppChannelServer: Sendable {
                     }
                 case .summaryTimes(let times):
                     focus = try await engine.changeFocusSettings { $0.summaryTimes = times }
-                case .setPower, .wake, .forceQuit, .status, .widgets:
+                case .setPower, .wake, .forceQuit, .status, .widgets, .webPushSubscribe:
                     focus = await engine.focusSettings()
                 }
                 var status = try await gate.apply(command)

@@ -215,7 +215,7 @@ package actor DeliveryGate {
         case .setPower(let restricted): try await setPowerRestricted(restricted)
         case .wake: try await wake()
         case .forceQuit(let bundleID): try await appForceQuit(bundleID)
-        case .focus, .summaryTimes, .status, .widgets: break  // Focus is the engine's (the app channel server asks it)
+        case .focus, .summaryTimes, .status, .widgets, .webPushSubscribe: break  // Focus is the engine's (the app channel server asks it)
         }
         return DeviceStatus(
             deliveryRules: kind.rawValue, powerRestricted: try await isPowerRestricted(),

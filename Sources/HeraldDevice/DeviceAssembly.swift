@@ -85,7 +85,7 @@ package struct DeviceAssembly: Sendable {
             configuration: configuration, engine: engine, liveActivitiesDatabase: directory.liveActivitiesDatabase,
             voipPushes: VoIPPushRouter(url: directory.pushKitDatabase, logger: logger),
             deliveryRulesDatabase: directory.deliveryRulesDatabase, widgetsDatabase: directory.widgetsDatabase,
-            logger: logger)
+            webPushDatabase: directory.webPushDatabase, logger: logger)
         self.desktopRouter = desktop.map { DesktopAnswerRouter(presenter: $0, engine: engine) }
     }
 

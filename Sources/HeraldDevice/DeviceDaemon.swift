@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldNotificationEngine
+import HeraldWebPush
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -45,6 +46,8 @@ public final class DeviceDaemon: Service, Sendable {
     package let voipPushes: VoIPPushRouter
     /// The apps' widgets and controls, and the reloads pushes ask for.
     package let widgets: WidgetRouter
+    /// The web apps' push subscriptions on the device, and the messages pushed to them.
+    package let webPush: WebPushAgent
     /// The device's delivery rules (``DeviceDaemonConfiguration/deliveryRules``), between the gateway and the apps.
     package let deliveryGate: DeliveryGate
 
@@ -57,13 +60,17 @@ public final class DeviceDaemon: Service, Sendable {
     ///   - voipPushes: Where VoIP pushes wait for their app (in memory when `nil`).
     ///   - deliveryRulesDatabase: Where the delivery rules keep the pushes they hold (in memory when `nil`).
     ///   - widgetsDatabase: Where the apps' widgets and pending reloads are kept (in memory when `nil`).
+    ///   - webPushDatabase: Where the web apps' push subscriptions and their keys are kept (in memory when `nil`).
     ///   - logger: Where the daemon logs.
     package init(
         configuration: DeviceDaemonConfiguration, engine: NotificationEngine, liveActivitiesDatabase: URL? = nil,
         voipPushes: VoIPPushRouter? = nil, deliveryRulesDatabase: URL? = nil, widgetsDatabase: URL? = nil,
-        logger: Logger
+        webPushDatabase: URL? = nil, logger: Logger
     ) {
         self.widgets = WidgetRouter(url: widgetsDatabase, clock: engine.configuration.clock, logger: logger)
+        self.webPush = WebPushAgent(
+            url: webPushDatabase, presenter: engine.configuration.presenter, clock: engine.configuration.clock,
+            logger: logger)
         self.voipPushes = voipPushes ?? VoIPPushRouter(url: nil, logger: logger)
         self.configuration = configuration
         self.engine = engine
@@ -109,7 +116,9 @@ public final class DeviceDaemon: Service, Sendable {
         if let socket = configuration.appChannelSocket {
             let server = AppChannelServer(
                 socket: socket, engine: engine, registrar: self, liveActivities: liveActivities, voipPushes: voipPushes,
-                widgets: widgets, deliveryGate: deliveryGate, logger: logger)
+                widgets: widgets,
+                webPush: (webPush, WebPushEndpoint.origin(ofDeviceChannel: configuration.gatewayURL)),
+                deliveryGate: deliveryGate, logger: logger)
             parts.append(.init(service: server, serviceName: "app channel"))
         }
         parts.append(.init(service: GatewayConnection(daemon: self), serviceName: "gateway connection"))
@@ -383,6 +392,18 @@ public final class DeviceDaemon: Service, Sendable {
                 } catch {
                     logger.error(
                         "Could not keep a widget reload; the gateway will send the push again",
+                        metadata: metadata.merging(["error": "\(error)"]) { $1 })
+                    return nil
+                }
+                continue
+            }
+            if push.pushType == APNsPushType.webpush.rawValue {
+                // Web push messages go to their web app's subscription: decrypted and, when declarative, shown.
+                do {
+                    try await webPush.receive(push)
+                } catch {
+                    logger.error(
+                        "Could not read a web push's subscription; the gateway will send it again",
                         metadata: metadata.merging(["error": "\(error)"]) { $1 })
                     return nil
                 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldWebPush
 
 /// How a gateway listens and behaves.
 public struct GatewayConfiguration: Sendable {
@@ -49,6 +50,9 @@ public struct GatewayConfiguration: Sendable {
     public var fcmPort: Int? = nil
     /// The FCM listener's interface.
     public var fcmHost = "127.0.0.1"
+    /// The rules the web push service (`POST /push/<id>` on the device port) checks a sender's VAPID credentials by:
+    /// Apple's (`web.push.apple.com`'s, the default) or RFC 8292's.
+    public var webPushRules: WebPushRules = .apple
     /// The device-channel listener's interface.
     public var deviceHost: String
     /// The device-channel listener's port (WebSocket at `/device/v1`, metrics at `/metrics`); 0 picks one.

@@ -45,6 +45,8 @@ public final class HeraldGateway: Service, Sendable {
     let responder: ProviderAPIResponder
     /// Firebase Cloud Messaging's HTTP v1 API, served on ``GatewayConfiguration/fcmPort``.
     let fcm: FCMFrontDoor
+    /// The web push service, served on the device port.
+    let webPush: WebPushFrontDoor
     /// The listeners' ports as they are bound (provider listeners in order, then the device channel's and FCM's).
     private let portState = Mutex<(provider: [Int?], device: Int?, fcm: Int?)>(([], nil, nil))
     /// All of them, once every listener is bound.
@@ -97,6 +99,9 @@ public final class HeraldGateway: Service, Sendable {
             isShuttingDown: { shuttingDown.isSet })
         self.responder = responder
         self.fcm = FCMFrontDoor(store: store, provider: responder, metrics: metrics, clock: clock, logger: logger)
+        self.webPush = WebPushFrontDoor(
+            store: store, dispatcher: dispatcher, metrics: metrics, clock: clock, rules: configuration.webPushRules,
+            logger: logger)
         let needsTLS =
             configuration.providerListeners.contains(where: \.usesTLS) || configuration.deviceChannelUsesTLS
             || configuration.fcmPort != nil
@@ -275,7 +280,7 @@ public final class HeraldGateway: Service, Sendable {
             host: configuration.deviceHost, port: configuration.devicePort,
             tls: try deviceTLS.map { try NIOSSLContext(configuration: $0) },
             setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server, metrics: metrics,
-            eventLoopGroup: eventLoopGroup, logger: logger,
+            webPush: webPush, eventLoopGroup: eventLoopGroup, logger: logger,
             bound: { [weak self] port in self?.bound(.device, port: port) })
     }
 }

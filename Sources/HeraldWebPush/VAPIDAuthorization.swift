@@ -137,4 +137,10 @@ public struct VAPIDAuthorization: Sendable, Hashable {
         let token = try ES256JWT.sign(header: ["typ": "JWT", "alg": "ES256"], claims: claims, with: privateKey)
         return "vapid t=\(token), k=\(privateKey.publicKey.x963Representation.base64URLEncodedString())"
     }
+
+    /// Whether `key` is a VAPID public key: an uncompressed P-256 point, 65 bytes (what `applicationServerKey` and
+    /// `k=` carry).
+    public static func isPublicKey(_ key: Data) -> Bool {
+        key.count == 65 && (try? P256.Signing.PublicKey(x963Representation: key)) != nil
+    }
 }

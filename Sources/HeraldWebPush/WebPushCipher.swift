@@ -25,6 +25,16 @@ public enum WebPushCipher {
             self.authSecret = authSecret
         }
 
+        /// Keys kept before as bytes: the private key's raw scalar (``rawPrivateKey``) and the secret.
+        ///
+        /// - Throws: When `rawPrivateKey` is not a P-256 private key.
+        public init(rawPrivateKey: Data, authSecret: Data) throws {
+            self.init(privateKey: try P256.KeyAgreement.PrivateKey(rawRepresentation: rawPrivateKey), authSecret: authSecret)
+        }
+
+        /// The private key's raw scalar, 32 bytes, as a store keeps it.
+        public var rawPrivateKey: Data { privateKey.rawRepresentation }
+
         /// The public side an application server encrypts to.
         public var subscription: SubscriptionKeys {
             SubscriptionKeys(p256dh: privateKey.publicKey.x963Representation, auth: authSecret)

@@ -3,6 +3,7 @@ import Foundation
 import HeraldConsole
 import HeraldCore
 import HeraldGateway
+import HeraldWebPush
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -59,6 +60,11 @@ extension HeraldCommand {
                 "Serve Firebase Cloud Messaging's HTTP v1 API (HTTP/1.1, on --host) on this port (off unless given, or -1; projects from `herald fcm project create`).",
             transform: ListenerPort.parseOrOff)
         var fcmPort: Int?
+        @Option(
+            help:
+                "The web push service's rules for senders' VAPID credentials (POST /push/<id> on the device port): apple (web.push.apple.com's) or standard (RFC 8292)."
+        )
+        var webPushRules: WebPushRules = .apple
         @Option(help: "Server certificate chain (PEM) instead of the development CA.") var cert: String?
         @Option(help: "Server private key (PEM), with --cert.") var key: String?
         @Option(help: "CA that provider client certificates must chain to, with --cert.") var clientCA: String?
@@ -117,6 +123,7 @@ extension HeraldCommand {
                 acknowledgementTimeout: .milliseconds(Int(ackTimeout * 1000)))
             configuration.broadcastApps = broadcastAppList.map(Set.init)
             configuration.fcmHost = host
+            configuration.webPushRules = webPushRules
             configuration.fcmPort = fcmPort.flatMap { $0 == ListenerPort.off ? nil : $0 }
             let gatewayStore = try await store.openForNode(logger: logger)
             let gateway = try HeraldGateway(

@@ -10,7 +10,7 @@ struct HeraldCommand: AsyncParsableCommand {
             Up.self, Gateway.self, Device.self, Keys.self, Tokens.self, Channels.self, Activities.self, Console.self,
             Certificates.self, FCM.self, Push.self, JWT.self, Log.self, Notifications.self, Respond.self, Settings.self,
             Simulate.self,
-            Location.self, Focus.self, Widgets.self,
+            Location.self, Focus.self, Widgets.self, WebPush.self,
         ]
     )
 }

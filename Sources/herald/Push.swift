@@ -194,9 +194,10 @@ extension HeraldCommand {
             }
             let resolvedType: APNsPushType
             if let pushType {
-                guard let type = APNsPushType(rawValue: pushType) else {
+                guard let type = APNsPushType(rawValue: pushType), type.isProviderType else {
                     throw ValidationError(
-                        "--push-type \(pushType) is not one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", ")).")
+                        "--push-type \(pushType) is not one of \(APNsPushType.providerTypes.map(\.rawValue).joined(separator: ", "))."
+                    )
                 }
                 resolvedType = type
             } else if let defaultType {

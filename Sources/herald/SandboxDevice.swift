@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HeraldConsole
 import HeraldCore
@@ -5,6 +6,7 @@ import HeraldDevice
 import HeraldGateway
 import HeraldNotificationEngine
 import Logging
+import NIOPosix
 import ServiceLifecycle
 import UserNotifications
 
@@ -63,6 +65,8 @@ struct SandboxDevice: Service {
         let (fcm, store, caPath) = (fcm, gateway.store, gateway.certificateAuthority?.certificateURL.path ?? "-")
         let banner = StartupTask {
             let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)
+            let webApp = await Self.prepareDemoWebApp(
+                daemon: daemon, serviceOrigin: "https://localhost:\(ports.device)", directory: directory, logger: logger)
             let apps = try await engine.bundleIdentifiers()
             var pendingCount = 0
             for app in apps { pendingCount += try await engine.pending(for: app).count }
@@ -93,6 +97,15 @@ struct SandboxDevice: Service {
                         """
                 }
             }
+            var webPushLines = ""
+            if let webApp {
+                webPushLines = """
+
+                      web push:       \(webApp.subscriptionFile) (web app \(DemoWebApp.origin), VAPID key \(webApp.vapidKeyFile))
+                    Send a Declarative Web Push message to the demo web app with pywebpush (pip install pywebpush):
+                      REQUESTS_CA_BUNDLE=\(HeraldCommand.Up.shellQuoted(caPath)) python3 -c "import json, pywebpush; print(pywebpush.webpush(json.load(open('\(webApp.subscriptionFile)')), data=json.dumps({'web_push': 8030, 'notification': {'title': 'Hello', 'body': 'from pywebpush', 'navigate': '\(DemoWebApp.origin)/'}}), vapid_private_key='\(webApp.vapidKeyFile)', vapid_claims={'sub': 'mailto:you@example.com'}, ttl=60).status_code)"
+                    """
+            }
             // Through the presenter's own file handle, unbuffered, so the banner comes before any notification.
             let text = """
                 Herald is up.
@@ -103,7 +116,7 @@ struct SandboxDevice: Service {
                   trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")\(consoleLines)
                   provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
                   demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")
-                  device model:   \(deviceModelName)\(deliveryRules == .iphone ? " (\(HeraldCommand.shellName) device power low|normal, wake, force-quit <app>, status)" : "")\(fcmLines)
+                  device model:   \(deviceModelName)\(deliveryRules == .iphone ? " (\(HeraldCommand.shellName) device power low|normal, wake, force-quit <app>, status)" : "")\(fcmLines)\(webPushLines)
                 \(token.map { """
                 Push to the demo app from another terminal:
                   \(HeraldCommand.shellName) push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(HeraldCommand.Up.shellQuoted(keyFile)) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'
@@ -134,6 +147,53 @@ struct SandboxDevice: Service {
             return try await daemon.register(bundleIdentifier: demoApp)
         } catch {
             logger.error("Could not register the demo app", metadata: ["app.bundle_id": "\(demoApp)", "error": "\(error)"])
+            return nil
+        }
+    }
+}
+
+/// The sandbox's demo web app: a web push subscription on the device, as a page at its origin would make with its
+/// server's VAPID key, kept in `<data-dir>/webpush/`.
+enum DemoWebApp {
+    static let origin = "https://app.example.com"
+
+    /// The files a sender needs: the subscription's JSON and the VAPID private key (PEM).
+    struct Files: Sendable {
+        var subscriptionFile: String
+        var vapidKeyFile: String
+    }
+}
+
+extension SandboxDevice {
+    /// Subscribes the demo web app (the same subscription at every start, with the VAPID key made at the first) and
+    /// writes its `PushSubscription` JSON; `nil` (with the reason logged) when the device could not.
+    fileprivate static func prepareDemoWebApp(
+        daemon: DeviceDaemon, serviceOrigin: String, directory: HeraldDataDirectory, logger: Logger
+    ) async -> DemoWebApp.Files? {
+        let folder = directory.url.appendingPathComponent("webpush")
+        let keyFile = folder.appendingPathComponent("demo-vapid.pem")
+        let subscriptionFile = folder.appendingPathComponent("demo-subscription.json")
+        do {
+            let pem: String = try await NIOThreadPool.singleton.runIfActive {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                if let pem = try? String(contentsOf: keyFile, encoding: .utf8) { return pem }
+                let pem = P256.Signing.PrivateKey().pemRepresentation
+                try Data(pem.utf8).write(to: keyFile, options: .atomic)
+                return pem
+            }
+            let key = try P256.Signing.PrivateKey(pemRepresentation: pem)
+            let subscription = try await daemon.webPush.subscribe(
+                origin: DemoWebApp.origin,
+                applicationServerKey: key.publicKey.x963Representation.base64URLEncodedString(),
+                serviceOrigin: serviceOrigin,
+                issueToken: { try await daemon.register(bundleIdentifier: $0, purpose: $1) },
+                revokeToken: { try await daemon.unregister(bundleIdentifier: $0, purpose: $1) })
+            try await NIOThreadPool.singleton.runIfActive {
+                try Data((subscription.json + "\n").utf8).write(to: subscriptionFile, options: .atomic)
+            }
+            return DemoWebApp.Files(subscriptionFile: subscriptionFile.path, vapidKeyFile: keyFile.path)
+        } catch {
+            logger.error("Could not subscribe the demo web app", metadata: ["error": "\(error)"])
             return nil
         }
     }

@@ -6,6 +6,7 @@ import HeraldDevice
 import HeraldFCM
 import HeraldGateway
 import HeraldNotificationEngine
+import HeraldWebPush
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -52,6 +53,11 @@ extension HeraldCommand {
         var fcmPort = 2201
         @Flag(help: "Run without Firebase Cloud Messaging's API.") var noFCM = false
         @Option(help: "The app registered for pushes on start.") var demoApp = "com.example.app"
+        @Option(
+            help:
+                "The web push service's rules for senders' VAPID credentials: apple (web.push.apple.com's) or standard (RFC 8292)."
+        )
+        var webPushRules: WebPushRules = .apple
         @OptionGroup var deviceModel: DeviceModelOptions
 
         func run() async throws {
@@ -72,6 +78,7 @@ extension HeraldCommand {
                 ],
                 devicePort: devicePort)
             gatewayConfiguration.fcmPort = noFCM || fcmPort == ListenerPort.off ? nil : fcmPort
+            gatewayConfiguration.webPushRules = webPushRules
             let gateway = try HeraldGateway(
                 configuration: gatewayConfiguration, store: gatewayStore, dataDirectory: directory, logger: logger)
             var keys = try await gatewayStore.providerKeys()

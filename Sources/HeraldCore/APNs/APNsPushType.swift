@@ -13,13 +13,23 @@ public enum APNsPushType: String, CaseIterable, Sendable {
     case pushtotalk
     case voip
     case widgets
+    /// Not an APNs push type: a web push message (RFC 8030) on its way to a web app's user agent — the gateway's web
+    /// push service hands it to a device as pushes of this type, so it is stored, relayed and logged as they are. The
+    /// provider API refuses it in `apns-push-type` (``isProviderType``).
+    case webpush
+
+    /// Whether a provider may name this type in `apns-push-type` (every type but ``webpush``).
+    public var isProviderType: Bool { self != .webpush }
+
+    /// The push types a provider may send, in declaration order.
+    public static let providerTypes = allCases.filter(\.isProviderType)
 
     /// What `apns-topic` must end with for this push type, after the bundle ID (P-01…P-11); empty for none.
     ///
     /// `mdm` topics are the MDM certificate's UID, not a bundle ID, so they have no suffix.
     public var topicSuffix: String {
         switch self {
-        case .alert, .background, .mdm: ""
+        case .alert, .background, .mdm, .webpush: ""
         case .complication: ".complication"
         case .controls: ".push-type.controls"
         case .fileprovider: ".pushkit.fileprovider"

@@ -58,7 +58,7 @@ public struct APNsRequestHeaders: Sendable, Equatable {
         }
         if duplicate { return refuse(.duplicateHeaders) }
         if let type = values["apns-push-type"] {
-            guard let pushType = APNsPushType(rawValue: type) else { return refuse(.invalidPushType) }
+            guard let pushType = APNsPushType(rawValue: type), pushType.isProviderType else { return refuse(.invalidPushType) }
             headers.pushType = pushType
         }
         if let text = values["apns-expiration"] {

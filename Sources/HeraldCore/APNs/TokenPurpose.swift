@@ -10,6 +10,7 @@ import Foundation
 /// push type on an app's token (as it always has: providers send VoIP and Live Activity pushes to it in tests) and only
 /// its own push type on the others: `voip` on a VoIP token, `liveactivity` on a Live Activity or push-to-start token,
 /// `widgets` on a widgets token, `controls` on a control's token; anything else there is `400 DeviceTokenNotForTopic`.
+/// A web push subscription's token takes only the web push service's messages: any APNs push to it is refused so.
 public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
     /// The app's notifications (`registerForRemoteNotifications`).
     case app
@@ -23,9 +24,13 @@ public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
     case widgets
     /// Reloading one kind of the app's controls (`ControlPushInfo.token`, iOS 18; topic `<bundle>.push-type.controls`).
     case control(kind: String)
+    /// A web push subscription of a web app on the device (`PushManager.subscribe`), bound to the
+    /// `applicationServerKey` it was made with (base64url, 65 bytes decoded) when it was made with one. Its endpoint is
+    /// `/push/<the token's bytes, base64url>` on the gateway's device port; only the web push service sends to it.
+    case webPush(applicationServerKey: String?)
 
     /// The stored and wire form: empty for ``app``, `voip`, `liveactivity:<id>`, `pushtostart:<type>`, `widgets`,
-    /// `control:<kind>`.
+    /// `control:<kind>`, `webpush` or `webpush:<applicationServerKey>`.
     public var rawValue: String {
         switch self {
         case .app: ""
@@ -34,6 +39,7 @@ public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
         case .pushToStart(let type): "pushtostart:" + type
         case .widgets: "widgets"
         case .control(let kind): "control:" + kind
+        case .webPush(let key): key.map { "webpush:" + $0 } ?? "webpush"
         }
     }
 
@@ -51,6 +57,10 @@ public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
             self = .widgets
         } else if rawValue.hasPrefix("control:"), rawValue.count > 8, rawValue.utf8.count <= 256 {
             self = .control(kind: String(rawValue.dropFirst(8)))
+        } else if rawValue == "webpush" {
+            self = .webPush(applicationServerKey: nil)
+        } else if rawValue.hasPrefix("webpush:"), rawValue.count > 8, rawValue.utf8.count <= 256 {
+            self = .webPush(applicationServerKey: String(rawValue.dropFirst(8)))
         } else {
             return nil
         }
@@ -61,11 +71,12 @@ public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
     /// Whether a push of `pushType` may be sent to a token of this purpose (see the GAP above).
     public func accepts(_ pushType: APNsPushType) -> Bool {
         switch self {
-        case .app: true
+        case .app: pushType.isProviderType
         case .voip: pushType == .voip
         case .liveActivity, .pushToStart: pushType == .liveactivity
         case .widgets: pushType == .widgets
         case .control: pushType == .controls
+        case .webPush: pushType == .webpush
         }
     }
 }

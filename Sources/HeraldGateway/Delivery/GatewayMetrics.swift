@@ -91,6 +91,13 @@ public final class GatewayMetrics: Sendable {
         }.increment()
     }
 
+    /// Counts an answer of the web push service: its status and reason (`Created`, `BadJwtToken`, `Gone`, …).
+    func recordWebPushResponse(status: Int, reason: String) {
+        counter(\.others, "webpush.\(status).\(reason)", label: "herald_web_push_responses_total") {
+            [("status", "\(status)"), ("reason", reason)]
+        }.increment()
+    }
+
     /// Counts a published broadcast and the subscribed devices on this node it was queued for (B-10).
     func recordBroadcast(devices: Int) {
         counter(\.others, "broadcast", label: "herald_broadcasts_total") { [] }.increment()

@@ -8,7 +8,7 @@ import NIOWebSocket
 import ServiceLifecycle
 
 /// The device port: the device channel (a WebSocket at `/device/v1`, over TLS unless the devices are plaintext),
-/// and `/metrics` and `/healthz` over plain HTTP. Built on SwiftNIO directly, so that an idle device costs the
+/// and `/metrics`, `/healthz` and the web push service's `/push/<id>` over HTTP/1.1. Built on SwiftNIO directly, so that an idle device costs the
 /// connection's handlers and its session, and no task.
 ///
 /// From its accept a connection has the setup timeout to finish TLS, upgrade and say hello, or to send a whole
@@ -27,6 +27,8 @@ struct DeviceChannelListener: Service {
     let server: DeviceChannelServer
     /// What `/metrics` serves; counts connections closed for taking too long to set up.
     let metrics: GatewayMetrics
+    /// The web push service at `/push/<id>`.
+    let webPush: WebPushFrontDoor?
     /// The loops the connections run on.
     let eventLoopGroup: any EventLoopGroup
     /// Where connections log.
@@ -84,7 +86,7 @@ struct DeviceChannelListener: Service {
                 }
             })
         let idle = IdleStateHandler(allTimeout: DeviceHTTPHandler.idleTimeout)
-        let http = DeviceHTTPHandler(metrics: metrics)
+        let http = DeviceHTTPHandler(metrics: metrics, webPush: webPush, usesTLS: tls != nil)
         let httpHandlers = NIOLoopBound((idle, http), eventLoop: channel.eventLoop)
         try pipeline.configureHTTPServerPipeline(
             withServerUpgrade: (

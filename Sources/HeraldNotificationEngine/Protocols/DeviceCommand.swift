@@ -16,6 +16,9 @@ package enum DeviceCommand: Sendable, Hashable, Codable {
     /// Nothing changes: the answer lists the apps' widgets and controls (``DeviceStatus/widgets``,
     /// `herald widgets list`).
     case widgets
+    /// Make (or give again) a web app's push subscription on this device (`herald webpush subscribe`): the answer's
+    /// ``DeviceStatus/webPushSubscription``.
+    case webPushSubscribe(origin: String, applicationServerKey: String?)
 }
 
 /// How the device's delivery rules stand: the answer to every ``DeviceCommand``.
@@ -48,6 +51,9 @@ package struct DeviceStatus: Sendable, Hashable, Codable {
     package var focus: FocusSettings?
     /// The apps' widgets and controls, answering ``DeviceCommand/widgets`` (`nil` otherwise).
     package var widgets: [WidgetStatus]?
+    /// The subscription made, answering ``DeviceCommand/webPushSubscribe(origin:applicationServerKey:)``: its
+    /// `PushSubscription.toJSON()` (`nil` otherwise).
+    package var webPushSubscription: String?
 
     package init(
         deliveryRules: String, powerRestricted: Bool, held: [HeldPush], focus: FocusSettings? = nil,

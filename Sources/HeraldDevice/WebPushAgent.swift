@@ -1,0 +1,249 @@
+import Foundation
+import GRDB
+import HeraldCore
+import HeraldNotificationEngine
+import HeraldStorage
+import HeraldWebPush
+import Logging
+
+/// The device as a web app's user agent (as iOS is for Home Screen web apps): the web push subscriptions made on it
+/// (`herald webpush subscribe`), their private keys (`webpush.sqlite`, never leaving the device), and the messages
+/// pushed to them — decrypted (RFC 8291) and, when they are Declarative Web Push messages, shown as notifications of
+/// their web app with no browser and no service worker.
+///
+/// A web app is named by its origin; on the device it is an app whose bundle ID is made from the origin
+/// (``bundleID(for:)``), so its subscription is a device token of that app with the purpose
+/// ``TokenPurpose/webPush(applicationServerKey:)``. One subscription per origin: subscribing again with the same key
+/// gives the same subscription (as `PushManager.subscribe` does), with another key a new one (the old one is revoked).
+package actor WebPushAgent {
+    /// A subscription as `PushSubscription.toJSON()` gives it.
+    package struct Subscription: Sendable, Hashable, Codable {
+        package struct Keys: Sendable, Hashable, Codable {
+            package var p256dh: String
+            package var auth: String
+        }
+
+        package var endpoint: String
+        package var expirationTime: Double?
+        package var keys: Keys
+
+        /// The JSON a web app's server stores (`endpoint`, `expirationTime`, `keys`), keys in that order.
+        package var json: String {
+            let value = JSONValue.object([
+                .init("endpoint", .string(endpoint)), .init("expirationTime", .null),
+                .init(
+                    "keys",
+                    .object([.init("p256dh", .string(keys.p256dh)), .init("auth", .string(keys.auth))])),
+            ])
+            return value.jsonText
+        }
+    }
+
+    /// Why a subscription cannot be made.
+    package struct Refusal: Error, CustomStringConvertible {
+        package var description: String
+    }
+
+    private var storage: LazySQLiteDatabase
+    private let presenter: any NotificationPresenter
+    private let clock: any HeraldClock
+    private let logger: Logger
+
+    /// An agent keeping its subscriptions at `url` (in memory when `nil`), showing messages with `presenter`.
+    package init(url: URL?, presenter: any NotificationPresenter, clock: any HeraldClock, logger: Logger) {
+        self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
+        self.presenter = presenter
+        self.clock = clock
+        self.logger = logger
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE subscription (
+                        origin TEXT PRIMARY KEY,
+                        bundle_id TEXT NOT NULL,
+                        token TEXT NOT NULL UNIQUE,
+                        endpoint TEXT NOT NULL,
+                        application_server_key TEXT,
+                        private_key BLOB NOT NULL,
+                        auth_secret BLOB NOT NULL,
+                        created_at REAL NOT NULL
+                    );
+                    """)
+        }
+        return migrator
+    }
+
+    // MARK: Subscribing
+
+    /// The bundle ID a web app has on the device: `webapp.` and the origin's host (and `-<port>` for another port
+    /// than the scheme's, `http.` before the host for `http:`), e.g. `webapp.news.example.com`.
+    package static func bundleID(for origin: URLComponents) -> String {
+        let host = (origin.host ?? "").lowercased()
+        let scheme = origin.scheme?.lowercased() ?? "https"
+        let port = origin.port.flatMap { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : $0 }
+        let name = host.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "-" }
+        return "webapp." + (scheme == "http" ? "http." : "") + String(name) + (port.map { "-\($0)" } ?? "")
+    }
+
+    /// Reads a web app's origin: `https://host[:port]` (or `http://` on a loopback host, a secure context as browsers
+    /// have it), no path.
+    package static func origin(_ text: String) throws(Refusal) -> (origin: String, components: URLComponents) {
+        guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+            let host = components.host, !host.isEmpty, components.user == nil, components.query == nil,
+            components.fragment == nil, components.path.isEmpty || components.path == "/"
+        else {
+            throw Refusal(description: "\(text) is not an origin: give scheme, host and port only, e.g. https://news.example.com")
+        }
+        let loopback = ["localhost", "127.0.0.1", "[::1]", "::1"].contains(host.lowercased())
+        guard scheme == "https" || (scheme == "http" && loopback) else {
+            throw Refusal(
+                description: "\(text) is not a secure context: web push needs https:// (http:// only on localhost)")
+        }
+        components.scheme = scheme
+        components.host = host.lowercased()
+        components.path = ""
+        let origin = "\(scheme)://\(components.host!)" + (components.port.map { ":\($0)" } ?? "")
+        return (origin, components)
+    }
+
+    /// Makes (or gives again) the web app's subscription.
+    ///
+    /// - Parameters:
+    ///   - originText: The web app's origin.
+    ///   - applicationServerKey: The app server's VAPID public key, base64url (65 bytes, a P-256 point), or `nil`.
+    ///   - serviceOrigin: The push service's origin (the gateway's device port, `https://host:port`).
+    ///   - issueToken: Gets the app's token for a purpose from the gateway; `revokeToken` revokes one.
+    package func subscribe(
+        origin originText: String, applicationServerKey: String?, serviceOrigin: String,
+        issueToken: @Sendable (_ bundleID: String, TokenPurpose) async throws -> String,
+        revokeToken: @Sendable (_ bundleID: String, TokenPurpose) async throws -> Void
+    ) async throws -> Subscription {
+        let (origin, components) = try Self.origin(originText)
+        if let applicationServerKey {
+            guard let key = Data(base64URLEncoded: applicationServerKey), key.count == 65,
+                VAPIDAuthorization.isPublicKey(key)
+            else {
+                throw Refusal(
+                    description:
+                        "--application-server-key is not a P-256 public key: give the VAPID key's 65 bytes, base64url (the applicationServerKey a page passes to subscribe)"
+                )
+            }
+        }
+        let bundleID = Self.bundleID(for: components)
+        let existing = try await database.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE origin = ?", arguments: [origin])
+        }
+        if let existing, (existing["application_server_key"] as String?) == applicationServerKey {
+            let keys = try WebPushCipher.UserAgentKeys(
+                rawPrivateKey: existing["private_key"], authSecret: existing["auth_secret"])
+            return Self.subscription(endpoint: existing["endpoint"], keys: keys)
+        }
+        if let existing {
+            let previousKey: String? = existing["application_server_key"]
+            try await revokeToken(bundleID, .webPush(applicationServerKey: previousKey))
+        }
+        let token = try await issueToken(bundleID, .webPush(applicationServerKey: applicationServerKey))
+        guard let deviceToken = DeviceToken(hex: token) else {
+            throw Refusal(description: "the gateway gave a token that is not hex: \(token)")
+        }
+        let endpoint = WebPushEndpoint(token: deviceToken).url(origin: serviceOrigin)
+        let keys = WebPushCipher.UserAgentKeys()
+        let now = clock.now
+        try await database.groupCommit.write { db in
+            try db.execute(sql: "DELETE FROM subscription WHERE origin = ? OR token = ?", arguments: [origin, token])
+            try db.execute(
+                sql: """
+                    INSERT INTO subscription (origin, bundle_id, token, endpoint, application_server_key, private_key,
+                        auth_secret, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    origin, bundleID, token, endpoint, applicationServerKey, keys.rawPrivateKey,
+                    keys.authSecret, now.timeIntervalSince1970,
+                ])
+        }
+        logger.info(
+            "Web push subscription made",
+            metadata: ["webpush.origin": "\(origin)", "app.bundle_id": "\(bundleID)", "webpush.endpoint": "\(endpoint)"])
+        return Self.subscription(endpoint: endpoint, keys: keys)
+    }
+
+    private static func subscription(endpoint: String, keys: WebPushCipher.UserAgentKeys) -> Subscription {
+        let public_ = keys.subscription
+        return Subscription(
+            endpoint: endpoint, expirationTime: nil,
+            keys: .init(p256dh: public_.p256dh.base64URLEncodedString(), auth: public_.auth.base64URLEncodedString()))
+    }
+
+    // MARK: Messages
+
+    /// What became of a message.
+    package enum Outcome: Sendable, Equatable {
+        /// Shown as a notification of its web app.
+        case shown(origin: String, DeclarativeWebPushMessage)
+        /// Not shown: no subscription holds its token, it cannot be decrypted, or it is not declarative (a service
+        /// worker would handle it; there is none on this device). Logged.
+        case dropped(String)
+    }
+
+    /// Decrypts a message pushed to one of the subscriptions and shows it when it is a Declarative Web Push message.
+    @discardableResult
+    package func receive(_ push: DevicePush) async throws -> Outcome {
+        let token = push.token
+        let row = try await database.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE token = ?", arguments: [token])
+        }
+        let metadata: Logger.Metadata = ["push.delivery_id": "\(push.deliveryID)", "app.bundle_id": "\(push.bundleID)"]
+        guard let row else {
+            logger.warning("A web push for a subscription this device no longer has; dropped", metadata: metadata)
+            return .dropped("no subscription")
+        }
+        let origin: String = row["origin"]
+        let keys = try WebPushCipher.UserAgentKeys(rawPrivateKey: row["private_key"], authSecret: row["auth_secret"])
+        guard !push.payload.isEmpty else {
+            logger.info(
+                "A web push without data: a service worker's push event would run; there is none",
+                metadata: metadata.merging(["webpush.origin": "\(origin)"]) { $1 })
+            return .dropped("no data")
+        }
+        let plaintext: Data
+        do {
+            plaintext = try WebPushCipher.decrypt(Data(base64URLEncoded: push.payload) ?? Data(), with: keys)
+        } catch {
+            logger.warning(
+                "A web push cannot be decrypted with its subscription's keys; dropped",
+                metadata: metadata.merging(["webpush.origin": "\(origin)", "error": "\(error)"]) { $1 })
+            return .dropped("undecryptable")
+        }
+        let message: DeclarativeWebPushMessage
+        do {
+            message = try DeclarativeWebPushMessage(payload: plaintext)
+        } catch {
+            logger.info(
+                "A web push that is not a Declarative Web Push message needs a service worker; there is none on this device",
+                metadata: metadata.merging(["webpush.origin": "\(origin)", "webpush.reason": "\(error)"]) { $1 })
+            return .dropped("not declarative")
+        }
+        if !message.silent || message.appBadge != nil || !message.title.isEmpty {
+            await presenter.present(
+                NotificationPresentation(
+                    bundleIdentifier: origin, identifier: push.deliveryID, title: message.title, subtitle: "",
+                    body: message.body ?? "", soundName: message.silent ? nil : "default",
+                    badge: message.appBadge.map { Int(clamping: $0) }, categoryIdentifier: "", threadIdentifier: "",
+                    actions: [], attachmentPaths: [], date: clock.now,
+                    style: .init(banner: true, list: true, sound: !message.silent, badge: message.appBadge != nil),
+                    deliveredWhileNotRunning: false))
+        }
+        logger.info(
+            "Web push shown",
+            metadata: metadata.merging(["webpush.origin": "\(origin)", "webpush.navigate": "\(message.navigate)"]) { $1 })
+        return .shown(origin: origin, message)
+    }
+
+    private var database: SQLiteDatabase {
+        get throws { try storage.open() }
+    }
+}

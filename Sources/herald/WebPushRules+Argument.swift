@@ -1,0 +1,4 @@
+import ArgumentParser
+import HeraldWebPush
+
+extension WebPushRules: ExpressibleByArgument {}
