@@ -26,6 +26,9 @@ fi
 if [ "${HERALD_SKIP_BROWSER_TOOLS:-0}" != 1 ]; then
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+  # Web push to a real browser: Firefox ESR with Herald as its push service, Herald's CA put in its profile by certutil.
+  command -v firefox-esr >/dev/null 2>&1 || missing+=(firefox-esr)
+  command -v certutil >/dev/null 2>&1 || missing+=(libnss3-tools)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "Installing ${missing[*]} (Herald's build and its tests' real clients and desktop)…" >&2

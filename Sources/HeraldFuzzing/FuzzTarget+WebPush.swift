@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import HeraldCore
+import HeraldGateway
 import HeraldWebPush
 
 extension FuzzTarget {
@@ -80,5 +81,47 @@ extension FuzzTarget {
             try require(framing.record.count >= 17 && framing.record.count <= Int(framing.recordSize), "bad record")
             guard let plaintext = try? WebPushCipher.decrypt(body, with: webPushKeys()) else { return }
             _ = try? DeclarativeWebPushMessage(payload: plaintext)
+        })
+}
+
+extension FuzzTarget {
+    /// Mozilla's WebPush protocol as Firefox speaks it to the device port: what each message stands for, and the
+    /// device channel's messages written back in its form.
+    static let mozillaPush = FuzzTarget(
+        name: "mozilla-push",
+        summary: "Mozilla's WebPush protocol (Firefox's push service WebSocket): hello, register, unregister, ack, nack, ping",
+        seeds: {
+            [
+                #"{"messageType":"hello","broadcasts":{},"use_webpush":true}"#,
+                #"{"messageType":"hello","broadcasts":{"remote-settings/monitor_changes":"\"0\""},"use_webpush":true,"uaid":"ea3b12846a18e2652a953379d16e12fb"}"#,
+                #"{"channelID":"1188fe5e-99ea-4800-95cf-dcdd87d0e895","messageType":"register","key":"BA0dvoKBQ3lr8ysMV1Zjyc3YkAUL_RqAYvrnTRDgUL_ggCBUlvxHBKOPHtlyD2tHMWdu5-F03kB5YUzcM4vKDLI="}"#,
+                #"{"channelID":"a86685df-07ea-4bb1-9cfb-300166fc450b","messageType":"unregister","code":200}"#,
+                #"{"messageType":"ack","updates":[{"channelID":"1188fe5e-99ea-4800-95cf-dcdd87d0e895","version":"01a2233d-8917-7c5a-9fad-052d8f8752a5","code":100}]}"#,
+                #"{"messageType":"nack","channelID":"1188fe5e","version":"x","code":301}"#, "{}",
+                #"{"messageType":"broadcast_subscribe","broadcasts":{}}"#,
+            ].map { Array($0.utf8) }
+        },
+        run: { input in
+            guard case .messages(let messages) = MozillaPushProtocol.inbound(input.text) else { return }
+            for message in messages {
+                switch message {
+                case .hello(let deviceID, let secret):
+                    try require(
+                        deviceID == MozillaPushProtocol.prefix + secret && MozillaPushProtocol.isUAID(secret),
+                        "a hello became device \(deviceID)")
+                case .register(let bundleID, _, .webPush), .unregister(let bundleID, _, .webPush):
+                    try require(
+                        APNsRequestHeaders.isValidTopic(bundleID) && bundleID.hasPrefix(MozillaPushProtocol.prefix),
+                        "a channel became the app \(bundleID)")
+                    let answer = MozillaPushProtocol.outbound(
+                        .unregistered(bundleID: bundleID, environment: .production, purpose: .webPush(applicationServerKey: nil)),
+                        serviceOrigin: "https://localhost:2199")
+                    try require(answer.flatMap { try? JSONValue(reading: $0) } != nil, "an answer that is not JSON")
+                case .ack:
+                    break
+                default:
+                    try require(false, "Firefox's message became \(message)")
+                }
+            }
         })
 }

@@ -68,6 +68,11 @@ public enum TokenPurpose: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { self == .app ? "app" : rawValue }
 
+    /// Whether it is a web push subscription's, whatever its key.
+    public var isWebPush: Bool {
+        if case .webPush = self { true } else { false }
+    }
+
     /// Whether a push of `pushType` may be sent to a token of this purpose (see the GAP above).
     public func accepts(_ pushType: APNsPushType) -> Bool {
         switch self {

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import Logging
 import NIOCore
@@ -8,7 +9,8 @@ import NIOWebSocket
 import ServiceLifecycle
 
 /// The device port: the device channel (a WebSocket at `/device/v1`, over TLS unless the devices are plaintext),
-/// and `/metrics`, `/healthz` and the web push service's `/push/<id>` over HTTP/1.1. Built on SwiftNIO directly, so that an idle device costs the
+/// and `/metrics`, `/healthz` and the web push service's `/push/<id>` over HTTP/1.1; Firefox's WebSocket to its push
+/// service (Mozilla's WebPush protocol, subprotocol `push-notification`) at any other path. Built on SwiftNIO directly, so that an idle device costs the
 /// connection's handlers and its session, and no task.
 ///
 /// From its accept a connection has the setup timeout to finish TLS, upgrade and say hello, or to send a whole
@@ -61,7 +63,15 @@ struct DeviceChannelListener: Service {
         await connections.closeAll()
     }
 
+    /// Whether an upgrade asks for Mozilla's WebPush protocol (`Sec-WebSocket-Protocol: push-notification`).
+    static func asksForMozillaProtocol(_ head: HTTPRequestHead) -> Bool {
+        head.headers["sec-websocket-protocol"].contains { value in
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == MozillaPushProtocol.subprotocol }
+        }
+    }
+
     private func setUp(_ channel: any Channel, connections: DeviceConnections) throws {
+        let usesTLS = tls != nil
         let connection = DeviceConnection(channel: channel, server: server, logger: logger)
         guard connections.add(connection) else { throw ChannelError.ioOnClosedChannel }
         channel.closeFuture.whenComplete { _ in connections.closed(connection) }
@@ -73,11 +83,23 @@ struct DeviceChannelListener: Service {
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: DeviceChannelServer.maximumMessageSize, automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
-                let upgrade = DeviceHTTPHandler.path(of: head) == Self.path
-                return channel.eventLoop.makeSucceededFuture(upgrade ? HTTPHeaders() : nil)
+                // The device channel at its path; Mozilla's WebPush protocol (Firefox) at any other, by its subprotocol.
+                let upgrade: HTTPHeaders? =
+                    if DeviceHTTPHandler.path(of: head) == Self.path {
+                        HTTPHeaders()
+                    } else if Self.asksForMozillaProtocol(head) {
+                        HTTPHeaders([("sec-websocket-protocol", MozillaPushProtocol.subprotocol)])
+                    } else {
+                        nil
+                    }
+                return channel.eventLoop.makeSucceededFuture(upgrade)
             },
-            upgradePipelineHandler: { channel, _ in
-                channel.eventLoop.makeCompletedFuture {
+            upgradePipelineHandler: { channel, head in
+                if DeviceHTTPHandler.path(of: head) != Self.path {
+                    connection.speaksMozillaProtocol(
+                        serviceOrigin: "\(usesTLS ? "https" : "http")://\(head.headers.first(name: "host") ?? "localhost")")
+                }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers(
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1_024,

@@ -164,6 +164,15 @@ struct DeviceChannelServer: Sendable {
                 deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
             try await session.sendMessage(
                 .registered(bundleID: bundleID, environment: environment, purpose: purpose, token: record.token))
+        case .unregister(let bundleID, let environment, let purpose) where purpose.isWebPush:
+            // A web app's subscriptions, whatever key each was made with (Firefox's unregister names none).
+            let subscriptions = try await store.tokens(includingRevoked: false).filter {
+                $0.deviceID == deviceID && $0.bundleID == bundleID && $0.environment == environment
+                    && $0.purpose.isWebPush
+            }
+            for record in subscriptions { _ = try await store.revokeToken(record.token, at: clock.now) }
+            logger.info("Web push subscription unregistered; it is revoked", metadata: ["app.bundle_id": "\(bundleID)"])
+            try await session.sendMessage(.unregistered(bundleID: bundleID, environment: environment, purpose: purpose))
         case .unregister(let bundleID, let environment, let purpose):
             let record = try await store.activeToken(
                 deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)

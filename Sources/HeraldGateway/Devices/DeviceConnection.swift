@@ -42,6 +42,9 @@ final class DeviceConnection: Sendable {
     private let work = OnDemandWork()
     /// WebSocket frames received from the device (a pong too): what the liveness check reads.
     private let framesReceived = Atomic<UInt64>(0)
+    /// For a Firefox profile speaking Mozilla's WebPush protocol (``MozillaPushProtocol``): the push service's origin
+    /// as it reached it; `nil` for a device speaking the device channel. Set once, at the upgrade.
+    private let mozilla = Mutex<String?>(nil)
 
     /// Creates the connection's state; nothing happens until it upgrades and the device speaks.
     ///
@@ -62,6 +65,38 @@ final class DeviceConnection: Sendable {
     var isUpgraded: Bool {
         state.withLock { if case .http = $0.phase { false } else { true } }
     }
+
+    /// The connection upgraded to Mozilla's WebPush protocol (Firefox): its messages are translated to and from the
+    /// device channel's.
+    ///
+    /// - Parameter serviceOrigin: The push service's origin as Firefox reached it (`https://host:port`).
+    func speaksMozillaProtocol(serviceOrigin: String) {
+        mozilla.withLock { $0 = serviceOrigin }
+    }
+
+    /// A text frame from Firefox (Mozilla's protocol): handled as the device-channel messages it stands for, a ping
+    /// answered at once. Called on the event loop, in order.
+    func receivedMozillaText(_ text: String) {
+        switch MozillaPushProtocol.inbound(text) {
+        case .messages(let messages):
+            for message in messages { received(message) }
+        case .nack(let deliveryID, let code):
+            logger.info(
+                "Firefox could not take a web push (nack); it is acknowledged and not sent again",
+                metadata: ["push.delivery_id": "\(deliveryID)", "webpush.nack_code": "\(code.map(String.init) ?? "")"])
+            received(.ack(deliveryID: deliveryID))
+        case .ping:
+            channel.writeAndFlush(
+                WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: "{}")), promise: nil)
+        case .ignored:
+            break
+        case .invalid:
+            logger.debug("A message that is not Mozilla's WebPush protocol; ignored", metadata: ["text": "\(text.prefix(200))"])
+        }
+    }
+
+    /// Whether the connection speaks Mozilla's WebPush protocol.
+    var speaksMozillaProtocol: Bool { mozilla.withLock { $0 != nil } }
 
     /// The connection upgraded to the device channel: its next message is the device's hello.
     func upgraded() {
@@ -155,6 +190,14 @@ final class DeviceConnection: Sendable {
     /// - Returns: At once while the connection takes more; once the frame is written to the socket when its buffers
     ///   are full (a device that stops reading holds the caller up — which is how a session sees that it stopped).
     func write(_ text: String) async throws {
+        var text = text
+        if let serviceOrigin = mozilla.withLock({ $0 }) {
+            // Firefox: the message as Mozilla's protocol has it, or nothing when it has no form there.
+            guard let message = DeviceChannelMessage(jsonText: text),
+                let translated = MozillaPushProtocol.outbound(message, serviceOrigin: serviceOrigin)
+            else { return }
+            text = translated
+        }
         let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: text))
         guard channel.isWritable else { return try await channel.writeAndFlush(frame).get() }
         channel.writeAndFlush(frame, promise: nil)

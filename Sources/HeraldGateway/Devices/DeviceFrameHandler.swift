@@ -23,6 +23,8 @@ final class DeviceFrameHandler: ChannelInboundHandler {
         let frame = unwrapInboundIn(data)
         connection.frameReceived()
         switch frame.opcode {
+        case .text where connection.speaksMozillaProtocol:
+            connection.receivedMozillaText(String(buffer: frame.unmaskedData))
         case .text:
             connection.received(DeviceChannelMessage(jsonText: String(buffer: frame.unmaskedData)))
         case .binary:
