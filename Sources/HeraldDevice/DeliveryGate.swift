@@ -215,7 +215,8 @@ package actor DeliveryGate {
         case .setPower(let restricted): try await setPowerRestricted(restricted)
         case .wake: try await wake()
         case .forceQuit(let bundleID): try await appForceQuit(bundleID)
-        case .focus, .summaryTimes, .status, .widgets, .webPushSubscribe: break  // Focus is the engine's (the app channel server asks it)
+        // Focus is the engine's, a web push subscription the web push agent's (the app channel server asks them).
+        case .focus, .summaryTimes, .status, .widgets, .webPushSubscribe: break
         }
         return DeviceStatus(
             deliveryRules: kind.rawValue, powerRestricted: try await isPowerRestricted(),
