@@ -95,7 +95,7 @@ import Testing
                     (.widgets(bundleID: bundle), bundle + ".push-type.widgets", .immediate),
                     (.controls(bundleID: bundle), bundle + ".push-type.controls", .immediate),
                 ]
-                #expect(Set(cases.map(\.0.pushType)) == Set(APNsPushType.allCases))
+                #expect(Set(cases.map(\.0.pushType)) == Set(APNsPushType.providerTypes))
                 for (notification, topic, priority) in cases {
                     #expect(notification.topic == topic)
                     let app = notification.pushType == .mdm ? topic : bundle
