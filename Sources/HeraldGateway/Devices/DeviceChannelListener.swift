@@ -95,7 +95,8 @@ struct DeviceChannelListener: Service {
                 return channel.eventLoop.makeSucceededFuture(upgrade)
             },
             upgradePipelineHandler: { channel, head in
-                if DeviceHTTPHandler.path(of: head) != Self.path {
+                let mozilla = DeviceHTTPHandler.path(of: head) != Self.path
+                if mozilla {
                     connection.speaksMozillaProtocol(
                         serviceOrigin: "\(usesTLS ? "https" : "http")://\(head.headers.first(name: "host") ?? "localhost")")
                 }
@@ -104,7 +105,7 @@ struct DeviceChannelListener: Service {
                         NIOWebSocketFrameAggregator(
                             minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1_024,
                             maxAccumulatedFrameSize: DeviceChannelServer.maximumMessageSize),
-                        DeviceFrameHandler(connection: connection))
+                        DeviceFrameHandler(connection: connection, speaksMozillaProtocol: mozilla))
                 }
             })
         let idle = IdleStateHandler(allTimeout: DeviceHTTPHandler.idleTimeout)

@@ -95,9 +95,6 @@ final class DeviceConnection: Sendable {
         }
     }
 
-    /// Whether the connection speaks Mozilla's WebPush protocol.
-    var speaksMozillaProtocol: Bool { mozilla.withLock { $0 != nil } }
-
     /// The connection upgraded to the device channel: its next message is the device's hello.
     func upgraded() {
         state.withLock { if case .http = $0.phase { $0.phase = .awaitingHello } }

@@ -9,10 +9,17 @@ final class DeviceFrameHandler: ChannelInboundHandler {
     typealias OutboundOut = WebSocketFrame
 
     private let connection: DeviceConnection
+    /// Whether the connection is Firefox's (Mozilla's WebPush protocol), known at the upgrade.
+    private let speaksMozillaProtocol: Bool
 
     /// Creates the handler of `connection`'s frames.
-    init(connection: DeviceConnection) {
+    ///
+    /// - Parameters:
+    ///   - connection: The connection.
+    ///   - speaksMozillaProtocol: Whether its text frames are Mozilla's WebPush protocol rather than the device channel's.
+    init(connection: DeviceConnection, speaksMozillaProtocol: Bool = false) {
         self.connection = connection
+        self.speaksMozillaProtocol = speaksMozillaProtocol
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -23,7 +30,7 @@ final class DeviceFrameHandler: ChannelInboundHandler {
         let frame = unwrapInboundIn(data)
         connection.frameReceived()
         switch frame.opcode {
-        case .text where connection.speaksMozillaProtocol:
+        case .text where speaksMozillaProtocol:
             connection.receivedMozillaText(String(buffer: frame.unmaskedData))
         case .text:
             connection.received(DeviceChannelMessage(jsonText: String(buffer: frame.unmaskedData)))
