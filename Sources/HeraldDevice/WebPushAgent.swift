@@ -227,16 +227,14 @@ package actor WebPushAgent {
                 metadata: metadata.merging(["webpush.origin": "\(origin)", "webpush.reason": "\(error)"]) { $1 })
             return .dropped("not declarative")
         }
-        if !message.silent || message.appBadge != nil || !message.title.isEmpty {
-            await presenter.present(
-                NotificationPresentation(
-                    bundleIdentifier: origin, identifier: push.deliveryID, title: message.title, subtitle: "",
-                    body: message.body ?? "", soundName: message.silent ? nil : "default",
-                    badge: message.appBadge.map { Int(clamping: $0) }, categoryIdentifier: "", threadIdentifier: "",
-                    actions: [], attachmentPaths: [], date: clock.now,
-                    style: .init(banner: true, list: true, sound: !message.silent, badge: message.appBadge != nil),
-                    deliveredWhileNotRunning: false))
-        }
+        await presenter.present(
+            NotificationPresentation(
+                bundleIdentifier: origin, identifier: push.deliveryID, title: message.title, subtitle: "",
+                body: message.body ?? "", soundName: message.silent ? nil : "default",
+                badge: message.appBadge.map { Int(clamping: $0) }, categoryIdentifier: "", threadIdentifier: "",
+                actions: [], attachmentPaths: [], date: clock.now,
+                style: .init(banner: true, list: true, sound: !message.silent, badge: message.appBadge != nil),
+                deliveredWhileNotRunning: false))
         logger.info(
             "Web push shown",
             metadata: metadata.merging(["webpush.origin": "\(origin)", "webpush.navigate": "\(message.navigate)"]) { $1 })
