@@ -32,15 +32,10 @@ final class WebPushFrontDoor: Sendable {
     }
 
     /// The answer: a status, header fields and a body (`{"reason":…}` for a refusal).
-    struct Response: Sendable, Equatable {
+    struct Response: Sendable {
         var status: Int
         var headers: [(String, String)]
         var body: String
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.status == rhs.status && lhs.body == rhs.body
-                && lhs.headers.elementsEqual(rhs.headers) { $0.0 == $1.0 && $0.1 == $1.1 }
-        }
 
         static func refusal(_ failure: WebPushFailure) -> Response {
             Response(status: failure.status, headers: [("content-type", "application/json")], body: failure.body)
