@@ -20,6 +20,8 @@ if [ "${HERALD_SKIP_DESKTOP_TOOLS:-0}" != 1 ]; then
   command -v dbus-daemon >/dev/null 2>&1 || missing+=(dbus-daemon)
   command -v gdbus >/dev/null 2>&1 || missing+=(libglib2.0-bin)
   command -v import >/dev/null 2>&1 || missing+=(imagemagick)
+  # UnifiedPush's test app: a connector in Debian's Python with its D-Bus and GLib bindings.
+  /usr/bin/python3 -c "import dbus, gi" >/dev/null 2>&1 || missing+=(python3 python3-dbus python3-gi)
 fi
 # The console's browser test: headless Chromium and its WebDriver from Debian (Selenium drives them; nothing is
 # downloaded at run time).

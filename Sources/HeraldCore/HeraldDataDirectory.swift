@@ -54,6 +54,8 @@ public struct HeraldDataDirectory: Sendable, Hashable {
     public var widgetsDatabase: URL { url.appendingPathComponent("widgets.sqlite") }
     /// The web apps' push subscriptions on this device (Web Push): their origins and private keys.
     public var webPushDatabase: URL { url.appendingPathComponent("webpush.sqlite") }
+    /// The Linux apps registered with the device's UnifiedPush distributor, and their messages not yet given to them.
+    public var unifiedPushDatabase: URL { url.appendingPathComponent("unifiedpush.sqlite") }
     /// The device's delivery rules: the pushes they hold, and the states still to tell the gateway.
     public var deliveryRulesDatabase: URL { url.appendingPathComponent("delivery-rules.sqlite") }
 

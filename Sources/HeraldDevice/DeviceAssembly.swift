@@ -42,13 +42,15 @@ package struct DeviceAssembly: Sendable {
     ///   - desktop: The desktop presenter, when notifications show on a desktop.
     ///   - deliveryRules: Which delivery rules the device applies (`--device-model`).
     ///   - deliverySeed: The seed of the choices the iPhone's rules leave to the device (`--seed`), `nil` for none.
+    ///   - unifiedPushBus: The session bus to be a UnifiedPush distributor on, `nil` for none.
     ///   - logger: Where the device logs.
     /// - Throws: ``Failure`` for a gateway URL that is not a device channel's, an identity or CA file that cannot be
     ///   read.
     package init(
         engine: NotificationEngine, gateway: String, trustedCA: String?, directory: HeraldDataDirectory,
         environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?,
-        deliveryRules: DeliveryModel.Kind = .instant, deliverySeed: UInt64? = nil, logger: Logger
+        deliveryRules: DeliveryModel.Kind = .instant, deliverySeed: UInt64? = nil, unifiedPushBus: String? = nil,
+        logger: Logger
     ) throws {
         guard gateway.hasPrefix("ws://") || gateway.hasPrefix("wss://") else {
             throw Failure(description: "--gateway takes the device channel's URL, e.g. wss://localhost:2199/device/v1.")
@@ -80,12 +82,13 @@ package struct DeviceAssembly: Sendable {
         configuration.serviceExtensionTimeLimit = serviceExtensionTime
         configuration.deliveryRules = deliveryRules
         configuration.deliveryRuleNumbers.seed = deliverySeed
+        configuration.unifiedPushBusAddress = unifiedPushBus
         self.engine = engine
         self.daemon = DeviceDaemon(
             configuration: configuration, engine: engine, liveActivitiesDatabase: directory.liveActivitiesDatabase,
             voipPushes: VoIPPushRouter(url: directory.pushKitDatabase, logger: logger),
             deliveryRulesDatabase: directory.deliveryRulesDatabase, widgetsDatabase: directory.widgetsDatabase,
-            webPushDatabase: directory.webPushDatabase, logger: logger)
+            webPushDatabase: directory.webPushDatabase, unifiedPushDatabase: directory.unifiedPushDatabase, logger: logger)
         self.desktopRouter = desktop.map { DesktopAnswerRouter(presenter: $0, engine: engine) }
     }
 

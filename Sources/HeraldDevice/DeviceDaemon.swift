@@ -48,6 +48,9 @@ public final class DeviceDaemon: Service, Sendable {
     package let widgets: WidgetRouter
     /// The web apps' push subscriptions on the device, and the messages pushed to them.
     package let webPush: WebPushAgent
+    /// The device as a UnifiedPush distributor on the session bus, when it has one
+    /// (``DeviceDaemonConfiguration/unifiedPushBusAddress``).
+    package let unifiedPush: UnifiedPushDistributor?
     /// The device's delivery rules (``DeviceDaemonConfiguration/deliveryRules``), between the gateway and the apps.
     package let deliveryGate: DeliveryGate
 
@@ -61,11 +64,13 @@ public final class DeviceDaemon: Service, Sendable {
     ///   - deliveryRulesDatabase: Where the delivery rules keep the pushes they hold (in memory when `nil`).
     ///   - widgetsDatabase: Where the apps' widgets and pending reloads are kept (in memory when `nil`).
     ///   - webPushDatabase: Where the web apps' push subscriptions and their keys are kept (in memory when `nil`).
+    ///   - unifiedPushDatabase: Where the UnifiedPush registrations and their waiting messages are kept (in memory when
+    ///     `nil`).
     ///   - logger: Where the daemon logs.
     package init(
         configuration: DeviceDaemonConfiguration, engine: NotificationEngine, liveActivitiesDatabase: URL? = nil,
         voipPushes: VoIPPushRouter? = nil, deliveryRulesDatabase: URL? = nil, widgetsDatabase: URL? = nil,
-        webPushDatabase: URL? = nil, logger: Logger
+        webPushDatabase: URL? = nil, unifiedPushDatabase: URL? = nil, logger: Logger
     ) {
         self.widgets = WidgetRouter(url: widgetsDatabase, clock: engine.configuration.clock, logger: logger)
         self.webPush = WebPushAgent(
@@ -77,6 +82,16 @@ public final class DeviceDaemon: Service, Sendable {
         let session = GatewaySession(
             defaultEnvironment: configuration.environment, registrationTimeout: configuration.registrationTimeout)
         self.session = session
+        // A distributor hands out endpoints on the gateway's device port (a device channel's URL always has one).
+        if let bus = configuration.unifiedPushBusAddress,
+            let serviceOrigin = WebPushEndpoint.origin(ofDeviceChannel: configuration.gatewayURL)
+        {
+            self.unifiedPush = UnifiedPushDistributor(
+                busAddress: bus, url: unifiedPushDatabase, gateway: session, serviceOrigin: serviceOrigin,
+                clock: engine.configuration.clock, logger: logger)
+        } else {
+            self.unifiedPush = nil
+        }
         self.liveActivities = LiveActivityRegistry(
             url: liveActivitiesDatabase, clock: engine.configuration.clock, presenter: engine.configuration.presenter,
             gateway: session, logger: logger)
@@ -113,6 +128,9 @@ public final class DeviceDaemon: Service, Sendable {
             .init(service: deliveryGate, serviceName: "delivery rules"),
             .init(service: ReleasedPushes(daemon: self), serviceName: "released pushes"),
         ]
+        if let unifiedPush {
+            parts.append(.init(service: unifiedPush, serviceName: "unifiedpush distributor"))
+        }
         if let socket = configuration.appChannelSocket {
             let server = AppChannelServer(
                 socket: socket, engine: engine, registrar: self, liveActivities: liveActivities, voipPushes: voipPushes,
@@ -398,9 +416,14 @@ public final class DeviceDaemon: Service, Sendable {
                 continue
             }
             if push.pushType == APNsPushType.webpush.rawValue {
-                // Web push messages go to their web app's subscription: decrypted and, when declarative, shown.
+                // Web push messages go to their web app's subscription (decrypted and, when declarative, shown), or
+                // to the Linux app registered with the UnifiedPush distributor (given to it as they came).
                 do {
-                    try await webPush.receive(push)
+                    if let unifiedPush, !push.bundleID.hasPrefix(WebPushAgent.bundleIDPrefix) {
+                        try await unifiedPush.take(push)
+                    } else {
+                        try await webPush.receive(push)
+                    }
                 } catch {
                     logger.error(
                         "Could not read a web push's subscription; the gateway will send it again",

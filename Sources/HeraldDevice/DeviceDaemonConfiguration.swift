@@ -36,6 +36,8 @@ public struct DeviceDaemonConfiguration: Sendable {
     package var deliveryRules: DeliveryModel.Kind = .instant
     /// Their numbers, and the seed of the choices Apple leaves to the device (`--seed`).
     package var deliveryRuleNumbers = DeliveryModel.Rules()
+    /// The session bus the device serves as a UnifiedPush distributor on (``UnifiedPushDistributor``); `nil` for none.
+    package var unifiedPushBusAddress: String?
 
     /// A configuration for one gateway.
     ///

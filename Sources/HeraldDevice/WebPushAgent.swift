@@ -79,6 +79,9 @@ package actor WebPushAgent {
 
     // MARK: Subscribing
 
+    /// What every web app's bundle ID on the device starts with.
+    package static let bundleIDPrefix = "webapp."
+
     /// The bundle ID a web app has on the device: `webapp.` and the origin's host (and `-<port>` for another port
     /// than the scheme's, `http.` before the host for `http:`), e.g. `webapp.news.example.com`.
     package static func bundleID(for origin: URLComponents) -> String {
@@ -86,7 +89,7 @@ package actor WebPushAgent {
         let scheme = origin.scheme?.lowercased() ?? "https"
         let port = origin.port.flatMap { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : $0 }
         let name = host.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "-" }
-        return "webapp." + (scheme == "http" ? "http." : "") + String(name) + (port.map { "-\($0)" } ?? "")
+        return bundleIDPrefix + (scheme == "http" ? "http." : "") + String(name) + (port.map { "-\($0)" } ?? "")
     }
 
     /// Reads a web app's origin: `https://host[:port]` (or `http://` on a loopback host, a secure context as browsers

@@ -53,7 +53,7 @@ extension HeraldCommand.Device {
             let device = try assembleDevice(
                 engine: engine, gateway: gateway, cacert: cacert, directory: directory, environment: environment,
                 serviceExtensionTime: extensions.timeLimit, desktop: desktop, deliveryRules: deviceModel.kind,
-                deliverySeed: deviceModel.seed, logger: logger)
+                deliverySeed: deviceModel.seed, unifiedPushBus: presentation.unifiedPushBus, logger: logger)
             var services = device.services
             if !register.isEmpty {
                 let (daemon, apps, logger) = (device.daemon, register, logger)
@@ -94,14 +94,14 @@ func openDeviceEngine(
 func assembleDevice(
     engine: NotificationEngine, gateway: String, cacert: String?, directory: HeraldDataDirectory,
     environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?,
-    deliveryRules: DeliveryModel.Kind, deliverySeed: UInt64?, logger: Logger
+    deliveryRules: DeliveryModel.Kind, deliverySeed: UInt64?, unifiedPushBus: String?, logger: Logger
 ) throws -> DeviceAssembly {
     let trustedCA = gateway.hasPrefix("wss://") ? try directory.trustedCA(explicit: cacert) : nil
     do {
         return try DeviceAssembly(
             engine: engine, gateway: gateway, trustedCA: trustedCA, directory: directory, environment: environment,
             serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules,
-            deliverySeed: deliverySeed, logger: logger)
+            deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, logger: logger)
     } catch let failure as DeviceAssembly.Failure {
         throw ValidationError(failure.description)
     }

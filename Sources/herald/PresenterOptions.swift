@@ -20,6 +20,20 @@ struct PresenterOptions: ParsableArguments {
     )
     var presenter: Choice = .auto
 
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Serve Linux apps as a UnifiedPush distributor (org.unifiedpush.Distributor.herald) on the session bus, when there is one."
+    )
+    var unifiedpush = true
+
+    /// The session bus the device is a UnifiedPush distributor on: `DBUS_SESSION_BUS_ADDRESS`, unless turned off.
+    var unifiedPushBus: String? {
+        guard unifiedpush, let address = ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty
+        else { return nil }
+        return address
+    }
+
     /// The presenter to give the device's engine, and the desktop presenter inside it (whose answers need routing).
     ///
     /// - Throws: A `ValidationError` when `desktop` or `both` was asked for and the desktop cannot be reached.

@@ -31,6 +31,8 @@ struct SandboxDevice: Service {
     let deliverySeed: UInt64?
     /// The desktop presenter, when notifications show on a desktop.
     let desktop: FreedesktopPresenter?
+    /// The session bus the device is a UnifiedPush distributor on, if any.
+    let unifiedPushBus: String?
     /// The console, and the operator token made for this start.
     let console: (server: ConsoleServer, operatorToken: String)?
     let logger: Logger
@@ -57,7 +59,7 @@ struct SandboxDevice: Service {
             engine: engine, gateway: "wss://localhost:\(ports.device)/device/v1",
             cacert: gateway.certificateAuthority?.certificateURL.path, directory: directory, environment: .development,
             serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules,
-            deliverySeed: deliverySeed, logger: logger)
+            deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, logger: logger)
         let deviceModelName = deliveryRules.rawValue + (deliverySeed.map { " --seed \($0)" } ?? "")
         let (daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger) = (
             device.daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger
@@ -104,6 +106,12 @@ struct SandboxDevice: Service {
                       web push:       \(webApp.subscriptionFile) (web app \(DemoWebApp.origin), VAPID key \(webApp.vapidKeyFile))
                     Send a Declarative Web Push message to the demo web app with pywebpush (pip install pywebpush):
                       REQUESTS_CA_BUNDLE=\(HeraldCommand.Up.shellQuoted(caPath)) python3 -c "import json, pywebpush; print(pywebpush.webpush(json.load(open('\(webApp.subscriptionFile)')), data=json.dumps({'web_push': 8030, 'notification': {'title': 'Hello', 'body': 'from pywebpush', 'navigate': '\(DemoWebApp.origin)/'}}), vapid_private_key='\(webApp.vapidKeyFile)', vapid_claims={'sub': 'mailto:you@example.com'}, ttl=60).status_code)"
+                    """
+            }
+            if let unifiedPush = daemon.unifiedPush {
+                webPushLines += """
+
+                      unifiedpush:    \(unifiedPush.busName) on the session bus (Linux apps register there)
                     """
             }
             // Through the presenter's own file handle, unbuffered, so the banner comes before any notification.

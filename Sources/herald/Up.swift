@@ -132,7 +132,7 @@ extension HeraldCommand {
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
                         demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit,
                         deliveryRules: deviceModel.kind, deliverySeed: deviceModel.seed, desktop: desktop,
-                        console: console, logger: logger),
+                        unifiedPushBus: presentation.unifiedPushBus, console: console, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]

@@ -6,8 +6,9 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// A connection to a D-Bus bus (the session bus, for desktop notifications): authenticates as this user (`EXTERNAL`),
-/// says `Hello`, calls methods and hands on the signals it receives.
+/// A connection to a D-Bus bus (the session bus, for desktop notifications and UnifiedPush): authenticates as this user
+/// (`EXTERNAL`), says `Hello`, calls methods, hands on the signals it receives and — when it serves objects — the method
+/// calls made to it (else it answers them `UnknownObject`, as the specification asks of every call).
 final class DBusConnection: Sendable {
     /// Why the bus could not be used.
     enum Failure: Error, CustomStringConvertible {
@@ -35,6 +36,10 @@ final class DBusConnection: Sendable {
     /// Signals addressed to this connection or matched by its rules.
     let signals: AsyncStream<DBusMessage>
     private let signalSink: AsyncStream<DBusMessage>.Continuation
+    /// Method calls made to this connection, when it serves objects (``connect(address:servesObjects:)``); answer each
+    /// with ``reply(to:body:)`` or ``replyError(to:name:message:)``.
+    let methodCalls: AsyncStream<DBusMessage>
+    private let methodCallSink: AsyncStream<DBusMessage>.Continuation?
     private let channel: any Channel
     private let state = Mutex(State())
     private let replies = PendingAnswers<UInt32, DBusMessage>()
@@ -43,15 +48,25 @@ final class DBusConnection: Sendable {
     /// route answers for.
     private static let callTimeout: Duration = .seconds(25)
 
-    private init(channel: any Channel) {
+    private init(channel: any Channel, servesObjects: Bool) {
         self.channel = channel
         (signals, signalSink) = AsyncStream.makeStream(of: DBusMessage.self)
+        if servesObjects {
+            let (calls, sink) = AsyncStream.makeStream(of: DBusMessage.self)
+            (methodCalls, methodCallSink) = (calls, sink)
+        } else {
+            (methodCalls, methodCallSink) = (AsyncStream { $0.finish() }, nil)
+        }
     }
 
     /// Connects to the bus at `address` (e.g. `DBUS_SESSION_BUS_ADDRESS`), authenticates and says hello.
     ///
+    /// - Parameters:
+    ///   - address: The bus's address.
+    ///   - servesObjects: Whether method calls made to this connection go to ``methodCalls`` (else each is answered
+    ///     `org.freedesktop.DBus.Error.UnknownObject`).
     /// - Throws: ``Failure`` or the system's error.
-    static func connect(address: String) async throws -> DBusConnection {
+    static func connect(address: String, servesObjects: Bool = false) async throws -> DBusConnection {
         guard let path = address.split(separator: ";").lazy.compactMap(Self.socketPath(in:)).first else {
             throw Failure.unsupportedAddress(address)
         }
@@ -67,7 +82,7 @@ final class DBusConnection: Sendable {
             }
             .connect(unixDomainSocketPath: path)
             .get()
-        let connection = DBusConnection(channel: channel)
+        let connection = DBusConnection(channel: channel, servesObjects: servesObjects)
         var iterator = frames.makeAsyncIterator()
         do {
             let uid = String(getuid()).utf8.map { String(format: "%02x", $0) }.joined()
@@ -102,10 +117,7 @@ final class DBusConnection: Sendable {
     func call(
         destination: String, path: String, interface: String, member: String, body: [DBusMessage.Value] = []
     ) async throws -> DBusMessage {
-        let serial = state.withLock { state -> UInt32 in
-            state.serial &+= 1
-            return state.serial
-        }
+        let serial = nextSerial()
         let message = DBusMessage.call(
             serial: serial, destination: destination, path: path, interface: interface, member: member, body: body)
         let channel = self.channel
@@ -119,9 +131,59 @@ final class DBusConnection: Sendable {
         return reply
     }
 
-    /// Closes the connection; ``signals`` ends.
+    /// Calls a method without waiting for (or asking for) a reply, as UnifiedPush asks of its distributor.
+    func send(destination: String, path: String, interface: String, member: String, body: [DBusMessage.Value] = []) {
+        var message = DBusMessage.call(
+            serial: nextSerial(), destination: destination, path: path, interface: interface, member: member, body: body)
+        message.flags = .noReplyExpected
+        channel.writeAndFlush(channel.allocator.buffer(bytes: message.encoded()), promise: nil)
+    }
+
+    /// Answers a method call with `body` (nothing when the caller asked for no reply).
+    func reply(to call: DBusMessage, body: [DBusMessage.Value] = []) {
+        guard !call.flags.contains(.noReplyExpected) else { return }
+        let message = DBusMessage(
+            kind: .methodReturn, serial: nextSerial(), replySerial: call.serial, destination: call.sender, body: body)
+        channel.writeAndFlush(channel.allocator.buffer(bytes: message.encoded()), promise: nil)
+    }
+
+    /// Answers a method call with a D-Bus error (nothing when the caller asked for no reply).
+    func replyError(to call: DBusMessage, name: String, message text: String) {
+        guard !call.flags.contains(.noReplyExpected) else { return }
+        let message = DBusMessage(
+            kind: .error, serial: nextSerial(), errorName: name, replySerial: call.serial, destination: call.sender,
+            body: [.string(text)])
+        channel.writeAndFlush(channel.allocator.buffer(bytes: message.encoded()), promise: nil)
+    }
+
+    /// Asks the bus for a well-known name, not queueing for it: `true` when this connection owns it now.
+    func requestName(_ name: String) async throws -> Bool {
+        let reply = try await call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "RequestName", body: [.string(name), .uint32(4)])  // DBUS_NAME_FLAG_DO_NOT_QUEUE
+        // 1: primary owner; 4: already the owner.
+        guard case .uint32(let result)? = reply.body.first else { return false }
+        return result == 1 || result == 4
+    }
+
+    /// Adds a match rule: the signals it matches come on ``signals``.
+    func addMatch(_ rule: String) async throws {
+        try await call(
+            destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
+            member: "AddMatch", body: [.string(rule)])
+    }
+
+    /// Closes the connection; ``signals`` and ``methodCalls`` end.
     func close() {
         channel.close(promise: nil)
+    }
+
+    private func nextSerial() -> UInt32 {
+        state.withLock { state -> UInt32 in
+            state.serial &+= 1
+            if state.serial == 0 { state.serial = 1 }  // 0 is not a serial.
+            return state.serial
+        }
     }
 
     private func write(_ bytes: [UInt8]) async throws {
@@ -138,11 +200,18 @@ final class DBusConnection: Sendable {
             case .signal:
                 signalSink.yield(message)
             case .methodCall:
-                break  // Nothing calls the presenter.
+                if let methodCallSink {
+                    methodCallSink.yield(message)
+                } else {
+                    replyError(
+                        to: message, name: "org.freedesktop.DBus.Error.UnknownObject",
+                        message: "No object at \(message.path ?? "(no path)")")
+                }
             }
         }
         replies.close(with: Failure.closed)
         signalSink.finish()
+        methodCallSink?.finish()
     }
 }
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A D-Bus message (the D-Bus specification's wire format, little-endian): what the desktop presenter sends to the
-/// notification server and reads back. Only the types that interface uses are written and read.
+/// notification server and reads back, and what the UnifiedPush distributor serves. Only the types those interfaces use
+/// are written and read.
 package struct DBusMessage: Sendable, Equatable {
     package enum Kind: UInt8, Sendable {
         case methodCall = 1, methodReturn = 2, error = 3, signal = 4
@@ -10,6 +11,7 @@ package struct DBusMessage: Sendable, Equatable {
     /// A value in a message body.
     package indirect enum Value: Sendable, Equatable {
         case byte(UInt8)
+        case boolean(Bool)
         case int32(Int32)
         case uint32(UInt32)
         case string(String)
@@ -17,18 +19,22 @@ package struct DBusMessage: Sendable, Equatable {
         case signature(String)
         /// An array of strings (`as`).
         case strings([String])
+        /// An array of bytes (`ay`).
+        case bytes([UInt8])
         /// A dictionary of string keys and variant values (`a{sv}`).
         case dictionary([(String, Value)])
 
         package static func == (lhs: Value, rhs: Value) -> Bool {
             switch (lhs, rhs) {
             case (.byte(let a), .byte(let b)): a == b
+            case (.boolean(let a), .boolean(let b)): a == b
             case (.int32(let a), .int32(let b)): a == b
             case (.uint32(let a), .uint32(let b)): a == b
             case (.string(let a), .string(let b)), (.objectPath(let a), .objectPath(let b)),
                 (.signature(let a), .signature(let b)):
                 a == b
             case (.strings(let a), .strings(let b)): a == b
+            case (.bytes(let a), .bytes(let b)): a == b
             case (.dictionary(let a), .dictionary(let b)): a.map(\.0) == b.map(\.0) && zip(a, b).allSatisfy { $0.1 == $1.1 }
             default: false
             }
@@ -38,18 +44,29 @@ package struct DBusMessage: Sendable, Equatable {
         var signature: String {
             switch self {
             case .byte: "y"
+            case .boolean: "b"
             case .int32: "i"
             case .uint32: "u"
             case .string: "s"
             case .objectPath: "o"
             case .signature: "g"
             case .strings: "as"
+            case .bytes: "ay"
             case .dictionary: "a{sv}"
             }
         }
     }
 
+    /// Header flags: ``noReplyExpected``.
+    package struct Flags: OptionSet, Sendable, Equatable {
+        package var rawValue: UInt8
+        package init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// The caller does not want a reply (D-Bus's `NO_REPLY_EXPECTED`).
+        package static let noReplyExpected = Flags(rawValue: 0x1)
+    }
+
     package var kind: Kind
+    package var flags: Flags = []
     package var serial: UInt32
     package var path: String?
     package var interface: String?
@@ -61,11 +78,12 @@ package struct DBusMessage: Sendable, Equatable {
     package var body: [Value]
 
     package init(
-        kind: Kind, serial: UInt32 = 0, path: String? = nil, interface: String? = nil, member: String? = nil,
-        errorName: String? = nil, replySerial: UInt32? = nil, destination: String? = nil, sender: String? = nil,
-        body: [Value] = []
+        kind: Kind, flags: Flags = [], serial: UInt32 = 0, path: String? = nil, interface: String? = nil,
+        member: String? = nil, errorName: String? = nil, replySerial: UInt32? = nil, destination: String? = nil,
+        sender: String? = nil, body: [Value] = []
     ) {
         self.kind = kind
+        self.flags = flags
         self.serial = serial
         self.path = path
         self.interface = interface
@@ -93,7 +111,7 @@ package struct DBusMessage: Sendable, Equatable {
         var bodyWriter = Writer()
         for value in body { bodyWriter.write(value) }
         var header = Writer()
-        header.bytes = [UInt8(ascii: "l"), kind.rawValue, 0, 1]
+        header.bytes = [UInt8(ascii: "l"), kind.rawValue, flags.rawValue, 1]
         header.uint32(UInt32(bodyWriter.bytes.count))
         header.uint32(serial)
         // Header fields: a(yv).
@@ -161,12 +179,15 @@ package struct DBusMessage: Sendable, Equatable {
         mutating func write(_ value: Value) {
             switch value {
             case .byte(let byte): bytes.append(byte)
+            case .boolean(let value): uint32(value ? 1 : 0)
             case .int32(let number): uint32(UInt32(bitPattern: number))
             case .uint32(let number): uint32(number)
             case .string(let text), .objectPath(let text): string(text)
             case .signature(let text): signature(text)
             case .strings(let texts):
                 array(elementAlignment: 4) { writer in for text in texts { writer.string(text) } }
+            case .bytes(let data):
+                array(elementAlignment: 1) { writer in writer.bytes.append(contentsOf: data) }
             case .dictionary(let entries):
                 array(elementAlignment: 8) { writer in
                     for (key, value) in entries {
@@ -201,6 +222,7 @@ package struct DBusMessage: Sendable, Equatable {
         guard bytes.count >= 16, let kind = Kind(rawValue: bytes[1]) else { throw Malformed() }
         var reader = Reader(bytes: bytes, offset: 12)
         self.init(kind: kind, serial: Reader.uint32(bytes, at: 8))
+        flags = Flags(rawValue: bytes[2])
         let fieldsLength = Int(try reader.uint32())
         let fieldsEnd = reader.offset + fieldsLength
         var signature = ""
@@ -230,6 +252,9 @@ package struct DBusMessage: Sendable, Equatable {
     struct Reader {
         let bytes: [UInt8]
         var offset: Int
+        /// How many dictionaries deep the reader is: D-Bus allows 32 nested containers (deeper is malformed, and would
+        /// exhaust the stack of a reader that recurses).
+        var depth = 0
 
         static func uint32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
             UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3])
@@ -280,14 +305,18 @@ package struct DBusMessage: Sendable, Equatable {
             return value
         }
 
-        /// Reads the values of a signature made of the types this reader knows (`y i u s o g as`); stops at the first
-        /// it does not know (what it read so far is returned).
+        /// Reads the values of a signature made of the types this reader knows (`y b i u s o g as ay a{sv}`); stops at
+        /// the first it does not know (what it read so far is returned).
         mutating func values(signature: String) throws -> [Value] {
             var values: [Value] = []
             var types = Substring(signature)
             while let type = types.first {
                 switch type {
                 case "y": values.append(.byte(try byte()))
+                case "b":
+                    let number = try uint32()
+                    guard number <= 1 else { throw Malformed() }
+                    values.append(.boolean(number == 1))
                 case "i": values.append(.int32(Int32(bitPattern: try uint32())))
                 case "u": values.append(.uint32(try uint32()))
                 case "s": values.append(.string(try string()))
@@ -300,12 +329,41 @@ package struct DBusMessage: Sendable, Equatable {
                     while offset < end { texts.append(try string()) }
                     values.append(.strings(texts))
                     types = types.dropFirst()
+                case "a" where types.dropFirst().first == "y":
+                    let length = Int(try uint32())
+                    guard length >= 0, offset + length <= bytes.count else { throw Malformed() }
+                    values.append(.bytes(Array(bytes[offset..<offset + length])))
+                    offset += length
+                    types = types.dropFirst()
+                case "a" where types.hasPrefix("a{sv}"):
+                    values.append(.dictionary(try dictionary()))
+                    types = types.dropFirst(4)
                 default:
                     return values
                 }
                 types = types.dropFirst()
             }
             return values
+        }
+
+        /// An `a{sv}`: its entries in order; a variant of a type this reader does not know makes it malformed (its
+        /// length could not be skipped safely).
+        mutating func dictionary() throws -> [(String, Value)] {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= 32 else { throw Malformed() }
+            let length = Int(try uint32())
+            align(8)
+            let end = offset + length
+            guard end <= bytes.count else { throw Malformed() }
+            var entries: [(String, Value)] = []
+            while offset < end {
+                align(8)
+                let key = try string()
+                entries.append((key, try variant()))
+            }
+            guard offset == end else { throw Malformed() }
+            return entries
         }
     }
 }
