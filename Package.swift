@@ -386,6 +386,7 @@ let package = Package(
                 "HeraldDeviceChannel",
                 "HeraldDevice",
                 "HeraldProvider",
+                "HeraldWebPush",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -11,13 +11,17 @@ struct H2Load {
     var streams: Int
     var payload: URL
     var headers: [String]
+    /// The status that counts as done (200 for APNs and FCM, 201 for a web push).
+    var successStatus = 200
+    /// Whether to speak HTTP/1.1 (`--h1`: one request at a time per connection) instead of HTTP/2.
+    var http1 = false
 
     /// What one run measured.
     struct Result {
         var requestsPerSecond: Double
         var latency: Percentiles
         var failed: Int
-        /// Statuses other than 200, with their counts (-1: the stream failed).
+        /// Statuses other than the success status, with their counts (-1: the stream failed).
         var otherStatuses: [Int: Int]
 
         var summary: String {
@@ -60,7 +64,7 @@ struct H2Load {
             otherStatuses: otherStatuses)
     }
 
-    /// One h2load run: its result and every 200's latency in milliseconds.
+    /// One h2load run: its result and every successful request's latency in milliseconds.
     private func measure(
         urls: [String], payload: URL, clients: Int, count: Int, in folder: URL
     ) async throws -> (Result, [Double]) {
@@ -71,6 +75,7 @@ struct H2Load {
             "-n", String(count), "-c", String(clients), "-m", String(streams), "-t", "1",
             "-d", payload.path, "--log-file", log.path,
         ]
+        if http1 { arguments.append("--h1") }
         for header in headers { arguments += ["-H", header] }
         arguments += urls
         let result = try await runProcess(executable, arguments)
@@ -89,7 +94,12 @@ struct H2Load {
         for line in try String(contentsOf: log, encoding: .utf8).split(separator: "\n") {
             let columns = line.split(separator: "\t")
             guard columns.count >= 3, let status = Int(columns[1]), let micros = Double(columns[2]) else { continue }
-            if status == 200 { latencies.append(micros / 1_000) } else { failed += 1; otherStatuses[status, default: 0] += 1 }
+            if status == successStatus {
+                latencies.append(micros / 1_000)
+            } else {
+                failed += 1
+                otherStatuses[status, default: 0] += 1
+            }
         }
         let missing = max(0, requests - latencies.count - failed)
         if missing > 0 { otherStatuses[0] = missing }

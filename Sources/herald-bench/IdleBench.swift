@@ -23,7 +23,9 @@ extension HeraldBench {
                 process has connected its devices, and the connections have been idle for 2 s, reports the gateway's \
                 RSS and open descriptors, and the RSS per connection above the gateway's own at the start. Needs \
                 descriptors for every connection on both ends: run as root (it raises the limits with prlimit) or \
-                with a hard limit above --connections. Build with -c release.
+                with a hard limit above --connections. With --firefox, a second, fresh gateway then holds as many \
+                connections speaking Firefox's WebPush protocol (subprotocol push-notification, a hello each, a new \
+                UAID each — what an idle Firefox profile keeps open). Build with -c release.
                 """
         )
 
@@ -33,6 +35,11 @@ extension HeraldBench {
         @Option(help: "Connections each client process opens at once.") var concurrency = 64
         @Flag(help: "Devices connect with ws:// (the gateway's --plaintext-devices): what TLS costs per connection.")
         var plaintextDevices = false
+        @Flag(
+            help:
+                "Also hold as many connections speaking Firefox's WebPush protocol (a hello each) on a second, fresh gateway."
+        )
+        var firefox = false
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
         func validate() throws {
@@ -82,18 +89,24 @@ extension HeraldBench {
                         name,
                         try await hold(
                             measured, port: port, name: name, authority: authority, workspace: workspace,
-                            memory: { Memory.residentBytes(pid: pid) }, descriptors: { nil })
+                            speaksFirefox: false, memory: { Memory.residentBytes(pid: pid) }, descriptors: { nil })
                     ))
             }
 
-            let gateway = try await BenchGateway.start(
-                data, openFileSoftLimit: measured + 1_024, openFileHardLimit: raised ? connections + 1_024 : nil,
-                options: ["--host", "0.0.0.0"] + (plaintextDevices ? ["--plaintext-devices"] : []))
-            defer { gateway.terminate() }
-            try await Task.sleep(for: .seconds(2))
-            let held = try await hold(
-                measured, port: gateway.devicePort, name: "herald gateway", authority: authority, workspace: workspace,
-                memory: { gateway.residentBytes }, descriptors: { gateway.openDescriptors })
+            var gateways: [(name: String, held: Held)] = []
+            for speaksFirefox in firefox ? [false, true] : [false] {
+                let gateway = try await BenchGateway.start(
+                    data, openFileSoftLimit: measured + 1_024, openFileHardLimit: raised ? connections + 1_024 : nil,
+                    options: ["--host", "0.0.0.0"] + (plaintextDevices ? ["--plaintext-devices"] : []))
+                defer { gateway.terminate() }
+                try await Task.sleep(for: .seconds(2))
+                let name = speaksFirefox ? "herald gateway, Firefox's WebPush protocol" : "herald gateway"
+                let held = try await hold(
+                    measured, port: gateway.devicePort, name: name, authority: authority, workspace: workspace,
+                    speaksFirefox: speaksFirefox, memory: { gateway.residentBytes }, descriptors: { gateway.openDescriptors })
+                gateways.append((name, held))
+            }
+            let held = gateways[0].held
             let projected = held.before + Int(held.perConnection * Double(connections))
             print(
                 """
@@ -102,12 +115,13 @@ extension HeraldBench {
                 \(mb(held.after)); at \(connections.formatted()) connections \(measured < connections ? "(projected) " : "")\
                 \(mb(projected)), \(String(format: "%.2f×", Double(projected) / Double(2 << 30))) the 2 GB goal.
 
-                | per idle connection | KiB | gateway / this |
+                | per idle connection | KiB | herald gateway / this |
                 |---|---|---|
-                | herald gateway | \(String(format: "%.1f", held.perConnection / 1_024)) | 1.0× |
+                \(gateways.map { String(format: "| %@ | %.1f | %.1f× |", $0.name, $0.held.perConnection / 1_024, held.perConnection / $0.held.perConnection) }.joined(separator: "\n"))
                 \(references.map { String(format: "| %@ | %.1f | %.1f× |", $0.name, $0.held.perConnection / 1_024, held.perConnection / $0.held.perConnection) }.joined(separator: "\n"))
                 """)
-            if held.failed + references.map(\.held.failed).reduce(0, +) > 0 { throw ExitCode(1) }
+            let failures = (gateways + references).map(\.held.failed).reduce(0, +)
+            if failures > 0 { throw ExitCode(1) }
         }
 
         /// What a child process wrote to `file` (whole: it writes atomically), once it is there; `nil` when the process
@@ -151,7 +165,7 @@ extension HeraldBench {
         /// printing the server's memory after each; stops the clients before returning.
         private func hold(
             _ count: Int, port: Int, name: String, authority: DevelopmentCertificateAuthority, workspace: BenchmarkWorkspace,
-            memory: () -> Int, descriptors: () -> Int?
+            speaksFirefox: Bool, memory: () -> Int, descriptors: () -> Int?
         ) async throws -> Held {
             guard let executable = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
             let before = memory()
@@ -173,7 +187,8 @@ extension HeraldBench {
                 let report = workspace.folder.appendingPathComponent("idle-client-\(port)-\(index).txt")
                 let process = try launch(
                     executable, share: share.count, first: share.lowerBound, address: "127.0.0.\(index + 1)",
-                    port: port, certificateAuthority: authority.certificateURL.path, report: report)
+                    port: port, certificateAuthority: authority.certificateURL.path, speaksFirefox: speaksFirefox,
+                    report: report)
                 clients.append(process)
                 // The client writes "<connected> <failed>" once every connection of its share is up or refused.
                 let fields =
@@ -208,16 +223,19 @@ extension HeraldBench {
 
         /// Starts one client process (this executable's `idle-devices`) with descriptors for its share.
         private func launch(
-            _ executable: URL, share: Int, first: Int, address: String, port: Int, certificateAuthority: String, report: URL
+            _ executable: URL, share: Int, first: Int, address: String, port: Int, certificateAuthority: String,
+            speaksFirefox: Bool, report: URL
         ) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-            process.arguments = [
-                "--nofile=\(share + 512):\(share + 512)", executable.path, "idle-devices",
-                "--url", "\(plaintextDevices ? "ws" : "wss")://\(address):\(port)/device/v1", "--first", String(first), "--count",
-                String(share),
-                "--concurrency", String(concurrency), "--ca", certificateAuthority, "--report", report.path,
-            ]
+            process.arguments =
+                [
+                    "--nofile=\(share + 512):\(share + 512)", executable.path, "idle-devices",
+                    "--url", "\(plaintextDevices ? "ws" : "wss")://\(address):\(port)/device/v1", "--first", String(first),
+                    "--count",
+                    String(share),
+                    "--concurrency", String(concurrency), "--ca", certificateAuthority, "--report", report.path,
+                ] + (speaksFirefox ? ["--firefox"] : [])
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle(forWritingAtPath: report.path + ".errors") ?? FileHandle.nullDevice
             try process.run()
@@ -236,6 +254,8 @@ extension HeraldBench {
         @Option(help: "Connections opened at once.") var concurrency = 64
         @Option(help: "The gateway's CA (PEM).") var ca: String
         @Option(help: "Where to write \"<connected> <failed>\" once every device is up or refused.") var report: String
+        @Flag(help: "Speak Firefox's WebPush protocol (subprotocol push-notification, a hello) instead of the device channel.")
+        var firefox = false
 
         func run() async throws {
             var logger = Logger(label: "herald.bench")
@@ -244,7 +264,9 @@ extension HeraldBench {
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca))
             let next = TicketCounter()
             let (count, first, url) = (count, first, url)
-            let outcome = Shared((connected: [DeviceChannelClient](), failed: 0))
+            let outcome = Shared((connected: [DeviceChannelClient?](), failed: 0))
+            let firefoxConnections = Shared([RawConnection]())
+            let speaksFirefox = firefox
             let clientTLS: TLSConfiguration? = url.hasPrefix("wss:") ? tls : nil
             let clientLogger = logger
             await withTaskGroup(of: Void.self) { group in
@@ -252,6 +274,12 @@ extension HeraldBench {
                     group.addTask {
                         while case let index = next.take(), index < count {
                             do {
+                                if speaksFirefox {
+                                    let connection = try await Self.firefox(url: url, tls: clientTLS)
+                                    firefoxConnections.update { $0.append(connection) }
+                                    outcome.update { $0.connected.append(nil) }
+                                    continue
+                                }
                                 let client = try await DeviceChannelClient.connect(
                                     to: url, deviceID: "idle-\(first + index)", secret: "bench", tlsConfiguration: clientTLS,
                                     serverName: "localhost", logger: clientLogger)
@@ -268,6 +296,32 @@ extension HeraldBench {
             try Data("\(connected.count) \(failed)".utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
             // Held until the parent stops this process.
             while true { try await Task.sleep(for: .seconds(3_600)) }
+        }
+
+        /// A Firefox profile's connection as Firefox opens it: the WebSocket upgrade with subprotocol
+        /// `push-notification` at `/`, a hello without a UAID, and the service's hello back (a new UAID).
+        static func firefox(url: String, tls: TLSConfiguration?) async throws -> RawConnection {
+            guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+                throw ValidationError("\(url) is not a URL with a host and port.")
+            }
+            let connection = try await RawConnection.connect(host: host, port: port, tls: tls)
+            do {
+                try await connection.write(
+                    Array(
+                        ("GET / HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                            + "Sec-WebSocket-Protocol: push-notification\r\n\r\n").utf8))
+                try await connection.write(
+                    RawConnection.webSocketTextFrame(#"{"messageType":"hello","use_webpush":true,"broadcasts":{}}"#))
+                let marker = Array(#""messageType":"hello""#.utf8)
+                guard await connection.waitUntilReceived(timeout: .seconds(120), { $0.firstRange(of: marker) != nil }) else {
+                    throw ValidationError("No hello back from \(url)")
+                }
+                return connection
+            } catch {
+                await connection.close()
+                throw error
+            }
         }
     }
 }

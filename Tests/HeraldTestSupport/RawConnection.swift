@@ -20,6 +20,7 @@ public final class RawConnection: Sendable {
     /// Connects to `127.0.0.1:port`.
     ///
     /// - Parameters:
+    ///   - host: The server's address (a loopback address).
     ///   - port: The server's loopback port.
     ///   - tls: TLS for the connection (its ALPN protocols too), or `nil` for plain TCP.
     ///   - serverHostname: The name TLS checks the server's certificate against.
@@ -27,7 +28,8 @@ public final class RawConnection: Sendable {
     ///     the connection stops reading).
     /// - Returns: The connection, once TCP is connected and, with TLS, the handshake has finished.
     public static func connect(
-        port: Int, tls: TLSConfiguration? = nil, serverHostname: String = "localhost", receiveBufferSize: Int? = nil
+        host: String = "127.0.0.1", port: Int, tls: TLSConfiguration? = nil, serverHostname: String = "localhost",
+        receiveBufferSize: Int? = nil
     ) async throws -> RawConnection {
         let recorder = Recorder()
         let context = try tls.map { try NIOSSLContext(configuration: $0) }
@@ -45,7 +47,7 @@ public final class RawConnection: Sendable {
         if let receiveBufferSize {
             bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: receiveBufferSize)
         }
-        let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
+        let channel = try await bootstrap.connect(host: host, port: port).get()
         let connection = RawConnection(channel: channel, recorder: recorder)
         if tls != nil {
             do {
