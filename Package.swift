@@ -168,8 +168,9 @@ let package = Package(
         .target(
             name: "HeraldConsole",
             dependencies: [
-                "HeraldCore", "HeraldGatewayStore", "HeraldProvider", "HeraldFCM",
+                "HeraldCore", "HeraldGatewayStore", "HeraldProvider", "HeraldFCM", "HeraldWebPush",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -614,7 +615,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
-                "HeraldFCM", "HeraldGatewayStore",
+                "HeraldFCM", "HeraldGatewayStore", "HeraldWebPush",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -177,6 +177,26 @@ enum ConsolePages {
         <button type="submit" name="action" value="send">Send through FCM</button>
         </form>
         {{/hasFCM}}
+        {{#hasWebPush}}
+        <h2 id="webpush">Send a web push</h2>
+        <p class="hint">RFC 8030 to a subscription of the gateway's web push service, as pywebpush sends it: the message encrypted to the subscription's keys (RFC 8291, aes128gcm), signed with a VAPID key from the data directory's <code>webpush</code> folder. A Declarative Web Push message (<code>{"web_push":8030,"notification":{…}}</code>) is shown with no service worker.</p>
+        {{#webPushMessageText}}<p class="error">{{webPushMessageText}}</p>{{/webPushMessageText}}
+        {{#webPushResult}}<table class="result" id="webPushResult"><tbody>
+        <tr class="{{kind}}"><th>Status</th><td>{{status}} {{reason}}</td></tr>
+        {{#messageID}}<tr><th>Location</th><td><a href="/log?id={{messageID}}"><code>/m/{{messageID}}</code></a> (delivery log)</td></tr>{{/messageID}}
+        </tbody></table>{{/webPushResult}}
+        {{#noVAPIDKeys}}<p class="error">No VAPID key to sign with: put a P-256 private key (PEM) in the data directory's <code>webpush</code> folder (herald up keeps its demo web app's there).</p>{{/noVAPIDKeys}}
+        <form method="post" action="/send/webpush" id="sendWebPush"><input type="hidden" name="csrf" value="{{csrf}}">
+        <p><label>Subscription (PushSubscription JSON)<br><textarea name="webPushSubscription" id="webPushSubscription" rows="5" cols="80">{{webPushSubscription}}</textarea></label></p>
+        <p><label>VAPID key <select name="webPushKey">{{#vapidKeys}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}}</option>{{/vapidKeys}}</select></label>
+        <label>sub <input name="webPushSubject" value="{{webPushSubject}}" size="30"></label></p>
+        <p><label>TTL <input name="webPushTTL" value="{{webPushTTL}}" size="8"></label>
+        <label>Urgency <select name="webPushUrgency">{{#urgencies}}<option{{#selected}} selected{{/selected}}>{{name}}</option>{{/urgencies}}</select></label>
+        <label>Topic <input name="webPushTopic" value="{{webPushTopic}}" size="32"></label></p>
+        <p><label>Message<br><textarea name="webPushMessage" id="webPushMessage" rows="6" cols="80">{{webPushMessage}}</textarea></label></p>
+        <button type="submit" name="action" value="send">Send web push</button>
+        </form>
+        {{/hasWebPush}}
         {{> foot}}
         """,
         "history": """

@@ -17,6 +17,8 @@ public struct ConsoleSender: Sendable {
     let keyDirectory: URL
     /// The gateway's FCM port (plain HTTP), once it listens; `nil` if the gateway serves no FCM.
     let fcmURL: @Sendable () async -> URL?
+    /// The gateway's web push service (its device port, `https://localhost:2199`), once it listens; `nil` for none.
+    let webPushURL: @Sendable () async -> URL?
 
     /// A sender for the gateway whose provider API `providerURL` gives.
     ///
@@ -28,14 +30,41 @@ public struct ConsoleSender: Sendable {
     ///     `fcm/<project>.json` (where `herald fcm project create` and `herald up` write them).
     ///   - fcmURL: The gateway's FCM port as a base URL (`http://127.0.0.1:2201`), once it listens; `nil` when the
     ///     gateway serves no FCM (the send form then has no FCM part).
+    ///   - webPushURL: The gateway's web push service as a base URL (`https://localhost:2199`), once it listens; `nil`
+    ///     for none (the send form then has no web push part). Its VAPID keys are PEM files in the key directory's
+    ///     `webpush` folder (where `herald up` keeps its demo web app's).
     public init(
         providerURL: @escaping @Sendable (APNsEnvironment) async -> URL?, certificateAuthorityFile: String?,
-        keyDirectory: URL, fcmURL: @escaping @Sendable () async -> URL? = { nil }
+        keyDirectory: URL, fcmURL: @escaping @Sendable () async -> URL? = { nil },
+        webPushURL: @escaping @Sendable () async -> URL? = { nil }
     ) {
         self.providerURL = providerURL
         self.certificateAuthorityFile = certificateAuthorityFile
         self.keyDirectory = keyDirectory
         self.fcmURL = fcmURL
+        self.webPushURL = webPushURL
+    }
+
+    /// The VAPID keys (PEM files) in the key directory's `webpush` folder, by file name, sorted (read off the
+    /// cooperative pool).
+    func vapidKeyNames() async -> [String] {
+        let directory = keyDirectory.appendingPathComponent("webpush")
+        return
+            ((try? await NIOThreadPool.singleton.runIfActive {
+                try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            }) ?? []).filter { $0.hasSuffix(".pem") && Self.isPlainFileName($0) }.sorted()
+    }
+
+    /// A file in the key directory's `webpush` folder (read off the cooperative pool); `nil` when there is none.
+    func webPushFile(_ name: String) async -> Data? {
+        guard Self.isPlainFileName(name) else { return nil }
+        let file = keyDirectory.appendingPathComponent("webpush").appendingPathComponent(name)
+        return try? await NIOThreadPool.singleton.runIfActive { try Data(contentsOf: file) }
+    }
+
+    /// Whether `name` names a file in a folder, not a path out of it.
+    private static func isPlainFileName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && name.allSatisfy { $0.isLetter || $0.isNumber || "-_.".contains($0) }
     }
 
     /// The key IDs of the `.p8` files in the key directory, sorted (read off the cooperative pool).

@@ -33,6 +33,9 @@ extension ConsoleServer {
             if earlier.form["kind"] == "fcm" {
                 return await sendPage(session: session, form: earlier.form, values: await sendFCM(fields))
             }
+            if earlier.form["kind"] == "webpush" {
+                return await sendPage(session: session, form: earlier.form, values: await sendWebPush(fields))
+            }
             return await sendPage(session: session, form: earlier.form, values: await send(fields))
         }
     }
@@ -42,7 +45,10 @@ extension ConsoleServer {
         let now = clock.now
         let record = ConsoleSendRecord(
             id: RandomUUID.timeOrderedLowercasedString(at: now), sentAt: now,
-            form: form.filter { Self.sentFields.contains($0.key) || Self.sentFCMFields.contains($0.key) }, status: status,
+            form: form.filter {
+                Self.sentFields.contains($0.key) || Self.sentFCMFields.contains($0.key)
+                    || Self.sentWebPushFields.contains($0.key)
+            }, status: status,
             reason: reason, apnsID: apnsID,
             uniqueID: uniqueID)
         do {
@@ -60,14 +66,22 @@ extension ConsoleServer {
             "title": "History", "csrf": session.csrf, "signedIn": true, "hasSends": !sends.isEmpty,
             "sends": sends.map { send -> [String: Any] in
                 let isFCM = send.form["kind"] == "fcm"
-                let recipient = isFCM ? send.form["fcmProject"] ?? "" : send.form["recipient"] ?? ""
+                let isWebPush = send.form["kind"] == "webpush"
+                let recipient =
+                    isFCM
+                    ? send.form["fcmProject"] ?? ""
+                    : isWebPush
+                        ? Self.webPushEndpoint(in: send.form["webPushSubscription"] ?? "") ?? "" : send.form["recipient"] ?? ""
                 var row: [String: Any] = [
                     "id": send.id, "time": formatter.string(from: send.sentAt), "csrf": session.csrf,
-                    "target": isFCM ? "FCM project" : send.form["target"] == "channel" ? "channel" : "token",
+                    "target": isFCM
+                        ? "FCM project"
+                        : isWebPush ? "web push subscription" : send.form["target"] == "channel" ? "channel" : "token",
                     "recipient": recipient.count > 16 ? recipient.prefix(16) + "…" : recipient,
-                    "fullRecipient": recipient, "topic": send.form["topic"] ?? "", "pushType": send.form["pushType"] ?? "",
+                    "fullRecipient": recipient, "topic": isWebPush ? send.form["webPushTopic"] ?? "" : send.form["topic"] ?? "",
+                    "pushType": isWebPush ? "webpush" : send.form["pushType"] ?? "",
                     "status": send.status == 0 ? "no answer" : "\(send.status)", "reason": send.reason ?? "",
-                    "kind": send.status == 200 ? "delivered" : "discarded",
+                    "kind": send.status == 200 || (isWebPush && send.status == 201) ? "delivered" : "discarded",
                 ]
                 // An FCM message's log is found by its ID, the push's apns-id (every push of a topic message has it).
                 if let uniqueID = send.uniqueID ?? (isFCM ? send.apnsID : nil) { row["uniqueID"] = uniqueID }

@@ -132,6 +132,13 @@ public final class ConsoleServer: Service, Sendable {
             }
             return await sendPage(session: session, form: form, values: await sendFCM(form))
         }
+        router.post("/send/webpush") { [self] request, context in
+            guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
+            guard let form = try await Self.form(request, context: context, checkedAgainst: session) else {
+                return Self.staleForm
+            }
+            return await sendPage(session: session, form: form, values: await sendWebPush(form))
+        }
         router.get("/tools") { [self] request, context in
             try await tools(request, context: context) { _, _ in [:] }
         }
@@ -342,6 +349,7 @@ public final class ConsoleServer: Service, Sendable {
             "limit": pushType == "voip" || form["target"] == "channel" ? 5120 : 4096,
         ]
         page.merge(await fcmFormValues(form)) { $1 }
+        page.merge(await webPushFormValues(form)) { $1 }
         page.merge(values) { $1 }
         return Self.page("send", page)
     }

@@ -23,6 +23,11 @@ extension ConsoleSender {
                 let host = gateway.configuration.fcmHost
                 let reachable = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host.contains(":") ? "[\(host)]" : host
                 return URL(string: "http://\(reachable):\(port)")
+            },
+            webPushURL: {
+                // The web push service is on the device port; `aud` is its origin as the sender names it.
+                guard let port = try? await gateway.ports().device else { return nil }
+                return URL(string: "\(gateway.configuration.deviceChannelUsesTLS ? "https" : "http")://localhost:\(port)")
             })
     }
 }

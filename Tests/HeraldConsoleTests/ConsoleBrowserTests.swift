@@ -1,11 +1,14 @@
+import Crypto
 import Foundation
 import GatewayTestSupport
 import HeraldConsole
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldGatewayStore
 import HeraldTestSupport
 import HeraldTesting
+import HeraldWebPush
 import Testing
 
 /// The console in a real browser: headless Chromium from Debian's packages, driven by Selenium (`Browser/console_browser.py`)
@@ -25,13 +28,25 @@ import Testing
     }
 
     @Test(
-        "In headless Chromium: a wrong operator token refused, the right one in; the payload's size counted live; the composer; a send to an offline token, its delivery log turning to delivered when the device connects; a <script> payload shown as text; the devices page; the log searched by token; the history and Modify; metrics as SVG; a generated JWT that passes, a broken one and why; the app unregistered and the next send answered 410; a channel made; a screenshot of each page"
+        "In headless Chromium: a wrong operator token refused, the right one in; the payload's size counted live; a web push sent through its form (201, its log linked); the composer; a send to an offline token, its delivery log turning to delivered when the device connects; a <script> payload shown as text; the devices page; the log searched by token; the history and Modify; metrics as SVG; a generated JWT that passes, a broken one and why; the app unregistered and the next send answered 410; a channel made; a screenshot of each page"
     )
     func inChromium() async throws {
         let script = try #require(Bundle.module.url(forResource: "Browser/console_browser.py", withExtension: nil)).path
         try await ConsoleServerTests().withConsole { harness, browser, operatorToken in
             let deviceID = "browser-\(UUID().uuidString.prefix(6))"
             let token = try await harness.offlineToken(device: deviceID).token
+            // A web app's subscription made with the console's VAPID key, for the web push form (on a device of its
+            // own: the device above is to get only its own push when it connects).
+            let subscription = try await harness.store.activeToken(
+                deviceID: "\(deviceID)-web", bundleID: "webapp.news.example.com", environment: .development,
+                purpose: .webPush(
+                    applicationServerKey: ConsoleServerTests.vapidKey.publicKey.x963Representation.base64URLEncodedString()),
+                at: Date())
+            let userAgent = WebPushCipher.UserAgentKeys().subscription
+            let endpoint = WebPushEndpoint(token: try #require(DeviceToken(hex: subscription.token)))
+                .url(origin: "https://localhost:\(harness.ports.device)")
+            let subscriptionJSON =
+                #"{"endpoint":"\#(endpoint)","keys":{"p256dh":"\#(userAgent.p256dh.base64URLEncodedString())","auth":"\#(userAgent.auth.base64URLEncodedString())"}}"#
             let signals = try ScratchFolder.make("herald-browser-signals")
             defer { try? FileManager.default.removeItem(at: signals) }
             try? FileManager.default.removeItem(at: Self.screenshots)
@@ -39,6 +54,7 @@ import Testing
             environment.merge([
                 "CONSOLE_URL": "http://127.0.0.1:\(browser.port)", "OPERATOR_TOKEN": operatorToken, "DEVICE_TOKEN": token,
                 "TOPIC": GatewayHarness.bundleID, "SCREENSHOTS": Self.screenshots.path, "SIGNALS": signals.path,
+                "WEBPUSH_SUBSCRIPTION": subscriptionJSON,
                 // Selenium finds nothing to download: the driver and the browser are Debian's, named in the script.
                 "SE_OFFLINE": "true",
             ]) { $1 }
@@ -72,7 +88,7 @@ import Testing
                 let result = await chromium.wait(timeout: .seconds(240))
                 #expect(result.status == 0 && !result.timedOut, "\(result.output)\n\(result.error)")
                 let steps = result.output.split(separator: "\n").filter { $0.hasPrefix("ok: ") }
-                #expect(steps.count == 13, "\(result.output)")
+                #expect(steps.count == 14, "\(result.output)")
             } catch {
                 _ = await chromium.stop()
                 await device?.close()
@@ -81,7 +97,7 @@ import Testing
             }
             await device?.close()
             await acknowledging?.value
-            for page in ["login", "send", "log", "devices", "history", "metrics", "tools", "channels"] {
+            for page in ["login", "send", "send-webpush", "log", "devices", "history", "metrics", "tools", "channels"] {
                 let png = try Data(contentsOf: Self.screenshots.appendingPathComponent("\(page).png"))
                 #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 5_000, "\(page).png")
             }

@@ -76,6 +76,9 @@ import Testing
         }
     }
 
+    /// The VAPID key the console's web push form signs with (`webpush/demo-vapid.pem` in the key directory).
+    static let vapidKey = P256.Signing.PrivateKey()
+
     /// The FCM project a console with FCM sends as (its key file in the key directory's `fcm` folder).
     static let fcmProjectID = "console-demo"
 
@@ -99,12 +102,21 @@ import Testing
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 try keyFile.write(to: folder.appendingPathComponent("\(Self.fcmProjectID).json"))
             }
+            // The web push form: a VAPID key as `up` keeps its demo web app's.
+            let webPushFolder = keys.appendingPathComponent("webpush")
+            try FileManager.default.createDirectory(at: webPushFolder, withIntermediateDirectories: true)
+            try Self.vapidKey.pemRepresentation.write(
+                to: webPushFolder.appendingPathComponent("demo-vapid.pem"), atomically: true, encoding: .utf8)
+            try P256.Signing.PrivateKey().pemRepresentation.write(
+                to: webPushFolder.appendingPathComponent("other.pem"), atomically: true, encoding: .utf8)
             let port = harness.tlsPort
             let fcmPort = harness.ports.fcm
+            let devicePort = harness.ports.device
             let sender = ConsoleSender(
                 providerURL: { $0 == .development ? URL(string: "https://localhost:\(port)") : nil },
                 certificateAuthorityFile: harness.caPath,
-                keyDirectory: keys, fcmURL: { fcmPort.flatMap { URL(string: "http://127.0.0.1:\($0)") } })
+                keyDirectory: keys, fcmURL: { fcmPort.flatMap { URL(string: "http://127.0.0.1:\($0)") } },
+                webPushURL: { URL(string: "https://localhost:\(devicePort)") })
             // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
             let console = ConsoleServer(
                 port: 0, store: harness.store, liveLogDuration: .seconds(3), sender: sender,

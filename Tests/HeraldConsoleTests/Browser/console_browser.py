@@ -31,6 +31,7 @@ DEVICE_TOKEN = os.environ["DEVICE_TOKEN"]
 TOPIC = os.environ["TOPIC"]
 SHOTS = pathlib.Path(os.environ["SCREENSHOTS"])
 SIGNALS = pathlib.Path(os.environ["SIGNALS"])
+WEBPUSH_SUBSCRIPTION = os.environ["WEBPUSH_SUBSCRIPTION"]
 # A loaded two-core machine runs a debug build of the gateway and a browser: waits are generous, never timings.
 WAIT = 90
 
@@ -145,6 +146,24 @@ def run(driver):
         fail(f"the size counter says {size.text!r} for a voip push")
     step("payload size counted live")
 
+    # A web push through the form: a subscription pasted in, the Declarative Web Push message the form offers, sent;
+    # 201 with its delivery log linked.
+    driver.get(BASE + "/send#webpush")
+    subscription = driver.find_element(By.ID, "webPushSubscription")
+    driver.execute_script(
+        "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input'))", subscription,
+        WEBPUSH_SUBSCRIPTION)
+    if '"web_push":8030' not in driver.find_element(By.ID, "webPushMessage").get_attribute("value"):
+        fail("the web push form does not offer a Declarative Web Push message")
+    driver.find_element(By.CSS_SELECTOR, "#sendWebPush button[value=send]").click()
+    wait_for_text(driver, "201", "sending a web push")
+    result = driver.find_element(By.ID, "webPushResult")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", result)
+    if not result.find_elements(By.CSS_SELECTOR, "a[href^='/log?id=']"):
+        fail(f"the web push's answer links no delivery log: {result.text!r}")
+    shot(driver, "send-webpush")
+    step("a web push sent through the form")
+
     # The composer writes the payload for the chosen push type as the person types.
     marker = "<script>alert(1)</script>"
     driver.get(BASE + "/send")
@@ -202,10 +221,12 @@ def run(driver):
         fail(f"a search by token lists {text(driver)}")
     driver.get(BASE + "/history")
     sends = driver.find_elements(By.CSS_SELECTOR, "#history tbody tr")
-    if len(sends) != 2 or "200" not in sends[0].text:
+    # Newest first: the two sends to the device, then the web push (201, to a web push subscription).
+    if len(sends) != 3 or "200" not in sends[0].text or "web push subscription" not in sends[2].text \
+            or "201" not in sends[2].text:
         fail(f"the history reads {[r.text for r in sends]}")
     shot(driver, "history")
-    sends[-1].find_element(By.LINK_TEXT, "Modify").click()
+    sends[1].find_element(By.LINK_TEXT, "Modify").click()
     wait_for_text(driver, "From the history", "modifying a send from the history")
     if marker not in driver.find_element(By.ID, "payload").get_attribute("value"):
         fail("Modify did not bring the payload back into the form")
