@@ -92,16 +92,17 @@ public final class HeraldGateway: Service, Sendable {
             store: store, hub: hub, log: log, metrics: metrics, clock: clock, configuration: configuration,
             logger: logger)
         let shuttingDown = self.shuttingDown
+        // One per-token limit for every door a push comes in by.
+        let rateLimiter = configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:))
         let responder = ProviderAPIResponder(
             store: store, keyring: keyring, dispatcher: dispatcher, metrics: metrics,
-            clock: clock, configuration: configuration,
-            rateLimiter: configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:)),
+            clock: clock, configuration: configuration, rateLimiter: rateLimiter,
             isShuttingDown: { shuttingDown.isSet })
         self.responder = responder
         self.fcm = FCMFrontDoor(store: store, provider: responder, metrics: metrics, clock: clock, logger: logger)
         self.webPush = WebPushFrontDoor(
             store: store, dispatcher: dispatcher, metrics: metrics, clock: clock, rules: configuration.webPushRules,
-            logger: logger)
+            rateLimiter: rateLimiter, logger: logger)
         let needsTLS =
             configuration.providerListeners.contains(where: \.usesTLS) || configuration.deviceChannelUsesTLS
             || configuration.fcmPort != nil

@@ -38,7 +38,7 @@ struct H2Load {
         return result
     }
 
-    /// Runs one h2load per job at once, each with one connection and its own body (for APIs that name the recipient in
+    /// Runs one h2load per job at once, each with ``clients`` connections and its own body (for APIs that name the recipient in
     /// the body): requests per second summed, latencies pooled.
     ///
     /// - Parameters:
@@ -49,7 +49,7 @@ struct H2Load {
         let runs = try await withThrowingTaskGroup(of: (Result, [Double]).self) { group in
             for job in jobs {
                 group.addTask {
-                    try await measure(urls: job.urls, payload: job.payload, clients: 1, count: count, in: folder)
+                    try await measure(urls: job.urls, payload: job.payload, clients: clients, count: count, in: folder)
                 }
             }
             var runs: [(Result, [Double])] = []

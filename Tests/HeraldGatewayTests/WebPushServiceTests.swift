@@ -117,6 +117,32 @@ import Testing
     }
 
     @Test(
+        "429 TooManyRequests past the gateway's per-token limit (perTokenRateLimit, shared with the provider API), counted per subscription as per APNs token"
+    )
+    func tooManyRequests() async throws {
+        try await withGateway(configure: { $0.perTokenRateLimit = .init(count: 2, per: .seconds(3_600)) }) { harness, client in
+            let sender = Sender()
+            let token = try await harness.store.activeToken(
+                deviceID: "away", bundleID: "webapp.news.example.com", environment: .development,
+                purpose: .webPush(applicationServerKey: sender.applicationServerKey), at: Date()
+            ).token
+            let other = try await harness.store.activeToken(
+                deviceID: "away", bundleID: "webapp.other.example.com", environment: .development,
+                purpose: .webPush(applicationServerKey: sender.applicationServerKey), at: Date()
+            ).token
+            let keys = WebPushCipher.UserAgentKeys().subscription
+            var statuses: [Int] = []
+            for _ in 0..<3 {
+                statuses.append(try await Self.push(client, harness, to: token, text: "x", keys: keys, sender: sender).status)
+            }
+            #expect(statuses == [201, 201, 429])
+            let refused = try await Self.push(client, harness, to: token, text: "x", keys: keys, sender: sender)
+            #expect(refused.status == 429 && refused.reason == "TooManyRequests", "\(refused)")
+            #expect(try await Self.push(client, harness, to: other, text: "x", keys: keys, sender: sender).status == 201)
+        }
+    }
+
+    @Test(
         "Apple's rules and RFC 8030's refusals, each with its status and {\"reason\"} body: BadJwtToken cases, NotFound, Gone, BadTTL, BadEncryption, PayloadTooLarge, MethodNotAllowed"
     )
     func refusals() async throws {

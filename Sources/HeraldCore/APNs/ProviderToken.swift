@@ -111,17 +111,39 @@ extension NSNumber {
 }
 
 extension Data {
-    /// Decodes base64url without padding, as JWTs use it; `nil` if it is not base64url.
+    /// Decodes base64url without padding, as JWTs use it (padding at the end is accepted too); `nil` if it is not
+    /// base64url.
+    ///
+    /// Mapped byte by byte: Foundation's `replacingOccurrences` was a tenth of a web push's cost (issue 46's profile).
     public init?(base64URLEncoded text: some StringProtocol) {
-        var base64 = String(text).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        guard !base64.contains("=") || base64.hasSuffix("=") else { return nil }
-        while base64.count % 4 != 0 { base64 += "=" }
-        self.init(base64Encoded: base64)
+        var bytes = Array(text.utf8)
+        if let padding = bytes.firstIndex(of: UInt8(ascii: "=")),
+            !bytes[padding...].allSatisfy({ $0 == UInt8(ascii: "=") })
+        {
+            return nil
+        }
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "-"): bytes[index] = UInt8(ascii: "+")
+            case UInt8(ascii: "_"): bytes[index] = UInt8(ascii: "/")
+            default: break
+            }
+        }
+        while bytes.count % 4 != 0 { bytes.append(UInt8(ascii: "=")) }
+        self.init(base64Encoded: Data(bytes))
     }
 
     /// Encodes as base64url without padding.
     public func base64URLEncodedString() -> String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var bytes = Array(base64EncodedData())
+        while bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -83,7 +83,8 @@ package actor UnifiedPushDistributor {
         self.clock = clock
         self.logger = logger
         self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
-        (wakeups, wake) = AsyncStream.makeStream(of: String.self)
+        // A wake-up asks for every waiting message of its app: dropping the oldest of many loses nothing.
+        (wakeups, wake) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
     }
 
     static var migrator: DatabaseMigrator {

@@ -50,12 +50,15 @@ final class WebPushFrontDoor: Sendable {
     private let metrics: GatewayMetrics
     private let clock: any HeraldClock
     private let rules: WebPushRules
+    /// The gateway's per-token limit (``GatewayConfiguration/perTokenRateLimit``), shared with the provider API.
+    private let rateLimiter: TokenRateLimiter?
     private let logger: Logger
 
     init(
         store: any DeviceTokenStore, dispatcher: PushDispatcher, metrics: GatewayMetrics, clock: any HeraldClock,
-        rules: WebPushRules, logger: Logger
+        rules: WebPushRules, rateLimiter: TokenRateLimiter? = nil, logger: Logger
     ) {
+        self.rateLimiter = rateLimiter
         self.store = store
         self.dispatcher = dispatcher
         self.metrics = metrics
@@ -103,6 +106,10 @@ final class WebPushFrontDoor: Sendable {
         let push = try WebPushRequest(
             header: { request.headers[$0] }, body: request.body, origin: request.origin,
             boundKey: boundKey.map { Data(base64URLEncoded: $0) ?? Data() }, rules: rules, now: now)
+        if let rateLimiter, !rateLimiter.admit(record.token, at: now) {
+            throw WebPushFailure(
+                status: 429, reason: "TooManyRequests", detail: "too many pushes to this subscription; try again later")
+        }
         // One ID names the message everywhere: `Location`, the delivery log (`herald log <id>`), the device.
         let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
         let messageID = uniqueID
