@@ -128,40 +128,18 @@ extension HeraldBench {
             // Warm up both paths.
             _ = try await apnsLoad.runConcurrently(apnsJobs, count: min(requests, 500), in: folder)
             _ = try await fcmLoad.runConcurrently(fcmJobs, count: min(requests, 500), in: folder)
-            // APNs, FCM, APNs, …, APNs: each FCM run between two APNs runs, so that the machine's drift (and the
-            // store's growth) is measured on both sides of it.
-            var apnsRuns = [try await apnsLoad.runConcurrently(apnsJobs, count: requests, in: folder)]
-            var fcmRuns: [H2Load.Result] = []
-            for _ in 0..<rounds {
-                fcmRuns.append(try await fcmLoad.runConcurrently(fcmJobs, count: requests, in: folder))
-                apnsRuns.append(try await apnsLoad.runConcurrently(apnsJobs, count: requests, in: folder))
+            let runs = try await AlternatingRuns.measure(rounds: rounds) {
+                try await apnsLoad.runConcurrently(apnsJobs, count: requests, in: folder)
+            } candidate: {
+                try await fcmLoad.runConcurrently(fcmJobs, count: requests, in: folder)
             }
-
-            var table = """
-
-                | run | requests/s, latency | ratio to the mean of the APNs runs before and after |
-                |---|---|---|
-                | APNs provider API | \(apnsRuns[0].summary) | |
-
-                """
-            var ratios: [Double] = []
-            for (index, fcm) in fcmRuns.enumerated() {
-                let reference = (apnsRuns[index].requestsPerSecond + apnsRuns[index + 1].requestsPerSecond) / 2
-                let ratio = fcm.requestsPerSecond / reference
-                ratios.append(ratio)
-                table += "| FCM messages:send | \(fcm.summary) | \(String(format: "%.2f×", ratio)) |\n"
-                table += "| APNs provider API | \(apnsRuns[index + 1].summary) | |\n"
-            }
-            let median = ratios.sorted()[ratios.count / 2]
-            table += "\nFCM / APNs: median \(String(format: "%.2f×", median)) of \(ratios.count) "
-            table += "(\(ratios.map { String(format: "%.2f×", $0) }.joined(separator: ", ")))"
-            print(table)
+            print(runs.table(referenceName: "APNs provider API", candidateName: "FCM messages:send", ratioName: "FCM / APNs"))
 
             for task in acknowledgers { task.cancel() }
             for client in online { await client.close() }
             await group.triggerGracefulShutdown()
             _ = await gatewayTask.result
-            if (apnsRuns + fcmRuns).contains(where: { $0.failed > 0 }) { throw ExitCode(1) }
+            if runs.anyFailed { throw ExitCode(1) }
         }
     }
 }

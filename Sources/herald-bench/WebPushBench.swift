@@ -128,38 +128,21 @@ extension HeraldBench {
             // Warm up both paths.
             _ = try await apnsLoad.runConcurrently(apnsJobs, count: min(requests, 500), in: folder)
             _ = try await webPushLoad.runConcurrently(webPushJobs, count: min(requests, 500), in: folder)
-            var apnsRuns = [try await apnsLoad.runConcurrently(apnsJobs, count: requests, in: folder)]
-            var webPushRuns: [H2Load.Result] = []
-            for _ in 0..<rounds {
-                webPushRuns.append(try await webPushLoad.runConcurrently(webPushJobs, count: requests, in: folder))
-                apnsRuns.append(try await apnsLoad.runConcurrently(apnsJobs, count: requests, in: folder))
+            let runs = try await AlternatingRuns.measure(rounds: rounds) {
+                try await apnsLoad.runConcurrently(apnsJobs, count: requests, in: folder)
+            } candidate: {
+                try await webPushLoad.runConcurrently(webPushJobs, count: requests, in: folder)
             }
-
-            var table = """
-
-                | run | requests/s, latency | ratio to the mean of the APNs runs before and after |
-                |---|---|---|
-                | APNs provider API (HTTP/2) | \(apnsRuns[0].summary) | |
-
-                """
-            var ratios: [Double] = []
-            for (index, webPush) in webPushRuns.enumerated() {
-                let reference = (apnsRuns[index].requestsPerSecond + apnsRuns[index + 1].requestsPerSecond) / 2
-                let ratio = webPush.requestsPerSecond / reference
-                ratios.append(ratio)
-                table += "| web push POST /push (HTTP/1.1) | \(webPush.summary) | \(String(format: "%.2f×", ratio)) |\n"
-                table += "| APNs provider API (HTTP/2) | \(apnsRuns[index + 1].summary) | |\n"
-            }
-            let median = ratios.sorted()[ratios.count / 2]
-            table += "\nweb push / APNs: median \(String(format: "%.2f×", median)) of \(ratios.count) "
-            table += "(\(ratios.map { String(format: "%.2f×", $0) }.joined(separator: ", ")))"
-            print(table)
+            print(
+                runs.table(
+                    referenceName: "APNs provider API (HTTP/2)", candidateName: "web push POST /push (HTTP/1.1)",
+                    ratioName: "web push / APNs"))
 
             for task in acknowledgers { task.cancel() }
             for client in online { await client.close() }
             await group.triggerGracefulShutdown()
             _ = await gatewayTask.result
-            if (apnsRuns + webPushRuns).contains(where: { $0.failed > 0 }) { throw ExitCode(1) }
+            if runs.anyFailed { throw ExitCode(1) }
         }
     }
 }
