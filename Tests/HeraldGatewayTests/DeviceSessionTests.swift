@@ -68,6 +68,41 @@ import Testing
         #expect(!session.isWorking)
     }
 
+    @Test(
+        "A device's welcome is its first message: pushes handed to the session before it (a stored push forwarded at connect) are sent after it, in order; a session closed before its welcome fails them"
+    )
+    func welcomeFirst() async throws {
+        let clock = VirtualClock()
+        let sent = Mutex<[String]>([])
+        let session = DeviceSession(
+            deviceID: "d", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in },
+            send: { text in sent.withLock { $0.append(text) } }, welcomeFirst: true)
+        let a = Task { await session.deliver(Self.push("a")) }
+        try await Task.sleep(for: .milliseconds(50))
+        let b = Task { await session.deliver(Self.push("b")) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(sent.withLock { $0 }.isEmpty)
+        try await session.sendWelcome(.welcome(deviceID: "d"))
+        await eventually { sent.withLock { $0.count } == 3 }
+        let texts = sent.withLock { $0 }
+        #expect(texts.first == DeviceChannelMessage.welcome(deviceID: "d").jsonText())
+        #expect(texts.dropFirst().map { $0.contains(#""a""#) } == [true, false])
+        session.acknowledge("a")
+        session.acknowledge("b")
+        #expect(await a.value == DeviceAcknowledgement(state: nil))
+        #expect(await b.value == DeviceAcknowledgement(state: nil))
+
+        let unwelcomed = DeviceSession(
+            deviceID: "e", clock: clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in },
+            send: { text in sent.withLock { $0.append(text) } }, welcomeFirst: true)
+        let waiting = Task { await unwelcomed.deliver(Self.push("c")) }
+        try await Task.sleep(for: .milliseconds(50))
+        unwelcomed.close()
+        #expect(await waiting.value == nil)
+        #expect(sent.withLock { $0.count } == 3)
+        await unwelcomed.workFinished()
+    }
+
     @Test("The expiry loop runs, and sleeps on the clock, only while a push is in flight: an idle session holds no task")
     func idleLoopDoesNotSleepOnTheClock() async throws {
         let clock = VirtualClock()

@@ -101,7 +101,7 @@ struct DeviceChannelServer: Sendable {
                 // Closing the connection fails the write it is stuck in.
                 drop(.deviceNotReading, "Device stopped reading; its connection is closed and its pushes are stored")
             },
-            liveness: liveness)
+            liveness: liveness, welcomeFirst: true)
         metrics.recordDeviceConnection()
         logger.info("Device connected")
         hub.connect(session)
@@ -111,7 +111,7 @@ struct DeviceChannelServer: Sendable {
                 try await shared.deviceConnected(deviceID: deviceID, session: session.claimant, at: session.connectedAt)
             }
             // Once the device reads its welcome, pushes for it go straight to this session.
-            try await session.sendMessage(.welcome(deviceID: deviceID))
+            try await session.sendWelcome(.welcome(deviceID: deviceID))
         } catch {
             logger.debug("Device channel ended", metadata: ["error": "\(error)"])
             connection.closeWebSocket(.unexpectedServerError, reason: "")

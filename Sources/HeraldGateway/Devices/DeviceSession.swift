@@ -33,7 +33,7 @@ final class DeviceSession: Sendable {
     private let clock: any HeraldClock
     private let acknowledgementTimeout: Duration
     private let state = Mutex(State())
-    private let sendLock = SendQueue()
+    private let sendLock: SendQueue
     /// Answers `nil` to deliveries past their deadline, while any is in flight.
     private let expiry = OnDemandWork()
     /// Forwards stored pushes, once per time some may have arrived (several times asked during one pass: one more).
@@ -81,12 +81,14 @@ final class DeviceSession: Sendable {
     ///   - send: Writes one text frame to the device.
     ///   - abort: Closes the connection; called once, when the device stopped reading.
     ///   - liveness: The connection's liveness check, if it has one.
+    ///   - welcomeFirst: Whether nothing is sent before ``sendWelcome(_:)`` (pushes wait for it).
     init(
         deviceID: String, clock: any HeraldClock, acknowledgementTimeout: Duration,
         writeNow: @escaping @Sendable (ByteBuffer) -> Void, eventLoop: (any EventLoop)? = nil,
         send: @escaping @Sendable (String) async throws -> Void, abort: @escaping @Sendable () -> Void = {},
-        liveness: ConnectionLiveness? = nil
+        liveness: ConnectionLiveness? = nil, welcomeFirst: Bool = false
     ) {
+        self.sendLock = SendQueue(held: welcomeFirst)
         self.deviceID = deviceID
         self.connectedAt = clock.now
         self.clock = clock
@@ -272,6 +274,13 @@ final class DeviceSession: Sendable {
         expiry.isRunning || storedPushForwarding.isRunning
     }
 
+    /// Sends the welcome, ahead of every push and message waiting to be sent, which follow it in order (a session made
+    /// with `welcomeFirst`: the hub may hand it pushes before the welcome is written, and Firefox drops a notification
+    /// that comes before its hello is answered).
+    func sendWelcome(_ message: DeviceChannelMessage) async throws {
+        try await sendLock.runFirst { try await self.send(message.jsonText()) }
+    }
+
     /// Sends a message that needs no acknowledgement.
     func sendMessage(_ message: DeviceChannelMessage) async throws {
         try await sendLock.run { try await self.send(message.jsonText()) }
@@ -313,7 +322,18 @@ final class SendQueue: Sendable {
         var waiters: [CheckedContinuation<Bool, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+
+    /// A queue; a `held` one runs nothing until ``runFirst(_:)`` has run.
+    init(held: Bool = false) {
+        state = Mutex(State(busy: held))
+    }
+
+    /// On a held queue: runs `body` at once, then the operations that waited for it, in order.
+    func runFirst<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        defer { releaseNext() }
+        return try await body()
+    }
 
     /// Runs `body` once every earlier operation has finished; throws ``Closed`` if the queue closes first.
     func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
@@ -330,17 +350,20 @@ final class SendQueue: Sendable {
             if let answer { continuation.resume(returning: answer) }
         }
         guard admitted else { throw Closed() }
-        defer {
-            let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                if state.waiters.isEmpty {
-                    state.busy = false
-                    return nil
-                }
-                return state.waiters.removeFirst()
-            }
-            next?.resume(returning: true)
-        }
+        defer { releaseNext() }
         return try await body()
+    }
+
+    /// Lets the next waiting operation run, or marks the queue free.
+    private func releaseNext() {
+        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            if state.waiters.isEmpty {
+                state.busy = false
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        next?.resume(returning: true)
     }
 
     /// Refuses every operation that has not started, and every later one.
