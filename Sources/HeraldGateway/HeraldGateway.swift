@@ -52,7 +52,7 @@ public final class HeraldGateway: Service, Sendable {
     /// All of them, once every listener is bound.
     private let boundPorts = AwaitedValue<Ports>()
     private let providerTLS: TLSConfiguration?
-    private let deviceTLS: TLSConfiguration?
+    private let deviceTLS: CompactTLSContext?
     private let eventLoopGroup: any EventLoopGroup
 
     /// Creates a gateway; nothing listens until ``run()``.
@@ -120,9 +120,7 @@ public final class HeraldGateway: Service, Sendable {
         // Each side gets TLS only if it uses it: `--plaintext-devices` beside TLS provider listeners is plain ws://.
         let providersUseTLS = configuration.providerListeners.contains(where: \.usesTLS)
         providerTLS = try identity.flatMap { providersUseTLS ? try Self.tlsConfiguration($0, protocols: ["h2"]) : nil }
-        deviceTLS = try identity.flatMap {
-            configuration.deviceChannelUsesTLS ? try Self.tlsConfiguration($0, protocols: ["http/1.1"]) : nil
-        }
+        deviceTLS = try identity.flatMap { configuration.deviceChannelUsesTLS ? try CompactTLSContext(identity: $0) : nil }
         portState.withLock { $0.provider = Array(repeating: nil, count: configuration.providerListeners.count) }
     }
 
@@ -279,7 +277,7 @@ public final class HeraldGateway: Service, Sendable {
             acknowledgementTimeout: configuration.acknowledgementTimeout)
         return DeviceChannelListener(
             host: configuration.deviceHost, port: configuration.devicePort,
-            tls: try deviceTLS.map { try NIOSSLContext(configuration: $0) },
+            tls: deviceTLS,
             setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server, metrics: metrics,
             webPush: webPush, eventLoopGroup: eventLoopGroup, logger: logger,
             bound: { [weak self] port in self?.bound(.device, port: port) })

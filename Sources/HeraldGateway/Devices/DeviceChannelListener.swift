@@ -4,7 +4,6 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
 import NIOWebSocket
 import ServiceLifecycle
 
@@ -22,7 +21,7 @@ struct DeviceChannelListener: Service {
     /// The port; 0 picks one.
     let port: Int
     /// TLS, unless the devices connect in plaintext.
-    let tls: NIOSSLContext?
+    let tls: CompactTLSContext?
     /// How long a connection has to set up.
     let setupTimeout: TimeAmount
     /// Admits devices and answers their messages.
@@ -79,7 +78,7 @@ struct DeviceChannelListener: Service {
         let metrics = self.metrics
         try pipeline.addHandler(
             ConnectionDeadline(timeout: setupTimeout, expired: { metrics.recordDroppedConnection(.deviceSetupTimeout) }))
-        if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
+        if let tls { try pipeline.addHandler(CompactTLSServerHandler(context: tls)) }
         let upgrader = NIOWebSocketServerUpgrader(
             maxFrameSize: DeviceChannelServer.maximumMessageSize, automaticErrorHandling: true,
             shouldUpgrade: { channel, head in
