@@ -40,6 +40,11 @@ extension HeraldBench {
                 "Also hold as many connections speaking Firefox's WebPush protocol (a hello each) on a second, fresh gateway."
         )
         var firefox = false
+        @Option(
+            help: ArgumentHelp(
+                "Also hold the connections through a TLS terminator (haproxy or nginx) in front of a fresh gateway on --plaintext-devices, counting both processes.",
+                discussion: "Repeat it for both. The terminator needs two descriptors per connection, so it holds half as many."))
+        var terminator: [TLSTerminator.Kind] = []
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
         func validate() throws {
@@ -89,7 +94,8 @@ extension HeraldBench {
                         name,
                         try await hold(
                             measured, port: port, name: name, authority: authority, workspace: workspace,
-                            speaksFirefox: false, memory: { Memory.residentBytes(pid: pid) }, descriptors: { nil })
+                            speaksFirefox: false, memory: { Memory.residentBytes(pid: pid) }, descriptors: { nil },
+                            cpu: { ProcessCPU.sample([pid]) })
                     ))
             }
 
@@ -103,11 +109,42 @@ extension HeraldBench {
                 let name = speaksFirefox ? "herald gateway, Firefox's WebPush protocol" : "herald gateway"
                 let held = try await hold(
                     measured, port: gateway.devicePort, name: name, authority: authority, workspace: workspace,
-                    speaksFirefox: speaksFirefox, memory: { gateway.residentBytes }, descriptors: { gateway.openDescriptors })
+                    speaksFirefox: speaksFirefox, memory: { gateway.residentBytes }, descriptors: { gateway.openDescriptors },
+                    cpu: { ProcessCPU.sample([gateway.process.processIdentifier]) })
                 gateways.append((name, held))
+            }
+            // (a) TLS ended by a program from Debian in front of a gateway on --plaintext-devices: both processes count.
+            for kind in terminator {
+                let count = raised ? measured : min(measured, (hardLimit - 1_024) / 2 - 256)
+                let gateway = try await BenchGateway.start(
+                    data, openFileSoftLimit: count + 1_024, openFileHardLimit: raised ? connections + 1_024 : nil,
+                    options: ["--plaintext-devices"])
+                defer { gateway.terminate() }
+                let proxy = try await TLSTerminator.start(
+                    kind, certificate: authority.serverCertificateURL, privateKey: authority.serverPrivateKeyURL,
+                    gatewayPort: gateway.devicePort, connections: count, in: workspace.folder)
+                defer { proxy.terminate() }
+                try await Task.sleep(for: .seconds(2))
+                let held = try await hold(
+                    count, port: proxy.port, name: kind.name, authority: authority, workspace: workspace,
+                    speaksFirefox: false, memory: { gateway.residentBytes + proxy.residentBytes },
+                    descriptors: { gateway.openDescriptors },
+                    cpu: {
+                        ProcessCPU.sample([gateway.process.processIdentifier, proxy.process.processIdentifier], children: true)
+                    },
+                    scheme: "wss")
+                gateways.append((kind.name, held))
             }
             let held = gateways[0].held
             let projected = held.before + Int(held.perConnection * Double(connections))
+            /// One server's line: its memory per connection (and at `connections`), its CPU per connection made.
+            func row(_ name: String, _ server: Held) -> String {
+                let cpu = server.cpuSeconds / Double(max(1, server.connected))
+                return String(
+                    format: "| %@ | %.1f | %.2f× | %@ | %.3f ms | %.0f |", name, server.perConnection / 1_024,
+                    held.perConnection / server.perConnection,
+                    mb(server.before + Int(server.perConnection * Double(connections))), cpu * 1_000, 2 / max(cpu, 1e-9))
+            }
             print(
                 """
 
@@ -115,10 +152,9 @@ extension HeraldBench {
                 \(mb(held.after)); at \(connections.formatted()) connections \(measured < connections ? "(projected) " : "")\
                 \(mb(projected)), \(String(format: "%.2f×", Double(projected) / Double(2 << 30))) the 2 GB goal.
 
-                | per idle connection | KiB | herald gateway / this |
-                |---|---|---|
-                \(gateways.map { String(format: "| %@ | %.1f | %.1f× |", $0.name, $0.held.perConnection / 1_024, held.perConnection / $0.held.perConnection) }.joined(separator: "\n"))
-                \(references.map { String(format: "| %@ | %.1f | %.1f× |", $0.name, $0.held.perConnection / 1_024, held.perConnection / $0.held.perConnection) }.joined(separator: "\n"))
+                | per idle connection | KiB | herald gateway / this | at \(connections.formatted()) | server CPU per connection made | connections/s that CPU allows on 2 cores |
+                |---|---|---|---|---|---|
+                \((gateways + references).map { row($0.name, $0.held) }.joined(separator: "\n"))
                 """)
             let failures = (gateways + references).map(\.held.failed).reduce(0, +)
             if failures > 0 { throw ExitCode(1) }
@@ -157,6 +193,8 @@ extension HeraldBench {
             var after: Int
             var connected: Int
             var failed: Int
+            /// The server's CPU seconds while the connections were made (TLS handshakes, upgrades, hellos).
+            var cpuSeconds: Double
             /// Bytes of RSS per connection above `before`.
             var perConnection: Double { Double(after - before) / Double(max(1, connected)) }
         }
@@ -165,17 +203,18 @@ extension HeraldBench {
         /// printing the server's memory after each; stops the clients before returning.
         private func hold(
             _ count: Int, port: Int, name: String, authority: DevelopmentCertificateAuthority, workspace: BenchmarkWorkspace,
-            speaksFirefox: Bool, memory: () -> Int, descriptors: () -> Int?
+            speaksFirefox: Bool, memory: () -> Int, descriptors: () -> Int?, cpu: () -> ProcessCPU, scheme: String? = nil
         ) async throws -> Held {
             guard let executable = Bundle.main.executableURL else { throw ValidationError("Cannot tell where herald-bench is.") }
             let before = memory()
+            let cpuBefore = cpu()
             print(
                 """
 
                 \(name): RSS at the start \(mb(before))
 
-                | connections | RSS | above the start, per connection | descriptors open | connect time |
-                |---|---|---|---|---|
+                | connections | RSS | above the start, per connection | descriptors open | connect time | connected per second | server CPU per connection |
+                |---|---|---|---|---|---|---|
                 """)
             var clients: [Process] = []
             defer { for client in clients { client.terminate() } }
@@ -188,7 +227,7 @@ extension HeraldBench {
                 let process = try launch(
                     executable, share: share.count, first: share.lowerBound, address: "127.0.0.\(index + 1)",
                     port: port, certificateAuthority: authority.certificateURL.path, speaksFirefox: speaksFirefox,
-                    report: report)
+                    scheme: scheme ?? (plaintextDevices ? "ws" : "wss"), report: report)
                 clients.append(process)
                 // The client writes "<connected> <failed>" once every connection of its share is up or refused.
                 let fields =
@@ -205,10 +244,13 @@ extension HeraldBench {
                 let perConnection = Double(rss - before) / Double(max(1, connected)) / 1_024
                 print(
                     String(
-                        format: "| %@ | %@ | %.1f KiB | %@ | %.1f s |", connected.formatted(), mb(rss), perConnection,
-                        descriptors()?.formatted() ?? "—", took.timeInterval))
+                        format: "| %@ | %@ | %.1f KiB | %@ | %.1f s | %.0f | %.3f ms |", connected.formatted(), mb(rss),
+                        perConnection, descriptors()?.formatted() ?? "—", took.timeInterval,
+                        Double(fields[0]) / max(took.timeInterval, 0.001),
+                        cpu().since(cpuBefore) * 1_000 / Double(max(1, connected))))
             }
-            let held = Held(before: before, after: memory(), connected: connected, failed: failed)
+            let held = Held(
+                before: before, after: memory(), connected: connected, failed: failed, cpuSeconds: cpu().since(cpuBefore))
             for client in clients { client.terminate() }
             clients = []
             try await Task.sleep(for: .seconds(2))  // their connections close
@@ -224,14 +266,14 @@ extension HeraldBench {
         /// Starts one client process (this executable's `idle-devices`) with descriptors for its share.
         private func launch(
             _ executable: URL, share: Int, first: Int, address: String, port: Int, certificateAuthority: String,
-            speaksFirefox: Bool, report: URL
+            speaksFirefox: Bool, scheme: String, report: URL
         ) throws -> Process {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
             process.arguments =
                 [
                     "--nofile=\(share + 512):\(share + 512)", executable.path, "idle-devices",
-                    "--url", "\(plaintextDevices ? "ws" : "wss")://\(address):\(port)/device/v1", "--first", String(first),
+                    "--url", "\(scheme)://\(address):\(port)/device/v1", "--first", String(first),
                     "--count",
                     String(share),
                     "--concurrency", String(concurrency), "--ca", certificateAuthority, "--report", report.path,
@@ -264,8 +306,7 @@ extension HeraldBench {
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(ca))
             let next = TicketCounter()
             let (count, first, url) = (count, first, url)
-            let outcome = Shared((connected: [DeviceChannelClient?](), failed: 0))
-            let firefoxConnections = Shared([RawConnection]())
+            let outcome = Shared((held: [HeldConnection](), failed: 0))
             let speaksFirefox = firefox
             let clientTLS: TLSConfiguration? = url.hasPrefix("wss:") ? tls : nil
             let clientLogger = logger
@@ -274,16 +315,16 @@ extension HeraldBench {
                     group.addTask {
                         while case let index = next.take(), index < count {
                             do {
-                                if speaksFirefox {
-                                    let connection = try await Self.firefox(url: url, tls: clientTLS)
-                                    firefoxConnections.update { $0.append(connection) }
-                                    outcome.update { $0.connected.append(nil) }
-                                    continue
-                                }
-                                let client = try await DeviceChannelClient.connect(
-                                    to: url, deviceID: "idle-\(first + index)", secret: "bench", tlsConfiguration: clientTLS,
-                                    serverName: "localhost", logger: clientLogger)
-                                outcome.update { $0.connected.append(client) }
+                                let connection: HeldConnection =
+                                    if speaksFirefox {
+                                        .firefox(try await Self.firefox(url: url, tls: clientTLS))
+                                    } else {
+                                        .device(
+                                            try await DeviceChannelClient.connect(
+                                                to: url, deviceID: "idle-\(first + index)", secret: "bench",
+                                                tlsConfiguration: clientTLS, serverName: "localhost", logger: clientLogger))
+                                    }
+                                outcome.update { $0.held.append(connection) }
                             } catch {
                                 outcome.update { $0.failed += 1 }
                                 FileHandle.standardError.write(Data("device \(first + index): \(error)\n".utf8))
@@ -292,10 +333,18 @@ extension HeraldBench {
                     }
                 }
             }
-            let (connected, failed) = outcome.value
-            try Data("\(connected.count) \(failed)".utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
+            let (held, failed) = outcome.value
+            try Data("\(held.count) \(failed)".utf8).write(to: URL(fileURLWithPath: report), options: .atomic)
             // Held until the parent stops this process.
             while true { try await Task.sleep(for: .seconds(3_600)) }
+        }
+
+        /// One connection the process holds open.
+        enum HeldConnection: Sendable {
+            /// A device on the device channel.
+            case device(DeviceChannelClient)
+            /// A Firefox profile's connection to its push service.
+            case firefox(RawConnection)
         }
 
         /// A Firefox profile's connection as Firefox opens it: the WebSocket upgrade with subprotocol
