@@ -7,6 +7,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 
 extension ConsoleServer {
@@ -15,9 +16,6 @@ extension ConsoleServer {
         "kind", "webPushSubscription", "webPushKey", "webPushSubject", "webPushTTL", "webPushUrgency", "webPushTopic",
         "webPushMessage",
     ]
-
-    /// The urgencies RFC 8030 §5.3 names, lowest first.
-    static let urgencies = ["very-low", "low", "normal", "high"]
 
     /// The web push part of the send page: the VAPID keys to sign with, the subscription and message as last sent (or
     /// `herald up`'s demo web app's subscription and a Declarative Web Push message), `form`'s choices kept.
@@ -36,7 +34,9 @@ extension ConsoleServer {
             "webPushSubscription": subscription ?? "",
             "webPushSubject": form["webPushSubject"] ?? "mailto:operator@example.com",
             "webPushTTL": form["webPushTTL"] ?? "60", "webPushTopic": form["webPushTopic"] ?? "",
-            "urgencies": Self.urgencies.map { ["name": $0, "selected": $0 == urgency] as [String: Any] },
+            "urgencies": WebPushUrgency.allCases.map {
+                ["name": $0.rawValue, "selected": $0.rawValue == urgency] as [String: Any]
+            },
             "webPushMessage": form["webPushMessage"]
                 ?? #"{"web_push":8030,"notification":{"title":"Hello","body":"from the console"}}"#,
         ]
@@ -79,19 +79,21 @@ extension ConsoleServer {
             return refuse("No VAPID key \(keyName): put a P-256 private key (PEM) in the data directory's webpush folder.")
         }
         guard let ttl = Int(form["webPushTTL"] ?? ""), ttl >= 0 else { return refuse("TTL takes seconds (0 or more).") }
-        let urgency = form["webPushUrgency"] ?? "normal"
-        guard Self.urgencies.contains(urgency) else { return refuse("Urgency is very-low, low, normal or high.") }
+        guard let urgency = WebPushUrgency(rawValue: form["webPushUrgency"] ?? "normal") else {
+            return refuse("Urgency is very-low, low, normal or high.")
+        }
         let topic = (form["webPushTopic"] ?? "").trimmingCharacters(in: .whitespaces)
         var fields = form
         fields["kind"] = "webpush"
+        // The service's origin, for the JWT's `aud` and the POST's URL.
+        var origin = service.absoluteString
+        while origin.hasSuffix("/") { origin.removeLast() }
         let body: Data
         let authorization: String
         do {
             body = try WebPushCipher.encrypt(
                 Data((form["webPushMessage"] ?? "").utf8),
                 for: WebPushCipher.SubscriptionKeys(p256dh: publicKey, auth: authSecret))
-            var origin = service.absoluteString
-            while origin.hasSuffix("/") { origin.removeLast() }
             authorization = try VAPIDAuthorization.header(
                 origin: origin, subject: form["webPushSubject"].flatMap { $0.isEmpty ? nil : $0 },
                 expiresAt: clock.now.addingTimeInterval(12 * 3_600), privateKey: key)
@@ -99,10 +101,11 @@ extension ConsoleServer {
             return refuse("Cannot encrypt to this subscription: \(error).")
         }
         var headers = [
-            ("authorization", authorization), ("ttl", String(ttl)), ("urgency", urgency), ("content-encoding", "aes128gcm"),
+            ("authorization", authorization), ("ttl", String(ttl)), ("urgency", urgency.rawValue),
+            ("content-encoding", "aes128gcm"),
         ]
         if !topic.isEmpty { headers.append(("topic", topic)) }
-        let url = service.absoluteString.trimmingSuffix("/") + endpoint.path
+        let url = origin + endpoint.path
         let outcome: Result<(status: Int, headers: HTTPHeaders, body: JSONValue), any Error>
         do {
             outcome = .success(
@@ -141,7 +144,9 @@ extension ConsoleServer {
         var configuration = HTTPClient.Configuration()
         if let caFile {
             var tls = TLSConfiguration.makeClientConfiguration()
-            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+            // Read on the thread pool: a file read must not hold one of the cooperative pool's threads.
+            tls.trustRoots = .certificates(
+                try await NIOThreadPool.singleton.runIfActive { try NIOSSLCertificate.fromPEMFile(caFile) })
             configuration.tlsConfiguration = tls
         }
         configuration.timeout = .init(connect: .seconds(30), read: .seconds(60))
@@ -162,13 +167,5 @@ extension ConsoleServer {
             try? await client.shutdown()
             throw error
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingSuffix(_ suffix: String) -> String {
-        var text = self
-        while text.hasSuffix(suffix) { text.removeLast(suffix.count) }
-        return text
     }
 }
