@@ -32,6 +32,11 @@ extension HeraldBench {
         @Option(help: "h2load clients (connections).") var clients = 10
         @Option(help: "Concurrent streams per connection.") var streams = 10
         @Option(help: "Devices online, and tokens of offline devices.") var devices = 50
+        @Flag(
+            help: ArgumentHelp(
+                "Also count what a request costs the serving process: mallocs, system calls, context switches (perf stat, root).",
+                discussion: "In runs of their own after the timed ones (a uprobe on every malloc slows the process)."))
+        var costs = false
         @OptionGroup var tools: ReferenceTools
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
@@ -112,6 +117,22 @@ extension HeraldBench {
             let offlineRun = try await load.run(urls: urls(port: ports.provider[0], tokens: offlineTokens), in: folder)
             let lag = EventLoopLag(prometheusText: gateway.metrics.prometheusText()).since(lagBefore)
             let referenceAgain = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), in: folder)
+            // What a request costs this process (the servers run in it), in runs of their own.
+            var costRows: [String] = []
+            if costs {
+                try await PerfStat.prepare()
+                let count = min(requests, 20_000)
+                for (name, port, tokens) in [
+                    ("SwiftNIO HTTP/2 alone, empty 200", nioPort, onlineTokens),
+                    ("herald gateway, online devices (the bench's device clients included)", ports.provider[0], onlineTokens),
+                    ("herald gateway, offline devices", ports.provider[0], offlineTokens),
+                ] {
+                    let perf = try await PerfStat.start(in: folder)
+                    let run = try await load.run(urls: urls(port: port, tokens: tokens), count: count, in: folder)
+                    let counts = try await perf.stop()
+                    costRows.append("| \(name) | \(counts.perRequest(count - run.failed)) |")
+                }
+            }
             frameworkServer.cancel()
             try? await nioServer.close()
             _ = await frameworkServer.result
@@ -137,6 +158,15 @@ extension HeraldBench {
                 nginx before: \(reference.summary); after: \(referenceAgain.summary)
                 stored notifications for one offline device (one per topic): \(stored)
                 """)
+            if !costRows.isEmpty {
+                print(
+                    """
+
+                    | per request, this process (perf stat) | costs |
+                    |---|---|
+                    \(costRows.joined(separator: "\n"))
+                    """)
+            }
 
             for task in acknowledgers { task.cancel() }
             for client in online { await client.close() }
