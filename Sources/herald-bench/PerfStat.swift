@@ -82,7 +82,7 @@ struct PerfStat {
 
     /// Stops counting and reads the counts.
     func stop() async throws -> PerfCounts {
-        FileManager.default.createFile(atPath: stopFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stopFile.path, contents: nil)
         let deadline = ContinuousClock.now + .seconds(10)
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
@@ -95,7 +95,8 @@ struct PerfStat {
         guard let mallocs = counts[Self.mallocEvent], let calls = counts["raw_syscalls:sys_enter"],
             let switches = counts["context-switches"]
         else {
-            let errors = (try? String(contentsOf: output.deletingLastPathComponent().appendingPathComponent("perf-stat-errors.txt"), encoding: .utf8)) ?? ""
+            let errorFile = output.deletingLastPathComponent().appendingPathComponent("perf-stat-errors.txt")
+            let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
             throw ValidationError("perf stat counted nothing: \(text) \(errors)")
         }
         return PerfCounts(mallocs: mallocs, systemCalls: calls, contextSwitches: switches)
