@@ -22,6 +22,8 @@ import Testing
         let errors = Mutex<[String]>([])
         let inactive = Mutex(false)
         let handshakes = Mutex(0)
+        /// The ALPN protocol of each handshake, in order.
+        let protocols = Mutex<[String?]>([])
     }
 
     /// Writes `greeting` as soon as the connection is up (before the TLS handshake ends), echoes what it reads, and
@@ -54,7 +56,10 @@ import Testing
         }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-            if case .handshakeCompleted? = event as? TLSUserEvent { observed.handshakes.withLock { $0 += 1 } }
+            if case .handshakeCompleted(let negotiated)? = event as? TLSUserEvent {
+                observed.handshakes.withLock { $0 += 1 }
+                observed.protocols.withLock { $0.append(negotiated) }
+            }
             context.fireUserInboundEventTriggered(event)
         }
 
@@ -157,6 +162,23 @@ import Testing
             }
             try await eventually("the server's end closed") { observed.inactive.withLock { $0 } }
             #expect(observed.handshakes.withLock { $0 } == 0)
+        }
+    }
+
+    @Test(
+        "ALPN: a client that offers h2 and http/1.1 gets http/1.1 (what the port speaks); one that offers only h2, or nothing, gets no answer and is served"
+    )
+    func applicationProtocols() async throws {
+        try await withServer { port, tls, observed in
+            for offered in [["h2", "http/1.1"], ["h2"], []] {
+                var client = tls
+                client.applicationProtocols = offered
+                let connection = try await RawConnection.connect(port: port, tls: client)
+                #expect(await connection.waitUntilReceived(timeout: Self.wait) { $0 == Array("hello|".utf8) })
+                await connection.close()
+            }
+            try await eventually("three handshakes") { observed.protocols.withLock { $0.count } == 3 }
+            #expect(observed.protocols.withLock { $0 } == ["http/1.1", nil, nil])
         }
     }
 

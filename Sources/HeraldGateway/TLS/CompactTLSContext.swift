@@ -5,12 +5,16 @@ import Foundation
 /// ``CompactTLSServerHandler``.
 ///
 /// TLS 1.2 at least, no session cache (TLS 1.3 resumes with stateless tickets; a cache would hold a session for
-/// every device that ever connected), no ALPN (RFC 7301 §3.2 lets a server ignore it: clients speak HTTP/1.1).
+/// every device that ever connected), ALPN `http/1.1` when the client offers it (the port speaks nothing else; a
+/// client that offers only other protocols gets no ALPN answer, as RFC 7301 §3.2 allows, and goes on as it can).
 /// BoringSSL is swift-nio-ssl's copy (`CNIOBoringSSL`, reached through NIOSSL), pinned by `Package.resolved`.
 final class CompactTLSContext: @unchecked Sendable {
     // @unchecked: an SSL_CTX is safe to share between threads once configured, and this one is never changed after
     // `init` (BoringSSL's documented rule for SSL_CTX).
     let context: OpaquePointer
+
+    /// The one ALPN protocol the device port answers.
+    static let http1 = "http/1.1"
 
     /// Loads the certificate chain and private key from PEM files.
     ///
@@ -24,6 +28,27 @@ final class CompactTLSContext: @unchecked Sendable {
             throw CompactTLSError.fromQueue("setting TLS 1.2 as the minimum")
         }
         _ = SSL_CTX_set_session_cache_mode(context, Int32(SSL_SESS_CACHE_OFF))
+        SSL_CTX_set_alpn_select_cb(
+            context,
+            { _, out, outLength, offered, offeredLength, _ in
+                guard let out, let outLength, let offered else { return SSL_TLSEXT_ERR_NOACK }
+                // The client's list: each name after its length byte.
+                var index = 0
+                let count = Int(offeredLength)
+                while index < count {
+                    let length = Int(offered[index])
+                    let name = offered + index + 1
+                    if index + 1 + length <= count,
+                        UnsafeBufferPointer(start: name, count: length).elementsEqual(CompactTLSContext.http1.utf8)
+                    {
+                        out.pointee = name
+                        outLength.pointee = UInt8(length)
+                        return SSL_TLSEXT_ERR_OK
+                    }
+                    index += 1 + length
+                }
+                return SSL_TLSEXT_ERR_NOACK
+            }, nil)
         guard SSL_CTX_use_certificate_chain_file(context, identity.certificateChain.path) == 1 else {
             throw CompactTLSError.fromQueue("reading the certificate chain \(identity.certificateChain.path)")
         }

@@ -118,7 +118,7 @@ final class CompactTLSServerHandler: ChannelDuplexHandler, RemovableChannelHandl
             context.writeAndFlush(wrapOutboundOut(output), promise: nil)
         }
         if handshakeEnded {
-            context.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: nil))
+            context.fireUserInboundEventTriggered(TLSUserEvent.handshakeCompleted(negotiatedProtocol: negotiatedProtocol))
             sendWaitingWrites(context: context)
         }
         if let plaintext { context.fireChannelRead(wrapInboundOut(plaintext)) }
@@ -129,6 +129,16 @@ final class CompactTLSServerHandler: ChannelDuplexHandler, RemovableChannelHandl
         } else if peerClosed {
             close(context: context, mode: .all, promise: nil)
         }
+    }
+
+    /// The ALPN protocol agreed on in the handshake, if any.
+    private var negotiatedProtocol: String? {
+        guard let ssl else { return nil }
+        var name: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &name, &length)
+        guard let name, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: name, count: Int(length)), as: UTF8.self)
     }
 
     // MARK: Writing
