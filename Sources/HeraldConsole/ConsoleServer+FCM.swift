@@ -60,8 +60,7 @@ extension ConsoleServer {
             return ["fcmMessage": "fcm/\(projectID).json: \(error)"]
         }
         let body = Data((form["fcmRequest"] ?? "").utf8)
-        var root = base.absoluteString
-        while root.hasSuffix("/") { root.removeLast() }
+        let root = base.textWithoutTrailingSlashes
         let client = HTTPClient.shared
         let outcome: Result<(status: Int, body: JSONValue), any Error>
         do {

@@ -86,8 +86,7 @@ extension ConsoleServer {
         var fields = form
         fields["kind"] = "webpush"
         // The service's origin, for the JWT's `aud` and the POST's URL.
-        var origin = service.absoluteString
-        while origin.hasSuffix("/") { origin.removeLast() }
+        let origin = service.textWithoutTrailingSlashes
         let body: Data
         let authorization: String
         do {

@@ -25,6 +25,8 @@ struct PerfStat {
     /// Made to end the count: `perf stat` counts while its workload waits for this file (a SIGINT would not reach it —
     /// this process ignores SIGINT, and children inherit that).
     private let stopFile: URL
+    /// What `perf stat` said on its standard error (one file for every attempt in a folder).
+    private let errors: URL
 
     /// The uprobe's event name.
     private static let mallocEvent = "probe_libc:malloc"
@@ -58,7 +60,8 @@ struct PerfStat {
             try await Task.sleep(for: .milliseconds(300))
             if attempt.process.isRunning { return attempt }
         }
-        throw ValidationError("perf stat could not attach to this process's threads (see \(folder.path)/perf-stat-errors.txt).")
+        throw ValidationError(
+            "perf stat could not attach to this process's threads (see \(errorFile(in: folder).path)).")
     }
 
     private static func launch(in folder: URL) async throws -> PerfStat {
@@ -72,12 +75,16 @@ struct PerfStat {
             String(ProcessInfo.processInfo.processIdentifier), "--", "/bin/sh", "-c",
             "while [ ! -e '\(stopFile.path)' ]; do sleep 0.02; done",
         ]
-        let errors = folder.appendingPathComponent("perf-stat-errors.txt")
+        let errors = errorFile(in: folder)
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
-        return PerfStat(process: process, output: output, stopFile: stopFile)
+        return PerfStat(process: process, output: output, stopFile: stopFile, errors: errors)
+    }
+
+    private static func errorFile(in folder: URL) -> URL {
+        folder.appendingPathComponent("perf-stat-errors.txt")
     }
 
     /// Stops counting and reads the counts.
@@ -95,9 +102,8 @@ struct PerfStat {
         guard let mallocs = counts[Self.mallocEvent], let calls = counts["raw_syscalls:sys_enter"],
             let switches = counts["context-switches"]
         else {
-            let errorFile = output.deletingLastPathComponent().appendingPathComponent("perf-stat-errors.txt")
-            let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-            throw ValidationError("perf stat counted nothing: \(text) \(errors)")
+            let said = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
+            throw ValidationError("perf stat counted nothing: \(text) \(said)")
         }
         return PerfCounts(mallocs: mallocs, systemCalls: calls, contextSwitches: switches)
     }
