@@ -139,15 +139,13 @@ package actor WebPushAgent {
         let bundleID = Self.bundleID(for: components)
         let existing = try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE origin = ?", arguments: [origin])
+                .map(SubscriptionRow.init)
         }
-        if let existing, (existing["application_server_key"] as String?) == applicationServerKey {
-            let keys = try WebPushCipher.UserAgentKeys(
-                rawPrivateKey: existing["private_key"], authSecret: existing["auth_secret"])
-            return Self.subscription(endpoint: existing["endpoint"], keys: keys)
+        if let existing, existing.applicationServerKey == applicationServerKey {
+            return Self.subscription(endpoint: existing.endpoint, keys: try existing.keys())
         }
         if let existing {
-            let previousKey: String? = existing["application_server_key"]
-            try await revokeToken(bundleID, .webPush(applicationServerKey: previousKey))
+            try await revokeToken(bundleID, .webPush(applicationServerKey: existing.applicationServerKey))
         }
         let token = try await issueToken(bundleID, .webPush(applicationServerKey: applicationServerKey))
         guard let deviceToken = DeviceToken(hex: token) else {
@@ -174,6 +172,28 @@ package actor WebPushAgent {
         return Self.subscription(endpoint: endpoint, keys: keys)
     }
 
+    /// A subscription as kept: read inside the database's read (a GRDB `Row` cannot leave it, so that the read is the
+    /// asynchronous one and no task thread waits for the database).
+    private struct SubscriptionRow: Sendable {
+        var origin: String
+        var endpoint: String
+        var applicationServerKey: String?
+        var privateKey: Data
+        var authSecret: Data
+
+        init(_ row: Row) {
+            origin = row["origin"]
+            endpoint = row["endpoint"]
+            applicationServerKey = row["application_server_key"]
+            privateKey = row["private_key"]
+            authSecret = row["auth_secret"]
+        }
+
+        func keys() throws -> WebPushCipher.UserAgentKeys {
+            try WebPushCipher.UserAgentKeys(rawPrivateKey: privateKey, authSecret: authSecret)
+        }
+    }
+
     private static func subscription(endpoint: String, keys: WebPushCipher.UserAgentKeys) -> Subscription {
         let public_ = keys.subscription
         return Subscription(
@@ -198,14 +218,15 @@ package actor WebPushAgent {
         let token = push.token
         let row = try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE token = ?", arguments: [token])
+                .map(SubscriptionRow.init)
         }
         let metadata: Logger.Metadata = ["push.delivery_id": "\(push.deliveryID)", "app.bundle_id": "\(push.bundleID)"]
         guard let row else {
             logger.warning("A web push for a subscription this device no longer has; dropped", metadata: metadata)
             return .dropped("no subscription")
         }
-        let origin: String = row["origin"]
-        let keys = try WebPushCipher.UserAgentKeys(rawPrivateKey: row["private_key"], authSecret: row["auth_secret"])
+        let origin = row.origin
+        let keys = try row.keys()
         guard !push.payload.isEmpty else {
             logger.info(
                 "A web push without data: a service worker's push event would run; there is none",

@@ -3,13 +3,18 @@ import GRDB
 import HeraldCore
 import HeraldStorage
 import Logging
+import Synchronization
 
 /// The gateway's SQLite store (`<data-dir>/gateway.sqlite`), or the same schema in memory for tests.
 ///
 /// Shared by `herald gateway` and the `herald keys|tokens|log` commands: every read goes to the file, so a key
 /// registered or a token revoked by another process counts for the next push.
-public final class SQLiteGatewayStore: GatewayStore {
+public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
     private let database: SQLiteDatabase
+    /// The tokens this process read or wrote, by token (``knownToken(_:)``).
+    private let knownTokens = Mutex<[String: DeviceTokenRecord]>([:])
+    /// The most tokens ``knownTokens`` holds (about 300 bytes each); past it, others are read from the file each time.
+    static let knownTokenLimit = 1_000_000
     var writer: any DatabaseWriter { database.writer }
     var groupCommit: GroupCommitWriter { database.groupCommit }
     /// Where a damaged database was moved when this store opened, if it was.
@@ -341,17 +346,25 @@ public final class SQLiteGatewayStore: GatewayStore {
         // Every push reads its token: synchronously, on a connection of its own (see `SQLiteDatabase.lookup`), with a
         // cached statement.
         let key = token.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? token.lowercased() : token
-        return try database.lookup { db in
-            try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT \(Self.tokenColumns) FROM device_token WHERE token = ?"), arguments: [key]
-            ).map(Self.tokenRecord)
+        let record = try database.lookup { db in
+            try db.cachedStatement(sql: "SELECT \(Self.tokenColumns) FROM device_token WHERE token = ?")
+                .fetchFirstDirectly({ $0.bind(key) }, Self.tokenRecord)
+        }
+        if let record { remember(record) }
+        return record
+    }
+
+    /// Keeps `record` as the token's known one (``knownToken(_:)``).
+    private func remember(_ record: DeviceTokenRecord) {
+        knownTokens.withLock { known in
+            if known.count < Self.knownTokenLimit || known[record.token] != nil { known[record.token] = record }
         }
     }
 
     public func activeToken(
         deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
     ) async throws -> DeviceTokenRecord {
-        try await groupCommit.write { db in
+        let record = try await groupCommit.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO device (id, secret_hash, created_at) VALUES (?, NULL, ?)",
                 arguments: [deviceID, at.timeIntervalSince1970])
@@ -376,6 +389,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                 arguments: [record.token, deviceID, bundleID, environment.rawValue, at.timeIntervalSince1970, purpose.rawValue])
             return record
         }
+        remember(record)
+        return record
     }
 
     public func tokens(includingRevoked: Bool) async throws -> [DeviceTokenRecord] {
@@ -391,7 +406,7 @@ public final class SQLiteGatewayStore: GatewayStore {
     }
 
     public func revokeToken(_ token: String, at: Date) async throws -> DeviceTokenRecord? {
-        try await groupCommit.write { db in
+        let record = try await groupCommit.write { db in
             try db.execute(
                 sql: "UPDATE device_token SET revoked_at = ? WHERE token = ? AND revoked_at IS NULL",
                 arguments: [at.timeIntervalSince1970, token.lowercased()])
@@ -401,6 +416,8 @@ public final class SQLiteGatewayStore: GatewayStore {
                 db, sql: "SELECT \(Self.tokenColumns) FROM device_token WHERE token = ?", arguments: [token.lowercased()]
             ).map(Self.tokenRecord)
         }
+        if let record { remember(record) }
+        return record
     }
 
     // MARK: Broadcast channels
@@ -502,7 +519,17 @@ public final class SQLiteGatewayStore: GatewayStore {
     /// The columns ``tokenRecord(_:)`` reads, in its order.
     private static let tokenColumns = "token, device_id, bundle_id, environment, created_at, revoked_at, purpose"
 
-    /// A token from a row of ``tokenColumns``, read by position (no column-name lookups on the hot path).
+    /// A token from a row of ``tokenColumns`` read straight from SQLite (the push's hot path).
+    private static func tokenRecord(_ row: borrowing DirectRow) -> DeviceTokenRecord {
+        DeviceTokenRecord(
+            token: row.text(0) ?? "", deviceID: row.text(1) ?? "", bundleID: row.text(2) ?? "",
+            environment: row.text(3).flatMap(APNsEnvironment.init(rawValue:)) ?? .development,
+            createdAt: Date(timeIntervalSince1970: row.double(4) ?? 0),
+            revokedAt: row.double(5).map(Date.init(timeIntervalSince1970:)),
+            purpose: row.text(6).flatMap(TokenPurpose.init(rawValue:)) ?? .app)
+    }
+
+    /// A token from a row of ``tokenColumns``, read by position (no column-name lookups).
     private static func tokenRecord(_ row: Row) -> DeviceTokenRecord {
         DeviceTokenRecord(
             token: row[0], deviceID: row[1], bundleID: row[2],
@@ -515,25 +542,71 @@ public final class SQLiteGatewayStore: GatewayStore {
     // MARK: Stored notifications
 
     public func store(_ n: StoredNotification) async throws -> String? {
-        try await groupCommit.write(.durable) { db in
-            let previous = try String.fetchOne(
-                db.cachedStatement(sql: "SELECT unique_id FROM stored_notification WHERE token = ? AND topic = ?"),
-                arguments: [n.token, n.topic])
-            try db.cachedStatement(
+        let kept = try await groupCommit.write(.durable, oneChange: true) { db in try Self.keep(n, in: db, checkingToken: false) }
+        guard case .stored(let replaced) = kept else { return nil }
+        return replaced
+    }
+
+    public func knownToken(_ token: String) -> DeviceTokenRecord? {
+        knownTokens.withLock { $0[token] }
+    }
+
+    public func keepIfTokenActive(
+        _ n: StoredNotification, completion: @escaping @Sendable (Result<SharedDelivery, any Error>) -> Void
+    ) {
+        groupCommit.write(
+            .durable, oneChange: true, { db in try Self.keep(n, in: db, checkingToken: true) }, completion: completion)
+    }
+
+    /// Keeps `n`, replacing the notification kept for its token and topic (whose unique ID it returns) — with
+    /// `checkingToken`, only if its token is known and not revoked. One change: the insert.
+    private static func keep(_ n: StoredNotification, in db: Database, checkingToken: Bool) throws -> SharedDelivery {
+        // Every offline push runs these: their values go straight to SQLite.
+        let previous: String?
+        if checkingToken {
+            // The token and the notification it replaces, in one statement.
+            let found = try db.cachedStatement(
                 sql: """
-                    INSERT OR REPLACE INTO stored_notification
-                    (token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id, payload,
-                     received_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    SELECT t.revoked_at, s.unique_id FROM device_token t
+                    LEFT JOIN stored_notification s ON s.token = t.token AND s.topic = ? WHERE t.token = ?
                     """
-            ).execute(
-                arguments: [
-                    n.token, n.topic, n.deviceID, n.bundleID, n.apnsID, n.uniqueID, n.pushType.rawValue,
-                    n.priority.rawValue, n.collapseID, n.payload, n.receivedAt.timeIntervalSince1970,
-                    n.expiresAt.timeIntervalSince1970,
-                ])
-            return previous
+            ).fetchFirstDirectly({
+                $0.bind(n.topic)
+                $0.bind(n.token)
+            }) { (revokedAt: $0.double(0), previous: $0.text(1)) }
+            guard let found else { return .unknownToken }
+            if let revokedAt = found.revokedAt { return .revoked(at: Date(timeIntervalSince1970: revokedAt)) }
+            previous = found.previous
+        } else {
+            previous =
+                try db.cachedStatement(sql: "SELECT unique_id FROM stored_notification WHERE token = ? AND topic = ?")
+                .fetchFirstDirectly({
+                    $0.bind(n.token)
+                    $0.bind(n.topic)
+                }) { $0.text(0) } ?? nil
         }
+        try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO stored_notification
+                (token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id, payload,
+                 received_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).executeDirectly {
+            $0.bind(n.token)
+            $0.bind(n.topic)
+            $0.bind(n.deviceID)
+            $0.bind(n.bundleID)
+            $0.bind(n.apnsID)
+            $0.bind(n.uniqueID)
+            $0.bind(n.pushType.rawValue)
+            $0.bind(n.priority.rawValue)
+            $0.bind(n.collapseID)
+            $0.bind(n.payload)
+            $0.bind(n.receivedAt.timeIntervalSince1970)
+            $0.bind(n.expiresAt.timeIntervalSince1970)
+        }
+        return .stored(replacing: previous)
     }
 
     public func storedNotifications(deviceID: String) async throws -> [StoredNotification] {
@@ -588,10 +661,16 @@ public final class SQLiteGatewayStore: GatewayStore {
                     "INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic) VALUES (?, ?, ?, ?, ?, ?, ?)"
             )
             for event in events {
-                try statement.execute(arguments: [
-                    event.uniqueID, event.at.timeIntervalSince1970, event.kind.rawValue, event.detail,
-                    event.subject?.apnsID, event.subject?.recipient, event.subject?.topic,
-                ])
+                // Two or three events a push: their values go straight to SQLite.
+                try statement.executeDirectly {
+                    $0.bind(event.uniqueID)
+                    $0.bind(event.at.timeIntervalSince1970)
+                    $0.bind(event.kind.rawValue)
+                    $0.bind(event.detail)
+                    $0.bind(event.subject?.apnsID)
+                    $0.bind(event.subject?.recipient)
+                    $0.bind(event.subject?.topic)
+                }
             }
         }
     }

@@ -54,31 +54,45 @@ package final class GroupCommitWriter: Sendable {
 
     /// Runs `body` in a transaction shared with other concurrent writes and returns its result once committed.
     ///
-    /// - Parameter body: The write; throwing rolls back this write only.
+    /// - Parameters:
+    ///   - durability: How far the write must survive before this returns.
+    ///   - oneChange: `body` changes the database with one statement at most, which SQLite undoes by itself when it
+    ///     fails: no savepoint is needed around it (two statements fewer).
+    ///   - body: The write; throwing rolls back this write only.
     package func write<T: Sendable>(
-        _ durability: Durability = .durable, _ body: @escaping @Sendable (Database) throws -> T
+        _ durability: Durability = .durable, oneChange: Bool = false, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = Job(
-                apply: { db in
-                    let result = Self.inSavepoint(db, body)
-                    return { commitError in
-                        if let commitError {
-                            continuation.resume(throwing: commitError)
-                        } else {
-                            continuation.resume(with: result)
-                        }
-                    }
-                }, abandon: { error in continuation.resume(throwing: error) }, durability: durability)
-            let startDrain = state.withLock { state -> Bool in
-                state.queue.append(job)
-                if state.draining { return false }
-                state.draining = true
-                return true
-            }
-            if startDrain {
-                drainQueue.async { self.drain() }
-            }
+            write(durability, oneChange: oneChange, body) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Runs `body` in a transaction shared with other concurrent writes and calls `completion` once it committed —
+    /// for a caller that is not a task (an event loop's request): no task waits, `completion` runs on the writer's
+    /// thread and must only hand the result on.
+    ///
+    /// - Parameters:
+    ///   - durability: How far the write must survive before `completion` is called.
+    ///   - oneChange: `body` changes the database with one statement at most (no savepoint around it).
+    ///   - body: The write; throwing rolls back this write only.
+    ///   - completion: Gets `body`'s result once committed, or the error.
+    package func write<T: Sendable>(
+        _ durability: Durability = .durable, oneChange: Bool = false, _ body: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let job = Job(
+            apply: { db in
+                let result = oneChange ? Result { try body(db) } : Self.inSavepoint(db, body)
+                return { commitError in completion(commitError.map { .failure($0) } ?? result) }
+            }, abandon: { error in completion(.failure(error)) }, durability: durability)
+        let startDrain = state.withLock { state -> Bool in
+            state.queue.append(job)
+            if state.draining { return false }
+            state.draining = true
+            return true
+        }
+        if startDrain {
+            drainQueue.async { self.drain() }
         }
     }
 

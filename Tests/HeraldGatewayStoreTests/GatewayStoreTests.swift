@@ -39,6 +39,51 @@ import Testing
         #expect(try await gateway.token(String(repeating: "ab", count: 32)) == nil)
     }
 
+    @Test(
+        "D-08: tokens this process saw are known without the file; a push kept for one checks in its own transaction that no other process revoked it"
+    )
+    func knownTokensAndKeepingChecksRevocation() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let gateway = try SQLiteGatewayStore(url: file)
+        let command = try SQLiteGatewayStore(url: file)  // what `herald tokens revoke` opens
+        // A whole second: the record read back from the file compares equal to the one issued.
+        let issuedAt = Date(timeIntervalSince1970: 1_790_000_000)
+        let issued = try await gateway.activeToken(
+            deviceID: "device-1", bundleID: "com.example.app", environment: .development, at: issuedAt)
+        #expect(gateway.knownToken(issued.token) == issued)
+        let elsewhere = try await command.activeToken(
+            deviceID: "device-2", bundleID: "com.example.app", environment: .development, at: issuedAt)
+        #expect(gateway.knownToken(elsewhere.token) == nil)
+        #expect(try await gateway.token(elsewhere.token) == elsewhere)
+        #expect(gateway.knownToken(elsewhere.token) == elsewhere)  // seen once read
+
+        func keep(_ token: String, _ uniqueID: String) async throws -> SharedDelivery {
+            let notification = StoredNotification(
+                token: token, deviceID: "device-1", topic: "com.example.app", bundleID: "com.example.app",
+                apnsID: uniqueID, uniqueID: uniqueID, pushType: .alert, priority: .immediate, collapseID: nil,
+                payload: Data(#"{"aps":{}}"#.utf8), receivedAt: Date(), expiresAt: Date().addingTimeInterval(60))
+            return try await withCheckedThrowingContinuation { continuation in
+                gateway.keepIfTokenActive(notification) { continuation.resume(with: $0) }
+            }
+        }
+        #expect(try await keep(issued.token, "first") == .stored(replacing: nil))
+        #expect(try await keep(issued.token, "second") == .stored(replacing: "first"))
+        #expect(try await gateway.storedNotifications(deviceID: "device-1").map(\.uniqueID) == ["second"])
+
+        // Revoked by the other process: this one still knows the token as active, the transaction does not.
+        let revokedAt = Date(timeIntervalSince1970: 1_800_000_000)
+        _ = try await command.revokeToken(issued.token, at: revokedAt)
+        #expect(gateway.knownToken(issued.token)?.revokedAt == nil)
+        #expect(try await keep(issued.token, "third") == .revoked(at: revokedAt))
+        #expect(try await gateway.storedNotifications(deviceID: "device-1").isEmpty)
+        #expect(try await keep(String(repeating: "ab", count: 32), "fourth") == .unknownToken)
+
+        // Revoked by this process: known as revoked at once.
+        let revokedHere = try #require(try await gateway.revokeToken(elsewhere.token, at: revokedAt))
+        #expect(gateway.knownToken(elsewhere.token) == revokedHere)
+    }
+
     @Test("D-04: storing for the same device token and topic reports the apns-unique-id it replaced")
     func storeReportsReplacedUniqueID() async throws {
         let file = try Self.temporaryFile()

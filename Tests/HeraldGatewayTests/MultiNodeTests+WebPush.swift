@@ -70,7 +70,7 @@ extension MultiNodeTests {
                     == 201)
             let again = try await nodes[2].connectDevice("browser")
             let later = ReceivedPushes()
-            try await withThrowingTaskGroup(of: Void.self) { group in
+            await withTaskGroup(of: Void.self) { group in
                 group.addTask { await later.collect(from: again) }
                 defer { group.cancelAll() }
                 let got = await later.wait(for: 1)

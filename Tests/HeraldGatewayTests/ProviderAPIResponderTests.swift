@@ -4,6 +4,7 @@ import HeraldCore
 import HeraldTesting
 import Logging
 import NIOCore
+import NIOPosix
 import Synchronization
 import Testing
 
@@ -22,8 +23,9 @@ import Testing
         let key = P256.Signing.PrivateKey()
         let token: String
 
-        init() async throws {
-            let store = try SQLiteGatewayStore()
+        /// - Parameter file: The store's file (in memory by default).
+        init(file: URL? = nil) async throws {
+            let store = try file.map { try SQLiteGatewayStore(url: $0) } ?? SQLiteGatewayStore()
             self.store = store
             let logger = Logger(label: "test.responder")
             let configuration = GatewayConfiguration()
@@ -166,5 +168,123 @@ import Testing
         } catch let refusal as APNsRefusal {
             #expect(refusal.reason == .topicDisallowed)
         }
+    }
+
+    /// Answers requests as the provider port does: on an event loop, through ``ProviderAnswering``.
+    struct LoopAnswerer {
+        let fixture: Fixture
+        let loop: any EventLoop
+        let connection = ProviderConnection(usesTLS: true, environment: .development)
+
+        func answer(_ request: ProviderRequest) async throws -> ProviderAnswer {
+            let responder = fixture.responder
+            let connection = connection
+            let loop = loop
+            return try await loop.flatSubmit {
+                responder.answer(request, connection: connection, logger: Logger(label: "test.responder"), on: loop)
+            }.get()
+        }
+
+        /// Runs `body` with an answerer on an event loop of its own, shut down on every path.
+        static func with(_ fixture: Fixture, _ body: (LoopAnswerer) async throws -> Void) async throws {
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            do {
+                try await body(LoopAnswerer(fixture: fixture, loop: group.next()))
+            } catch {
+                try? await group.shutdownGracefully()
+                throw error
+            }
+            try await group.shutdownGracefully()
+        }
+
+        /// How many answers were made on the event loop and in a task (`herald_provider_answers_total`).
+        func places() -> (eventLoop: Int, task: Int) {
+            let lines = fixture.responder.metrics.prometheusText().split(separator: "\n")
+            func count(_ place: String) -> Int {
+                lines.first { $0.hasPrefix("herald_provider_answers_total{answered_in=\"\(place)\"}") }
+                    .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } } ?? 0
+            }
+            return (count("event_loop"), count("task"))
+        }
+    }
+
+    @Test(
+        "D-02 D-04 D-08: on the event loop, with no task, once the connection's provider token is verified and the device token seen — the same answers, stored and logged the same"
+    )
+    func answeredOnTheEventLoop() async throws {
+        let fixture = try await Fixture()
+        try await LoopAnswerer.with(fixture) { answerer in try await Self.answerOnTheEventLoop(fixture, answerer) }
+    }
+
+    private static func answerOnTheEventLoop(_ fixture: Fixture, _ answerer: LoopAnswerer) async throws {
+        let fields = [("apns-topic", Self.bundleID), ("authorization", "bearer \(try fixture.jwt())")]
+        // The connection's first token must be verified: that reads the key, in a task.
+        let first = try await answerer.answer(fixture.request(fields: fields, body: #"{"aps":{"alert":"first"}}"#))
+        #expect(first.status == 200 && first.authenticated)
+        #expect(answerer.places() == (0, 1))
+        // Then everything is at hand: answered on the loop, after the durable commit.
+        let second = try await answerer.answer(
+            fixture.request(
+                fields: fields + [("apns-id", "0a1b2c3d-0000-4000-8000-00000000000f")],
+                body: #"{"aps":{"alert":"second"}}"#))
+        #expect(second.status == 200 && second.authenticated)
+        #expect(answerer.places() == (1, 1))
+        #expect(second.fields.first { $0.name == "apns-id" }?.value == "0a1b2c3d-0000-4000-8000-00000000000f")
+        let kept = try await fixture.store.storedNotifications(deviceID: "phone")
+        #expect(kept.map(\.payload) == [Data(#"{"aps":{"alert":"second"}}"#.utf8)])
+        let firstID = try #require(first.fields.first { $0.name == "apns-unique-id" }?.value)
+        let secondID = try #require(second.fields.first { $0.name == "apns-unique-id" }?.value)
+        #expect(kept.map(\.uniqueID) == [secondID])
+        // The fixture runs no log writer: write what was recorded so far, once.
+        fixture.responder.dispatcher.log.finish()
+        await fixture.responder.dispatcher.log.run()
+        #expect(try await fixture.store.events(uniqueID: firstID).map(\.kind) == [.received, .stored, .discarded])
+        #expect(try await fixture.store.events(uniqueID: secondID).map(\.kind) == [.received, .stored])
+        // The provider's retry of the second push (same apns-id and payload) is recognised: a task answers it.
+        let retry = try await answerer.answer(
+            fixture.request(
+                fields: fields + [("apns-id", "0a1b2c3d-0000-4000-8000-00000000000f")],
+                body: #"{"aps":{"alert":"second"}}"#))
+        #expect(retry.status == 200 && answerer.places() == (1, 2))
+        // A refusal after authentication is made on the loop too, and still lifts the stream limit.
+        let empty = try await answerer.answer(fixture.request(fields: fields, body: ""))
+        #expect(Self.reason(empty) == "PayloadEmpty" && empty.authenticated && answerer.places() == (2, 2))
+        // A device token this process has not seen: a task reads it.
+        let unknown = try await answerer.answer(
+            fixture.request(path: "/3/device/" + String(repeating: "ab", count: 32), fields: fields))
+        #expect(Self.reason(unknown) == "BadDeviceToken" && answerer.places() == (2, 3))
+        // Revoked here: known at once, 410 on the loop with the time.
+        let revokedAt = Date(timeIntervalSince1970: 1_780_000_000)
+        _ = try await fixture.store.revokeToken(fixture.token, at: revokedAt)
+        let gone = try await answerer.answer(fixture.request(fields: fields))
+        #expect(gone.status == 410 && answerer.places() == (3, 3))
+        let body = try JSONSerialization.jsonObject(with: Data(gone.body.readableBytesView)) as? [String: Any]
+        #expect((body?["timestamp"] as? NSNumber)?.int64Value == 1_780_000_000_000)
+    }
+
+    @Test("D-08: a token revoked by another process (`herald tokens revoke`) is 410 on the loop too: the commit checks it")
+    func revokedByAnotherProcess() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("herald-responder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("gateway.sqlite")
+        let fixture = try await Fixture(file: file)
+        try await LoopAnswerer.with(fixture) { answerer in try await Self.revokeElsewhere(fixture, file, answerer) }
+    }
+
+    private static func revokeElsewhere(_ fixture: Fixture, _ file: URL, _ answerer: LoopAnswerer) async throws {
+        let fields = [("apns-topic", Self.bundleID), ("authorization", "bearer \(try fixture.jwt())")]
+        #expect(try await answerer.answer(fixture.request(fields: fields)).status == 200)
+        #expect(try await answerer.answer(fixture.request(fields: fields)).status == 200)
+        #expect(answerer.places() == (1, 1))
+        let revokedAt = Date(timeIntervalSince1970: 1_790_000_000)
+        _ = try await SQLiteGatewayStore(url: file).revokeToken(fixture.token, at: revokedAt)
+        let gone = try await answerer.answer(fixture.request(fields: fields))
+        #expect(gone.status == 410 && gone.authenticated && answerer.places() == (2, 1))
+        let body = try JSONSerialization.jsonObject(with: Data(gone.body.readableBytesView)) as? [String: Any]
+        #expect(body?["reason"] as? String == "Unregistered")
+        #expect((body?["timestamp"] as? NSNumber)?.int64Value == 1_790_000_000_000)
+        // Nothing kept for a revoked token (the revocation removed what was kept; the refused push added nothing).
+        #expect(try await fixture.store.storedNotifications(deviceID: "phone").isEmpty)
     }
 }

@@ -132,6 +132,49 @@ import Testing
         #expect(try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM line") } == 4)
     }
 
+    @Test(
+        "One-change writes skip the savepoint: one whose statement fails is undone by SQLite alone; callers that are not tasks get the result"
+    )
+    func oneChangeWrites() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let pool = try DatabasePool(path: file.path)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL UNIQUE)") }
+        let writer = GroupCommitWriter(writer: pool)
+        let (first, gate) = await holdTransaction(writer)
+        let before = Task {
+            try await writer.write(oneChange: true) { db in try db.execute(sql: "INSERT INTO line VALUES ('before')") }
+        }
+        // Several rows in one statement, the last one conflicting: SQLite undoes the whole statement by itself.
+        let conflicting = Task {
+            try await writer.write(oneChange: true) { db in
+                try db.execute(sql: "INSERT INTO line VALUES ('conflicting'), ('first')")
+            }
+        }
+        // The completion form, as an event loop uses it: the result once committed.
+        let completed = AsyncStream<Result<Int, any Error>>.makeStream()
+        writer.write(
+            .durable, oneChange: true,
+            { db in
+                try db.execute(sql: "INSERT INTO line VALUES ('called back')")
+                return db.changesCount
+            }, completion: { completed.continuation.yield($0) })
+        var yields = 0
+        while writer.queuedWrites < 3 && yields < 20_000 {
+            await Task.yield()
+            yields += 1
+        }
+        #expect(writer.queuedWrites == 3)
+        gate.release.signal()
+        try await first.value
+        try await before.value
+        await #expect(throws: DatabaseError.self) { try await conflicting.value }
+        var results = completed.stream.makeAsyncIterator()
+        #expect(try await results.next()?.get() == 1)
+        let lines = try await pool.read { db in try String.fetchAll(db, sql: "SELECT text FROM line ORDER BY text") }
+        #expect(lines == ["before", "called back", "first"])
+    }
+
     @Test("Crash-safe-shared writes (the delivery log) ride along with a durable commit instead of adding one")
     func sharedWritesJoinTheDurableCommit() async throws {
         // The held transaction, then one for the durable write and the shared one together.

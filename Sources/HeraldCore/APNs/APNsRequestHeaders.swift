@@ -39,49 +39,57 @@ public struct APNsRequestHeaders: Sendable, Equatable {
     /// - Returns: The headers, or the reason to refuse the request with, and the `apns-id` to answer with when it
     ///   was valid.
     public static func parse(_ fields: [(name: String, value: String)]) -> Result<APNsRequestHeaders, APNsRefusal> {
-        var seen = Set<String>()
-        var values: [String: String] = [:]
+        // Read on every push: no set or dictionary of names, no lowercased copies (names are compared in any case).
+        var values = KnownFields()
         var duplicate = false
-        for (name, value) in fields {
-            let name = name.lowercased()
-            if !seen.insert(name).inserted { duplicate = true }
-            values[name] = value
+        if fields.count <= 16 {
+            for index in fields.indices {
+                let name = fields[index].name
+                if !duplicate { duplicate = fields[..<index].contains { Self.sameName($0.name, name) } }
+                values.take(name, fields[index].value)
+            }
+        } else {
+            var seen = Set<String>()
+            for (name, value) in fields {
+                if !seen.insert(name.lowercased()).inserted { duplicate = true }
+                values.take(name, value)
+            }
         }
         var headers = APNsRequestHeaders(expiration: .storagePolicy)
         // The id first: every answer, including the errors below, echoes it.
-        if let id = values["apns-id"] {
+        if let id = values.apnsID {
             guard Self.isCanonicalUUID(id) else { return .failure(APNsRefusal(.badMessageId)) }
-            headers.apnsID = id.lowercased()
+            headers.apnsID = id.utf8.contains(where: Self.isUppercaseASCII) ? id.lowercased() : id
         }
         func refuse(_ reason: APNsReason) -> Result<APNsRequestHeaders, APNsRefusal> {
             .failure(APNsRefusal(reason, apnsID: headers.apnsID))
         }
         if duplicate { return refuse(.duplicateHeaders) }
-        if let type = values["apns-push-type"] {
+        if let type = values.pushType {
             guard let pushType = APNsPushType(rawValue: type), pushType.isProviderType else { return refuse(.invalidPushType) }
             headers.pushType = pushType
         }
-        if let text = values["apns-expiration"] {
+        if let text = values.expiration {
             guard let seconds = Int64(text.trimmingOptionalWhitespace()), seconds >= 0,
                 seconds < 253_402_300_800  // year 10000
             else { return refuse(.badExpirationDate) }
             headers.expiration = seconds == 0 ? .immediately : .at(Date(timeIntervalSince1970: Double(seconds)))
         }
-        if let text = values["apns-priority"] {
+        if let text = values.priority {
             guard let number = Int(text), let priority = APNsPriority(rawValue: number) else {
                 return refuse(.badPriority)
             }
             headers.priority = priority
         }
-        if let topic = values["apns-topic"] {
+        if let topic = values.topic {
             guard Self.isValidTopic(topic) else { return refuse(topic.isEmpty ? .missingTopic : .badTopic) }
             headers.topic = topic
         }
-        if let collapseID = values["apns-collapse-id"] {
+        if let collapseID = values.collapseID {
             guard collapseID.utf8.count <= Self.maximumCollapseIDSize else { return refuse(.badCollapseId) }
             headers.collapseID = collapseID
         }
-        if let authorization = values["authorization"] {
+        if let authorization = values.authorization {
             headers.bearerToken = Self.bearerToken(fromAuthorization: authorization)
         }
         return .success(headers)
@@ -92,27 +100,75 @@ public struct APNsRequestHeaders: Sendable, Equatable {
     ///
     /// - Parameter authorization: The header's value.
     public static func bearerToken(fromAuthorization authorization: String) -> String? {
-        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        if parts.count == 2, parts[0].lowercased() == "bearer" {
-            let token = String(parts[1].trimmingOptionalWhitespace())
-            return token.isEmpty ? nil : token
+        // The scheme, then one or more spaces, then the token (split at the first run of spaces).
+        let scheme = authorization.drop { $0 == " " }
+        if let end = scheme.firstIndex(of: " "), sameName(String(scheme[..<end]), "bearer") {
+            let rest = scheme[end...].drop { $0 == " " }
+            if !rest.isEmpty {
+                let token = String(rest.trimmingOptionalWhitespace())
+                return token.isEmpty ? nil : token
+            }
         }
         let trimmed = authorization.trimmingOptionalWhitespace()
-        return trimmed.isEmpty || trimmed.lowercased() == "bearer" ? nil : authorization
+        return trimmed.isEmpty || sameName(String(trimmed), "bearer") ? nil : authorization
     }
 
     /// Whether `text` is a canonical UUID: 8-4-4-4-12 hex digits (S-05; either case is read).
     public static func isCanonicalUUID(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 36 else { return false }
-        for (index, c) in utf8.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+        text.utf8.withContiguousStorageIfAvailable(isCanonicalUUID)
+            ?? Array(text.utf8).withUnsafeBufferPointer(isCanonicalUUID)
+    }
+
+    private static func isCanonicalUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == 36 else { return false }
+        for (index, c) in bytes.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard c == UInt8(ascii: "-") else { return false }
             } else {
                 guard c.hexDigitValue != nil else { return false }
             }
         }
         return true
+    }
+
+    /// Whether two header names are the same, in any ASCII case.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count
+            && zip(a.utf8, b.utf8).allSatisfy {
+                $0 == $1 || ($0 | 0x20 == $1 | 0x20 && ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A)
+            }
+    }
+
+    private static func isUppercaseASCII(_ byte: UInt8) -> Bool {
+        byte >= 0x41 && byte <= 0x5A
+    }
+
+    /// The values of the headers ``parse(_:)`` reads, the last of each name.
+    private struct KnownFields {
+        var apnsID: String?
+        var pushType: String?
+        var expiration: String?
+        var priority: String?
+        var topic: String?
+        var collapseID: String?
+        var authorization: String?
+
+        mutating func take(_ name: String, _ value: String) {
+            switch name.utf8.count {
+            case 7: if sameName(name, "apns-id") { apnsID = value }
+            case 10: if sameName(name, "apns-topic") { topic = value }
+            case 13:
+                if sameName(name, "apns-priority") {
+                    priority = value
+                } else if sameName(name, "authorization") {
+                    authorization = value
+                }
+            case 14: if sameName(name, "apns-push-type") { pushType = value }
+            case 15: if sameName(name, "apns-expiration") { expiration = value }
+            case 16: if sameName(name, "apns-collapse-id") { collapseID = value }
+            default: break
+            }
+        }
     }
 
     /// Whether `topic` can be a bundle ID with an optional push-type suffix: 1–255 characters of letters,

@@ -51,6 +51,7 @@ public final class GatewayMetrics: Sendable {
         var notifications: [NotificationKey: CoreMetrics.Counter] = [:]
         var responses: [ResponseKey: CoreMetrics.Counter] = [:]
         var others: [String: CoreMetrics.Counter] = [:]
+        var answerPlaces: [Bool: CoreMetrics.Counter] = [:]
         var eventLoopLag: [Int: CoreMetrics.Timer] = [:]
     }
 
@@ -80,6 +81,14 @@ public final class GatewayMetrics: Sendable {
     func recordResponse(status: Int, reason: String?) {
         counter(\.responses, Counters.ResponseKey(status: status, reason: reason), label: "apns_responses_total") {
             [("status", "\(status)"), ("reason", reason ?? "")]
+        }.increment()
+    }
+
+    /// Counts a provider API request by where it was answered: on its connection's event loop, or in a task (it had to
+    /// wait for a key, a token, a device's acknowledgement or another node).
+    func recordProviderAnswer(onEventLoop: Bool) {
+        counter(\.answerPlaces, onEventLoop, label: "herald_provider_answers_total") {
+            [("answered_in", onEventLoop ? "event_loop" : "task")]
         }.increment()
     }
 

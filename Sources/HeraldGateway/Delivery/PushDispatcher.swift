@@ -32,6 +32,8 @@ final class PushDispatcher: Sendable {
     private let store: (any DeviceTokenStore & StoredPushStore)
     /// The store as several nodes share it, if they do.
     let shared: (any SharedGatewayStore)?
+    /// The store as one node owns it, when it keeps pushes for callers that are not tasks (``keep(_:on:)``).
+    let local: (any LocalStoredPushStore)?
     let hub: DeviceHub
     let log: DeliveryLog
     private let metrics: GatewayMetrics
@@ -48,6 +50,7 @@ final class PushDispatcher: Sendable {
     ) {
         self.store = store
         self.shared = store as? any SharedGatewayStore
+        self.local = shared == nil ? store as? any LocalStoredPushStore : nil
         self.hub = hub
         self.log = log
         self.metrics = metrics
@@ -61,11 +64,7 @@ final class PushDispatcher: Sendable {
     /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
     func dispatch(_ push: AcceptedPush) async throws {
         var push = push
-        log.record(
-            DeliveryEvent(
-                uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs",
-                subject: DeliverySubject(apnsID: push.apnsID, recipient: push.token.token, topic: push.topic)))
-        metrics.record(.received, pushType: push.pushType, priority: push.priority)
+        recordReceived(push)
         guard let fingerprint = push.fingerprint else { return try await deliverOrStore(push) }
         if let first = recent.acceptance(of: fingerprint, now: push.receivedAt) {
             try await confirmToken(&push)
@@ -106,24 +105,18 @@ final class PushDispatcher: Sendable {
             }
         }
         let now = clock.now
-        let expiresAt: Date
-        switch push.expiration {
-        case .immediately:
+        guard let expiresAt = keptUntil(push.expiration, now: now) else {
             try await confirmToken(&push)
+            guard case .immediately = push.expiration else {
+                discardExpired(push, detail: "Discarded - Expired: apns-expiration has passed and the device is offline")
+                return
+            }
             // One attempt: another node's, within an acknowledgement timeout, if the device is connected there.
             if try await relay(push, until: now.addingTimeInterval(configuration.acknowledgementTimeout.timeInterval)) {
                 return
             }
             discardExpired(push, detail: "Discarded - Expired: apns-expiration 0 allows one attempt and the device is offline")
             return
-        case .at(let date) where date <= now:
-            try await confirmToken(&push)
-            discardExpired(push, detail: "Discarded - Expired: apns-expiration has passed and the device is offline")
-            return
-        case .at(let date):
-            expiresAt = min(date, now.addingTimeInterval(configuration.defaultStorageLifetime.timeInterval))
-        case .storagePolicy:
-            expiresAt = now.addingTimeInterval(configuration.defaultStorageLifetime.timeInterval)
         }
         let stored = StoredNotification(push, expiresAt: expiresAt)
         let replaced: String?
@@ -138,6 +131,33 @@ final class PushDispatcher: Sendable {
         } else {
             replaced = try await store.store(stored)
         }
+        recordStored(push, replacing: replaced, at: now)
+    }
+
+    /// Until when a push for an offline device is kept: its expiration, within the storage lifetime; `nil` for one
+    /// that is not kept (expiration 0, or passed).
+    func keptUntil(_ expiration: APNsRequestHeaders.Expiration, now: Date) -> Date? {
+        let longest = now.addingTimeInterval(configuration.defaultStorageLifetime.timeInterval)
+        switch expiration {
+        case .immediately: return nil
+        case .at(let date) where date <= now: return nil
+        case .at(let date): return min(date, longest)
+        case .storagePolicy: return longest
+        }
+    }
+
+    /// The delivery log's and the metrics' account of a push received.
+    func recordReceived(_ push: AcceptedPush) {
+        log.record(
+            DeliveryEvent(
+                uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs",
+                subject: DeliverySubject(apnsID: push.apnsID, recipient: push.token.token, topic: push.topic)))
+        metrics.record(.received, pushType: push.pushType, priority: push.priority)
+    }
+
+    /// Accounts for a push stored for its offline device, and tells the device's session in case it connected
+    /// meanwhile.
+    func recordStored(_ push: AcceptedPush, replacing replaced: String?, at now: Date) {
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: now, kind: .stored, detail: "Stored - Device Offline"))
         metrics.record(.storedDeviceOffline, pushType: push.pushType, priority: push.priority)
         if let replaced {

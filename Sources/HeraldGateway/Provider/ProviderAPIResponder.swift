@@ -73,69 +73,151 @@ struct ProviderAPIResponder: Sendable {
         if request.path.hasPrefix(Self.broadcastPrefix) {
             return await answerBroadcast(request, connection: connection, logger: logger)
         }
+        switch self.read(request, logger: logger) {
+        case .read(let read):
+            return await answer(read, of: request, connection: connection, sentWithKey: keyID, logger: logger)
+        case .refused(let answer):
+            return answer
+        }
+    }
+
+    /// The checks a device push passed on its event loop before it had to wait for something
+    /// (``answer(_:connection:logger:on:)``), so that its task does not do them again.
+    struct Progress {
+        var authorization: Authorization?
+        var payload: Payload?
+        var addressing: Addressing?
+    }
+
+    /// Answers a device push from its authentication on, or from where `progress` says its event loop stopped.
+    ///
+    /// - Parameters:
+    ///   - read: The request as ``read(_:logger:)`` read it.
+    ///   - request: The request, its body read.
+    ///   - connection: The state of the connection it came on.
+    ///   - keyID: For a push the gateway makes itself: the provider key it is sent with.
+    ///   - progress: The checks passed already.
+    ///   - logger: Where to log.
+    func answer(
+        _ read: DevicePushRequest, of request: ProviderRequest, connection: ProviderConnection,
+        sentWithKey keyID: String? = nil, progress: Progress = Progress(), logger: Logger
+    ) async -> ProviderAnswer {
+        let headers = read.headers
+        var authenticated = false
+        do {
+            let authorization: Authorization
+            if let given = progress.authorization {
+                authorization = given
+            } else if let keyID {
+                authorization = try await authorize(keyID: keyID, environment: connection.environment)
+            } else {
+                authorization = try await authorize(headers, connection: connection, now: read.now)
+            }
+            if case .token = authorization { authenticated = true }
+            let payload = try progress.payload ?? Self.payload(of: request, headers: headers)
+            let addressing =
+                try progress.addressing ?? Self.addressing(headers, pushType: payload.pushType, authorization: authorization)
+            let (record, checked) = try await self.deviceToken(
+                read.deviceToken, bundleID: addressing.bundleID, pushType: payload.pushType,
+                environment: connection.environment, now: read.now, logger: logger)
+            let push = Self.acceptedPush(
+                read, record: record, checked: checked, addressing: addressing, payload: payload,
+                fingerprint: Self.fingerprint(read, token: record.token, topic: addressing.topic, payload: payload.data))
+            do {
+                try await dispatcher.dispatch(push)
+            } catch {
+                throw dispatchRefusal(error, apnsID: read.apnsID, logger: logger)
+            }
+            return accepted(push, environment: connection.environment, logger: logger)
+        } catch {
+            return refuse(error, apnsID: read.apnsID, authenticated: authenticated, logger: logger)
+        }
+    }
+
+    /// A device push's request read as far as its authentication.
+    struct DevicePushRequest {
+        /// The device token in the path.
+        var deviceToken: DeviceToken
+        var headers: APNsRequestHeaders
+        /// The request's `apns-id`, or the one the gateway made for it.
+        var apnsID: String
+        /// When it was read, on the gateway's clock.
+        var now: Date
+
+        /// A request read, or the answer that refuses it.
+        enum Reading {
+            case read(DevicePushRequest)
+            case refused(ProviderAnswer)
+        }
+    }
+
+    /// Reads a device push's request as far as its authentication — target (S-01, S-02), shutdown, header syntax
+    /// (S-03…S-10) — or answers its refusal.
+    func read(_ request: ProviderRequest, logger: Logger) -> DevicePushRequest.Reading {
         let echoID = request.echoedAPNsID
         let deviceToken: DeviceToken
         switch Self.target(of: request) {
         case .success(let token): deviceToken = token
-        case .failure(let refusal): return refuse(APNsRefusal(refusal.reason, apnsID: echoID), logger: logger)
+        case .failure(let refusal): return .refused(refuse(APNsRefusal(refusal.reason, apnsID: echoID), logger: logger))
         }
-        if isShuttingDown() { return refuse(APNsRefusal(.shutdown, apnsID: echoID), logger: logger) }
-        // S-03…S-10: header syntax.
+        if isShuttingDown() { return .refused(refuse(APNsRefusal(.shutdown, apnsID: echoID), logger: logger)) }
         let headers: APNsRequestHeaders
         switch APNsRequestHeaders.parse(request.fields) {
         case .success(let parsed): headers = parsed
-        case .failure(let refusal): return refuse(refusal, logger: logger)
+        case .failure(let refusal): return .refused(refuse(refusal, logger: logger))
         }
-        let apnsID = headers.apnsID ?? RandomUUID.lowercasedString()
-        let now = clock.now
-        var authenticated = false
-        do {
-            let authorization: Authorization
-            if let keyID {
-                authorization = try await authorize(keyID: keyID, environment: connection.environment)
-            } else {
-                authorization = try await authorize(headers, connection: connection, now: now)
-            }
-            if case .token = authorization { authenticated = true }
-            let payload = try Self.payload(of: request, headers: headers)
-            let addressing = try Self.addressing(headers, pushType: payload.pushType, authorization: authorization)
-            let (record, checked) = try await self.deviceToken(
-                deviceToken, bundleID: addressing.bundleID, pushType: payload.pushType, environment: connection.environment,
-                now: now, logger: logger)
+        return .read(
+            DevicePushRequest(
+                deviceToken: deviceToken, headers: headers, apnsID: headers.apnsID ?? RandomUUID.lowercasedString(),
+                now: clock.now))
+    }
+
+    /// What recognises a retry of the push: `nil` when the gateway made its `apns-id` (nothing can repeat it).
+    static func fingerprint(_ read: DevicePushRequest, token: String, topic: String, payload: Data) -> PushFingerprint? {
+        read.headers.apnsID.map { PushFingerprint(token: token, topic: topic, apnsID: $0, payload: payload) }
+    }
+
+    /// The push a checked request makes, with its `apns-unique-id`.
+    static func acceptedPush(
+        _ read: DevicePushRequest, record: DeviceTokenRecord, checked: Bool, addressing: Addressing, payload: Payload,
+        fingerprint: PushFingerprint?
+    ) -> AcceptedPush {
+        AcceptedPush(
+            token: record, tokenChecked: checked, topic: addressing.topic, pushType: payload.pushType,
+            priority: addressing.priority, apnsID: read.apnsID,
             // Time-ordered, so the delivery log's index by unique id grows at one end (R-03 leaves the format open).
-            let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
-            let accepted = AcceptedPush(
-                token: record, tokenChecked: checked, topic: addressing.topic, pushType: payload.pushType,
-                priority: addressing.priority,
-                apnsID: apnsID, uniqueID: uniqueID, collapseID: headers.collapseID, payload: payload.data,
-                expiration: headers.expiration, receivedAt: now,
-                fingerprint: headers.apnsID.map {
-                    PushFingerprint(token: record.token, topic: addressing.topic, apnsID: $0, payload: payload.data)
-                })
-            do {
-                try await dispatcher.dispatch(accepted)
-            } catch let refusal as APNsRefusal {
-                // The token, checked again before the answer, was revoked meanwhile.
-                throw refusal
-            } catch {
-                logger.error(
-                    "Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
-                throw APNsRefusal(Self.storeFailure(error))
-            }
-            metrics.recordResponse(status: 200, reason: nil)
-            logger.debug(
-                "Accepted notification",
-                metadata: [
-                    "apns.id": "\(apnsID)", "apns.unique_id": "\(uniqueID)", "apns.topic": "\(addressing.topic)",
-                    "apns.push_type": "\(payload.pushType.rawValue)",
-                ])
-            return .accepted(apnsID: apnsID, uniqueID: uniqueID, environment: connection.environment)
-        } catch {
-            let refusal = (error as? APNsRefusal) ?? APNsRefusal(.internalServerError)
-            var answer = refuse(APNsRefusal(refusal.reason, apnsID: apnsID, timestamp: refusal.timestamp), logger: logger)
-            answer.authenticated = authenticated
-            return answer
-        }
+            uniqueID: RandomUUID.timeOrderedLowercasedString(at: read.now), collapseID: read.headers.collapseID,
+            payload: payload.data, expiration: read.headers.expiration, receivedAt: read.now, fingerprint: fingerprint)
+    }
+
+    /// The answer to an accepted push: 200 with its `apns-id` and `apns-unique-id`.
+    func accepted(_ push: AcceptedPush, environment: APNsEnvironment, logger: Logger) -> ProviderAnswer {
+        metrics.recordResponse(status: 200, reason: nil)
+        logger.debug(
+            "Accepted notification",
+            metadata: [
+                "apns.id": "\(push.apnsID)", "apns.unique_id": "\(push.uniqueID)", "apns.topic": "\(push.topic)",
+                "apns.push_type": "\(push.pushType.rawValue)",
+            ])
+        return .accepted(apnsID: push.apnsID, uniqueID: push.uniqueID, environment: environment)
+    }
+
+    /// Why the dispatcher did not take a push: its own refusal (the token, checked again, was revoked meanwhile), else
+    /// the store's failure — logged.
+    func dispatchRefusal(_ error: any Error, apnsID: String, logger: Logger) -> APNsRefusal {
+        if let refusal = error as? APNsRefusal { return refusal }
+        logger.error("Could not store an accepted notification", metadata: ["apns.id": "\(apnsID)", "error": "\(error)"])
+        return APNsRefusal(Self.storeFailure(error))
+    }
+
+    /// The answer to a push refused after its headers were read: the refusal with the push's `apns-id`.
+    ///
+    /// - Parameter authenticated: Whether the request's provider token was valid (it lifts the stream limit).
+    func refuse(_ error: any Error, apnsID: String, authenticated: Bool, logger: Logger) -> ProviderAnswer {
+        let refusal = (error as? APNsRefusal) ?? APNsRefusal(.internalServerError)
+        var answer = refuse(APNsRefusal(refusal.reason, apnsID: apnsID, timestamp: refusal.timestamp), logger: logger)
+        answer.authenticated = authenticated
+        return answer
     }
 
     /// The answer when the store failed: 503 `ServiceUnavailable` while the database is away (the provider retries
@@ -168,16 +250,56 @@ struct ProviderAPIResponder: Sendable {
     func authorize(bearerToken: String?, connection: ProviderConnection, now: Date) async throws -> Authorization {
         switch connection.identity {
         case .certificate(_, let topics, let environments):
-            // the authorization header is ignored on certificate connections.
-            guard !topics.isEmpty else { throw APNsRefusal(.badCertificate) }
-            guard environments.contains(connection.environment) else { throw APNsRefusal(.badCertificateEnvironment) }
-            return .certificate(topics: topics)
+            return try Self.certificateAuthorization(topics: topics, environments: environments, connection: connection)
         case .token:
             switch await authenticate(bearerToken, connection: connection, now: now) {
             case .success(let topics): return .token(topics: topics)
             case .failure(let reason): throw APNsRefusal(reason)
             }
         }
+    }
+
+    /// a client certificate's topics, if it may push in the connection's environment (the authorization header
+    /// is ignored on certificate connections).
+    static func certificateAuthorization(
+        topics: [String], environments: Set<APNsEnvironment>, connection: ProviderConnection
+    ) throws -> Authorization {
+        guard !topics.isEmpty else { throw APNsRefusal(.badCertificate) }
+        guard environments.contains(connection.environment) else { throw APNsRefusal(.badCertificateEnvironment) }
+        return .certificate(topics: topics)
+    }
+
+    /// §3 when it can be decided without waiting: the connection's certificate, or the provider token the connection
+    /// verified already, its key cached; `nil` when a key must be read or a new token verified.
+    func authorizeWithoutWaiting(
+        _ headers: APNsRequestHeaders, connection: ProviderConnection, now: Date
+    ) -> Result<Authorization, APNsRefusal>? {
+        switch connection.identity {
+        case .certificate(_, let topics, let environments):
+            return Result {
+                try Self.certificateAuthorization(topics: topics, environments: environments, connection: connection)
+            }.mapError { $0 as? APNsRefusal ?? APNsRefusal(.internalServerError) }
+        case .token:
+            guard let bearer = headers.bearerToken else { return .failure(APNsRefusal(.missingProviderToken)) }
+            guard let current = Self.verifiedToken(bearer, on: connection) else { return nil }
+            if Self.hasExpired(current, now: now) { return .failure(APNsRefusal(.expiredProviderToken)) }
+            guard let entry = keyring.cachedKey(current.keyID) else { return nil }
+            return .success(.token(topics: entry.record.topics))
+        }
+    }
+
+    /// The provider token `bearer` if it is the one the connection verified last: when it was issued, and its key.
+    private static func verifiedToken(_ bearer: String, on connection: ProviderConnection) -> (issuedAt: Date, keyID: String)? {
+        connection.state.withLock { state -> (issuedAt: Date, keyID: String)? in
+            guard state.currentToken == bearer, let issuedAt = state.currentTokenIssuedAt, let keyID = state.currentKeyID
+            else { return nil }
+            return (issuedAt, keyID)
+        }
+    }
+
+    /// Whether a provider token issued at `token.issuedAt` is past its lifetime.
+    private static func hasExpired(_ token: (issuedAt: Date, keyID: String), now: Date) -> Bool {
+        now.timeIntervalSince(token.issuedAt) > ProviderToken.lifetime.timeInterval
     }
 
     /// A push the gateway makes itself with the provider key `keyID`: the key's topics, as if a token signed with it
@@ -275,13 +397,21 @@ struct ProviderAPIResponder: Sendable {
             logger.error("Token lookup failed", metadata: ["error": "\(error)"])
             throw APNsRefusal(Self.storeFailure(error))
         }
+        return (try check(record, bundleID: bundleID, pushType: pushType, environment: environment, now: now), checked)
+    }
+
+    /// The token's record, if the push may go to it: known, of this environment (D-11), not revoked, for this app and
+    /// push type, within the rate limit.
+    func check(
+        _ record: DeviceTokenRecord?, bundleID: String, pushType: APNsPushType, environment: APNsEnvironment, now: Date
+    ) throws -> DeviceTokenRecord {
         guard let record, record.environment == environment else { throw APNsRefusal(.badDeviceToken) }
         if let revokedAt = record.revokedAt { throw APNsRefusal(.unregistered, timestamp: revokedAt) }
         guard record.bundleID == bundleID, record.purpose.accepts(pushType) else {
             throw APNsRefusal(.deviceTokenNotForTopic)
         }
         if let rateLimiter, !rateLimiter.admit(record.token, at: now) { throw APNsRefusal(.tooManyRequests) }
-        return (record, checked)
+        return record
     }
 
     /// Token authentication (§3.1); returns the key's topic list (empty: every topic of the team).
@@ -290,15 +420,8 @@ struct ProviderAPIResponder: Sendable {
     ) async -> Result<[String], APNsReason> {
         guard let bearer else { return .failure(.missingProviderToken) }
         // The connection's current token was verified already: only its age can have changed.
-        let current = connection.state.withLock { state -> (issuedAt: Date, keyID: String)? in
-            guard state.currentToken == bearer, let issuedAt = state.currentTokenIssuedAt, let keyID = state.currentKeyID
-            else { return nil }
-            return (issuedAt, keyID)
-        }
-        if let current {
-            if now.timeIntervalSince(current.issuedAt) > ProviderToken.lifetime.timeInterval {
-                return .failure(.expiredProviderToken)
-            }
+        if let current = Self.verifiedToken(bearer, on: connection) {
+            if Self.hasExpired(current, now: now) { return .failure(.expiredProviderToken) }
             // The key's topic list may have changed, or the key been removed, since the token was verified.
             let entry: ProviderKeyring.Entry?
             do {

@@ -15,13 +15,3 @@ protocol ProviderAnswering: Sendable {
         _ request: ProviderRequest, connection: ProviderConnection, logger: Logger, on eventLoop: any EventLoop
     ) -> EventLoopFuture<ProviderAnswer>
 }
-
-extension ProviderAPIResponder: ProviderAnswering {
-    func answer(
-        _ request: ProviderRequest, connection: ProviderConnection, logger: Logger, on eventLoop: any EventLoop
-    ) -> EventLoopFuture<ProviderAnswer> {
-        let answered = eventLoop.makePromise(of: ProviderAnswer.self)
-        answered.completeWithTask { await answer(request, connection: connection, logger: logger) }
-        return answered.futureResult
-    }
-}

@@ -28,9 +28,7 @@ final class ProviderKeyring: Sendable {
     /// - Parameter reload: Read the store even if a cached entry is fresh (after a signature failure).
     func key(_ keyID: String, reload: Bool = false) async throws -> Entry? {
         let now = clock.now
-        if !reload, let entry = cache.withLock({ $0[keyID] }), now.timeIntervalSince(entry.loadedAt) < Self.cacheLifetime {
-            return entry
-        }
+        if !reload, let entry = cachedKey(keyID, now: now) { return entry }
         guard let record = try await store.providerKey(id: keyID),
             let publicKey = try? P256.Signing.PublicKey(pemRepresentation: record.publicKeyPEM)
         else {
@@ -39,6 +37,17 @@ final class ProviderKeyring: Sendable {
         }
         let entry = Entry(record: record, publicKey: publicKey, loadedAt: now)
         cache.withLock { $0[keyID] = entry }
+        return entry
+    }
+
+    /// The key registered under `keyID` if it was read within ``cacheLifetime``, without reading the store.
+    ///
+    /// - Parameter now: The clock's time (by default, read now).
+    func cachedKey(_ keyID: String, now: Date? = nil) -> Entry? {
+        let now = now ?? clock.now
+        guard let entry = cache.withLock({ $0[keyID] }), now.timeIntervalSince(entry.loadedAt) < Self.cacheLifetime else {
+            return nil
+        }
         return entry
     }
 }

@@ -67,7 +67,9 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         for (name, value, _) in head {
             switch name {
             case ":method": method = value
-            case ":path": path = String(value.prefix { $0 != "?" })
+            case ":path":
+                // By bytes: a path without a query (every push's) is taken as it is, not copied.
+                path = value.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(value[..<$0]) } ?? value
             default: if !name.hasPrefix(":") { fields.append((name: name, value: value)) }
             }
         }
@@ -99,7 +101,12 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         var headers = HPACKHeaders()
         headers.reserveCapacity(answer.fields.count + 1)
         headers.add(name: ":status", value: String(answer.status))
-        for field in answer.fields { headers.add(name: field.name, value: field.value) }
+        for field in answer.fields {
+            // A new value every answer: kept out of HPACK's dynamic table, where it would only push out entries that
+            // repeat and make every later lookup in the table longer.
+            let unique = field.name == "apns-id" || field.name == "apns-unique-id"
+            headers.add(name: field.name, value: field.value, indexing: unique ? .nonIndexable : .indexable)
+        }
         let hasBody = answer.body.readableBytes > 0
         context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: !hasBody))), promise: nil)
         guard hasBody else {

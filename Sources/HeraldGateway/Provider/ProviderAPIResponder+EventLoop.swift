@@ -1,0 +1,93 @@
+import Foundation
+import HeraldCore
+import Logging
+import NIOCore
+
+extension ProviderAPIResponder: ProviderAnswering {
+    /// Answers a request on its connection's event loop, with no task for what need not wait.
+    ///
+    /// A device push is checked here — the task's checks, in the same order, with the same answers — as far as
+    /// nothing must be waited for. When it is for an offline device of a single node whose token this process has
+    /// seen, the only step off the loop is the durable commit (``PushDispatcher/keep(_:_:on:)``), shared with the
+    /// other writes waiting for it; the answer is written when it completes, on `eventLoop`. The token is the store's
+    /// known record (``LocalStoredPushStore``): its revocation by another process is checked in that commit's
+    /// transaction. What must wait — a provider key to read, a new provider token to verify, a device token not seen
+    /// yet, an online device's acknowledgement, several nodes, channel management, broadcasts — goes on in a task
+    /// (``answer(_:of:connection:sentWithKey:progress:logger:)``) from where the loop stopped.
+    ///
+    /// - Parameters:
+    ///   - request: The request, its body read.
+    ///   - connection: The state of the connection it came on.
+    ///   - logger: Where to log.
+    ///   - eventLoop: The stream's event loop, which this runs on.
+    func answer(
+        _ request: ProviderRequest, connection: ProviderConnection, logger: Logger, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<ProviderAnswer> {
+        guard connection.api != .channelManagement, !request.path.hasPrefix(Self.broadcastPrefix) else {
+            return inTask(on: eventLoop) { await self.answer(request, connection: connection, logger: logger) }
+        }
+        let read: DevicePushRequest
+        switch self.read(request, logger: logger) {
+        case .read(let pushRequest): read = pushRequest
+        case .refused(let answer): return answered(answer, on: eventLoop)
+        }
+        var progress = Progress()
+        func goOnInTask() -> EventLoopFuture<ProviderAnswer> {
+            inTask(on: eventLoop) { [progress] in
+                await self.answer(read, of: request, connection: connection, progress: progress, logger: logger)
+            }
+        }
+        guard let authorized = authorizeWithoutWaiting(read.headers, connection: connection, now: read.now) else {
+            return goOnInTask()
+        }
+        var authenticated = false
+        do {
+            let authorization = try authorized.get()
+            if case .token = authorization { authenticated = true }
+            progress.authorization = authorization
+            let payload = try Self.payload(of: request, headers: read.headers)
+            progress.payload = payload
+            let addressing = try Self.addressing(read.headers, pushType: payload.pushType, authorization: authorization)
+            progress.addressing = addressing
+            guard let known = dispatcher.local?.knownToken(read.deviceToken.hex) else { return goOnInTask() }
+            let fingerprint = Self.fingerprint(read, token: known.token, topic: addressing.topic, payload: payload.data)
+            guard
+                let keeping = dispatcher.keepingWithoutTask(
+                    deviceID: known.deviceID, expiration: read.headers.expiration, fingerprint: fingerprint, now: read.now)
+            else { return goOnInTask() }
+            let record = try check(
+                known, bundleID: addressing.bundleID, pushType: payload.pushType, environment: connection.environment,
+                now: read.now)
+            let push = Self.acceptedPush(
+                read, record: record, checked: true, addressing: addressing, payload: payload, fingerprint: fingerprint)
+            let environment = connection.environment
+            let tokenAuthenticated = authenticated
+            metrics.recordProviderAnswer(onEventLoop: true)
+            return dispatcher.keep(push, keeping, on: eventLoop).map {
+                self.accepted(push, environment: environment, logger: logger)
+            }.recover { error in
+                self.refuse(
+                    self.dispatchRefusal(error, apnsID: read.apnsID, logger: logger), apnsID: read.apnsID,
+                    authenticated: tokenAuthenticated, logger: logger)
+            }
+        } catch {
+            return answered(refuse(error, apnsID: read.apnsID, authenticated: authenticated, logger: logger), on: eventLoop)
+        }
+    }
+
+    /// An answer made on the event loop.
+    private func answered(_ answer: ProviderAnswer, on eventLoop: any EventLoop) -> EventLoopFuture<ProviderAnswer> {
+        metrics.recordProviderAnswer(onEventLoop: true)
+        return eventLoop.makeSucceededFuture(answer)
+    }
+
+    /// The answer `body` gives in a task, completed on `eventLoop`.
+    private func inTask(
+        on eventLoop: any EventLoop, _ body: @escaping @Sendable () async -> ProviderAnswer
+    ) -> EventLoopFuture<ProviderAnswer> {
+        metrics.recordProviderAnswer(onEventLoop: false)
+        let answered = eventLoop.makePromise(of: ProviderAnswer.self)
+        answered.completeWithTask(body)
+        return answered.futureResult
+    }
+}
