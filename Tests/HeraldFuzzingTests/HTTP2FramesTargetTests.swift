@@ -84,6 +84,22 @@ import Testing
         #expect(served.closed)
     }
 
+    @Test(
+        "A request that never ends (HEADERS without END_STREAM, no DATA after): its stream is reset after the request timeout, though no timer was set when it opened"
+    )
+    func requestNeverEnds() throws {
+        typealias Seeds = HTTP2FrameSeeds
+        let request = Seeds.headers(
+            path: "/3/device/\(String(repeating: "ab", count: 32))", fields: [("apns-topic", "com.example.app")])
+        let input =
+            [0x00] + Seeds.frame(0x4, []) + Seeds.settingsAck + Seeds.frame(0x1, flags: 0x4, stream: 1, request)
+        let served = try Seeds.serve(input)
+        let frames = Self.frames(served.written)
+        #expect(Self.status(of: 1, in: frames) == nil, "no answer to a request that did not end")
+        #expect(frames.contains { $0.type == 0x3 && $0.stream == 1 }, "RST_STREAM once the request timeout passed")
+        #expect(served.closed)
+    }
+
     @Test("An idle connection is closed with GOAWAY IdleTimeout once its timeout passes (H-07)")
     func idle() throws {
         let served = try HTTP2FrameSeeds.serve(HTTP2FrameSeeds.all[0])

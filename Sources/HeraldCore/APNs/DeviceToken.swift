@@ -32,6 +32,21 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// A token's hex form (either case) as `/3/device/<token>` names it, lowercase — `nil` where ``init(hex:)`` is.
+    ///
+    /// For a path read on every push: it checks the digits without making the bytes, and a lowercase form (every
+    /// token the gateway issues) is taken as it is.
+    public static func canonicalHex(_ text: some StringProtocol) -> String? {
+        let utf8 = text.utf8
+        guard !utf8.isEmpty, utf8.count % 2 == 0, utf8.count / 2 <= maximumByteCount else { return nil }
+        var uppercase = false
+        for byte in utf8 {
+            guard byte.hexDigitValue != nil else { return nil }
+            if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") { uppercase = true }
+        }
+        return uppercase ? text.lowercased() : String(text)
+    }
+
     /// A new random 32-byte token, the size of today's device tokens.
     public static func random() -> DeviceToken {
         var generator = SystemRandomNumberGenerator()

@@ -13,7 +13,10 @@ struct StreamDeadline {
         self.timeout = timeout
     }
 
-    /// Starts counting for the request, when the stream's handler is added.
+    /// Whether a deadline is set.
+    var isCounting: Bool { scheduled != nil }
+
+    /// Starts counting for the request.
     mutating func start(_ context: ChannelHandlerContext) {
         let stream = NIOLoopBound(context.channel, eventLoop: context.eventLoop)
         scheduled = context.eventLoop.scheduleTask(in: timeout) { stream.value.close(promise: nil) }

@@ -49,7 +49,7 @@ extension ProviderAPIResponder: ProviderAnswering {
             progress.payload = payload
             let addressing = try Self.addressing(read.headers, pushType: payload.pushType, authorization: authorization)
             progress.addressing = addressing
-            guard let known = dispatcher.local?.knownToken(read.deviceToken.hex) else { return goOnInTask() }
+            guard let known = dispatcher.local?.knownToken(read.deviceToken) else { return goOnInTask() }
             let fingerprint = Self.fingerprint(read, token: known.token, topic: addressing.topic, payload: payload.data)
             guard
                 let keeping = dispatcher.keepingWithoutTask(

@@ -136,8 +136,8 @@ struct ProviderAPIResponder: Sendable {
 
     /// A device push's request read as far as its authentication.
     struct DevicePushRequest {
-        /// The device token in the path.
-        var deviceToken: DeviceToken
+        /// The device token in the path, lowercase hex.
+        var deviceToken: String
         var headers: APNsRequestHeaders
         /// The request's `apns-id`, or the one the gateway made for it.
         var apnsID: String
@@ -155,7 +155,7 @@ struct ProviderAPIResponder: Sendable {
     /// (S-03…S-10) — or answers its refusal.
     func read(_ request: ProviderRequest, logger: Logger) -> DevicePushRequest.Reading {
         let echoID = request.echoedAPNsID
-        let deviceToken: DeviceToken
+        let deviceToken: String
         switch Self.target(of: request) {
         case .success(let token): deviceToken = token
         case .failure(let refusal): return .refused(refuse(APNsRefusal(refusal.reason, apnsID: echoID), logger: logger))
@@ -228,8 +228,8 @@ struct ProviderAPIResponder: Sendable {
         return .internalServerError
     }
 
-    /// S-01, S-02: a POST to `/3/device/<token>` with a token of hex digits.
-    static func target(of request: ProviderRequest) -> Result<DeviceToken, APNsRefusal> {
+    /// S-01, S-02: a POST to `/3/device/<token>` with a token of hex digits; the token, lowercase.
+    static func target(of request: ProviderRequest) -> Result<String, APNsRefusal> {
         guard request.method == "POST" else { return .failure(APNsRefusal(.methodNotAllowed)) }
         let path = request.path
         let prefix = "/3/device"
@@ -237,7 +237,7 @@ struct ProviderAPIResponder: Sendable {
         let tokenText = path.dropFirst(prefix.count).drop { $0 == "/" }
         guard !tokenText.isEmpty else { return .failure(APNsRefusal(.missingDeviceToken)) }
         guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return .failure(APNsRefusal(.badPath)) }
-        guard let token = DeviceToken(hex: tokenText) else { return .failure(APNsRefusal(.badDeviceToken)) }
+        guard let token = DeviceToken.canonicalHex(tokenText) else { return .failure(APNsRefusal(.badDeviceToken)) }
         return .success(token)
     }
 
@@ -381,17 +381,17 @@ struct ProviderAPIResponder: Sendable {
     /// whether it was checked now (on several nodes a token found active lately is taken on trust here, and the
     /// dispatcher checks it again before the answer).
     func deviceToken(
-        _ token: DeviceToken, bundleID: String, pushType: APNsPushType, environment: APNsEnvironment, now: Date,
+        _ token: String, bundleID: String, pushType: APNsPushType, environment: APNsEnvironment, now: Date,
         logger: Logger
     ) async throws -> (DeviceTokenRecord, checked: Bool) {
         let record: DeviceTokenRecord?
         var checked = true
         do {
-            if let recent = shared?.recentlyActiveToken(token.hex) {
+            if let recent = shared?.recentlyActiveToken(token) {
                 record = recent
                 checked = false
             } else {
-                record = try await store.token(token.hex)
+                record = try await store.token(token)
             }
         } catch {
             logger.error("Token lookup failed", metadata: ["error": "\(error)"])

@@ -35,8 +35,11 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         self.logger = logger
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        deadline.start(context)
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // A request that came whole in the reads that opened its stream (almost every push) needs no timer: the
+        // deadline starts only for one still incomplete when the reads stop.
+        if !complete && !deadline.isCounting { deadline.start(context) }
+        context.fireChannelReadComplete()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
