@@ -35,6 +35,10 @@ import Testing
         frames.first { $0.type == 0x1 && $0.stream == stream }?.payload.first
     }
 
+    /// A push's header block (no authentication: the fuzz target's answerer checks only the request itself).
+    static let pushHeaders = HTTP2FrameSeeds.headers(
+        path: "/3/device/\(String(repeating: "ab", count: 32))", fields: [("apns-topic", "com.example.app")])
+
     @Test(
         "A well-formed push is answered 200 on its stream, read whole or 6 bytes at a time, its body in one DATA frame or two, its header block in HEADERS and CONTINUATION (S-01, R-01)"
     )
@@ -70,8 +74,7 @@ import Testing
     )
     func windowNeverOpened() throws {
         typealias Seeds = HTTP2FrameSeeds
-        let request = Seeds.headers(
-            path: "/3/device/\(String(repeating: "ab", count: 32))", fields: [("apns-topic", "com.example.app")])
+        let request = Self.pushHeaders
         // SETTINGS_INITIAL_WINDOW_SIZE 0: no byte of a DATA frame may be sent until a WINDOW_UPDATE that never comes.
         let input =
             [0x00] + Seeds.frame(0x4, [0, 4, 0, 0, 0, 0]) + Seeds.settingsAck
@@ -89,8 +92,7 @@ import Testing
     )
     func requestNeverEnds() throws {
         typealias Seeds = HTTP2FrameSeeds
-        let request = Seeds.headers(
-            path: "/3/device/\(String(repeating: "ab", count: 32))", fields: [("apns-topic", "com.example.app")])
+        let request = Self.pushHeaders
         let input =
             [0x00] + Seeds.frame(0x4, []) + Seeds.settingsAck + Seeds.frame(0x1, flags: 0x4, stream: 1, request)
         let served = try Seeds.serve(input)

@@ -40,6 +40,30 @@ import Testing
         return (first, gate)
     }
 
+    /// Runs `body` with a `line` table whose text is unique, on a file of its own (removed afterwards), and a
+    /// group-commit writer held inside a transaction writing `first` (``holdTransaction(_:)``).
+    private func withHeldUniqueLines(
+        _ body: (DatabasePool, GroupCommitWriter, Task<Void, any Error>, Gate) async throws -> Void
+    ) async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let pool = try DatabasePool(path: file.path)
+        try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL UNIQUE)") }
+        let writer = GroupCommitWriter(writer: pool)
+        let (first, gate) = await holdTransaction(writer)
+        try await body(pool, writer, first, gate)
+    }
+
+    /// Yields until `count` writes wait behind the held transaction (bounded), and returns how many do.
+    private func queued(_ writer: GroupCommitWriter, _ count: Int) async -> Int {
+        var yields = 0
+        while writer.queuedWrites < count && yields < 20_000 {
+            await Task.yield()
+            yields += 1
+        }
+        return writer.queuedWrites
+    }
+
     /// Counts committed transactions.
     private final class CommitCounter: TransactionObserver, Sendable {
         let commits = Mutex(0)
@@ -70,12 +94,7 @@ import Testing
                 })
         }
         // Bounded wait for every write to be queued behind the held transaction.
-        var yields = 0
-        while writer.queuedWrites < queued.count && yields < 10_000 {
-            await Task.yield()
-            yields += 1
-        }
-        #expect(writer.queuedWrites == queued.count)
+        #expect(await self.queued(writer, queued.count) == queued.count)
         gate.release.signal()
         try await first.value
         for task in tasks { try await task.value }
@@ -86,19 +105,17 @@ import Testing
 
     @Test("Writes sharing a transaction: one that fails is rolled back alone, the others commit")
     func failingWriteRollsBackAlone() async throws {
-        let file = try Self.temporaryFile()
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let pool = try DatabasePool(path: file.path)
-        try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL UNIQUE)") }
-        let writer = GroupCommitWriter(writer: pool)
-        let (first, gate) = await holdTransaction(writer)
+        try await withHeldUniqueLines { pool, writer, first, gate in
+            try await failingWriteRollsBackAlone(pool, writer, first, gate)
+        }
+    }
+
+    private func failingWriteRollsBackAlone(
+        _ pool: DatabasePool, _ writer: GroupCommitWriter, _ first: Task<Void, any Error>, _ gate: Gate
+    ) async throws {
         struct Refused: Error {}
         let before = Task { try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('before')") } }
-        var yields = 0
-        while writer.queuedWrites < 1 && yields < 10_000 {
-            await Task.yield()
-            yields += 1
-        }
+        _ = await queued(writer, 1)
         // Writes something, then throws: its row must not survive.
         let failing = Task {
             try await writer.write { db in
@@ -114,11 +131,7 @@ import Testing
             }
         }
         let after = Task { try await writer.write { db in try db.execute(sql: "INSERT INTO line VALUES ('after')") } }
-        while writer.queuedWrites < 4 && yields < 20_000 {
-            await Task.yield()
-            yields += 1
-        }
-        #expect(writer.queuedWrites == 4)
+        #expect(await queued(writer, 4) == 4)
         gate.release.signal()
         try await first.value
         try await before.value
@@ -136,12 +149,12 @@ import Testing
         "One-change writes skip the savepoint: one whose statement fails is undone by SQLite alone; callers that are not tasks get the result"
     )
     func oneChangeWrites() async throws {
-        let file = try Self.temporaryFile()
-        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
-        let pool = try DatabasePool(path: file.path)
-        try await pool.write { db in try db.execute(sql: "CREATE TABLE line (text TEXT NOT NULL UNIQUE)") }
-        let writer = GroupCommitWriter(writer: pool)
-        let (first, gate) = await holdTransaction(writer)
+        try await withHeldUniqueLines { pool, writer, first, gate in try await oneChangeWrites(pool, writer, first, gate) }
+    }
+
+    private func oneChangeWrites(
+        _ pool: DatabasePool, _ writer: GroupCommitWriter, _ first: Task<Void, any Error>, _ gate: Gate
+    ) async throws {
         let before = Task {
             try await writer.write(oneChange: true) { db in try db.execute(sql: "INSERT INTO line VALUES ('before')") }
         }
@@ -159,12 +172,7 @@ import Testing
                 try db.execute(sql: "INSERT INTO line VALUES ('called back')")
                 return db.changesCount
             }, completion: { completed.continuation.yield($0) })
-        var yields = 0
-        while writer.queuedWrites < 3 && yields < 20_000 {
-            await Task.yield()
-            yields += 1
-        }
-        #expect(writer.queuedWrites == 3)
+        #expect(await queued(writer, 3) == 3)
         gate.release.signal()
         try await first.value
         try await before.value
