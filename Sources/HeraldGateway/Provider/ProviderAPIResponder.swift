@@ -251,6 +251,7 @@ struct ProviderAPIResponder: Sendable {
         switch connection.identity {
         case .certificate(_, let topics, let environments):
             return try Self.certificateAuthorization(topics: topics, environments: environments, connection: connection)
+                .get()
         case .token:
             switch await authenticate(bearerToken, connection: connection, now: now) {
             case .success(let topics): return .token(topics: topics)
@@ -263,10 +264,12 @@ struct ProviderAPIResponder: Sendable {
     /// is ignored on certificate connections).
     static func certificateAuthorization(
         topics: [String], environments: Set<APNsEnvironment>, connection: ProviderConnection
-    ) throws -> Authorization {
-        guard !topics.isEmpty else { throw APNsRefusal(.badCertificate) }
-        guard environments.contains(connection.environment) else { throw APNsRefusal(.badCertificateEnvironment) }
-        return .certificate(topics: topics)
+    ) -> Result<Authorization, APNsRefusal> {
+        guard !topics.isEmpty else { return .failure(APNsRefusal(.badCertificate)) }
+        guard environments.contains(connection.environment) else {
+            return .failure(APNsRefusal(.badCertificateEnvironment))
+        }
+        return .success(.certificate(topics: topics))
     }
 
     /// §3 when it can be decided without waiting: the connection's certificate, or the provider token the connection
@@ -276,9 +279,7 @@ struct ProviderAPIResponder: Sendable {
     ) -> Result<Authorization, APNsRefusal>? {
         switch connection.identity {
         case .certificate(_, let topics, let environments):
-            return Result {
-                try Self.certificateAuthorization(topics: topics, environments: environments, connection: connection)
-            }.mapError { $0 as? APNsRefusal ?? APNsRefusal(.internalServerError) }
+            return Self.certificateAuthorization(topics: topics, environments: environments, connection: connection)
         case .token:
             guard let bearer = headers.bearerToken else { return .failure(APNsRefusal(.missingProviderToken)) }
             guard let current = Self.verifiedToken(bearer, on: connection) else { return nil }
