@@ -287,4 +287,101 @@ import Testing
         // Nothing kept for a revoked token (the revocation removed what was kept; the refused push added nothing).
         #expect(try await fixture.store.storedNotifications(deviceID: "phone").isEmpty)
     }
+
+    @Test(
+        "D-01 D-02 D-04 D-05: a push for a device connected here is written to its session with no task and answered when the device acknowledges it; one it does not acknowledge in time is kept, or discarded with expiration 0"
+    )
+    func deliveredOnTheEventLoop() async throws {
+        let fixture = try await Fixture()
+        let written = WrittenPushes()
+        let session = DeviceSession(
+            deviceID: "phone", clock: fixture.clock, acknowledgementTimeout: .seconds(10), writeNow: { _ in },
+            writeText: { text in
+                if case .push(let push)? = DeviceChannelMessage(jsonText: text) { written.pushes.withLock { $0.append(push) } }
+                return nil
+            },
+            send: { _ in Issue.record("A push went out through the session's async send, not with no task") })
+        let hub = fixture.responder.dispatcher.hub
+        hub.connect(session)
+        do {
+            try await LoopAnswerer.with(fixture) { answerer in try await Self.deliverOnTheEventLoop(fixture, written, answerer) }
+        } catch {
+            await hub.disconnect(session)
+            throw error
+        }
+        await hub.disconnect(session)
+    }
+
+    /// The pushes a device's connection was given.
+    final class WrittenPushes: Sendable {
+        let pushes = Mutex<[DevicePush]>([])
+    }
+
+    private static func deliverOnTheEventLoop(
+        _ fixture: Fixture, _ written: WrittenPushes, _ answerer: LoopAnswerer
+    ) async throws {
+        let fields = [("apns-topic", Self.bundleID), ("authorization", "bearer \(try fixture.jwt())")]
+        /// Sends a push with `apnsID` and waits (bounded) until the device has it.
+        func send(
+            _ apnsID: String, _ extra: [(String, String)] = []
+        ) async throws -> (Task<ProviderAnswer, any Error>, DevicePush) {
+            let request = fixture.request(fields: fields + extra + [("apns-id", apnsID)], body: #"{"aps":{"alert":"hi"}}"#)
+            let answer = Task { try await answerer.answer(request) }
+            for _ in 0..<5_000 where !written.pushes.withLock({ $0.contains { $0.apnsID == apnsID } }) {
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            let push = try #require(written.pushes.withLock { $0.first { $0.apnsID == apnsID } })
+            return (answer, push)
+        }
+        func uniqueID(_ answer: ProviderAnswer) throws -> String {
+            try #require(answer.fields.first { $0.name == "apns-unique-id" }?.value)
+        }
+        // The connection's first provider token is verified in a task; the push is delivered from it.
+        let (first, firstPush) = try await send("0a1b2c3d-0000-4000-8000-000000000001")
+        fixture.responder.dispatcher.hub.session(for: "phone")?.acknowledge(firstPush.deliveryID)
+        #expect(try await first.value.status == 200)
+        #expect(answerer.places() == (0, 1))
+        // Then on the loop: the answer waits for the device's acknowledgement, which comes on its connection.
+        let (second, secondPush) = try await send("0a1b2c3d-0000-4000-8000-000000000002")
+        try await Task.sleep(for: .milliseconds(20))
+        fixture.responder.dispatcher.hub.session(for: "phone")?.acknowledge(secondPush.deliveryID)
+        let delivered = try await second.value
+        #expect(delivered.status == 200 && answerer.places() == (1, 1))
+        // An acknowledgement that says the device's delivery rules held it: that is the push's state.
+        let (third, thirdPush) = try await send("0a1b2c3d-0000-4000-8000-000000000003")
+        fixture.responder.dispatcher.hub.session(for: "phone")?.acknowledge(
+            thirdPush.deliveryID, state: .storedPowerConsiderations)
+        let held = try await third.value
+        #expect(held.status == 200 && answerer.places() == (2, 1))
+        // Not acknowledged within the timeout: kept for the device, then answered.
+        let (fourth, _) = try await send("0a1b2c3d-0000-4000-8000-000000000004")
+        #expect(await fixture.clock.waitForSleeper(until: fixture.clock.now.addingTimeInterval(10)))
+        fixture.clock.advance(by: 10)
+        let kept = try await fourth.value
+        #expect(kept.status == 200 && answerer.places() == (3, 1))
+        #expect(try await fixture.store.storedNotifications(deviceID: "phone").map(\.uniqueID) == [try uniqueID(kept)])
+        // Ten seconds on, the provider key is read again (`ProviderKeyring.cacheLifetime`): in a task, once.
+        let (rereading, rereadingPush) = try await send("0a1b2c3d-0000-4000-8000-000000000006")
+        fixture.responder.dispatcher.hub.session(for: "phone")?.acknowledge(rereadingPush.deliveryID)
+        #expect(try await rereading.value.status == 200 && answerer.places() == (3, 2))
+        // Expiration 0 and not acknowledged: its one attempt is spent — discarded, not kept.
+        let (fifth, _) = try await send("0a1b2c3d-0000-4000-8000-000000000005", [("apns-expiration", "0")])
+        #expect(await fixture.clock.waitForSleeper(until: fixture.clock.now.addingTimeInterval(10)))
+        fixture.clock.advance(by: 10)
+        let discarded = try await fifth.value
+        #expect(discarded.status == 200)
+        #expect(answerer.places() == (4, 2))
+        #expect(try await fixture.store.storedNotifications(deviceID: "phone").map(\.uniqueID) == [try uniqueID(kept)])
+
+        fixture.responder.dispatcher.log.finish()
+        await fixture.responder.dispatcher.log.run()
+        #expect(try await fixture.store.events(uniqueID: uniqueID(delivered)).map(\.kind) == [.received, .delivered])
+        let heldEvents = try await fixture.store.events(uniqueID: uniqueID(held))
+        #expect(heldEvents.count == 2)
+        #expect(heldEvents.last?.detail.hasPrefix(DeviceDeliveryState.storedPowerConsiderations.rawValue) == true)
+        #expect(try await fixture.store.events(uniqueID: uniqueID(kept)).map(\.kind).prefix(2) == [.received, .stored])
+        let discardedEvents = try await fixture.store.events(uniqueID: uniqueID(discarded))
+        #expect(discardedEvents.map(\.kind) == [.received, .discarded])
+        #expect(discardedEvents.last?.detail.contains("apns-expiration 0 allows one attempt") == true)
+    }
 }

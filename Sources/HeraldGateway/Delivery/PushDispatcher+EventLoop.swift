@@ -4,57 +4,107 @@ import HeraldGatewayStore
 import NIOCore
 
 extension PushDispatcher {
-    /// How a push can be kept for its offline device with no task waiting: the store, and until when.
+    /// How a push can be dispatched with no task waiting for it: one node owns a store that can keep it without one.
+    enum DispatchWithoutTask {
+        /// The device is not connected here: the push is kept until it connects.
+        case keep(KeepingWithoutTask)
+        /// The device is connected here: the push is written to its session, and kept if it does not acknowledge it.
+        case deliver(DeviceSession, store: any LocalStoredPushStore)
+    }
+
+    /// How a push is kept for its offline device with no task waiting: the store, and until when.
     struct KeepingWithoutTask {
         let store: any LocalStoredPushStore
         let expiresAt: Date
         let now: Date
     }
 
-    /// How ``keep(_:_:on:)`` would keep a push for `deviceID` now, with no task: when one node owns a store that can,
-    /// the device is not connected here, the push is to be kept (not one with expiration 0 or passed) and is not a
-    /// retry of one accepted lately; `nil` otherwise, and for ``dispatch(_:)`` to do.
+    /// How ``dispatch(_:_:on:)`` would dispatch a push for `deviceID` now, with no task: when one node owns a store
+    /// that can, and the push is not a retry of one accepted lately — to the device's session when it is connected
+    /// here, else into the store when the push is to be kept (not one with expiration 0 or passed); `nil` otherwise,
+    /// and for ``dispatch(_:)`` to do.
     ///
     /// - Parameters:
     ///   - deviceID: The device the push is for.
     ///   - expiration: The push's `apns-expiration`.
     ///   - fingerprint: What recognises a retry of the push, if the provider chose its `apns-id`.
     ///   - now: The gateway clock's time.
-    func keepingWithoutTask(
+    func dispatchingWithoutTask(
         deviceID: String, expiration: APNsRequestHeaders.Expiration, fingerprint: PushFingerprint?, now: Date
-    ) -> KeepingWithoutTask? {
-        guard let local, hub.session(for: deviceID) == nil, let expiresAt = keptUntil(expiration, now: now) else {
-            return nil
-        }
+    ) -> DispatchWithoutTask? {
+        guard let local else { return nil }
         if let fingerprint, recent.acceptance(of: fingerprint, now: now) != nil { return nil }
-        return KeepingWithoutTask(store: local, expiresAt: expiresAt, now: now)
+        if let session = hub.session(for: deviceID) { return .deliver(session, store: local) }
+        guard let expiresAt = keptUntil(expiration, now: now) else { return nil }
+        return .keep(KeepingWithoutTask(store: local, expiresAt: expiresAt, now: now))
     }
 
-    /// Keeps an accepted push for its offline device as ``dispatch(_:)`` would, with no task: the store's transaction
-    /// checks the token is still active (another process may have revoked it) and keeps the push; the future completes
-    /// on `eventLoop` once that is durable, or fails with the refusal — `Unregistered` with the time of revocation,
-    /// `BadDeviceToken` — or the store's error.
+    /// Dispatches an accepted push as ``dispatch(_:)`` would, with no task: the future completes on `eventLoop` once
+    /// the device acknowledged it, or it is durably kept (the device did not acknowledge it in time, or is offline),
+    /// or discarded by rule; or fails with the refusal — `Unregistered` with the time of revocation, `BadDeviceToken`
+    /// — or the store's error.
+    ///
+    /// A kept push's token is checked in the store's transaction that keeps it (another process may have revoked it).
     ///
     /// - Parameters:
     ///   - push: The push, its token checked against the store's known record.
-    ///   - keeping: What ``keepingWithoutTask(deviceID:expiration:fingerprint:now:)`` answered for it.
+    ///   - how: What ``dispatchingWithoutTask(deviceID:expiration:fingerprint:now:)`` answered for it.
     ///   - eventLoop: Where the future completes: the request's loop.
-    func keep(_ push: AcceptedPush, _ keeping: KeepingWithoutTask, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    func dispatch(_ push: AcceptedPush, _ how: DispatchWithoutTask, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         recordReceived(push)
+        switch how {
+        case .keep(let keeping):
+            return keep(push, keeping, on: eventLoop)
+        case .deliver(let session, let store):
+            let done = eventLoop.makePromise(of: Void.self)
+            session.deliver(EncodedPush(DevicePush(push))) { acknowledgement in
+                if let acknowledgement {
+                    self.recordDelivered(push, acknowledgement)
+                    self.remember(push)
+                    done.succeed(())
+                } else {
+                    self.keepUnacknowledged(push, in: store, on: eventLoop).cascade(to: done)
+                }
+            }
+            return done.futureResult
+        }
+    }
+
+    /// A push its connected device did not acknowledge in time: kept as for an offline device, or discarded when
+    /// its expiration allowed one attempt or has passed.
+    private func keepUnacknowledged(
+        _ push: AcceptedPush, in store: any LocalStoredPushStore, on eventLoop: any EventLoop
+    ) -> EventLoopFuture<Void> {
+        let now = clock.now
+        guard let expiresAt = keptUntil(push.expiration, now: now) else {
+            // One node: nowhere to relay its one attempt to.
+            discardExpired(push, offlineAfter: push.expiration)
+            remember(push)
+            return eventLoop.makeSucceededVoidFuture()
+        }
+        return keep(push, KeepingWithoutTask(store: store, expiresAt: expiresAt, now: now), on: eventLoop)
+    }
+
+    /// Keeps a push in the store; the future completes on `eventLoop` once that is durable.
+    private func keep(_ push: AcceptedPush, _ keeping: KeepingWithoutTask, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let kept = eventLoop.makePromise(of: SharedDelivery.self)
         keeping.store.keepIfTokenActive(StoredNotification(push, expiresAt: keeping.expiresAt)) { kept.completeWith($0) }
         return kept.futureResult.flatMapThrowing { outcome in
             switch outcome {
             case .stored(let replaced):
                 self.recordStored(push, replacing: replaced, at: keeping.now)
-                if let fingerprint = push.fingerprint {
-                    self.recent.remember(fingerprint, .init(uniqueID: push.uniqueID, at: push.receivedAt))
-                }
+                self.remember(push)
             case .revoked(let date):
                 throw APNsRefusal(.unregistered, timestamp: date)
             case .unknownToken, .relayed:
                 throw APNsRefusal(.badDeviceToken)
             }
         }
+    }
+
+    /// Remembers an answered push, so that a provider's retry of it is not delivered again.
+    private func remember(_ push: AcceptedPush) {
+        guard let fingerprint = push.fingerprint else { return }
+        recent.remember(fingerprint, .init(uniqueID: push.uniqueID, at: push.receivedAt))
     }
 }

@@ -37,7 +37,7 @@ final class PushDispatcher: Sendable {
     let hub: DeviceHub
     let log: DeliveryLog
     private let metrics: GatewayMetrics
-    private let clock: any HeraldClock
+    let clock: any HeraldClock
     private let configuration: GatewayConfiguration
     private let logger: Logger
     /// Pushes answered 200 lately, so that a provider's retry is not delivered twice.
@@ -92,30 +92,21 @@ final class PushDispatcher: Sendable {
             try await confirmToken(&push)
             let message = DevicePush(push)
             if let acknowledgement = await session.deliver(message) {
-                if let state = acknowledgement.state {
-                    // The device's delivery rules held or discarded it: that is its state, not "Delivered".
-                    log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, deviceState: state))
-                    metrics.record(.init(state), pushType: push.pushType, priority: push.priority)
-                } else {
-                    log.record(
-                        DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .delivered, detail: "Delivered to Device"))
-                    metrics.record(.delivered, pushType: push.pushType, priority: push.priority)
-                }
+                recordDelivered(push, acknowledgement)
                 return
             }
         }
         let now = clock.now
         guard let expiresAt = keptUntil(push.expiration, now: now) else {
             try await confirmToken(&push)
-            guard case .immediately = push.expiration else {
-                discardExpired(push, detail: "Discarded - Expired: apns-expiration has passed and the device is offline")
+            // Expiration 0: one attempt — another node's, within an acknowledgement timeout, if the device is
+            // connected there.
+            if case .immediately = push.expiration,
+                try await relay(push, until: now.addingTimeInterval(configuration.acknowledgementTimeout.timeInterval))
+            {
                 return
             }
-            // One attempt: another node's, within an acknowledgement timeout, if the device is connected there.
-            if try await relay(push, until: now.addingTimeInterval(configuration.acknowledgementTimeout.timeInterval)) {
-                return
-            }
-            discardExpired(push, detail: "Discarded - Expired: apns-expiration 0 allows one attempt and the device is offline")
+            discardExpired(push, offlineAfter: push.expiration)
             return
         }
         let stored = StoredNotification(push, expiresAt: expiresAt)
@@ -186,8 +177,28 @@ final class PushDispatcher: Sendable {
         return try await shared.relay(StoredNotification(push, expiresAt: expiresAt))
     }
 
-    private func discardExpired(_ push: AcceptedPush, detail: String) {
+    /// Accounts for a push discarded because its device was offline (or did not acknowledge it) and its
+    /// `expiration` keeps it no longer: 0 (one attempt), or passed.
+    func discardExpired(_ push: AcceptedPush, offlineAfter expiration: APNsRequestHeaders.Expiration) {
+        let detail =
+            if case .immediately = expiration {
+                "Discarded - Expired: apns-expiration 0 allows one attempt and the device is offline"
+            } else {
+                "Discarded - Expired: apns-expiration has passed and the device is offline"
+            }
         log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .discarded, detail: detail))
         metrics.record(.discardedExpired, pushType: push.pushType, priority: push.priority)
+    }
+
+    /// The delivery log's and the metrics' account of a push its device acknowledged: delivered, or what the
+    /// device's delivery rules did with it instead (held it, discarded it — its state, not "Delivered").
+    func recordDelivered(_ push: AcceptedPush, _ acknowledgement: DeviceAcknowledgement) {
+        if let state = acknowledgement.state {
+            log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, deviceState: state))
+            metrics.record(.init(state), pushType: push.pushType, priority: push.priority)
+        } else {
+            log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .delivered, detail: "Delivered to Device"))
+            metrics.record(.delivered, pushType: push.pushType, priority: push.priority)
+        }
     }
 }

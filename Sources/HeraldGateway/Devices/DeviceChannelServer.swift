@@ -96,6 +96,7 @@ struct DeviceChannelServer: Sendable {
                 channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
             },
             eventLoop: channel.eventLoop,
+            writeText: { text in connection.writeWithoutWaiting(text) },
             send: { text in try await connection.write(text) },
             abort: {
                 // Closing the connection fails the write it is stuck in.

@@ -200,6 +200,33 @@ final class DeviceConnection: Sendable {
         channel.writeAndFlush(frame, promise: nil)
     }
 
+    /// Queues one text frame from any thread with no task, after the ones queued before it (the frames ``write(_:)``
+    /// queued too: both go through the event loop's queue of work, in order).
+    ///
+    /// - Returns: `nil` while the connection takes more; the write's future when its buffers are full (a device that
+    ///   stops reading holds up what is queued after it — which is how a session sees that it stopped).
+    func writeWithoutWaiting(_ text: String) -> EventLoopFuture<Void>? {
+        var text = text
+        if let serviceOrigin = mozilla.withLock({ $0 }) {
+            // Firefox: the message as Mozilla's protocol has it, or nothing when it has no form there.
+            guard let message = DeviceChannelMessage(jsonText: text),
+                let translated = MozillaPushProtocol.outbound(message, serviceOrigin: serviceOrigin)
+            else { return nil }
+            text = translated
+        }
+        let channel = self.channel
+        let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: text))
+        // Always through the loop's queue, even on the loop: a frame queued there from another thread before this
+        // one (the welcome) goes first.
+        guard channel.isWritable else {
+            let written = channel.eventLoop.makePromise(of: Void.self)
+            channel.eventLoop.execute { channel.writeAndFlush(frame, promise: written) }
+            return written.futureResult
+        }
+        channel.eventLoop.execute { channel.writeAndFlush(frame, promise: nil) }
+        return nil
+    }
+
     /// Starts the WebSocket closing handshake, once: the device has ``DeviceChannelServer/shutdownGrace`` to answer it
     /// before the connection is closed anyway.
     ///

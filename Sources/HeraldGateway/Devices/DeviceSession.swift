@@ -5,11 +5,13 @@ import Synchronization
 
 /// One connected device: sends it pushes and matches its acknowledgements.
 ///
-/// Pushes go out in the order ``deliver(_:)`` is called; each call returns once the device acknowledged that push,
-/// with what the device said it did with it, or `nil` when the device did not within the acknowledgement timeout or went away. Timeouts are kept by one
-/// loop per session, not a timer per push, and the loop runs only while a push is in flight; stored pushes are
-/// forwarded by a task that runs only while there are some (``forwardStoredPushes(with:)``): an idle connection holds
-/// no task of its own.
+/// Pushes go out in the order they are handed to it, after the messages queued before them (``SendQueue``); each is
+/// answered once the device acknowledged it, with what the device said it did with it, or `nil` when the device did
+/// not within the acknowledgement timeout or went away — to a callback (``deliver(_:answer:)``: a provider request
+/// answered on its event loop, no task waits) or to an awaiting task (``deliver(_:)``). On a connection, a push is
+/// queued on it from whatever thread hands it over, with no task. Timeouts are kept by one loop per session, not a
+/// timer per push, and the loop runs only while a push is in flight; stored pushes are forwarded by a task that runs
+/// only while there are some (``forwardStoredPushes(with:)``): an idle connection holds no task of its own.
 ///
 /// A device that stops reading cannot hold pushes up: when a push's deadline passes before its message could even
 /// be written (the connection's buffers are full), the session closes and calls its `abort` (which closes the
@@ -23,6 +25,7 @@ final class DeviceSession: Sendable {
     /// When the device connected.
     let connectedAt: Date
     private let send: @Sendable (String) async throws -> Void
+    private let writeText: (@Sendable (String) -> EventLoopFuture<Void>?)?
     private let writeNow: @Sendable (ByteBuffer) -> Void
     /// The connection's event loop, when it has one: broadcasts are written from it (``DeviceHub/broadcast(_:on:)``
     /// writes all of a loop's subscribers in one task on it).
@@ -43,18 +46,12 @@ final class DeviceSession: Sendable {
     /// The broadcast channels this session subscribed to.
     let channels = Mutex<Set<String>>([])
 
-    private enum Slot {
-        /// Sent (or being sent); nobody waits yet.
-        case pending
-        /// The caller waits here.
-        case waiting(CheckedContinuation<DeviceAcknowledgement?, Never>)
-        /// Answered before the caller started waiting.
-        case done(DeviceAcknowledgement?)
-    }
+    /// What is called with a delivery's answer: the device's acknowledgement, or `nil`.
+    typealias Answer = @Sendable (DeviceAcknowledgement?) -> Void
 
     private struct State {
-        /// Deliveries in flight by delivery ID, each with the number of its deadline.
-        var slots: [String: (deadline: UInt64, slot: Slot)] = [:]
+        /// Deliveries in flight by delivery ID, each with the number of its deadline and who waits for its answer.
+        var slots: [String: (deadline: UInt64, answer: Answer)] = [:]
         var closed = false
         /// Deadlines of deliveries, oldest first: made with one timeout from a clock that never goes back, so
         /// appending keeps them in order. Entries before `firstDeadline` are spent.
@@ -67,6 +64,13 @@ final class DeviceSession: Sendable {
         var nextDeadline: Date? {
             firstDeadline < deadlines.count ? deadlines[firstDeadline].at : nil
         }
+
+        /// Takes the answer of delivery `id` out, when it is in flight — and, given `number`, is that delivery.
+        mutating func takeAnswer(_ id: String, number: UInt64? = nil) -> Answer? {
+            guard let slot = slots[id], number == nil || slot.deadline == number else { return nil }
+            slots[id] = nil
+            return slot.answer
+        }
     }
 
     /// Creates a session that writes text frames with `send`.
@@ -78,6 +82,9 @@ final class DeviceSession: Sendable {
     ///   - writeNow: Queues one text frame on the connection without waiting, in call order (broadcasts: no task
     ///     and no writer per device); called on `eventLoop` when there is one.
     ///   - eventLoop: The connection's event loop, if any.
+    ///   - writeText: Queues one text frame on the connection from any thread, after the ones queued before it, with
+    ///     no task: `nil` when the connection takes more, else the write's future (its buffers are full). Pushes go
+    ///     out with it when it is given; with `send` otherwise.
     ///   - send: Writes one text frame to the device.
     ///   - abort: Closes the connection; called once, when the device stopped reading.
     ///   - liveness: The connection's liveness check, if it has one.
@@ -85,6 +92,7 @@ final class DeviceSession: Sendable {
     init(
         deviceID: String, clock: any HeraldClock, acknowledgementTimeout: Duration,
         writeNow: @escaping @Sendable (ByteBuffer) -> Void, eventLoop: (any EventLoop)? = nil,
+        writeText: (@Sendable (String) -> EventLoopFuture<Void>?)? = nil,
         send: @escaping @Sendable (String) async throws -> Void, abort: @escaping @Sendable () -> Void = {},
         liveness: ConnectionLiveness? = nil, welcomeFirst: Bool = false
     ) {
@@ -94,6 +102,7 @@ final class DeviceSession: Sendable {
         self.clock = clock
         self.acknowledgementTimeout = acknowledgementTimeout
         self.send = send
+        self.writeText = writeText
         self.writeNow = writeNow
         self.eventLoop = eventLoop
         self.abort = abort
@@ -148,40 +157,68 @@ final class DeviceSession: Sendable {
     /// Sends a push whose message text is made already (one broadcast, the same text for every device) and waits
     /// for its acknowledgement.
     func deliver(_ push: EncodedPush) async -> DeviceAcknowledgement? {
+        await withCheckedContinuation { continuation in
+            deliver(push) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Sends `push` after the messages queued before it and calls `answer` with its acknowledgement, or with `nil`
+    /// when none came within the acknowledgement timeout or the session closed; no task waits for it. Call it from
+    /// any thread; `answer` is called once, on the thread that learnt the answer (the connection's event loop for
+    /// an acknowledgement).
+    ///
+    /// - Parameters:
+    ///   - push: The push and its message text.
+    ///   - answer: Called with the answer.
+    func deliver(_ push: EncodedPush, answer: @escaping Answer) {
         let id = push.deliveryID
         let deadline = clock.now.addingTimeInterval(acknowledgementTimeout.timeInterval)
-        let number = state.withLock { state -> UInt64? in
-            guard !state.closed else { return nil }
+        let (number, replaced) = state.withLock { state -> (UInt64?, Answer?) in
+            guard !state.closed else { return (nil, nil) }
             state.deadlinesMade += 1
-            state.slots[id] = (state.deadlinesMade, .pending)
-            state.deadlines.append((deadline, id, state.deadlinesMade))
-            state.unwritten.insert(state.deadlinesMade)
-            return state.deadlinesMade
+            let number = state.deadlinesMade
+            // A later delivery of the same notification takes its place: the earlier one is answered `nil`.
+            let replaced = state.slots.updateValue((number, answer), forKey: id)?.answer
+            state.deadlines.append((deadline, id, number))
+            state.unwritten.insert(number)
+            return (number, replaced)
         }
-        guard let number else { return nil }
+        replaced?(nil)
+        guard let number else { return answer(nil) }
         expiry.request { await self.expireUnacknowledged() }
-        do {
-            try await sendLock.run { try await self.send(push.text) }
-            state.withLock { _ = $0.unwritten.remove(number) }
-        } catch {
-            state.withLock { _ = $0.unwritten.remove(number) }
-            resolve(id, with: nil)
-        }
-        return await withCheckedContinuation { continuation in
-            let answer = state.withLock { state -> DeviceAcknowledgement?? in
-                switch state.slots[id] {
-                case (_, .done(let answer))?:
-                    state.slots[id] = nil
-                    return .some(answer)
-                case (let number, .pending)?:
-                    state.slots[id] = (number, .waiting(continuation))
-                    return nil
-                case (_, .waiting)?, nil:
-                    return .some(nil)
+        if let writeText {
+            sendLock.submit(
+                { finished in
+                    guard let writing = writeText(push.text) else {
+                        self.written(number)
+                        return .finished
+                    }
+                    writing.whenComplete { result in
+                        self.written(number, id: id, failed: (try? result.get()) == nil)
+                        finished()
+                    }
+                    return .finishingLater
+                },
+                refused: { self.written(number, id: id, failed: true) })
+        } else {
+            Task {
+                do {
+                    try await sendLock.run { try await self.send(push.text) }
+                    written(number)
+                } catch {
+                    written(number, id: id, failed: true)
                 }
             }
-            if let answer { continuation.resume(returning: answer) }
         }
+    }
+
+    /// A delivery's message is written, or could not be (the delivery is answered `nil`).
+    private func written(_ number: UInt64, id: String = "", failed: Bool = false) {
+        let answer = state.withLock { state -> Answer? in
+            state.unwritten.remove(number)
+            return failed ? state.takeAnswer(id, number: number) : nil
+        }
+        answer?(nil)
     }
 
     /// Answers `nil` to every delivery not acknowledged by its deadline, until none is in flight (a delivery made
@@ -199,8 +236,8 @@ final class DeviceSession: Sendable {
                     return
                 }
                 let now = clock.now
-                let (expired, stalled) = state.withLock { state -> ([CheckedContinuation<DeviceAcknowledgement?, Never>], Bool) in
-                    var expired: [CheckedContinuation<DeviceAcknowledgement?, Never>] = []
+                let (expired, stalled) = state.withLock { state -> ([Answer], Bool) in
+                    var expired: [Answer] = []
                     var stalled = false
                     while state.firstDeadline < state.deadlines.count, state.deadlines[state.firstDeadline].at <= now {
                         let entry = state.deadlines[state.firstDeadline]
@@ -210,13 +247,7 @@ final class DeviceSession: Sendable {
                         if state.unwritten.contains(entry.number) { stalled = true }
                         // Only the delivery this deadline was made for (not an acknowledged one, nor a later
                         // delivery of the same notification).
-                        switch state.slots[entry.id] {
-                        case (entry.number, .pending)?: state.slots[entry.id] = (entry.number, .done(nil))
-                        case (entry.number, .waiting(let continuation))?:
-                            state.slots[entry.id] = nil
-                            expired.append(continuation)
-                        default: break
-                        }
+                        if let answer = state.takeAnswer(entry.id, number: entry.number) { expired.append(answer) }
                     }
                     if state.firstDeadline > 1_024, state.firstDeadline * 2 > state.deadlines.count {
                         state.deadlines.removeFirst(state.firstDeadline)
@@ -224,40 +255,34 @@ final class DeviceSession: Sendable {
                     }
                     return (expired, stalled)
                 }
-                for continuation in expired { continuation.resume(returning: nil) }
+                // A device that stopped reading: its connection is closed before the pushes it held up are
+                // answered (whoever sees the answer sees the connection going).
                 if stalled {
                     close()
                     abort()
-                    return
                 }
+                for answer in expired { answer(nil) }
+                if stalled { return }
             }
         }
     }
 
     /// Records the device's acknowledgement of a delivery, with what it did with the push when it did not hand it to
-    /// its app (its delivery rules held or discarded it).
+    /// its app (its delivery rules held or discarded it); the first answer wins, unknown and late ones are ignored.
     func acknowledge(_ deliveryID: String, state deviceState: DeviceDeliveryState? = nil) {
-        resolve(deliveryID, with: DeviceAcknowledgement(state: deviceState))
+        let answer = state.withLock { $0.takeAnswer(deliveryID) }
+        answer?(DeviceAcknowledgement(state: deviceState))
     }
 
     /// Fails every delivery still waiting; later ones fail at once. Ends the session's work: the deadline loop at
     /// once, a pass over stored pushes once its next delivery fails (it gives back what it claimed).
     func close() {
-        let waiting = state.withLock { state -> [CheckedContinuation<DeviceAcknowledgement?, Never>] in
+        let waiting = state.withLock { state -> [Answer] in
             state.closed = true
-            var waiting: [CheckedContinuation<DeviceAcknowledgement?, Never>] = []
-            for (id, entry) in state.slots {
-                switch entry.slot {
-                case .waiting(let continuation):
-                    waiting.append(continuation)
-                    state.slots[id] = nil
-                case .pending: state.slots[id] = (entry.deadline, .done(nil))
-                case .done: break
-                }
-            }
-            return waiting
+            defer { state.slots = [:] }
+            return state.slots.values.map(\.answer)
         }
-        for continuation in waiting { continuation.resume(returning: nil) }
+        for answer in waiting { answer(nil) }
         expiry.close(cancelling: true)
         storedPushForwarding.close(cancelling: false)
         sendLock.close()
@@ -285,23 +310,6 @@ final class DeviceSession: Sendable {
     func sendMessage(_ message: DeviceChannelMessage) async throws {
         try await sendLock.run { try await self.send(message.jsonText()) }
     }
-
-    /// Answers the delivery `id` (`nil`: not acknowledged); the first answer wins, unknown and late ones are ignored.
-    private func resolve(_ id: String, with acknowledged: DeviceAcknowledgement?) {
-        let continuation = state.withLock { state -> CheckedContinuation<DeviceAcknowledgement?, Never>? in
-            switch state.slots[id] {
-            case (let number, .pending)?:
-                state.slots[id] = (number, .done(acknowledged))
-                return nil
-            case (_, .waiting(let continuation))?:
-                state.slots[id] = nil
-                return continuation
-            case (_, .done)?, nil:
-                return nil
-            }
-        }
-        continuation?.resume(returning: acknowledged)
-    }
 }
 
 /// A device's acknowledgement of a push: it has it, durably.
@@ -309,72 +317,6 @@ struct DeviceAcknowledgement: Sendable, Equatable {
     /// What the device's delivery rules did with it instead of handing it to its app (held it, discarded it); `nil`
     /// when the app has it.
     var state: DeviceDeliveryState?
-}
-
-/// Runs async operations one at a time, in the order they were submitted, until it is closed.
-final class SendQueue: Sendable {
-    /// The queue was closed before the operation could run.
-    struct Closed: Error {}
-
-    private struct State {
-        var busy = false
-        var closed = false
-        var waiters: [CheckedContinuation<Bool, Never>] = []
-    }
-
-    private let state: Mutex<State>
-
-    /// A queue; a `held` one runs nothing until ``runFirst(_:)`` has run.
-    init(held: Bool = false) {
-        state = Mutex(State(busy: held))
-    }
-
-    /// On a held queue: runs `body` at once, then the operations that waited for it, in order.
-    func runFirst<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        defer { releaseNext() }
-        return try await body()
-    }
-
-    /// Runs `body` once every earlier operation has finished; throws ``Closed`` if the queue closes first.
-    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        let admitted = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let answer = state.withLock { state -> Bool? in
-                if state.closed { return false }
-                if state.busy {
-                    state.waiters.append(continuation)
-                    return nil
-                }
-                state.busy = true
-                return true
-            }
-            if let answer { continuation.resume(returning: answer) }
-        }
-        guard admitted else { throw Closed() }
-        defer { releaseNext() }
-        return try await body()
-    }
-
-    /// Lets the next waiting operation run, or marks the queue free.
-    private func releaseNext() {
-        let next = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            if state.waiters.isEmpty {
-                state.busy = false
-                return nil
-            }
-            return state.waiters.removeFirst()
-        }
-        next?.resume(returning: true)
-    }
-
-    /// Refuses every operation that has not started, and every later one.
-    func close() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.closed = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume(returning: false) }
-    }
 }
 
 /// A push and its device-channel message text, made once.

@@ -7,12 +7,14 @@ extension ProviderAPIResponder: ProviderAnswering {
     /// Answers a request on its connection's event loop, with no task for what need not wait.
     ///
     /// A device push is checked here — the task's checks, in the same order, with the same answers — as far as
-    /// nothing must be waited for. When it is for an offline device of a single node whose token this process has
-    /// seen, the only step off the loop is the durable commit (``PushDispatcher/keep(_:_:on:)``), shared with the
-    /// other writes waiting for it; the answer is written when it completes, on `eventLoop`. The token is the store's
-    /// known record (``LocalStoredPushStore``): its revocation by another process is checked in that commit's
-    /// transaction. What must wait — a provider key to read, a new provider token to verify, a device token not seen
-    /// yet, an online device's acknowledgement, several nodes, channel management, broadcasts — goes on in a task
+    /// nothing must be waited for. When it is for a device of a single node whose token this process has seen, and
+    /// is not a retry, it is dispatched with no task (``PushDispatcher/dispatch(_:_:on:)``): written to the device's
+    /// session when it is connected here, the answer written when the device acknowledges it (on its connection's
+    /// loop); kept by the durable commit, shared with the other writes waiting for it, when it is offline or does not
+    /// acknowledge in time. The answer is written on `eventLoop`. The token is the store's known record
+    /// (``LocalStoredPushStore``): its revocation by another process is checked in the commit's transaction that
+    /// keeps a push. What must wait — a provider key to read, a new provider token to verify, a device token not seen
+    /// yet, several nodes, channel management, broadcasts — goes on in a task
     /// (``answer(_:of:connection:sentWithKey:progress:logger:)``) from where the loop stopped.
     ///
     /// - Parameters:
@@ -52,7 +54,7 @@ extension ProviderAPIResponder: ProviderAnswering {
             guard let known = dispatcher.local?.knownToken(read.deviceToken) else { return goOnInTask() }
             let fingerprint = Self.fingerprint(read, token: known.token, topic: addressing.topic, payload: payload.data)
             guard
-                let keeping = dispatcher.keepingWithoutTask(
+                let dispatching = dispatcher.dispatchingWithoutTask(
                     deviceID: known.deviceID, expiration: read.headers.expiration, fingerprint: fingerprint, now: read.now)
             else { return goOnInTask() }
             let record = try check(
@@ -63,7 +65,7 @@ extension ProviderAPIResponder: ProviderAnswering {
             let environment = connection.environment
             let tokenAuthenticated = authenticated
             metrics.recordProviderAnswer(onEventLoop: true)
-            return dispatcher.keep(push, keeping, on: eventLoop).map {
+            return dispatcher.dispatch(push, dispatching, on: eventLoop).map {
                 self.accepted(push, environment: environment, logger: logger)
             }.recover { error in
                 self.refuse(
