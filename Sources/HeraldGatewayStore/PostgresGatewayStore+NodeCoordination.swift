@@ -140,8 +140,25 @@ extension PostgresGatewayStore {
     }
 
     public func relayOrStore(_ n: StoredNotification) async throws -> SharedDelivery {
+        let delivery = try await deliveries.submit(n, execute: relayOrStoreBatch())
+        forgetIfGone(n, delivery)
+        return delivery
+    }
+
+    public func relayOrStore(
+        _ n: StoredNotification, completion: @escaping @Sendable (Result<SharedDelivery, any Error>) -> Void
+    ) {
+        deliveries.submit(n, execute: relayOrStoreBatch()) { result in
+            if case .success(let delivery) = result { self.forgetIfGone(n, delivery) }
+            completion(result)
+        }
+    }
+
+    /// Runs one batch of ``relayOrStore(_:)``: relayed to the nodes its devices are connected to — those that beat
+    /// within the node timeout from now —, stored otherwise, in one statement and commit.
+    private func relayOrStoreBatch() -> @Sendable ([StoredNotification]) async throws -> [SharedDelivery] {
         let deadline = Date().timeIntervalSince1970 - configuration.nodeTimeout.timeInterval
-        let delivery = try await deliveries.submit(n) { [client, configuration] batch in
+        return { [client, configuration] batch in
             try await Self.perform(client: client, configuration: configuration) { client in
                 // A deadlock with another node's claim or revocation is the database's to break: the loser runs again.
                 var attempt = 1
@@ -154,11 +171,14 @@ extension PostgresGatewayStore {
                 }
             }
         }
+    }
+
+    /// A token found revoked or gone is not taken on trust again (``recentlyActiveToken(_:)``).
+    private func forgetIfGone(_ n: StoredNotification, _ delivery: SharedDelivery) {
         switch delivery {
         case .revoked, .unknownToken: forgetActiveToken(n.token)
         case .relayed, .stored: break
         }
-        return delivery
     }
 
     /// Relays or stores a batch of notifications (no two for the same token and topic) in one statement and one

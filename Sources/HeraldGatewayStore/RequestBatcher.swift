@@ -4,8 +4,10 @@ import Synchronization
 /// arrive wait, and go together in the next — writes that share a commit (group commit), reads that share a query.
 ///
 /// No task of its own: the first caller to find no batch in flight leads — it runs batches until its own request is
-/// answered, then hands the lead to the next waiting caller. Requests with the same key never share a batch, and
-/// run in the order they were submitted (a later write to the same row replaces an earlier one, as it would alone).
+/// answered, then hands the lead to the next waiting caller. A request submitted with a completion instead of awaited
+/// (``submit(_:execute:completion:)``: a caller that is not a task — an event loop) waits with no task; when the lead
+/// falls to it, a task runs batches for it. Requests with the same key never share a batch, and run in the order they
+/// were submitted (a later write to the same row replaces an earlier one, as it would alone).
 package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
     /// What a waiting caller is woken with.
     private enum Wake: Sendable {
@@ -13,12 +15,21 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
         case lead
     }
 
+    /// How a waiting request is told of its answer, or that it leads.
+    private enum Waiting: Sendable {
+        /// A task waits.
+        case task(CheckedContinuation<Wake, Never>)
+        /// Nobody waits: the completion is called with the answer, and a task is started to lead for it.
+        case completion(
+            @Sendable (Result<Answer, any Error>) -> Void, execute: @Sendable ([Item]) async throws -> [Answer])
+    }
+
     private struct Waiter: Sendable {
         var id: UInt64
         var item: Item
         var key: String?
         /// Nil for the leader, which runs the batch its write is in rather than waiting to be answered.
-        var continuation: CheckedContinuation<Wake, Never>?
+        var waiting: Waiting?
     }
 
     private struct State: Sendable {
@@ -57,7 +68,7 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
                 state.nextID &+= 1
                 let leads = !state.leading
                 state.leading = true
-                state.queue.append(Waiter(id: id, item: item, key: itemKey, continuation: leads ? nil : continuation))
+                state.queue.append(Waiter(id: id, item: item, key: itemKey, waiting: leads ? nil : .task(continuation)))
                 return leads
             }
             if leads { continuation.resume(returning: .lead) }
@@ -68,6 +79,38 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
         case .lead:
             return try await lead(until: id, execute: execute).get()
         }
+    }
+
+    /// Submits `item` with no task waiting: `completion` is called with its answer once the batch holding it has
+    /// committed, on the thread of the task that ran it.
+    ///
+    /// - Parameters:
+    ///   - item: The write.
+    ///   - execute: Runs one batch and answers each write, in order, as for ``submit(_:execute:)``.
+    ///   - completion: Called once, with the answer or the batch's error.
+    package func submit(
+        _ item: Item, execute: @escaping @Sendable ([Item]) async throws -> [Answer],
+        completion: @escaping @Sendable (Result<Answer, any Error>) -> Void
+    ) {
+        let itemKey = key(item)
+        let (id, leads) = state.withLock { state -> (UInt64, Bool) in
+            let id = state.nextID
+            state.nextID &+= 1
+            let leads = !state.leading
+            state.leading = true
+            state.queue.append(
+                Waiter(id: id, item: item, key: itemKey, waiting: leads ? nil : .completion(completion, execute: execute)))
+            return (id, leads)
+        }
+        if leads { leadInTask(until: id, execute: execute, completion: completion) }
+    }
+
+    /// Leads in a task of its own, for a request that nobody awaits.
+    private func leadInTask(
+        until id: UInt64, execute: @escaping @Sendable ([Item]) async throws -> [Answer],
+        completion: @escaping @Sendable (Result<Answer, any Error>) -> Void
+    ) {
+        Task { completion(await self.lead(until: id, execute: execute)) }
     }
 
     /// Writes submitted and not yet taken into a batch.
@@ -96,20 +139,29 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
                 if waiter.id == id {
                     mine = result
                 } else {
-                    waiter.continuation?.resume(returning: .answered(result))
+                    switch waiter.waiting {
+                    case .task(let continuation)?: continuation.resume(returning: .answered(result))
+                    case .completion(let completion, _)?: completion(result)
+                    case nil: break
+                    }
                 }
             }
         }
-        let next = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+        let next = state.withLock { state -> (id: UInt64, waiting: Waiting?)? in
             guard !state.queue.isEmpty else {
                 state.leading = false
                 return nil
             }
             // The next waiter leads: it runs the batch its own write is in.
-            defer { state.queue[0].continuation = nil }
-            return state.queue[0].continuation
+            defer { state.queue[0].waiting = nil }
+            return (state.queue[0].id, state.queue[0].waiting)
         }
-        next?.resume(returning: .lead)
+        switch next?.waiting {
+        case .task(let continuation)?: continuation.resume(returning: .lead)
+        case .completion(let completion, let execute)?:
+            leadInTask(until: next!.id, execute: execute, completion: completion)
+        case nil: break
+        }
         return mine!
     }
 

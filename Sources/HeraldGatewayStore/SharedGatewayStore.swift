@@ -20,6 +20,14 @@ public protocol SharedGatewayStore: GatewayStore {
     ///
     /// - Returns: Where it went, and for a stored one the unique ID of the notification it replaced.
     func relayOrStore(_ notification: StoredNotification) async throws -> SharedDelivery
+    /// ``relayOrStore(_:)`` for a caller that is not a task (a provider request answered on its event loop): the same
+    /// step, shared with the concurrent ones, and `completion` called with where the notification went.
+    ///
+    /// - Parameters:
+    ///   - notification: The notification.
+    ///   - completion: Called once, on the store's task, with the outcome or the error; it should only hand it on.
+    func relayOrStore(
+        _ notification: StoredNotification, completion: @escaping @Sendable (Result<SharedDelivery, any Error>) -> Void)
     /// The token's record if this node found it active lately, without asking the database: its device, app and
     /// environment never change, but it may have been revoked since — so a push accepted with it is checked again
     /// before it is answered (``relayOrStore(_:)`` checks in its own statement; other paths look the token up).

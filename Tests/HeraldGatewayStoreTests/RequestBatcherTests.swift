@@ -107,4 +107,52 @@ import Testing
         #expect(answers.allSatisfy { $0.value == $0.key + 1 })
         #expect(batcher.waitingCount == 0)
     }
+
+    @Test(
+        "Writes submitted with a completion (no task awaits them) share batches with awaited ones, in order; the lead passes to them and back"
+    )
+    func completions() async throws {
+        let batcher = RequestBatcher<Int, Int>(maximumBatch: 3) { "\($0)" }
+        let runner = GatedRunner(failing: [4])
+        let answers = Answers()
+        @Sendable func submit(_ item: Int) {
+            batcher.submit(item, execute: { try await runner.run($0) }) { result in
+                answers.record(result, for: item)
+            }
+        }
+        // 0 leads with no task awaiting it (a task is started for it) and waits at the gate; 1…8 queue behind it,
+        // every other one awaited.
+        submit(0)
+        try await eventually("write 0 in flight") { runner.batches.withLock { $0.count == 1 } }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for item in 1...8 {
+                if item.isMultiple(of: 2) {
+                    group.addTask {
+                        let answer = try? await batcher.submit(item) { try await runner.run($0) }
+                        answers.record(answer.map { .success($0) } ?? .failure(Failure()), for: item)
+                    }
+                } else {
+                    submit(item)
+                }
+                try await eventually("write \(item) queued") { batcher.waitingCount == item }
+            }
+            runner.open()
+            try await group.waitForAll()
+        }
+        try await eventually("every write answered") { answers.values.withLock { $0.count } == 9 }
+        #expect(runner.batches.withLock { $0 } == [[0], [1, 2, 3], [4, 5, 6], [7, 8]])
+        let results = answers.values.withLock { $0 }
+        for item in [0, 1, 2, 3, 7, 8] { #expect(try results[item]?.get() == item * 10) }
+        for item in [4, 5, 6] { #expect(throws: (any Error).self) { try results[item]?.get() } }
+        #expect(batcher.waitingCount == 0)
+    }
+
+    /// Answers by write, each recorded once.
+    final class Answers: Sendable {
+        let values = Mutex<[Int: Result<Int, any Error>]>([:])
+
+        func record(_ result: Result<Int, any Error>, for item: Int) {
+            values.withLock { #expect($0.updateValue(result, forKey: item) == nil) }
+        }
+    }
 }

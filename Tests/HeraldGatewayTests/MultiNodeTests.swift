@@ -10,6 +10,7 @@ import HeraldTesting
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -315,5 +316,89 @@ final class ReceivedPushes: Sendable {
             let kept = try await nodes[0].store.storedNotifications(deviceID: "offline-2")
             #expect(kept.map { String(decoding: $0.payload, as: UTF8.self) } == [#"{"aps":{"alert":"back"}}"#])
         }
+    }
+
+    @Test(
+        "D-02 D-04 D-08 on PostgreSQL nodes, on the event loop with no task: an offline device's push kept, another node's device's relayed, a revocation by another node 410 — each in the store's one shared statement"
+    )
+    func answeredOnTheEventLoop() async throws {
+        try await withNodes(2) { nodes, client, jwt in
+            let offline = try await nodes[0].token(for: "offline-3")
+            let elsewhere = try await nodes[1].connectDevice("elsewhere")
+            let elsewhereToken = try await elsewhere.register(bundleID: GatewayHarness.bundleID)
+            let received = ReceivedPushes()
+            let loops = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+            let collecting = Task { await received.collect(from: elsewhere) }
+            do {
+                let answerer = NodeLoopAnswerer(node: nodes[0], loop: loops.next(), jwt: jwt)
+                // The first push to each token verifies the provider token and reads the device token: in a task.
+                #expect(try await answerer.alert("first", to: offline.token).status == 200)
+                #expect(try await answerer.alert("first", to: elsewhereToken).status == 200)
+                #expect(answerer.places() == (0, 2))
+                // Then both tokens are taken on trust, and the store's statement checks them.
+                #expect(try await answerer.alert("second", to: offline.token).status == 200)
+                #expect(try await answerer.alert("second", to: elsewhereToken).status == 200)
+                #expect(answerer.places() == (2, 2))
+                #expect(await received.wait(for: 2).sorted() == [#"{"aps":{"alert":"first"}}"#, #"{"aps":{"alert":"second"}}"#])
+                let kept = try await nodes[0].store.storedNotifications(deviceID: "offline-3")
+                #expect(kept.map { String(decoding: $0.payload, as: UTF8.self) } == [#"{"aps":{"alert":"second"}}"#])
+                // Revoked by the other node: 410 with its time, on the loop, nothing kept.
+                let revoked = try #require(try await nodes[1].store.revokeToken(offline.token, at: Date()))
+                let gone = try await answerer.alert("third", to: offline.token)
+                #expect(gone.status == 410 && answerer.places() == (3, 2))
+                let body = try JSONSerialization.jsonObject(with: Data(gone.body.readableBytesView)) as? [String: Any]
+                #expect(body?["reason"] as? String == "Unregistered")
+                #expect(
+                    (body?["timestamp"] as? NSNumber)?.int64Value
+                        == Int64((revoked.revokedAt!.timeIntervalSince1970 * 1000).rounded(.down)))
+                #expect(try await nodes[0].store.storedNotifications(deviceID: "offline-3").isEmpty)
+                // Expiration 0 is one attempt, a relay or nothing: in a task, as before.
+                #expect(try await answerer.alert("once", to: elsewhereToken, expiration: "0").status == 200)
+                #expect(answerer.places() == (3, 3))
+            } catch {
+                collecting.cancel()
+                await elsewhere.close()
+                try? await loops.shutdownGracefully()
+                throw error
+            }
+            collecting.cancel()
+            await elsewhere.close()
+            try await loops.shutdownGracefully()
+        }
+    }
+}
+
+/// Answers a node's provider requests as its HTTP/2 streams do: on an event loop, through ``ProviderAnswering``.
+struct NodeLoopAnswerer {
+    let node: GatewayNode
+    let loop: any EventLoop
+    let jwt: String
+    let connection = ProviderConnection(usesTLS: false, environment: .development)
+
+    /// An alert to `token`, answered on the loop.
+    func alert(_ text: String, to token: String, expiration: String? = nil) async throws -> ProviderAnswer {
+        var fields = [
+            (name: "authorization", value: "bearer \(jwt)"), (name: "apns-topic", value: GatewayHarness.bundleID),
+            (name: "apns-push-type", value: "alert"),
+        ]
+        if let expiration { fields.append((name: "apns-expiration", value: expiration)) }
+        var request = ProviderRequest(method: "POST", path: "/3/device/\(token)", fields: fields)
+        request.appendPayload(ByteBuffer(string: #"{"aps":{"alert":"\#(text)"}}"#))
+        let responder = node.gateway.responder
+        let (connection, loop) = (connection, loop)
+        let answer = try await loop.flatSubmit { [request] in
+            responder.answer(request, connection: connection, logger: Logger(label: "test.node"), on: loop)
+        }.get()
+        return answer
+    }
+
+    /// How many answers the node made on an event loop and in a task (`herald_provider_answers_total`).
+    func places() -> (eventLoop: Int, task: Int) {
+        let lines = node.gateway.metrics.prometheusText().split(separator: "\n")
+        func count(_ place: String) -> Int {
+            lines.first { $0.hasPrefix("herald_provider_answers_total{answered_in=\"\(place)\"}") }
+                .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } } ?? 0
+        }
+        return (count("event_loop"), count("task"))
     }
 }

@@ -4,25 +4,36 @@ import HeraldGatewayStore
 import NIOCore
 
 extension PushDispatcher {
-    /// How a push can be dispatched with no task waiting for it: one node owns a store that can keep it without one.
+    /// How a push can be dispatched with no task waiting for it.
     enum DispatchWithoutTask {
-        /// The device is not connected here: the push is kept until it connects.
+        /// The device is not connected here: the push is kept until it connects (several nodes: relayed to the node
+        /// it is connected to, if any).
         case keep(KeepingWithoutTask)
-        /// The device is connected here: the push is written to its session, and kept if it does not acknowledge it.
+        /// The device is connected here (one node): the push is written to its session, and kept if it does not
+        /// acknowledge it.
         case deliver(DeviceSession, store: any LocalStoredPushStore)
+    }
+
+    /// The store that keeps a push with no task waiting.
+    enum Keeper {
+        /// One node's: kept if its token is still active.
+        case local(any LocalStoredPushStore)
+        /// Several nodes': relayed to the node its device is connected to, else kept, if its token is still active.
+        case shared(any SharedGatewayStore)
     }
 
     /// How a push is kept for its offline device with no task waiting: the store, and until when.
     struct KeepingWithoutTask {
-        let store: any LocalStoredPushStore
+        let store: Keeper
         let expiresAt: Date
         let now: Date
     }
 
-    /// How ``dispatch(_:_:on:)`` would dispatch a push for `deviceID` now, with no task: when one node owns a store
-    /// that can, and the push is not a retry of one accepted lately — to the device's session when it is connected
-    /// here, else into the store when the push is to be kept (not one with expiration 0 or passed); `nil` otherwise,
-    /// and for ``dispatch(_:)`` to do.
+    /// How ``dispatch(_:_:on:)`` would dispatch a push for `deviceID` now, with no task, when the push is not a
+    /// retry of one accepted lately: on one node, to the device's session when it is connected here, else into the
+    /// store; on several nodes, when the device is not connected here, to the store's one step that relays or keeps
+    /// it — in both cases only when the push is to be kept (not one with expiration 0 or passed). `nil` otherwise, and
+    /// for ``dispatch(_:)`` to do.
     ///
     /// - Parameters:
     ///   - deviceID: The device the push is for.
@@ -32,11 +43,14 @@ extension PushDispatcher {
     func dispatchingWithoutTask(
         deviceID: String, expiration: APNsRequestHeaders.Expiration, fingerprint: PushFingerprint?, now: Date
     ) -> DispatchWithoutTask? {
-        guard let local else { return nil }
         if let fingerprint, recent.acceptance(of: fingerprint, now: now) != nil { return nil }
-        if let session = hub.session(for: deviceID) { return .deliver(session, store: local) }
-        guard let expiresAt = keptUntil(expiration, now: now) else { return nil }
-        return .keep(KeepingWithoutTask(store: local, expiresAt: expiresAt, now: now))
+        let session = hub.session(for: deviceID)
+        if let local, let session { return .deliver(session, store: local) }
+        // Several nodes and connected here: its token, taken on trust, is read again before it is written to it.
+        guard session == nil, let expiresAt = keptUntil(expiration, now: now) else { return nil }
+        if let local { return .keep(KeepingWithoutTask(store: .local(local), expiresAt: expiresAt, now: now)) }
+        if let shared { return .keep(KeepingWithoutTask(store: .shared(shared), expiresAt: expiresAt, now: now)) }
+        return nil
     }
 
     /// Dispatches an accepted push as ``dispatch(_:)`` would, with no task: the future completes on `eventLoop` once
@@ -82,21 +96,28 @@ extension PushDispatcher {
             remember(push)
             return eventLoop.makeSucceededVoidFuture()
         }
-        return keep(push, KeepingWithoutTask(store: store, expiresAt: expiresAt, now: now), on: eventLoop)
+        return keep(push, KeepingWithoutTask(store: .local(store), expiresAt: expiresAt, now: now), on: eventLoop)
     }
 
-    /// Keeps a push in the store; the future completes on `eventLoop` once that is durable.
+    /// Keeps a push in the store (several nodes: or relays it); the future completes on `eventLoop` once that is
+    /// durable.
     private func keep(_ push: AcceptedPush, _ keeping: KeepingWithoutTask, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let kept = eventLoop.makePromise(of: SharedDelivery.self)
-        keeping.store.keepIfTokenActive(StoredNotification(push, expiresAt: keeping.expiresAt)) { kept.completeWith($0) }
+        let notification = StoredNotification(push, expiresAt: keeping.expiresAt)
+        switch keeping.store {
+        case .local(let store): store.keepIfTokenActive(notification) { kept.completeWith($0) }
+        case .shared(let store): store.relayOrStore(notification) { kept.completeWith($0) }
+        }
         return kept.futureResult.flatMapThrowing { outcome in
             switch outcome {
+            case .relayed:
+                self.remember(push)
             case .stored(let replaced):
                 self.recordStored(push, replacing: replaced, at: keeping.now)
                 self.remember(push)
             case .revoked(let date):
                 throw APNsRefusal(.unregistered, timestamp: date)
-            case .unknownToken, .relayed:
+            case .unknownToken:
                 throw APNsRefusal(.badDeviceToken)
             }
         }

@@ -7,14 +7,16 @@ extension ProviderAPIResponder: ProviderAnswering {
     /// Answers a request on its connection's event loop, with no task for what need not wait.
     ///
     /// A device push is checked here — the task's checks, in the same order, with the same answers — as far as
-    /// nothing must be waited for. When it is for a device of a single node whose token this process has seen, and
-    /// is not a retry, it is dispatched with no task (``PushDispatcher/dispatch(_:_:on:)``): written to the device's
+    /// nothing must be waited for, and dispatched with no task when its token is at hand and it is not a retry
+    /// (``PushDispatcher/dispatch(_:_:on:)``). On one node (the token as the store knows it): written to the device's
     /// session when it is connected here, the answer written when the device acknowledges it (on its connection's
-    /// loop); kept by the durable commit, shared with the other writes waiting for it, when it is offline or does not
-    /// acknowledge in time. The answer is written on `eventLoop`. The token is the store's known record
-    /// (``LocalStoredPushStore``): its revocation by another process is checked in the commit's transaction that
-    /// keeps a push. What must wait — a provider key to read, a new provider token to verify, a device token not seen
-    /// yet, several nodes, channel management, broadcasts — goes on in a task
+    /// loop); kept by the durable commit, shared with the other writes waiting for it, when the device is offline or
+    /// does not acknowledge in time. On several nodes (the token as this node found it active lately), for a device
+    /// not connected here: relayed to the node it is connected to or kept, by the store's one statement shared with
+    /// the concurrent pushes. Either way the token's revocation by another process is checked in the transaction that
+    /// keeps the push, and the answer is written on `eventLoop`. What must wait — a provider key to read, a new
+    /// provider token to verify, a device token not seen yet, a device connected here on several nodes, expiration 0
+    /// on several nodes, channel management, broadcasts — goes on in a task
     /// (``answer(_:of:connection:sentWithKey:progress:logger:)``) from where the loop stopped.
     ///
     /// - Parameters:
@@ -51,7 +53,17 @@ extension ProviderAPIResponder: ProviderAnswering {
             progress.payload = payload
             let addressing = try Self.addressing(read.headers, pushType: payload.pushType, authorization: authorization)
             progress.addressing = addressing
-            guard let known = dispatcher.local?.knownToken(read.deviceToken) else { return goOnInTask() }
+            // One node: the token as the store knows it. Several: as this node found it active lately, taken on trust
+            // — the store's step that keeps the push checks it again.
+            let known: DeviceTokenRecord
+            let checked: Bool
+            if let local = dispatcher.local, let record = local.knownToken(read.deviceToken) {
+                (known, checked) = (record, true)
+            } else if let shared = dispatcher.shared, let record = shared.recentlyActiveToken(read.deviceToken) {
+                (known, checked) = (record, false)
+            } else {
+                return goOnInTask()
+            }
             let fingerprint = Self.fingerprint(read, token: known.token, topic: addressing.topic, payload: payload.data)
             guard
                 let dispatching = dispatcher.dispatchingWithoutTask(
@@ -61,7 +73,7 @@ extension ProviderAPIResponder: ProviderAnswering {
                 known, bundleID: addressing.bundleID, pushType: payload.pushType, environment: connection.environment,
                 now: read.now)
             let push = Self.acceptedPush(
-                read, record: record, checked: true, addressing: addressing, payload: payload, fingerprint: fingerprint)
+                read, record: record, checked: checked, addressing: addressing, payload: payload, fingerprint: fingerprint)
             let environment = connection.environment
             let tokenAuthenticated = authenticated
             metrics.recordProviderAnswer(onEventLoop: true)
