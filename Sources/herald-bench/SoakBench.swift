@@ -67,62 +67,68 @@ extension HeraldBench {
                 "soak: seed \(seed), \(kills) kills, \(rate) pushes/s, device model \(deviceModel), data in \(folder.path)")
             defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
 
-            try await plant.prepare()
-            try await plant.startGateway()
-            let token = try await plant.startDevice(registering: true)
-            try await plant.startApp()
-            let tally = SoakTally()
-            let provider = try plant.makeProvider()
-            let pusher = Task {
-                await Self.push(with: provider, to: token, rate: rate, throttlingEvery: iphone ? 3 : nil, tally: tally)
-            }
-            let adder = Task { await Self.addLocal(plant, tally: tally) }
-            let power = Task { if iphone { await Self.togglePower(plant, seed: seed &+ 1, tally: tally) } }
-
-            var done = 0
+            // Every process the plant started is stopped on every path (a step that fails leaves none behind).
             do {
-                while done < kills {
-                    try await Task.sleep(for: .milliseconds(Int.random(in: 1_000...Int(interval * 1_000), using: &random)))
-                    let gateway = Bool.random(using: &random)
-                    let offline = Duration.milliseconds(Int.random(in: 200...2_000, using: &random))
-                    if gateway {
-                        tally.gatewayKills.withLock { $0.append(Date()) }
-                        await plant.killGateway()
-                        try await Task.sleep(for: offline)
-                        try await plant.startGateway()
-                    } else {
-                        await plant.killDevice()
-                        try await Task.sleep(for: offline)
-                        _ = try await plant.startDevice(registering: false)
-                    }
-                    done += 1
-                    print("kill \(done)/\(kills): \(gateway ? "gateway" : "device daemon"), back after \(offline)")
+                try await plant.prepare()
+                try await plant.startGateway()
+                let token = try await plant.startDevice(registering: true)
+                try await plant.startApp()
+                let tally = SoakTally()
+                let provider = try plant.makeProvider()
+                let pusher = Task {
+                    await Self.push(with: provider, to: token, rate: rate, throttlingEvery: iphone ? 3 : nil, tally: tally)
                 }
-            } catch {
+                let adder = Task { await Self.addLocal(plant, tally: tally) }
+                let power = Task { if iphone { await Self.togglePower(plant, seed: seed &+ 1, tally: tally) } }
+
+                var done = 0
+                do {
+                    while done < kills {
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 1_000...Int(interval * 1_000), using: &random)))
+                        let gateway = Bool.random(using: &random)
+                        let offline = Duration.milliseconds(Int.random(in: 200...2_000, using: &random))
+                        if gateway {
+                            tally.gatewayKills.withLock { $0.append(Date()) }
+                            await plant.killGateway()
+                            try await Task.sleep(for: offline)
+                            try await plant.startGateway()
+                        } else {
+                            await plant.killDevice()
+                            try await Task.sleep(for: offline)
+                            _ = try await plant.startDevice(registering: false)
+                        }
+                        done += 1
+                        print("kill \(done)/\(kills): \(gateway ? "gateway" : "device daemon"), back after \(offline)")
+                    }
+                } catch {
+                    tally.running.store(false, ordering: .relaxed)
+                    await pusher.value
+                    await adder.value
+                    await power.value
+                    try? await provider.shutdown()
+                    await plant.stopAll()
+                    throw error
+                }
                 tally.running.store(false, ordering: .relaxed)
                 await pusher.value
                 await adder.value
                 await power.value
-                try? await provider.shutdown()
+                try await provider.shutdown()
+                // What the device's power held comes in once it is back to normal.
+                if iphone { try await plant.restorePower(timeout: .seconds(60)) }
+
+                let report = try await plant.settle(tally: tally, timeout: .seconds(90))
+                await plant.stopAll()
+                if keep { plant.saveOutputs() }
+                print(report.detail)
+                print(
+                    "kills: \(kills), accepted: \(report.accepted), shown: \(report.shown), replaced: \(report.replaced), "
+                        + "lost: \(report.lost), duplicated: \(report.duplicated)")
+                if report.lost > 0 || report.duplicated > 0 { throw ExitCode(1) }
+            } catch {
                 await plant.stopAll()
                 throw error
             }
-            tally.running.store(false, ordering: .relaxed)
-            await pusher.value
-            await adder.value
-            await power.value
-            try await provider.shutdown()
-            // What the device's power held comes in once it is back to normal.
-            if iphone { try await plant.restorePower(timeout: .seconds(60)) }
-
-            let report = try await plant.settle(tally: tally, timeout: .seconds(90))
-            await plant.stopAll()
-            if keep { plant.saveOutputs() }
-            print(report.detail)
-            print(
-                "kills: \(kills), accepted: \(report.accepted), shown: \(report.shown), replaced: \(report.replaced), "
-                    + "lost: \(report.lost), duplicated: \(report.duplicated)")
-            if report.lost > 0 || report.duplicated > 0 { throw ExitCode(1) }
         }
 
         /// Sends pushes at `rate` until told to stop, each retried through outages with its own apns-id.
