@@ -325,20 +325,22 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
 
     public func deviceEnrollment(deviceID: String) async throws -> DeviceEnrollment {
         try await writer.read { db -> DeviceEnrollment in
-            guard let row = try Row.fetchOne(db, sql: "SELECT secret_hash FROM device WHERE id = ?", arguments: [deviceID])
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT secret_hash FROM device WHERE id = ?"), arguments: [deviceID])
             else { return .unknown }
             return (row["secret_hash"] as Data?).map { .secret(hash: $0) } ?? .withoutSecret
         }
     }
 
     public func enrollDevice(id: String, secretHash: Data?, at: Date) async throws {
-        try await groupCommit.write { db in
-            try db.execute(
+        try await groupCommit.write(.durable, oneChange: true) { db in
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO device (id, secret_hash, created_at) VALUES (?, ?, ?)
                     ON CONFLICT(id) DO UPDATE SET secret_hash = excluded.secret_hash WHERE device.secret_hash IS NULL
-                    """,
-                arguments: [id, secretHash, at.timeIntervalSince1970])
+                    """
+            ).execute(arguments: [id, secretHash, at.timeIntervalSince1970])
         }
     }
 
