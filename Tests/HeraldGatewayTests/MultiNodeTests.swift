@@ -394,11 +394,6 @@ struct NodeLoopAnswerer {
 
     /// How many answers the node made on an event loop and in a task (`herald_provider_answers_total`).
     func places() -> (eventLoop: Int, task: Int) {
-        let lines = node.gateway.metrics.prometheusText().split(separator: "\n")
-        func count(_ place: String) -> Int {
-            lines.first { $0.hasPrefix("herald_provider_answers_total{answered_in=\"\(place)\"}") }
-                .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } } ?? 0
-        }
-        return (count("event_loop"), count("task"))
+        node.gateway.metrics.providerAnswerPlaces
     }
 }

@@ -199,12 +199,7 @@ import Testing
 
         /// How many answers were made on the event loop and in a task (`herald_provider_answers_total`).
         func places() -> (eventLoop: Int, task: Int) {
-            let lines = fixture.responder.metrics.prometheusText().split(separator: "\n")
-            func count(_ place: String) -> Int {
-                lines.first { $0.hasPrefix("herald_provider_answers_total{answered_in=\"\(place)\"}") }
-                    .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } } ?? 0
-            }
-            return (count("event_loop"), count("task"))
+            fixture.responder.metrics.providerAnswerPlaces
         }
     }
 
