@@ -216,13 +216,15 @@ extension HeraldBench {
     /// The devices of `broadcast`, in a process of their own: connect, register, subscribe, then report arrivals.
     struct BroadcastDevices: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "broadcast-devices", abstract: "A device process of `herald-bench broadcast`.", shouldDisplay: false)
+            commandName: "broadcast-devices", abstract: "A device process of `herald-bench broadcast` and `gateway`.",
+            shouldDisplay: false)
 
         @Option(help: "The device channel's URL.") var url: String
         @Option(help: "The gateway's CA (PEM).") var ca: String
         @Option(help: "The first device's number.") var first: Int
         @Option(help: "How many devices.") var count: Int
-        @Option(help: "The broadcast channel to subscribe to.") var channel: String
+        @Option(help: "The broadcast channel to subscribe to (none: the devices only take pushes to their tokens).")
+        var channel: String?
         @Option(help: "Where to write the devices' tokens, one per line.") var tokens: String
 
         func run() async throws {
@@ -243,7 +245,9 @@ extension HeraldBench {
                                 to: url, deviceID: "bench-subscriber-\(first + index)", secret: "bench",
                                 tlsConfiguration: clientTLS, logger: deviceLogger)
                             let token = try await client.register(bundleID: BenchmarkWorkspace.topic)
-                            try await client.subscribe(channelID: channel, bundleID: BenchmarkWorkspace.topic)
+                            if let channel {
+                                try await client.subscribe(channelID: channel, bundleID: BenchmarkWorkspace.topic)
+                            }
                             mine.append((client, token))
                         }
                         return mine

@@ -4,6 +4,7 @@ import Foundation
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldGateway
+import HeraldTestSupport
 import HeraldTesting
 import Hummingbird
 import HummingbirdHTTP2
@@ -37,6 +38,13 @@ extension HeraldBench {
                 "Also count what a request costs the serving process: mallocs, system calls, context switches (perf stat, root).",
                 discussion: "In runs of their own after the timed ones (a uprobe on every malloc slows the process)."))
         var costs = false
+        @Flag(
+            help: """
+                Run the online devices' clients in a process of their own, so that --costs counts the gateway's work \
+                alone (by default they run in this process, beside the gateway, and their costs count too; on two \
+                cores the other process also takes the gateway's cores, so rates are lower).
+                """)
+        var devicesProcess = false
         @OptionGroup var tools: ReferenceTools
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
 
@@ -72,12 +80,35 @@ extension HeraldBench {
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(authority.certificateURL.path))
             var online: [DeviceChannelClient] = []
             var onlineTokens: [String] = []
-            for index in 0..<devices {
-                let client = try await DeviceChannelClient.connect(
-                    to: "wss://localhost:\(ports.device)/device/v1", deviceID: "bench-online-\(index)", secret: "bench",
-                    tlsConfiguration: tls, logger: logger)
-                onlineTokens.append(try await client.register(bundleID: topic))
-                online.append(client)
+            // The devices' clients in this process, or in one of their own (`broadcast-devices`, acknowledging every
+            // push) so that this process's costs are the gateway's.
+            var devicesChild: ChildProcess?
+            defer { devicesChild?.send(SIGKILL) }
+            if !devicesProcess {
+                for index in 0..<devices {
+                    let client = try await DeviceChannelClient.connect(
+                        to: "wss://localhost:\(ports.device)/device/v1", deviceID: "bench-online-\(index)", secret: "bench",
+                        tlsConfiguration: tls, logger: logger)
+                    onlineTokens.append(try await client.register(bundleID: topic))
+                    online.append(client)
+                }
+            } else {
+                guard let executable = Bundle.main.executableURL?.path else {
+                    throw ValidationError("Cannot tell where herald-bench is.")
+                }
+                let tokenFile = folder.appendingPathComponent("online-tokens.txt")
+                let process = try await ChildProcess.launch(
+                    executable,
+                    [
+                        "broadcast-devices", "--url", "wss://localhost:\(ports.device)/device/v1", "--ca",
+                        authority.certificateURL.path, "--first", "0", "--count", String(devices), "--tokens", tokenFile.path,
+                    ])
+                devicesChild = process
+                guard await process.waitForOutput(containing: "ready", timeout: .seconds(300)) != nil else {
+                    throw ValidationError(
+                        "The device process did not connect its devices: \(await process.wait(timeout: .seconds(1)).error)")
+                }
+                onlineTokens = try String(contentsOf: tokenFile, encoding: .utf8).split(separator: "\n").map(String.init)
             }
             let acknowledgers = online.map { client in
                 Task {
@@ -124,7 +155,12 @@ extension HeraldBench {
                 let count = min(requests, 20_000)
                 for (name, port, tokens) in [
                     ("SwiftNIO HTTP/2 alone, empty 200", nioPort, onlineTokens),
-                    ("herald gateway, online devices (the bench's device clients included)", ports.provider[0], onlineTokens),
+                    (
+                        devicesProcess
+                            ? "herald gateway, online devices (their clients in a process of their own)"
+                            : "herald gateway, online devices (the bench's device clients included)",
+                        ports.provider[0], onlineTokens
+                    ),
                     ("herald gateway, offline devices", ports.provider[0], offlineTokens),
                 ] {
                     let perf = try await PerfStat.start(in: folder)
@@ -154,7 +190,7 @@ extension HeraldBench {
                 \(row("reference: Hummingbird 2 alone, empty 200, same TLS and HTTP/2", framework, reference))
 
                 event-loop lag of the gateway's loops during Herald's two runs (herald_event_loop_lag_seconds, \(lag.count) \
-                samples; the loops also carry this process's \(devices) device connections): \(lag.summary)
+                samples; the loops also carry the \(devices) device connections): \(lag.summary)
                 nginx before: \(reference.summary); after: \(referenceAgain.summary)
                 stored notifications for one offline device (one per topic): \(stored)
                 """)
