@@ -4,8 +4,10 @@ import Synchronization
 
 /// Writes delivery-log events in the order they happen, batched, off the request path.
 ///
-/// Everything recorded while a write is in flight goes into the next transaction together. ``flush()`` waits
-/// until everything recorded before it is in the store (tests; `herald log` reads the store).
+/// Everything recorded while a write is in flight, or for ``linger`` after it, goes into the next transaction together:
+/// a write that shares no commit (the pushes of online devices commit nothing else) is a transaction of its own, and
+/// without the pause each would carry one or two pushes' events. ``flush()`` waits until everything recorded before it
+/// is in the store (tests; `herald log` reads the store).
 final class DeliveryLog: Sendable {
     private let store: any DeliveryLogStore
     private let logger: Logger
@@ -38,10 +40,14 @@ final class DeliveryLog: Sendable {
         }
     }
 
+    /// How long the writer gathers events after a write before the next one: at most this late in the store, at
+    /// most this many transactions a second.
+    static let linger = Duration.milliseconds(5)
+
     /// Writes events until ``finish()``; run once, by the gateway.
     func run() async {
         for await _ in wakes {
-            await drain()
+            if await drain() { try? await Task.sleep(for: Self.linger) }
         }
         await drain()
         let waiters = pending.withLock { state in
@@ -57,7 +63,10 @@ final class DeliveryLog: Sendable {
         wake.finish()
     }
 
-    private func drain() async {
+    /// Writes what is pending until nothing is; whether it wrote anything.
+    @discardableResult
+    private func drain() async -> Bool {
+        var wrote = false
         while true {
             let (events, waiters) = pending.withLock { state in
                 defer {
@@ -66,7 +75,8 @@ final class DeliveryLog: Sendable {
                 }
                 return (state.events, state.waiters)
             }
-            if events.isEmpty && waiters.isEmpty { return }
+            if events.isEmpty && waiters.isEmpty { return wrote }
+            wrote = wrote || !events.isEmpty
             do {
                 try await store.appendEvents(events)
             } catch {
