@@ -284,7 +284,7 @@ import Testing
     }
 
     @Test(
-        "D-01 D-02 D-04 D-05: a push for a device connected here is written to its session with no task and answered when the device acknowledges it; one it does not acknowledge in time is kept, or discarded with expiration 0"
+        "D-02 D-04 D-05: a push for a device connected here is written to its session with no task and answered when the device acknowledges it; one it does not acknowledge in time is kept, or discarded with expiration 0"
     )
     func deliveredOnTheEventLoop() async throws {
         let fixture = try await Fixture()
