@@ -60,17 +60,10 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
     ///   - execute: Runs one batch and answers each write, in order; throwing fails every write of the batch. The
     ///     caller that leads runs its own; every caller passes the same.
     package func submit(_ item: Item, execute: @Sendable ([Item]) async throws -> [Answer]) async throws -> Answer {
-        let itemKey = key(item)
         var id: UInt64 = 0
         let wake = await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
-            let leads = state.withLock { state -> Bool in
-                id = state.nextID
-                state.nextID &+= 1
-                let leads = !state.leading
-                state.leading = true
-                state.queue.append(Waiter(id: id, item: item, key: itemKey, waiting: leads ? nil : .task(continuation)))
-                return leads
-            }
+            let leads: Bool
+            (id, leads) = enqueue(item, waiting: .task(continuation))
             if leads { continuation.resume(returning: .lead) }
         }
         switch wake {
@@ -92,17 +85,22 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
         _ item: Item, execute: @escaping @Sendable ([Item]) async throws -> [Answer],
         completion: @escaping @Sendable (Result<Answer, any Error>) -> Void
     ) {
+        let (id, leads) = enqueue(item, waiting: .completion(completion, execute: execute))
+        if leads { leadInTask(until: id, execute: execute, completion: completion) }
+    }
+
+    /// Queues `item` with its ID; whether its caller leads (no batch in flight), and then runs the batch it is in
+    /// rather than being told by `waiting`.
+    private func enqueue(_ item: Item, waiting: Waiting) -> (id: UInt64, leads: Bool) {
         let itemKey = key(item)
-        let (id, leads) = state.withLock { state -> (UInt64, Bool) in
+        return state.withLock { state in
             let id = state.nextID
             state.nextID &+= 1
             let leads = !state.leading
             state.leading = true
-            state.queue.append(
-                Waiter(id: id, item: item, key: itemKey, waiting: leads ? nil : .completion(completion, execute: execute)))
+            state.queue.append(Waiter(id: id, item: item, key: itemKey, waiting: leads ? nil : waiting))
             return (id, leads)
         }
-        if leads { leadInTask(until: id, execute: execute, completion: completion) }
     }
 
     /// Leads in a task of its own, for a request that nobody awaits.

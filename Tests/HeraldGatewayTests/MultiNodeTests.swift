@@ -346,10 +346,9 @@ final class ReceivedPushes: Sendable {
                 let revoked = try #require(try await nodes[1].store.revokeToken(offline.token, at: Date()))
                 let gone = try await answerer.alert("third", to: offline.token)
                 #expect(gone.status == 410 && answerer.places() == (3, 2))
-                let body = try JSONSerialization.jsonObject(with: Data(gone.body.readableBytesView)) as? [String: Any]
-                #expect(body?["reason"] as? String == "Unregistered")
+                #expect(ProviderAPIResponderTests.reason(gone) == "Unregistered")
                 #expect(
-                    (body?["timestamp"] as? NSNumber)?.int64Value
+                    ProviderAPIResponderTests.timestamp(gone)
                         == Int64((revoked.revokedAt!.timeIntervalSince1970 * 1000).rounded(.down)))
                 #expect(try await nodes[0].store.storedNotifications(deviceID: "offline-3").isEmpty)
                 // Expiration 0 is one attempt, a relay or nothing: in a task, as before.

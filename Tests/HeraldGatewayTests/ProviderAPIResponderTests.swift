@@ -71,7 +71,16 @@ import Testing
     }
 
     static func reason(_ answer: ProviderAnswer) -> String? {
-        (try? JSONSerialization.jsonObject(with: Data(answer.body.readableBytesView)) as? [String: Any])?["reason"] as? String
+        body(answer)?["reason"] as? String
+    }
+
+    /// The answer's `timestamp` (milliseconds, D-08), if its body has one.
+    static func timestamp(_ answer: ProviderAnswer) -> Int64? {
+        (body(answer)?["timestamp"] as? NSNumber)?.int64Value
+    }
+
+    private static func body(_ answer: ProviderAnswer) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(answer.body.readableBytesView))) as? [String: Any]
     }
 
     @Test("S-01 S-02: method and path are judged first, before authentication or the token's existence")
@@ -124,9 +133,8 @@ import Testing
         _ = try await fixture.store.revokeToken(fixture.token, at: revokedAt)
         let gone = await fixture.answer(fixture.request(fields: fields))
         #expect(gone.status == 410)
-        let body = try JSONSerialization.jsonObject(with: Data(gone.body.readableBytesView)) as? [String: Any]
-        #expect(body?["reason"] as? String == "Unregistered")
-        #expect((body?["timestamp"] as? NSNumber)?.int64Value == 1_780_000_000_000)
+        #expect(Self.reason(gone) == "Unregistered")
+        #expect(Self.timestamp(gone) == 1_780_000_000_000)
     }
 
     @Test("S-08 P-02 P-07 P-14: topic and priority rules, as a pure stage")
@@ -253,8 +261,7 @@ import Testing
         _ = try await fixture.store.revokeToken(fixture.token, at: revokedAt)
         let gone = try await answerer.answer(fixture.request(fields: fields))
         #expect(gone.status == 410 && answerer.places() == (3, 3))
-        let body = try JSONSerialization.jsonObject(with: Data(gone.body.readableBytesView)) as? [String: Any]
-        #expect((body?["timestamp"] as? NSNumber)?.int64Value == 1_780_000_000_000)
+        #expect(Self.timestamp(gone) == 1_780_000_000_000)
     }
 
     @Test("D-08: a token revoked by another process (`herald tokens revoke`) is 410 on the loop too: the commit checks it")
@@ -276,9 +283,8 @@ import Testing
         _ = try await SQLiteGatewayStore(url: file).revokeToken(fixture.token, at: revokedAt)
         let gone = try await answerer.answer(fixture.request(fields: fields))
         #expect(gone.status == 410 && gone.authenticated && answerer.places() == (2, 1))
-        let body = try JSONSerialization.jsonObject(with: Data(gone.body.readableBytesView)) as? [String: Any]
-        #expect(body?["reason"] as? String == "Unregistered")
-        #expect((body?["timestamp"] as? NSNumber)?.int64Value == 1_790_000_000_000)
+        #expect(Self.reason(gone) == "Unregistered")
+        #expect(Self.timestamp(gone) == 1_790_000_000_000)
         // Nothing kept for a revoked token (the revocation removed what was kept; the refused push added nothing).
         #expect(try await fixture.store.storedNotifications(deviceID: "phone").isEmpty)
     }

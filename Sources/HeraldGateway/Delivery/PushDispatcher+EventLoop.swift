@@ -122,10 +122,4 @@ extension PushDispatcher {
             }
         }
     }
-
-    /// Remembers an answered push, so that a provider's retry of it is not delivered again.
-    private func remember(_ push: AcceptedPush) {
-        guard let fingerprint = push.fingerprint else { return }
-        recent.remember(fingerprint, .init(uniqueID: push.uniqueID, at: push.receivedAt))
-    }
 }

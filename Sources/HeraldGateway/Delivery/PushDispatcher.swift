@@ -83,7 +83,7 @@ final class PushDispatcher: Sendable {
             return
         }
         try await deliverOrStore(push)
-        recent.remember(fingerprint, .init(uniqueID: push.uniqueID, at: push.receivedAt))
+        remember(push)
     }
 
     private func deliverOrStore(_ push: AcceptedPush) async throws {
@@ -135,6 +135,12 @@ final class PushDispatcher: Sendable {
         case .at(let date): return min(date, longest)
         case .storagePolicy: return longest
         }
+    }
+
+    /// Remembers an answered push, so that a provider's retry of it is not delivered again.
+    func remember(_ push: AcceptedPush) {
+        guard let fingerprint = push.fingerprint else { return }
+        recent.remember(fingerprint, .init(uniqueID: push.uniqueID, at: push.receivedAt))
     }
 
     /// The delivery log's and the metrics' account of a push received.

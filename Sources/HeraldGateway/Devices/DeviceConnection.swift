@@ -187,21 +187,11 @@ final class DeviceConnection: Sendable {
     /// - Returns: At once while the connection takes more; once the frame is written to the socket when its buffers
     ///   are full (a device that stops reading holds the caller up — which is how a session sees that it stopped).
     func write(_ text: String) async throws {
-        var text = text
-        if let serviceOrigin = mozilla.withLock({ $0 }) {
-            // Firefox: the message as Mozilla's protocol has it, or nothing when it has no form there.
-            guard let message = DeviceChannelMessage(jsonText: text),
-                let translated = MozillaPushProtocol.outbound(message, serviceOrigin: serviceOrigin)
-            else { return }
-            text = translated
-        }
-        let frame = WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: text))
-        guard channel.isWritable else { return try await channel.writeAndFlush(frame).get() }
-        channel.writeAndFlush(frame, promise: nil)
+        try await writeWithoutWaiting(text)?.get()
     }
 
-    /// Queues one text frame from any thread with no task, after the ones queued before it (the frames ``write(_:)``
-    /// queued too: both go through the event loop's queue of work, in order).
+    /// Queues one text frame from any thread with no task, after the ones queued before it (``write(_:)`` queues its
+    /// frames here too: all go through the event loop's queue of work, in order).
     ///
     /// - Returns: `nil` while the connection takes more; the write's future when its buffers are full (a device that
     ///   stops reading holds up what is queued after it — which is how a session sees that it stopped).
