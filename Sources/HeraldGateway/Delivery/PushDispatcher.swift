@@ -32,7 +32,7 @@ final class PushDispatcher: Sendable {
     private let store: (any DeviceTokenStore & StoredPushStore)
     /// The store as several nodes share it, if they do.
     let shared: (any SharedGatewayStore)?
-    /// The store as one node owns it, when it keeps pushes for callers that are not tasks (``keep(_:_:on:)``).
+    /// The store as one node owns it, when it keeps pushes for callers that are not tasks (``dispatch(_:_:on:)``).
     let local: (any LocalStoredPushStore)?
     let hub: DeviceHub
     let log: DeliveryLog
