@@ -23,7 +23,9 @@ extension HeraldBench {
                 with a delegate. HeraldProvider sends pushes to the app at --rate per second for --seconds; each push's \
                 latency is from the moment it is sent to the moment the app's willPresent runs (the push is durable in \
                 the device's store by then). The reference in the same run is the provider's own round trip for the \
-                same pushes: the gateway's 200, which comes once the device acknowledged. Then rates from --ladder are \
+                same pushes: the gateway's 200, which comes once the device acknowledged; and then the same pushes through a \
+                bare relay written with SwiftNIO alone (HTTP/2 in, a WebSocket to a device, a Unix socket to an app, \
+                nothing stored), the path's physical limit on the machine. Then rates from --ladder are \
                 tried for 3 s each: a rate is sustained when every push reaches the delegate within 2 s of the last \
                 one sent and p99 stays under 100 ms. Build with -c release.
                 """)
@@ -38,7 +40,7 @@ extension HeraldBench {
         var slice = 5
         @Option(
             help:
-                "Writes the latency run's pushes to this file, one line each: when it was sent (CLOCK_MONOTONIC ns, as `perf record -k CLOCK_MONOTONIC` stamps samples), its round trip and its end-to-end latency (ms)."
+                "Writes the latency run's pushes to this file, one line each: when it was sent (CLOCK_MONOTONIC ns, as `perf record -k CLOCK_MONOTONIC` stamps samples), its round trip and its end-to-end latency (ms); the bare relay's run to the same path with `.relay` added."
         )
         var timeline: String?
 
@@ -141,14 +143,48 @@ extension HeraldBench {
             if let timeline {
                 try run.timeline.joined(separator: "\n").write(toFile: timeline, atomically: true, encoding: .utf8)
             }
+
+            // The bare relay, the same pushes from the same kind of client, while the gateway and its devices idle.
+            let relayArrivals = ArrivalRecorder()
+            let relay = try await BareRelayReference().start(
+                authority: authority, appSocket: workspace.folder.appendingPathComponent("relay.sock").path,
+                arrivals: relayArrivals)
+            let bare: Run
+            do {
+                let relayClient = try APNsClient(
+                    server: APNsServer(
+                        url: URL(string: "https://localhost:\(relay.port)")!,
+                        certificateAuthorityFile: authority.certificateURL.path),
+                    authentication: .token(signer), logger: logger)
+                do {
+                    _ = try await pace(
+                        rate: 200, seconds: 1, prefix: "warm", client: relayClient, token: token, delegate: relayArrivals)
+                    bare = try await pace(
+                        rate: rate, seconds: seconds, prefix: "run", client: relayClient, token: token,
+                        delegate: relayArrivals)
+                } catch {
+                    try? await relayClient.shutdown()
+                    throw error
+                }
+                try await relayClient.shutdown()
+            } catch {
+                await relay.close()
+                throw error
+            }
+            await relay.close()
+            if let timeline {
+                try bare.timeline.joined(separator: "\n").write(toFile: timeline + ".relay", atomically: true, encoding: .utf8)
+            }
             print(
                 """
 
-                | at \(rate) pushes/s for \(seconds) s | p50 | p99 | arrived |
-                |---|---|---|---|
-                | provider → app's willPresent | \(ms(run.endToEnd.p50)) | \(ms(run.endToEnd.p99)) | \(run.arrived)/\(run.sent) |
-                | reference: provider round trip (the gateway's 200, after the device's ack) | \(ms(run.roundTrip.p50)) | \(ms(run.roundTrip.p99)) | |
-                | ratio end to end / round trip | \(String(format: "%.2f×", run.endToEnd.p50 / run.roundTrip.p50)) | \(String(format: "%.2f×", run.endToEnd.p99 / run.roundTrip.p99)) | |
+                | at \(rate) pushes/s for \(seconds) s | p50 | p99 | arrived | CPU a push (the process) |
+                |---|---|---|---|---|
+                | provider → app's willPresent | \(ms(run.endToEnd.p50)) | \(ms(run.endToEnd.p99)) | \(run.arrived)/\(run.sent) | \(ms(run.cpuPerPush)) |
+                | reference: provider round trip (the gateway's 200, after the device's ack) | \(ms(run.roundTrip.p50)) | \(ms(run.roundTrip.p99)) | | |
+                | ratio end to end / round trip | \(String(format: "%.2f×", run.endToEnd.p50 / run.roundTrip.p50)) | \(String(format: "%.2f×", run.endToEnd.p99 / run.roundTrip.p99)) | | |
+                | reference: bare relay, provider → app (SwiftNIO alone: HTTP/2, WebSocket, Unix socket) | \(ms(bare.endToEnd.p50)) | \(ms(bare.endToEnd.p99)) | \(bare.arrived)/\(bare.sent) | \(ms(bare.cpuPerPush)) |
+                | ratio end to end / bare relay | \(String(format: "%.2f×", run.endToEnd.p50 / bare.endToEnd.p50)) | \(String(format: "%.2f×", run.endToEnd.p99 / bare.endToEnd.p99)) | | \(String(format: "%.2f×", run.cpuPerPush / bare.cpuPerPush)) |
                 """)
 
             var sustained: Int?
@@ -183,6 +219,8 @@ extension HeraldBench {
             var endToEnd: Percentiles
             var roundTrip: Percentiles
             var achievedRate: Double
+            /// The benchmark process's CPU time per push sent (s): every end of the path, the provider included.
+            var cpuPerPush: Double
             /// One line per push: sent (monotonic ns), round trip (ms), end to end (ms), in the order sent.
             var timeline: [String]
         }
@@ -194,6 +232,7 @@ extension HeraldBench {
             let total = rate * seconds
             let clock = ContinuousClock()
             let log = PaceLog()
+            let cpuBefore = ProcessCPU.sample([getpid()])
             let start = clock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 var next = 0
@@ -222,6 +261,7 @@ extension HeraldBench {
             let achieved = Double(total) / (clock.now - start).seconds
             let deadline = clock.now + .seconds(2)
             while delegate.count(prefix: prefix) < total && clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            let cpu = ProcessCPU.sample([getpid()]).since(cpuBefore)
             let arrivals = delegate.arrivals(prefix: prefix)
             let sent = log.sentAt.withLock { $0 }
             let latencies = arrivals.compactMap { identifier, arrived in sent[identifier].map { (arrived - $0).seconds } }
@@ -232,7 +272,8 @@ extension HeraldBench {
             }
             return Run(
                 sent: total, arrived: arrivals.count, endToEnd: Percentiles(latencies),
-                roundTrip: Percentiles(log.roundTrips.withLock { $0 }), achievedRate: achieved, timeline: timeline)
+                roundTrip: Percentiles(log.roundTrips.withLock { $0 }), achievedRate: achieved,
+                cpuPerPush: cpu / Double(total), timeline: timeline)
         }
 
         private func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1_000) }
@@ -255,10 +296,14 @@ final class ArrivalRecorder: NSObject, UNUserNotificationCenterDelegate, Sendabl
         _ center: UNUserNotificationCenter, willPresent notification: UNNotification,
         withCompletionHandler completionHandler: @escaping (UNNotificationPresentationOptions) -> Void
     ) {
-        let now = ContinuousClock.now
-        let identifier = notification.request.identifier
-        arrived.withLock { $0[identifier] = now }
+        note(notification.request.identifier)
         completionHandler([.list])
+    }
+
+    /// Notes that the push `identifier` arrived now.
+    func note(_ identifier: String) {
+        let now = ContinuousClock.now
+        arrived.withLock { $0[identifier] = now }
     }
 
     func count(prefix: String) -> Int {

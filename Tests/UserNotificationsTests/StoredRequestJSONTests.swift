@@ -75,6 +75,63 @@ import Testing
         #expect(throws: EncodingError.self) { try loud.storedJSON() }
     }
 
+    @Test(
+        "The app channel's willPresent and presented, written directly: JSONDecoder reads them to the same message, and JSONEncoder's lines are read directly, except the kinds left to Codable"
+    )
+    func appChannelDirectJSON() throws {
+        var generator = SplitMix64(seed: 0x4150_5043_4841)
+        var direct = 0
+        for index in 0..<2_000 {
+            let record = Self.randomRecord(&generator)
+            let date = Date(timeIntervalSinceReferenceDate: Self.double(&generator))
+            let id = Int(truncatingIfNeeded: generator.next() >> 1)
+            let message = AppChannelMessage.willPresent(id: id, notification: DeliveredNotification(request: record, date: date))
+            let encoded = message.encoded()
+            #expect(try JSONDecoder().decode(AppChannelMessage.self, from: encoded) == message, "message \(index)")
+            #expect(try AppChannelMessage(line: encoded) == message, "message \(index)")
+            let reference = try JSONEncoder().encode(message)
+            #expect(try AppChannelMessage(line: reference) == message, "message \(index)")
+            // The direct writer leaves calendar triggers and iOS 8 requests to Codable; the reader a sound's volume too.
+            let writtenByCodable: Bool
+            if case .calendar? = record.trigger { writtenByCodable = true } else { writtenByCodable = record.legacy != nil }
+            let readByCodable = writtenByCodable || record.content.sound?.volume != nil
+            #expect((message.directJSONValue() == nil) == writtenByCodable, "message \(index)")
+            #expect((AppChannelMessage(directJSON: reference) == nil) == readByCodable, "message \(index)")
+            #expect((AppChannelMessage(directJSON: encoded) == nil) == readByCodable, "message \(index)")
+            if !readByCodable { direct += 1 }
+        }
+        #expect(direct > 1_000)
+        for options in [nil, 0, 7, UInt(Int64.max)] as [UInt?] {
+            let presented = AppChannelMessage.presented(id: 42, options: options)
+            #expect(AppChannelMessage(directJSON: presented.encoded()) == presented)
+            #expect(try JSONDecoder().decode(AppChannelMessage.self, from: presented.encoded()) == presented)
+            #expect(AppChannelMessage(directJSON: try JSONEncoder().encode(presented)) == presented)
+        }
+    }
+
+    @Test("A willPresent or presented line Codable refuses is refused, not read directly into something else")
+    func appChannelDirectJSONRefusals() throws {
+        var record = Self.fullRecord()
+        record.content.sound?.volume = nil  // read directly
+        let message = AppChannelMessage.willPresent(
+            id: 1, notification: DeliveredNotification(request: record, date: Date(timeIntervalSinceReferenceDate: 5)))
+        let text = String(decoding: message.encoded(), as: UTF8.self)
+        #expect(AppChannelMessage(directJSON: Data(text.utf8)) == message)
+        let broken = [
+            text.replacingOccurrences(of: #""interruptionLevel":2"#, with: #""interruptionLevel":9"#),
+            text.replacingOccurrences(of: #""title":"title""#, with: #""title":7"#),
+            text.replacingOccurrences(of: #""identifier":"full""#, with: #""identifier":null"#),
+            text.replacingOccurrences(of: #"{"willPresent":{"id":1"#, with: #"{"willPresent":{"id":"1""#),
+            #"{"presented":{"id":1,"options":-1}}"#,
+            #"{"presented":{"id":1,"options":"all"}}"#,
+            #"{"presented":{"id":1},"welcome":{}}"#,
+        ]
+        for line in broken {
+            #expect(line != text)
+            #expect(throws: DecodingError.self, "\(line)") { try AppChannelMessage(line: Data(line.utf8)) }
+        }
+    }
+
     // MARK: Records
 
     private static func labels(of value: Any) -> Set<String> {

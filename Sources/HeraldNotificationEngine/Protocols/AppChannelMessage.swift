@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 
 /// What an app process and the device daemon say to each other on the app channel, one JSON object per line.
 ///
@@ -95,6 +96,7 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
 
     /// The message as one line of JSON (without the newline).
     package func encoded() -> Data {
+        if let direct = directJSONValue() { return direct.jsonData }
         // Encoding these value types cannot fail: no floats that are not finite, no non-string keys.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -105,6 +107,10 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     ///
     /// - Throws: `DecodingError` for a line that is not one of the messages.
     package init(line: Data) throws {
+        if let direct = Self(directJSON: line) {
+            self = direct
+            return
+        }
         self = try JSONDecoder().decode(Self.self, from: line)
     }
 

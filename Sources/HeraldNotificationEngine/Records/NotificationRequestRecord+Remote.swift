@@ -45,27 +45,6 @@ extension NotificationContentRecord {
             }
         relevanceScore = remote.relevanceScore
         filterCriteria = remote.filterCriteria
-        if case .object = remote.userInfo, let dictionary = remote.userInfo.propertyListObject as? [String: Any] {
-            userInfo = try? PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
-        }
-    }
-}
-
-extension JSONValue {
-    /// The value as property-list objects, as `userInfo` holds them: `null` members and elements are left out
-    /// (property lists have no null).
-    package var propertyListObject: Any? {
-        switch self {
-        case .null: nil
-        case .bool(let value): value
-        case .integer(let value): Int(exactly: value) ?? Double(value)
-        case .number(let value): value
-        case .string(let value): value
-        case .array(let items): items.compactMap(\.propertyListObject)
-        case .object(let members):
-            Dictionary(members.compactMap { member in member.value.propertyListObject.map { (member.key, $0) } }) { first, _ in
-                first
-            }
-        }
+        if case .object = remote.userInfo { userInfo = remote.userInfo.binaryPropertyList }
     }
 }

@@ -20,7 +20,7 @@ extension NotificationRequestRecord {
     }
 
     /// `nil` for a kind `JSONEncoder` writes (a calendar trigger).
-    private func storedJSONValue(_ numbers: inout StoredJSONNumbers) -> JSONValue? {
+    func storedJSONValue(_ numbers: inout StoredJSONNumbers) -> JSONValue? {
         var members: [JSONValue.Member] = [
             .init("identifier", .string(identifier)),
             .init("content", content.storedJSONValue(&numbers)),
@@ -136,5 +136,169 @@ extension NotificationRegionRecord {
             .init("notifyOnEntry", .bool(notifyOnEntry)),
             .init("notifyOnExit", .bool(notifyOnExit)),
         ])
+    }
+}
+
+// MARK: - Reading
+
+extension NotificationRequestRecord {
+    /// Reads the document ``storedJSON()`` writes without `Codable`; `nil` for anything else — a kind `JSONEncoder`
+    /// writes (a calendar trigger, an iOS 8 request, a sound's volume) or a document `JSONDecoder` would refuse —,
+    /// which the caller reads with `JSONDecoder` instead, so both read every document alike.
+    ///
+    /// - Parameter value: The document.
+    init?(storedJSONValue value: JSONValue) {
+        guard let identifier = value["identifier"]?.stringValue,
+            let content = value["content"].flatMap(NotificationContentRecord.init(storedJSONValue:)),
+            value.isAbsentOrNull("legacy")
+        else { return nil }
+        var trigger: NotificationTriggerRecord?
+        if !value.isAbsentOrNull("trigger") {
+            guard let read = value["trigger"].flatMap(NotificationTriggerRecord.init(storedJSONValue:)) else { return nil }
+            trigger = read
+        }
+        self.init(identifier: identifier, content: content, trigger: trigger)
+    }
+}
+
+extension JSONValue {
+    /// Whether member `key` is missing or `null` (what `decodeIfPresent` reads as `nil`).
+    fileprivate func isAbsentOrNull(_ key: String) -> Bool {
+        switch self[key] {
+        case nil, .null?: true
+        default: false
+        }
+    }
+
+    /// Member `key` as `decodeIfPresent` reads it: `.some(nil)` when missing or `null`, `nil` when it is not a `T`.
+    fileprivate func optional<T>(_ key: String, _ read: (JSONValue) -> T?) -> T?? {
+        if isAbsentOrNull(key) { return .some(nil) }
+        guard let value = self[key].flatMap(read) else { return nil }
+        return .some(value)
+    }
+
+    /// A whole number as `JSONDecoder` reads an `Int`: written as an integer.
+    fileprivate var wholeNumber: Int? {
+        if case .integer(let value) = self { return Int(exactly: value) }
+        return nil
+    }
+
+    fileprivate var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+}
+
+extension NotificationContentRecord {
+    fileprivate init?(storedJSONValue value: JSONValue) {
+        self.init()
+        guard let title = value["title"]?.stringValue, let subtitle = value["subtitle"]?.stringValue,
+            let body = value["body"]?.stringValue, let launchImageName = value["launchImageName"]?.stringValue,
+            case .array(let attachments)? = value["attachments"],
+            let categoryIdentifier = value["categoryIdentifier"]?.stringValue,
+            let threadIdentifier = value["threadIdentifier"]?.stringValue,
+            let summaryArgument = value["summaryArgument"]?.stringValue,
+            let summaryArgumentCount = value["summaryArgumentCount"]?.wholeNumber,
+            let level = value["interruptionLevel"]?.wholeNumber.flatMap({ UInt(exactly: $0) }),
+            let interruptionLevel = UNNotificationInterruptionLevel(rawValue: level),
+            let relevanceScore = value["relevanceScore"]?.doubleValue,
+            let badge = value.optional("badge", { $0.wholeNumber }),
+            let sound = value.optional("sound", NotificationSoundRecord.init(storedJSONValue:)),
+            let userInfo = value.optional("userInfo", { $0.stringValue.flatMap { Data(base64Encoded: $0) } }),
+            let targetContentIdentifier = value.optional("targetContentIdentifier", { $0.stringValue }),
+            let filterCriteria = value.optional("filterCriteria", { $0.stringValue })
+        else { return nil }
+        var readAttachments: [NotificationAttachmentRecord] = []
+        for attachment in attachments {
+            guard let read = NotificationAttachmentRecord(storedJSONValue: attachment) else { return nil }
+            readAttachments.append(read)
+        }
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.badge = badge
+        self.sound = sound
+        self.launchImageName = launchImageName
+        self.userInfo = userInfo
+        self.attachments = readAttachments
+        self.categoryIdentifier = categoryIdentifier
+        self.threadIdentifier = threadIdentifier
+        self.targetContentIdentifier = targetContentIdentifier
+        self.summaryArgument = summaryArgument
+        self.summaryArgumentCount = summaryArgumentCount
+        self.interruptionLevel = interruptionLevel
+        self.relevanceScore = relevanceScore
+        self.filterCriteria = filterCriteria
+    }
+}
+
+extension NotificationSoundRecord {
+    /// `nil` for a sound with a volume too: `JSONDecoder` reads a `Float` from the number's text, which a `Double`
+    /// in between could round differently.
+    fileprivate init?(storedJSONValue value: JSONValue) {
+        guard let kind = value["kind"]?.stringValue.flatMap(Kind.init(rawValue:)),
+            let name = value.optional("name", { $0.stringValue }), value.isAbsentOrNull("volume")
+        else { return nil }
+        self.init(kind: kind, name: name)
+    }
+}
+
+extension NotificationAttachmentRecord {
+    fileprivate init?(storedJSONValue value: JSONValue) {
+        guard let identifier = value["identifier"]?.stringValue, let path = value["path"]?.stringValue,
+            let type = value["type"]?.stringValue, let thumbnailHidden = value["thumbnailHidden"]?.boolValue,
+            let thumbnailTime = value.optional("thumbnailTime", { $0.doubleValue }),
+            let thumbnailClippingRect = value.optional(
+                "thumbnailClippingRect",
+                { rect -> [String: Double]? in
+                    guard case .object(let members) = rect else { return nil }
+                    var read: [String: Double] = [:]
+                    for member in members {
+                        guard let number = member.value.doubleValue else { return nil }
+                        read[member.key] = number
+                    }
+                    return read
+                })
+        else { return nil }
+        self.init(identifier: identifier, path: path, type: type)
+        self.thumbnailHidden = thumbnailHidden
+        self.thumbnailClippingRect = thumbnailClippingRect
+        self.thumbnailTime = thumbnailTime
+    }
+}
+
+extension NotificationTriggerRecord {
+    /// `nil` for a calendar trigger, read by `JSONDecoder`.
+    fileprivate init?(storedJSONValue value: JSONValue) {
+        guard case .object(let members) = value, members.count == 1, let only = members.first else { return nil }
+        switch only.key {
+        case "push":
+            guard only.value.isObject else { return nil }
+            self = .push
+        case "timeInterval":
+            guard let interval = only.value["_0"]?.doubleValue, let repeats = only.value["repeats"]?.boolValue else {
+                return nil
+            }
+            self = .timeInterval(interval, repeats: repeats)
+        case "location":
+            guard let region = only.value["_0"].flatMap(NotificationRegionRecord.init(storedJSONValue:)),
+                let repeats = only.value["repeats"]?.boolValue
+            else { return nil }
+            self = .location(region, repeats: repeats)
+        default:
+            return nil
+        }
+    }
+}
+
+extension NotificationRegionRecord {
+    fileprivate init?(storedJSONValue value: JSONValue) {
+        guard let identifier = value["identifier"]?.stringValue, let latitude = value["latitude"]?.doubleValue,
+            let longitude = value["longitude"]?.doubleValue, let radius = value["radius"]?.doubleValue,
+            let notifyOnEntry = value["notifyOnEntry"]?.boolValue, let notifyOnExit = value["notifyOnExit"]?.boolValue
+        else { return nil }
+        self.init(
+            identifier: identifier, latitude: latitude, longitude: longitude, radius: radius,
+            notifyOnEntry: notifyOnEntry, notifyOnExit: notifyOnExit)
     }
 }
