@@ -55,11 +55,10 @@ package final class PendingAnswers<Key: Hashable & Sendable, Answer: Sendable>: 
         if let closed { return { throw closed } }
         send()
         return { [self] in
-            let timer = Task { [weak self] in
-                try await Task.sleep(for: timeout)
+            let timer = TimeoutList.shared.schedule(after: timeout) { [weak self] in
                 self?.answer(key, with: .failure(timedOut))
             }
-            defer { timer.cancel() }
+            defer { TimeoutList.shared.cancel(timer) }
             return try await withCheckedThrowingContinuation { continuation in
                 let early = state.withLock { state -> Result<Answer, any Error>? in
                     let early = state.ahead.removeValue(forKey: key) ?? nil

@@ -48,13 +48,10 @@ package func awaitCallback<T: Sendable>(
     let once = ResumeOnce<T>()
     return await withCheckedContinuation { continuation in
         once.set(continuation)
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            once.resume(expired)
-        }
+        let timer = TimeoutList.shared.schedule(after: timeout) { once.resume(expired) }
         call { value in
             once.resume(value)
-            timer.cancel()
+            TimeoutList.shared.cancel(timer)
         }
     }
 }

@@ -225,11 +225,11 @@ package final class SQLiteNotificationStore: NotificationStore {
     }
 
     package func categories(for bundleIdentifier: String) async throws -> [NotificationCategoryRecord] {
-        try await writer.read { db in
+        // One row by key, read on every presentation: a lookup on this thread (two hops fewer than a pool read).
+        try database.lookup { db in
             guard
                 let data = try Data.fetchOne(
-                    db, sql: "SELECT categories FROM app WHERE bundle_id = ?", arguments: [bundleIdentifier]
-                )
+                    db.cachedStatement(sql: "SELECT categories FROM app WHERE bundle_id = ?"), arguments: [bundleIdentifier])
             else { return [] }
             return try Self.decode([NotificationCategoryRecord].self, data)
         }
