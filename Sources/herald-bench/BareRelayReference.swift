@@ -55,47 +55,13 @@ struct BareRelayReference {
             channels.append(app)
 
             // The relay: the device's WebSocket port and the provider's HTTP/2 port.
-            var deviceTLS = try authority.referenceServerTLS()
-            deviceTLS.applicationProtocols = []
-            let deviceContext = try NIOSSLContext(configuration: deviceTLS)
-            let devicePort = try await ServerBootstrap(group: group)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    let upgrader = NIOWebSocketServerUpgrader(
-                        maxFrameSize: 1 << 16, automaticErrorHandling: true,
-                        shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
-                        upgradePipelineHandler: { channel, _ in
-                            channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(RelayDeviceHandler(hub: hub))
-                                hub.device.withLock { $0 = channel }
-                            }
-                        })
-                    return channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: deviceContext))
-                        try channel.pipeline.syncOperations.configureHTTPServerPipeline(
-                            withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
-                    }
-                }
-                .bind(host: "127.0.0.1", port: 0).get()
-            channels.append(devicePort)
-            let providerContext = try NIOSSLContext(configuration: try authority.referenceServerTLS())
-            let providerPort = try await ServerBootstrap(group: group)
-                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: providerContext))
-                        _ = try channel.pipeline.syncOperations.configureHTTP2Pipeline(
-                            mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
-                        ) { stream in
-                            stream.eventLoop.makeCompletedFuture {
-                                try stream.pipeline.syncOperations.addHandler(RelayStreamHandler(hub: hub))
-                            }
-                        }
-                    }
-                }
-                .bind(host: "127.0.0.1", port: 0).get()
-            channels.append(providerPort)
+            let devicePort = try await NIOWebSocketReference().start(authority: authority, host: "127.0.0.1") { channel in
+                try channel.pipeline.syncOperations.addHandler(RelayDeviceHandler(hub: hub))
+                hub.device.withLock { $0 = channel }
+            }
+            channels.append(devicePort.channel)
+            let providerPort = try await NIOHTTP2Reference().start(authority: authority) { RelayStreamHandler(hub: hub) }
+            channels.append(providerPort.channel)
 
             // The device: its link to the app, then its WebSocket to the relay.
             let appLink = try await ClientBootstrap(group: group).connect(unixDomainSocketPath: appSocket).get()
@@ -105,7 +71,7 @@ struct BareRelayReference {
             let clientContext = try NIOSSLContext(configuration: clientTLS)
             let upgraded = try await ClientBootstrap(group: group)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                .connect(host: "127.0.0.1", port: devicePort.localAddress?.port ?? 0) { channel in
+                .connect(host: "127.0.0.1", port: devicePort.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(
                             try NIOSSLClientHandler(context: clientContext, serverHostname: "localhost"))
@@ -136,7 +102,7 @@ struct BareRelayReference {
                 guard ContinuousClock.now < deadline else { throw RelayError.notUpgraded }
                 try await Task.sleep(for: .milliseconds(5))
             }
-            return Running(port: providerPort.localAddress?.port ?? 0, channels: channels.reversed())
+            return Running(port: providerPort.port, channels: channels.reversed())
         } catch {
             await Running(port: 0, channels: channels.reversed()).close()
             throw error

@@ -11,7 +11,14 @@ import NIOSSL
 /// the floor under any Swift server on this stack, between nginx and Hummingbird in the gateway benchmark.
 struct NIOHTTP2Reference {
     /// Starts the server on a free loopback port; close the returned channel to stop it.
-    func start(authority: DevelopmentCertificateAuthority) async throws -> (port: Int, channel: any Channel) {
+    ///
+    /// - Parameters:
+    ///   - authority: Whose server certificate to present.
+    ///   - streamHandler: Makes each stream's handler (by default one that answers a bare 200).
+    func start(
+        authority: DevelopmentCertificateAuthority,
+        streamHandler: @escaping @Sendable () -> any ChannelHandler = { EmptyOKHandler() }
+    ) async throws -> (port: Int, channel: any Channel) {
         let context = try NIOSSLContext(configuration: try authority.referenceServerTLS())
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -24,7 +31,7 @@ struct NIOHTTP2Reference {
                         mode: .server, connectionConfiguration: .init(), streamConfiguration: .init()
                     ) { stream in
                         stream.eventLoop.makeCompletedFuture {
-                            try stream.pipeline.syncOperations.addHandler(EmptyOKHandler())
+                            try stream.pipeline.syncOperations.addHandler(streamHandler())
                         }
                     }
                 }

@@ -16,8 +16,12 @@ struct NIOWebSocketReference {
     ///   - authority: Whose server certificate to present.
     ///   - host: The interface to listen on.
     ///   - plaintext: Whether devices connect with `ws://` (no TLS).
+    ///   - upgraded: Sets up a connection once it is a WebSocket (by default a welcome for each hello).
     func start(
-        authority: DevelopmentCertificateAuthority, host: String, plaintext: Bool = false
+        authority: DevelopmentCertificateAuthority, host: String, plaintext: Bool = false,
+        upgraded: @escaping @Sendable (any Channel) throws -> Void = {
+            try $0.pipeline.syncOperations.addHandler(WelcomeHandler())
+        }
     ) async throws -> (port: Int, channel: any Channel) {
         var tls = try authority.referenceServerTLS()
         tls.applicationProtocols = []  // HTTP/1.1, as the device channel
@@ -31,9 +35,7 @@ struct NIOWebSocketReference {
                     maxFrameSize: 1 << 16, automaticErrorHandling: true,
                     shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                     upgradePipelineHandler: { channel, _ in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(WelcomeHandler())
-                        }
+                        channel.eventLoop.makeCompletedFuture { try upgraded(channel) }
                     })
                 return channel.eventLoop.makeCompletedFuture {
                     if !plaintext { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
