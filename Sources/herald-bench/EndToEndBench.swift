@@ -140,9 +140,7 @@ extension HeraldBench {
             _ = try await pace(rate: 200, seconds: 1, prefix: "warm", client: client, token: token, delegate: delegate)
             let run = try await pace(
                 rate: rate, seconds: seconds, prefix: "run", client: client, token: token, delegate: delegate)
-            if let timeline {
-                try run.timeline.joined(separator: "\n").write(toFile: timeline, atomically: true, encoding: .utf8)
-            }
+            if let timeline { try run.writeTimeline(to: timeline) }
 
             // The bare relay, the same pushes from the same kind of client, while the gateway and its devices idle.
             let relayArrivals = ArrivalRecorder()
@@ -172,9 +170,7 @@ extension HeraldBench {
                 throw error
             }
             await relay.close()
-            if let timeline {
-                try bare.timeline.joined(separator: "\n").write(toFile: timeline + ".relay", atomically: true, encoding: .utf8)
-            }
+            if let timeline { try bare.writeTimeline(to: timeline + ".relay") }
             print(
                 """
 
@@ -223,6 +219,11 @@ extension HeraldBench {
             var cpuPerPush: Double
             /// One line per push: sent (monotonic ns), round trip (ms), end to end (ms), in the order sent.
             var timeline: [String]
+
+            /// Writes ``timeline`` to the file at `path`, one push a line.
+            func writeTimeline(to path: String) throws {
+                try timeline.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            }
         }
 
         /// Sends `rate` pushes a second for `seconds`, paced in `--slice` ms slices, and times each to the delegate.

@@ -33,13 +33,11 @@ extension JSONValue {
             var seen = Set<String>()
             var keys: [Int] = []
             var values: [Int] = []
-            for member in members where member.value != .null && seen.insert(member.key).inserted {
+            for member in members where !seen.contains(member.key) {
+                guard let value = member.value.flatten(into: &objects) else { continue }  // null: left out
+                seen.insert(member.key)
                 keys.append(objects.count)
                 objects.append(.string(member.key))
-                guard let value = member.value.flatten(into: &objects) else {
-                    keys.removeLast()
-                    continue
-                }
                 values.append(value)
             }
             objects[index] = .dictionary(keys: keys, values: values)
