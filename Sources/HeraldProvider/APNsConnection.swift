@@ -1,6 +1,4 @@
 import NIOCore
-import NIOHPACK
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 
@@ -16,17 +14,9 @@ final class APNsConnection: Sendable {
         var connectTimeout: TimeAmount
     }
 
-    /// A request waiting for the connection to be made.
-    private struct Waiting {
-        var headers: HPACKHeaders
-        var body: ByteBuffer
-        var timeout: TimeAmount
-        var answer: APNsStreamHandler.Answer
-    }
-
     private enum State {
         case idle
-        case connecting([Waiting])
+        case connecting([APNsStreamHandler.Request])
         case ready(APNsStreamHandler)
         case shutDown
     }
@@ -42,16 +32,20 @@ final class APNsConnection: Sendable {
         state = NIOLoopBoundBox.makeBoxSendingValue(.idle, eventLoop: eventLoop)
     }
 
-    /// Sends one request (its header block complete with pseudo-header fields) and waits for the whole answer.
+    /// Sends one request (its header fields complete with pseudo-header fields) and waits for the whole answer.
     ///
     /// - Parameters:
-    ///   - headers: The header block.
+    ///   - fields: The header fields, pseudo-header fields first.
     ///   - body: The body; empty for none.
-    ///   - timeout: How long the answer may take, counted from when the request is written.
+    ///   - timeout: How long the answer may take, counted from now.
     /// - Throws: ``APNsTransport/Failure`` when no answer came.
-    func execute(headers: HPACKHeaders, body: ByteBuffer, timeout: TimeAmount) async throws -> APNsTransport.Response {
-        try await withCheckedThrowingContinuation { answer in
-            let request = Waiting(headers: headers, body: body, timeout: timeout, answer: answer)
+    func execute(
+        fields: [HeaderBlockEncoder.Field], body: ByteBuffer, timeout: TimeAmount
+    ) async throws -> APNsTransport.Response {
+        let deadline = NIODeadline.now() + timeout
+        return try await withCheckedThrowingContinuation { answer in
+            let request = APNsStreamHandler.Request(
+                fields: fields, body: body, timeout: timeout, deadline: deadline, answer: answer)
             if eventLoop.inEventLoop {
                 start(request)
             } else {
@@ -81,10 +75,10 @@ final class APNsConnection: Sendable {
         try? await closed.get()
     }
 
-    private func start(_ request: Waiting) {
+    private func start(_ request: APNsStreamHandler.Request) {
         switch state.value {
         case .ready(let handler) where handler.acceptsStreams:
-            handler.send(headers: request.headers, body: request.body, timeout: request.timeout, answer: request.answer)
+            handler.send(request)
         case .idle, .ready:
             // Never connected, closed, or retired by GOAWAY (its streams finish on it): a new connection.
             state.value = .connecting([request])
@@ -111,8 +105,8 @@ final class APNsConnection: Sendable {
                         let name = endpoint.host.isIPAddress ? nil : endpoint.host
                         try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: name))
                     }
-                    // The header blocks are built here from checked parts (hex tokens, checked topics and IDs).
-                    try operations.addHandler(NIOHTTP2Handler(mode: .client, headerBlockValidation: .disabled))
+                    // HTTP/2 framed by the handler itself; the header blocks are built from checked parts (hex tokens,
+                    // checked topics and IDs).
                     try operations.addHandler(APNsStreamHandler(eventLoop: channel.eventLoop))
                 }
             }
@@ -145,9 +139,7 @@ final class APNsConnection: Sendable {
                     self.state.value = .idle
                 }
             }
-            for request in waiting {
-                handler.send(headers: request.headers, body: request.body, timeout: request.timeout, answer: request.answer)
-            }
+            for request in waiting { handler.send(request) }
         case (.connecting(let waiting), .failure(let error)):
             state.value = .idle
             let failure = APNsTransport.Failure(

@@ -8,8 +8,9 @@ import Synchronization
 /// HTTP/2 to one APNs server on SwiftNIO directly: a few connections, each on an event loop of its own, requests
 /// taking them in turn, many streams on each (up to the server's `SETTINGS_MAX_CONCURRENT_STREAMS`, H-05).
 ///
-/// Each request is two frames written straight on its connection — no channel, handler or state machine per stream —
-/// and what several tasks wrote during one turn of the event loop goes out in one flush.
+/// Each request is a HEADERS and a DATA frame framed by the connection's own handler (``APNsStreamHandler``) — no
+/// channel, handler or state machine per stream — and what several tasks wrote during one turn of the event loop goes
+/// out in one write.
 final class APNsTransport: Sendable {
     /// One request: method, path and header fields (pseudo-header fields are added here), the body, and how long it
     /// may wait for its answer (`nil`: the transport's request timeout).
@@ -32,9 +33,6 @@ final class APNsTransport: Sendable {
     struct Failure: Error, Sendable, CustomStringConvertible {
         var description: String
     }
-
-    /// Header fields whose values differ from one request to the next.
-    private static let perRequestFields: Set<String> = ["apns-id", "apns-request-id"]
 
     /// How much of an answer's body is kept; APNs' bodies are a few dozen bytes.
     static let maximumBodySize = 64 * 1024
@@ -95,28 +93,27 @@ final class APNsTransport: Sendable {
     /// - Throws: ``Failure`` when no answer came: no provider token could be signed, no connection, the stream or
     ///   connection reset, the time up.
     func execute(_ request: Request) async throws -> Response {
-        var headers = HPACKHeaders()
-        headers.reserveCapacity(request.fields.count + 4)
-        headers.add(name: ":method", value: request.method)
-        headers.add(name: ":scheme", value: scheme)
-        headers.add(name: ":authority", value: authority)
+        var fields: [HeaderBlockEncoder.Field] = []
+        fields.reserveCapacity(request.fields.count + 5)
+        fields.append(.init(":method", request.method))
+        fields.append(.init(":scheme", scheme))
+        fields.append(.init(":authority", authority))
         // Values that differ per request (a device's path, an apns-id) are sent literally: indexing them would only
         // churn both ends' HPACK tables and evict the fields that repeat (the token, the topic).
-        headers.add(name: ":path", value: request.path, indexing: .nonIndexable)
+        fields.append(.init(":path", request.path, isIndexable: false))
         for field in request.fields {
-            headers.add(
-                name: field.name, value: field.value,
-                indexing: Self.perRequestFields.contains(field.name) ? .nonIndexable : .indexable)
+            fields.append(
+                .init(field.name, field.value, isIndexable: field.name != "apns-id" && field.name != "apns-request-id"))
         }
         if let signer {
             do {
-                headers.add(name: "authorization", value: "bearer " + (try signer.token()))
+                fields.append(.init("authorization", "bearer " + (try signer.token())))
             } catch {
                 throw Failure(description: "cannot sign a provider token: \(error)")
             }
         }
         let connection = connections[Int(next.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(connections.count))]
-        return try await connection.execute(headers: headers, body: request.body, timeout: request.timeout ?? requestTimeout)
+        return try await connection.execute(fields: fields, body: request.body, timeout: request.timeout ?? requestTimeout)
     }
 
     /// Closes every connection once its requests in flight are answered; requests after this fail.
