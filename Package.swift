@@ -361,7 +361,7 @@ let package = Package(
             name: "HeraldFuzzing",
             dependencies: [
                 "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice", "HeraldGateway", "HeraldFCM",
-                "HeraldWebPush", .product(name: "Crypto", package: "swift-crypto"),
+                "HeraldWebPush", "HeraldProvider", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

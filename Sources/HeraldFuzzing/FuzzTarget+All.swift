@@ -2,7 +2,7 @@ extension FuzzTarget {
     /// Every target, by name.
     public static let all: [FuzzTarget] = [
         .providerHeaders, .payloadJSON, .providerToken, .deviceChannel, .appChannel, .dbus, .apnsFile, .strings,
-        .archives, .http2Frames, .fcmSend, .oauthGrant, .webPushVAPID, .webPushBody, .mozillaPush,
+        .archives, .http2Frames, .apnsAnswers, .fcmSend, .oauthGrant, .webPushVAPID, .webPushBody, .mozillaPush,
     ]
 
     /// The target with this name.

@@ -43,9 +43,10 @@ final class APNsConnection: Sendable {
         fields: [HeaderBlockEncoder.Field], body: ByteBuffer, timeout: TimeAmount
     ) async throws -> APNsTransport.Response {
         let deadline = NIODeadline.now() + timeout
-        return try await withCheckedThrowingContinuation { answer in
+        return try await withCheckedThrowingContinuation { continuation in
             let request = APNsStreamHandler.Request(
-                fields: fields, body: body, timeout: timeout, deadline: deadline, answer: answer)
+                fields: fields, body: body, timeout: timeout, deadline: deadline,
+                answer: { continuation.resume(with: $0) })
             if eventLoop.inEventLoop {
                 start(request)
             } else {
@@ -64,7 +65,7 @@ final class APNsConnection: Sendable {
             case .connecting(let waiting):
                 self.state.value = .shutDown
                 for request in waiting {
-                    request.answer.resume(throwing: APNsTransport.Failure(description: "The client was shut down."))
+                    request.answer(.failure(APNsTransport.Failure(description: "The client was shut down.")))
                 }
                 return self.eventLoop.makeSucceededVoidFuture()
             case .ready(let handler):
@@ -88,7 +89,7 @@ final class APNsConnection: Sendable {
             waiting.append(request)
             state.value = .connecting(waiting)
         case .shutDown:
-            request.answer.resume(throwing: APNsTransport.Failure(description: "The client was shut down."))
+            request.answer(.failure(APNsTransport.Failure(description: "The client was shut down.")))
         }
     }
 
@@ -144,7 +145,7 @@ final class APNsConnection: Sendable {
             state.value = .idle
             let failure = APNsTransport.Failure(
                 description: "Cannot connect to \(endpoint.host):\(endpoint.port): \(error)")
-            for request in waiting { request.answer.resume(throwing: failure) }
+            for request in waiting { request.answer(.failure(failure)) }
         case (_, .success(let handler)):
             _ = handler.closeWhenIdle()  // shut down while connecting
         case (_, .failure):

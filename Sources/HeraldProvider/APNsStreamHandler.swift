@@ -14,18 +14,38 @@ import NIOHPACK
 ///
 /// Everything written during one turn of the event loop goes out in one write and one flush. The server's SETTINGS
 /// must have arrived (``ready``) before the first request.
-final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-    typealias Answer = CheckedContinuation<APNsTransport.Response, any Error>
+package final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
+    /// Called exactly once with a request's answer, or why none came.
+    package typealias Answer = @Sendable (Result<APNsTransport.Response, APNsTransport.Failure>) -> Void
 
     /// One request: its header fields (pseudo-header fields first), body, and when it fails unanswered.
-    struct Request {
+    package struct Request: Sendable {
         var fields: [HeaderBlockEncoder.Field]
         var body: ByteBuffer
         var timeout: TimeAmount
         var deadline: NIODeadline
         var answer: Answer
+
+        /// Creates a request.
+        ///
+        /// - Parameters:
+        ///   - fields: The header fields, pseudo-header fields first.
+        ///   - body: The body; empty for none.
+        ///   - timeout: How long it may wait for its answer (said in the failure).
+        ///   - deadline: When it fails unanswered.
+        ///   - answer: Called exactly once.
+        package init(
+            fields: [HeaderBlockEncoder.Field], body: ByteBuffer, timeout: TimeAmount, deadline: NIODeadline,
+            answer: @escaping Answer
+        ) {
+            self.fields = fields
+            self.body = body
+            self.timeout = timeout
+            self.deadline = deadline
+            self.answer = answer
+        }
     }
 
     private struct Stream {
@@ -48,9 +68,9 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// Succeeds when the server's first SETTINGS frame has been read; fails when the connection closes first.
-    var ready: EventLoopFuture<Void> { readyPromise.futureResult }
+    package var ready: EventLoopFuture<Void> { readyPromise.futureResult }
     /// Succeeds when the connection has closed.
-    var closed: EventLoopFuture<Void> { closedPromise.futureResult }
+    package var closed: EventLoopFuture<Void> { closedPromise.futureResult }
     /// Whether new requests may go on this connection: not after GOAWAY, a close, shutdown, or when stream IDs run out.
     private(set) var acceptsStreams = true
 
@@ -97,16 +117,16 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var failure = "The connection closed."
 
     /// Creates the handler for a connection on `eventLoop`.
-    init(eventLoop: any EventLoop) {
+    package init(eventLoop: any EventLoop) {
         readyPromise = eventLoop.makePromise()
         closedPromise = eventLoop.makePromise()
     }
 
     /// Sends one request on a new stream, or keeps it until the peer's stream limit lets one open; its answer is
     /// resumed exactly once, with a failure when no answer came by its deadline (checked every second).
-    func send(_ request: Request) {
+    package func send(_ request: Request) {
         guard context != nil, acceptsStreams else {
-            request.answer.resume(throwing: APNsTransport.Failure(description: failure))
+            request.answer(.failure(APNsTransport.Failure(description: failure)))
             return
         }
         if waiting.isEmpty, streams.count < peerMaxConcurrentStreams {
@@ -127,7 +147,7 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     // MARK: Channel events
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         outbound = context.channel.allocator.buffer(capacity: 4096)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -137,27 +157,27 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         if context.channel.isActive { start() }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         connectionEnded()
         self.context = nil
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         start()
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         connectionEnded()
         context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         failure = "The connection failed: \(error)"
         context.close(promise: nil)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var bytes = unwrapInboundIn(data)
         if var earlier = inbound {
             inbound = nil
@@ -380,7 +400,7 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func open(_ request: Request) {
         guard nextStreamID <= Self.lastStreamID else {
             acceptsStreams = false
-            request.answer.resume(throwing: APNsTransport.Failure(description: "The connection used its last stream ID."))
+            request.answer(.failure(APNsTransport.Failure(description: "The connection used its last stream ID.")))
             return
         }
         let id = nextStreamID
@@ -512,11 +532,12 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         if stream.unsent != nil, !hasEnded { writeReset(id, code: 0x8) }
         switch outcome {
         case .success(let answered):
-            stream.answer.resume(
-                returning: APNsTransport.Response(
-                    status: answered.status ?? 0, headers: answered.headers, body: answered.body ?? ByteBuffer()))
+            stream.answer(
+                .success(
+                    APNsTransport.Response(
+                        status: answered.status ?? 0, headers: answered.headers, body: answered.body ?? ByteBuffer())))
         case .failure(let failure):
-            stream.answer.resume(throwing: failure)
+            stream.answer(.failure(failure))
         }
         guard !hasEnded else { return }
         openWaiting()
@@ -525,7 +546,7 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func failWaiting(with failure: APNsTransport.Failure) {
-        while let request = waiting.popFirst() { request.answer.resume(throwing: failure) }
+        while let request = waiting.popFirst() { request.answer(.failure(failure)) }
     }
 
     private func failOverdueRequests() {
@@ -541,9 +562,10 @@ final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
             while let request = waiting.popFirst() {
                 if request.deadline <= now {
                     let milliseconds = request.timeout.nanoseconds / 1_000_000
-                    request.answer.resume(
-                        throwing: APNsTransport.Failure(
-                            description: "No answer within \(milliseconds) ms (the server's stream limit was reached)."))
+                    request.answer(
+                        .failure(
+                            APNsTransport.Failure(
+                                description: "No answer within \(milliseconds) ms (the server's stream limit was reached).")))
                 } else {
                     kept.append(request)
                 }

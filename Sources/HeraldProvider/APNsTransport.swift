@@ -11,7 +11,7 @@ import Synchronization
 /// Each request is a HEADERS and a DATA frame framed by the connection's own handler (``APNsStreamHandler``) — no
 /// channel, handler or state machine per stream — and what several tasks wrote during one turn of the event loop goes
 /// out in one write.
-final class APNsTransport: Sendable {
+package final class APNsTransport: Sendable {
     /// One request: method, path and header fields (pseudo-header fields are added here), the body, and how long it
     /// may wait for its answer (`nil`: the transport's request timeout).
     struct Request: Sendable {
@@ -23,15 +23,15 @@ final class APNsTransport: Sendable {
     }
 
     /// One answer: the status, the header fields and the body (at most ``maximumBodySize`` bytes are kept).
-    struct Response: Sendable {
+    package struct Response: Sendable {
         var status: Int
         var headers: HPACKHeaders
         var body: ByteBuffer
     }
 
     /// Why a request got no answer.
-    struct Failure: Error, Sendable, CustomStringConvertible {
-        var description: String
+    package struct Failure: Error, Sendable, CustomStringConvertible {
+        package var description: String
     }
 
     /// How much of an answer's body is kept; APNs' bodies are a few dozen bytes.

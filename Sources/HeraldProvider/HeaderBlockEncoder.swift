@@ -7,16 +7,16 @@ import NIOCore
 /// Strings are written without Huffman coding: the per-request values are short hex and UUIDs (Huffman would save a
 /// third of ~110 bytes a request at the cost of a table walk per byte), and the repeated ones are sent once.
 /// The table's entries are only ever added by this encoder, so which index names which field is known without a search.
-struct HeaderBlockEncoder {
+package struct HeaderBlockEncoder {
     /// One header field to encode.
-    struct Field: Sendable {
+    package struct Field: Sendable {
         var name: String
         var value: String
         /// Whether the field may go into the dynamic table (values that repeat from request to request); otherwise it
         /// is sent literally, without indexing.
         var isIndexable: Bool
 
-        init(_ name: String, _ value: String, isIndexable: Bool = true) {
+        package init(_ name: String, _ value: String, isIndexable: Bool = true) {
             self.name = name
             self.value = value
             self.isIndexable = isIndexable
