@@ -19,7 +19,7 @@ import time
 
 from selenium import webdriver
 from selenium.common.exceptions import (NoAlertPresentException, NoSuchElementException,
-                                        StaleElementReferenceException, TimeoutException)
+                                        StaleElementReferenceException, TimeoutException, WebDriverException)
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -61,11 +61,17 @@ def shot(driver, name):
 
 
 def text(driver):
-    # The page may be replaced while it is read (a form's answer arriving): read the new one.
+    # The page may be replaced while it is read (a form's answer arriving): read the new one. Chromium reports the
+    # body replaced between finding it and reading it either as a stale element or, from its inspector, as a node that
+    # "does not belong to the document".
     for _ in range(100):
         try:
             return driver.find_element(By.TAG_NAME, "body").text
         except (StaleElementReferenceException, NoSuchElementException):
+            time.sleep(0.05)
+        except WebDriverException as error:
+            if "does not belong to the document" not in str(error):
+                raise
             time.sleep(0.05)
     return ""
 
