@@ -24,9 +24,8 @@ package struct HeaderBlockEncoder {
     }
 
     private struct Entry {
-        var key: String
+        var name: String
         var size: Int
-        var insertion: Int
     }
 
     /// The table size this encoder uses when the peer allows it (RFC 9113 §6.5.2's initial value).
@@ -34,8 +33,9 @@ package struct HeaderBlockEncoder {
 
     /// Entries, oldest first.
     private var entries = CircularBuffer<Entry>()
-    /// The newest insertion number of each field in the table, by `name + "\0" + value`.
-    private var insertionByKey: [String: Int] = [:]
+    /// The fields in the table by name: each value with its insertion number, oldest first. Found by name, then by
+    /// comparing values, so a request builds no key and hashes no value (the provider token is ~250 bytes).
+    private var insertionsByName: [String: [(value: String, insertion: Int)]] = [:]
     /// How many entries were ever inserted; the newest has insertion number `insertions - 1`.
     private var insertions = 0
     /// The summed size of the entries (RFC 7541 §4.1: name + value + 32 each).
@@ -84,8 +84,7 @@ package struct HeaderBlockEncoder {
             writeLiteral(field, prefix: 4, flags: 0x00, into: &buffer)
             return
         }
-        let key = field.name + "\u{0}" + field.value
-        if let insertion = insertionByKey[key] {
+        if let insertion = insertionsByName[field.name]?.last(where: { $0.value == field.value })?.insertion {
             buffer.writeHPACKInteger(Self.staticTableCount + insertions - insertion, prefix: 7, flags: 0x80)
             return
         }
@@ -97,8 +96,8 @@ package struct HeaderBlockEncoder {
         // Literal with incremental indexing (§6.2.1): the peer adds it to its table as this encoder does here.
         writeLiteral(field, prefix: 6, flags: 0x40, into: &buffer)
         evict(toFit: size)
-        entries.append(Entry(key: key, size: size, insertion: insertions))
-        insertionByKey[key] = insertions
+        entries.append(Entry(name: field.name, size: size))
+        insertionsByName[field.name, default: []].append((field.value, insertions))
         insertions += 1
         tableSize += size
     }
@@ -117,7 +116,9 @@ package struct HeaderBlockEncoder {
     private mutating func evict(toFit size: Int) {
         while tableSize + size > maximumTableSize, let oldest = entries.popFirst() {
             tableSize -= oldest.size
-            if insertionByKey[oldest.key] == oldest.insertion { insertionByKey[oldest.key] = nil }
+            // The oldest entry is the first of its name's.
+            insertionsByName[oldest.name]?.removeFirst()
+            if insertionsByName[oldest.name]?.isEmpty == true { insertionsByName[oldest.name] = nil }
         }
     }
 
