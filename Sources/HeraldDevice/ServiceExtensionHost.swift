@@ -275,7 +275,8 @@ enum ExtensionProcess {
                 let pid = execution.processIdentifier.value
                 let ready = ReadyFlag()
                 let deadline = Self.deadline(
-                    pid: pid, ready: ready, timeLimit: timeLimit, expirySignal: expirySignal, grace: grace, clock: clock)
+                    pid: pid, request: 1, ready: ready, timeLimit: timeLimit, expirySignal: expirySignal, grace: grace,
+                    clock: clock)
                 defer {
                     deadline.cancel()
                     kill(pid, SIGKILL)  // it has answered (and exits by itself) or failed; it gets no more time
@@ -297,19 +298,20 @@ enum ExtensionProcess {
 }
 
 extension ExtensionProcess {
-    /// An extension's deadline, started now on `clock`: at `timeLimit` it gets `expirySignal` (if any) — not before it
-    /// said it can take it (the signal's default action ends a process), and never past the end of its grace — and at
-    /// `timeLimit + grace` it is killed. Cancel the task once the extension has answered.
+    /// An extension's deadline for its request number `request`, started now on `clock`: at `timeLimit` it gets
+    /// `expirySignal` (if any), carrying `request` (`sigqueue`: the extension applies it to that request only) — not
+    /// before it said it can take it (a signal with no handler yet ends a process or is ignored), and never past the
+    /// end of its grace — and at `timeLimit + grace` it is killed. Cancel the task once the extension has answered.
     static func deadline(
-        pid: Int32, ready: ReadyFlag, timeLimit: Duration, expirySignal: Int32?, grace: Duration, clock: any HeraldClock
+        pid: Int32, request: Int32, ready: ReadyFlag, timeLimit: Duration, expirySignal: Int32?, grace: Duration,
+        clock: any HeraldClock
     ) -> Task<Void, any Error> {
         let started = clock.now
         let end = started.addingTimeInterval((timeLimit + grace).timeInterval)
         return Task {
             try await clock.sleep(until: started.addingTimeInterval(timeLimit.timeInterval))
-            if let expirySignal {
-                while !ready.isSet && clock.now < end { try await Task.sleep(for: .milliseconds(5)) }
-                if ready.isSet { kill(pid, expirySignal) }
+            if let expirySignal, await ready.wait(orUntil: end, on: clock) {
+                _ = sigqueue(pid, expirySignal, sigval(sival_int: request))
             }
             try await clock.sleep(until: end)
             kill(pid, SIGKILL)
@@ -339,11 +341,64 @@ extension ExtensionProcess {
     }
 }
 
-/// Set once an extension said it is ready for its deadline's signal.
+/// Set once an extension said it is ready for its deadline's signal; waited for without polling.
 final class ReadyFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-    func set() { flag.store(true, ordering: .releasing) }
+    private struct State {
+        var isSet = false
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    var isSet: Bool { state.withLock { $0.isSet } }
+
+    func set() {
+        let waiters = state.withLock { state in
+            state.isSet = true
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits until it is set, or the task is cancelled.
+    func wait() async {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.isSet || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Whether it was set before `clock` reached `deadline` (or the task was cancelled: `false`).
+    func wait(orUntil deadline: Date, on clock: any HeraldClock) async -> Bool {
+        if isSet { return true }
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.wait()
+                return self.isSet
+            }
+            group.addTask {
+                try? await clock.sleep(until: deadline)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first || isSet
+        }
+    }
 }
 
 extension ServiceExtensionHost: ServiceExtensions {

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldNotificationEngine
 import Subprocess
+import Synchronization
 
 #if canImport(System)
 import System
@@ -26,6 +27,8 @@ final class WarmExtensionProcess: Sendable {
     private let processIdentifier = AwaitedValue<Int32>()
     private let ready = ReadyFlag()
     private let ended = ReadyFlag()
+    /// How many requests were written to it: the n-th is the extension's request n (what its expiry signal carries).
+    private let requestsWritten = Mutex<Int32>(0)
 
     /// Starts the extension's executable in warm mode (in the background; requests wait for it to start).
     init(executable: URL) {
@@ -65,6 +68,11 @@ final class WarmExtensionProcess: Sendable {
         }
     }
 
+    /// Its process ID once it started; `nil` when it could not start.
+    func processID() async -> Int32? {
+        await processIdentifier.wait()
+    }
+
     /// Whether it still runs (or is starting).
     var isRunning: Bool { !ended.isSet }
 
@@ -72,8 +80,14 @@ final class WarmExtensionProcess: Sendable {
     /// killed) or the process ended.
     func ask(_ request: Data, timeLimit: Duration, grace: Duration, clock: any HeraldClock) async -> Data? {
         guard isRunning, let pid = await processIdentifier.wait() else { return nil }
+        // One request at a time (the host hands a process to one push): this one is the next line the process reads.
+        let number = requestsWritten.withLock { count in
+            count &+= 1
+            return count
+        }
         let deadline = ExtensionProcess.deadline(
-            pid: pid, ready: ready, timeLimit: timeLimit, expirySignal: SIGUSR1, grace: grace, clock: clock)
+            pid: pid, request: number, ready: ready, timeLimit: timeLimit, expirySignal: SIGUSR1, grace: grace,
+            clock: clock)
         defer { deadline.cancel() }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (answer: CheckedContinuation<Data?, Never>) in

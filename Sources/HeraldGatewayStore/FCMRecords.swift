@@ -33,6 +33,12 @@ public struct FCMProjectRecord: Sendable, Equatable {
         self.bundleIDs = bundleIDs
         self.createdAt = createdAt
     }
+
+    /// `existing` with `added` after it, each bundle ID once, in the order first named.
+    package static func adding(_ added: [String], to existing: [String]) -> [String] {
+        var seen = Set<String>()
+        return (existing + added).filter { seen.insert($0).inserted }
+    }
 }
 
 /// An OAuth 2 access token the token endpoint issued for a project, kept by its SHA-256 only.

@@ -9,6 +9,9 @@ public protocol FCMStore: Sendable {
     func fcmProject(id: String) async throws -> FCMProjectRecord?
     /// Every project, by ID.
     func fcmProjects() async throws -> [FCMProjectRecord]
+    /// Adds iOS apps to a project (an app it has already is kept once); the project as it is now, `nil` when there is
+    /// no project with this ID.
+    func addFCMProjectApps(_ bundleIDs: [String], projectID: String) async throws -> FCMProjectRecord?
 
     /// Keeps an access token (its SHA-256), forgetting those that expired before `pruningBefore`.
     func addFCMAccessToken(_ token: FCMAccessTokenRecord, pruningBefore: Date) async throws

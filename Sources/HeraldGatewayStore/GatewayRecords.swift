@@ -91,6 +91,12 @@ public struct StoredNotification: Sendable, Equatable {
     /// Whether it was accepted by another gateway node for this device while it was connected (relayed, each one
     /// kept), rather than stored for an offline device (one per token and topic).
     public var relayed = false
+    /// When set, the store writes the push's delivery-log events in the transaction that keeps it, so that no crash
+    /// leaves a kept push without them: ``DeliveryEvent/received(_:)``, then — stored for its offline device — one
+    /// ``DeliveryEvent/Kind/stored`` at this time and, for the notification it replaced, one
+    /// ``DeliveryEvent/Kind/discarded``; relayed to another node, the received event alone (that node logs the
+    /// delivery); refused (token revoked or unknown), none. `nil`: the caller logs.
+    public var loggedAt: Date?
 
     /// A `StoredNotification` of these values (the memberwise initializer, for the gateway and the console).
     package init(
@@ -141,6 +147,32 @@ public struct DeliveryEvent: Sendable, Equatable {
         self.kind = kind
         self.detail = detail
         self.subject = subject
+    }
+}
+
+extension DeliveryEvent {
+    /// What the delivery log says of a push the gateway accepted: "Received by APNs", with its subject.
+    public static let receivedDetail = "Received by APNs"
+    /// What it says of a push kept for its offline device.
+    public static let storedDetail = "Stored - Device Offline"
+    /// What it says of a kept notification that a newer one for the same device and topic replaced.
+    public static let replacedDetail =
+        "Discarded - Replaced: a newer notification for the same device and topic was stored"
+
+    /// The `received` event of a notification: at its `receivedAt`, with its `apns-id`, token and topic.
+    public static func received(_ n: StoredNotification) -> DeliveryEvent {
+        DeliveryEvent(
+            uniqueID: n.uniqueID, at: n.receivedAt, kind: .received, detail: receivedDetail,
+            subject: DeliverySubject(apnsID: n.apnsID, recipient: n.token, topic: n.topic))
+    }
+
+    /// The events a store writes with `n` (``StoredNotification/loggedAt``): received and stored, and the one it
+    /// replaced discarded; `[]` when `n` is not logged by the store.
+    public static func keeping(_ n: StoredNotification, replacing replaced: String?) -> [DeliveryEvent] {
+        guard let at = n.loggedAt else { return [] }
+        var events = [received(n), DeliveryEvent(uniqueID: n.uniqueID, at: at, kind: .stored, detail: storedDetail)]
+        if let replaced { events.append(DeliveryEvent(uniqueID: replaced, at: at, kind: .discarded, detail: replacedDetail)) }
+        return events
     }
 }
 

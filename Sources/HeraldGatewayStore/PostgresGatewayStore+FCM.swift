@@ -35,6 +35,26 @@ extension PostgresGatewayStore {
         }
     }
 
+    public func addFCMProjectApps(_ bundleIDs: [String], projectID: String) async throws -> FCMProjectRecord? {
+        try await perform { [logger] client in
+            try await Self.unwrappingTransactionError {
+                try await client.withTransaction(logger: logger) { connection in
+                    guard
+                        var project = try await connection.query(
+                            "SELECT \(unescaped: Self.fcmProjectColumns) FROM fcm_project WHERE id = \(projectID) FOR UPDATE",
+                            logger: logger
+                        ).collect().first.map(Self.fcmProject)
+                    else { return nil }
+                    project.bundleIDs = FCMProjectRecord.adding(bundleIDs, to: project.bundleIDs)
+                    try await connection.query(
+                        "UPDATE fcm_project SET bundle_ids = \(project.bundleIDs.joined(separator: " ")) WHERE id = \(projectID)",
+                        logger: logger)
+                    return project
+                }
+            }
+        }
+    }
+
     private static let fcmProjectColumns =
         "id, client_email, client_id, private_key_id, public_key_pem, provider_key_id, bundle_ids, created_at"
 

@@ -131,6 +131,12 @@ extension PostgresGatewayStore {
                            \(n.receivedAt.timeIntervalSince1970), \(n.expiresAt.timeIntervalSince1970)
                     WHERE EXISTS (SELECT 1 FROM present)
                     RETURNING 1
+                ), logged AS (
+                    -- Its received event with it, when the store logs it (StoredNotification.loggedAt).
+                    INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic)
+                    SELECT \(n.uniqueID), \(n.receivedAt.timeIntervalSince1970), 'received', \(DeliveryEvent.receivedDetail),
+                           \(n.apnsID), \(n.token), \(n.topic)
+                    FROM saved WHERE \(n.loggedAt != nil)
                 )
                 SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID)) FROM saved
                 """

@@ -10,7 +10,8 @@ extension PostgresGatewayStore {
     // MARK: Stored notifications
 
     public func store(_ n: StoredNotification) async throws -> String? {
-        try await perform { client in
+        if n.loggedAt != nil { return try await storeLogged(n) }
+        return try await perform { client in
             // One statement, one commit: the previous notification's unique id, the new row (unclaimed), and the
             // device's announcement, which every node gets at the commit.
             let rows = try await client.query(
@@ -31,6 +32,43 @@ extension PostgresGatewayStore {
                 """
             ).collect()
             return try rows.first?.decode((String?, String).self).0
+        }
+    }
+
+    /// ``store(_:)`` for a notification whose delivery-log events go with it (``StoredNotification/loggedAt``): the
+    /// previous notification, the new row, the events and the announcement in one transaction.
+    private func storeLogged(_ n: StoredNotification) async throws -> String? {
+        try await perform { [logger] client in
+            try await Self.unwrappingTransactionError {
+                try await client.withTransaction(logger: logger) { connection in
+                    let previous = try await connection.query(
+                        "SELECT unique_id FROM stored_notification WHERE token = \(n.token) AND topic = \(n.topic) FOR UPDATE",
+                        logger: logger
+                    ).collect().first?.decode(String.self)
+                    try await connection.query(
+                        """
+                        INSERT INTO stored_notification
+                            (token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority, collapse_id,
+                             payload, received_at, expires_at)
+                        VALUES (\(n.token), \(n.topic), \(n.deviceID), \(n.bundleID), \(n.apnsID), \(n.uniqueID),
+                                \(n.pushType.rawValue), \(n.priority.rawValue), \(n.collapseID), \(n.payload),
+                                \(n.receivedAt.timeIntervalSince1970), \(n.expiresAt.timeIntervalSince1970))
+                        \(unescaped: Self.replaceStoredNotification)
+                        """, logger: logger)
+                    for event in DeliveryEvent.keeping(n, replacing: previous) {
+                        try await connection.query(
+                            """
+                            INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic)
+                            VALUES (\(event.uniqueID), \(event.at.timeIntervalSince1970), \(event.kind.rawValue),
+                                    \(event.detail), \(event.subject?.apnsID), \(event.subject?.recipient),
+                                    \(event.subject?.topic))
+                            """, logger: logger)
+                    }
+                    try await connection.query(
+                        "SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID))", logger: logger)
+                    return previous
+                }
+            }
         }
     }
 

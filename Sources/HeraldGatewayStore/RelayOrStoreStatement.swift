@@ -5,10 +5,12 @@ import PostgresNIO
 /// Relays or stores a batch of notifications (no two for the same token and topic) in one statement and one commit:
 /// those whose token is still active, each relayed if its device is connected to a node that has beaten since the
 /// deadline, stored otherwise; the
-/// devices announced together (`stored <device> <device> …`). Prepared once per connection: the batch is its bindings (arrays), so the server parses
+/// devices announced together (`stored <device> <device> …`); the delivery-log events of those whose
+/// ``StoredNotification/loggedAt`` is set written in the same statement (received; stored, and the one it replaced
+/// discarded). Prepared once per connection: the batch is its bindings (arrays), so the server parses
 /// and plans it once.
 struct RelayOrStoreStatement: PostgresPreparedStatement {
-    static let name = "herald_relay_or_store_v2"
+    static let name = "herald_relay_or_store_v3"
     /// Each row: the notification's place in the batch, whether it was relayed, the unique ID it replaced, the
     /// number of announcements (read so that they are made), whether its token is known, and when it was revoked.
     typealias Row = (Int, Bool, String?, Int, Bool, Double?)
@@ -17,9 +19,9 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
         WITH incoming AS MATERIALIZED (
             SELECT * FROM unnest(
                 $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
-                $9::text[], $10::boolean[], $11::bytea[], $12::float8[], $13::float8[]
+                $9::text[], $10::boolean[], $11::bytea[], $12::float8[], $13::float8[], $16::boolean[], $17::float8[]
             ) WITH ORDINALITY AS i(token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority,
-                                   collapse_id, has_collapse_id, payload, received_at, expires_at, n)
+                                   collapse_id, has_collapse_id, payload, received_at, expires_at, logged, logged_at, n)
         ), known AS MATERIALIZED (
             SELECT token, revoked_at FROM device_token WHERE token IN (SELECT token FROM incoming)
         ), accepted AS MATERIALIZED (
@@ -49,6 +51,21 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
             ORDER BY token, topic
             \(PostgresGatewayStore.replaceStoredNotification)
             RETURNING device_id
+        ), logged_events AS (
+            -- The log of what this statement did, with it: no commit keeps a push without its events.
+            INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic)
+            SELECT unique_id, at, kind, detail, apns_id, recipient, topic FROM (
+                SELECT a.n, 0 AS step, a.unique_id, a.received_at AS at, 'received' AS kind, $18 AS detail,
+                       a.apns_id, a.token AS recipient, a.topic
+                FROM accepted a WHERE a.logged
+                UNION ALL
+                SELECT a.n, 1, a.unique_id, a.logged_at, 'stored', $19, NULL, NULL, NULL
+                FROM accepted a WHERE a.logged AND a.device_id NOT IN (SELECT device_id FROM present)
+                UNION ALL
+                SELECT a.n, 2, p.unique_id, a.logged_at, 'discarded', $20, NULL, NULL, NULL
+                FROM accepted a JOIN previous p USING (token, topic)
+                WHERE a.logged AND a.device_id NOT IN (SELECT device_id FROM present)
+            ) AS e ORDER BY n, step
         ), announced AS MATERIALIZED (
             -- One announcement for up to 50 devices (device IDs are at most 128 bytes: within NOTIFY's 8,000).
             SELECT pg_notify($15, 'stored ' || string_agg(device_id, ' '))
@@ -67,7 +84,7 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
     var liveSince: Double
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 15)
+        var bindings = PostgresBindings(capacity: 20)
         bindings.append(batch.map(\.token))
         bindings.append(batch.map(\.topic))
         bindings.append(batch.map(\.deviceID))
@@ -83,6 +100,11 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
         bindings.append(batch.map(\.expiresAt.timeIntervalSince1970))
         bindings.append(liveSince)
         bindings.append(PostgresNodeCoordinator.channel)
+        bindings.append(batch.map { $0.loggedAt != nil })
+        bindings.append(batch.map { $0.loggedAt?.timeIntervalSince1970 ?? 0 })
+        bindings.append(DeliveryEvent.receivedDetail)
+        bindings.append(DeliveryEvent.storedDetail)
+        bindings.append(DeliveryEvent.replacedDetail)
         return bindings
     }
 

@@ -35,6 +35,21 @@ extension SQLiteGatewayStore {
         }
     }
 
+    public func addFCMProjectApps(_ bundleIDs: [String], projectID: String) async throws -> FCMProjectRecord? {
+        try await groupCommit.write { db in
+            guard
+                var project = try Row.fetchOne(
+                    db, sql: "SELECT \(Self.fcmProjectColumns) FROM fcm_project WHERE id = ?", arguments: [projectID]
+                ).map(Self.fcmProject)
+            else { return nil }
+            project.bundleIDs = FCMProjectRecord.adding(bundleIDs, to: project.bundleIDs)
+            try db.execute(
+                sql: "UPDATE fcm_project SET bundle_ids = ? WHERE id = ?",
+                arguments: [project.bundleIDs.joined(separator: " "), projectID])
+            return project
+        }
+    }
+
     private static let fcmProjectColumns =
         "id, client_email, client_id, private_key_id, public_key_pem, provider_key_id, bundle_ids, created_at"
 

@@ -544,7 +544,9 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
     // MARK: Stored notifications
 
     public func store(_ n: StoredNotification) async throws -> String? {
-        let kept = try await groupCommit.write(.durable, oneChange: true) { db in try Self.keep(n, in: db, checkingToken: false) }
+        let kept = try await groupCommit.write(.durable, oneChange: n.loggedAt == nil) { db in
+            try Self.keep(n, in: db, checkingToken: false)
+        }
         guard case .stored(let replaced) = kept else { return nil }
         return replaced
     }
@@ -557,11 +559,13 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
         _ n: StoredNotification, completion: @escaping @Sendable (Result<SharedDelivery, any Error>) -> Void
     ) {
         groupCommit.write(
-            .durable, oneChange: true, { db in try Self.keep(n, in: db, checkingToken: true) }, completion: completion)
+            .durable, oneChange: n.loggedAt == nil, { db in try Self.keep(n, in: db, checkingToken: true) },
+            completion: completion)
     }
 
     /// Keeps `n`, replacing the notification kept for its token and topic (whose unique ID it returns) — with
-    /// `checkingToken`, only if its token is known and not revoked. One change: the insert.
+    /// `checkingToken`, only if its token is known and not revoked — and, when ``StoredNotification/loggedAt`` is
+    /// set, its delivery-log events in the same transaction. One change (the insert) when it is not.
     private static func keep(_ n: StoredNotification, in db: Database, checkingToken: Bool) throws -> SharedDelivery {
         // Every offline push runs these: their values go straight to SQLite.
         let previous: String?
@@ -608,6 +612,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
             $0.bind(n.receivedAt.timeIntervalSince1970)
             $0.bind(n.expiresAt.timeIntervalSince1970)
         }
+        try appendEvents(DeliveryEvent.keeping(n, replacing: previous), in: db)
         return .stored(replacing: previous)
     }
 
@@ -657,22 +662,26 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
 
     public func appendEvents(_ events: [DeliveryEvent]) async throws {
         guard !events.isEmpty else { return }
-        try await groupCommit.write(.crashSafeShared) { db in
-            let statement = try db.cachedStatement(
-                sql:
-                    "INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic) VALUES (?, ?, ?, ?, ?, ?, ?)"
-            )
-            for event in events {
-                // Two or three events a push: their values go straight to SQLite.
-                try statement.executeDirectly {
-                    $0.bind(event.uniqueID)
-                    $0.bind(event.at.timeIntervalSince1970)
-                    $0.bind(event.kind.rawValue)
-                    $0.bind(event.detail)
-                    $0.bind(event.subject?.apnsID)
-                    $0.bind(event.subject?.recipient)
-                    $0.bind(event.subject?.topic)
-                }
+        try await groupCommit.write(.crashSafeShared) { db in try Self.appendEvents(events, in: db) }
+    }
+
+    /// Writes delivery-log events in the open transaction.
+    private static func appendEvents(_ events: [DeliveryEvent], in db: Database) throws {
+        guard !events.isEmpty else { return }
+        let statement = try db.cachedStatement(
+            sql:
+                "INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        )
+        for event in events {
+            // Two or three events a push: their values go straight to SQLite.
+            try statement.executeDirectly {
+                $0.bind(event.uniqueID)
+                $0.bind(event.at.timeIntervalSince1970)
+                $0.bind(event.kind.rawValue)
+                $0.bind(event.detail)
+                $0.bind(event.subject?.apnsID)
+                $0.bind(event.subject?.recipient)
+                $0.bind(event.subject?.topic)
             }
         }
     }

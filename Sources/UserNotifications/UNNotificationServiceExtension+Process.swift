@@ -20,10 +20,9 @@ extension ServiceExtensionProcess {
     static func run(_ serviceExtension: UNNotificationServiceExtension) -> Never {
         let environment = ProcessInfo.processInfo.environment
         let current = CurrentExtension()
-        signal(SIGUSR1, SIG_IGN)
-        let expiry = DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .main)
-        expiry.setEventHandler { current.expire() }
-        expiry.resume()
+        // The expiry signal's handler exists before "ready" is written: the daemon may send it the moment it reads that
+        // line (a push whose time ran out while the process started), and none is ever lost (ExpirySignal).
+        ExpirySignal.install { request in current.expire(request: request) }
         if let path = environment[requestVariable] {
             guard let data = FileManager.default.contents(atPath: path),
                 let record = try? JSONDecoder().decode(NotificationRequestRecord.self, from: data)
@@ -31,18 +30,21 @@ extension ServiceExtensionProcess {
             ready()
             let only = UncheckedSendableBox(serviceExtension)
             DispatchQueue.main.async {
-                current.begin(only.value)
+                current.begin(only.value, request: 1)
                 handle(record, with: only.value) { exit(0) }
                 current.received()
             }
         } else if environment[warmVariable] == "1" {
             ready()
-            // Requests one at a time, each to a new instance (of the @main class), as long as standard input is open.
+            // Requests one at a time, each to a new instance (of the @main class), as long as standard input is open;
+            // the n-th line is request n, which is what the daemon's expiry signal for it carries.
             let made = UncheckedSendableBox(serviceExtension)
             let kind = type(of: serviceExtension)
             let reader = Thread {
                 var first: UNNotificationServiceExtension? = made.value
+                var number: Int32 = 0
                 while let line = readLine() {
+                    number &+= 1
                     guard let record = try? JSONDecoder().decode(NotificationRequestRecord.self, from: Data(line.utf8)) else {
                         write(Answer(content: nil, error: "not a notification request"))
                         continue
@@ -51,8 +53,9 @@ extension ServiceExtensionProcess {
                     first = nil
                     let done = DispatchSemaphore(value: 0)  // this reader's own thread waits, nothing else
                     let call = UncheckedSendableBox(instance)
+                    let request = number
                     DispatchQueue.main.async {
-                        current.begin(call.value)
+                        current.begin(call.value, request: request)
                         handle(record, with: call.value) {
                             current.end()
                             done.signal()
@@ -112,43 +115,98 @@ extension ServiceExtensionProcess {
         exit(64)
     }
 
-    /// The request being handled, for `SIGUSR1`: the signal is for the request the daemon sent last, so one that comes
-    /// before that request's `didReceive` was called waits for it (Apple calls `serviceExtensionTimeWillExpire()` only
-    /// after `didReceive`). Used on the main queue only.
+    /// The request being handled, for `SIGUSR1`: a signal names the request whose time ran out (its number: the
+    /// daemon sends it with `sigqueue`), so one that comes before that request's `didReceive` was called waits for it
+    /// (Apple calls `serviceExtensionTimeWillExpire()` only after `didReceive`), and one for a request already
+    /// answered is not taken for the next. A plain `kill -USR1` (number 0) is for the request being handled, or the
+    /// next. Used on the main queue only.
     private final class CurrentExtension: @unchecked Sendable {
         private var instance: UNNotificationServiceExtension?
+        private var request: Int32 = 0
         private var didReceive = false
-        private var expiryPending = false
+        private var expiryCalled = false
+        /// The highest request number whose time ran out.
+        private var expiredThrough: Int32 = 0
 
-        /// A request starts with `instance`.
-        func begin(_ instance: UNNotificationServiceExtension) {
+        /// Request number `request` starts with `instance`.
+        func begin(_ instance: UNNotificationServiceExtension, request: Int32) {
             self.instance = instance
+            self.request = request
             didReceive = false
+            expiryCalled = false
         }
 
         /// Its `didReceive` was called: an expiry that came first is delivered now.
         func received() {
             guard instance != nil else { return }
             didReceive = true
-            if expiryPending {
-                expiryPending = false
-                instance?.serviceExtensionTimeWillExpire()
-            }
+            expireIfDue()
         }
 
-        /// It was answered: a signal from now on is for the next request.
+        /// It was answered: a signal from now on is for a later request.
         func end() {
             instance = nil
             didReceive = false
         }
 
-        /// `SIGUSR1`.
-        func expire() {
-            if let instance, didReceive {
-                instance.serviceExtensionTimeWillExpire()
-            } else {
-                expiryPending = true
-            }
+        /// `SIGUSR1` for request number `number` (0: the current one, or the next).
+        func expire(request number: Int32) {
+            let number = number != 0 ? number : (instance != nil ? request : request &+ 1)
+            expiredThrough = max(expiredThrough, number)
+            expireIfDue()
+        }
+
+        private func expireIfDue() {
+            guard let instance, didReceive, !expiryCalled, expiredThrough >= request else { return }
+            expiryCalled = true
+            instance.serviceExtensionTimeWillExpire()
         }
     }
+}
+
+/// `SIGUSR1` for a service extension, caught by a handler of its own (`sigaction`) that writes the request number
+/// the signal carries (`sigqueue`'s value; 0 for a plain `kill`) to a pipe the main queue reads.
+///
+/// Why not a `DispatchSource` signal source: on Linux libdispatch installs its handler only when the source is first
+/// registered, on the main queue, after `dispatchMain()`; a signal that comes before that — the daemon sends it the
+/// moment it reads "ready" when the push's time already ran out — meets the process's `SIG_IGN` and is lost, and with
+/// it the best attempt (the cause of issue 63's B-51 failure). The handler here is installed before "ready" is
+/// written, and whichever thread takes the signal, its number waits in the pipe until the main queue reads it.
+private enum ExpirySignal {
+    /// The pipe's write end, for the handler (set once, before the handler is installed).
+    nonisolated(unsafe) static var writeEnd: Int32 = -1
+    nonisolated(unsafe) private static var source: (any DispatchSourceRead)?
+
+    /// Installs the handler; `expire` runs on the main queue with each signal's request number.
+    static func install(_ expire: @escaping @Sendable (Int32) -> Void) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[0], F_SETFL, fcntl(ends[0], F_GETFL) | O_NONBLOCK)
+        _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)
+        writeEnd = ends[1]
+        let readEnd = ends[0]
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: .main)
+        source.setEventHandler {
+            var number: Int32 = 0
+            while withUnsafeMutableBytes(of: &number, { read(readEnd, $0.baseAddress, 4) }) == 4 { expire(number) }
+        }
+        source.resume()
+        self.source = source
+        var action = sigaction()
+        action.__sigaction_handler.sa_sigaction = expirySignalHandler
+        action.sa_flags = SA_SIGINFO | SA_RESTART
+        sigemptyset(&action.sa_mask)
+        sigaction(SIGUSR1, &action, nil)
+    }
+}
+
+/// The handler: async-signal-safe (one `write` of four bytes to a non-blocking pipe; `errno` kept).
+private func expirySignalHandler(_ signal: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _: UnsafeMutableRawPointer?) {
+    let saved = errno
+    var number: Int32 = 0
+    if let info, info.pointee.si_code == SI_QUEUE { number = info.pointee._sifields._rt.si_sigval.sival_int }
+    _ = withUnsafeBytes(of: &number) { write(ExpirySignal.writeEnd, $0.baseAddress, 4) }
+    errno = saved
 }

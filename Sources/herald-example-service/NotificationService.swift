@@ -4,7 +4,8 @@
 //
 // An app declares it in its bundle: PlugIns/NotificationService.appex/Info.plist with NSExtensionPointIdentifier
 // com.apple.usernotifications.service and CFBundleExecutable herald-example-service. For Herald's tests, a payload key
-// "test" makes it misbehave: "never" (the handler is only called at serviceExtensionTimeWillExpire), "crash", "hang".
+// "test" makes it misbehave: "never" (the handler is only called at serviceExtensionTimeWillExpire), "crash", "hang",
+// "twice" (the handler called a second time, with other content).
 import Foundation
 import UserNotifications
 
@@ -33,6 +34,12 @@ class NotificationService: UNNotificationServiceExtension {
             case "never": return  // serviceExtensionTimeWillExpire delivers the best attempt
             case "crash": abort()
             case "hang": while true { sleep(60) }
+            case "twice":
+                contentHandler(bestAttemptContent)
+                let other = UNMutableNotificationContent()
+                other.title = "second call"
+                contentHandler(other)
+                return
             default: break
             }
 

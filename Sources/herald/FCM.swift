@@ -14,13 +14,14 @@ extension HeraldCommand {
 
         struct Project: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
-                abstract: "Make and list Firebase projects.", subcommands: [Create.self, List.self])
+                abstract: "Make and list Firebase projects and add apps to them.",
+                subcommands: [Create.self, AddApp.self, List.self])
 
             struct Create: AsyncParsableCommand {
                 static let configuration = CommandConfiguration(
                     abstract: "Make a Firebase project and write its service-account key file (Google's JSON format).",
                     discussion:
-                        "The project sends with an APNs provider key the gateway knows (as FCM sends with the .p8 key uploaded to a project) to the apps named with --bundle-id. Prints `project: <id>` and `credentials: <path>`; the key file is written once, readable by you only, and Herald keeps only its public half."
+                        "The project sends with an APNs provider key the gateway knows (as FCM sends with the .p8 key uploaded to a project) to its iOS apps: name them with --bundle-id, now or later with `herald fcm project add-app` (a project can have none, as a new Firebase project has none). Prints `project: <id>` and `credentials: <path>`; the key file is written once, readable by you only, and Herald keeps only its public half."
                 )
                 @OptionGroup var store: GatewayStoreOptions
                 @Argument(help: "The project ID: 6 to 30 lowercase letters, digits and hyphens, starting with a letter.")
@@ -36,9 +37,6 @@ extension HeraldCommand {
                         throw ValidationError(
                             "\(projectID) is not a project ID: use 6 to 30 lowercase letters, digits and hyphens, starting with a letter (for example my-app-1234)."
                         )
-                    }
-                    guard !bundleIDs.isEmpty else {
-                        throw ValidationError("Name the project's apps with --bundle-id com.example.app (repeatable).")
                     }
                     for bundleID in bundleIDs { try requireBundleID(bundleID, option: "--bundle-id") }
                     let file =
@@ -81,6 +79,33 @@ extension HeraldCommand {
                 }
             }
 
+            struct AddApp: AsyncParsableCommand {
+                static let configuration = CommandConfiguration(
+                    commandName: "add-app",
+                    abstract: "Add iOS apps to a Firebase project (as Firebase's console adds an app to a project).",
+                    discussion:
+                        "A running gateway sees the new apps at once. Prints `project: <id>` and `apps: <bundle IDs>`.")
+                @OptionGroup var store: GatewayStoreOptions
+                @Argument(help: "The project ID.") var projectID: String
+                @Option(name: .customLong("bundle-id"), help: "An iOS app to add (repeatable; at least one).")
+                var bundleIDs: [String] = []
+
+                func run() async throws {
+                    guard !bundleIDs.isEmpty else {
+                        throw ValidationError("Name the apps to add with --bundle-id com.example.app (repeatable).")
+                    }
+                    for bundleID in bundleIDs { try requireBundleID(bundleID, option: "--bundle-id") }
+                    let project = try await store.withStore {
+                        try await $0.addFCMProjectApps(bundleIDs, projectID: projectID)
+                    }
+                    guard let project else {
+                        throw CommandFailure("No Firebase project \(projectID); `herald fcm project list` shows the projects.")
+                    }
+                    print("project: \(project.projectID)")
+                    print("apps: \(project.bundleIDs.joined(separator: " "))")
+                }
+            }
+
             struct List: AsyncParsableCommand {
                 static let configuration = CommandConfiguration(abstract: "List the Firebase projects.")
                 @OptionGroup var store: GatewayStoreOptions
@@ -93,7 +118,7 @@ extension HeraldCommand {
                     }
                     for project in projects {
                         print(
-                            "\(project.projectID)  \(project.clientEmail)  key \(project.providerKeyID)  apps \(project.bundleIDs.joined(separator: ", "))"
+                            "\(project.projectID)  \(project.clientEmail)  key \(project.providerKeyID)  apps \(project.bundleIDs.isEmpty ? "(none)" : project.bundleIDs.joined(separator: ", "))"
                         )
                     }
                 }

@@ -82,4 +82,28 @@ import Testing
             await device.close()
         }
     }
+
+    @Test(
+        "A project made with no app (as `herald fcm project create NAME` makes one) refuses the app's token until the app is added; the running gateway sees the app at once"
+    )
+    func appAddedToAProjectLater() async throws {
+        try await withGateway(configure: { $0.fcmPort = 0 }) { harness, _ in
+            let (account, _) = try FCMServiceAccount.create(projectID: "empty-project")
+            #expect(
+                try await harness.store.createFCMProject(
+                    FCMProjectRecord(account: account, providerKeyID: GatewayHarness.keyID, bundleIDs: [], createdAt: Date())))
+            let device = try await harness.connectDevice()
+            let apnsToken = try await device.register(bundleID: GatewayHarness.bundleID)
+            let messaging = Self.messaging(projectID: "empty-project", port: try #require(harness.ports.fcm))
+            messaging.apnsToken = Data(try #require(DeviceToken(hex: apnsToken)).bytes)
+            await #expect(throws: MessagingError.self, "the project has no app yet") { try await messaging.token() }
+            let added = try await harness.store.addFCMProjectApps(
+                [GatewayHarness.bundleID, GatewayHarness.bundleID], projectID: "empty-project")
+            #expect(added?.bundleIDs == [GatewayHarness.bundleID], "once, however often named")
+            #expect(try await harness.store.addFCMProjectApps(["com.example.x"], projectID: "no-such-project") == nil)
+            let token = try await messaging.token()
+            #expect(FCMRegistrationToken(token) != nil, "the gateway had cached the project without the app")
+            await device.close()
+        }
+    }
 }

@@ -65,7 +65,7 @@ extension PushDispatcher {
     ///   - how: What ``dispatchingWithoutTask(deviceID:expiration:fingerprint:now:)`` answered for it.
     ///   - eventLoop: Where the future completes: the request's loop.
     func dispatch(_ push: AcceptedPush, _ how: DispatchWithoutTask, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        recordReceived(push)
+        countReceived(push)
         switch how {
         case .keep(let keeping):
             return keep(push, keeping, on: eventLoop)
@@ -73,6 +73,7 @@ extension PushDispatcher {
             let done = eventLoop.makePromise(of: Void.self)
             session.deliver(EncodedPush(DevicePush(push))) { acknowledgement in
                 if let acknowledgement {
+                    self.log.record(self.receivedEvent(push))
                     self.recordDelivered(push, acknowledgement)
                     self.remember(push)
                     done.succeed(())
@@ -92,6 +93,7 @@ extension PushDispatcher {
         let now = clock.now
         guard let expiresAt = keptUntil(push.expiration, now: now) else {
             // One node: nowhere to relay its one attempt to.
+            log.record(receivedEvent(push))
             discardExpired(push, offlineAfter: push.expiration)
             remember(push)
             return eventLoop.makeSucceededVoidFuture()
@@ -103,7 +105,9 @@ extension PushDispatcher {
     /// durable.
     private func keep(_ push: AcceptedPush, _ keeping: KeepingWithoutTask, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let kept = eventLoop.makePromise(of: SharedDelivery.self)
-        let notification = StoredNotification(push, expiresAt: keeping.expiresAt)
+        // The store writes its received and stored events with it (StoredNotification.loggedAt).
+        var notification = StoredNotification(push, expiresAt: keeping.expiresAt)
+        notification.loggedAt = keeping.now
         switch keeping.store {
         case .local(let store): store.keepIfTokenActive(notification) { kept.completeWith($0) }
         case .shared(let store): store.relayOrStore(notification) { kept.completeWith($0) }
@@ -113,11 +117,13 @@ extension PushDispatcher {
             case .relayed:
                 self.remember(push)
             case .stored(let replaced):
-                self.recordStored(push, replacing: replaced, at: keeping.now)
+                self.recordStored(push, replacing: replaced)
                 self.remember(push)
             case .revoked(let date):
+                self.log.record(self.receivedEvent(push))
                 throw APNsRefusal(.unregistered, timestamp: date)
             case .unknownToken:
+                self.log.record(self.receivedEvent(push))
                 throw APNsRefusal(.badDeviceToken)
             }
         }

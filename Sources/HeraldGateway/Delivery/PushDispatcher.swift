@@ -64,11 +64,12 @@ final class PushDispatcher: Sendable {
     /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
     func dispatch(_ push: AcceptedPush) async throws {
         var push = push
-        recordReceived(push)
+        countReceived(push)
         guard let fingerprint = push.fingerprint else { return try await deliverOrStore(push) }
         if let first = recent.acceptance(of: fingerprint, now: push.receivedAt) {
             try await confirmToken(&push)
             log.record(
+                receivedEvent(push),
                 DeliveryEvent(
                     uniqueID: push.uniqueID, at: push.receivedAt, kind: .discarded,
                     detail:
@@ -92,6 +93,7 @@ final class PushDispatcher: Sendable {
             try await confirmToken(&push)
             let message = DevicePush(push)
             if let acknowledgement = await session.deliver(message) {
+                log.record(receivedEvent(push))
                 recordDelivered(push, acknowledgement)
                 return
             }
@@ -106,23 +108,30 @@ final class PushDispatcher: Sendable {
             {
                 return
             }
+            log.record(receivedEvent(push))
             discardExpired(push, offlineAfter: push.expiration)
             return
         }
-        let stored = StoredNotification(push, expiresAt: expiresAt)
+        // The store writes its received and stored events with it (StoredNotification.loggedAt).
+        var stored = StoredNotification(push, expiresAt: expiresAt)
+        stored.loggedAt = now
         let replaced: String?
         if let shared {
             // Several nodes: a device connected to another node gets the push through it; stored otherwise.
             switch try await shared.relayOrStore(stored) {
             case .relayed: return
             case .stored(let previous): replaced = previous
-            case .revoked(let date): throw APNsRefusal(.unregistered, timestamp: date)
-            case .unknownToken: throw APNsRefusal(.badDeviceToken)
+            case .revoked(let date):
+                log.record(receivedEvent(push))
+                throw APNsRefusal(.unregistered, timestamp: date)
+            case .unknownToken:
+                log.record(receivedEvent(push))
+                throw APNsRefusal(.badDeviceToken)
             }
         } else {
             replaced = try await store.store(stored)
         }
-        recordStored(push, replacing: replaced, at: now)
+        recordStored(push, replacing: replaced)
     }
 
     /// Until when a push for an offline device is kept: its expiration, within the storage lifetime; `nil` for one
@@ -143,26 +152,24 @@ final class PushDispatcher: Sendable {
         recent.remember(fingerprint, .init(uniqueID: push.uniqueID, at: push.receivedAt))
     }
 
-    /// The delivery log's and the metrics' account of a push received.
-    func recordReceived(_ push: AcceptedPush) {
-        log.record(
-            DeliveryEvent(
-                uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: "Received by APNs",
-                subject: DeliverySubject(apnsID: push.apnsID, recipient: push.token.token, topic: push.topic)))
+    /// The metrics' account of a push received (its delivery-log event is written with what became of it:
+    /// ``receivedEvent(_:)``, or by the store that keeps it).
+    func countReceived(_ push: AcceptedPush) {
         metrics.record(.received, pushType: push.pushType, priority: push.priority)
     }
 
-    /// Accounts for a push stored for its offline device, and tells the device's session in case it connected
-    /// meanwhile.
-    func recordStored(_ push: AcceptedPush, replacing replaced: String?, at now: Date) {
-        log.record(DeliveryEvent(uniqueID: push.uniqueID, at: now, kind: .stored, detail: "Stored - Device Offline"))
+    /// The delivery log's "Received by APNs" of a push, for the paths that do not keep it in the store (delivered to
+    /// its connected device, discarded, refused); a kept push's is written by the store in the same transaction.
+    func receivedEvent(_ push: AcceptedPush) -> DeliveryEvent {
+        DeliveryEvent(
+            uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: DeliveryEvent.receivedDetail,
+            subject: DeliverySubject(apnsID: push.apnsID, recipient: push.token.token, topic: push.topic))
+    }
+
+    /// Accounts for a push stored for its offline device — its delivery-log events (received, stored, the one it
+    /// replaced) were written by the store with it — and tells the device's session in case it connected meanwhile.
+    func recordStored(_ push: AcceptedPush, replacing replaced: String?) {
         metrics.record(.storedDeviceOffline, pushType: push.pushType, priority: push.priority)
-        if let replaced {
-            log.record(
-                DeliveryEvent(
-                    uniqueID: replaced, at: now, kind: .discarded,
-                    detail: "Discarded - Replaced: a newer notification for the same device and topic was stored"))
-        }
         // The device may have connected between the check above and the store: hand it over now.
         hub.storedPushArrived(for: push.token.deviceID)
     }
@@ -180,7 +187,9 @@ final class PushDispatcher: Sendable {
     /// node, or when the device is connected to none, so that it is stored or discarded as for an offline device.
     private func relay(_ push: AcceptedPush, until expiresAt: Date) async throws -> Bool {
         guard let shared else { return false }
-        return try await shared.relay(StoredNotification(push, expiresAt: expiresAt))
+        var relayed = StoredNotification(push, expiresAt: expiresAt)
+        relayed.loggedAt = clock.now  // its received event is written with the relayed row
+        return try await shared.relay(relayed)
     }
 
     /// Accounts for a push discarded because its device was offline (or did not acknowledge it) and its

@@ -31,7 +31,18 @@ extension FCMFrontDoor {
             } catch {
                 throw unavailable(error)
             }
-            guard let project else { throw FCMError(.notFound, "Project \(projectID) not found.") }
+            guard var project else { throw FCMError(.notFound, "Project \(projectID) not found.") }
+            if !project.bundleIDs.contains(bundleID) {
+                // `herald fcm project add-app` may have added it since the project was cached.
+                do {
+                    if let fresh = try await store.fcmProject(id: projectID) {
+                        cache.keep(fresh)
+                        project = fresh
+                    }
+                } catch {
+                    throw unavailable(error)
+                }
+            }
             guard let record, record.revokedAt == nil, record.purpose == .app else {
                 throw FCMError(.unregistered, "Requested entity was not found.")
             }
