@@ -3,7 +3,6 @@ import HeraldCore
 import HeraldNotificationEngine
 import Logging
 import Subprocess
-import Synchronization
 
 #if canImport(System)
 import System
@@ -341,55 +340,19 @@ extension ExtensionProcess {
     }
 }
 
-/// Set once an extension said it is ready for its deadline's signal; waited for without polling.
+/// Set once an extension said it is ready for its deadline's signal; waited for without polling (an `AwaitedValue`).
 final class ReadyFlag: Sendable {
-    private struct State {
-        var isSet = false
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter: UInt64 = 0
-    }
+    private let value = AwaitedValue<Void>()
 
-    private let state = Mutex(State())
+    var isSet: Bool { value.current != nil }
 
-    var isSet: Bool { state.withLock { $0.isSet } }
-
-    func set() {
-        let waiters = state.withLock { state in
-            state.isSet = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Waits until it is set, or the task is cancelled.
-    func wait() async {
-        let id = state.withLock { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.isSet || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
-        }
-    }
+    func set() { value.set(()) }
 
     /// Whether it was set before `clock` reached `deadline` (or the task was cancelled: `false`).
     func wait(orUntil deadline: Date, on clock: any HeraldClock) async -> Bool {
         if isSet { return true }
         return await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                await self.wait()
-                return self.isSet
-            }
+            group.addTask { await self.value.wait() != nil }
             group.addTask {
                 try? await clock.sleep(until: deadline)
                 return false

@@ -11,23 +11,16 @@ extension PostgresGatewayStore {
 
     public func appendEvents(_ events: [DeliveryEvent]) async throws {
         guard !events.isEmpty else { return }
-        let ids = events.map(\.uniqueID)
-        let times = events.map(\.at.timeIntervalSince1970)
-        let kinds = events.map(\.kind.rawValue)
-        let details = events.map(\.detail)
-        // '' for an event without a subject (every one but `received`): NULL in the table.
-        let apnsIDs = events.map { $0.subject?.apnsID ?? "" }
-        let recipients = events.map { $0.subject?.recipient ?? "" }
-        let topics = events.map { $0.subject?.topic ?? "" }
         try await perform { client in
             // One statement for the batch, rows in the batch's order.
-            for try await _ in try await client.execute(
-                AppendEvents(
-                    ids: ids, times: times, kinds: kinds, details: details, apnsIDs: apnsIDs, recipients: recipients,
-                    topics: topics),
-                logger: Self.statementLogger)
-            {}
+            for try await _ in try await client.execute(AppendEvents(events), logger: Self.statementLogger) {}
         }
+    }
+
+    /// Writes delivery-log events on `connection` (in its open transaction), as ``appendEvents(_:)`` does.
+    static func appendEvents(_ events: [DeliveryEvent], on connection: PostgresConnection) async throws {
+        guard !events.isEmpty else { return }
+        for try await _ in try await connection.execute(AppendEvents(events), logger: statementLogger) {}
     }
 
     /// A batch of delivery-log events, prepared once per connection.
@@ -47,6 +40,17 @@ extension PostgresGatewayStore {
         var apnsIDs: [String]
         var recipients: [String]
         var topics: [String]
+
+        init(_ events: [DeliveryEvent]) {
+            ids = events.map(\.uniqueID)
+            times = events.map(\.at.timeIntervalSince1970)
+            kinds = events.map(\.kind.rawValue)
+            details = events.map(\.detail)
+            // '' for an event without a subject (every one but `received`): NULL in the table.
+            apnsIDs = events.map { $0.subject?.apnsID ?? "" }
+            recipients = events.map { $0.subject?.recipient ?? "" }
+            topics = events.map { $0.subject?.topic ?? "" }
+        }
 
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 7)

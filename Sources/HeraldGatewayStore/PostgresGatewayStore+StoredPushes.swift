@@ -55,15 +55,7 @@ extension PostgresGatewayStore {
                                 \(n.receivedAt.timeIntervalSince1970), \(n.expiresAt.timeIntervalSince1970))
                         \(unescaped: Self.replaceStoredNotification)
                         """, logger: logger)
-                    for event in DeliveryEvent.keeping(n, replacing: previous) {
-                        try await connection.query(
-                            """
-                            INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic)
-                            VALUES (\(event.uniqueID), \(event.at.timeIntervalSince1970), \(event.kind.rawValue),
-                                    \(event.detail), \(event.subject?.apnsID), \(event.subject?.recipient),
-                                    \(event.subject?.topic))
-                            """, logger: logger)
-                    }
+                    try await Self.appendEvents(DeliveryEvent.keeping(n, replacing: previous), on: connection)
                     try await connection.query(
                         "SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID))", logger: logger)
                     return previous

@@ -164,6 +164,47 @@ import Testing
     }
 
     @Test(
+        "Issue 63: a kept notification with loggedAt has its received and stored events written with it, and the one it replaced its discarded one; without loggedAt, none (the caller logs)",
+        arguments: StoreBackEnd.allCases)
+    func keptWithItsLog(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            let token = try await store.activeToken(
+                deviceID: "device-1", bundleID: "com.example.app", environment: .development, at: Self.day0
+            ).token
+            func logged(_ uniqueID: String, at offset: Double) -> StoredNotification {
+                var n = Self.notification(uniqueID, token: token, at: Self.day0 + offset)
+                n.loggedAt = Self.day0 + offset + 0.5
+                return n
+            }
+            let first = logged("first", at: 1)
+            #expect(try await store.store(first) == nil)
+            let stored = DeliveryEvent(uniqueID: "first", at: Self.day0 + 1.5, kind: .stored, detail: DeliveryEvent.storedDetail)
+            #expect(try await store.events(uniqueID: "first") == [DeliveryEvent.received(first), stored])
+            let second = logged("second", at: 2)
+            #expect(try await store.store(second) == "first")
+            let replaced = DeliveryEvent(
+                uniqueID: "first", at: Self.day0 + 2.5, kind: .discarded, detail: DeliveryEvent.replacedDetail)
+            #expect(try await store.events(uniqueID: "first") == [DeliveryEvent.received(first), stored, replaced])
+            #expect(try await store.events(uniqueID: "second").map(\.kind) == [.received, .stored])
+            _ = try await store.store(Self.notification("unlogged", token: token, topic: "com.example.app.voip"))
+            #expect(try await store.events(uniqueID: "unlogged").isEmpty)
+            // Several nodes keep it through the batch statement: the same events.
+            if let shared = store as? any SharedGatewayStore {
+                let third = logged("third", at: 3)
+                #expect(try await shared.relayOrStore(third) == .stored(replacing: "second"))
+                #expect(
+                    try await store.events(uniqueID: "third")
+                        == [
+                            DeliveryEvent.received(third),
+                            DeliveryEvent(
+                                uniqueID: "third", at: Self.day0 + 3.5, kind: .stored, detail: DeliveryEvent.storedDetail),
+                        ])
+                #expect(try await store.events(uniqueID: "second").map(\.kind) == [.received, .stored, .discarded])
+            }
+        }
+    }
+
+    @Test(
         "Claims: a session takes what nobody holds, in order; released, or lapsed, it can be taken again",
         arguments: StoreBackEnd.allCases)
     func claims(_ backEnd: StoreBackEnd) async throws {
