@@ -35,7 +35,7 @@ public struct FCMProjectRecord: Sendable, Equatable {
     }
 
     /// `existing` with `added` after it, each bundle ID once, in the order first named.
-    package static func adding(_ added: [String], to existing: [String]) -> [String] {
+    static func adding(_ added: [String], to existing: [String]) -> [String] {
         var seen = Set<String>()
         return (existing + added).filter { seen.insert($0).inserted }
     }
