@@ -600,7 +600,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldCoreTests",
-            dependencies: ["HeraldCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["HeraldCore", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -378,6 +378,14 @@ public final class ConsoleServer: Service, Sendable {
             expiration = .at(Date(timeIntervalSince1970: Double(seconds)))
         }
         let collapseID = form["collapseID"].flatMap { $0.isEmpty ? nil : $0 }
+        do {
+            _ = try JSONValue(parsing: Data((form["payload"] ?? "").utf8))
+        } catch let error as JSONValue.ReadingError where error.unrepresentableNumber != nil {
+            // JSON, but not a payload an iPhone can read: said here, with the key, rather than as APNs' 400.
+            return ["message": "Not sent: \(error). Send it as a string."]
+        } catch {
+            // Not JSON at all: the gateway answers for it (400 BadRequestPayload), as APNs would.
+        }
         let suffixed =
             APNsPushType.split(topic: topic).suffixType == nil && pushType != .mdm ? topic + pushType.topicSuffix : topic
         let notification = APNsNotification(

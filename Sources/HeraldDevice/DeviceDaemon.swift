@@ -334,22 +334,26 @@ public final class DeviceDaemon: Service, Sendable {
                 metadata: ["push.count": "\(pushes.count)", "error": "\(error)"])
             return nil
         }
-        guard let disabled = await hand(admission.handOver) else { return nil }
-        var states = admission.states
-        for id in disabled { states[id] = .discardedDisabled }
-        return states
+        guard let outcomes = await hand(admission.handOver) else { return nil }
+        return admission.states.merging(outcomes) { $1 }
     }
 
     /// Hands pushes the delivery rules released to the engine, then tells the gateway what became of them.
     private func handOverReleased(_ pushes: [DevicePush]) async {
         if !pushes.isEmpty {
-            guard let disabled = await hand(pushes) else {
+            guard let outcomes = await hand(pushes) else {
                 // Not kept: held still; they come again with the daemon's next start.
                 return
             }
             do {
                 try await deliveryGate.handedOver(
-                    pushes.map { ($0, disabled.contains($0.deliveryID) ? .discardedDisabledFromStorage : .deliveredFromStorage) })
+                    pushes.map { push in
+                        switch outcomes[push.deliveryID] {
+                        case .discardedDisabled?: (push, .discardedDisabledFromStorage)
+                        case let state?: (push, state)
+                        case nil: (push, .deliveredFromStorage)
+                        }
+                    })
             } catch {
                 logger.error(
                     "Could not forget pushes handed over after holding them; they may be handed over again (and recognised)",
@@ -365,9 +369,11 @@ public final class DeviceDaemon: Service, Sendable {
         await deliveryGate.flushReports { try await client.report($0) }
     }
 
-    /// Hands pushes to the engine. Returns the delivery IDs of alerts whose app's notifications are off (not shown), or
-    /// `nil` when the pushes may not be acknowledged (not kept); repeats and pushes dropped by rule may be.
-    private func hand(_ pushes: [DevicePush]) async -> Set<String>? {
+    /// Hands pushes to the engine. Returns what became of those no app was given (by delivery ID): alerts whose app's
+    /// notifications are off (``DeviceDeliveryState/discardedDisabled``), payloads that are not one or ask for
+    /// nothing; or `nil` when the pushes may not be acknowledged (not kept). Repeats may be.
+    private func hand(_ pushes: [DevicePush]) async -> [String: DeviceDeliveryState]? {
+        var dropped: [String: DeviceDeliveryState] = [:]
         var arrivals: [RemoteArrival] = []
         for push in pushes {
             let metadata: Logger.Metadata = [
@@ -376,7 +382,9 @@ public final class DeviceDaemon: Service, Sendable {
             if push.pushType == APNsPushType.liveactivity.rawValue {
                 // Live Activity pushes go to ActivityKit's registry, never to the notification list.
                 do {
-                    try await liveActivities.apply(push, strings: strings(for: push.bundleID))
+                    if let state = try await liveActivities.apply(push, strings: strings(for: push.bundleID)) {
+                        dropped[push.deliveryID] = state
+                    }
                 } catch {
                     logger.error(
                         "Could not keep a Live Activity push; the gateway will send it again",
@@ -407,6 +415,7 @@ public final class DeviceDaemon: Service, Sendable {
                     try await widgets.keep(push)
                 } catch let error as WidgetRouter.NotAReload {
                     logger.warning("\(error); dropped", metadata: metadata)
+                    dropped[push.deliveryID] = .discardedNotAReload
                 } catch {
                     logger.error(
                         "Could not keep a widget reload; the gateway will send the push again",
@@ -438,14 +447,16 @@ public final class DeviceDaemon: Service, Sendable {
             } catch {
                 logger.warning(
                     "A push's payload cannot be shown; dropped", metadata: metadata.merging(["error": "\(error)"]) { $1 })
+                dropped[push.deliveryID] = .discardedNotAPayload
                 continue
             }
-            guard content.isUserVisible else {
-                guard content.contentAvailable else {
-                    logger.info("A push with nothing to show and no content-available; dropped", metadata: metadata)
-                    continue
-                }
+            if content.contentAvailable {
+                // The app's fetch handler runs for every content-available push, beside whatever it shows (Apple:
+                // "If there are user-visible updates that go along with the background update, you can set the
+                // alert, sound, or badge keys").
                 do {
+                    // With something visible the push is received twice, as a background push and as what it shows;
+                    // the engine keeps each receipt under its purpose, so neither is taken for a repeat of the other.
                     try await engine.receiveBackground(
                         push.payload, deliveryID: push.deliveryID, fingerprint: push.fingerprint.hex, for: push.bundleID)
                 } catch {
@@ -454,6 +465,27 @@ public final class DeviceDaemon: Service, Sendable {
                         metadata: metadata.merging([
                             "error": "\(error)"
                         ]) { $1 })
+                    return nil
+                }
+            }
+            guard content.isUserVisible else {
+                if !content.contentAvailable {
+                    logger.info("A push with nothing to show and no content-available; dropped", metadata: metadata)
+                    dropped[push.deliveryID] = .discardedNothingToShow
+                }
+                continue
+            }
+            guard content.reading.isListed else {
+                // A badge or a sound and no alert: set and played, nothing listed (PayloadReading).
+                do {
+                    let identifier = push.collapseID.flatMap { $0.isEmpty ? nil : $0 } ?? push.apnsID
+                    let reception = try await engine.receiveUnlisted(
+                        NotificationContentRecord(remote: content), identifier: identifier, for: push.bundleID)
+                    if reception == .notAllowed { dropped[push.deliveryID] = .discardedDisabled }
+                } catch {
+                    logger.error(
+                        "Could not set a push's badge; the gateway will send it again",
+                        metadata: metadata.merging(["error": "\(error)"]) { $1 })
                     return nil
                 }
                 continue
@@ -471,14 +503,14 @@ public final class DeviceDaemon: Service, Sendable {
                     },
                     serviceExtension: modifier.map { ServiceExtensionClaim(bundle: $0.bundle, executable: $0.executable) }))
         }
-        guard !arrivals.isEmpty else { return [] }
+        guard !arrivals.isEmpty else { return dropped }
         do {
             // A held push's service extension runs in the engine, beside its loop (`ServiceExtensions`).
             let receptions = try await engine.receiveRemote(arrivals, modifiedBy: extensions)
-            return Set(
-                zip(arrivals, receptions).compactMap { arrival, reception in
-                    reception == .notAllowed ? arrival.deliveryID : nil
-                })
+            for (arrival, reception) in zip(arrivals, receptions) where reception == .notAllowed {
+                if let deliveryID = arrival.deliveryID { dropped[deliveryID] = .discardedDisabled }
+            }
+            return dropped
         } catch {
             logger.error(
                 "Could not keep pushes; the gateway will send them again",

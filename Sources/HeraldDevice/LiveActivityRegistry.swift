@@ -288,8 +288,12 @@ package actor LiveActivityRegistry {
     /// or to every activity on its channel, a start on a push-to-start token. A push that cannot apply (unknown token,
     /// older timestamp, ended activity, unreadable payload) is dropped and logged.
     ///
+    /// - Returns: Why a push sent to a token changed nothing (``DeviceDeliveryState/discardedNotAnActivityUpdate``,
+    ///   ``DeviceDeliveryState/discardedNoActivity``, ``DeviceDeliveryState/discardedOutOfOrder``), for its
+    ///   acknowledgement; `nil` when it applied, was a repeat, or was a broadcast.
     /// - Throws: A store error: the push is not acknowledged, and comes again.
-    package func apply(_ push: DevicePush, strings: LocalizedStringTable) async throws {
+    @discardableResult
+    package func apply(_ push: DevicePush, strings: LocalizedStringTable) async throws -> DeviceDeliveryState? {
         try await load()
         var metadata: Logger.Metadata = [
             "app.bundle_id": "\(push.bundleID)", "apns.id": "\(push.apnsID)", "push.delivery_id": "\(push.deliveryID)",
@@ -303,11 +307,12 @@ package actor LiveActivityRegistry {
                 metadata: metadata.merging([
                     "error": "\(error)"
                 ]) { $1 })
-            return
+            return push.channelID == nil ? .discardedNotAnActivityUpdate : nil
         }
         if payload.event == .start {
-            guard remember("start " + push.deliveryID) else { return }
+            guard remember("start " + push.deliveryID) else { return nil }
             try await start(payload, from: push, metadata: metadata)
+            return nil
         } else {
             let targets: [LiveActivityRecord] =
                 if let channel = push.channelID {
@@ -319,14 +324,17 @@ package actor LiveActivityRegistry {
                 logger.info("A Live Activity push for no running activity; dropped", metadata: metadata)
             }
             var changed: [LiveActivityRecord] = []
+            var (ended, older) = (0, 0)
             for var activity in targets {
                 metadata["activity.id"] = "\(activity.id)"
                 guard activity.isRunning else {
                     logger.info("A Live Activity push after the activity ended; ignored", metadata: metadata)
+                    ended += 1
                     continue
                 }
                 if let last = activity.pushTimestamp, payload.timestamp < last {
                     logger.info("A Live Activity push older than the last applied; ignored", metadata: metadata)
+                    older += 1
                     continue
                 }
                 guard remember(activity.id + " " + push.deliveryID) else { continue }
@@ -338,6 +346,11 @@ package actor LiveActivityRegistry {
                 await show(activity)
                 if !activity.isRunning { await release(activity) }
             }
+            // A push to a token that changed nothing says why; a broadcast is not acknowledged, so says nothing.
+            guard push.channelID == nil else { return nil }
+            if targets.count == ended { return .discardedNoActivity }
+            if changed.isEmpty, older == targets.count - ended { return .discardedOutOfOrder }
+            return nil
         }
     }
 

@@ -111,9 +111,8 @@ extension FCMMessage {
     /// Live Activity token.
     static func pushType(aps: [JSONValue.Member], liveActivity: Bool) -> String {
         if liveActivity { return "liveactivity" }
-        let shows = ["alert", "badge", "sound"].contains { value(of: $0, in: aps) != nil }
-        if !shows, value(of: "content-available", in: aps) == .integer(1) { return "background" }
-        return "alert"
+        // The device's reading of the payload (PayloadReading), as the gateway infers a push type from it.
+        return APNsPushType.inferred(from: PayloadReading(payload: .object([.init("aps", .object(aps))]))).rawValue
     }
 
     static func members(of value: JSONValue?) -> [JSONValue.Member] {

@@ -31,7 +31,7 @@ extension FuzzTarget {
                 if let collapseID = headers.collapseID {
                     try require(collapseID.utf8.count <= 64, "accepted a collapse id of \(collapseID.utf8.count) bytes")
                 }
-                let pushType = headers.effectivePushType(aps: nil)
+                let pushType = headers.effectivePushType(payload: nil)
                 _ = headers.effectivePriority(for: pushType)
             case .failure(let refusal):
                 try require((400..<500).contains(refusal.reason.status), "refused with status \(refusal.reason.status)")

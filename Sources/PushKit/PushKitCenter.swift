@@ -83,8 +83,8 @@ final class PushKitCenter: Sendable {
         let targets = registries.withLock { $0.values.compactMap { $0.value.registry }.filter(\.wantsVoIP) }.map(
             UncheckedSendableBox.init)
         guard !targets.isEmpty else { return false }
-        let dictionary = ((try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [String: Any]) ?? [:]
-        let payloadBox = UncheckedSendableBox(dictionary as [AnyHashable: Any])
+        // As JSONSerialization gives it on an iPhone: NSNull, exact integers, NSNumber booleans.
+        let payloadBox = UncheckedSendableBox((try? JSONValue(parsing: Data(payload.utf8)))?.foundationDictionary ?? [:])
         var handled = false
         for target in targets {
             // Each registry in turn, as Apple calls each registry's delegate.

@@ -180,7 +180,8 @@ open class UIApplication: UIResponder {
     /// Gives a background push to the delegate's fetch handler.
     private func handOver(backgroundPush payload: String, completion: @escaping @Sendable (BackgroundFetchResult) -> Void) {
         guard let delegate else { return }  // No answer: the push counts as not handled.
-        let userInfo = (try? JSONSerialization.jsonObject(with: Data(payload.utf8))) as? [AnyHashable: Any] ?? [:]
+        // As JSONSerialization gives it on an iPhone: NSNull, exact integers, NSNumber booleans.
+        let userInfo = (try? JSONValue(parsing: Data(payload.utf8)))?.foundationDictionary ?? [:]
         delegate.application(self, didReceiveRemoteNotification: userInfo) { result in
             completion(BackgroundFetchResult(rawValue: result.rawValue) ?? .noData)
         }

@@ -102,7 +102,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying, NSSecur
 }
 
 extension UNNotificationContent {
-    /// The `Sendable` record of this content; serializes `userInfo` as a property list.
+    /// The `Sendable` record of this content; keeps `userInfo` as ``UserInfoArchive`` does (JSON, or a property list).
     ///
     /// - Throws: `CocoaError(.propertyListWriteInvalid)` when `userInfo` holds a non-property-list value.
     package func makeRecord() throws -> NotificationContentRecord {
@@ -124,27 +124,15 @@ extension UNNotificationContent {
     }
 
     static func encodeUserInfo(_ userInfo: [AnyHashable: Any]) throws -> Data? {
-        if userInfo.isEmpty { return nil }
-        var dictionary: [String: Any] = [:]
-        for (key, value) in userInfo {
-            guard let key = key.base as? String else {
-                throw CocoaError(
-                    .propertyListWriteInvalid,
-                    userInfo: [
-                        NSDebugDescriptionErrorKey: "userInfo keys must be strings; found \(type(of: key.base))"
-                    ])
-            }
-            dictionary[key] = value
+        do {
+            return try UserInfoArchive.data(for: userInfo)
+        } catch {
+            throw CocoaError(.propertyListWriteInvalid, userInfo: [NSDebugDescriptionErrorKey: error.description])
         }
-        return try PropertyListSerialization.data(fromPropertyList: dictionary, format: .binary, options: 0)
     }
 
     static func decodeUserInfo(_ data: Data?) -> [AnyHashable: Any] {
-        guard let data, BinaryPropertyList.isPlain(data),
-            let object = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil),
-            let dictionary = object as? [AnyHashable: Any]
-        else { return [:] }
-        return dictionary
+        UserInfoArchive.dictionary(from: data)
     }
 }
 

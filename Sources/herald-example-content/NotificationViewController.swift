@@ -36,6 +36,13 @@ class NotificationViewController: UIViewController, UNNotificationContentExtensi
         switch notification.request.content.userInfo["test"] as? String {
         case "keep": answer = .doNotDismiss
         case "forward": answer = .dismissAndForwardAction
+        case "values":
+            // How this process reads the payload's values (issue 69), as JSONSerialization gives them on an iPhone.
+            let info = notification.request.content.userInfo
+            let u64max = (info["u64max"] as? UInt64).map { "\($0)" } ?? "-"
+            contentLabel.text =
+                "yes=\(info["yes"] as? Int ?? -1) no=\(info["no"] as? Int ?? -1) u64max=\(u64max) "
+                + "nothing=\(info["nothing"] is NSNull ? "null" : "-") arr=\((info["arr"] as? [Any])?.count ?? -1)"
         case "buttons":
             extensionContext?.notificationActions = [
                 UNNotificationAction(identifier: kCategoryTestConfirmKey, title: "OK!", options: [])

@@ -5,7 +5,8 @@
 // An app declares it in its bundle: PlugIns/NotificationService.appex/Info.plist with NSExtensionPointIdentifier
 // com.apple.usernotifications.service and CFBundleExecutable herald-example-service. For Herald's tests, a payload key
 // "test" makes it misbehave: "never" (the handler is only called at serviceExtensionTimeWillExpire), "crash", "hang",
-// "twice" (the handler called a second time, with other content).
+// "twice" (the handler called a second time, with other content); "values" says in the content's userInfo how it read
+// the payload's values ("extension-read").
 import Foundation
 import UserNotifications
 
@@ -34,6 +35,15 @@ class NotificationService: UNNotificationServiceExtension {
             case "never": return  // serviceExtensionTimeWillExpire delivers the best attempt
             case "crash": abort()
             case "hang": while true { sleep(60) }
+            case "values":
+                // How this process reads the payload's values (issue 69): as JSONSerialization gives them on an
+                // iPhone. The answer goes back in the content; the payload's own values go back unchanged.
+                let info = request.content.userInfo
+                bestAttemptContent.userInfo["extension-read"] = [
+                    "yes": info["yes"] as? Int ?? -1, "no": info["no"] as? Int ?? -1,
+                    "u64max": (info["u64max"] as? UInt64).map { "\($0)" } ?? "not a UInt64",
+                    "nothing": info["nothing"] is NSNull, "arr": (info["arr"] as? [Any])?.count ?? -1,
+                ]
             case "twice":
                 contentHandler(bestAttemptContent)
                 let other = UNMutableNotificationContent()

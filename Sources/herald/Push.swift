@@ -187,7 +187,15 @@ extension HeraldCommand {
                 guard let data = FileManager.default.contents(atPath: payload) else {
                     throw CommandFailure("Cannot read --payload \(payload).")
                 }
-                guard let file = try? JSONValue(parsing: data), case .object = file else {
+                let parsed: JSONValue?
+                do {
+                    parsed = try JSONValue(parsing: data)
+                } catch let error as JSONValue.ReadingError where error.unrepresentableNumber != nil {
+                    throw CommandFailure("--payload \(payload): \(error). Send it as a string.")
+                } catch {
+                    parsed = nil
+                }
+                guard let file = parsed, case .object = file else {
                     throw CommandFailure("--payload \(payload) is not a JSON object.")
                 }
                 json = Self.merge(options: json, over: file)
@@ -204,8 +212,7 @@ extension HeraldCommand {
                 resolvedType = defaultType
             } else {
                 // What the gateway or APNs would infer from the payload sent, --payload file included.
-                let object = try? JSONSerialization.jsonObject(with: Data(json.jsonText.utf8)) as? [String: Any]
-                resolvedType = .inferred(fromAPS: object?["aps"] as? [String: Any])
+                resolvedType = .inferred(from: PayloadReading(payload: json))
             }
             var priorityValue: APNsPriority?
             if let priority {

@@ -40,7 +40,15 @@ extension HeraldCommand {
                 throw ValidationError(
                     "The payload is \(data.count) bytes; a remote notification's payload is \(Self.maximumSize) bytes at most.")
             }
-            guard case .object(let members)? = try? JSONValue(parsing: data) else {
+            let parsed: JSONValue?
+            do {
+                parsed = try JSONValue(parsing: data)
+            } catch let error as JSONValue.ReadingError where error.unrepresentableNumber != nil {
+                throw ValidationError("\(file): \(error). Send it as a string.")
+            } catch {
+                parsed = nil
+            }
+            guard case .object(let members)? = parsed else {
                 throw ValidationError(
                     "\(file) is not a JSON object. An .apns file looks like {\"Simulator Target Bundle\":\"com.example.app\",\"aps\":{\"alert\":\"Hello\"}}."
                 )
@@ -64,19 +72,30 @@ extension HeraldCommand {
                 } ?? LocalizedStringTable()
             let content = try RemoteNotificationContent(payload: payload, strings: strings)
             let apnsID = UUID().uuidString
-            if content.isUserVisible {
-                let request = NotificationRequestRecord(remote: content, apnsID: apnsID, collapseID: nil)
+            if content.contentAvailable {
+                // The fetch handler runs for every content-available push, beside what it shows (PayloadReading).
+                try await changes.apply(.receiveBackground(payload: payload.jsonText), for: bundleIdentifier)
+                print(
+                    "\(bundleIdentifier): background push delivered (the app's fetch handler gets it while it runs, or at its next start)"
+                )
+            }
+            let request = NotificationRequestRecord(remote: content, apnsID: apnsID, collapseID: nil)
+            switch content.reading.kind {
+            case .alert:
                 let reception = try await changes.apply(.receiveRemote(request), for: bundleIdentifier)
                 print(
                     reception == .reception(.notAllowed)
                         ? "\(bundleIdentifier): not shown (notifications are off for this app)"
                         : "\(bundleIdentifier): delivered \(apnsID)")
-            } else if content.contentAvailable {
-                try await changes.apply(.receiveBackground(payload: payload.jsonText), for: bundleIdentifier)
+            case .badgeOnly, .soundOnly, .badgeAndSound:
+                let reception = try await changes.apply(.receiveUnlisted(request), for: bundleIdentifier)
                 print(
-                    "\(bundleIdentifier): background push delivered (the app's fetch handler gets it while it runs, or at its next start)"
-                )
-            } else {
+                    reception == .reception(.notAllowed)
+                        ? "\(bundleIdentifier): not applied (notifications are off for this app)"
+                        : "\(bundleIdentifier): badge or sound applied, nothing listed (no alert to show)")
+            case .background:
+                break
+            case .nothing, .malformed:
                 throw ValidationError(
                     "Notification has no user visible content: give aps an alert, sound or badge, or content-available: 1.")
             }

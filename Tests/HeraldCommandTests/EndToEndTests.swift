@@ -506,6 +506,20 @@ import UserNotifications
         let shown = await up.waitForOutput(containing: "com.example.one  T-drawn:", timeout: .seconds(10))
         #expect(shown?.contains("T-drawn: T-drawn / B-drawn") == true, "\(up.output)")
 
+        // Issue 69: the extension's request holds the payload's values as JSONSerialization gives them on an iPhone.
+        let valuesFile = herald.dataDirectory.appendingPathComponent("payload-values.json")
+        try Data(#"{"test":"values",\#(PayloadValues.members)}"#.utf8).write(to: valuesFile)
+        let valuesPushed = try await herald.run(
+            [
+                "push", "--topic", "com.example.one", "--token", token, "--title", "T-values", "--body", "B-values",
+                "--category", "category.test", "--collapse-id", "values", "--payload", valuesFile.path,
+            ] + provider)
+        #expect(valuesPushed.status == 0 && valuesPushed.output.contains(" 200 "), "\(valuesPushed.output) \(valuesPushed.error)")
+        let valuesShown = await up.waitForOutput(containing: "com.example.one  T-values:", timeout: .seconds(10))
+        #expect(
+            valuesShown?.contains("T-values / yes=1 no=0 u64max=18446744073709551615 nothing=null arr=4") == true,
+            "\(up.output)")
+
         // dismiss (seed 003's answer): the notification goes, the app is not told.
         let dismissed = try await herald.run(["respond", "com.example.one", "drawn", "--action", "category.test.confirm"])
         #expect(dismissed.status == 0, "\(dismissed.error)")

@@ -105,6 +105,15 @@ import Testing
         try Data("3–1".utf8).write(to: score)
         let odd = try await Self.push("widgets", #"{"aps":{"alert":"goal"}}"#, to: widgetToken, herald, provider: provider)
         #expect(odd.contains(" 200 "), "\(odd)")
+        // Issue 69: its delivery log says why nothing was reloaded, not "Delivered to Device".
+        let oddID = try #require(odd.split(separator: "\n").first?.split(separator: " ").last.map(String.init), "\(odd)")
+        var oddLog = ""
+        let logDeadline = ContinuousClock.now + .seconds(30)
+        while !oddLog.contains("Discarded - Not a Reload"), ContinuousClock.now < logDeadline {
+            oddLog = try await herald.run(["log", oddID]).output
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(oddLog.contains("Discarded - Not a Reload: ") && !oddLog.contains("Delivered to Device"), "\(oddLog)")
         let after = try await Self.push(
             "controls", #"{"aps":{"content-changed":true}}"#, to: controlToken, herald, provider: provider)
         #expect(after.contains(" 200 "), "\(after)")

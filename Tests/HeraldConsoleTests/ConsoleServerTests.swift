@@ -424,6 +424,12 @@ import Testing
             #expect(refused.body.contains("Not sent: APNs would answer 400 BadRequestPayload"), "\(refused.body)")
             #expect(!refused.body.contains("<script>alert") && refused.body.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
 
+            // Issue 69: JSON an iPhone cannot read (a number no Double holds) is not sent, and the key is named.
+            let unreadable = try await post([("payload", #"{"aps":{"alert":"x"},"score":{"huge":3e923}}"#), ("action", "send")])
+            #expect(
+                unreadable.body.contains("Not sent: the number 3e923 (at score.huge) is too large for a Double"),
+                "\(unreadable.body)")
+
             // Oversized: a payload over the push type's limit is not sent (APNs would answer 413); a form over 16 KiB
             // is refused whole.
             let big = #"{"aps":{"alert":""# + String(repeating: "x", count: 4_100) + #""}}"#

@@ -17,6 +17,7 @@ extension JSONValue {
             switch String(cString: number.objCType) {
             case "c", "B": self = .bool(number.boolValue)
             case "f", "d": self = .number(number.doubleValue)
+            case "Q" where number.uint64Value > UInt64(Int64.max): self = .unsignedInteger(number.uint64Value)
             default: self = .integer(number.int64Value)
             }
         case let string as String: self = .string(string)

@@ -62,6 +62,30 @@ import UserNotifications
         }
     }
 
+    /// Runs a device whose app process is linked to the daemon, with a `LinkedAppDelegate` as the app's and its center's
+    /// delegate, authorized for alerts, sounds and badges, and registered for a device token.
+    func withLinkedApp(
+        _ harness: GatewayHarness, _ body: (Device, LinkedAppDelegate, _ token: String) async throws -> Void
+    ) async throws {
+        try await withDevice(harness) { device in
+            _ = MainQueueMark.key
+            let center = device.appCenter
+            let delegate = LinkedAppDelegate()
+            await MainActor.run { UIApplication.shared.delegate = delegate }
+            center.delegate = delegate
+            do {
+                try await eventually("the link", timeout: .seconds(30)) { center.deviceLink != nil }
+                #expect(try await device.environment.center().requestAuthorization(options: [.alert, .sound, .badge]))
+                let token = try await device.daemon.register(bundleIdentifier: GatewayHarness.bundleID)
+                try await body(device, delegate, token)
+            } catch {
+                await MainActor.run { UIApplication.shared.delegate = nil }
+                throw error
+            }
+            await MainActor.run { UIApplication.shared.delegate = nil }
+        }
+    }
+
     @Test(
         "Seeds 001/003 through UIKit: registerForRemoteNotifications → token → push → willPresent on the main queue; a response → didReceive; unregister → 410"
     )
@@ -141,14 +165,8 @@ import UserNotifications
     )
     func backgroundPush() async throws {
         try await withGateway { harness, _ in
-            try await withDevice(harness) { device in
-                _ = MainQueueMark.key
+            try await withLinkedApp(harness) { device, delegate, token in
                 let center = device.appCenter
-                let delegate = LinkedAppDelegate()
-                await MainActor.run { UIApplication.shared.delegate = delegate }
-                center.delegate = delegate
-                try await eventually("the link", timeout: .seconds(30)) { center.deviceLink != nil }
-                let token = try await device.daemon.register(bundleIdentifier: GatewayHarness.bundleID)
                 try await withTokenClient(harness) { client, _ in
                     let result = try await client.send(
                         .background(bundleID: GatewayHarness.bundleID, custom: [.init("news", "fresh")]),
@@ -168,7 +186,106 @@ import UserNotifications
                         #"{"aps":{"content-available":1},"news":"again"}"#, deliveryID: "delivery-1", for: GatewayHarness.bundleID
                     ) == .duplicate)
                 try await eventually("the second fetch") { delegate.fetched == ["fresh", "fresh"] }
-                await MainActor.run { UIApplication.shared.delegate = nil }
+            }
+        }
+    }
+
+    @Test(
+        "Issue 69: a background push's dictionary holds the payload's values as an iPhone gives them; content-available true is 1, and with an alert the push is shown and fetched"
+    )
+    func backgroundPushValues() async throws {
+        try await withGateway { harness, _ in
+            try await withLinkedApp(harness) { device, delegate, token in
+                let center = device.appCenter
+                try await withTokenClient(harness) { client, _ in
+                    // content-available as JSON true: 1 for the device, as NSNumber reads it on an iPhone.
+                    let background = APNsNotification(
+                        pushType: .background, topic: GatewayHarness.bundleID, priority: .throttled,
+                        payload: Data(#"{"aps":{"content-available":true},"news":"values",\#(PayloadValues.members)}"#.utf8))
+                    let sent = try await client.send(background, to: token)
+                    #expect(sent.status == 200)
+                }
+                try await eventually("the fetch handler") { delegate.fetched == ["values"] }
+                #expect(delegate.fetchedMismatches == [[]])
+                #expect(await center.deliveredNotifications().isEmpty, "a background push shows nothing")
+                try await withTokenClient(harness) { client, _ in
+                    let both = APNsNotification(
+                        pushType: .alert, topic: GatewayHarness.bundleID,
+                        payload: Data(
+                            #"{"aps":{"alert":"Shown","content-available":1},"news":"shown",\#(PayloadValues.members)}"#.utf8))
+                    let sent = try await client.send(both, to: token)
+                    #expect(sent.status == 200)
+                }
+                try await eventually("fetched as well as shown") { delegate.fetched == ["values", "shown"] }
+                try await eventually("shown") { await center.deliveredNotifications().map(\.request.content.body) == ["Shown"] }
+                #expect(delegate.fetchedMismatches == [[], []])
+            }
+        }
+    }
+
+    @Test(
+        "Issue 69: each payload shape as the device reads it — the fetch handler, the badge, the sound, the delivered list and the delivery log's event agree"
+    )
+    func payloadShapes() async throws {
+        try await withGateway { harness, _ in
+            try await withLinkedApp(harness) { device, delegate, token in
+                let center = device.appCenter
+                /// Sends `payload` and returns its delivery log's last event, once the device acknowledged it.
+                func send(_ payload: String, _ type: APNsPushType = .alert) async throws -> String {
+                    var uniqueID = ""
+                    try await withTokenClient(harness) { client, _ in
+                        let notification = APNsNotification(
+                            pushType: type, topic: GatewayHarness.bundleID, priority: type == .background ? .throttled : nil,
+                            payload: Data(payload.utf8))
+                        let result = try await client.send(notification, to: token)
+                        #expect(result.status == 200, "\(payload)")
+                        uniqueID = result.uniqueID ?? ""
+                    }
+                    await harness.gateway.flushDeliveryLog()
+                    return try await harness.store.events(uniqueID: uniqueID).last?.detail ?? "no event"
+                }
+                let presented = { device.environment.presenter.presentations.count }
+
+                // Background: content-available as true is 1; the app is woken, nothing shown.
+                #expect(
+                    try await send(#"{"aps":{"content-available":true},"news":"true"}"#, .background) == "Delivered to Device")
+                try await eventually("fetched") { delegate.fetched == ["true"] }
+                // "sound": "" plays nothing: still a background push.
+                #expect(
+                    try await send(#"{"aps":{"content-available":1,"sound":""},"news":"silent"}"#, .background)
+                        == "Delivered to Device")
+                try await eventually("fetched") { delegate.fetched == ["true", "silent"] }
+                #expect(presented() == 0, "nothing shown or played")
+                // content-available with a badge: the badge is set and the app is woken; nothing is listed.
+                #expect(try await send(#"{"aps":{"content-available":1,"badge":4},"news":"badge"}"#) == "Delivered to Device")
+                try await eventually("fetched") { delegate.fetched == ["true", "silent", "badge"] }
+                try await eventually("the badge") { try await device.environment.badgeCount() == 4 }
+                // Badge only ("badge": true is 1), sound only: set and played, never listed.
+                #expect(try await send(#"{"aps":{"badge":true}}"#) == "Delivered to Device")
+                try await eventually("the badge") { try await device.environment.badgeCount() == 1 }
+                let soundsBefore = device.environment.presenter.presentations.filter(\.style.sound).count
+                #expect(try await send(#"{"aps":{"sound":"default"}}"#) == "Delivered to Device")
+                try await eventually("the sound") {
+                    device.environment.presenter.presentations.filter(\.style.sound).count == soundsBefore + 1
+                }
+                let sound = try #require(device.environment.presenter.presentations.last)
+                #expect(!sound.style.list && !sound.style.banner && sound.soundName == "default")
+                // Nothing the device can use: discarded, and the log says so.
+                for payload in [
+                    #"{"aps":"text"}"#, #"{"aps":[1]}"#, #"{"aps":null}"#, #"{"other":1}"#,
+                ] {
+                    #expect(try await send(payload).hasPrefix("Discarded - Not a Payload: "), "\(payload)")
+                }
+                for payload in [#"{"aps":{}}"#, #"{"aps":{"alert":{}}}"#, #"{"aps":{"alert":""}}"#, #"{"aps":{"sound":""}}"#] {
+                    #expect(try await send(payload).hasPrefix("Discarded - Nothing to Show: "), "\(payload)")
+                }
+                // An alert with a critical sound written with true.
+                #expect(
+                    try await send(#"{"aps":{"alert":"loud","sound":{"critical":true,"name":"default"}}}"#)
+                        == "Delivered to Device")
+                try await eventually("listed") { await center.deliveredNotifications().map(\.request.content.body) == ["loud"] }
+                #expect(device.environment.presenter.presentations.last?.soundName == "defaultCritical")
+                #expect(delegate.fetched == ["true", "silent", "badge"], "only content-available wakes the app")
             }
         }
     }
@@ -660,6 +777,8 @@ final class LinkedAppDelegate: NSObject, UIApplicationDelegate, UNUserNotificati
         var responses: [String] = []
         var fetched: [String] = []
         var fetchedOnMainQueue: [Bool] = []
+        /// Issue 69's values not as an iPhone gives them, per fetch (`PayloadValues`).
+        var fetchedMismatches: [[String]] = []
     }
 
     private let seen = Mutex(Seen())
@@ -675,6 +794,7 @@ final class LinkedAppDelegate: NSObject, UIApplicationDelegate, UNUserNotificati
     nonisolated var responses: [String] { seen.withLock { $0.responses } }
     nonisolated var fetched: [String] { seen.withLock { $0.fetched } }
     nonisolated var fetchedOnMainQueue: [Bool] { seen.withLock { $0.fetchedOnMainQueue } }
+    nonisolated var fetchedMismatches: [[String]] { seen.withLock { $0.fetchedMismatches } }
 
     func application(
         _ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
@@ -682,9 +802,11 @@ final class LinkedAppDelegate: NSObject, UIApplicationDelegate, UNUserNotificati
     ) {
         let onMain = DispatchQueue.getSpecific(key: MainQueueMark.key) != nil
         let news = userInfo["news"] as? String ?? "none"
+        let mismatches = PayloadValues.mismatches(in: userInfo)
         seen.withLock {
             $0.fetched.append(news)
             $0.fetchedOnMainQueue.append(onMain)
+            $0.fetchedMismatches.append(mismatches)
         }
         completionHandler(.newData)
     }

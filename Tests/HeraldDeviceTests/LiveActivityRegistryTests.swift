@@ -6,6 +6,7 @@ import HeraldGateway
 import HeraldTestSupport
 import HeraldTesting
 import Logging
+import NIOHTTP1
 import ServiceLifecycle
 import Testing
 import UserNotifications
@@ -62,6 +63,31 @@ import UserNotifications
             body: #"{"aps":\#(aps)}"#)
     }
 
+    /// Makes a broadcast channel for the test app that stores no message, and returns its ID.
+    static func makeChannel(_ harness: GatewayHarness) async throws -> String {
+        let channel = BroadcastChannelRecord.makeID()
+        let made = try await harness.store.createChannel(
+            BroadcastChannelRecord(
+                id: channel, bundleID: bundle, environment: .development, storagePolicy: .noMessageStored,
+                createdAt: harness.clock.now),
+            limit: 10)
+        #expect(made)
+        return channel
+    }
+
+    /// Broadcasts a Live Activity push with `aps` on `channel`, as a provider does.
+    static func broadcast(
+        _ harness: GatewayHarness, _ client: HTTPClient, jwt: String, on channel: String, aps: String
+    ) async throws -> PushAnswer {
+        try await client.push(
+            port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(bundle)",
+            headers: [
+                ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
+                ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
+            ],
+            body: #"{"aps":\#(aps)}"#)
+    }
+
     static func activity(_ daemon: DeviceDaemon, _ id: String) async throws -> LiveActivityRecord? {
         try await daemon.liveActivities.activities(of: bundle).first { $0.id == id }
     }
@@ -100,9 +126,21 @@ import UserNotifications
                         "active: score: 2  [alert: Goal! — Ana scored, sound: chime.aiff]"))
 
                 // Older than the last applied: ignored (fenced by a later push on the same connection).
-                _ = try await Self.push(
+                let older = try await Self.push(
                     harness, client, jwt: jwt, to: token,
                     aps: #"{"timestamp":1800000005,"event":"update","content-state":{"score":1}}"#)
+                // Issue 69: a push that changes nothing says why in the delivery log, not "Delivered to Device".
+                let unreadable = try await Self.push(
+                    harness, client, jwt: jwt, to: token, aps: #"{"event":"update","content-state":{"score":9}}"#)
+                for (answer, state) in [
+                    (older, "Discarded - Out of Order: "), (unreadable, "Discarded - Not an Activity Update: "),
+                ] {
+                    let uniqueID = try #require(answer.headers.first(name: "apns-unique-id"))
+                    try await eventually(state, timeout: .seconds(30)) {
+                        await harness.gateway.flushDeliveryLog()
+                        return try await harness.store.events(uniqueID: uniqueID).last?.detail.hasPrefix(state) == true
+                    }
+                }
                 _ = try await Self.push(
                     harness, client, jwt: jwt, to: token,
                     aps: #"{"timestamp":1800000010,"event":"update","content-state":{"score":3}}"#)
@@ -210,28 +248,59 @@ import UserNotifications
         }
     }
 
+    /// An app's content state holding issue 69's values, as `Activity` decodes it with `JSONDecoder`.
+    struct ValuesState: Decodable {
+        var p53: Int64
+        var i64max: Int64
+        var i64min: Int64
+        var u64max: UInt64
+        var u64over: Double
+        var e308: Double
+        var tenth: Double
+        var yes: Bool
+        var no: Bool
+        var nothing: Int?
+        var e30: Double
+    }
+
+    @Test("Issue 69: a broadcast's content-state reaches the activity with its values: null kept, integers exact to UInt64.max")
+    func broadcastValues() async throws {
+        try await withGateway { harness, client in
+            let channel = try await Self.makeChannel(harness)
+            let jwt = try harness.jwt()
+            let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
+            try await withDaemon(harness, device: device) { daemon in
+                let activity = try await daemon.liveActivities.start(Self.requested(.channel(channel)))
+                let answer = try await Self.broadcast(
+                    harness, client, jwt: jwt, on: channel,
+                    aps: #"{"timestamp":1800000001,"event":"update","content-state":{\#(PayloadValues.members)}}"#)
+                #expect(answer.status == 200)
+                var state = ""
+                try await eventually("the update", timeout: .seconds(30)) {
+                    state = try await Self.activity(daemon, activity.id)?.content.state ?? ""
+                    return state.contains("p53")
+                }
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(state.utf8)) as? [AnyHashable: Any])
+                #expect(PayloadValues.mismatches(in: object) == [], "\(state)")
+                let decoded = try JSONDecoder().decode(ValuesState.self, from: Data(state.utf8))
+                #expect(decoded.u64max == .max && decoded.i64min == .min && decoded.p53 == 9_007_199_254_740_993)
+                #expect(decoded.yes && !decoded.no && decoded.nothing == nil && decoded.e30 == 1e30)
+            }
+        }
+    }
+
     @Test(
         "B-14: two devices with activities on one channel both get a broadcast; an unknown channel fails the start; an ended activity leaves the channel"
     )
     func channelActivities() async throws {
         try await withGateway { harness, client in
-            let channel = BroadcastChannelRecord.makeID()
-            let made = try await harness.store.createChannel(
-                BroadcastChannelRecord(
-                    id: channel, bundleID: Self.bundle, environment: .development, storagePolicy: .noMessageStored,
-                    createdAt: harness.clock.now),
-                limit: 10)
-            #expect(made)
+            let channel = try await Self.makeChannel(harness)
             let jwt = try harness.jwt()
             /// A Live Activity update on the channel, as a provider broadcasts it.
             func broadcast(score: Int, at timestamp: Int) async throws -> PushAnswer {
-                try await client.push(
-                    port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(Self.bundle)",
-                    headers: [
-                        ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
-                        ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
-                    ],
-                    body: #"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"score":\#(score)}}}"#)
+                try await Self.broadcast(
+                    harness, client, jwt: jwt, on: channel,
+                    aps: #"{"timestamp":\#(timestamp),"event":"update","content-state":{"score":\#(score)}}"#)
             }
             let first = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
             let second = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
@@ -327,13 +396,7 @@ import UserNotifications
     )
     func pushToStartOnChannel() async throws {
         try await withGateway { harness, client in
-            let channel = BroadcastChannelRecord.makeID()
-            #expect(
-                try await harness.store.createChannel(
-                    BroadcastChannelRecord(
-                        id: channel, bundleID: Self.bundle, environment: .development, storagePolicy: .noMessageStored,
-                        createdAt: harness.clock.now),
-                    limit: 10))
+            let channel = try await Self.makeChannel(harness)
             let device = try NotificationTestEnvironment(bundleIdentifier: Self.bundle)
             let jwt = try harness.jwt()
             try await withDaemon(harness, device: device) { daemon in
@@ -356,13 +419,9 @@ import UserNotifications
                 var answer: PushAnswer?
                 var applied = false
                 for _ in 0..<30 where !applied {
-                    answer = try await client.push(
-                        port: harness.tlsPort, token: "", path: "/4/broadcasts/apps/\(Self.bundle)",
-                        headers: [
-                            ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0"),
-                            ("apns-channel-id", channel), ("authorization", "bearer \(jwt)"),
-                        ],
-                        body: #"{"aps":{"timestamp":1800000002,"event":"update","content-state":{"score":3}}}"#)
+                    answer = try await Self.broadcast(
+                        harness, client, jwt: jwt, on: channel,
+                        aps: #"{"timestamp":1800000002,"event":"update","content-state":{"score":3}}"#)
                     let deadline = ContinuousClock.now + .seconds(1)
                     while !applied, ContinuousClock.now < deadline {
                         applied = try await Self.activity(daemon, started.id)?.content.state == #"{"score":3}"#

@@ -71,15 +71,12 @@ public enum APNsPushType: String, CaseIterable, Sendable {
         !(self == .background && priority == .immediate)
     }
 
-    /// The push type a payload means when no `apns-push-type` is given (S-04): `background` when its `aps` holds
-    /// `content-available: 1` and no alert, badge or sound; `alert` otherwise.
+    /// The push type a payload means when no `apns-push-type` is given (S-04): `background` when it asks only to wake
+    /// the app (``PayloadReading/Kind/background``: `content-available` and no alert, badge or sound); `alert` otherwise.
     ///
-    /// - Parameter aps: The payload's `aps` dictionary, if any.
-    public static func inferred(fromAPS aps: [String: Any]?) -> APNsPushType {
-        guard let aps else { return .alert }
-        let contentAvailable = (aps["content-available"] as? NSNumber)?.intValue == 1
-        let visible = aps["alert"] != nil || aps["badge"] != nil || aps["sound"] != nil
-        return contentAvailable && !visible ? .background : .alert
+    /// - Parameter reading: The payload, read; `nil` when there is none to read.
+    public static func inferred(from reading: PayloadReading?) -> APNsPushType {
+        reading?.kind == .background ? .background : .alert
     }
 }
 

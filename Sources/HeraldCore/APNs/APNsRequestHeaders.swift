@@ -182,10 +182,10 @@ public struct APNsRequestHeaders: Sendable, Equatable {
 
     /// The push type a request means: the header's, or inferred from the payload when absent.
     ///
-    /// Apple only recommends the header outside watchOS (S-04); see ``APNsPushType/inferred(fromAPS:)``.
-    /// - Parameter aps: The payload's `aps` dictionary, if any.
-    public func effectivePushType(aps: [String: Any]?) -> APNsPushType {
-        pushType ?? .inferred(fromAPS: aps)
+    /// Apple only recommends the header outside watchOS (S-04); see ``APNsPushType/inferred(from:)``.
+    /// - Parameter payload: The payload, read (``PayloadReading``), if any.
+    public func effectivePushType(payload: PayloadReading?) -> APNsPushType {
+        pushType ?? .inferred(from: payload)
     }
 
     /// The priority a request means: the header's, else 5 for background pushes and 10 for the rest.

@@ -27,6 +27,21 @@ public enum DeviceDeliveryState: String, Sendable, CaseIterable {
     case discardedSuperseded = "Discarded - Superseded"
     /// The app was force-quit while its background push was held (Y-10). Herald's name.
     case discardedForceQuit = "Discarded - Force Quit"
+    /// The payload is not a JSON object with an `aps` dictionary (Y-01): the device has nothing to read. Herald's name.
+    case discardedNotAPayload = "Discarded - Not a Payload"
+    /// Its `aps` asks for nothing: no alert, badge or sound to show, no `content-available` to wake the app. Herald's
+    /// name.
+    case discardedNothingToShow = "Discarded - Nothing to Show"
+    /// A `liveactivity` push whose `aps` is not an update, end or start (no `event` or `timestamp`, A13). Herald's name.
+    case discardedNotAnActivityUpdate = "Discarded - Not an Activity Update"
+    /// A `liveactivity` push to a token no running activity on the device has (it ended, or never started here).
+    /// Herald's name.
+    case discardedNoActivity = "Discarded - No Running Activity"
+    /// A `liveactivity` push older (by its `timestamp`) than the update the activity last applied (A13). Herald's name.
+    case discardedOutOfOrder = "Discarded - Out of Order"
+    /// A `widgets` or `controls` push whose payload asks for no reload (A14: `{"aps":{"content-changed":true}}`).
+    /// Herald's name.
+    case discardedNotAReload = "Discarded - Not a Reload"
 
     /// Whether the push is held (still to be delivered or discarded), delivered, or discarded.
     public enum Outcome: Sendable {
@@ -39,7 +54,8 @@ public enum DeviceDeliveryState: String, Sendable, CaseIterable {
         case .storedPowerConsiderations, .storedBackgroundBudget, .storedWidgetBudget, .storedUntilWake: .stored
         case .deliveredFromStorage: .delivered
         case .discardedDisabled, .discardedDisabledFromStorage, .discardedExpired, .discardedSuperseded,
-            .discardedForceQuit:
+            .discardedForceQuit, .discardedNotAPayload, .discardedNothingToShow, .discardedNotAnActivityUpdate,
+            .discardedNoActivity, .discardedOutOfOrder, .discardedNotAReload:
             .discarded
         }
     }
@@ -63,6 +79,18 @@ public enum DeviceDeliveryState: String, Sendable, CaseIterable {
         case .discardedSuperseded:
             "a newer push of the same type for the app is held instead; only the newest is kept (Y-10)"
         case .discardedForceQuit: "the app was force-quit while its background push was held (Y-10)"
+        case .discardedNotAPayload:
+            "the payload is not a JSON object with an aps dictionary (Y-01); no app was given anything"
+        case .discardedNothingToShow:
+            "its aps has no alert, badge or sound to show and no content-available to wake the app; no app was given anything"
+        case .discardedNotAnActivityUpdate:
+            "a liveactivity push's aps needs an event (update, end or start) and a timestamp (A13); no activity changed"
+        case .discardedNoActivity:
+            "no running Live Activity on the device has this token (it ended, or never started here); no activity changed"
+        case .discardedOutOfOrder:
+            "its timestamp is older than the update the activity last applied (A13); the activity kept the newer one"
+        case .discardedNotAReload:
+            "a widgets or controls push asks for a reload with {\"aps\":{\"content-changed\":true}} (A14); nothing was reloaded"
         }
     }
 }

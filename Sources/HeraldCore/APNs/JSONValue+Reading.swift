@@ -5,9 +5,45 @@ import Foundation
 /// `Decodable` costs more than the work itself.
 extension JSONValue {
     /// Why JSON text could not be read.
-    public struct ReadingError: Error, Sendable, Equatable {
+    public struct ReadingError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The byte offset where reading stopped.
         public var offset: Int
+        /// The number no `Double` holds (`1e309`, `3e923`) that stopped reading, if one did: the text is JSON, but
+        /// an iPhone's `JSONSerialization` refuses it ("Number 1e309 is not representable"), so Herald does too.
+        public var unrepresentableNumber: UnrepresentableNumber?
+
+        /// A number no `Double` holds, and where it is.
+        public struct UnrepresentableNumber: Sendable, Equatable {
+            /// The number as written.
+            public var text: String
+            /// Where it is: the keys and array indexes from the top, as `aps.alert.x` or `list[2]`; empty at the top.
+            public var path: String
+        }
+
+        /// Creates an error at `offset`.
+        public init(offset: Int, unrepresentableNumber: UnrepresentableNumber? = nil) {
+            self.offset = offset
+            self.unrepresentableNumber = unrepresentableNumber
+        }
+
+        /// One line saying what is wrong.
+        public var description: String {
+            guard let number = unrepresentableNumber else { return "not JSON (byte \(offset))" }
+            let place = number.path.isEmpty ? "" : " (at \(number.path))"
+            return "the number \(number.text)\(place) is too large for a Double, so an iPhone cannot read the payload"
+        }
+
+        /// This error, inside the object member `key` or the array element `index`.
+        fileprivate func inside(key: String? = nil, index: Int? = nil) -> ReadingError {
+            guard var number = unrepresentableNumber else { return self }
+            let step = key ?? "[\(index ?? 0)]"
+            if number.path.isEmpty {
+                number.path = step
+            } else {
+                number.path = step + (number.path.hasPrefix("[") ? "" : ".") + number.path
+            }
+            return ReadingError(offset: offset, unrepresentableNumber: number)
+        }
     }
 
     /// The deepest nesting read; deeper text is refused.
@@ -15,7 +51,8 @@ extension JSONValue {
 
     /// Reads JSON text (RFC 8259, any value at the top); object members keep the text's order.
     ///
-    /// Integers that fit in 64 bits become ``integer(_:)``, other numbers ``number(_:)``.
+    /// Integers from `Int64.min` to `Int64.max` become ``integer(_:)``, larger ones up to `UInt64.max`
+    /// ``unsignedInteger(_:)``, other numbers ``number(_:)``; a number no `Double` holds is refused.
     ///
     /// - Parameter text: The JSON text.
     /// - Throws: ``ReadingError`` when the text is not JSON.
@@ -32,7 +69,9 @@ extension JSONValue {
     /// object members come out sorted by key, the last of a repeated key kept — as a dictionary would hold them, for
     /// JSON objects have no order to keep.
     ///
-    /// Integers that fit in 64 bits become ``integer(_:)``, other numbers ``number(_:)``.
+    /// Integers from `Int64.min` to `Int64.max` become ``integer(_:)``, larger ones up to `UInt64.max`
+    /// ``unsignedInteger(_:)``, other numbers ``number(_:)``; a number no `Double` holds is refused
+    /// (``ReadingError/unrepresentableNumber``).
     ///
     /// - Parameter data: UTF-8 JSON text; text that is not UTF-8 is refused.
     /// - Throws: ``ReadingError`` when the data is not JSON.
@@ -113,7 +152,11 @@ extension JSONValue {
                     skipWhitespace()
                     guard peek() == UInt8(ascii: ":") else { throw failure() }
                     position += 1
-                    members.append(Member(key, try value(depth: depth + 1)))
+                    do {
+                        members.append(Member(key, try value(depth: depth + 1)))
+                    } catch {
+                        throw error.inside(key: key)
+                    }
                     skipWhitespace()
                     guard let next = peek() else { throw failure() }
                     position += 1
@@ -130,7 +173,11 @@ extension JSONValue {
                     return .array(elements)
                 }
                 while true {
-                    elements.append(try value(depth: depth + 1))
+                    do {
+                        elements.append(try value(depth: depth + 1))
+                    } catch {
+                        throw error.inside(index: elements.count)
+                    }
                     skipWhitespace()
                     guard let next = peek() else { throw failure() }
                     position += 1
@@ -204,14 +251,22 @@ extension JSONValue {
             }
         }
 
-        /// Reads a number: ``JSONValue/integer(_:)`` when it is written as an integer that fits in 64 bits.
+        /// Reads a number: ``JSONValue/integer(_:)`` or ``JSONValue/unsignedInteger(_:)`` when it is written as an
+        /// integer that fits in 64 bits (as `JSONSerialization` reads it: `Int64` or `UInt64` first); a number no
+        /// `Double` holds is refused, as `JSONSerialization` refuses it.
         mutating func numberValue() throws(ReadingError) -> JSONValue {
             let start = position
             guard let shape = number() else { throw failure() }
             let isInteger = !shape.hasFraction && !shape.hasExponent
             let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-            if isInteger, let integer = Int64(text) { return .integer(integer) }
+            if isInteger {
+                if let integer = Int64(text) { return .integer(integer) }
+                if let integer = UInt64(text) { return .unsignedInteger(integer) }
+            }
             guard let number = Double(text) else { throw failure() }
+            guard number.isFinite else {
+                throw ReadingError(offset: start, unrepresentableNumber: .init(text: text, path: ""))
+            }
             return .number(number)
         }
     }

@@ -4,7 +4,11 @@ import Foundation
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
+    /// An integer from `Int64.min` to `Int64.max`.
     case integer(Int64)
+    /// An integer above `Int64.max`, up to `UInt64.max`: kept exact, as `JSONSerialization` keeps it on an iPhone.
+    case unsignedInteger(UInt64)
+    /// Any other number: one a `Double` holds (JSON text with a number no `Double` holds, `1e309`, is refused).
     case number(Double)
     case string(String)
     case array([JSONValue])
@@ -50,6 +54,7 @@ public enum JSONValue: Sendable, Hashable {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
         case .integer(let value): bytes.append(contentsOf: String(value).utf8)
+        case .unsignedInteger(let value): bytes.append(contentsOf: String(value).utf8)
         case .number(let value):
             if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
                 bytes.append(contentsOf: String(Int64(value)).utf8)

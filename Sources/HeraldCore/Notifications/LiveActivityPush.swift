@@ -70,7 +70,7 @@ public struct LiveActivityPush: Sendable, Hashable {
             throw .notAnObject
         }
         guard let event = aps["event"]?.stringValue.flatMap(Event.init(rawValue:)) else { throw .badEvent }
-        guard let timestamp = aps["timestamp"]?.doubleValue else { throw .missingTimestamp }
+        guard let timestamp = aps["timestamp"]?.appleDoubleValue else { throw .missingTimestamp }
         self.event = event
         self.timestamp = timestamp
         if let state = aps["content-state"], state.isObject {
@@ -80,9 +80,9 @@ public struct LiveActivityPush: Sendable, Hashable {
         } else {
             throw .missingContentState
         }
-        staleDate = aps["stale-date"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
-        dismissalDate = aps["dismissal-date"]?.doubleValue.map(Date.init(timeIntervalSince1970:))
-        relevanceScore = aps["relevance-score"]?.doubleValue
+        staleDate = aps["stale-date"]?.appleDoubleValue.map(Date.init(timeIntervalSince1970:))
+        dismissalDate = aps["dismissal-date"]?.appleDoubleValue.map(Date.init(timeIntervalSince1970:))
+        relevanceScore = aps["relevance-score"]?.appleDoubleValue
         if let alert = aps["alert"] {
             if let text = alert.stringValue {
                 alertBody = text
@@ -96,7 +96,7 @@ public struct LiveActivityPush: Sendable, Hashable {
         attributesType = aps["attributes-type"]?.stringValue
         attributes = aps["attributes"].flatMap { $0.isObject ? $0.jsonText : nil }
         if event == .start, attributesType == nil || attributes == nil { throw .missingAttributes }
-        wantsPushToken = aps["input-push-token"]?.integerValue == 1
+        wantsPushToken = aps["input-push-token"]?.appleIntegerValue == 1
         pushChannel = aps["input-push-channel"]?.stringValue
     }
 

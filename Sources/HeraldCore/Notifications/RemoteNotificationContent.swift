@@ -52,11 +52,11 @@ public struct RemoteNotificationContent: Sendable, Hashable {
     public var mutableContent = false
     /// The whole payload, `aps` included: the notification's `userInfo` (N-7).
     public var userInfo: JSONValue
+    /// What the payload is (alert, badge or sound only, background, nothing): the reading the gateway makes too.
+    public var reading: PayloadReading
 
     /// Whether anything would be shown, heard or counted (a background push has none of it).
-    public var isUserVisible: Bool {
-        !title.isEmpty || !subtitle.isEmpty || !body.isEmpty || badge != nil || sound != nil
-    }
+    public var isUserVisible: Bool { reading.isUserVisible }
 
     /// The levels `interruption-level` may name.
     public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
@@ -80,10 +80,9 @@ public struct RemoteNotificationContent: Sendable, Hashable {
 
     /// Maps a parsed payload; see ``init(payload:strings:)-(Data,_)``.
     public init(payload: JSONValue, strings: LocalizedStringTable = .init()) throws {
-        guard case .object = payload else { throw Failure.notAPayload("The payload is not a JSON object") }
-        guard let aps = payload["aps"], case .object = aps else {
-            throw Failure.notAPayload("The payload has no aps dictionary")
-        }
+        reading = PayloadReading(payload: payload)
+        if case .malformed(let malformation) = reading.kind { throw Failure.notAPayload(malformation.rawValue) }
+        guard let aps = payload["aps"] else { throw Failure.notAPayload(PayloadReading.Malformation.noAPS.rawValue) }
         userInfo = payload
         switch aps["alert"] {
         case .string(let text)?:
@@ -98,14 +97,14 @@ public struct RemoteNotificationContent: Sendable, Hashable {
         default:
             break
         }
-        badge = aps["badge"]?.integerValue.map { max(0, $0) }
+        badge = reading.badge
         switch aps["sound"] {
-        case .string(let name)?:
+        case .string(let name)? where reading.playsSound:
             sound = name == "default" ? .default : .named(name)
-        case let dictionary? where dictionary.isObject:
+        case let dictionary? where dictionary.isObject && reading.playsSound:
             let name = dictionary["name"]?.stringValue
-            let volume = min(1, max(0, dictionary["volume"]?.doubleValue ?? 1))
-            if dictionary["critical"]?.integerValue == 1 {
+            let volume = min(1, max(0, dictionary["volume"]?.appleDoubleValue ?? 1))
+            if dictionary["critical"]?.appleIntegerValue == 1 {
                 sound = .critical(name: name == "default" ? nil : name, volume: volume)
             } else if let name {
                 sound = name == "default" ? .default : .named(name)
@@ -117,10 +116,10 @@ public struct RemoteNotificationContent: Sendable, Hashable {
         categoryIdentifier = aps["category"]?.stringValue ?? ""
         targetContentIdentifier = aps["target-content-id"]?.stringValue
         interruptionLevel = aps["interruption-level"]?.stringValue.flatMap { Self.interruptionLevels.contains($0) ? $0 : nil }
-        relevanceScore = min(1, max(0, aps["relevance-score"]?.doubleValue ?? 0))
+        relevanceScore = min(1, max(0, aps["relevance-score"]?.appleDoubleValue ?? 0))
         filterCriteria = aps["filter-criteria"]?.stringValue
-        contentAvailable = aps["content-available"]?.integerValue == 1
-        mutableContent = aps["mutable-content"]?.integerValue == 1
+        contentAvailable = reading.contentAvailable
+        mutableContent = reading.mutableContent
     }
 
     /// A localized alert text: the key looked up and filled with its arguments, else the plain text.

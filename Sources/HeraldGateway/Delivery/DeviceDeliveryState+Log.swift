@@ -15,6 +15,12 @@ extension GatewayMetrics.Category {
         case .discardedExpired: self = .discardedExpired
         case .discardedSuperseded: self = .discardedSuperseded
         case .discardedForceQuit: self = .discardedForceQuit
+        case .discardedNotAPayload: self = .discardedNotAPayload
+        case .discardedNothingToShow: self = .discardedNothingToShow
+        case .discardedNotAnActivityUpdate: self = .discardedNotAnActivityUpdate
+        case .discardedNoActivity: self = .discardedNoActivity
+        case .discardedOutOfOrder: self = .discardedOutOfOrder
+        case .discardedNotAReload: self = .discardedNotAReload
         }
     }
 }

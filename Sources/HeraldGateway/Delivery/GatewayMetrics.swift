@@ -27,6 +27,12 @@ public final class GatewayMetrics: Sendable {
         case storedUntilWake = "Stored - Until Wake"
         case discardedSuperseded = "Discarded - Superseded"
         case discardedForceQuit = "Discarded - Force Quit"
+        case discardedNotAPayload = "Discarded - Not a Payload"
+        case discardedNothingToShow = "Discarded - Nothing to Show"
+        case discardedNotAnActivityUpdate = "Discarded - Not an Activity Update"
+        case discardedNoActivity = "Discarded - No Running Activity"
+        case discardedOutOfOrder = "Discarded - Out of Order"
+        case discardedNotAReload = "Discarded - Not a Reload"
         /// Not one of Apple's: a provider's retry of a push accepted lately (same device, topic, `apns-id` and
         /// payload), answered 200 and not delivered again.
         case discardedDuplicate = "Discarded - Duplicate"

@@ -334,8 +334,8 @@ struct ProviderAPIResponder: Sendable {
             // The common case, settled without building the object.
             pushType = given
         } else {
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            pushType = headers.effectivePushType(aps: object?["aps"] as? [String: Any])
+            // The device's own reading of the payload (PayloadReading), so the two agree on what it is.
+            pushType = headers.effectivePushType(payload: PayloadReading(payload: data))
         }
         if data.count > pushType.maximumPayloadSize { throw APNsRefusal(.payloadTooLarge) }
         return Payload(data: data, pushType: pushType)

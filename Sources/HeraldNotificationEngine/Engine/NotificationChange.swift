@@ -42,6 +42,9 @@ package enum NotificationChange: Sendable, Hashable, Codable {
     case receiveRemote(NotificationRequestRecord)
     /// A background push arrives for the app without a gateway (`herald simulate`): its JSON payload.
     case receiveBackground(payload: String)
+    /// A push with a badge or a sound and no alert arrives without a gateway (`herald simulate`): the badge set and the
+    /// sound played as the app's settings allow, nothing listed (``NotificationEngine/receiveUnlisted(_:identifier:for:)``).
+    case receiveUnlisted(NotificationRequestRecord)
     /// The device moves (`herald location`): location triggers fire on crossings.
     case updateLocation(latitude: Double, longitude: Double)
 
@@ -52,7 +55,7 @@ package enum NotificationChange: Sendable, Hashable, Codable {
             .requestLocationAuthorization, .registerLegacySettings, .recordBundlePath:
             true
         case .setAuthorization, .changeSettings, .setLocationAuthorization, .interact, .receiveRemote, .receiveBackground,
-            .updateLocation:
+            .receiveUnlisted, .updateLocation:
             false
         }
     }
@@ -80,6 +83,7 @@ package enum NotificationChange: Sendable, Hashable, Codable {
         case .interact: "interact"
         case .receiveRemote: "receiveRemote"
         case .receiveBackground: "receiveBackground"
+        case .receiveUnlisted: "receiveUnlisted"
         case .updateLocation: "updateLocation"
         }
     }

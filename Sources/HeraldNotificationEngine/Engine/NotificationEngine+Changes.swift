@@ -51,6 +51,9 @@ extension NotificationEngine {
             return .reception(Self.reception(try await receiveRemote(request, for: bundleIdentifier)))
         case .receiveBackground(let payload):
             return .reception(Self.reception(try await receiveBackground(payload, deliveryID: nil, for: bundleIdentifier)))
+        case .receiveUnlisted(let request):
+            return .reception(
+                Self.reception(try await receiveUnlisted(request.content, identifier: request.identifier, for: bundleIdentifier)))
         case .updateLocation(let latitude, let longitude):
             // An engine whose scheduler does not run (the CLI's, with no daemon) only records it: the app's engine,
             // which runs, notices the change and evaluates the triggers.

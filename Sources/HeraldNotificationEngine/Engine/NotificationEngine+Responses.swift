@@ -69,7 +69,9 @@ extension NotificationEngine {
     /// then handed to the app's `application(_:didReceiveRemoteNotification:fetchCompletionHandler:)` when the app
     /// runs — now, or when it next starts. Unlike alerts, it reaches an app whose notifications are off, as on iOS.
     ///
-    /// Returns once it is durable, so the device may acknowledge it.
+    /// Returns once it is durable, so the device may acknowledge it. Its receipt is kept under its own purpose: a
+    /// push that also shows something is received again, under the same delivery ID, as what it shows, and neither
+    /// is taken for a repeat of the other.
     /// - Parameters:
     ///   - payload: The push's JSON payload.
     ///   - deliveryID: The gateway's ID of this delivery; a repeat is recognised.
@@ -79,10 +81,11 @@ extension NotificationEngine {
     package func receiveBackground(
         _ payload: String, deliveryID: String?, fingerprint: String? = nil, for bundleIdentifier: String
     ) async throws -> RemoteReception {
+        let purpose = "#background"
         guard
             try await store.keepBackgroundPush(
-                payload, deliveryID: deliveryID, fingerprint: fingerprint, receivedAt: configuration.clock.now, replacing: true,
-                for: bundleIdentifier)
+                payload, deliveryID: deliveryID.map { $0 + purpose }, fingerprint: fingerprint.map { $0 + purpose },
+                receivedAt: configuration.clock.now, replacing: true, for: bundleIdentifier)
         else { return .duplicate }
         deliverBackgroundPush(for: bundleIdentifier)
         return .kept

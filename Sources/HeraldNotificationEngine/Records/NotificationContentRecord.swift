@@ -8,7 +8,7 @@ package struct NotificationContentRecord: Sendable, Codable, Hashable {
     package var badge: Int?
     package var sound: NotificationSoundRecord?
     package var launchImageName = ""
-    /// `userInfo` as a binary property list; `nil` when the dictionary is empty.
+    /// `userInfo` as ``UserInfoArchive`` keeps it (JSON text, or a binary property list); `nil` when it is empty.
     package var userInfo: Data?
     package var attachments: [NotificationAttachmentRecord] = []
     package var categoryIdentifier = ""

@@ -45,6 +45,6 @@ extension NotificationContentRecord {
             }
         relevanceScore = remote.relevanceScore
         filterCriteria = remote.filterCriteria
-        if case .object = remote.userInfo { userInfo = remote.userInfo.binaryPropertyList }
+        userInfo = UserInfoArchive.data(forPayload: remote.userInfo)
     }
 }
