@@ -10,6 +10,9 @@ dpkg -s libsqlite3-dev >/dev/null 2>&1 || missing+=(libsqlite3-dev)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v python3 >/dev/null 2>&1 || missing+=(python3 python3-pip)
+# The test-bed API's examples are run as a CI job runs them: curl with jq, Node's fetch and http2.
+command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
 # The gateway's PostgreSQL store is tested against a real server: a throwaway cluster each test process makes.
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
 # The desktop presenter's test shows notifications on a real server: dunst on a virtual X display, on a session bus of
@@ -57,6 +60,14 @@ if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] && ! python3 -c "import pywebpush
   echo "Installing pywebpush 2.5 from PyPI (Web Push's third-party client test)…" >&2
   python3 -m pip install --quiet --disable-pip-version-check pywebpush==2.5.0 \
     || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages pywebpush==2.5.0
+fi
+
+if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] \
+  && ! python3 -c "import requests, jsonschema, openapi_spec_validator" >/dev/null 2>&1; then
+  echo "Installing requests, jsonschema and openapi-spec-validator from PyPI (the test-bed API's Python example)…" >&2
+  python3 -m pip install --quiet --disable-pip-version-check requests jsonschema openapi-spec-validator \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages requests jsonschema \
+      openapi-spec-validator
 fi
 
 if [ "${HERALD_SKIP_BROWSER_TOOLS:-0}" != 1 ] && ! python3 -c "import selenium" >/dev/null 2>&1; then

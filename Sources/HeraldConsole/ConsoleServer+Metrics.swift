@@ -49,7 +49,7 @@ extension ConsoleServer {
         for count in counts {
             let index = Int(((count.bucket.timeIntervalSince1970 - start) / range.bucket).rounded(.down))
             guard (0..<buckets).contains(index) else { continue }
-            let name = Self.stateName(DeliveryEvent(uniqueID: "", at: count.bucket, kind: count.kind, detail: count.detail))
+            let name = DeliveryEvent(uniqueID: "", at: count.bucket, kind: count.kind, detail: count.detail).stateName
             series[name, default: Array(repeating: 0, count: buckets)][index] += count.count
         }
         let order = [

@@ -28,6 +28,10 @@ public final class ConsoleServer: Service, Sendable {
     let onlineDevices: (@Sendable () -> [OnlineDevice])?
     /// How long a live delivery log streams before the browser reconnects (it does so by itself).
     private let liveLogDuration: Duration
+    /// What `GET /api/v1/status` says of the sandbox (`herald up`'s banner as JSON); `nil` until it is ready.
+    let sandboxStatus: @Sendable () -> JSONValue?
+    /// The test-bed API's open waits.
+    let waits = WaitLimiter()
     private let boundPort = AwaitedValue<Int>()
 
     /// A console for `store`'s gateway.
@@ -40,12 +44,16 @@ public final class ConsoleServer: Service, Sendable {
     ///   - liveLogDuration: How long one live delivery log (`/log/events`) streams; the browser then opens another.
     ///   - sender: How the send form reaches the gateway's provider API; `nil` leaves the form out.
     ///   - onlineDevices: The devices connected to the gateway now (the devices page); `nil` when unknown.
+    ///   - sandboxStatus: What the test-bed API's status says beside the console's own facts (`herald up`'s banner);
+    ///     `nil` until the sandbox is ready.
     ///   - logger: Where the console logs.
     public init(
         host: String = "127.0.0.1", port: Int, store: any GatewayStore, clock: any HeraldClock = SystemClock(),
         liveLogDuration: Duration = .seconds(300), sender: ConsoleSender? = nil,
-        onlineDevices: (@Sendable () -> [OnlineDevice])? = nil, logger: Logger
+        onlineDevices: (@Sendable () -> [OnlineDevice])? = nil,
+        sandboxStatus: @escaping @Sendable () -> JSONValue? = { .object([]) }, logger: Logger
     ) {
+        self.sandboxStatus = sandboxStatus
         self.sender = sender
         self.onlineDevices = onlineDevices
         self.liveLogDuration = liveLogDuration
@@ -216,6 +224,7 @@ public final class ConsoleServer: Service, Sendable {
             return try await logPage(session: session, search: id)
         }
         historyRoutes(router)
+        apiRoutes(router)
         deviceRoutes(router)
         metricsRoutes(router)
     }
@@ -245,7 +254,7 @@ public final class ConsoleServer: Service, Sendable {
                     rows.append([
                         "uniqueID": match.uniqueID, "time": formatter.string(from: match.receivedAt),
                         "apnsID": match.subject.apnsID, "recipient": match.subject.recipient, "topic": match.subject.topic,
-                        "state": latest.map(Self.stateName) ?? "", "kind": latest?.kind.rawValue ?? "",
+                        "state": latest.map(\.stateName) ?? "", "kind": latest?.kind.rawValue ?? "",
                     ])
                 }
                 values["listed"] = true
@@ -268,7 +277,7 @@ public final class ConsoleServer: Service, Sendable {
     /// One row of a notification's timeline, as the log page shows it and its live stream sends it.
     static func timelineRow(_ event: DeliveryEvent, formatter: ISO8601DateFormatter) -> [String: String] {
         [
-            "time": formatter.string(from: event.at), "kind": event.kind.rawValue, "state": stateName(event),
+            "time": formatter.string(from: event.at), "kind": event.kind.rawValue, "state": event.stateName,
             "detail": event.detail,
         ]
     }
@@ -604,21 +613,6 @@ public final class ConsoleServer: Service, Sendable {
         let session = ConsoleSession(csrf: OperatorToken.make(), operatorHash: nil)
         context.sessions.createSession(session, expiresIn: .seconds(3600))
         return session
-    }
-
-    /// Apple's state name for a delivery-log event (the Push Notifications Console's).
-    static func stateName(_ event: DeliveryEvent) -> String {
-        func name(_ detail: String) -> String { detail.components(separatedBy: ":").first ?? detail }
-        return switch event.kind {
-        case .received: "Received by APNs"
-        // The gateway's and a device's events name their state before any ":" (a device's held pushes: "Stored -
-        // Power Considerations: …", "Delivered to Device (From Storage): …").
-        case .stored: event.detail.hasPrefix("Stored - ") ? name(event.detail) : "Stored - Device Offline"
-        case .delivered:
-            event.detail.hasPrefix("Delivered to Device (From Storage)")
-                ? "Delivered to Device (From Storage)" : "Delivered to Device"
-        case .discarded: name(event.detail)
-        }
     }
 
     static func page(_ name: String, _ values: [String: Any], status: HTTPResponse.Status = .ok) -> Response {

@@ -16,4 +16,10 @@ public protocol DeliveryLogStore: Sendable {
     func eventCounts(since date: Date, bucket: TimeInterval) async throws -> [DeliveryCount]
     /// Forgets log lines older than `date` (Apple keeps the log 7 days, C-04).
     func pruneEvents(before date: Date) async throws
+    /// The notifications `filter` matches, oldest first, at most `limit`, each with its timeline.
+    func deliveries(_ filter: DeliveryFilter, limit: Int) async throws -> [LoggedDelivery]
+    /// Removes the notifications `filter` matches, with their timelines; returns how many.
+    func deleteDeliveries(_ filter: DeliveryFilter) async throws -> Int
+    /// Tells whoever waits when the delivery log changes, whichever path wrote it.
+    var deliveryLogChanges: DeliveryLogChanges { get }
 }

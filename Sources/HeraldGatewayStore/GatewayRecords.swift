@@ -97,6 +97,8 @@ public struct StoredNotification: Sendable, Equatable {
     /// ``DeliveryEvent/Kind/discarded``; relayed to another node, the received event alone (that node logs the
     /// delivery); refused (token revoked or unknown), none. `nil`: the caller logs.
     public var loggedAt: Date?
+    /// What it was sent as, for its `received` event when the store logs it (not kept with the push).
+    public var sentAs: DeliverySentAs?
 
     /// A `StoredNotification` of these values (the memberwise initializer, for the gateway and the console).
     package init(
@@ -159,11 +161,26 @@ extension DeliveryEvent {
     public static let replacedDetail =
         "Discarded - Replaced: a newer notification for the same device and topic was stored"
 
-    /// The `received` event of a notification: at its `receivedAt`, with its `apns-id`, token and topic.
+    /// The `received` event of a notification: at its `receivedAt`, with its `apns-id`, token and topic, and what it
+    /// was sent as.
     public static func received(_ n: StoredNotification) -> DeliveryEvent {
         DeliveryEvent(
             uniqueID: n.uniqueID, at: n.receivedAt, kind: .received, detail: receivedDetail,
-            subject: DeliverySubject(apnsID: n.apnsID, recipient: n.token, topic: n.topic))
+            subject: DeliverySubject(apnsID: n.apnsID, recipient: n.token, topic: n.topic, sentAs: n.sentAs))
+    }
+
+    /// Apple's name of the state this event puts its notification in (the Push Notifications Console's): the
+    /// gateway's and a device's events name it before any ":" ("Stored - Power Considerations: …").
+    public var stateName: String {
+        func name(_ detail: String) -> String { detail.components(separatedBy: ":").first ?? detail }
+        return switch kind {
+        case .received: DeliveryEvent.receivedDetail
+        case .stored: detail.hasPrefix("Stored - ") ? name(detail) : DeliveryEvent.storedDetail
+        case .delivered:
+            detail.hasPrefix("Delivered to Device (From Storage)")
+                ? "Delivered to Device (From Storage)" : "Delivered to Device"
+        case .discarded: name(detail)
+        }
     }
 
     /// The events a store writes with `n` (``StoredNotification/loggedAt``): received and stored, and the one it
@@ -185,12 +202,15 @@ public struct DeliverySubject: Sendable, Equatable {
     public var recipient: String
     /// The `apns-topic`.
     public var topic: String
+    /// Its door, headers and payload; `nil` in entries logged before Herald kept them.
+    public var sentAs: DeliverySentAs?
 
     /// Creates a subject.
-    public init(apnsID: String, recipient: String, topic: String) {
+    public init(apnsID: String, recipient: String, topic: String, sentAs: DeliverySentAs? = nil) {
         self.apnsID = apnsID.lowercased()
         self.recipient = recipient
         self.topic = topic
+        self.sentAs = sentAs
     }
 }
 

@@ -133,14 +133,18 @@ extension PostgresGatewayStore {
                     RETURNING 1
                 ), logged AS (
                     -- Its received event with it, when the store logs it (StoredNotification.loggedAt).
-                    INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic)
+                    INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic, door, push_type,
+                                                priority, collapse_id, expiration, payload, fcm_message)
                     SELECT \(n.uniqueID), \(n.receivedAt.timeIntervalSince1970), 'received', \(DeliveryEvent.receivedDetail),
-                           \(n.apnsID), \(n.token), \(n.topic)
+                           \(n.apnsID), \(n.token), \(n.topic), \(n.sentAs?.door.rawValue), \(n.sentAs?.pushType),
+                           \(n.sentAs.map { Int32($0.priority) }), \(n.sentAs?.collapseID), \(n.sentAs?.expiration),
+                           \(n.sentAs?.payload), \(n.sentAs?.fcmMessage)
                     FROM saved WHERE \(n.loggedAt != nil)
                 )
                 SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID)) FROM saved
                 """
             ).collect()
+            if !rows.isEmpty && n.loggedAt != nil { deliveryLogChanges.changed() }
             return !rows.isEmpty
         }
     }
@@ -164,8 +168,8 @@ extension PostgresGatewayStore {
     /// within the node timeout from now —, stored otherwise, in one statement and commit.
     private func relayOrStoreBatch() -> @Sendable ([StoredNotification]) async throws -> [SharedDelivery] {
         let deadline = Date().timeIntervalSince1970 - configuration.nodeTimeout.timeInterval
-        return { [client, configuration] batch in
-            try await Self.perform(client: client, configuration: configuration) { client in
+        return { [client, configuration, deliveryLogChanges] batch in
+            let deliveries = try await Self.perform(client: client, configuration: configuration) { client in
                 // A deadlock with another node's claim or revocation is the database's to break: the loser runs again.
                 var attempt = 1
                 while true {
@@ -176,6 +180,8 @@ extension PostgresGatewayStore {
                     }
                 }
             }
+            if batch.contains(where: { $0.loggedAt != nil }) { deliveryLogChanges.changed() }
+            return deliveries
         }
     }
 

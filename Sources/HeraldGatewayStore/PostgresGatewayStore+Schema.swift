@@ -122,5 +122,13 @@ extension PostgresGatewayStore {
                 project_id text NOT NULL, topic text NOT NULL, token text NOT NULL, PRIMARY KEY (project_id, topic, token))
             """,
         ],
+        // 7: what each push was sent as (on `received` events), for the test-bed API's deliveries.
+        [
+            """
+            ALTER TABLE delivery_event ADD COLUMN door text, ADD COLUMN push_type text, ADD COLUMN priority integer,
+                ADD COLUMN collapse_id text, ADD COLUMN expiration bigint, ADD COLUMN payload text,
+                ADD COLUMN fcm_message text
+            """
+        ],
     ]
 }

@@ -10,7 +10,10 @@ extension PostgresGatewayStore {
     // MARK: Stored notifications
 
     public func store(_ n: StoredNotification) async throws -> String? {
-        if n.loggedAt != nil { return try await storeLogged(n) }
+        if n.loggedAt != nil {
+            defer { deliveryLogChanges.changed() }
+            return try await storeLogged(n)
+        }
         return try await perform { client in
             // One statement, one commit: the previous notification's unique id, the new row (unclaimed), and the
             // device's announcement, which every node gets at the commit.

@@ -48,6 +48,8 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     /// Its place among the other nodes: listener and heartbeat (run by ``run()`` when it is a node).
     let coordinator: PostgresNodeCoordinator
     let prepared = Mutex(false)
+    /// This node's changes to the delivery log (a wait on another node's push is not woken yet: issue 64).
+    public let deliveryLogChanges = DeliveryLogChanges()
     /// Tokens this node found active (``recentlyActiveToken(_:)``), by token.
     let activeTokens = Mutex<[String: DeviceTokenRecord]>([:])
     /// The most tokens ``activeTokens`` keeps.

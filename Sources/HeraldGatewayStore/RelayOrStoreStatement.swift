@@ -10,7 +10,7 @@ import PostgresNIO
 /// discarded). Prepared once per connection: the batch is its bindings (arrays), so the server parses
 /// and plans it once.
 struct RelayOrStoreStatement: PostgresPreparedStatement {
-    static let name = "herald_relay_or_store_v3"
+    static let name = "herald_relay_or_store_v4"
     /// Each row: the notification's place in the batch, whether it was relayed, the unique ID it replaced, the
     /// number of announcements (read so that they are made), whether its token is known, and when it was revoked.
     typealias Row = (Int, Bool, String?, Int, Bool, Double?)
@@ -19,9 +19,11 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
         WITH incoming AS MATERIALIZED (
             SELECT * FROM unnest(
                 $1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[],
-                $9::text[], $10::boolean[], $11::bytea[], $12::float8[], $13::float8[], $16::boolean[], $17::float8[]
+                $9::text[], $10::boolean[], $11::bytea[], $12::float8[], $13::float8[], $16::boolean[], $17::float8[],
+                $21::text[], $22::int8[], $23::boolean[], $24::text[]
             ) WITH ORDINALITY AS i(token, topic, device_id, bundle_id, apns_id, unique_id, push_type, priority,
-                                   collapse_id, has_collapse_id, payload, received_at, expires_at, logged, logged_at, n)
+                                   collapse_id, has_collapse_id, payload, received_at, expires_at, logged, logged_at,
+                                   door, expiration, has_expiration, fcm_message, n)
         ), known AS MATERIALIZED (
             SELECT token, revoked_at FROM device_token WHERE token IN (SELECT token FROM incoming)
         ), accepted AS MATERIALIZED (
@@ -53,16 +55,27 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
             RETURNING device_id
         ), logged_events AS (
             -- The log of what this statement did, with it: no commit keeps a push without its events.
-            INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic)
-            SELECT unique_id, at, kind, detail, apns_id, recipient, topic FROM (
+            INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic, door, push_type, priority,
+                                        collapse_id, expiration, payload, fcm_message)
+            SELECT unique_id, at, kind, detail, apns_id, recipient, topic, door, push_type, priority, collapse_id,
+                   expiration, payload, fcm_message FROM (
                 SELECT a.n, 0 AS step, a.unique_id, a.received_at AS at, 'received' AS kind, $18 AS detail,
-                       a.apns_id, a.token AS recipient, a.topic
+                       a.apns_id, a.token AS recipient, a.topic, nullif(a.door, '') AS door,
+                       CASE WHEN a.door <> '' THEN a.push_type END AS push_type,
+                       CASE WHEN a.door <> '' THEN a.priority END AS priority,
+                       CASE WHEN a.door <> '' AND a.has_collapse_id THEN a.collapse_id END AS collapse_id,
+                       CASE WHEN a.door <> '' AND a.has_expiration THEN a.expiration END AS expiration,
+                       CASE WHEN a.door <> '' AND a.push_type <> 'webpush' THEN convert_from(a.payload, 'UTF8') END
+                           AS payload,
+                       nullif(a.fcm_message, '') AS fcm_message
                 FROM accepted a WHERE a.logged
                 UNION ALL
-                SELECT a.n, 1, a.unique_id, a.logged_at, 'stored', $19, NULL, NULL, NULL
+                SELECT a.n, 1, a.unique_id, a.logged_at, 'stored', $19, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                       NULL, NULL
                 FROM accepted a WHERE a.logged AND a.device_id NOT IN (SELECT device_id FROM present)
                 UNION ALL
-                SELECT a.n, 2, p.unique_id, a.logged_at, 'discarded', $20, NULL, NULL, NULL
+                SELECT a.n, 2, p.unique_id, a.logged_at, 'discarded', $20, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                       NULL, NULL, NULL
                 FROM accepted a JOIN previous p USING (token, topic)
                 WHERE a.logged AND a.device_id NOT IN (SELECT device_id FROM present)
             ) AS e ORDER BY n, step
@@ -84,7 +97,7 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
     var liveSince: Double
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 20)
+        var bindings = PostgresBindings(capacity: 24)
         bindings.append(batch.map(\.token))
         bindings.append(batch.map(\.topic))
         bindings.append(batch.map(\.deviceID))
@@ -105,6 +118,11 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
         bindings.append(DeliveryEvent.receivedDetail)
         bindings.append(DeliveryEvent.storedDetail)
         bindings.append(DeliveryEvent.replacedDetail)
+        // What each was sent as, for its received event ('' for none).
+        bindings.append(batch.map { $0.sentAs?.door.rawValue ?? "" })
+        bindings.append(batch.map { $0.sentAs?.expiration ?? 0 })
+        bindings.append(batch.map { $0.sentAs?.expiration != nil })
+        bindings.append(batch.map { $0.sentAs?.fcmMessage ?? "" })
         return bindings
     }
 

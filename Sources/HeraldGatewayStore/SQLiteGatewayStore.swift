@@ -17,6 +17,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
     static let knownTokenLimit = 1_000_000
     var writer: any DatabaseWriter { database.writer }
     var groupCommit: GroupCommitWriter { database.groupCommit }
+    public let deliveryLogChanges = DeliveryLogChanges()
     /// Where a damaged database was moved when this store opened, if it was.
     public var quarantinedFile: URL? { database.quarantinedFile }
 
@@ -207,6 +208,19 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                         token TEXT NOT NULL,
                         PRIMARY KEY (project_id, topic, token)
                     ) WITHOUT ROWID;
+                    """)
+        }
+        migrator.registerMigration("v9: what each push was sent as, for the test-bed API's deliveries") { db in
+            // Set on `received` events only, as the v7 columns are.
+            try db.execute(
+                sql: """
+                    ALTER TABLE delivery_event ADD COLUMN door TEXT;
+                    ALTER TABLE delivery_event ADD COLUMN push_type TEXT;
+                    ALTER TABLE delivery_event ADD COLUMN priority INTEGER;
+                    ALTER TABLE delivery_event ADD COLUMN collapse_id TEXT;
+                    ALTER TABLE delivery_event ADD COLUMN expiration INTEGER;
+                    ALTER TABLE delivery_event ADD COLUMN payload TEXT;
+                    ALTER TABLE delivery_event ADD COLUMN fcm_message TEXT;
                     """)
         }
         return migrator
@@ -547,6 +561,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
         let kept = try await groupCommit.write(.durable, oneChange: n.loggedAt == nil) { db in
             try Self.keep(n, in: db, checkingToken: false)
         }
+        if n.loggedAt != nil { deliveryLogChanges.changed() }
         guard case .stored(let replaced) = kept else { return nil }
         return replaced
     }
@@ -558,9 +573,13 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
     public func keepIfTokenActive(
         _ n: StoredNotification, completion: @escaping @Sendable (Result<SharedDelivery, any Error>) -> Void
     ) {
+        let changes = n.loggedAt == nil ? nil : deliveryLogChanges
         groupCommit.write(
             .durable, oneChange: n.loggedAt == nil, { db in try Self.keep(n, in: db, checkingToken: true) },
-            completion: completion)
+            completion: { result in
+                changes?.changed()
+                completion(result)
+            })
     }
 
     /// Keeps `n`, replacing the notification kept for its token and topic (whose unique ID it returns) — with
@@ -663,6 +682,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
     public func appendEvents(_ events: [DeliveryEvent]) async throws {
         guard !events.isEmpty else { return }
         try await groupCommit.write(.crashSafeShared) { db in try Self.appendEvents(events, in: db) }
+        deliveryLogChanges.changed()
     }
 
     /// Writes delivery-log events in the open transaction.
@@ -670,7 +690,10 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
         guard !events.isEmpty else { return }
         let statement = try db.cachedStatement(
             sql:
-                "INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                """
+                INSERT INTO delivery_event (unique_id, at, kind, detail, apns_id, recipient, topic, door, push_type, priority,
+                    collapse_id, expiration, payload, fcm_message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
         )
         for event in events {
             // Two or three events a push: their values go straight to SQLite.
@@ -682,6 +705,14 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                 $0.bind(event.subject?.apnsID)
                 $0.bind(event.subject?.recipient)
                 $0.bind(event.subject?.topic)
+                let sent = event.subject?.sentAs
+                $0.bind(sent?.door.rawValue)
+                $0.bind(sent?.pushType)
+                $0.bind(sent?.priority)
+                $0.bind(sent?.collapseID)
+                $0.bind(sent?.expiration.map(Int.init))
+                $0.bind(sent?.payload)
+                $0.bind(sent?.fcmMessage)
             }
         }
     }
@@ -694,11 +725,128 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                 DeliveryEvent(
                     uniqueID: row["unique_id"], at: Date(timeIntervalSince1970: row["at"]),
                     kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"],
-                    subject: (row["apns_id"] as String?).map {
-                        DeliverySubject(apnsID: $0, recipient: row["recipient"] ?? "", topic: row["topic"] ?? "")
-                    })
+                    subject: Self.subject(row))
             }
         }
+    }
+
+    /// The subject of a `received` event's row; `nil` for other events.
+    private static func subject(_ row: Row) -> DeliverySubject? {
+        guard let apnsID = row["apns_id"] as String? else { return nil }
+        let sentAs = (row["door"] as String?).flatMap(DeliverySentAs.Door.init(rawValue:)).map { door in
+            DeliverySentAs(
+                door: door, pushType: row["push_type"] ?? "", priority: row["priority"] ?? 10, collapseID: row["collapse_id"],
+                expiration: row["expiration"], payload: row["payload"], fcmMessage: row["fcm_message"])
+        }
+        return DeliverySubject(apnsID: apnsID, recipient: row["recipient"] ?? "", topic: row["topic"] ?? "", sentAs: sentAs)
+    }
+
+    public func deliveries(_ filter: DeliveryFilter, limit: Int) async throws -> [LoggedDelivery] {
+        try await writer.read { db in
+            var deliveries: [LoggedDelivery] = []
+            var after = filter.afterSequence ?? 0
+            // Pages of received events, oldest first; their timelines read with them, the state matched on those.
+            while deliveries.count < limit {
+                let (sql, arguments) = Self.receivedQuery(filter, after: after, limit: limit)
+                let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+                guard let last = rows.last else { break }
+                after = last["id"]
+                let ids = rows.map { $0["unique_id"] as String }
+                var timelines: [String: [DeliveryEvent]] = [:]
+                let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT * FROM delivery_event WHERE unique_id IN (\(placeholders)) ORDER BY id",
+                    arguments: StatementArguments(ids))
+                {
+                    let event = DeliveryEvent(
+                        uniqueID: row["unique_id"], at: Date(timeIntervalSince1970: row["at"]),
+                        kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"],
+                        subject: Self.subject(row))
+                    timelines[event.uniqueID, default: []].append(event)
+                }
+                for row in rows {
+                    guard let subject = Self.subject(row) else { continue }
+                    let delivery = LoggedDelivery(
+                        sequence: row["id"], uniqueID: row["unique_id"], receivedAt: Date(timeIntervalSince1970: row["at"]),
+                        subject: subject, events: timelines[row["unique_id"]] ?? [])
+                    if let state = filter.state, delivery.state != state { continue }
+                    deliveries.append(delivery)
+                    if deliveries.count == limit { break }
+                }
+                if rows.count < limit { break }
+            }
+            return deliveries
+        }
+    }
+
+    /// The received events `filter` matches after the row `after`, oldest first, at most `limit`.
+    private static func receivedQuery(
+        _ filter: DeliveryFilter, after: Int64, limit: Int
+    ) -> (String, StatementArguments) {
+        var conditions = ["kind = 'received'", "id > ?"]
+        var arguments: [(any DatabaseValueConvertible)?] = [after]
+        func match(_ column: String, _ value: (any DatabaseValueConvertible)?) {
+            guard let value else { return }
+            conditions.append("\(column) = ?")
+            arguments.append(value)
+        }
+        match("unique_id", filter.uniqueID?.lowercased())
+        match("recipient", filter.token)
+        match("topic", filter.topic)
+        match("push_type", filter.pushType)
+        match("collapse_id", filter.collapseID)
+        if let door = filter.door {
+            // Logged before doors were kept: the provider API's.
+            conditions.append(door == .apns ? "(door = ? OR door IS NULL)" : "door = ?")
+            arguments.append(door.rawValue)
+        }
+        if let since = filter.since {
+            conditions.append("at >= ?")
+            arguments.append(since.timeIntervalSince1970)
+        }
+        arguments.append(limit)
+        return (
+            "SELECT * FROM delivery_event WHERE \(conditions.joined(separator: " AND ")) ORDER BY id LIMIT ?",
+            StatementArguments(arguments)
+        )
+    }
+
+    public func deleteDeliveries(_ filter: DeliveryFilter) async throws -> Int {
+        // What the filter matches, then their whole timelines: one transaction, so a wait sees all or none go.
+        let removed = try await groupCommit.write { db in
+            var removed = 0
+            var after: Int64 = filter.afterSequence ?? 0
+            while true {
+                let (sql, arguments) = Self.receivedQuery(filter, after: after, limit: 500)
+                let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+                guard let last = rows.last else { break }
+                after = last["id"]
+                var ids = rows.map { $0["unique_id"] as String }
+                if let state = filter.state {
+                    ids = try ids.filter { id in
+                        let latest = try Row.fetchOne(
+                            db, sql: "SELECT kind, detail FROM delivery_event WHERE unique_id = ? ORDER BY id DESC LIMIT 1",
+                            arguments: [id])
+                        return latest.map {
+                            DeliveryEvent(
+                                uniqueID: id, at: Date(), kind: DeliveryEvent.Kind(rawValue: $0["kind"]) ?? .received,
+                                detail: $0["detail"]
+                            ).stateName == state
+                        } ?? false
+                    }
+                }
+                if !ids.isEmpty {
+                    let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                    try db.execute(
+                        sql: "DELETE FROM delivery_event WHERE unique_id IN (\(placeholders))", arguments: StatementArguments(ids))
+                    removed += ids.count
+                }
+                if rows.count < 500 { break }
+            }
+            return removed
+        }
+        if removed > 0 { deliveryLogChanges.changed() }
+        return removed
     }
 
     public func loggedNotifications(matching text: String, limit: Int) async throws -> [LoggedNotification] {

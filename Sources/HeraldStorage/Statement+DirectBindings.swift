@@ -29,6 +29,12 @@ package struct DirectBindings: ~Copyable {
     }
 
     /// Binds the next parameter to `number`.
+    /// Binds the next parameter to `number`, or to NULL.
+    package mutating func bind(_ number: Int?) {
+        guard let number else { return bindNull() }
+        bind(number)
+    }
+
     package mutating func bind(_ number: Double) {
         advance(sqlite3_bind_double(statement, index, number))
     }

@@ -35,6 +35,8 @@ struct SandboxDevice: Service {
     let unifiedPushBus: String?
     /// The console, and the operator token made for this start.
     let console: (server: ConsoleServer, operatorToken: String)?
+    /// What the test-bed API's status says, set with the banner.
+    let status: SandboxStatus
     let logger: Logger
 
     /// A Firebase project of the sandbox: its ID and its service-account file.
@@ -64,7 +66,9 @@ struct SandboxDevice: Service {
         let (daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger) = (
             device.daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger
         )
-        let (fcm, store, caPath) = (fcm, gateway.store, gateway.certificateAuthority?.certificateURL.path ?? "-")
+        let (fcm, store, caPath, status) = (
+            fcm, gateway.store, gateway.certificateAuthority?.certificateURL.path ?? "-", status
+        )
         let banner = StartupTask {
             let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)
             let webApp = await Self.prepareDemoWebApp(
@@ -80,10 +84,15 @@ struct SandboxDevice: Service {
                 consoleLines = "\n  console:        http://127.0.0.1:\(port)/log\n  operator token: \(console.operatorToken)"
             }
             var fcmLines = ""
+            var fcmFacts: JSONValue = .null
             if let fcm, let port = ports.fcm {
                 let fcmToken = await token.asyncFlatMap { apnsToken in
                     try? await store.fcmRegistration(forAPNsToken: apnsToken, projectID: fcm.projectID, at: Date()).token
                 }
+                fcmFacts = .members([
+                    "proxy": .string("http://127.0.0.1:\(port)"), "project": .string(fcm.projectID),
+                    "credentials": .string(fcm.credentials), "token": fcmToken.map(JSONValue.string),
+                ])
                 fcmLines = """
 
                       fcm proxy:       http://127.0.0.1:\(port)
@@ -114,6 +123,30 @@ struct SandboxDevice: Service {
                       unifiedpush:    \(unifiedPush.busName) on the session bus (Linux apps register there)
                     """
             }
+            status.ready(
+                .members([
+                    "dataDirectory": .string(directory.url.path),
+                    "apns": .members([
+                        "url": .string("https://localhost:\(ports.provider[0])"),
+                        "plaintextURL": .string("http://127.0.0.1:\(ports.provider[1])"),
+                        "channelsURL": .string("https://localhost:\(ports.provider[2])"),
+                        "certificateAuthority": gateway.certificateAuthority.map { JSONValue.string($0.certificateURL.path) },
+                        "keyID": .string(key.keyID), "teamID": .string(key.teamID), "keyFile": .string(keyFile),
+                    ]),
+                    "devices": .string("wss://localhost:\(ports.device)/device/v1"),
+                    "demoApp": .members([
+                        "bundleID": .string(demoApp), "deviceToken": token.map(JSONValue.string),
+                        "channel": demoChannel.map(JSONValue.string),
+                    ]),
+                    "fcm": fcmFacts,
+                    "webPush": webApp.map { app -> JSONValue in
+                        .members([
+                            "subscriptionFile": .string(app.subscriptionFile), "vapidKeyFile": .string(app.vapidKeyFile),
+                            "origin": .string(DemoWebApp.origin),
+                        ])
+                    },
+                    "deviceModel": .string(deviceModelName),
+                ]))
             // Through the presenter's own file handle, unbuffered, so the banner comes before any notification.
             let text = """
                 Herald is up.

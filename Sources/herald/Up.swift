@@ -108,6 +108,7 @@ extension HeraldCommand {
                     demoApp: demoApp, directory: directory)
             // The console, and an operator token for this start (printed in the banner).
             var console: (server: ConsoleServer, operatorToken: String)?
+            let status = SandboxStatus()
             if !noConsole && consolePort != ListenerPort.off {
                 let token = OperatorToken.make()
                 try await gatewayStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
@@ -116,7 +117,7 @@ extension HeraldCommand {
                 console = (
                     ConsoleServer(
                         port: consolePort, store: gatewayStore, sender: sender, onlineDevices: { gateway.onlineDevices },
-                        logger: logger),
+                        sandboxStatus: { status.current }, logger: logger),
                     token
                 )
             }
@@ -132,7 +133,7 @@ extension HeraldCommand {
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
                         demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit,
                         deliveryRules: deviceModel.kind, deliverySeed: deviceModel.seed, desktop: desktop,
-                        unifiedPushBus: presentation.unifiedPushBus, console: console, logger: logger),
+                        unifiedPushBus: presentation.unifiedPushBus, console: console, status: status, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]

@@ -379,6 +379,112 @@ import Testing
     }
 
     @Test(
+        "Issue 64: deliveries — what each push was sent as, its timeline and latest state; filtered by token, topic, door, push type, collapse ID, state and since; removed by the same filters; every change wakes a waiter",
+        arguments: StoreBackEnd.allCases)
+    func deliveries(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            func received(
+                _ uniqueID: String, token: String, topic: String = "com.example.app", door: DeliverySentAs.Door = .apns,
+                pushType: String = "alert", collapseID: String? = nil, at seconds: Double
+            ) -> DeliveryEvent {
+                DeliveryEvent(
+                    uniqueID: uniqueID, at: Self.day0 + seconds, kind: .received, detail: DeliveryEvent.receivedDetail,
+                    subject: DeliverySubject(
+                        apnsID: "id-\(uniqueID)", recipient: token, topic: topic,
+                        sentAs: DeliverySentAs(
+                            door: door, pushType: pushType, priority: door == .webpush ? 5 : 10, collapseID: collapseID,
+                            expiration: door == .fcm ? 0 : nil,
+                            payload: door == .webpush ? nil : #"{"aps":{"alert":"\#(uniqueID)"},"n":18446744073709551615}"#,
+                            fcmMessage: door == .fcm ? "projects/p/messages/id-\(uniqueID)" : nil)))
+            }
+            // A push logged before doors were kept: no sentAs, read as the provider API's.
+            let changes = store.deliveryLogChanges
+            let before = changes.generation
+            try await store.appendEvents([
+                DeliveryEvent(
+                    uniqueID: "u0", at: Self.day0, kind: .received, detail: DeliveryEvent.receivedDetail,
+                    subject: DeliverySubject(apnsID: "id-u0", recipient: "t0", topic: "com.example.app")),
+                received("u1", token: "t1", collapseID: "score", at: 1),
+                DeliveryEvent(uniqueID: "u1", at: Self.day0 + 2, kind: .delivered, detail: "Delivered to Device"),
+                received("u2", token: "t1", door: .fcm, pushType: "background", at: 3),
+                DeliveryEvent(uniqueID: "u2", at: Self.day0 + 4, kind: .stored, detail: DeliveryEvent.storedDetail),
+                received("u3", token: "t2", topic: "com.example.app/web", door: .webpush, pushType: "webpush", at: 5),
+                DeliveryEvent(
+                    uniqueID: "u3", at: Self.day0 + 6, kind: .discarded, detail: "Discarded - Nothing to Show: no alert"),
+            ])
+            #expect(changes.generation != before, "an append wakes waiters")
+            let all = try await store.deliveries(DeliveryFilter(), limit: 100)
+            #expect(all.map(\.uniqueID) == ["u0", "u1", "u2", "u3"])
+            #expect(all.map(\.state) == [
+                "Received by APNs", "Delivered to Device", "Stored - Device Offline", "Discarded - Nothing to Show",
+            ])
+            #expect(all.map(\.sequence) == all.map(\.sequence).sorted() && Set(all.map(\.sequence)).count == 4)
+            #expect(all[0].subject.sentAs == nil)
+            let fcm = try #require(all[2].subject.sentAs)
+            #expect(fcm.door == .fcm && fcm.pushType == "background" && fcm.priority == 10 && fcm.expiration == 0)
+            #expect(fcm.payload == #"{"aps":{"alert":"u2"},"n":18446744073709551615}"#)
+            #expect(fcm.fcmMessage == "projects/p/messages/id-u2")
+            #expect(all[3].subject.sentAs?.payload == nil && all[3].subject.sentAs?.priority == 5)
+            #expect(all[1].events.map(\.kind) == [.received, .delivered] && all[1].subject.sentAs?.collapseID == "score")
+
+            func ids(_ change: (inout DeliveryFilter) -> Void, limit: Int = 100) async throws -> [String] {
+                var filter = DeliveryFilter()
+                change(&filter)
+                return try await store.deliveries(filter, limit: limit).map(\.uniqueID)
+            }
+            #expect(try await ids { $0.token = "t1" } == ["u1", "u2"])
+            #expect(try await ids { $0.topic = "com.example.app/web" } == ["u3"])
+            #expect(try await ids { $0.door = .apns } == ["u0", "u1"], "a push logged without a door came by APNs")
+            #expect(try await ids { $0.door = .fcm } == ["u2"])
+            #expect(try await ids { $0.pushType = "webpush" } == ["u3"])
+            #expect(try await ids { $0.collapseID = "score" } == ["u1"])
+            #expect(try await ids { $0.state = "Stored - Device Offline" } == ["u2"])
+            #expect(try await ids { $0.state = "Delivered to Device" } == ["u1"])
+            #expect(try await ids({ $0.state = "Received by APNs" }, limit: 1) == ["u0"])
+            #expect(try await ids { $0.since = Self.day0 + 3 } == ["u2", "u3"])
+            #expect(try await ids { $0.afterSequence = all[1].sequence } == ["u2", "u3"])
+            #expect(try await ids { $0.uniqueID = "U2" } == ["u2"])
+            #expect(try await ids({ _ in }, limit: 2) == ["u0", "u1"])
+
+            let beforeDelete = changes.generation
+            var stored = DeliveryFilter()
+            stored.state = "Stored - Device Offline"
+            #expect(try await store.deleteDeliveries(stored) == 1)
+            #expect(changes.generation != beforeDelete, "a removal wakes waiters")
+            #expect(try await store.events(uniqueID: "u2").isEmpty, "its whole timeline went")
+            var t1 = DeliveryFilter()
+            t1.token = "t1"
+            #expect(try await store.deleteDeliveries(t1) == 1)
+            #expect(try await store.deleteDeliveries(t1) == 0)
+            #expect(try await ids { _ in } == ["u0", "u3"])
+            #expect(try await store.deleteDeliveries(DeliveryFilter()) == 2)
+            #expect(try await ids { _ in } == [])
+        }
+    }
+
+    @Test("Issue 64: a wait on the delivery log returns at a change, at its timeout, or when cancelled, and leaves nothing behind")
+    func deliveryLogChanges() async throws {
+        let changes = DeliveryLogChanges()
+        let seen = changes.generation
+        // A change after the wait began wakes it (no timeout reached: 60 s).
+        async let woken: Void = changes.wait(after: seen, timeout: .seconds(60))
+        try await eventually("the wait is open") { changes.waiting == 1 }
+        changes.changed()
+        await woken
+        #expect(changes.waiting == 0)
+        // A change before the wait: it returns at once.
+        await changes.wait(after: seen, timeout: .seconds(60))
+        // No change: the timeout (an injected clock cannot drive Task.sleep here; 10 ms is its whole cost).
+        await changes.wait(after: changes.generation, timeout: .milliseconds(10))
+        // Cancelled: it returns, and its place is given back.
+        let task = Task { await changes.wait(after: changes.generation, timeout: .seconds(60)) }
+        try await eventually("the wait is open") { changes.waiting == 1 }
+        task.cancel()
+        await task.value
+        #expect(changes.waiting == 0)
+    }
+
+    @Test(
         "The console's metrics: delivery-log events since a time, counted by kind and detail per bucket",
         arguments: StoreBackEnd.allCases)
     func eventCounts(_ backEnd: StoreBackEnd) async throws {

@@ -118,6 +118,15 @@ public enum JSONValue: Sendable, Hashable {
     }
 }
 
+extension JSONValue {
+    /// An object of these members, in this order; a `nil` value is `null`.
+    ///
+    /// - Parameter members: The members, written as a dictionary literal.
+    public static func members(_ members: KeyValuePairs<String, JSONValue?>) -> JSONValue {
+        .object(members.map { Member($0.key, $0.value ?? .null) })
+    }
+}
+
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,
     ExpressibleByFloatLiteral
 {

@@ -20,6 +20,24 @@ struct AcceptedPush: Sendable {
     var receivedAt: Date
     /// Recognises a retry of this push; `nil` when the gateway made the `apns-id` (nothing can repeat it).
     var fingerprint: PushFingerprint?
+    /// The name of the FCM message it was mapped from; `nil` for a push that did not come by FCM.
+    var fcmMessage: String? = nil
+
+    /// What it was sent as, for its delivery log: the door it came by, its headers and payload.
+    var sentAs: DeliverySentAs {
+        let expiration: Int64? =
+            switch self.expiration {
+            case .storagePolicy: nil
+            case .immediately: 0
+            case .at(let date): Int64(date.timeIntervalSince1970.rounded())
+            }
+        let isWebPush = pushType == .webpush
+        return DeliverySentAs(
+            door: isWebPush ? .webpush : fcmMessage == nil ? .apns : .fcm, pushType: pushType.rawValue,
+            priority: priority.rawValue, collapseID: collapseID, expiration: expiration,
+            // A web push's body is encrypted to the subscription: only the device reads it.
+            payload: isWebPush ? nil : String(decoding: payload, as: UTF8.self), fcmMessage: fcmMessage)
+    }
 }
 
 /// Delivers accepted notifications: straight to a connected device, else into the store until it connects
@@ -163,7 +181,8 @@ final class PushDispatcher: Sendable {
     func receivedEvent(_ push: AcceptedPush) -> DeliveryEvent {
         DeliveryEvent(
             uniqueID: push.uniqueID, at: push.receivedAt, kind: .received, detail: DeliveryEvent.receivedDetail,
-            subject: DeliverySubject(apnsID: push.apnsID, recipient: push.token.token, topic: push.topic))
+            subject: DeliverySubject(
+                apnsID: push.apnsID, recipient: push.token.token, topic: push.topic, sentAs: push.sentAs))
     }
 
     /// Accounts for a push stored for its offline device — its delivery-log events (received, stored, the one it

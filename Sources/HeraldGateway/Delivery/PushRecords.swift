@@ -15,6 +15,7 @@ extension StoredNotification {
             token: push.token.token, deviceID: push.token.deviceID, topic: push.topic, bundleID: push.token.bundleID,
             apnsID: push.apnsID, uniqueID: push.uniqueID, pushType: push.pushType, priority: push.priority,
             collapseID: push.collapseID, payload: push.payload, receivedAt: push.receivedAt, expiresAt: expiresAt)
+        sentAs = push.sentAs
     }
 }
 

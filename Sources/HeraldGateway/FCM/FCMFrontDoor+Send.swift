@@ -123,7 +123,10 @@ extension FCMFrontDoor {
             method: "POST", path: "/3/device/\(push.liveActivityToken?.lowercased() ?? record.token)", fields: fields,
             payload: ByteBuffer(bytes: push.payloadData))
         let answer = await provider.answer(
-            request, connection: ProviderConnection(usesTLS: true, environment: record.environment),
+            request,
+            connection: ProviderConnection(
+                usesTLS: true, environment: record.environment,
+                fcmMessage: "projects/\(project.projectID)/messages/\(messageID)"),
             sentWithKey: project.providerKeyID, logger: logger)
         guard answer.status == 200 else {
             throw FCMError(apnsReason: answer.refusal?.reason ?? .internalServerError)

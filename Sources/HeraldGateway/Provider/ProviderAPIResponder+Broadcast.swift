@@ -63,7 +63,13 @@ extension ProviderAPIResponder {
                 uniqueID: message.uniqueID, at: message.receivedAt, kind: .received, detail: "Received by APNs",
                 subject: DeliverySubject(
                     apnsID: message.requestID, recipient: message.channelID,
-                    topic: message.bundleID + APNsPushType.liveactivity.topicSuffix)),
+                    topic: message.bundleID + APNsPushType.liveactivity.topicSuffix,
+                    sentAs: DeliverySentAs(
+                        door: .apns, pushType: APNsPushType.liveactivity.rawValue, priority: message.priority,
+                        // When the channel keeps it until (0: delivered once, to the devices subscribed now).
+                        expiration: message.expiresAt > message.receivedAt
+                            ? Int64(message.expiresAt.timeIntervalSince1970.rounded()) : 0,
+                        payload: String(decoding: message.payload, as: UTF8.self)))),
             DeliveryEvent(
                 uniqueID: message.uniqueID, at: message.receivedAt, kind: .delivered,
                 detail: "Broadcast on channel \(message.channelID) to \(devices) subscribed device(s) on this node"))

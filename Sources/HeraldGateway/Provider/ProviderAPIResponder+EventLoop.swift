@@ -72,8 +72,10 @@ extension ProviderAPIResponder: ProviderAnswering {
             let record = try check(
                 known, bundleID: addressing.bundleID, pushType: payload.pushType, environment: connection.environment,
                 now: read.now)
-            let push = Self.acceptedPush(
+            var made = Self.acceptedPush(
                 read, record: record, checked: checked, addressing: addressing, payload: payload, fingerprint: fingerprint)
+            made.fcmMessage = connection.fcmMessage
+            let push = made
             let environment = connection.environment
             let tokenAuthenticated = authenticated
             metrics.recordProviderAnswer(onEventLoop: true)

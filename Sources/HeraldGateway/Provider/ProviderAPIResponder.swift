@@ -120,9 +120,11 @@ struct ProviderAPIResponder: Sendable {
             let (record, checked) = try await self.deviceToken(
                 read.deviceToken, bundleID: addressing.bundleID, pushType: payload.pushType,
                 environment: connection.environment, now: read.now, logger: logger)
-            let push = Self.acceptedPush(
+            var made = Self.acceptedPush(
                 read, record: record, checked: checked, addressing: addressing, payload: payload,
                 fingerprint: Self.fingerprint(read, token: record.token, topic: addressing.topic, payload: payload.data))
+            made.fcmMessage = connection.fcmMessage
+            let push = made
             do {
                 try await dispatcher.dispatch(push)
             } catch {

@@ -50,12 +50,18 @@ final class ProviderConnection: Sendable {
     let environment: APNsEnvironment
     /// The API of the listener it came in on.
     let api: GatewayConfiguration.ProviderListener.API
+    /// For the push an FCM message maps to: the message's name (its delivery log says it came by FCM).
+    let fcmMessage: String?
     let state = Mutex(State())
 
-    init(usesTLS: Bool, environment: APNsEnvironment, api: GatewayConfiguration.ProviderListener.API = .provider) {
+    init(
+        usesTLS: Bool, environment: APNsEnvironment, api: GatewayConfiguration.ProviderListener.API = .provider,
+        fcmMessage: String? = nil
+    ) {
         self.usesTLS = usesTLS
         self.environment = environment
         self.api = api
+        self.fcmMessage = fcmMessage
     }
 
     /// How the connection authenticates.

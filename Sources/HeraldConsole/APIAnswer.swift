@@ -1,0 +1,57 @@
+import Foundation
+import HeraldCore
+import Hummingbird
+import NIOCore
+
+/// An answer of the test-bed API (`/api/v1/…`): JSON, with the status it goes with.
+struct APIAnswer: Error {
+    /// The HTTP status.
+    var status: HTTPResponse.Status
+    /// The body.
+    var body: JSONValue
+
+    /// An error: `{"error": "<one line>", "parameter": "<the one at fault>"}`.
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status (400, 401, 404, 503…).
+    ///   - message: What is wrong, in one line.
+    ///   - parameter: The query parameter, path segment or header at fault, if one is.
+    static func error(_ status: HTTPResponse.Status, _ message: String, parameter: String? = nil) -> APIAnswer {
+        var members = [JSONValue.Member("error", .string(message))]
+        if let parameter { members.append(.init("parameter", .string(parameter))) }
+        return APIAnswer(status: status, body: .object(members))
+    }
+
+    /// The answer as an HTTP response.
+    var response: Response {
+        var text = body.jsonText
+        text.append("\n")
+        var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
+        if status == .unauthorized { headers[.wwwAuthenticate] = #"Bearer realm="herald""# }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+extension JSONValue {
+    /// A time as the API writes it: RFC 3339, UTC, to the millisecond.
+    static func time(_ date: Date) -> JSONValue {
+        .string(APIAnswer.timeFormatter.string(from: date))
+    }
+}
+
+extension APIAnswer {
+    /// RFC 3339 with milliseconds, UTC.
+    static var timeFormatter: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }
+
+    /// Reads an RFC 3339 time, with or without fractional seconds.
+    static func time(_ text: String) -> Date? {
+        if let date = timeFormatter.date(from: text) { return date }
+        let plain = ISO8601DateFormatter()
+        plain.formatOptions = [.withInternetDateTime]
+        return plain.date(from: text)
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import HeraldCore
+import HeraldGatewayStore
+import Hummingbird
+
+/// The test-bed API (`/api/v1/…`): what the gateway did with each push, as JSON for a test suite in any language,
+/// with waits answered on the server side. An operator token as a bearer token; every answer, errors too, is JSON.
+/// docs/test-bed-api.md is the guide, `GET /api/v1/openapi.json` the contract.
+extension ConsoleServer {
+    /// The longest wait a listing takes (`wait=`), in seconds.
+    static let longestWait = 60.0
+    /// The most deliveries one listing answers (`limit=`).
+    static let largestListing = 1000
+    /// The filters a listing or removal of deliveries takes.
+    static let deliveryFilters: Set<String> = [
+        "token", "topic", "door", "pushType", "collapseID", "state", "since",
+    ]
+
+    func apiRoutes(_ router: Router<ConsoleRequestContext>) {
+        let api = router.group("api/v1")
+        api.get("openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: TestBedAPIDocument.json)))
+        }
+        api.get("status") { [self] request, _ in
+            await answering { () async throws(APIAnswer) -> APIAnswer in
+                try await authorize(request)
+                _ = try APIQuery(request, allowed: [])
+                return APIAnswer(status: .ok, body: await status())
+            }
+        }
+        api.get("deliveries") { [self] request, _ in
+            await answering { () async throws(APIAnswer) -> APIAnswer in
+                try await authorize(request)
+                return try await listDeliveries(request)
+            }
+        }
+        api.delete("deliveries") { [self] request, _ in
+            await answering { () async throws(APIAnswer) -> APIAnswer in
+                try await authorize(request)
+                let query = try APIQuery(request, allowed: Self.deliveryFilters)
+                let filter = try await deliveryFilter(query)
+                let deleted = try await storeCall { try await store.deleteDeliveries(filter) }
+                logger.info("Test-bed API: deliveries removed", metadata: ["deleted": "\(deleted)"])
+                return APIAnswer(status: .ok, body: .members(["deleted": .integer(Int64(deleted))]))
+            }
+        }
+        api.get("deliveries/:uniqueID") { [self] request, context in
+            await answering { () async throws(APIAnswer) -> APIAnswer in
+                try await authorize(request)
+                _ = try APIQuery(request, allowed: [])
+                let uniqueID = (context.parameters.get("uniqueID") ?? "").lowercased()
+                var filter = DeliveryFilter()
+                filter.uniqueID = uniqueID
+                guard let delivery = try await storeCall({ try await store.deliveries(filter, limit: 1) }).first else {
+                    throw .error(.notFound, "no delivery has apns-unique-id \(uniqueID)", parameter: "uniqueID")
+                }
+                return APIAnswer(status: .ok, body: Self.json(delivery))
+            }
+        }
+        // Anything else under /api/v1: JSON, not the console's HTML.
+        api.on("**", method: .get) { _, _ in
+            APIAnswer.error(.notFound, "no such route; GET /api/v1/openapi.json lists them").response
+        }
+    }
+
+    /// Runs a route's work and turns what it throws into its JSON answer.
+    private func answering(_ work: () async throws(APIAnswer) -> APIAnswer) async -> Response {
+        do {
+            return try await work().response
+        } catch {
+            return error.response
+        }
+    }
+
+    /// Admits a request with a valid operator token as its bearer token.
+    ///
+    /// - Throws: ``APIAnswer`` 401 saying what is missing or wrong.
+    private func authorize(_ request: Request) async throws(APIAnswer) {
+        guard let header = request.headers[.authorization] else {
+            throw .error(
+                .unauthorized, "no Authorization header: send Authorization: Bearer <operator token> (herald console token)",
+                parameter: "Authorization")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw .error(.unauthorized, "Authorization must be Bearer <operator token>", parameter: "Authorization")
+        }
+        let record = try await storeCall { try await store.operatorToken(hash: OperatorToken.hash(String(parts[1]))) }
+        guard let record, OperatorToken.admits(record, at: clock.now) else {
+            throw .error(
+                .unauthorized, "the operator token is unknown, revoked or older than 30 days: make one with herald console token",
+                parameter: "Authorization")
+        }
+    }
+
+    /// A store call whose failure is a 503 JSON answer.
+    private func storeCall<T: Sendable>(_ call: () async throws -> T) async throws(APIAnswer) -> T {
+        do {
+            return try await call()
+        } catch {
+            logger.error("Test-bed API: the gateway's store failed", metadata: ["error": "\(error)"])
+            throw .error(.serviceUnavailable, "the gateway's store is unavailable; try again")
+        }
+    }
+
+    /// The filter a request's query names.
+    private func deliveryFilter(_ query: APIQuery) async throws(APIAnswer) -> DeliveryFilter {
+        var filter = DeliveryFilter()
+        filter.token = query["token"]
+        filter.topic = query["topic"]
+        filter.pushType = query["pushType"]
+        filter.collapseID = query["collapseID"]
+        filter.state = query["state"]
+        if let door = query["door"] {
+            guard let known = DeliverySentAs.Door(rawValue: door) else {
+                let doors = DeliverySentAs.Door.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .error(.badRequest, "door must be one of \(doors); got \(door)", parameter: "door")
+            }
+            filter.door = known
+        }
+        if let since = query["since"] {
+            if let date = APIAnswer.time(since) {
+                filter.since = date
+            } else {
+                var byID = DeliveryFilter()
+                byID.uniqueID = since.lowercased()
+                guard let earlier = try await storeCall({ try await store.deliveries(byID, limit: 1) }).first else {
+                    throw .error(
+                        .badRequest,
+                        "since must be an RFC 3339 time or the apns-unique-id of a delivery in the log; got \(since)",
+                        parameter: "since")
+                }
+                filter.afterSequence = earlier.sequence
+            }
+        }
+        return filter
+    }
+
+    /// `GET /api/v1/deliveries`: the deliveries the filters match, oldest first; with `wait`, once `min` match or at
+    /// the timeout.
+    private func listDeliveries(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+        let query = try APIQuery(request, allowed: Self.deliveryFilters.union(["limit", "wait", "min"]))
+        let filter = try await deliveryFilter(query)
+        let limit = try query.integer("limit", in: 1...Self.largestListing, default: 100)
+        let wait = try query.seconds("wait", in: 0...Self.longestWait)
+        let least = try query.integer("min", in: 1...Self.largestListing, default: 1)
+        guard least <= limit else {
+            throw .error(.badRequest, "min (\(least)) cannot be more than limit (\(limit))", parameter: "min")
+        }
+        let changes = store.deliveryLogChanges
+        let deadline = ContinuousClock.now + .seconds(wait ?? 0)
+        var found: [LoggedDelivery]
+        while true {
+            let seen = changes.generation
+            found = try await storeCall { try await store.deliveries(filter, limit: limit) }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard found.count < least, remaining > .zero, !Task.isCancelled else { break }
+            guard let admitted = waits.admit() else {
+                throw .error(.serviceUnavailable, "too many open waits (\(WaitLimiter.limit)); try again", parameter: "wait")
+            }
+            defer { waits.release(admitted) }
+            await changes.wait(after: seen, timeout: remaining)
+        }
+        return APIAnswer(
+            status: .ok,
+            body: .members([
+                "deliveries": .array(found.map(Self.json)), "complete": .bool(wait == nil || found.count >= least),
+            ]))
+    }
+
+    /// `GET /api/v1/status`: whether the sandbox is ready, and what it is made of (`herald up`'s banner).
+    private func status() async -> JSONValue {
+        guard case .object(let facts)? = sandboxStatus() else { return .members(["ready": .bool(false)]) }
+        return .object([JSONValue.Member("ready", .bool(true))] + facts)
+    }
+
+    /// A delivery as the API writes it.
+    static func json(_ delivery: LoggedDelivery) -> JSONValue {
+        let sent = delivery.subject.sentAs
+        var payload = JSONValue.null
+        if let text = sent?.payload { payload = (try? JSONValue(reading: text)) ?? .string(text) }
+        func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+        let events = delivery.events.map { event -> JSONValue in
+            .object([
+                .init("state", .string(event.stateName)), .init("at", .time(event.at)),
+                .init("kind", .string(event.kind.rawValue)), .init("detail", .string(event.detail)),
+            ])
+        }
+        return .object([
+            .init("uniqueID", .string(delivery.uniqueID)),
+            .init("apnsID", .string(delivery.subject.apnsID)),
+            .init("door", .string((sent?.door ?? .apns).rawValue)),
+            .init("token", .string(delivery.subject.recipient)),
+            .init("topic", .string(delivery.subject.topic)),
+            .init("pushType", optional(sent?.pushType)),
+            .init("priority", sent.map { .integer(Int64($0.priority)) } ?? .null),
+            .init("collapseID", optional(sent?.collapseID)),
+            .init("expiration", sent?.expiration.map(JSONValue.integer) ?? .null),
+            .init("payload", payload),
+            .init("fcmMessage", optional(sent?.fcmMessage)),
+            .init("receivedAt", .time(delivery.receivedAt)),
+            .init("state", .string(delivery.state)),
+            .init("events", .array(events)),
+        ])
+    }
+}

@@ -1,0 +1,143 @@
+/// The test-bed API's contract, OpenAPI 3.1 (`GET /api/v1/openapi.json`). Tests check every answer against it.
+enum TestBedAPIDocument {
+    /// The document, JSON.
+    static let json = #"""
+        {
+          "openapi": "3.1.0",
+          "info": {
+            "title": "Herald test-bed API",
+            "version": "1",
+            "description": "What Herald's gateway did with each push, for a test suite in any language: list, wait for, and remove deliveries. Authenticate with an operator token (herald console token) as a bearer token. Every answer, errors too, is JSON."
+          },
+          "security": [{"operatorToken": []}],
+          "paths": {
+            "/api/v1/status": {
+              "get": {
+                "operationId": "getStatus",
+                "summary": "Whether the sandbox is ready, and what it is made of (herald up's banner).",
+                "responses": {
+                  "200": {"description": "The status.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"}
+                }
+              }
+            },
+            "/api/v1/deliveries": {
+              "get": {
+                "operationId": "listDeliveries",
+                "summary": "The pushes the gateway received, oldest first; with wait, once min of them match or at the timeout.",
+                "parameters": [
+                  {"$ref": "#/components/parameters/token"}, {"$ref": "#/components/parameters/topic"},
+                  {"$ref": "#/components/parameters/door"}, {"$ref": "#/components/parameters/pushType"},
+                  {"$ref": "#/components/parameters/collapseID"}, {"$ref": "#/components/parameters/state"},
+                  {"$ref": "#/components/parameters/since"},
+                  {"name": "limit", "in": "query", "description": "At most this many (default 100).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+                  {"name": "wait", "in": "query", "description": "Seconds to wait for min deliveries to match (at most 60).", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
+                  {"name": "min", "in": "query", "description": "How many must match before a wait answers (default 1).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}
+                ],
+                "responses": {
+                  "200": {"description": "The deliveries; complete is false when a wait ran out before min matched.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/DeliveryListing"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              },
+              "delete": {
+                "operationId": "deleteDeliveries",
+                "summary": "Removes the deliveries the filters match (every one without a filter), with their events.",
+                "parameters": [
+                  {"$ref": "#/components/parameters/token"}, {"$ref": "#/components/parameters/topic"},
+                  {"$ref": "#/components/parameters/door"}, {"$ref": "#/components/parameters/pushType"},
+                  {"$ref": "#/components/parameters/collapseID"}, {"$ref": "#/components/parameters/state"},
+                  {"$ref": "#/components/parameters/since"}
+                ],
+                "responses": {
+                  "200": {"description": "How many went.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Deleted"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
+            "/api/v1/deliveries/{uniqueID}": {
+              "get": {
+                "operationId": "getDelivery",
+                "summary": "One delivery, by its apns-unique-id.",
+                "parameters": [{"name": "uniqueID", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "responses": {
+                  "200": {"description": "The delivery.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Delivery"}}}},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              }
+            }
+          },
+          "components": {
+            "securitySchemes": {
+              "operatorToken": {"type": "http", "scheme": "bearer", "description": "An operator token: herald console token, or the one herald up prints."}
+            },
+            "parameters": {
+              "token": {"name": "token", "in": "query", "description": "The device token (or a broadcast's channel ID) it was sent to.", "schema": {"type": "string"}},
+              "topic": {"name": "topic", "in": "query", "description": "The apns-topic.", "schema": {"type": "string"}},
+              "door": {"name": "door", "in": "query", "description": "The door it came in by.", "schema": {"$ref": "#/components/schemas/Door"}},
+              "pushType": {"name": "pushType", "in": "query", "description": "The apns-push-type.", "schema": {"type": "string"}},
+              "collapseID": {"name": "collapseID", "in": "query", "description": "The apns-collapse-id.", "schema": {"type": "string"}},
+              "state": {"name": "state", "in": "query", "description": "Apple's name of its latest state, as herald log prints it (Delivered to Device, Stored - Device Offline, …).", "schema": {"type": "string"}},
+              "since": {"name": "since", "in": "query", "description": "Received at or after this RFC 3339 time, or after the delivery with this apns-unique-id.", "schema": {"type": "string"}}
+            },
+            "responses": {
+              "BadRequest": {"description": "A parameter is unknown, repeated or malformed; parameter names it.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "Unauthorized": {"description": "No operator token, or one unknown, revoked or older than 30 days.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "NotFound": {"description": "Nothing by that name.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+              "Unavailable": {"description": "The gateway's store is unavailable, or too many waits are open.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            },
+            "schemas": {
+              "Error": {
+                "type": "object", "required": ["error"], "additionalProperties": false,
+                "properties": {"error": {"type": "string"}, "parameter": {"type": "string"}}
+              },
+              "Door": {"type": "string", "enum": ["apns", "fcm", "webpush"]},
+              "Status": {
+                "type": "object", "required": ["ready"],
+                "properties": {"ready": {"type": "boolean"}}
+              },
+              "DeliveryEvent": {
+                "type": "object", "required": ["state", "at", "kind", "detail"], "additionalProperties": false,
+                "properties": {
+                  "state": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
+                  "kind": {"type": "string", "enum": ["received", "stored", "delivered", "discarded"]},
+                  "detail": {"type": "string"}
+                }
+              },
+              "Delivery": {
+                "type": "object", "additionalProperties": false,
+                "required": ["uniqueID", "apnsID", "door", "token", "topic", "pushType", "priority", "collapseID", "expiration", "payload", "fcmMessage", "receivedAt", "state", "events"],
+                "properties": {
+                  "uniqueID": {"type": "string"}, "apnsID": {"type": "string"}, "door": {"$ref": "#/components/schemas/Door"},
+                  "token": {"type": "string"}, "topic": {"type": "string"},
+                  "pushType": {"type": ["string", "null"]}, "priority": {"type": ["integer", "null"]},
+                  "collapseID": {"type": ["string", "null"]},
+                  "expiration": {"type": ["integer", "null"], "description": "apns-expiration as sent (0: once); null when none was sent."},
+                  "payload": {"description": "The APNs payload (for FCM, the one the message maps to); null for a web push, whose message is encrypted."},
+                  "fcmMessage": {"type": ["string", "null"]},
+                  "receivedAt": {"type": "string", "format": "date-time"},
+                  "state": {"type": "string"},
+                  "events": {"type": "array", "items": {"$ref": "#/components/schemas/DeliveryEvent"}}
+                }
+              },
+              "DeliveryListing": {
+                "type": "object", "required": ["deliveries", "complete"], "additionalProperties": false,
+                "properties": {
+                  "deliveries": {"type": "array", "items": {"$ref": "#/components/schemas/Delivery"}},
+                  "complete": {"type": "boolean"}
+                }
+              },
+              "Deleted": {
+                "type": "object", "required": ["deleted"], "additionalProperties": false,
+                "properties": {"deleted": {"type": "integer", "minimum": 0}}
+              }
+            }
+          }
+        }
+        """#
+}

@@ -1,0 +1,29 @@
+import Synchronization
+
+/// Bounds how many test-bed API requests wait at once (``limit``), so that clients that open waits and go away cannot
+/// pile up tasks.
+final class WaitLimiter: Sendable {
+    /// The most waits open at once; more are answered 503.
+    static let limit = 1000
+    private let open = Mutex(0)
+
+    /// A place for one wait, or `nil` when ``limit`` are open.
+    func admit() -> Admission? {
+        open.withLock { count in
+            guard count < Self.limit else { return nil }
+            count += 1
+            return Admission()
+        }
+    }
+
+    /// Gives back a place ``admit()`` gave.
+    func release(_ admission: Admission) {
+        open.withLock { $0 -= 1 }
+    }
+
+    /// How many waits are open.
+    var count: Int { open.withLock { $0 } }
+
+    /// A place for one wait.
+    struct Admission {}
+}

@@ -1,0 +1,67 @@
+import Synchronization
+
+/// A count of the delivery log's changes that a reader can wait on: a listing that waits for a push reads the log,
+/// notes ``generation``, and reads it again each time ``wait(after:timeout:)`` returns, until it finds the push or its
+/// time is up. No polling: a change wakes every waiter at once.
+public final class DeliveryLogChanges: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// An empty count.
+    public init() {}
+
+    /// How many times the log has changed.
+    public var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// How many waits are open (for tests and metrics).
+    public var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Marks a change: every waiter returns.
+    public func changed() {
+        let waiters = state.withLock { state in
+            state.generation &+= 1
+            defer { state.waiters.removeAll() }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once the log changed after `seen` (at once if it already has), at `timeout`, or when the task is
+    /// cancelled.
+    ///
+    /// - Parameters:
+    ///   - seen: The ``generation`` the caller read the log at.
+    ///   - timeout: The longest it waits.
+    public func wait(after seen: UInt64, timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.next(after: seen) }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func next(after seen: UInt64) async {
+        let id = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.generation != seen || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+}

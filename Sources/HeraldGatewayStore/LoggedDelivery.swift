@@ -1,0 +1,27 @@
+import Foundation
+
+/// A notification of the delivery log with its whole timeline: what the test-bed API lists as a delivery.
+public struct LoggedDelivery: Sendable, Equatable {
+    /// Its place in the log: larger for a notification received later (its `received` event's row).
+    public var sequence: Int64
+    /// The `apns-unique-id`.
+    public var uniqueID: String
+    /// When the gateway received it.
+    public var receivedAt: Date
+    /// What it was sent as.
+    public var subject: DeliverySubject
+    /// Its events, oldest first; the first is `received`.
+    public var events: [DeliveryEvent]
+
+    /// Creates a delivery.
+    public init(sequence: Int64, uniqueID: String, receivedAt: Date, subject: DeliverySubject, events: [DeliveryEvent]) {
+        self.sequence = sequence
+        self.uniqueID = uniqueID
+        self.receivedAt = receivedAt
+        self.subject = subject
+        self.events = events
+    }
+
+    /// Apple's name of its latest state, as `herald log` and the console print it.
+    public var state: String { events.last.map(\.stateName) ?? DeliveryEvent.receivedDetail }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import HeraldTestSupport
+import Testing
+
+/// Issue 64: the test-bed API as other people's test suites use it — the examples in docs/test-bed/, run unmodified
+/// against `herald up` with their own language's clients.
+@Suite(.heavy, .timeLimit(.minutes(3))) struct TestBedAPITests {
+    static let examples = DocumentationTests.repository.appendingPathComponent("docs/test-bed")
+
+    /// `herald up` on free ports, its console's URL and the operator token its banner prints.
+    static func startUp(_ herald: HeraldProcess) async throws -> (up: ChildProcess, api: String, token: String)? {
+        guard let (up, _) = try await EndToEndTests.startUp(herald) else { return nil }
+        let console = try #require(up.bannerValue("console:"), "\(up.output)")
+        let token = try #require(up.bannerValue("operator token:"), "\(up.output)")
+        return (up, console.replacingOccurrences(of: "/log", with: ""), token)
+    }
+
+    @Test(
+        "Issue 64 (1, 3, 5, 6, 7): the Python example — requests and aioapns — waits for herald up, clears the log, expects none, waits on the server for the push it sends and reads it as sent; mistakes are JSON naming the parameter; every answer matches the OpenAPI document"
+    )
+    func pythonExample() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, api, token) = try await Self.startUp(herald) else { return }
+        defer { up.send(SIGKILL) }
+        let result = try await ChildProcess.run(
+            "/usr/bin/python3", [Self.examples.appendingPathComponent("ci_example.py").path],
+            environment: ProcessInfo.processInfo.environment.merging(["HERALD_API": api, "HERALD_TOKEN": token]) { $1 },
+            timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.first == "ready com.example.app", "\(result.output)")
+        #expect(lines.contains("none yet") && lines.contains("mistakes named") && lines.last == "ok", "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("delivered 42 answered ") }, "\(result.output)")
+    }
+
+    @Test(
+        "Issue 64 (1, 3): the Node example — fetch and node:http2 — waits on the server for the push it sends, and finds it by its apns-unique-id"
+    )
+    func nodeExample() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, api, token) = try await Self.startUp(herald) else { return }
+        defer { up.send(SIGKILL) }
+        let result = try await ChildProcess.run(
+            "/usr/bin/node", [Self.examples.appendingPathComponent("ci_example.mjs").path],
+            environment: ProcessInfo.processInfo.environment.merging(["HERALD_API": api, "HERALD_TOKEN": token]) { $1 },
+            timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        #expect(result.output.split(separator: "\n") == ["ready com.example.app", "delivered 7", "ok"], "\(result.output)")
+    }
+
+    @Test("Issue 64 (7): the OpenAPI document is valid OpenAPI 3.1 (openapi-spec-validator from PyPI)")
+    func openAPIDocumentIsValid() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, api, _) = try await Self.startUp(herald) else { return }
+        defer { up.send(SIGKILL) }
+        let result = try await ChildProcess.run(
+            "/usr/bin/python3",
+            [
+                "-c",
+                """
+                import json, sys, urllib.request
+                from openapi_spec_validator import validate
+                document = json.load(urllib.request.urlopen(sys.argv[1] + "/api/v1/openapi.json", timeout=30))
+                validate(document)
+                print(document["openapi"], len(document["paths"]))
+                """, api,
+            ], timeout: .seconds(60))
+        #expect(result.status == 0 && result.output.hasPrefix("3.1.0 "), "\(result.output) \(result.error)")
+    }
+}

@@ -1,0 +1,141 @@
+"""Herald's test-bed API from Python, as a CI job uses it (docs/test-bed-api.md).
+
+Waits for `herald up`, clears the delivery log, pushes to the demo app with aioapns (unmodified but for host and CA),
+and asks the gateway to answer once the push is delivered: no sleep, no polling loop of the test's own. Every answer is
+checked against the API's OpenAPI document.
+
+    HERALD_API=http://127.0.0.1:<console port> HERALD_TOKEN=<operator token> python3 docs/test-bed/ci_example.py
+
+Needs requests, aioapns and jsonschema from PyPI. Exits non-zero, saying why, on the first thing that is not as
+expected.
+"""
+import asyncio
+import os
+import ssl
+import sys
+import threading
+import time
+
+import jsonschema
+import requests
+from aioapns import APNs, NotificationRequest, PushType
+from aioapns.connection import APNsDevelopmentClientProtocol
+
+API = os.environ["HERALD_API"].rstrip("/")
+AUTH = {"Authorization": f"Bearer {os.environ['HERALD_TOKEN']}"}
+DOCUMENT = None
+
+
+def check(condition, message):
+    if not condition:
+        sys.exit(f"FAILED: {message}")
+
+
+def conforms(answer, schema):
+    """The answer's JSON, checked against a schema of the API's OpenAPI document."""
+    body = answer.json()
+    jsonschema.validate(body, {"$ref": f"#/components/schemas/{schema}", "components": DOCUMENT["components"]},
+                        cls=jsonschema.Draft202012Validator)
+    return body
+
+
+def call(method, path, headers=AUTH, **params):
+    return requests.request(method, API + path, headers=headers, params=params, timeout=75)
+
+
+def ready_status():
+    """Waits (at most 60 s) for herald up to listen and say it is ready."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            answer = call("GET", "/api/v1/status")
+            if answer.status_code == 200 and answer.json()["ready"]:
+                return conforms(answer, "Status")
+        except requests.ConnectionError:
+            pass
+        check(time.monotonic() < deadline, "herald up was not ready within 60 s")
+        time.sleep(0.2)
+
+
+async def push_with_aioapns(status, token, message):
+    apns = status["apns"]
+    host_port = apns["url"].removeprefix("https://")
+    APNsDevelopmentClientProtocol.APNS_SERVER, port = host_port.split(":")
+    APNsDevelopmentClientProtocol.APNS_PORT = int(port)
+    with open(apns["keyFile"]) as f:
+        key = f.read()
+    client = APNs(key=key, key_id=apns["keyID"], team_id=apns["teamID"], topic=status["demoApp"]["bundleID"],
+                  use_sandbox=True, ssl_context=ssl.create_default_context(cafile=apns["certificateAuthority"]))
+    request = NotificationRequest(device_token=token, message=message, push_type=PushType.ALERT, collapse_key="ci")
+    result = await asyncio.wait_for(client.send_notification(request), timeout=30)
+    check(result.is_successful, f"aioapns: {result.status} {result.description}")
+
+
+def main():
+    global DOCUMENT
+    DOCUMENT = call("GET", "/api/v1/openapi.json", headers={}).json()
+    status = ready_status()
+    token = status["demoApp"]["deviceToken"]
+    check(token, f"the demo app has a device token: {status}")
+    print("ready", status["demoApp"]["bundleID"])
+
+    # A clean log for this test.
+    deleted = conforms(call("DELETE", "/api/v1/deliveries"), "Deleted")
+    print("cleared", deleted["deleted"] >= 0)
+    listing = conforms(call("GET", "/api/v1/deliveries", token=token), "DeliveryListing")
+    check(listing == {"deliveries": [], "complete": True}, f"an empty log: {listing}")
+
+    # "Expect none": a short wait that runs out says complete: false.
+    none = conforms(call("GET", "/api/v1/deliveries", token=token, wait=1), "DeliveryListing")
+    check(none == {"deliveries": [], "complete": False}, f"nothing came: {none}")
+    print("none yet")
+
+    # Wait on the server for the push to be delivered, while it is sent.
+    answers = {}
+
+    def wait_for_delivery():
+        answer = call("GET", "/api/v1/deliveries", token=token, state="Delivered to Device", wait=30)
+        answers["at"] = time.monotonic()
+        answers["answer"] = answer
+
+    waiter = threading.Thread(target=wait_for_delivery)
+    waiter.start()
+    asyncio.run(push_with_aioapns(status, token, {"aps": {"alert": {"title": "CI", "body": "from Python"}}, "order": 42}))
+    sent_at = time.monotonic()
+    waiter.join(timeout=40)
+    check("answer" in answers, "the wait answered")
+    listing = conforms(answers["answer"], "DeliveryListing")
+    check(listing["complete"] and len(listing["deliveries"]) == 1, f"one delivery: {listing}")
+    delivery = listing["deliveries"][0]
+    check(delivery["door"] == "apns" and delivery["pushType"] == "alert" and delivery["collapseID"] == "ci",
+          f"sent as: {delivery}")
+    check(delivery["payload"]["order"] == 42 and delivery["payload"]["aps"]["alert"]["title"] == "CI",
+          f"its payload: {delivery['payload']}")
+    check(delivery["state"] == "Delivered to Device", f"its state: {delivery['state']}")
+    check([event["kind"] for event in delivery["events"]] == ["received", "delivered"], f"{delivery['events']}")
+    print("delivered", delivery["payload"]["order"], f"answered {max(0.0, answers['at'] - sent_at) * 1000:.0f} ms after the 200")
+
+    one = conforms(call("GET", f"/api/v1/deliveries/{delivery['uniqueID']}"), "Delivery")
+    check(one == delivery, "the same delivery by its unique ID")
+    later = conforms(call("GET", "/api/v1/deliveries", since=delivery["uniqueID"]), "DeliveryListing")
+    check(later["deliveries"] == [], f"nothing after it: {later}")
+
+    # Mistakes are JSON, naming what is wrong.
+    for params, parameter in [({"wait": 61}, "wait"), ({"min": 0}, "min"), ({"bogus": 1}, "bogus"),
+                              ({"door": "smtp"}, "door"), ({"since": "yesterday"}, "since")]:
+        answer = call("GET", "/api/v1/deliveries", **params)
+        body = conforms(answer, "Error")
+        check(answer.status_code == 400 and body["parameter"] == parameter, f"{params}: {answer.status_code} {body}")
+    missing = call("GET", "/api/v1/deliveries/no-such-id")
+    check(missing.status_code == 404 and conforms(missing, "Error")["parameter"] == "uniqueID", missing.text)
+    for headers in [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic abc"}]:
+        refused = call("GET", "/api/v1/deliveries", headers=headers)
+        check(refused.status_code == 401 and conforms(refused, "Error")["parameter"] == "Authorization", refused.text)
+    print("mistakes named")
+
+    removed = conforms(call("DELETE", "/api/v1/deliveries", token=token), "Deleted")
+    check(removed == {"deleted": 1}, f"removed: {removed}")
+    print("ok")
+
+
+main()
