@@ -814,7 +814,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
     public func deleteDeliveries(_ filter: DeliveryFilter) async throws -> Int {
         // What the filter matches, then their whole timelines: one transaction, so a wait sees all or none go.
         let removed = try await groupCommit.write { db in
-            var removed = 0
+            var count = 0
             var after: Int64 = filter.afterSequence ?? 0
             while true {
                 let (sql, arguments) = Self.receivedQuery(filter, after: after, limit: 500)
@@ -839,11 +839,11 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                     let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
                     try db.execute(
                         sql: "DELETE FROM delivery_event WHERE unique_id IN (\(placeholders))", arguments: StatementArguments(ids))
-                    removed += ids.count
+                    count += ids.count
                 }
                 if rows.count < 500 { break }
             }
-            return removed
+            return count
         }
         if removed > 0 { deliveryLogChanges.changed() }
         return removed
