@@ -65,9 +65,9 @@ fi
 if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] \
   && ! python3 -c "import requests, jsonschema, openapi_spec_validator" >/dev/null 2>&1; then
   echo "Installing requests, jsonschema and openapi-spec-validator from PyPI (the test-bed API's Python example)…" >&2
-  python3 -m pip install --quiet --disable-pip-version-check requests jsonschema openapi-spec-validator \
-    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages requests jsonschema \
-      openapi-spec-validator
+  python3 -m pip install --quiet --disable-pip-version-check requests==2.34.2 jsonschema==4.26.0 openapi-spec-validator==0.9.0 \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages requests==2.34.2 jsonschema==4.26.0 \
+      openapi-spec-validator==0.9.0
 fi
 
 if [ "${HERALD_SKIP_BROWSER_TOOLS:-0}" != 1 ] && ! python3 -c "import selenium" >/dev/null 2>&1; then

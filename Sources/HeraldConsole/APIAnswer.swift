@@ -9,6 +9,9 @@ struct APIAnswer: Error {
     var status: HTTPResponse.Status
     /// The body.
     var body: JSONValue
+    /// Whether the connection closes after this answer (`Connection: close`, so that a client's pool does not send
+    /// its next request on it): after a wait, which watches the connection for the client leaving.
+    var closesConnection = false
 
     /// An error: `{"error": "<one line>", "parameter": "<the one at fault>"}`.
     ///
@@ -28,6 +31,7 @@ struct APIAnswer: Error {
         text.append("\n")
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         if status == .unauthorized { headers[.wwwAuthenticate] = #"Bearer realm="herald""# }
+        if closesConnection { headers[.connection] = "close" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }

@@ -6,12 +6,21 @@ import Hummingbird
 struct APIQuery {
     private var values: [String: String] = [:]
 
-    /// Reads `request`'s query, which may hold only `allowed`.
+    /// Reads `request`'s query, which may hold only `allowed`. The query is read as a form's (`+` is a space, as
+    /// Python's `requests`, Node's `URLSearchParams` and Go's `url.Values` write one), then percent-decoded.
     ///
-    /// - Throws: ``APIAnswer`` 400 for an unknown or repeated parameter.
+    /// - Throws: ``APIAnswer`` 400 for an unknown, repeated or badly encoded parameter.
     init(_ request: Request, allowed: Set<String>) throws(APIAnswer) {
-        for (name, value) in request.uri.queryParameters {
-            let name = String(name)
+        for pair in (request.uri.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let rawName = String(parts[0]).replacingOccurrences(of: "+", with: " ")
+            guard let name = rawName.removingPercentEncoding else {
+                throw .error(.badRequest, "a parameter's name is not percent-encoded correctly: \(rawName)", parameter: rawName)
+            }
+            let rawValue = parts.count > 1 ? String(parts[1]).replacingOccurrences(of: "+", with: " ") : ""
+            guard let value = rawValue.removingPercentEncoding else {
+                throw .error(.badRequest, "\(name) is not percent-encoded correctly: \(rawValue)", parameter: name)
+            }
             guard allowed.contains(name) else {
                 let known = allowed.sorted().joined(separator: ", ")
                 throw .error(
@@ -19,7 +28,7 @@ struct APIQuery {
                     parameter: name)
             }
             guard values[name] == nil else { throw .error(.badRequest, "\(name) is given twice", parameter: name) }
-            values[name] = String(value)
+            values[name] = value
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldGatewayStore
 import Hummingbird
+import Logging
 
 /// The test-bed API (`/api/v1/…`): what the gateway did with each push, as JSON for a test suite in any language,
 /// with waits answered on the server side. An operator token as a bearer token; every answer, errors too, is JSON.
@@ -26,14 +27,20 @@ extension ConsoleServer {
         api.get("status") { [self] request, _ in
             await answering { () async throws(APIAnswer) -> APIAnswer in
                 try await authorize(request)
-                _ = try APIQuery(request, allowed: [])
-                return APIAnswer(status: .ok, body: await status())
+                let query = try APIQuery(request, allowed: ["wait"])
+                let wait = try query.seconds("wait", in: 0...Self.longestWait) ?? 0
+                return try await untilClientLeaves(request, waiting: wait > 0) { () async throws(APIAnswer) -> APIAnswer in
+                    APIAnswer(status: .ok, body: await status(waiting: wait))
+                }
             }
         }
         api.get("deliveries") { [self] request, _ in
             await answering { () async throws(APIAnswer) -> APIAnswer in
                 try await authorize(request)
-                return try await listDeliveries(request)
+                let waiting = request.uri.queryParameters["wait"] != nil
+                return try await untilClientLeaves(request, waiting: waiting) { () async throws(APIAnswer) -> APIAnswer in
+                    try await listDeliveries(request)
+                }
             }
         }
         api.delete("deliveries") { [self] request, _ in
@@ -74,6 +81,33 @@ extension ConsoleServer {
         }
     }
 
+    /// Runs `work`; when `waiting`, cancels it as soon as the client closes its connection, so that a wait whose
+    /// client went away ends at once instead of at its timeout (and the connection closes after the answer: a client
+    /// opens another for its next request).
+    private func untilClientLeaves(
+        _ request: Request, waiting: Bool, _ work: () async throws(APIAnswer) -> APIAnswer
+    ) async throws(APIAnswer) -> APIAnswer {
+        guard waiting else { return try await work() }
+        do {
+            let result = try await request.body.consumeWithCancellationOnInboundClose { _ -> Result<APIAnswer, APIAnswer> in
+                do throws(APIAnswer) {
+                    return .success(try await work())
+                } catch {
+                    return .failure(error)
+                }
+            }
+            var answer = try result.get()
+            answer.closesConnection = true
+            return answer
+        } catch var answer as APIAnswer {
+            answer.closesConnection = true
+            throw answer
+        } catch {
+            // The client went away: no one reads this answer.
+            throw .error(.serviceUnavailable, "the client closed its connection")
+        }
+    }
+
     /// Admits a request with a valid operator token as its bearer token.
     ///
     /// - Throws: ``APIAnswer`` 401 saying what is missing or wrong.
@@ -99,6 +133,9 @@ extension ConsoleServer {
     private func storeCall<T: Sendable>(_ call: () async throws -> T) async throws(APIAnswer) -> T {
         do {
             return try await call()
+        } catch is CancellationError {
+            // The client went away while its wait read the store.
+            throw .error(.serviceUnavailable, "the client closed its connection")
         } catch {
             logger.error("Test-bed API: the gateway's store failed", metadata: ["error": "\(error)"])
             throw .error(.serviceUnavailable, "the gateway's store is unavailable; try again")
@@ -156,7 +193,7 @@ extension ConsoleServer {
             let seen = changes.generation
             found = try await storeCall { try await store.deliveries(filter, limit: limit) }
             let remaining = ContinuousClock.now.duration(to: deadline)
-            guard found.count < least, remaining > .zero, !Task.isCancelled else { break }
+            guard found.count < least && remaining > .zero && !Task.isCancelled else { break }
             guard let admitted = waits.admit() else {
                 throw .error(.serviceUnavailable, "too many open waits (\(WaitLimiter.limit)); try again", parameter: "wait")
             }
@@ -170,9 +207,17 @@ extension ConsoleServer {
             ]))
     }
 
-    /// `GET /api/v1/status`: whether the sandbox is ready, and what it is made of (`herald up`'s banner).
-    private func status() async -> JSONValue {
-        guard case .object(let facts)? = sandboxStatus() else { return .members(["ready": .bool(false)]) }
+    /// `GET /api/v1/status`: whether the sandbox is ready, and what it is made of (`herald up`'s banner); with `wait`,
+    /// once it is ready or at the timeout.
+    private func status(waiting wait: Double) async -> JSONValue {
+        let facts: JSONValue?
+        if wait > 0, let admitted = waits.admit() {
+            defer { waits.release(admitted) }
+            facts = await sandboxStatus.waitUntilReady(timeout: .milliseconds(Int64(wait * 1000)))
+        } else {
+            facts = sandboxStatus.current
+        }
+        guard case .object(let facts)? = facts else { return .members(["ready": .bool(false)]) }
         return .object([JSONValue.Member("ready", .bool(true))] + facts)
     }
 

@@ -28,8 +28,8 @@ public final class ConsoleServer: Service, Sendable {
     let onlineDevices: (@Sendable () -> [OnlineDevice])?
     /// How long a live delivery log streams before the browser reconnects (it does so by itself).
     private let liveLogDuration: Duration
-    /// What `GET /api/v1/status` says of the sandbox (`herald up`'s banner as JSON); `nil` until it is ready.
-    let sandboxStatus: @Sendable () -> JSONValue?
+    /// What `GET /api/v1/status` says of the sandbox (`herald up`'s banner as JSON).
+    let sandboxStatus: SandboxStatus
     /// The test-bed API's open waits.
     let waits = WaitLimiter()
     private let boundPort = AwaitedValue<Int>()
@@ -44,14 +44,14 @@ public final class ConsoleServer: Service, Sendable {
     ///   - liveLogDuration: How long one live delivery log (`/log/events`) streams; the browser then opens another.
     ///   - sender: How the send form reaches the gateway's provider API; `nil` leaves the form out.
     ///   - onlineDevices: The devices connected to the gateway now (the devices page); `nil` when unknown.
-    ///   - sandboxStatus: What the test-bed API's status says beside the console's own facts (`herald up`'s banner);
-    ///     `nil` until the sandbox is ready.
+    ///   - sandboxStatus: What the test-bed API's status says (`herald up`'s banner); by default ready, with nothing
+    ///     to add.
     ///   - logger: Where the console logs.
     public init(
         host: String = "127.0.0.1", port: Int, store: any GatewayStore, clock: any HeraldClock = SystemClock(),
         liveLogDuration: Duration = .seconds(300), sender: ConsoleSender? = nil,
         onlineDevices: (@Sendable () -> [OnlineDevice])? = nil,
-        sandboxStatus: @escaping @Sendable () -> JSONValue? = { .object([]) }, logger: Logger
+        sandboxStatus: SandboxStatus = SandboxStatus(.object([])), logger: Logger
     ) {
         self.sandboxStatus = sandboxStatus
         self.sender = sender

@@ -14,7 +14,10 @@ enum TestBedAPIDocument {
             "/api/v1/status": {
               "get": {
                 "operationId": "getStatus",
-                "summary": "Whether the sandbox is ready, and what it is made of (herald up's banner).",
+                "summary": "Whether the sandbox is ready, and what it is made of (herald up's banner); with wait, once it is ready or at the timeout.",
+                "parameters": [
+                  {"name": "wait", "in": "query", "description": "Seconds to wait for the sandbox to be ready (at most 60).", "schema": {"type": "number", "minimum": 0, "maximum": 60}}
+                ],
                 "responses": {
                   "200": {"description": "The status.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Status"}}}},
                   "400": {"$ref": "#/components/responses/BadRequest"},
@@ -74,7 +77,7 @@ enum TestBedAPIDocument {
           },
           "components": {
             "securitySchemes": {
-              "operatorToken": {"type": "http", "scheme": "bearer", "description": "An operator token: herald console token, or the one herald up prints."}
+              "operatorToken": {"type": "http", "scheme": "bearer", "description": "An operator token: herald console token, the one herald up prints, or the one herald up was given in HERALD_OPERATOR_TOKEN."}
             },
             "parameters": {
               "token": {"name": "token", "in": "query", "description": "The device token (or a broadcast's channel ID) it was sent to.", "schema": {"type": "string"}},
@@ -99,7 +102,37 @@ enum TestBedAPIDocument {
               "Door": {"type": "string", "enum": ["apns", "fcm", "webpush"]},
               "Status": {
                 "type": "object", "required": ["ready"],
-                "properties": {"ready": {"type": "boolean"}}
+                "properties": {
+                  "ready": {"type": "boolean"},
+                  "dataDirectory": {"type": "string"},
+                  "apns": {
+                    "type": "object", "required": ["url", "plaintextURL", "channelsURL", "certificateAuthority", "keyID", "teamID", "keyFile"],
+                    "properties": {
+                      "url": {"type": "string"}, "plaintextURL": {"type": "string"}, "channelsURL": {"type": "string"},
+                      "certificateAuthority": {"type": ["string", "null"]}, "keyID": {"type": "string"}, "teamID": {"type": "string"},
+                      "keyFile": {"type": "string"}
+                    }
+                  },
+                  "devices": {"type": "string"},
+                  "demoApp": {
+                    "type": "object", "required": ["bundleID", "deviceToken", "channel"],
+                    "properties": {
+                      "bundleID": {"type": "string"}, "deviceToken": {"type": ["string", "null"]}, "channel": {"type": ["string", "null"]}
+                    }
+                  },
+                  "fcm": {
+                    "type": ["object", "null"],
+                    "properties": {
+                      "proxy": {"type": "string"}, "project": {"type": "string"}, "credentials": {"type": "string"},
+                      "token": {"type": ["string", "null"]}
+                    }
+                  },
+                  "webPush": {
+                    "type": ["object", "null"],
+                    "properties": {"subscriptionFile": {"type": "string"}, "vapidKeyFile": {"type": "string"}, "origin": {"type": "string"}}
+                  },
+                  "deviceModel": {"type": "string"}
+                }
               },
               "DeliveryEvent": {
                 "type": "object", "required": ["state", "at", "kind", "detail"], "additionalProperties": false,

@@ -21,5 +21,5 @@ public protocol DeliveryLogStore: Sendable {
     /// Removes the notifications `filter` matches, with their timelines; returns how many.
     func deleteDeliveries(_ filter: DeliveryFilter) async throws -> Int
     /// Tells whoever waits when the delivery log changes, whichever path wrote it.
-    var deliveryLogChanges: DeliveryLogChanges { get }
+    var deliveryLogChanges: ChangeSignal { get }
 }

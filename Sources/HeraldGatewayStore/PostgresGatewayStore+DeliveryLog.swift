@@ -126,8 +126,9 @@ extension PostgresGatewayStore {
         var after = filter.afterSequence ?? 0
         // Pages of received events, oldest first; their timelines read with them, the state matched on those.
         while deliveries.count < limit {
+            let page = Self.receivedQuery(filter, after: after, limit: limit)
             let received = try await perform { client in
-                try await client.query(Self.receivedQuery(filter, after: after, limit: limit)).collect().map(Self.event)
+                try await client.query(page).collect().map(Self.event)
             }
             guard let last = received.last else { break }
             after = last.id

@@ -144,7 +144,7 @@ extension PostgresGatewayStore {
                 SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID)) FROM saved
                 """
             ).collect()
-            if !rows.isEmpty && n.loggedAt != nil { deliveryLogChanges.changed() }
+            if !rows.isEmpty && n.loggedAt != nil { self.deliveryLogChanges.changed() }
             return !rows.isEmpty
         }
     }

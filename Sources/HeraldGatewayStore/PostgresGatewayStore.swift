@@ -49,7 +49,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     let coordinator: PostgresNodeCoordinator
     let prepared = Mutex(false)
     /// This node's changes to the delivery log (a wait on another node's push is not woken yet: issue 64).
-    public let deliveryLogChanges = DeliveryLogChanges()
+    public let deliveryLogChanges = ChangeSignal()
     /// Tokens this node found active (``recentlyActiveToken(_:)``), by token.
     let activeTokens = Mutex<[String: DeviceTokenRecord]>([:])
     /// The most tokens ``activeTokens`` keeps.

@@ -17,7 +17,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
     static let knownTokenLimit = 1_000_000
     var writer: any DatabaseWriter { database.writer }
     var groupCommit: GroupCommitWriter { database.groupCommit }
-    public let deliveryLogChanges = DeliveryLogChanges()
+    public let deliveryLogChanges = ChangeSignal()
     /// Where a damaged database was moved when this store opened, if it was.
     public var quarantinedFile: URL? { database.quarantinedFile }
 
@@ -838,7 +838,8 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                 if !ids.isEmpty {
                     let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
                     try db.execute(
-                        sql: "DELETE FROM delivery_event WHERE unique_id IN (\(placeholders))", arguments: StatementArguments(ids))
+                        sql: "DELETE FROM delivery_event WHERE unique_id IN (\(placeholders))", arguments: StatementArguments(ids)
+                    )
                     count += ids.count
                 }
                 if rows.count < 500 { break }

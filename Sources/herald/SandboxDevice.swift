@@ -81,7 +81,8 @@ struct SandboxDevice: Service {
             let dataOption = directory.commandLineOption()
             var consoleLines = ""
             if let console, let port = await console.server.port() {
-                consoleLines = "\n  console:        http://127.0.0.1:\(port)/log\n  operator token: \(console.operatorToken)"
+                consoleLines =
+                    "\n  console:        http://127.0.0.1:\(port)/log\n  operator token: \(console.operatorToken)\n  test-bed API:   http://127.0.0.1:\(port)/api/v1 (JSON for test suites: docs/test-bed-api.md)"
             }
             var fcmLines = ""
             var fcmFacts: JSONValue = .null

@@ -25,7 +25,8 @@ extension HeraldCommand {
                 notifications and registered; the banner prints a `herald push` line for it. Firebase Cloud \
                 Messaging's API is served through an HTTPS proxy on 2201 for a project `herald-demo` (its \
                 service-account file in <data-dir>/fcm/), with the demo app's registration token in the banner. \
-                Stop with Ctrl-C.
+                The console and its test-bed API (/api/v1/, JSON for test suites) listen on 2200 with an operator \
+                token made for this start, or the one a CI job names in HERALD_OPERATOR_TOKEN. Stop with Ctrl-C.
                 """
         )
 
@@ -59,6 +60,36 @@ extension HeraldCommand {
         )
         var webPushRules: WebPushRules = .apple
         @OptionGroup var deviceModel: DeviceModelOptions
+
+        /// The environment variable a CI job names the operator token in, so that it knows it without reading the banner.
+        static let operatorTokenVariable = "HERALD_OPERATOR_TOKEN"
+
+        /// The operator token of this start: the one `HERALD_OPERATOR_TOKEN` names (added to the store if new), or a new
+        /// one; the banner prints it (or the variable's name).
+        static func operatorToken(
+            in store: any GatewayStore, environment: [String: String] = ProcessInfo.processInfo.environment
+        ) async throws -> (token: String, shown: String) {
+            guard let chosen = environment[operatorTokenVariable], !chosen.isEmpty else {
+                let token = OperatorToken.make()
+                try await store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
+                return (token, token)
+            }
+            guard chosen.count >= 16, !chosen.contains(where: \.isWhitespace) else {
+                throw CommandFailure(
+                    "\(operatorTokenVariable) must be at least 16 characters without spaces; make one with: openssl rand -hex 16")
+            }
+            let hash = OperatorToken.hash(chosen)
+            if let record = try await store.operatorToken(hash: hash) {
+                guard OperatorToken.admits(record, at: Date()) else {
+                    throw CommandFailure(
+                        "The operator token in \(operatorTokenVariable) was revoked or is older than 30 days: choose another (openssl rand -hex 16)."
+                    )
+                }
+            } else {
+                try await store.addOperatorToken(OperatorTokenRecord(hash: hash, createdAt: Date()))
+            }
+            return (chosen, "$\(operatorTokenVariable)")
+        }
 
         func run() async throws {
             try requireBundleID(demoApp, option: "--demo-app")
@@ -110,15 +141,14 @@ extension HeraldCommand {
             var console: (server: ConsoleServer, operatorToken: String)?
             let status = SandboxStatus()
             if !noConsole && consolePort != ListenerPort.off {
-                let token = OperatorToken.make()
-                try await gatewayStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
+                let token = try await Self.operatorToken(in: gatewayStore)
                 // The send form goes through the gateway's TLS provider API with the key `up` keeps in the data directory.
                 let sender = ConsoleSender(gateway: gateway, keyDirectory: directory.url)
                 console = (
                     ConsoleServer(
                         port: consolePort, store: gatewayStore, sender: sender, onlineDevices: { gateway.onlineDevices },
-                        sandboxStatus: { status.current }, logger: logger),
-                    token
+                        sandboxStatus: status, logger: logger),
+                    token.shown
                 )
             }
             // One group: the engine, the gateway, the console, then the device (assembled as `herald device`

@@ -28,7 +28,10 @@ struct HeraldProcess {
     /// The environment a `herald` process gets: this one's without Herald's settings, plus `extra`.
     func environment(_ extra: [String: String]) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment
-        for name in ["HERALD_DATA_DIR", "HERALD_P8", "HERALD_KEY_ID", "HERALD_TEAM_ID", "HERALD_CERT", "HERALD_CREDENTIALS"] {
+        for name in [
+            "HERALD_DATA_DIR", "HERALD_P8", "HERALD_KEY_ID", "HERALD_TEAM_ID", "HERALD_CERT", "HERALD_CREDENTIALS",
+            "HERALD_OPERATOR_TOKEN",
+        ] {
             environment[name] = nil
         }
         environment["XDG_CONFIG_HOME"] = configurationDirectory.path

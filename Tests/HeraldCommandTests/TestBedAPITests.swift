@@ -16,20 +16,21 @@ import Testing
     }
 
     @Test(
-        "Issue 64 (1, 3, 5, 6, 7): the Python example — requests and aioapns — waits for herald up, clears the log, expects none, waits on the server for the push it sends and reads it as sent; mistakes are JSON naming the parameter; every answer matches the OpenAPI document"
+        "Issue 64 (1, 3, 5, 6, 7): the Python example — requests, aioapns, firebase-admin and pywebpush — waits for herald up, clears the log, expects none, waits on the server for the push it sends and reads it as sent, by every door; mistakes are JSON naming the parameter; every answer matches the OpenAPI document"
     )
     func pythonExample() async throws {
         let herald = try HeraldProcess()
         guard let (up, api, token) = try await Self.startUp(herald) else { return }
         defer { up.send(SIGKILL) }
         let result = try await ChildProcess.run(
-            "/usr/bin/python3", [Self.examples.appendingPathComponent("ci_example.py").path],
+            "python3", [Self.examples.appendingPathComponent("ci_example.py").path],
             environment: ProcessInfo.processInfo.environment.merging(["HERALD_API": api, "HERALD_TOKEN": token]) { $1 },
             timeout: .seconds(120))
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "ready com.example.app", "\(result.output)")
         #expect(lines.contains("none yet") && lines.contains("mistakes named") && lines.last == "ok", "\(result.output)")
+        #expect(lines.contains("fcm 9") && lines.contains("webpush webpush"), "\(result.output)")
         #expect(lines.contains { $0.hasPrefix("delivered 42 answered ") }, "\(result.output)")
     }
 
@@ -41,11 +42,45 @@ import Testing
         guard let (up, api, token) = try await Self.startUp(herald) else { return }
         defer { up.send(SIGKILL) }
         let result = try await ChildProcess.run(
-            "/usr/bin/node", [Self.examples.appendingPathComponent("ci_example.mjs").path],
+            "node", [Self.examples.appendingPathComponent("ci_example.mjs").path],
             environment: ProcessInfo.processInfo.environment.merging(["HERALD_API": api, "HERALD_TOKEN": token]) { $1 },
             timeout: .seconds(120))
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         #expect(result.output.split(separator: "\n") == ["ready com.example.app", "delivered 7", "ok"], "\(result.output)")
+    }
+
+    @Test(
+        "Issue 64 (3, 5, 6): the shell example — curl and jq — with the operator token the CI job chose in HERALD_OPERATOR_TOKEN: waits for readiness on the server (status?wait=), expects none, waits for what herald push sends, removes it"
+    )
+    func shellExample() async throws {
+        let herald = try HeraldProcess()
+        let chosen = "ci-\(UUID().uuidString)"
+        guard let (up, _) = try await EndToEndTests.startUp(herald, environment: ["HERALD_OPERATOR_TOKEN": chosen]) else {
+            return
+        }
+        defer { up.send(SIGKILL) }
+        #expect(up.bannerValue("operator token:") == "$HERALD_OPERATOR_TOKEN", "the banner does not print it: \(up.output)")
+        let console = try #require(up.bannerValue("console:"), "\(up.output)")
+        let result = try await ChildProcess.run(
+            "/bin/sh", [Self.examples.appendingPathComponent("ci_example.sh").path],
+            environment: herald.environment([
+                "HERALD_API": console.replacingOccurrences(of: "/log", with: ""), "HERALD_OPERATOR_TOKEN": chosen,
+                "HERALD": HeraldProcess.executable.path,
+            ]), timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        #expect(
+            result.output.split(separator: "\n") == ["ready com.example.app", "none yet", "delivered 3", "ok"], "\(result.output)"
+        )
+
+        // A start with a token too short to be a secret says what to do, in one line.
+        let short = try await herald.run(
+            [
+                "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "-1",
+                "--console-port", "0",
+            ],
+            environment: ["HERALD_OPERATOR_TOKEN": "short"], timeout: .seconds(60))
+        #expect(
+            short.status != 0 && short.error.contains("HERALD_OPERATOR_TOKEN must be at least 16 characters"), "\(short.error)")
     }
 
     @Test("Issue 64 (7): the OpenAPI document is valid OpenAPI 3.1 (openapi-spec-validator from PyPI)")
@@ -54,7 +89,7 @@ import Testing
         guard let (up, api, _) = try await Self.startUp(herald) else { return }
         defer { up.send(SIGKILL) }
         let result = try await ChildProcess.run(
-            "/usr/bin/python3",
+            "python3",
             [
                 "-c",
                 """

@@ -54,6 +54,17 @@ import Testing
             try await send(.GET, path, body: nil)
         }
 
+        /// A test-bed API call with `token` as its bearer token, and its answer's JSON.
+        func api(_ path: String, token: String, method: HTTPMethod = .GET) async throws -> (status: Int, json: [String: Any]) {
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+            request.method = method
+            request.headers.add(name: "authorization", value: "Bearer \(token)")
+            let response = try await client.execute(request, timeout: .seconds(90))
+            let body = try await response.body.collect(upTo: 1 << 22)
+            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            return (Int(response.status.code), json ?? [:])
+        }
+
         func post(_ path: String, _ fields: [(String, String)]) async throws -> Answer {
             let body = fields.map { "\($0.0)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }
                 .joined(separator: "&")
@@ -84,7 +95,10 @@ import Testing
 
     /// A console on the harness's store, on a free port, while `body` runs; with `fcm`, the gateway serves FCM and
     /// ``fcmProjectID`` sends with the harness's key to its app.
-    func withConsole(fcm: Bool = false, _ body: (GatewayHarness, Browser, String) async throws -> Void) async throws {
+    func withConsole(
+        fcm: Bool = false, sandboxStatus: SandboxStatus = SandboxStatus(.object([])),
+        _ body: (GatewayHarness, Browser, String) async throws -> Void
+    ) async throws {
         try await withGateway(configure: { if fcm { $0.fcmPort = 0 } }) { harness, provider in
             var logger = Logger(label: "test.console")
             logger.logLevel = .warning
@@ -120,7 +134,7 @@ import Testing
             // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
             let console = ConsoleServer(
                 port: 0, store: harness.store, liveLogDuration: .seconds(3), sender: sender,
-                onlineDevices: { harness.gateway.onlineDevices }, logger: logger)
+                onlineDevices: { harness.gateway.onlineDevices }, sandboxStatus: sandboxStatus, logger: logger)
             let token = OperatorToken.make()
             try await harness.store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
             try await withRunning([console], logger: logger) {

@@ -415,9 +415,10 @@ import Testing
             #expect(changes.generation != before, "an append wakes waiters")
             let all = try await store.deliveries(DeliveryFilter(), limit: 100)
             #expect(all.map(\.uniqueID) == ["u0", "u1", "u2", "u3"])
-            #expect(all.map(\.state) == [
-                "Received by APNs", "Delivered to Device", "Stored - Device Offline", "Discarded - Nothing to Show",
-            ])
+            #expect(
+                all.map(\.state) == [
+                    "Received by APNs", "Delivered to Device", "Stored - Device Offline", "Discarded - Nothing to Show",
+                ])
             #expect(all.map(\.sequence) == all.map(\.sequence).sorted() && Set(all.map(\.sequence)).count == 4)
             #expect(all[0].subject.sentAs == nil)
             let fcm = try #require(all[2].subject.sentAs)
@@ -462,9 +463,10 @@ import Testing
         }
     }
 
-    @Test("Issue 64: a wait on the delivery log returns at a change, at its timeout, or when cancelled, and leaves nothing behind")
+    @Test(
+        "Issue 64: a wait on the delivery log returns at a change, at its timeout, or when cancelled, and leaves nothing behind")
     func deliveryLogChanges() async throws {
-        let changes = DeliveryLogChanges()
+        let changes = ChangeSignal()
         let seen = changes.generation
         // A change after the wait began wakes it (no timeout reached: 60 s).
         async let woken: Void = changes.wait(after: seen, timeout: .seconds(60))

@@ -1,15 +1,17 @@
 """Herald's test-bed API from Python, as a CI job uses it (docs/test-bed-api.md).
 
 Waits for `herald up`, clears the delivery log, pushes to the demo app with aioapns (unmodified but for host and CA),
-and asks the gateway to answer once the push is delivered: no sleep, no polling loop of the test's own. Every answer is
+and asks the gateway to answer once the push is delivered: no sleep, no polling loop of the test's own. Then the same
+through the other doors: firebase-admin (FCM's API) and pywebpush (the demo web app's subscription). Every answer is
 checked against the API's OpenAPI document.
 
     HERALD_API=http://127.0.0.1:<console port> HERALD_TOKEN=<operator token> python3 docs/test-bed/ci_example.py
 
-Needs requests, aioapns and jsonschema from PyPI. Exits non-zero, saying why, on the first thing that is not as
+Needs requests, aioapns, firebase-admin, pywebpush and jsonschema from PyPI. Exits non-zero, saying why, on the first thing that is not as
 expected.
 """
 import asyncio
+import json
 import os
 import ssl
 import sys
@@ -135,7 +137,54 @@ def main():
 
     removed = conforms(call("DELETE", "/api/v1/deliveries", token=token), "Deleted")
     check(removed == {"deleted": 1}, f"removed: {removed}")
+
+    # The other doors: FCM's API with firebase-admin, Web Push with pywebpush; each found by its door.
+    send_with_firebase_admin(status)
+    fcm = conforms(call("GET", "/api/v1/deliveries", door="fcm", wait=30), "DeliveryListing")
+    check(fcm["complete"] and len(fcm["deliveries"]) == 1, f"one FCM delivery: {fcm}")
+    sent = fcm["deliveries"][0]
+    check(sent["token"] == token and sent["payload"]["aps"]["alert"]["title"] == "FCM"
+          and sent["payload"]["order"] == "9" and sent["fcmMessage"].startswith("projects/" + status["fcm"]["project"]),
+          f"sent as: {sent}")
+    print("fcm", sent["payload"]["order"])
+    send_with_pywebpush(status)
+    web = conforms(call("GET", "/api/v1/deliveries", door="webpush", wait=30), "DeliveryListing")
+    check(web["complete"] and len(web["deliveries"]) == 1 and web["deliveries"][0]["payload"] is None, f"{web}")
+    print("webpush", web["deliveries"][0]["pushType"])
     print("ok")
+
+
+def send_with_firebase_admin(status):
+    """Sends through FCM's HTTP v1 API as firebase-admin does, through herald up's proxy for Google's hosts."""
+    fcm = status["fcm"]
+    os.environ.update(HTTPS_PROXY=fcm["proxy"], REQUESTS_CA_BUNDLE=status["apns"]["certificateAuthority"],
+                      GOOGLE_APPLICATION_CREDENTIALS=fcm["credentials"])
+    import firebase_admin
+    from firebase_admin import messaging
+    app = firebase_admin.initialize_app(name="ci")
+    try:
+        messaging.send(messaging.Message(token=fcm["token"], notification=messaging.Notification(title="FCM"),
+                                         data={"order": "9"}), app=app)
+    finally:
+        firebase_admin.delete_app(app)
+        for name in ("HTTPS_PROXY", "REQUESTS_CA_BUNDLE", "GOOGLE_APPLICATION_CREDENTIALS"):
+            del os.environ[name]
+
+
+def send_with_pywebpush(status):
+    """Sends a Declarative Web Push message to the demo web app's subscription, as pywebpush does."""
+    from pywebpush import webpush
+    web = status["webPush"]
+    with open(web["subscriptionFile"]) as f:
+        subscription = json.load(f)
+    os.environ["REQUESTS_CA_BUNDLE"] = status["apns"]["certificateAuthority"]
+    try:
+        message = {"web_push": 8030, "notification": {"title": "Web", "navigate": web["origin"] + "/"}}
+        answer = webpush(subscription, data=json.dumps(message), vapid_private_key=web["vapidKeyFile"],
+                         vapid_claims={"sub": "mailto:ci@example.com"}, ttl=60)
+        check(answer.status_code == 201, f"pywebpush: {answer.status_code} {answer.text}")
+    finally:
+        del os.environ["REQUESTS_CA_BUNDLE"]
 
 
 main()

@@ -1,9 +1,10 @@
 import Synchronization
 
-/// A count of the delivery log's changes that a reader can wait on: a listing that waits for a push reads the log,
-/// notes ``generation``, and reads it again each time ``wait(after:timeout:)`` returns, until it finds the push or its
-/// time is up. No polling: a change wakes every waiter at once.
-public final class DeliveryLogChanges: Sendable {
+/// A count of a state's changes that a reader can wait on: a reader that waits for something (a push in the delivery
+/// log, the sandbox being ready) reads the state, notes ``generation``, and reads it again each time
+/// ``wait(after:timeout:)`` returns, until it finds what it waits for or its time is up. No polling: a change wakes
+/// every waiter at once.
+public final class ChangeSignal: Sendable {
     private struct State {
         var generation: UInt64 = 0
         var nextWaiter = 0
@@ -15,7 +16,7 @@ public final class DeliveryLogChanges: Sendable {
     /// An empty count.
     public init() {}
 
-    /// How many times the log has changed.
+    /// How many times the state has changed.
     public var generation: UInt64 { state.withLock { $0.generation } }
 
     /// How many waits are open (for tests and metrics).
@@ -31,11 +32,11 @@ public final class DeliveryLogChanges: Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Returns once the log changed after `seen` (at once if it already has), at `timeout`, or when the task is
+    /// Returns once the state changed after `seen` (at once if it already has), at `timeout`, or when the task is
     /// cancelled.
     ///
     /// - Parameters:
-    ///   - seen: The ``generation`` the caller read the log at.
+    ///   - seen: The ``generation`` the caller read the state at.
     ///   - timeout: The longest it waits.
     public func wait(after seen: UInt64, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in

@@ -1,0 +1,94 @@
+import Foundation
+import GatewayTestSupport
+import HeraldConsole
+import HeraldCore
+import HeraldGatewayStore
+import HeraldTestSupport
+import Testing
+
+/// Issue 64: the test-bed API's waits, from the server's side — what they hold while open and what a client that goes
+/// away leaves behind. (The API's answers, as other people's test suites read them, are `TestBedAPITests`.)
+extension ConsoleServerTests {
+    /// The descriptors this process has open.
+    static func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    }
+
+    @Test(
+        "Issue 64 (bad input): 1,000 open waits are admitted and the next is 503 naming wait; once their clients go away, no wait, descriptor or admission is left"
+    )
+    func abandonedWaitsLeaveNothing() async throws {
+        _ = OpenFileLimit.raiseToHardLimit()
+        try await withConsole { harness, browser, token in
+            let changes = harness.store.deliveryLogChanges
+            let before = Self.openDescriptors()
+            let request = Array(
+                "GET /api/v1/deliveries?token=nobody&wait=60 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
+                    .utf8)
+            var connections: [RawConnection] = []
+            defer { for connection in connections { Task { await connection.close() } } }
+            for _ in 0..<1000 {
+                let connection = try await RawConnection.connect(port: browser.port)
+                connections.append(connection)
+                try await connection.write(request)
+            }
+            try await eventually("1,000 waits open", timeout: .seconds(60)) { changes.waiting == 1000 }
+
+            let refused = try await browser.api("/api/v1/deliveries?wait=1", token: token)
+            #expect(refused.status == 503 && refused.json["parameter"] as? String == "wait", "\(refused)")
+            #expect(connections.allSatisfy { $0.received.isEmpty }, "every wait still open")
+
+            for connection in connections { await connection.close() }
+            connections.removeAll()
+            // Well before the waits' 60 s: a client that goes away ends its wait.
+            try await eventually("every wait ended with its client", timeout: .seconds(30)) { changes.waiting == 0 }
+            try await eventually("the descriptors closed", timeout: .seconds(30)) { Self.openDescriptors() <= before + 16 }
+            let admitted = try await browser.api("/api/v1/deliveries?wait=0.1", token: token)
+            #expect(admitted.status == 200 && admitted.json["complete"] as? Bool == false, "\(admitted)")
+        }
+    }
+
+    @Test(
+        "Issue 64 (6): status?wait= answers once the sandbox is ready, with what it says; before, ready is false; a wait over 60 s is 400 naming wait"
+    )
+    func statusWaitsForReadiness() async throws {
+        let status = SandboxStatus()
+        try await withConsole(sandboxStatus: status) { _, browser, token in
+            let early = try await browser.api("/api/v1/status", token: token)
+            #expect(early.status == 200 && early.json["ready"] as? Bool == false && early.json.count == 1, "\(early)")
+            let expired = try await browser.api("/api/v1/status?wait=0.2", token: token)
+            #expect(expired.status == 200 && expired.json["ready"] as? Bool == false, "\(expired)")
+
+            async let waited = browser.api("/api/v1/status?wait=60", token: token)
+            try await Task.sleep(for: .milliseconds(100))
+            status.ready(.members(["demoApp": .members(["bundleID": "com.example.app"])]))
+            let ready = try await waited
+            #expect(ready.status == 200 && ready.json["ready"] as? Bool == true, "\(ready)")
+            #expect((ready.json["demoApp"] as? [String: Any])?["bundleID"] as? String == "com.example.app", "\(ready)")
+
+            let tooLong = try await browser.api("/api/v1/status?wait=61", token: token)
+            #expect(tooLong.status == 400 && tooLong.json["parameter"] as? String == "wait", "\(tooLong)")
+        }
+    }
+
+    @Test(
+        "Issue 64 (3): a query is read as a form's — + is a space, as Python's requests and Node's URLSearchParams write it — and a bad percent-encoding is 400 naming the parameter"
+    )
+    func queryIsReadAsAForm() async throws {
+        try await withConsole { harness, browser, token in
+            try await harness.store.appendEvents([
+                DeliveryEvent(
+                    uniqueID: "u1", at: Date(), kind: .received, detail: DeliveryEvent.receivedDetail,
+                    subject: DeliverySubject(apnsID: "id-u1", recipient: "t1", topic: "com.example.app")),
+                DeliveryEvent(uniqueID: "u1", at: Date(), kind: .delivered, detail: "Delivered to Device"),
+            ])
+            for query in ["state=Delivered+to+Device", "state=Delivered%20to%20Device", "st%61te=Delivered%20to+Device"] {
+                let answer = try await browser.api("/api/v1/deliveries?\(query)", token: token)
+                let found = (answer.json["deliveries"] as? [[String: Any]])?.compactMap { $0["uniqueID"] as? String }
+                #expect(answer.status == 200 && found == ["u1"], "\(query): \(answer)")
+            }
+            let broken = try await browser.api("/api/v1/deliveries?topic=%FF", token: token)
+            #expect(broken.status == 400 && broken.json["parameter"] as? String == "topic", "\(broken)")
+        }
+    }
+}
