@@ -377,6 +377,7 @@ let package = Package(
         .executableTarget(
             name: "herald-bench",
             dependencies: [
+                "HeraldConsole",
                 "HeraldCore",
                 "HeraldFCM",
                 "PostgresTesting",
@@ -388,6 +389,7 @@ let package = Package(
                 "HeraldDevice",
                 "HeraldProvider",
                 "HeraldWebPush",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
