@@ -167,7 +167,11 @@ struct FirefoxWebPushTests {
         desktop["DISPLAY"] = display
         desktop["DBUS_SESSION_BUS_ADDRESS"] = bus
         desktop["HOME"] = folder.path
-        children.append(try await ChildProcess.launch("/usr/bin/dunst", [], environment: desktop))
+        let dunst = try await ChildProcess.launch("/usr/bin/dunst", [], environment: desktop)
+        children.append(dunst)
+        // Only once dunst has the name: a notification before would have the bus start a dunst of its own.
+        let owned = try await SessionBus.waitForOwner(of: "org.freedesktop.Notifications", address: bus, timeout: .seconds(30))
+        try #require(owned, "dunst did not take org.freedesktop.Notifications: \(dunst.error)")
 
         func startFirefox(_ url: String) async throws -> ChildProcess {
             let firefox = try await ChildProcess.launch(

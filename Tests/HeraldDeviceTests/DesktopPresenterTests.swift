@@ -42,6 +42,10 @@ struct DesktopPresenterTests {
         let dunst = try await ChildProcess.launch("/usr/bin/dunst", [], environment: environment)
         defer { for child in [dunst, daemon, xvfb] { child.send(SIGKILL) } }
         do {
+            // Only once dunst has the name: a call to it before would have the bus start a dunst of its own.
+            let owned = try await SessionBus.waitForOwner(
+                of: "org.freedesktop.Notifications", address: bus, timeout: .seconds(30))
+            try #require(owned, "dunst did not take org.freedesktop.Notifications: \(dunst.error)")
             try await body(bus, display)
         } catch {
             for child in [dunst, daemon, xvfb] { await child.stop() }
