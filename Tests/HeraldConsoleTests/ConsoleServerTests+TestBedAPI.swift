@@ -9,19 +9,26 @@ import Testing
 /// Issue 64: the test-bed API's waits, from the server's side — what they hold while open and what a client that goes
 /// away leaves behind. (The API's answers, as other people's test suites read them, are `TestBedAPITests`.)
 extension ConsoleServerTests {
-    /// The descriptors this process has open.
-    static func openDescriptors() -> Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
+    /// The server's side of the TCP connections to `port` that are not closed yet (any state but LISTEN and
+    /// TIME_WAIT), from `/proc/net/tcp`: this console's own, whatever other tests running beside it open.
+    static func serverConnections(port: Int) -> Int {
+        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return -1 }
+        let local = ":" + String(format: "%04X", port)
+        return table.split(separator: "\n").dropFirst().filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[1].hasSuffix(local) && fields[3] != "0A" && fields[3] != "06"
+        }.count
     }
 
     @Test(
-        "Issue 64 (bad input): 1,000 open waits are admitted and the next is 503 naming wait; once their clients go away, no wait, descriptor or admission is left"
+        "Issue 64 (bad input): 1,000 open waits are admitted and the next is 503 naming wait; once their clients go away, no wait, connection or admission is left"
     )
     func abandonedWaitsLeaveNothing() async throws {
         _ = OpenFileLimit.raiseToHardLimit()
         try await withConsole { harness, browser, token in
             let changes = harness.store.deliveryLogChanges
-            let before = Self.openDescriptors()
+            let before = Self.serverConnections(port: browser.port)
+            #expect(before >= 0, "/proc/net/tcp is readable")
             let request = Array(
                 "GET /api/v1/deliveries?token=nobody&wait=60 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
                     .utf8)
@@ -37,12 +44,15 @@ extension ConsoleServerTests {
             let refused = try await browser.api("/api/v1/deliveries?wait=1", token: token)
             #expect(refused.status == 503 && refused.json["parameter"] as? String == "wait", "\(refused)")
             #expect(connections.allSatisfy { $0.received.isEmpty }, "every wait still open")
+            #expect(Self.serverConnections(port: browser.port) >= before + 1000, "the server holds each wait's connection")
 
             for connection in connections { await connection.close() }
             connections.removeAll()
             // Well before the waits' 60 s: a client that goes away ends its wait.
             try await eventually("every wait ended with its client", timeout: .seconds(30)) { changes.waiting == 0 }
-            try await eventually("the descriptors closed", timeout: .seconds(30)) { Self.openDescriptors() <= before + 16 }
+            try await eventually("the server's side of every connection closed", timeout: .seconds(30)) {
+                Self.serverConnections(port: browser.port) <= before
+            }
             let admitted = try await browser.api("/api/v1/deliveries?wait=0.1", token: token)
             #expect(admitted.status == 200 && admitted.json["complete"] as? Bool == false, "\(admitted)")
         }
