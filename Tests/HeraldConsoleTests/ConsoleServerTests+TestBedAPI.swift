@@ -11,8 +11,11 @@ import Testing
 extension ConsoleServerTests {
     /// The server's side of the TCP connections to `port` that are not closed yet (any state but LISTEN and
     /// TIME_WAIT), from `/proc/net/tcp`: this console's own, whatever other tests running beside it open.
-    static func serverConnections(port: Int) -> Int {
-        guard let table = try? String(contentsOfFile: "/proc/net/tcp", encoding: .utf8) else { return -1 }
+    static func serverConnections(port: Int) async throws -> Int {
+        // Read by cat: a procfs file says it is empty, and a plain read of it stops after its first page.
+        let read = try await ChildProcess.run("/bin/cat", ["/proc/net/tcp"], timeout: .seconds(30))
+        guard read.status == 0 else { return -1 }
+        let table = read.output
         let local = ":" + String(format: "%04X", port)
         return table.split(separator: "\n").dropFirst().filter { line in
             let fields = line.split(separator: " ")
@@ -27,7 +30,7 @@ extension ConsoleServerTests {
         _ = OpenFileLimit.raiseToHardLimit()
         try await withConsole { harness, browser, token in
             let changes = harness.store.deliveryLogChanges
-            let before = Self.serverConnections(port: browser.port)
+            let before = try await Self.serverConnections(port: browser.port)
             #expect(before >= 0, "/proc/net/tcp is readable")
             let request = Array(
                 "GET /api/v1/deliveries?token=nobody&wait=60 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
@@ -44,14 +47,15 @@ extension ConsoleServerTests {
             let refused = try await browser.api("/api/v1/deliveries?wait=1", token: token)
             #expect(refused.status == 503 && refused.json["parameter"] as? String == "wait", "\(refused)")
             #expect(connections.allSatisfy { $0.received.isEmpty }, "every wait still open")
-            #expect(Self.serverConnections(port: browser.port) >= before + 1000, "the server holds each wait's connection")
+            #expect(
+                try await Self.serverConnections(port: browser.port) >= before + 1000, "the server holds each wait's connection")
 
             for connection in connections { await connection.close() }
             connections.removeAll()
             // Well before the waits' 60 s: a client that goes away ends its wait.
             try await eventually("every wait ended with its client", timeout: .seconds(30)) { changes.waiting == 0 }
             try await eventually("the server's side of every connection closed", timeout: .seconds(30)) {
-                Self.serverConnections(port: browser.port) <= before
+                try await Self.serverConnections(port: browser.port) <= before
             }
             let admitted = try await browser.api("/api/v1/deliveries?wait=0.1", token: token)
             #expect(admitted.status == 200 && admitted.json["complete"] as? Bool == false, "\(admitted)")
