@@ -39,23 +39,16 @@ struct APIAnswer: Error {
 extension JSONValue {
     /// A time as the API writes it: RFC 3339, UTC, to the millisecond.
     static func time(_ date: Date) -> JSONValue {
-        .string(APIAnswer.timeFormatter.string(from: date))
+        .string(date.formatted(APIAnswer.timeFormat))
     }
 }
 
 extension APIAnswer {
     /// RFC 3339 with milliseconds, UTC.
-    static var timeFormatter: ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }
+    static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// Reads an RFC 3339 time, with or without fractional seconds.
     static func time(_ text: String) -> Date? {
-        if let date = timeFormatter.date(from: text) { return date }
-        let plain = ISO8601DateFormatter()
-        plain.formatOptions = [.withInternetDateTime]
-        return plain.date(from: text)
+        (try? timeFormat.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }

@@ -30,7 +30,7 @@ extension ConsoleServer {
                 let query = try APIQuery(request, allowed: ["wait"])
                 let wait = try query.seconds("wait", in: 0...Self.longestWait) ?? 0
                 return try await untilClientLeaves(request, waiting: wait > 0) { () async throws(APIAnswer) -> APIAnswer in
-                    APIAnswer(status: .ok, body: await status(waiting: wait))
+                    APIAnswer(status: .ok, body: try await status(waiting: wait))
                 }
             }
         }
@@ -64,6 +64,34 @@ extension ConsoleServer {
                     throw .error(.notFound, "no delivery has apns-unique-id \(uniqueID)", parameter: "uniqueID")
                 }
                 return APIAnswer(status: .ok, body: Self.json(delivery))
+            }
+        }
+        api.get("notifications") { [self] request, _ in
+            await answering { () async throws(APIAnswer) -> APIAnswer in
+                try await authorize(request)
+                let waiting = request.uri.queryParameters["wait"] != nil
+                return try await untilClientLeaves(request, waiting: waiting) { () async throws(APIAnswer) -> APIAnswer in
+                    try await listNotifications(request)
+                }
+            }
+        }
+        api.delete("notifications") { [self] request, _ in
+            await answering { () async throws(APIAnswer) -> APIAnswer in
+                try await authorize(request)
+                let query = try APIQuery(request, allowed: NotificationFilter.parameters)
+                let device = try testBedDevice()
+                let filter = try NotificationFilter(query)
+                try await checkApp(filter.bundle, on: device)
+                var deleted = 0
+                for (app, matching) in try await notifications(filter, on: device) {
+                    let identifiers = matching.map(\.identifier)
+                    deleted += try await storeCall {
+                        try await device.removeNotifications(identifiers, of: app, from: filter.list)
+                    }
+                }
+                logger.info(
+                    "Test-bed API: notifications removed", metadata: ["deleted": "\(deleted)", "list": "\(filter.list)"])
+                return APIAnswer(status: .ok, body: .members(["deleted": .integer(Int64(deleted))]))
             }
         }
         // Anything else under /api/v1: JSON, not the console's HTML.
@@ -186,39 +214,116 @@ extension ConsoleServer {
         guard least <= limit else {
             throw .error(.badRequest, "min (\(least)) cannot be more than limit (\(limit))", parameter: "min")
         }
-        let changes = store.deliveryLogChanges
-        let deadline = ContinuousClock.now + .seconds(wait ?? 0)
-        var found: [LoggedDelivery]
-        while true {
-            let seen = changes.generation
-            found = try await storeCall { try await store.deliveries(filter, limit: limit) }
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard found.count < least && remaining > .zero && !Task.isCancelled else { break }
-            guard let admitted = waits.admit() else {
-                throw .error(.serviceUnavailable, "too many open waits (\(WaitLimiter.limit)); try again", parameter: "wait")
-            }
-            defer { waits.release(admitted) }
-            await changes.wait(after: seen, timeout: remaining)
+        let (found, complete) = try await reading(store.deliveryLogChanges, wait: wait, least: least) {
+            () async throws(APIAnswer) -> [LoggedDelivery] in
+            try await storeCall { try await store.deliveries(filter, limit: limit) }
         }
         return APIAnswer(
-            status: .ok,
-            body: .members([
-                "deliveries": .array(found.map(Self.json)), "complete": .bool(wait == nil || found.count >= least),
-            ]))
+            status: .ok, body: .members(["deliveries": .array(found.map(Self.json)), "complete": .bool(complete)]))
+    }
+
+    /// Reads what `read` finds until at least `least` entries match or, with a `wait`, until the wait is over —
+    /// woken by `changes`, never polling — and says whether `least` matched (always `true` without a wait).
+    ///
+    /// - Throws: ``APIAnswer`` 503 when ``WaitLimiter/limit`` waits are open already, or what `read` throws.
+    private func reading<Entry: Sendable>(
+        _ changes: ChangeSignal, wait: Double?, least: Int, _ read: () async throws(APIAnswer) -> [Entry]
+    ) async throws(APIAnswer) -> (found: [Entry], complete: Bool) {
+        var seen = changes.generation
+        var found = try await read()
+        guard let wait, wait > 0, found.count < least else { return (found, wait == nil || found.count >= least) }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(wait * 1000))
+        // One place for the whole wait, taken once: a wait that was admitted is not refused halfway.
+        guard let admitted = waits.admit() else {
+            throw .error(.serviceUnavailable, "too many open waits (\(WaitLimiter.limit)); try again", parameter: "wait")
+        }
+        defer { waits.release(admitted) }
+        while found.count < least {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero, !Task.isCancelled else { break }
+            await changes.wait(after: seen, timeout: remaining)
+            seen = changes.generation
+            found = try await read()
+        }
+        return (found, found.count >= least)
     }
 
     /// `GET /api/v1/status`: whether the sandbox is ready, and what it is made of (`herald up`'s banner); with `wait`,
     /// once it is ready or at the timeout.
-    private func status(waiting wait: Double) async -> JSONValue {
-        let facts: JSONValue?
-        if wait > 0, let admitted = waits.admit() {
+    private func status(waiting wait: Double) async throws(APIAnswer) -> JSONValue {
+        var facts = sandboxStatus.current
+        if facts == nil, wait > 0 {
+            guard let admitted = waits.admit() else {
+                throw .error(.serviceUnavailable, "too many open waits (\(WaitLimiter.limit)); try again", parameter: "wait")
+            }
             defer { waits.release(admitted) }
             facts = await sandboxStatus.waitUntilReady(timeout: .milliseconds(Int64(wait * 1000)))
-        } else {
-            facts = sandboxStatus.current
         }
         guard case .object(let facts)? = facts else { return .members(["ready": .bool(false)]) }
         return .object([JSONValue.Member("ready", .bool(true))] + facts)
+    }
+
+    /// The device the notifications API reports on.
+    ///
+    /// - Throws: ``APIAnswer`` 404 when the console runs without one (`herald gateway`).
+    private func testBedDevice() throws(APIAnswer) -> any TestBedDevice {
+        guard let device else {
+            throw .error(
+                .notFound,
+                "no device runs beside this console: the notifications API is served by herald up, whose device it reports on")
+        }
+        return device
+    }
+
+    /// `GET /api/v1/notifications`: the notifications on the device the filters match, app by app in bundle ID order,
+    /// each app's in Apple's order; with `wait`, once `min` match or at the timeout.
+    private func listNotifications(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+        let query = try APIQuery(request, allowed: NotificationFilter.parameters.union(["limit", "wait", "min"]))
+        let device = try testBedDevice()
+        let filter = try NotificationFilter(query)
+        try await checkApp(filter.bundle, on: device)
+        let limit = try query.integer("limit", in: 1...Self.largestListing, default: 100)
+        let wait = try query.seconds("wait", in: 0...Self.longestWait)
+        let least = try query.integer("min", in: 1...Self.largestListing, default: 1)
+        guard least <= limit else {
+            throw .error(.badRequest, "min (\(least)) cannot be more than limit (\(limit))", parameter: "min")
+        }
+        let (found, complete) = try await reading(device.changes, wait: wait, least: least) {
+            () async throws(APIAnswer) -> [TestBedNotification] in
+            Array(try await notifications(filter, on: device).flatMap(\.matching).prefix(limit))
+        }
+        return APIAnswer(
+            status: .ok, body: .members(["notifications": .array(found.map(\.json)), "complete": .bool(complete)]))
+    }
+
+    /// Checks that the app a filter names is on the device.
+    ///
+    /// - Throws: ``APIAnswer`` 404 naming `bundle` when it is not.
+    private func checkApp(_ bundle: String?, on device: any TestBedDevice) async throws(APIAnswer) {
+        guard let bundle else { return }
+        let apps = try await storeCall { try await device.apps() }
+        guard apps.contains(bundle) else {
+            throw .error(.notFound, "no app with bundle ID \(bundle) has used notifications on the device", parameter: "bundle")
+        }
+    }
+
+    /// The notifications `filter` matches, app by app (bundle ID order).
+    private func notifications(
+        _ filter: NotificationFilter, on device: any TestBedDevice
+    ) async throws(APIAnswer) -> [(app: String, matching: [TestBedNotification])] {
+        let apps: [String]
+        if let bundle = filter.bundle {
+            apps = [bundle]
+        } else {
+            apps = try await storeCall { try await device.apps() }.sorted()
+        }
+        var found: [(app: String, matching: [TestBedNotification])] = []
+        for app in apps {
+            let all = try await storeCall { try await device.notifications(of: app, in: filter.list) }
+            let matching = all.filter(filter.matches)
+            if !matching.isEmpty { found.append((app, matching)) }
+        }
+        return found
     }
 
     /// A delivery as the API writes it.

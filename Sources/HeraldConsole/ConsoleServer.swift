@@ -30,6 +30,8 @@ public final class ConsoleServer: Service, Sendable {
     private let liveLogDuration: Duration
     /// What `GET /api/v1/status` says of the sandbox (`herald up`'s banner as JSON).
     let sandboxStatus: SandboxStatus
+    /// The device `GET /api/v1/notifications` reports on; `nil` when none runs beside the console.
+    let device: (any TestBedDevice)?
     /// The test-bed API's open waits.
     let waits = WaitLimiter()
     private let boundPort = AwaitedValue<Int>()
@@ -46,14 +48,16 @@ public final class ConsoleServer: Service, Sendable {
     ///   - onlineDevices: The devices connected to the gateway now (the devices page); `nil` when unknown.
     ///   - sandboxStatus: What the test-bed API's status says (`herald up`'s banner); by default ready, with nothing
     ///     to add.
+    ///   - device: The device the test-bed API's notifications are on (`herald up`'s); `nil` for none.
     ///   - logger: Where the console logs.
     public init(
         host: String = "127.0.0.1", port: Int, store: any GatewayStore, clock: any HeraldClock = SystemClock(),
         liveLogDuration: Duration = .seconds(300), sender: ConsoleSender? = nil,
         onlineDevices: (@Sendable () -> [OnlineDevice])? = nil,
-        sandboxStatus: SandboxStatus = SandboxStatus(.object([])), logger: Logger
+        sandboxStatus: SandboxStatus = SandboxStatus(.object([])), device: (any TestBedDevice)? = nil, logger: Logger
     ) {
         self.sandboxStatus = sandboxStatus
+        self.device = device
         self.sender = sender
         self.onlineDevices = onlineDevices
         self.liveLogDuration = liveLogDuration

@@ -7,7 +7,7 @@ enum TestBedAPIDocument {
           "info": {
             "title": "Herald test-bed API",
             "version": "1",
-            "description": "What Herald's gateway did with each push, for a test suite in any language: list, wait for, and remove deliveries. Authenticate with an operator token (herald console token) as a bearer token. Every answer, errors too, is JSON."
+            "description": "What Herald's gateway did with each push, and what the device beside it (herald up's) did, for a test suite in any language: list, wait for, and remove deliveries and notifications. Authenticate with an operator token (herald console token) as a bearer token. Every answer, errors too, is JSON."
           },
           "security": [{"operatorToken": []}],
           "paths": {
@@ -73,6 +73,43 @@ enum TestBedAPIDocument {
                   "404": {"$ref": "#/components/responses/NotFound"}
                 }
               }
+            },
+            "/api/v1/notifications": {
+              "get": {
+                "operationId": "listNotifications",
+                "summary": "The notifications on herald up's device, as each app's UNUserNotificationCenter lists them: app by app in bundle ID order, each app's in Apple's order (delivered: most recent first; pending: as added); with wait, once min of them match or at the timeout.",
+                "parameters": [
+                  {"$ref": "#/components/parameters/bundle"}, {"$ref": "#/components/parameters/notificationState"},
+                  {"$ref": "#/components/parameters/identifier"}, {"$ref": "#/components/parameters/threadIdentifier"},
+                  {"$ref": "#/components/parameters/categoryIdentifier"},
+                  {"name": "limit", "in": "query", "description": "At most this many (default 100).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+                  {"name": "wait", "in": "query", "description": "Seconds to wait for min notifications to match (at most 60).", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
+                  {"name": "min", "in": "query", "description": "How many must match before a wait answers (default 1).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}
+                ],
+                "responses": {
+                  "200": {"description": "The notifications; complete is false when a wait ran out before min matched.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/NotificationListing"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              },
+              "delete": {
+                "operationId": "deleteNotifications",
+                "summary": "Removes the notifications the filters match (every delivered one without a filter), as removeDeliveredNotifications and removePendingNotificationRequests do.",
+                "parameters": [
+                  {"$ref": "#/components/parameters/bundle"}, {"$ref": "#/components/parameters/notificationState"},
+                  {"$ref": "#/components/parameters/identifier"}, {"$ref": "#/components/parameters/threadIdentifier"},
+                  {"$ref": "#/components/parameters/categoryIdentifier"}
+                ],
+                "responses": {
+                  "200": {"description": "How many went.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Deleted"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
             }
           },
           "components": {
@@ -86,7 +123,12 @@ enum TestBedAPIDocument {
               "pushType": {"name": "pushType", "in": "query", "description": "The apns-push-type.", "schema": {"type": "string"}},
               "collapseID": {"name": "collapseID", "in": "query", "description": "The apns-collapse-id.", "schema": {"type": "string"}},
               "state": {"name": "state", "in": "query", "description": "Apple's name of its latest state, as herald log prints it (Delivered to Device, Stored - Device Offline, …).", "schema": {"type": "string"}},
-              "since": {"name": "since", "in": "query", "description": "Received at or after this RFC 3339 time, or after the delivery with this apns-unique-id.", "schema": {"type": "string"}}
+              "since": {"name": "since", "in": "query", "description": "Received at or after this RFC 3339 time, or after the delivery with this apns-unique-id.", "schema": {"type": "string"}},
+              "bundle": {"name": "bundle", "in": "query", "description": "The app's bundle ID (404 when no app with it has used notifications on the device); every app's without it.", "schema": {"type": "string", "minLength": 1}},
+              "notificationState": {"name": "state", "in": "query", "description": "Which list: delivered (Notification Center, the default) or pending (local requests waiting for their trigger).", "schema": {"type": "string", "enum": ["delivered", "pending"]}},
+              "identifier": {"name": "identifier", "in": "query", "description": "The request's identifier: for a push, its apns-collapse-id, else its apns-id.", "schema": {"type": "string"}},
+              "threadIdentifier": {"name": "threadIdentifier", "in": "query", "description": "content.threadIdentifier.", "schema": {"type": "string"}},
+              "categoryIdentifier": {"name": "categoryIdentifier", "in": "query", "description": "content.categoryIdentifier.", "schema": {"type": "string"}}
             },
             "responses": {
               "BadRequest": {"description": "A parameter is unknown, repeated or malformed; parameter names it.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
@@ -162,6 +204,34 @@ enum TestBedAPIDocument {
                 "type": "object", "required": ["deliveries", "complete"], "additionalProperties": false,
                 "properties": {
                   "deliveries": {"type": "array", "items": {"$ref": "#/components/schemas/Delivery"}},
+                  "complete": {"type": "boolean"}
+                }
+              },
+              "Notification": {
+                "type": "object", "additionalProperties": false,
+                "required": ["bundleID", "state", "identifier", "title", "subtitle", "body", "badge", "sound", "threadIdentifier", "categoryIdentifier", "interruptionLevel", "relevanceScore", "targetContentIdentifier", "userInfo", "attachments"],
+                "properties": {
+                  "bundleID": {"type": "string"}, "state": {"type": "string", "enum": ["delivered", "pending"]},
+                  "identifier": {"type": "string"}, "title": {"type": "string"}, "subtitle": {"type": "string"}, "body": {"type": "string"},
+                  "badge": {"type": ["integer", "null"]},
+                  "sound": {"type": ["string", "null"], "description": "default, defaultCritical, defaultRingtone, or the named sound's file name."},
+                  "threadIdentifier": {"type": "string"}, "categoryIdentifier": {"type": "string"},
+                  "interruptionLevel": {"type": "string", "enum": ["passive", "active", "timeSensitive", "critical"]},
+                  "relevanceScore": {"type": "number"}, "targetContentIdentifier": {"type": ["string", "null"]},
+                  "userInfo": {"type": "object", "description": "content.userInfo: for a push, its whole payload."},
+                  "attachments": {
+                    "type": "array",
+                    "items": {"type": "object", "required": ["identifier", "type"], "additionalProperties": false, "properties": {"identifier": {"type": "string"}, "type": {"type": "string"}}}
+                  },
+                  "date": {"type": ["string", "null"], "format": "date-time", "description": "A delivered notification's date."},
+                  "nextFireDate": {"type": ["string", "null"], "format": "date-time", "description": "A pending request's next fire date; null for one that fires on a location."},
+                  "trigger": {"type": ["string", "null"], "enum": ["calendar", "timeInterval", "location", "push", null], "description": "A pending request's trigger; null for none (it fires at once)."}
+                }
+              },
+              "NotificationListing": {
+                "type": "object", "required": ["notifications", "complete"], "additionalProperties": false,
+                "properties": {
+                  "notifications": {"type": "array", "items": {"$ref": "#/components/schemas/Notification"}},
                   "complete": {"type": "boolean"}
                 }
               },

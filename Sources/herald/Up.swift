@@ -147,7 +147,7 @@ extension HeraldCommand {
                 console = (
                     ConsoleServer(
                         port: consolePort, store: gatewayStore, sender: sender, onlineDevices: { gateway.onlineDevices },
-                        sandboxStatus: status, logger: logger),
+                        sandboxStatus: status, device: EngineTestBedDevice(engine: engine), logger: logger),
                     token.shown
                 )
             }

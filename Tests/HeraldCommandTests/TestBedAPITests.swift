@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test(
-        "Issue 64 (1, 3, 5, 6, 7): the Python example — requests, aioapns, firebase-admin and pywebpush — waits for herald up, clears the log, expects none, waits on the server for the push it sends and reads it as sent, by every door; mistakes are JSON naming the parameter; every answer matches the OpenAPI document"
+        "Issue 64 (1, 2, 3, 5, 6, 7): the Python example — requests, aioapns, firebase-admin and pywebpush — waits for herald up, clears the log, expects none, waits on the server for the push it sends and reads it as sent, by every door; mistakes are JSON naming the parameter; every answer matches the OpenAPI document"
     )
     func pythonExample() async throws {
         let herald = try HeraldProcess()
@@ -32,10 +32,11 @@ import Testing
         #expect(lines.contains("none yet") && lines.contains("mistakes named") && lines.last == "ok", "\(result.output)")
         #expect(lines.contains("fcm 9") && lines.contains("webpush webpush"), "\(result.output)")
         #expect(lines.contains { $0.hasPrefix("delivered 42 answered ") }, "\(result.output)")
+        #expect(lines.contains("shown CI 42"), "\(result.output)")
     }
 
     @Test(
-        "Issue 64 (1, 3): the Node example — fetch and node:http2 — waits on the server for the push it sends, and finds it by its apns-unique-id"
+        "Issue 64 (1, 2, 3): the Node example — fetch and node:http2 — waits on the server for the push it sends, finds it by its apns-unique-id, and the app's notification by its apns-id"
     )
     func nodeExample() async throws {
         let herald = try HeraldProcess()
@@ -46,11 +47,13 @@ import Testing
             environment: ProcessInfo.processInfo.environment.merging(["HERALD_API": api, "HERALD_TOKEN": token]) { $1 },
             timeout: .seconds(120))
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
-        #expect(result.output.split(separator: "\n") == ["ready com.example.app", "delivered 7", "ok"], "\(result.output)")
+        #expect(
+            result.output.split(separator: "\n") == ["ready com.example.app", "delivered 7", "shown CI", "ok"],
+            "\(result.output)")
     }
 
     @Test(
-        "Issue 64 (3, 5, 6): the shell example — curl and jq — with the operator token the CI job chose in HERALD_OPERATOR_TOKEN: waits for readiness on the server (status?wait=), expects none, waits for what herald push sends, removes it"
+        "Issue 64 (2, 3, 5, 6): the shell example — curl and jq — with the operator token the CI job chose in HERALD_OPERATOR_TOKEN: waits for readiness on the server (status?wait=), expects none, waits for what herald push sends, removes it"
     )
     func shellExample() async throws {
         let herald = try HeraldProcess()
@@ -69,7 +72,9 @@ import Testing
             ]), timeout: .seconds(120))
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         #expect(
-            result.output.split(separator: "\n") == ["ready com.example.app", "none yet", "delivered 3", "ok"], "\(result.output)"
+            result.output.split(separator: "\n") == [
+                "ready com.example.app", "none yet", "delivered 3", "shown CI", "pending later", "ok",
+            ], "\(result.output)"
         )
 
         // A start with a token too short to be a secret says what to do, in one line.

@@ -4,6 +4,7 @@ import HeraldConsole
 import HeraldCore
 import HeraldGatewayStore
 import HeraldTestSupport
+import NIOHTTP1
 import Testing
 
 /// Issue 64: the test-bed API's waits, from the server's side — what they hold while open and what a client that goes
@@ -103,6 +104,90 @@ extension ConsoleServerTests {
             }
             let broken = try await browser.api("/api/v1/deliveries?topic=%FF", token: token)
             #expect(broken.status == 400 && broken.json["parameter"] as? String == "topic", "\(broken)")
+        }
+    }
+}
+
+extension ConsoleServerTests {
+    static func notification(
+        _ identifier: String, app: String = "com.example.app", list: TestBedNotification.List = .delivered,
+        thread: String = ""
+    ) -> TestBedNotification {
+        var notification = TestBedNotification(bundleID: app, list: list, identifier: identifier)
+        notification.title = "Title \(identifier)"
+        notification.threadIdentifier = thread
+        notification.userInfo = .members(["aps": .members(["alert": "x"]), "order": .integer(1)])
+        if list == .delivered { notification.date = Date(timeIntervalSince1970: 1_800_000_000.25) }
+        return notification
+    }
+
+    static func identifiers(_ answer: (status: Int, json: [String: Any])) -> [String]? {
+        (answer.json["notifications"] as? [[String: Any]])?.compactMap { $0["identifier"] as? String }
+    }
+
+    @Test(
+        "Issue 64 (2, 3, 5): notifications by app, list, identifier and thread; a wait answers when the device's list changes, or at its timeout with complete false; DELETE removes only what its filter names; an unknown app is 404 naming bundle, a bad state 400 naming state"
+    )
+    func notificationsOnTheDevice() async throws {
+        let device = ListedDevice(apps: ["com.example.app", "com.example.other"])
+        device.add(Self.notification("n1", thread: "t1"))
+        device.add(Self.notification("o1", app: "com.example.other"))
+        device.add(Self.notification("p1", list: .pending))
+        try await withConsole(device: device) { _, browser, token in
+            let all = try await browser.api("/api/v1/notifications", token: token)
+            #expect(all.status == 200 && Self.identifiers(all) == ["n1", "o1"], "app by app, delivered: \(all)")
+            let first = try #require((all.json["notifications"] as? [[String: Any]])?.first)
+            #expect(first["bundleID"] as? String == "com.example.app" && first["state"] as? String == "delivered")
+            #expect(first["date"] as? String == "2027-01-15T08:00:00.250Z", "\(first)")
+            #expect((first["userInfo"] as? [String: Any])?["order"] as? Int == 1, "\(first)")
+            let pending = try await browser.api("/api/v1/notifications?state=pending", token: token)
+            #expect(Self.identifiers(pending) == ["p1"], "\(pending)")
+            let thread = try await browser.api("/api/v1/notifications?threadIdentifier=t1", token: token)
+            #expect(Self.identifiers(thread) == ["n1"], "\(thread)")
+
+            // Expect none: the wait runs out.
+            let none = try await browser.api("/api/v1/notifications?bundle=com.example.app&identifier=n2&wait=0.3", token: token)
+            #expect(none.status == 200 && Self.identifiers(none) == [] && none.json["complete"] as? Bool == false, "\(none)")
+            // A wait answers once the device lists it.
+            async let waited = browser.api(
+                "/api/v1/notifications?bundle=com.example.app&identifier=n2&wait=60", token: token)
+            try await Task.sleep(for: .milliseconds(100))
+            device.add(Self.notification("n2"))
+            let found = try await waited
+            #expect(found.status == 200 && Self.identifiers(found) == ["n2"] && found.json["complete"] as? Bool == true)
+            let two = try await browser.api("/api/v1/notifications?bundle=com.example.app&min=2&wait=1", token: token)
+            #expect(Self.identifiers(two) == ["n2", "n1"] && two.json["complete"] as? Bool == true, "\(two)")
+
+            let removed = try await browser.api(
+                "/api/v1/notifications?bundle=com.example.app&identifier=n1", token: token, method: .DELETE)
+            #expect(removed.status == 200 && removed.json["deleted"] as? Int == 1, "\(removed)")
+            let left = try await browser.api("/api/v1/notifications", token: token)
+            #expect(Self.identifiers(left) == ["n2", "o1"], "\(left)")
+            let cleared = try await browser.api("/api/v1/notifications", token: token, method: .DELETE)
+            #expect(cleared.json["deleted"] as? Int == 2, "every delivered one: \(cleared)")
+            let stillPending = try await browser.api("/api/v1/notifications?state=pending", token: token)
+            #expect(Self.identifiers(stillPending) == ["p1"], "pending ones stay: \(stillPending)")
+
+            for (query, status, parameter) in [
+                ("bundle=com.example.none", 404, "bundle"), ("state=read", 400, "state"), ("bundle=", 400, "bundle"),
+                ("wait=61", 400, "wait"), ("min=0", 400, "min"), ("order=1", 400, "order"),
+            ] {
+                let answer = try await browser.api("/api/v1/notifications?\(query)", token: token)
+                #expect(answer.status == status && answer.json["parameter"] as? String == parameter, "\(query): \(answer)")
+            }
+            let unknownApp = try await browser.api(
+                "/api/v1/notifications?bundle=com.example.none", token: token, method: .DELETE)
+            #expect(unknownApp.status == 404 && unknownApp.json["parameter"] as? String == "bundle", "\(unknownApp)")
+        }
+    }
+
+    @Test(
+        "Issue 64 (2): a console without a device beside it (herald gateway) answers the notifications API 404 in JSON, saying why"
+    )
+    func notificationsWithoutADevice() async throws {
+        try await withConsole { _, browser, token in
+            let answer = try await browser.api("/api/v1/notifications", token: token)
+            #expect(answer.status == 404 && (answer.json["error"] as? String)?.contains("herald up") == true, "\(answer)")
         }
     }
 }

@@ -96,7 +96,7 @@ import Testing
     /// A console on the harness's store, on a free port, while `body` runs; with `fcm`, the gateway serves FCM and
     /// ``fcmProjectID`` sends with the harness's key to its app.
     func withConsole(
-        fcm: Bool = false, sandboxStatus: SandboxStatus = SandboxStatus(.object([])),
+        fcm: Bool = false, sandboxStatus: SandboxStatus = SandboxStatus(.object([])), device: (any TestBedDevice)? = nil,
         _ body: (GatewayHarness, Browser, String) async throws -> Void
     ) async throws {
         try await withGateway(configure: { if fcm { $0.fcmPort = 0 } }) { harness, provider in
@@ -134,7 +134,8 @@ import Testing
             // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
             let console = ConsoleServer(
                 port: 0, store: harness.store, liveLogDuration: .seconds(3), sender: sender,
-                onlineDevices: { harness.gateway.onlineDevices }, sandboxStatus: sandboxStatus, logger: logger)
+                onlineDevices: { harness.gateway.onlineDevices }, sandboxStatus: sandboxStatus, device: device,
+                logger: logger)
             let token = OperatorToken.make()
             try await harness.store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
             try await withRunning([console], logger: logger) {

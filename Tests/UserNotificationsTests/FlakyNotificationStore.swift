@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import Synchronization
 
 @testable import UserNotifications
@@ -33,6 +34,8 @@ final class FlakyNotificationStore: NotificationStore {
     }
 
     func bundleIdentifiers() async throws -> [String] { try await base.bundleIdentifiers() }
+
+    var changes: ChangeSignal { base.changes }
 
     func snapshot(for bundleIdentifier: String) throws -> NotificationAppSnapshot {
         if failsSettingsReads { throw ReadFailure() }

@@ -73,6 +73,8 @@ console.log('ready', status.demoApp.bundleID);
 
 const cleared = await call('DELETE', '/api/v1/deliveries', { token });
 check(cleared.status === 200 && cleared.body.deleted >= 0, JSON.stringify(cleared));
+const clearedShown = await call('DELETE', '/api/v1/notifications', { bundle: status.demoApp.bundleID });
+check(clearedShown.status === 200 && clearedShown.body.deleted >= 0, JSON.stringify(clearedShown));
 
 // Wait on the server while the push is sent.
 const waiting = call('GET', '/api/v1/deliveries', { token, state: 'Delivered to Device', wait: 30 });
@@ -85,6 +87,14 @@ check(delivery.uniqueID === answer['apns-unique-id'], `the push's apns-unique-id
 check(delivery.payload.order === 7 && delivery.door === 'apns' && delivery.state === 'Delivered to Device',
   JSON.stringify(delivery));
 console.log('delivered', delivery.payload.order);
+
+// The app's notification, as its UNUserNotificationCenter lists it: a push's identifier is its apns-id.
+const shown = await call('GET', '/api/v1/notifications', {
+  bundle: status.demoApp.bundleID, identifier: answer['apns-id'], wait: 30,
+});
+check(shown.status === 200 && shown.body.complete && shown.body.notifications[0]?.body === 'from Node'
+  && shown.body.notifications[0].userInfo.order === 7, JSON.stringify(shown));
+console.log('shown', shown.body.notifications[0].title);
 
 const missing = await call('GET', '/api/v1/deliveries', { wait: -1 });
 check(missing.status === 400 && missing.body.parameter === 'wait', JSON.stringify(missing));

@@ -1,7 +1,8 @@
 """Herald's test-bed API from Python, as a CI job uses it (docs/test-bed-api.md).
 
-Waits for `herald up`, clears the delivery log, pushes to the demo app with aioapns (unmodified but for host and CA),
-and asks the gateway to answer once the push is delivered: no sleep, no polling loop of the test's own. Then the same
+Waits for `herald up`, clears the delivery log and the device's notifications, pushes to the demo app with aioapns
+(unmodified but for host and CA), and asks the gateway to answer once the push is delivered, then the device to answer
+once the app's notification is in Notification Center: no sleep, no polling loop of the test's own. Then the same
 through the other doors: firebase-admin (FCM's API) and pywebpush (the demo web app's subscription). Every answer is
 checked against the API's OpenAPI document.
 
@@ -81,9 +82,10 @@ def main():
     check(token, f"the demo app has a device token: {status}")
     print("ready", status["demoApp"]["bundleID"])
 
-    # A clean log for this test.
+    # A clean log, and a clean Notification Center, for this test.
     deleted = conforms(call("DELETE", "/api/v1/deliveries"), "Deleted")
-    print("cleared", deleted["deleted"] >= 0)
+    cleared = conforms(call("DELETE", "/api/v1/notifications"), "Deleted")
+    print("cleared", deleted["deleted"] >= 0 and cleared["deleted"] >= 0)
     listing = conforms(call("GET", "/api/v1/deliveries", token=token), "DeliveryListing")
     check(listing == {"deliveries": [], "complete": True}, f"an empty log: {listing}")
 
@@ -117,6 +119,16 @@ def main():
     check([event["kind"] for event in delivery["events"]] == ["received", "delivered"], f"{delivery['events']}")
     print("delivered", delivery["payload"]["order"], f"answered {max(0.0, answers['at'] - sent_at) * 1000:.0f} ms after the 200")
 
+    # What the device did: the app's notification, as its UNUserNotificationCenter lists it (the request's identifier
+    # is the apns-collapse-id).
+    bundle = status["demoApp"]["bundleID"]
+    shown = conforms(call("GET", "/api/v1/notifications", bundle=bundle, identifier="ci", wait=30), "NotificationListing")
+    check(shown["complete"] and len(shown["notifications"]) == 1, f"one notification: {shown}")
+    note = shown["notifications"][0]
+    check(note["state"] == "delivered" and note["title"] == "CI" and note["body"] == "from Python"
+          and note["userInfo"]["order"] == 42 and note["date"], f"as the app lists it: {note}")
+    print("shown", note["title"], note["userInfo"]["order"])
+
     one = conforms(call("GET", f"/api/v1/deliveries/{delivery['uniqueID']}"), "Delivery")
     check(one == delivery, "the same delivery by its unique ID")
     later = conforms(call("GET", "/api/v1/deliveries", since=delivery["uniqueID"]), "DeliveryListing")
@@ -130,6 +142,11 @@ def main():
         check(answer.status_code == 400 and body["parameter"] == parameter, f"{params}: {answer.status_code} {body}")
     missing = call("GET", "/api/v1/deliveries/no-such-id")
     check(missing.status_code == 404 and conforms(missing, "Error")["parameter"] == "uniqueID", missing.text)
+    for params, code, parameter in [({"bundle": "com.example.none"}, 404, "bundle"), ({"state": "read"}, 400, "state"),
+                                    ({"wait": -1}, 400, "wait")]:
+        answer = call("GET", "/api/v1/notifications", **params)
+        body = conforms(answer, "Error")
+        check(answer.status_code == code and body["parameter"] == parameter, f"{params}: {answer.status_code} {body}")
     for headers in [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic abc"}]:
         refused = call("GET", "/api/v1/deliveries", headers=headers)
         check(refused.status_code == 401 and conforms(refused, "Error")["parameter"] == "Authorization", refused.text)
@@ -137,6 +154,10 @@ def main():
 
     removed = conforms(call("DELETE", "/api/v1/deliveries", token=token), "Deleted")
     check(removed == {"deleted": 1}, f"removed: {removed}")
+    removed = conforms(call("DELETE", "/api/v1/notifications", bundle=bundle), "Deleted")
+    check(removed == {"deleted": 1}, f"removed from Notification Center: {removed}")
+    left = conforms(call("GET", "/api/v1/notifications", bundle=bundle), "NotificationListing")
+    check(left == {"notifications": [], "complete": True}, f"none left: {left}")
 
     # The other doors: FCM's API with firebase-admin, Web Push with pywebpush; each found by its door.
     send_with_firebase_admin(status)
@@ -146,6 +167,8 @@ def main():
     check(sent["token"] == token and sent["payload"]["aps"]["alert"]["title"] == "FCM"
           and sent["payload"]["order"] == "9" and sent["fcmMessage"].startswith("projects/" + status["fcm"]["project"]),
           f"sent as: {sent}")
+    shown = conforms(call("GET", "/api/v1/notifications", bundle=bundle, wait=30), "NotificationListing")
+    check([n["title"] for n in shown["notifications"]] == ["FCM"], f"the FCM message shown: {shown}")
     print("fcm", sent["payload"]["order"])
     send_with_pywebpush(status)
     web = conforms(call("GET", "/api/v1/deliveries", door="webpush", wait=30), "DeliveryListing")

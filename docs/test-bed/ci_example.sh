@@ -5,8 +5,8 @@
 #   herald up &
 #   sh docs/test-bed/ci_example.sh
 #
-# Waits for herald up on the server's side, clears the delivery log, expects no push, then waits on the server for the
-# push `herald push` sends and checks what it was sent as. HERALD_API is the console's URL (http://127.0.0.1:2200 by
+# Waits for herald up on the server's side, clears the delivery log and the device's notifications, expects no push,
+# then waits on the server for the push `herald push` sends, checks what it was sent as and how the app lists it. HERALD_API is the console's URL (http://127.0.0.1:2200 by
 # default), HERALD the herald command (herald on PATH by default). Exits non-zero, saying why, on the first thing that
 # is not as expected.
 set -eu
@@ -29,8 +29,9 @@ bundle=$(echo "$status" | jq -r '.demoApp.bundleID')
 token=$(echo "$status" | jq -r '.demoApp.deviceToken')
 echo "ready $bundle"
 
-# A clean log for this test.
+# A clean log, and a clean Notification Center, for this test.
 curl -sSf -X DELETE -H "$auth" "$api/deliveries" | jq -e '.deleted >= 0' >/dev/null
+curl -sSf -X DELETE -H "$auth" "$api/notifications" | jq -e '.deleted >= 0' >/dev/null
 
 # "Expect none": a wait that runs out says complete: false.
 none=$(curl -sSf -H "$auth" "$api/deliveries?token=$token&wait=1" | jq -c .)
@@ -51,10 +52,27 @@ jq -e '.complete and (.deliveries | length) == 1
     and .deliveries[0].state == "Delivered to Device"' "$work/answer" >/dev/null || fail "not delivered as sent: $(cat "$work/answer")"
 echo "delivered $(jq '.deliveries[0].payload.order' "$work/answer")"
 
+# What the device did: the app's notification in Notification Center, as its UNUserNotificationCenter lists it.
+curl -sSf -H "$auth" "$api/notifications?bundle=$bundle&wait=30" >"$work/shown"
+jq -e '.complete and (.notifications | length) == 1 and .notifications[0].title == "CI"
+    and .notifications[0].body == "from curl" and .notifications[0].userInfo.order == 3' "$work/shown" >/dev/null ||
+    fail "not shown as sent: $(cat "$work/shown")"
+echo "shown $(jq -r '.notifications[0].title' "$work/shown")"
+
+# A local notification the app schedules (here herald's CLI, in herald up's data directory) is pending until it fires.
+"$herald" notifications send --data-dir "$(echo "$status" | jq -r '.dataDirectory')" "$bundle" --identifier later --title Later --in 3600 >/dev/null || fail "notifications send failed"
+curl -sSf -H "$auth" "$api/notifications?bundle=$bundle&state=pending&identifier=later" >"$work/pending"
+jq -e '.notifications[0].trigger == "timeInterval" and .notifications[0].title == "Later"' "$work/pending" >/dev/null ||
+    fail "not pending: $(cat "$work/pending")"
+echo "pending later"
+
 # A mistake is a 400 whose JSON names the parameter.
 code=$(curl -sS -o "$work/error" -w '%{http_code}' -H "$auth" "$api/deliveries?wait=61")
 [ "$code" = 400 ] && jq -e '.parameter == "wait"' "$work/error" >/dev/null || fail "wait=61: $code $(cat "$work/error")"
 
 # Reset: remove this test's deliveries.
 curl -sSf -X DELETE -H "$auth" "$api/deliveries?token=$token" | jq -e '.deleted == 1' >/dev/null || fail "not removed"
+curl -sSf -X DELETE -H "$auth" "$api/notifications?bundle=$bundle" | jq -e '.deleted == 1' >/dev/null || fail "not removed"
+curl -sSf -X DELETE -H "$auth" "$api/notifications?bundle=$bundle&state=pending" | jq -e '.deleted == 1' >/dev/null ||
+    fail "the pending one not removed"
 echo "ok"

@@ -133,6 +133,8 @@ extension NotificationEngine {
             deliverBackgroundPush(for: bundleIdentifier)
         }
         lastExternalToken = token
+        // Whoever waits on the device's notifications reads them again.
+        store.changes.changed()
         guard let index = try? await store.scheduleIndex(for: configuration.scope) else { return }
         scheduler.reload(index)
         locationCache = nil

@@ -563,24 +563,32 @@ package actor NotificationEngine: Service {
         try await store.pending(for: bundleIdentifier)
     }
 
-    /// Apple's `removePendingNotificationRequests` (B-13); `nil` removes all (C-11).
-    package func removePending(identifiers: [String]?, for bundleIdentifier: String) async throws {
+    /// Apple's `removePendingNotificationRequests` (B-13); `nil` removes all (C-11). Returns how many went.
+    @discardableResult
+    package func removePending(identifiers: [String]?, for bundleIdentifier: String) async throws -> Int {
         let removed = try await store.removePending(identifiers: identifiers, for: bundleIdentifier)
         for item in removed {
             await releaseAttachments(of: item.request, bundleIdentifier: bundleIdentifier)
             if item.nextFireDate == nil { locationCache = nil }
         }
+        return removed.count
     }
+
+    /// Signalled whenever the device's notifications may have changed (a write of this engine's store, or of another
+    /// process it noticed): what the test-bed API's waits watch.
+    package nonisolated var changes: ChangeSignal { store.changes }
 
     /// Apple's delivered notifications (C-12), most recent first.
     package func delivered(for bundleIdentifier: String) async throws -> [DeliveredNotification] {
         try await store.delivered(for: bundleIdentifier)
     }
 
-    /// Apple's `removeDeliveredNotifications` (B-14); `nil` removes all (C-14).
-    package func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws {
+    /// Apple's `removeDeliveredNotifications` (B-14); `nil` removes all (C-14). Returns how many went.
+    @discardableResult
+    package func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws -> Int {
         let removed = try await store.removeDelivered(identifiers: identifiers, for: bundleIdentifier)
         for item in removed { await releaseAttachments(of: item.request, bundleIdentifier: bundleIdentifier) }
+        return removed.count
     }
 
     /// Deletes a request's attachment files unless a pending or delivered notification with its identifier still

@@ -1,9 +1,14 @@
 import Foundation
+import HeraldCore
 
 /// The durable state of every app's local notifications on one device, for one user.
 ///
 /// Every method is atomic. ``SQLiteNotificationStore`` is the implementation, on a file or in memory.
 package protocol NotificationStore: Sendable {
+    /// Signalled after each write this store commits: what a wait on the device's notifications watches (the test-bed
+    /// API). Another process's writes are signalled by the engine when it notices them.
+    var changes: ChangeSignal { get }
+
     /// The app's decision, settings and badge; a fresh `notDetermined` state for an app never seen.
     func appState(for bundleIdentifier: String) async throws -> NotificationAppState
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HeraldCore
 import HeraldStorage
 import Logging
 import Synchronization
@@ -14,6 +15,8 @@ package final class SQLiteNotificationStore: NotificationStore {
     private let database: SQLiteDatabase
     private var writer: any DatabaseWriter { database.writer }
     private var groupCommit: GroupCommitWriter { database.groupCommit }
+    /// Signalled after each committed write of this store (``NotificationStore/changes``).
+    package let changes = ChangeSignal()
     /// Where a damaged database was moved when this store opened, if it was.
     package var quarantinedFile: URL? { database.quarantinedFile }
     /// Recently read apps, by bundle ID, as ``appState(for:)`` read them on a lookup connection (committed rows only):
@@ -37,6 +40,16 @@ package final class SQLiteNotificationStore: NotificationStore {
     /// A store in memory, for tests and benchmarks' references.
     package init() throws {
         database = try SQLiteDatabase(inMemoryWith: Self.migrator)
+    }
+
+    /// Runs `body` in a shared transaction (``GroupCommitWriter/write(_:oneChange:_:)``) and, once it committed,
+    /// signals ``changes``.
+    private func write<T: Sendable>(
+        _ durability: GroupCommitWriter.Durability = .durable, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        let result = try await groupCommit.write(durability, body)
+        changes.changed()
+        return result
     }
 
     private static var migrator: DatabaseMigrator {
@@ -185,7 +198,7 @@ package final class SQLiteNotificationStore: NotificationStore {
     package func updateAppState(
         for bundleIdentifier: String, _ change: @escaping @Sendable (inout NotificationAppState) -> Void
     ) async throws -> NotificationAppState {
-        try await groupCommit.write { db in
+        try await write { db in
             let id = try Self.appID(db, bundleIdentifier, create: true)!
             let data = try Data.fetchOne(db, sql: "SELECT state FROM app WHERE id = ?", arguments: [id])!
             var state = try Self.decode(NotificationAppState.self, data)
@@ -236,7 +249,7 @@ package final class SQLiteNotificationStore: NotificationStore {
     }
 
     package func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws {
-        try await groupCommit.write { db in
+        try await write { db in
             let id = try Self.appID(db, bundleIdentifier, create: true)!
             try db.execute(sql: "UPDATE app SET categories = ? WHERE id = ?", arguments: [try Self.encode(categories), id])
         }
@@ -252,7 +265,7 @@ package final class SQLiteNotificationStore: NotificationStore {
         let knownAppID = knownApps.withLock { $0[bundleIdentifier]?.id }
         let identifier = request.identifier
         // The writer's job touches the identifier only; the request's value is put together here, off the writer.
-        let (sequence, replaced, discarded) = try await groupCommit.write {
+        let (sequence, replaced, discarded) = try await write {
             db -> (Int64, PendingNotification?, [PendingNotification]) in
             let appID = try knownAppID ?? Self.appID(db, bundleIdentifier, create: true)!
             let arguments: StatementArguments = [
@@ -348,7 +361,7 @@ package final class SQLiteNotificationStore: NotificationStore {
             }.mapError { $0 as? HeraldNotificationError ?? .requestTooLarge(size: -1, limit: maximumSize) }
         }
         let at = receivedAt.timeIntervalSince1970
-        return try await groupCommit.write { db in
+        return try await write { db in
             var appIDs: [String: Int64] = [:]
             var results: [Result<PendingNotification?, HeraldNotificationError>] = []
             for (arrival, encoding) in zip(arrivals, encoded) {
@@ -418,7 +431,7 @@ package final class SQLiteNotificationStore: NotificationStore {
     }
 
     package func removePending(identifiers: [String]?, for bundleIdentifier: String) async throws -> [PendingNotification] {
-        try await groupCommit.write { db in
+        try await write { db in
             guard let appID = try Self.appID(db, bundleIdentifier, create: false) else { return [] }
             let rows: [Row]
             if let identifiers {
@@ -504,7 +517,7 @@ package final class SQLiteNotificationStore: NotificationStore {
     }
 
     package func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws -> [DeliveredNotification] {
-        try await groupCommit.write { db in
+        try await write { db in
             guard let appID = try Self.appID(db, bundleIdentifier, create: false) else { return [] }
             let filter: String
             var arguments = StatementArguments([appID])
@@ -528,7 +541,7 @@ package final class SQLiteNotificationStore: NotificationStore {
         if firings.isEmpty { return [] }
         let encoded = try firings.map { try $0.delivered.map { try $0.request.storedJSON() } }
         // A firing lost to a power cut fires again at the next start: crash-safe is enough, and it is faster.
-        return try await groupCommit.write(.crashSafe) { db in
+        return try await write(.crashSafe) { db in
             var outcomes: [FiringOutcome] = []
             outcomes.reserveCapacity(firings.count)
             for (firing, deliveredRequest) in zip(firings, encoded) {
@@ -590,7 +603,7 @@ package final class SQLiteNotificationStore: NotificationStore {
         notification: DeliveredNotification, actionIdentifier: String, userText: String?, for bundleIdentifier: String
     ) async throws -> QueuedResponse {
         let encoded = try notification.request.storedJSON()
-        return try await groupCommit.write { db in
+        return try await write { db in
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             try db.execute(
                 sql: "INSERT INTO response (app_id, notification, date, action, user_text) VALUES (?, ?, ?, ?, ?)",
@@ -625,14 +638,14 @@ package final class SQLiteNotificationStore: NotificationStore {
     }
 
     package func deleteResponse(id: Int64) async throws {
-        try await groupCommit.write { db in try db.execute(sql: "DELETE FROM response WHERE id = ?", arguments: [id]) }
+        try await write { db in try db.execute(sql: "DELETE FROM response WHERE id = ?", arguments: [id]) }
     }
 
     package func updateRemote(
         sequence: Int64, request: NotificationRequestRecord, nextFireDate: Date, maximumSize: Int
     ) async throws -> PendingNotification? {
         let encoded = try Self.encode(request, maximumSize: maximumSize)
-        return try await groupCommit.write { db in
+        return try await write { db in
             try db.execute(
                 sql: "UPDATE pending SET request = ?, next_fire = ? WHERE seq = ? AND remote = 1",
                 arguments: [encoded, nextFireDate.timeIntervalSince1970, sequence])
@@ -651,7 +664,7 @@ package final class SQLiteNotificationStore: NotificationStore {
         for bundleIdentifier: String
     ) async throws -> Bool {
         let at = receivedAt.timeIntervalSince1970
-        return try await groupCommit.write { db in
+        return try await write { db in
             if try Self.isRepeat(db, deliveryID: deliveryID, fingerprint: fingerprint, at: at) { return false }
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             try db.execute(
@@ -663,7 +676,7 @@ package final class SQLiteNotificationStore: NotificationStore {
     }
 
     package func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)? {
-        try await groupCommit.write { db in
+        try await write { db in
             guard let appID = try Self.appID(db, bundleIdentifier, create: false),
                 let row = try Row.fetchOne(
                     db, sql: "SELECT payload, received_at FROM background_push WHERE app_id = ?", arguments: [appID])
@@ -690,7 +703,7 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func setDeviceLocation(latitude: Double, longitude: Double) async throws {
         let data = try Self.encode(Location(latitude: latitude, longitude: longitude))
-        try await groupCommit.write { db in
+        try await write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO device (key, value) VALUES ('location', ?)", arguments: [data])
         }
     }
@@ -704,7 +717,7 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     package func setFocusSettings(_ settings: FocusSettings) async throws {
         let data = try Self.encode(settings)
-        try await groupCommit.write { db in
+        try await write { db in
             try db.execute(sql: "INSERT OR REPLACE INTO device (key, value) VALUES ('focus', ?)", arguments: [data])
         }
     }

@@ -1,0 +1,101 @@
+import Foundation
+import HeraldConsole
+import HeraldCore
+import HeraldNotificationEngine
+
+/// `herald up`'s device as the test-bed API reports on it: each app's notifications as its
+/// `UNUserNotificationCenter` lists them, read from the device's notification engine.
+struct EngineTestBedDevice: TestBedDevice {
+    let engine: NotificationEngine
+
+    var changes: ChangeSignal { engine.changes }
+
+    func apps() async throws -> [String] {
+        try await engine.bundleIdentifiers()
+    }
+
+    func notifications(of bundleID: String, in list: TestBedNotification.List) async throws -> [TestBedNotification] {
+        switch list {
+        case .delivered:
+            return try await engine.delivered(for: bundleID).map { delivered in
+                var notification = Self.notification(delivered.request, of: bundleID, in: .delivered)
+                notification.date = delivered.date
+                return notification
+            }
+        case .pending:
+            return try await engine.pending(for: bundleID).map { pending in
+                var notification = Self.notification(pending.request, of: bundleID, in: .pending)
+                notification.nextFireDate = pending.nextFireDate
+                notification.trigger = pending.request.trigger.map(Self.triggerName)
+                return notification
+            }
+        }
+    }
+
+    func removeNotifications(
+        _ identifiers: [String], of bundleID: String, from list: TestBedNotification.List
+    ) async throws -> Int {
+        switch list {
+        case .delivered: try await engine.removeDelivered(identifiers: identifiers, for: bundleID)
+        case .pending: try await engine.removePending(identifiers: identifiers, for: bundleID)
+        }
+    }
+
+    /// A request as the API lists it.
+    private static func notification(
+        _ request: NotificationRequestRecord, of bundleID: String, in list: TestBedNotification.List
+    ) -> TestBedNotification {
+        let content = request.content
+        var notification = TestBedNotification(bundleID: bundleID, list: list, identifier: request.identifier)
+        notification.title = content.title
+        notification.subtitle = content.subtitle
+        notification.body = content.body
+        notification.badge = content.badge
+        notification.sound = content.sound.map { sound in
+            switch sound.kind {
+            case .named, .critical, .ringtone: sound.name ?? sound.kind.rawValue
+            case .default, .defaultCritical, .defaultRingtone: sound.kind.rawValue
+            }
+        }
+        notification.threadIdentifier = content.threadIdentifier
+        notification.categoryIdentifier = content.categoryIdentifier
+        notification.interruptionLevel = interruptionLevelName(content.interruptionLevel)
+        notification.relevanceScore = content.relevanceScore
+        notification.targetContentIdentifier = content.targetContentIdentifier
+        notification.userInfo = userInfo(content.userInfo)
+        notification.attachments = content.attachments.map { ($0.identifier, $0.type) }
+        return notification
+    }
+
+    /// `userInfo` as JSON: the JSON text it is kept as, or the property list an app's local notification made (a date
+    /// or data in it, which JSON cannot hold, leaves it empty).
+    private static func userInfo(_ data: Data?) -> JSONValue {
+        guard let data, !data.isEmpty else { return .object([]) }
+        if data.first == UInt8(ascii: "{"), let json = try? JSONValue(parsing: data) { return json }
+        var strings: [String: Any] = [:]
+        for (key, value) in UserInfoArchive.dictionary(from: data) {
+            if let key = key.base as? String { strings[key] = value }
+        }
+        return JSONValue(foundationObject: strings) ?? .object([])
+    }
+
+    /// Apple's name of an interruption level.
+    private static func interruptionLevelName(_ level: UNNotificationInterruptionLevel) -> String {
+        switch level {
+        case .passive: "passive"
+        case .active: "active"
+        case .timeSensitive: "timeSensitive"
+        case .critical: "critical"
+        }
+    }
+
+    /// The kind of a trigger, as Apple's class names it without `UN…NotificationTrigger`.
+    private static func triggerName(_ trigger: NotificationTriggerRecord) -> String {
+        switch trigger {
+        case .push: "push"
+        case .timeInterval: "timeInterval"
+        case .calendar: "calendar"
+        case .location: "location"
+        }
+    }
+}

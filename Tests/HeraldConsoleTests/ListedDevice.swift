@@ -1,0 +1,41 @@
+import Foundation
+import HeraldConsole
+import HeraldCore
+import Synchronization
+
+/// A device for the console's own tests of `/api/v1/notifications`: notifications a test puts in its lists, each
+/// change signalled as the notification engine signals its store's writes. (The API over `herald up`'s real device is
+/// `TestBedAPITests`.)
+final class ListedDevice: TestBedDevice {
+    private let lists = Mutex<[TestBedNotification]>([])
+    private let bundleIDs: [String]
+    let changes = ChangeSignal()
+
+    init(apps: [String]) {
+        bundleIDs = apps
+    }
+
+    /// Puts a notification in its app's list (most recent first, as Notification Center lists them).
+    func add(_ notification: TestBedNotification) {
+        lists.withLock { $0.insert(notification, at: 0) }
+        changes.changed()
+    }
+
+    func apps() async throws -> [String] { bundleIDs }
+
+    func notifications(of bundleID: String, in list: TestBedNotification.List) async throws -> [TestBedNotification] {
+        lists.withLock { all in all.filter { $0.bundleID == bundleID && $0.list == list } }
+    }
+
+    func removeNotifications(
+        _ identifiers: [String], of bundleID: String, from list: TestBedNotification.List
+    ) async throws -> Int {
+        let removed = lists.withLock { all in
+            let before = all.count
+            all.removeAll { $0.bundleID == bundleID && $0.list == list && identifiers.contains($0.identifier) }
+            return before - all.count
+        }
+        if removed > 0 { changes.changed() }
+        return removed
+    }
+}
