@@ -94,6 +94,7 @@ extension ConsoleServer {
                 return APIAnswer(status: .ok, body: .members(["deleted": .integer(Int64(deleted))]))
             }
         }
+        eventStreamRoute(api)
         // Anything else under /api/v1: JSON, not the console's HTML.
         api.on("**", method: .get) { _, _ in
             APIAnswer.error(.notFound, "no such route; GET /api/v1/openapi.json lists them").response
@@ -139,7 +140,7 @@ extension ConsoleServer {
     /// Admits a request with a valid operator token as its bearer token.
     ///
     /// - Throws: ``APIAnswer`` 401 saying what is missing or wrong.
-    private func authorize(_ request: Request) async throws(APIAnswer) {
+    func authorize(_ request: Request) async throws(APIAnswer) {
         guard let header = request.headers[.authorization] else {
             throw .error(
                 .unauthorized, "no Authorization header: send Authorization: Bearer <operator token> (herald console token)",
@@ -171,7 +172,7 @@ extension ConsoleServer {
     }
 
     /// The filter a request's query names.
-    private func deliveryFilter(_ query: APIQuery) async throws(APIAnswer) -> DeliveryFilter {
+    func deliveryFilter(_ query: APIQuery) async throws(APIAnswer) -> DeliveryFilter {
         var filter = DeliveryFilter()
         filter.token = query["token"]
         filter.topic = query["topic"]

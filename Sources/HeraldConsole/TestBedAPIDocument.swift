@@ -74,6 +74,24 @@ enum TestBedAPIDocument {
                 }
               }
             },
+            "/api/v1/events": {
+              "get": {
+                "operationId": "streamEvents",
+                "summary": "Server-Sent Events: each delivery-log event as the gateway writes it (id: its sequence, event: its kind, data: a StreamEvent), from now on, or after Last-Event-ID; a comment every 15 s of silence.",
+                "parameters": [
+                  {"$ref": "#/components/parameters/token"}, {"$ref": "#/components/parameters/topic"},
+                  {"$ref": "#/components/parameters/door"}, {"$ref": "#/components/parameters/pushType"},
+                  {"$ref": "#/components/parameters/collapseID"},
+                  {"name": "Last-Event-ID", "in": "header", "description": "Resume after the event with this id (a sequence the stream sent).", "schema": {"type": "integer", "minimum": 0}}
+                ],
+                "responses": {
+                  "200": {"description": "The stream; each event's data is a StreamEvent.", "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
+            },
             "/api/v1/notifications": {
               "get": {
                 "operationId": "listNotifications",
@@ -205,6 +223,18 @@ enum TestBedAPIDocument {
                 "properties": {
                   "deliveries": {"type": "array", "items": {"$ref": "#/components/schemas/Delivery"}},
                   "complete": {"type": "boolean"}
+                }
+              },
+              "StreamEvent": {
+                "type": "object", "additionalProperties": false,
+                "required": ["sequence", "uniqueID", "kind", "state", "detail", "at", "apnsID", "token", "topic", "door", "pushType"],
+                "properties": {
+                  "sequence": {"type": "integer"}, "uniqueID": {"type": "string"},
+                  "kind": {"type": "string", "enum": ["received", "stored", "delivered", "discarded"]},
+                  "state": {"type": "string"}, "detail": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
+                  "apnsID": {"type": ["string", "null"]}, "token": {"type": ["string", "null"]}, "topic": {"type": ["string", "null"]},
+                  "door": {"type": ["string", "null"], "enum": ["apns", "fcm", "webpush", null]},
+                  "pushType": {"type": ["string", "null"]}
                 }
               },
               "Notification": {

@@ -20,6 +20,11 @@ public protocol DeliveryLogStore: Sendable {
     func deliveries(_ filter: DeliveryFilter, limit: Int) async throws -> [LoggedDelivery]
     /// Removes the notifications `filter` matches, with their timelines; returns how many.
     func deleteDeliveries(_ filter: DeliveryFilter) async throws -> Int
+    /// The delivery log's events after the one with `sequence`, in sequence order, at most `limit`, each with what its
+    /// notification was sent as.
+    func loggedEvents(after sequence: Int64, limit: Int) async throws -> [LoggedEvent]
+    /// The sequence of the newest event ever written (0 before the first), also once it was removed or pruned.
+    func latestEventSequence() async throws -> Int64
     /// Tells whoever waits when the delivery log changes, whichever path wrote it.
     var deliveryLogChanges: ChangeSignal { get }
 }

@@ -25,3 +25,22 @@ public struct LoggedDelivery: Sendable, Equatable {
     /// Apple's name of its latest state, as `herald log` and the console print it.
     public var state: String { events.last.map(\.stateName) ?? DeliveryEvent.receivedDetail }
 }
+
+/// One event of the delivery log, with its place in the log and what its notification was sent as: what the test-bed
+/// API's event stream sends.
+public struct LoggedEvent: Sendable, Equatable {
+    /// Its place in the log: larger for an event written later on one node. Never reused, also once the event is
+    /// removed or pruned.
+    public var sequence: Int64
+    /// The event.
+    public var event: DeliveryEvent
+    /// What its notification was sent as (its `received` event's subject); `nil` once that event is gone.
+    public var subject: DeliverySubject?
+
+    /// Creates a logged event.
+    public init(sequence: Int64, event: DeliveryEvent, subject: DeliverySubject?) {
+        self.sequence = sequence
+        self.event = event
+        self.subject = subject
+    }
+}

@@ -199,6 +199,42 @@ extension PostgresGatewayStore {
         return removed
     }
 
+    public func loggedEvents(after sequence: Int64, limit: Int) async throws -> [LoggedEvent] {
+        let rows = try await perform { client in
+            try await client.query(
+                "SELECT \(unescaped: Self.eventColumns) FROM delivery_event WHERE id > \(sequence) ORDER BY id LIMIT \(limit)"
+            ).collect().map(Self.event)
+        }
+        // Each event with its notification's subject: a `received` event has it; the others' are read at once.
+        var subjects: [String: DeliverySubject] = [:]
+        for (_, event) in rows { if let subject = event.subject { subjects[event.uniqueID] = subject } }
+        let missing = Array(Set(rows.map(\.event.uniqueID)).subtracting(subjects.keys))
+        if !missing.isEmpty {
+            let received = try await perform { client in
+                try await client.query(
+                    """
+                    SELECT \(unescaped: Self.eventColumns) FROM delivery_event
+                    WHERE kind = 'received' AND unique_id = ANY(\(missing))
+                    """
+                ).collect().map(Self.event)
+            }
+            for (_, event) in received { if let subject = event.subject { subjects[event.uniqueID] = subject } }
+        }
+        return rows.map { LoggedEvent(sequence: $0.id, event: $0.event, subject: subjects[$0.event.uniqueID]) }
+    }
+
+    public func latestEventSequence() async throws -> Int64 {
+        // The id sequence's last value: it never goes back, also once events are removed or pruned.
+        try await perform { client in
+            let rows = try await client.query(
+                """
+                SELECT coalesce(pg_sequence_last_value(pg_get_serial_sequence('delivery_event', 'id')), 0)::bigint
+                """
+            ).collect()
+            return try rows.first?.decode(Int64.self) ?? 0
+        }
+    }
+
     public func loggedNotifications(matching text: String, limit: Int) async throws -> [LoggedNotification] {
         let id = text.lowercased()
         return try await perform { client in

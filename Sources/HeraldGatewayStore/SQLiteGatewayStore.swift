@@ -721,13 +721,15 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
         try await writer.read { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM delivery_event WHERE unique_id = ? ORDER BY id", arguments: [uniqueID.lowercased()]
-            ).map { row in
-                DeliveryEvent(
-                    uniqueID: row["unique_id"], at: Date(timeIntervalSince1970: row["at"]),
-                    kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"],
-                    subject: Self.subject(row))
-            }
+            ).map(Self.event)
         }
+    }
+
+    /// The event of a `delivery_event` row.
+    private static func event(_ row: Row) -> DeliveryEvent {
+        DeliveryEvent(
+            uniqueID: row["unique_id"], at: Date(timeIntervalSince1970: row["at"]),
+            kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"], subject: subject(row))
     }
 
     /// The subject of a `received` event's row; `nil` for other events.
@@ -758,10 +760,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                     db, sql: "SELECT * FROM delivery_event WHERE unique_id IN (\(placeholders)) ORDER BY id",
                     arguments: StatementArguments(ids))
                 {
-                    let event = DeliveryEvent(
-                        uniqueID: row["unique_id"], at: Date(timeIntervalSince1970: row["at"]),
-                        kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"],
-                        subject: Self.subject(row))
+                    let event = Self.event(row)
                     timelines[event.uniqueID, default: []].append(event)
                 }
                 for row in rows {
@@ -814,6 +813,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
     public func deleteDeliveries(_ filter: DeliveryFilter) async throws -> Int {
         // What the filter matches, then their whole timelines: one transaction, so a wait sees all or none go.
         let removed = try await groupCommit.write { db in
+            let newest = try Self.newestSequence(db)
             var count = 0
             var after: Int64 = filter.afterSequence ?? 0
             while true {
@@ -823,17 +823,20 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                 after = last["id"]
                 var ids = rows.map { $0["unique_id"] as String }
                 if let state = filter.state {
-                    ids = try ids.filter { id in
-                        let latest = try Row.fetchOne(
-                            db, sql: "SELECT kind, detail FROM delivery_event WHERE unique_id = ? ORDER BY id DESC LIMIT 1",
-                            arguments: [id])
-                        return latest.map {
-                            DeliveryEvent(
-                                uniqueID: id, at: Date(), kind: DeliveryEvent.Kind(rawValue: $0["kind"]) ?? .received,
-                                detail: $0["detail"]
-                            ).stateName == state
-                        } ?? false
+                    // Each one's latest event, for the page at once.
+                    let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                    var latest: [String: DeliveryEvent] = [:]
+                    for row in try Row.fetchAll(
+                        db,
+                        sql: """
+                            SELECT * FROM delivery_event WHERE id IN (
+                                SELECT max(id) FROM delivery_event WHERE unique_id IN (\(placeholders)) GROUP BY unique_id)
+                            """, arguments: StatementArguments(ids))
+                    {
+                        let event = Self.event(row)
+                        latest[event.uniqueID] = event
                     }
+                    ids = ids.filter { latest[$0]?.stateName == state }
                 }
                 if !ids.isEmpty {
                     let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
@@ -844,10 +847,58 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                 }
                 if rows.count < 500 { break }
             }
+            try Self.keepSequence(newest, in: db)
             return count
         }
         if removed > 0 { deliveryLogChanges.changed() }
         return removed
+    }
+
+    /// The kind of the row that keeps the newest sequence once its event is gone (``keepSequence(_:in:)``); every
+    /// reading of the log skips it.
+    private static let sequenceMark = "sequence-mark"
+
+    /// The largest `delivery_event` id, 0 for none.
+    private static func newestSequence(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT max(id) FROM delivery_event") ?? 0
+    }
+
+    /// After a removal: keeps the newest sequence from being given again (SQLite gives a new row the largest id + 1,
+    /// and a stream of the log resumes after the last sequence it sent) — when the newest event went, a row of kind
+    /// ``sequenceMark`` takes its id.
+    private static func keepSequence(_ newest: Int64, in db: Database) throws {
+        guard try newestSequence(db) < newest else { return }
+        try db.execute(
+            sql: "INSERT INTO delivery_event (id, unique_id, at, kind, detail) VALUES (?, '', ?, ?, '')",
+            arguments: [newest, Date().timeIntervalSince1970, sequenceMark])
+    }
+
+    public func loggedEvents(after sequence: Int64, limit: Int) async throws -> [LoggedEvent] {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM delivery_event WHERE id > ? AND kind <> ? ORDER BY id LIMIT ?",
+                arguments: [sequence, Self.sequenceMark, limit])
+            // Each event with its notification's subject: a `received` event has it; the others' are read at once.
+            var subjects: [String: DeliverySubject] = [:]
+            for row in rows { if let subject = Self.subject(row) { subjects[row["unique_id"]] = subject } }
+            let missing = Array(Set(rows.map { $0["unique_id"] as String }).subtracting(subjects.keys))
+            if !missing.isEmpty {
+                let placeholders = Array(repeating: "?", count: missing.count).joined(separator: ", ")
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT * FROM delivery_event WHERE kind = 'received' AND unique_id IN (\(placeholders))",
+                    arguments: StatementArguments(missing))
+                {
+                    if let subject = Self.subject(row) { subjects[row["unique_id"]] = subject }
+                }
+            }
+            return rows.map { row in
+                LoggedEvent(sequence: row["id"], event: Self.event(row), subject: subjects[row["unique_id"]])
+            }
+        }
+    }
+
+    public func latestEventSequence() async throws -> Int64 {
+        try await writer.read { db in try Self.newestSequence(db) }
     }
 
     public func loggedNotifications(matching text: String, limit: Int) async throws -> [LoggedNotification] {
@@ -876,9 +927,9 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                     SELECT CAST(at / ? AS INTEGER) AS bucket, kind, detail, COUNT(*) AS n FROM delivery_event
                     WHERE id >= coalesce((SELECT id FROM delivery_event WHERE at >= ? ORDER BY id LIMIT 1),
                                          (SELECT max(id) + 1 FROM delivery_event))
-                    GROUP BY bucket, kind, detail ORDER BY bucket
+                    AND kind <> ? GROUP BY bucket, kind, detail ORDER BY bucket
                     """,
-                arguments: [bucket, date.timeIntervalSince1970]
+                arguments: [bucket, date.timeIntervalSince1970, Self.sequenceMark]
             ).map { row in
                 DeliveryCount(
                     bucket: Date(timeIntervalSince1970: Double(row["bucket"] as Int64) * bucket),
@@ -899,6 +950,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
 
     public func pruneEvents(before date: Date) async throws {
         try await groupCommit.write(.crashSafe) { db in
+            let newest = try Self.newestSequence(db)
             // Everything before the first event at or after `date`, in id (= arrival) order: a scan as long as what
             // it deletes, with no index on `at` to keep up on every insert.
             try db.execute(
@@ -908,6 +960,7 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                         (SELECT max(id) + 1 FROM delivery_event))
                     """,
                 arguments: [date.timeIntervalSince1970])
+            try Self.keepSequence(newest, in: db)
         }
         await groupCommit.checkpoint()
     }

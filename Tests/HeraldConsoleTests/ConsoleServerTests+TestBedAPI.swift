@@ -191,3 +191,98 @@ extension ConsoleServerTests {
         }
     }
 }
+
+extension ConsoleServerTests {
+    /// A request for the event stream, with `Last-Event-ID` if given.
+    static func streamRequest(_ query: String, token: String, lastEventID: String? = nil) -> [UInt8] {
+        var text = "GET /api/v1/events\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+        if let lastEventID { text += "Last-Event-ID: \(lastEventID)\r\n" }
+        return Array((text + "\r\n").utf8)
+    }
+
+    /// The `id:` and `event:` lines of what a stream sent, as "id kind".
+    static func streamed(_ bytes: [UInt8]) -> [String] {
+        // Split at every line break: "\r\n" (the chunks' framing) is one Character, not a "\n".
+        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        var found: [String] = []
+        for (index, line) in lines.enumerated() where line.hasPrefix("id: ") && index + 1 < lines.count {
+            found.append("\(line.dropFirst(4)) \(lines[index + 1].dropFirst("event: ".count))")
+        }
+        return found
+    }
+
+    @Test(
+        "Issue 64 (4): the event stream sends each delivery-log event as it is written — id its sequence, event its kind, data its JSON — with the listings' filters; Last-Event-ID resumes after the last event a client got, also after a DELETE; a bad one is 400 naming Last-Event-ID; a client that goes away ends its stream"
+    )
+    func eventStream() async throws {
+        try await withConsole { harness, browser, token in
+            func received(_ uniqueID: String, token: String) -> DeliveryEvent {
+                DeliveryEvent(
+                    uniqueID: uniqueID, at: Date(), kind: .received, detail: DeliveryEvent.receivedDetail,
+                    subject: DeliverySubject(
+                        apnsID: "id-\(uniqueID)", recipient: token, topic: "com.example.app",
+                        sentAs: DeliverySentAs(
+                            door: .apns, pushType: "alert", priority: 10, collapseID: nil, expiration: nil,
+                            payload: #"{"aps":{}}"#, fcmMessage: nil)))
+            }
+            try await harness.store.appendEvents([received("before", token: "t1")])
+            let changes = harness.store.deliveryLogChanges
+            let all = try await RawConnection.connect(port: browser.port)
+            let onlyT2 = try await RawConnection.connect(port: browser.port)
+            try await all.write(Self.streamRequest("", token: token))
+            try await onlyT2.write(Self.streamRequest("?token=t2", token: token))
+            try await eventually("both streams are open", timeout: .seconds(30)) { changes.waiting == 2 }
+
+            try await harness.store.appendEvents([received("a", token: "t1")])
+            try await harness.store.appendEvents([
+                received("b", token: "t2"),
+                DeliveryEvent(uniqueID: "b", at: Date(), kind: .delivered, detail: "Delivered to Device"),
+            ])
+            let sequences = try await harness.store.loggedEvents(after: 0, limit: 10).map(\.sequence)
+            #expect(sequences.count == 4)
+            let expected = zip(sequences.dropFirst(), ["received", "received", "delivered"]).map { "\($0) \($1)" }
+            #expect(
+                await all.waitUntilReceived(timeout: .seconds(30)) { Self.streamed($0) == expected },
+                "only what came after it opened: \(Self.streamed(all.received)) \(expected)")
+            #expect(
+                await onlyT2.waitUntilReceived(timeout: .seconds(30)) { Self.streamed($0) == Array(expected.dropFirst()) },
+                "t2's events: \(String(decoding: onlyT2.received, as: UTF8.self))")
+            let text = String(decoding: all.received, as: UTF8.self)
+            #expect(text.lowercased().contains("content-type: text/event-stream"), "\(text)")
+            #expect(text.contains(#""uniqueID":"b","kind":"delivered","state":"Delivered to Device""#), "\(text)")
+            #expect(text.contains(#""token":"t2","topic":"com.example.app","door":"apns","pushType":"alert""#), "\(text)")
+
+            // The client goes away: its stream ends.
+            await all.close()
+            await onlyT2.close()
+            try await eventually("both streams ended", timeout: .seconds(30)) { changes.waiting == 0 }
+
+            // Resumed after the first event it missed, also after everything was removed.
+            #expect(try await harness.store.deleteDeliveries(DeliveryFilter()) == 3)
+            try await harness.store.appendEvents([received("c", token: "t1")])
+            let resumed = try await RawConnection.connect(port: browser.port)
+            try await resumed.write(Self.streamRequest("", token: token, lastEventID: String(sequences[1])))
+            let next = try await harness.store.loggedEvents(after: 0, limit: 10).map(\.sequence)
+            #expect(next.count == 1 && next[0] > sequences[3], "a sequence is not given again: \(next) \(sequences)")
+            #expect(
+                await resumed.waitUntilReceived(timeout: .seconds(30)) { Self.streamed($0) == ["\(next[0]) received"] },
+                "\(String(decoding: resumed.received, as: UTF8.self))")
+            await resumed.close()
+
+            for lastEventID in ["x", "-1", String(next[0] + 1)] {
+                let bad = try await RawConnection.connect(port: browser.port)
+                try await bad.write(Self.streamRequest("", token: token, lastEventID: lastEventID))
+                #expect(
+                    await bad.waitUntilReceived(timeout: .seconds(30)) {
+                        let answer = String(decoding: $0, as: UTF8.self)
+                        return answer.hasPrefix("HTTP/1.1 400") && answer.contains(#""parameter":"Last-Event-ID""#)
+                    }, "\(lastEventID): \(String(decoding: bad.received, as: UTF8.self))")
+                await bad.close()
+            }
+            let unknown = try await browser.api("/api/v1/events?since=x", token: token)
+            #expect(unknown.status == 400 && unknown.json["parameter"] as? String == "since", "\(unknown)")
+            let unauthorized = try await browser.api("/api/v1/events", token: "nope")
+            #expect(unauthorized.status == 401, "\(unauthorized)")
+        }
+    }
+}

@@ -464,6 +464,52 @@ import Testing
     }
 
     @Test(
+        "Issue 64: the log's events after a sequence, in order, each with what its notification was sent as; a sequence is never given again, also once everything was removed or pruned",
+        arguments: StoreBackEnd.allCases)
+    func loggedEvents(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            #expect(try await store.latestEventSequence() == 0)
+            let subject = DeliverySubject(
+                apnsID: "id-a", recipient: "t1", topic: "com.example.app",
+                sentAs: DeliverySentAs(
+                    door: .apns, pushType: "alert", priority: 10, collapseID: nil, expiration: nil, payload: #"{"aps":{}}"#,
+                    fcmMessage: nil))
+            func received(_ uniqueID: String, at seconds: Double) -> DeliveryEvent {
+                DeliveryEvent(
+                    uniqueID: uniqueID, at: Self.day0 + seconds, kind: .received, detail: DeliveryEvent.receivedDetail,
+                    subject: subject)
+            }
+            try await store.appendEvents([
+                received("a", at: 0),
+                DeliveryEvent(uniqueID: "a", at: Self.day0 + 1, kind: .delivered, detail: "Delivered to Device"),
+            ])
+            let all = try await store.loggedEvents(after: 0, limit: 10)
+            #expect(all.map(\.event.kind) == [.received, .delivered])
+            #expect(all.map(\.subject) == [subject, subject], "a later event carries its notification's subject")
+            let latest = try await store.latestEventSequence()
+            #expect(all.count == 2 && all[0].sequence < all[1].sequence && latest == all[1].sequence, "\(all) \(latest)")
+            #expect(try await store.loggedEvents(after: all[0].sequence, limit: 10).map(\.sequence) == [latest])
+            #expect(try await store.loggedEvents(after: 0, limit: 1).map(\.sequence) == [all[0].sequence])
+
+            // Everything removed: the next event still comes after the last one a stream sent.
+            #expect(try await store.deleteDeliveries(DeliveryFilter()) == 1)
+            #expect(try await store.loggedEvents(after: 0, limit: 10).isEmpty)
+            #expect(try await store.latestEventSequence() == latest)
+            try await store.appendEvents([received("b", at: 2)])
+            #expect(try await store.loggedEvents(after: latest, limit: 10).map(\.event.uniqueID) == ["b"])
+            // Everything pruned: the same.
+            let beforePrune = try await store.latestEventSequence()
+            try await store.pruneEvents(before: Self.day0 + 3_600)
+            #expect(try await store.loggedEvents(after: 0, limit: 10).isEmpty)
+            try await store.appendEvents([received("c", at: 4)])
+            #expect(try await store.loggedEvents(after: beforePrune, limit: 10).map(\.event.uniqueID) == ["c"])
+            // What keeps a sequence is no event: the metrics count "c" alone.
+            let counts = try await store.eventCounts(since: Self.day0, bucket: 86_400 * 3_650)
+            #expect(counts.map { "\($0.kind.rawValue) \($0.count)" } == ["received 1"], "\(counts)")
+        }
+    }
+
+    @Test(
         "Issue 64: a wait on the delivery log returns at a change, at its timeout, or when cancelled, and leaves nothing behind")
     func deliveryLogChanges() async throws {
         let changes = ChangeSignal()

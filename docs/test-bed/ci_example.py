@@ -74,6 +74,34 @@ async def push_with_aioapns(status, token, message):
     check(result.is_successful, f"aioapns: {result.status} {result.description}")
 
 
+def read_stream(token, last_event_id, events, opened):
+    """Reads the event stream for `token` until a `delivered` event; `opened` is set once the server answered."""
+    headers = dict(AUTH)
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = str(last_event_id)
+    with requests.get(API + "/api/v1/events", headers=headers, params={"token": token}, stream=True,
+                      timeout=75) as answer:
+        # (The body is read only on failure: a stream's never ends.)
+        if answer.status_code != 200:
+            events.append({"error": answer.status_code, "body": answer.text})
+            opened.set()
+            return
+        event = {}
+        for line in answer.iter_lines(decode_unicode=True):
+            opened.set()
+            if line.startswith("id: "):
+                event["id"] = int(line[4:])
+            elif line.startswith("event: "):
+                event["event"] = line[7:]
+            elif line.startswith("data: "):
+                event["data"] = json.loads(line[6:])
+            elif line == "" and "event" in event:
+                events.append(event)
+                if event["event"] == "delivered":
+                    return
+                event = {}
+
+
 def main():
     global DOCUMENT
     DOCUMENT = call("GET", "/api/v1/openapi.json", headers={}).json()
@@ -104,6 +132,11 @@ def main():
 
     waiter = threading.Thread(target=wait_for_delivery)
     waiter.start()
+    # And watch the log as it is written: Server-Sent Events, open before the push.
+    streamed, stream_open = [], threading.Event()
+    watcher = threading.Thread(target=read_stream, args=(token, None, streamed, stream_open))
+    watcher.start()
+    check(stream_open.wait(timeout=30), "the event stream opened")
     asyncio.run(push_with_aioapns(status, token, {"aps": {"alert": {"title": "CI", "body": "from Python"}}, "order": 42}))
     sent_at = time.monotonic()
     waiter.join(timeout=40)
@@ -118,6 +151,17 @@ def main():
     check(delivery["state"] == "Delivered to Device", f"its state: {delivery['state']}")
     check([event["kind"] for event in delivery["events"]] == ["received", "delivered"], f"{delivery['events']}")
     print("delivered", delivery["payload"]["order"], f"answered {max(0.0, answers['at'] - sent_at) * 1000:.0f} ms after the 200")
+    watcher.join(timeout=40)
+    check([e["event"] for e in streamed] == ["received", "delivered"], f"the stream: {streamed}")
+    for event in streamed:
+        jsonschema.validate(event["data"], {"$ref": "#/components/schemas/StreamEvent", "components": DOCUMENT["components"]},
+                            cls=jsonschema.Draft202012Validator)
+        check(event["data"]["uniqueID"] == delivery["uniqueID"] and event["data"]["sequence"] == event["id"], f"{event}")
+    # A client that lost its connection resumes after the last event it got (Last-Event-ID): the rest, not again.
+    resumed = []
+    read_stream(token, streamed[0]["id"], resumed, threading.Event())
+    check([e["id"] for e in resumed] == [streamed[1]["id"]], f"resumed: {resumed}")
+    print("streamed", " ".join(e["event"] for e in streamed))
 
     # What the device did: the app's notification, as its UNUserNotificationCenter lists it (the request's identifier
     # is the apns-collapse-id).

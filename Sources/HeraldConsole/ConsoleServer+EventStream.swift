@@ -1,0 +1,123 @@
+import Foundation
+import HTTPTypes
+import HeraldCore
+import HeraldGatewayStore
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The test-bed API's event stream (`GET /api/v1/events`): every delivery-log event as it is written, as Server-Sent
+/// Events, resumable with `Last-Event-ID`.
+extension ConsoleServer {
+    /// The filters a stream takes: those of a delivery listing that name what a push was sent as.
+    static let streamFilters: Set<String> = ["token", "topic", "door", "pushType", "collapseID"]
+    /// How many events one read of the log takes.
+    static let streamReadLimit = 500
+    /// How long a stream stays silent before it sends a comment (so a proxy, or a client's read timeout, sees it live).
+    static let streamKeepAlive: Duration = .seconds(15)
+    /// `Last-Event-ID`: where a stream resumes.
+    static let lastEventID = HTTPField.Name("Last-Event-ID")!
+
+    func eventStreamRoute(_ api: RouterGroup<ConsoleRequestContext>) {
+        api.get("events") { [self] request, _ -> Response in
+            let start: Int64
+            let filter: DeliveryFilter
+            let admitted: WaitLimiter.Admission
+            do {
+                try await authorize(request)
+                let query = try APIQuery(request, allowed: Self.streamFilters)
+                filter = try await deliveryFilter(query)
+                start = try await streamStart(request)
+                guard let admission = waits.admit() else {
+                    throw APIAnswer.error(
+                        .serviceUnavailable, "too many open waits and streams (\(WaitLimiter.limit)); try again")
+                }
+                admitted = admission
+            } catch let answer as APIAnswer {
+                return answer.response
+            } catch {
+                return APIAnswer.error(.serviceUnavailable, "the gateway's store is unavailable; try again").response
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-store", .connection: "close"],
+                body: ResponseBody { [self] writer in
+                    defer { waits.release(admitted) }
+                    try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                    // The stream ends when its client goes away, not at its next write.
+                    let events = try? await request.body.consumeWithCancellationOnInboundClose { _ in
+                        try await self.loggedEvents(after: start, matching: filter) { text in
+                            try await writer.write(ByteBuffer(string: text))
+                        }
+                    }
+                    _ = events
+                    try? await writer.finish(nil)
+                })
+        }
+    }
+
+    /// Where a stream starts: after the `Last-Event-ID` it resumes from, else after the newest event now.
+    ///
+    /// - Throws: ``APIAnswer`` 400 naming `Last-Event-ID` when it is not a sequence the log gave.
+    private func streamStart(_ request: Request) async throws -> Int64 {
+        let latest = try await store.latestEventSequence()
+        guard let text = request.headers[Self.lastEventID] else { return latest }
+        guard let sequence = Int64(text.trimmingCharacters(in: .whitespaces)), sequence >= 0, sequence <= latest else {
+            throw APIAnswer.error(
+                .badRequest, "Last-Event-ID must be the id of an event this stream sent (0 to \(latest)); got \(text)",
+                parameter: "Last-Event-ID")
+        }
+        return sequence
+    }
+
+    /// Sends the log's events after `start` that `filter` matches, then each one as it is written, until the task is
+    /// cancelled, the console shuts down, or a write or read fails.
+    private func loggedEvents(
+        after start: Int64, matching filter: DeliveryFilter, send: (String) async throws -> Void
+    ) async throws {
+        let changes = store.deliveryLogChanges
+        var cursor = EventCursor(after: start)
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let seen = changes.generation
+            let read = try await store.loggedEvents(after: cursor.settled, limit: Self.streamReadLimit)
+            let before = cursor.settled
+            let fresh = cursor.take(read, sequence: \.sequence, now: .now)
+            let text = fresh.filter { Self.matches($0, filter) }.map(Self.serverSentEvent).joined()
+            if !text.isEmpty { try await send(text) }
+            // A full read that moved on: more is waiting.
+            if read.count == Self.streamReadLimit && cursor.settled > before { continue }
+            await changes.wait(after: seen, timeout: cursor.waitsForGap ? EventCursor.grace : Self.streamKeepAlive)
+            if changes.generation == seen && !cursor.waitsForGap { try await send(": keep-alive\n\n") }
+        }
+    }
+
+    /// Whether an event's notification was sent as `filter` names.
+    private static func matches(_ logged: LoggedEvent, _ filter: DeliveryFilter) -> Bool {
+        guard filter != DeliveryFilter() else { return true }
+        guard let subject = logged.subject else { return false }
+        let sent = subject.sentAs
+        return (filter.token.map { $0 == subject.recipient } ?? true)
+            && (filter.topic.map { $0 == subject.topic } ?? true)
+            && (filter.door.map { $0 == (sent?.door ?? .apns) } ?? true)
+            && (filter.pushType.map { $0 == sent?.pushType } ?? true)
+            && (filter.collapseID.map { $0 == sent?.collapseID } ?? true)
+    }
+
+    /// An event as the stream sends it: `id:` its sequence, `event:` its kind, `data:` its JSON on one line.
+    private static func serverSentEvent(_ logged: LoggedEvent) -> String {
+        let event = logged.event
+        let subject = logged.subject
+        func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+        let data = JSONValue.object([
+            .init("sequence", .integer(logged.sequence)), .init("uniqueID", .string(event.uniqueID)),
+            .init("kind", .string(event.kind.rawValue)), .init("state", .string(event.stateName)),
+            .init("detail", .string(event.detail)), .init("at", .time(event.at)),
+            .init("apnsID", optional(subject?.apnsID)), .init("token", optional(subject?.recipient)),
+            .init("topic", optional(subject?.topic)),
+            .init("door", subject.map { .string(($0.sentAs?.door ?? .apns).rawValue) } ?? .null),
+            .init("pushType", optional(subject?.sentAs?.pushType)),
+        ])
+        return "id: \(logged.sequence)\nevent: \(event.kind.rawValue)\ndata: \(data.jsonText)\n\n"
+    }
+}
