@@ -37,8 +37,10 @@ struct APIAnswer: Error {
 }
 
 extension JSONValue {
-    /// A time as the API writes it: RFC 3339, UTC, to the millisecond.
-    static func time(_ date: Date) -> JSONValue {
+    /// A time as the test-bed API writes it: RFC 3339, UTC, to the millisecond.
+    ///
+    /// - Parameter date: The time.
+    public static func time(_ date: Date) -> JSONValue {
         .string(date.formatted(APIAnswer.timeFormat))
     }
 }

@@ -63,7 +63,7 @@ extension ConsoleServer {
                 guard let delivery = try await storeCall({ try await store.deliveries(filter, limit: 1) }).first else {
                     throw .error(.notFound, "no delivery has apns-unique-id \(uniqueID)", parameter: "uniqueID")
                 }
-                return APIAnswer(status: .ok, body: Self.json(delivery))
+                return APIAnswer(status: .ok, body: delivery.testBedJSON)
             }
         }
         api.get("notifications") { [self] request, _ in
@@ -220,7 +220,7 @@ extension ConsoleServer {
             try await storeCall { try await store.deliveries(filter, limit: limit) }
         }
         return APIAnswer(
-            status: .ok, body: .members(["deliveries": .array(found.map(Self.json)), "complete": .bool(complete)]))
+            status: .ok, body: .members(["deliveries": .array(found.map(\.testBedJSON)), "complete": .bool(complete)]))
     }
 
     /// Reads what `read` finds until at least `least` entries match or, with a `wait`, until the wait is over —
@@ -325,35 +325,5 @@ extension ConsoleServer {
             if !matching.isEmpty { found.append((app, matching)) }
         }
         return found
-    }
-
-    /// A delivery as the API writes it.
-    static func json(_ delivery: LoggedDelivery) -> JSONValue {
-        let sent = delivery.subject.sentAs
-        var payload = JSONValue.null
-        if let text = sent?.payload { payload = (try? JSONValue(reading: text)) ?? .string(text) }
-        func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
-        let events = delivery.events.map { event -> JSONValue in
-            .object([
-                .init("state", .string(event.stateName)), .init("at", .time(event.at)),
-                .init("kind", .string(event.kind.rawValue)), .init("detail", .string(event.detail)),
-            ])
-        }
-        return .object([
-            .init("uniqueID", .string(delivery.uniqueID)),
-            .init("apnsID", .string(delivery.subject.apnsID)),
-            .init("door", .string((sent?.door ?? .apns).rawValue)),
-            .init("token", .string(delivery.subject.recipient)),
-            .init("topic", .string(delivery.subject.topic)),
-            .init("pushType", optional(sent?.pushType)),
-            .init("priority", sent.map { .integer(Int64($0.priority)) } ?? .null),
-            .init("collapseID", optional(sent?.collapseID)),
-            .init("expiration", sent?.expiration.map(JSONValue.integer) ?? .null),
-            .init("payload", payload),
-            .init("fcmMessage", optional(sent?.fcmMessage)),
-            .init("receivedAt", .time(delivery.receivedAt)),
-            .init("state", .string(delivery.state)),
-            .init("events", .array(events)),
-        ])
     }
 }

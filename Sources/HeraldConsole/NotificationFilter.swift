@@ -4,7 +4,9 @@ import HTTPTypes
 /// every field that is set must match.
 struct NotificationFilter {
     /// The query parameters that name a filter.
-    static let parameters: Set<String> = ["bundle", "state", "identifier", "threadIdentifier", "categoryIdentifier"]
+    static let parameters: Set<String> = [
+        "bundle", "state", "identifier", "threadIdentifier", "categoryIdentifier", "uniqueID",
+    ]
 
     /// The app; `nil`: every app.
     var bundle: String?
@@ -16,6 +18,8 @@ struct NotificationFilter {
     var threadIdentifier: String?
     /// `content.categoryIdentifier`.
     var categoryIdentifier: String?
+    /// The push's `apns-unique-id` (any case).
+    var uniqueID: String?
 
     /// The filter `query` names.
     ///
@@ -34,6 +38,7 @@ struct NotificationFilter {
         identifier = query["identifier"]
         threadIdentifier = query["threadIdentifier"]
         categoryIdentifier = query["categoryIdentifier"]
+        uniqueID = query["uniqueID"]?.lowercased()
     }
 
     /// Whether `notification` is one the filter names (its app and list are the caller's to choose).
@@ -41,5 +46,6 @@ struct NotificationFilter {
         (identifier.map { $0 == notification.identifier } ?? true)
             && (threadIdentifier.map { $0 == notification.threadIdentifier } ?? true)
             && (categoryIdentifier.map { $0 == notification.categoryIdentifier } ?? true)
+            && (uniqueID.map { $0 == notification.uniqueID?.lowercased() } ?? true)
     }
 }

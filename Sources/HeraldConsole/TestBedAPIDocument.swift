@@ -99,7 +99,7 @@ enum TestBedAPIDocument {
                 "parameters": [
                   {"$ref": "#/components/parameters/bundle"}, {"$ref": "#/components/parameters/notificationState"},
                   {"$ref": "#/components/parameters/identifier"}, {"$ref": "#/components/parameters/threadIdentifier"},
-                  {"$ref": "#/components/parameters/categoryIdentifier"},
+                  {"$ref": "#/components/parameters/categoryIdentifier"}, {"$ref": "#/components/parameters/notificationUniqueID"},
                   {"name": "limit", "in": "query", "description": "At most this many (default 100).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
                   {"name": "wait", "in": "query", "description": "Seconds to wait for min notifications to match (at most 60).", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
                   {"name": "min", "in": "query", "description": "How many must match before a wait answers (default 1).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}
@@ -118,7 +118,7 @@ enum TestBedAPIDocument {
                 "parameters": [
                   {"$ref": "#/components/parameters/bundle"}, {"$ref": "#/components/parameters/notificationState"},
                   {"$ref": "#/components/parameters/identifier"}, {"$ref": "#/components/parameters/threadIdentifier"},
-                  {"$ref": "#/components/parameters/categoryIdentifier"}
+                  {"$ref": "#/components/parameters/categoryIdentifier"}, {"$ref": "#/components/parameters/notificationUniqueID"}
                 ],
                 "responses": {
                   "200": {"description": "How many went.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Deleted"}}}},
@@ -146,6 +146,7 @@ enum TestBedAPIDocument {
               "notificationState": {"name": "state", "in": "query", "description": "Which list: delivered (Notification Center, the default) or pending (local requests waiting for their trigger).", "schema": {"type": "string", "enum": ["delivered", "pending"]}},
               "identifier": {"name": "identifier", "in": "query", "description": "The request's identifier: for a push, its apns-collapse-id, else its apns-id.", "schema": {"type": "string"}},
               "threadIdentifier": {"name": "threadIdentifier", "in": "query", "description": "content.threadIdentifier.", "schema": {"type": "string"}},
+              "notificationUniqueID": {"name": "uniqueID", "in": "query", "description": "The push's apns-unique-id: the app's notification for one push in the delivery log.", "schema": {"type": "string"}},
               "categoryIdentifier": {"name": "categoryIdentifier", "in": "query", "description": "content.categoryIdentifier.", "schema": {"type": "string"}}
             },
             "responses": {
@@ -239,7 +240,7 @@ enum TestBedAPIDocument {
               },
               "Notification": {
                 "type": "object", "additionalProperties": false,
-                "required": ["bundleID", "state", "identifier", "title", "subtitle", "body", "badge", "sound", "threadIdentifier", "categoryIdentifier", "interruptionLevel", "relevanceScore", "targetContentIdentifier", "userInfo", "attachments"],
+                "required": ["bundleID", "state", "identifier", "title", "subtitle", "body", "badge", "sound", "threadIdentifier", "categoryIdentifier", "interruptionLevel", "relevanceScore", "targetContentIdentifier", "userInfo", "uniqueID", "attachments"],
                 "properties": {
                   "bundleID": {"type": "string"}, "state": {"type": "string", "enum": ["delivered", "pending"]},
                   "identifier": {"type": "string"}, "title": {"type": "string"}, "subtitle": {"type": "string"}, "body": {"type": "string"},
@@ -249,6 +250,7 @@ enum TestBedAPIDocument {
                   "interruptionLevel": {"type": "string", "enum": ["passive", "active", "timeSensitive", "critical"]},
                   "relevanceScore": {"type": "number"}, "targetContentIdentifier": {"type": ["string", "null"]},
                   "userInfo": {"type": "object", "description": "content.userInfo: for a push, its whole payload."},
+                  "uniqueID": {"type": ["string", "null"], "description": "For a push, its apns-unique-id: the delivery log's uniqueID (GET /api/v1/deliveries/{uniqueID}); null for a local notification."},
                   "attachments": {
                     "type": "array",
                     "items": {"type": "object", "required": ["identifier", "type"], "additionalProperties": false, "properties": {"identifier": {"type": "string"}, "type": {"type": "string"}}}

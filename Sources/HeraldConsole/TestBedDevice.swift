@@ -78,6 +78,8 @@ public struct TestBedNotification: Sendable, Equatable {
     public var nextFireDate: Date?
     /// A pending request's trigger: `calendar`, `timeInterval`, `location`, or `push`.
     public var trigger: String?
+    /// For a push, its `apns-unique-id` (the delivery log's `uniqueID`); `nil` for a local notification.
+    public var uniqueID: String?
 
     /// A notification; the content's fields take Apple's defaults.
     ///
@@ -104,8 +106,9 @@ public struct TestBedNotification: Sendable, Equatable {
         lhs.json == rhs.json
     }
 
-    /// The notification as the API writes it.
-    var json: JSONValue {
+    /// The notification as the test-bed API writes it (`GET /api/v1/notifications`), and
+    /// `herald notifications list --json` prints it.
+    public var json: JSONValue {
         func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
         var members: [JSONValue.Member] = [
             .init("bundleID", .string(bundleID)), .init("state", .string(list.rawValue)),
@@ -116,6 +119,7 @@ public struct TestBedNotification: Sendable, Equatable {
             .init("categoryIdentifier", .string(categoryIdentifier)),
             .init("interruptionLevel", .string(interruptionLevel)), .init("relevanceScore", .number(relevanceScore)),
             .init("targetContentIdentifier", optional(targetContentIdentifier)), .init("userInfo", userInfo),
+            .init("uniqueID", optional(uniqueID)),
             .init(
                 "attachments",
                 .array(attachments.map { .members(["identifier": .string($0.identifier), "type": .string($0.type)]) })),

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldDevice
+import HeraldNotificationEngine
 import UserNotifications
 
 extension HeraldCommand {
@@ -21,10 +23,15 @@ extension HeraldCommand {
             @OptionGroup var data: DataDirectoryOptions
             @Argument(help: "Only this app (bundle identifier).") var bundleIdentifier: String?
             @Flag(help: "List dismissed activities too.") var all = false
+            @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
                 let activities = try await LiveActivityRegistry.activities(in: data.directory.liveActivitiesDatabase).filter {
                     (bundleIdentifier == nil || $0.bundleIdentifier == bundleIdentifier) && (all || $0.state != .dismissed)
+                }
+                if output.json {
+                    output.print(.members(["activities": .array(activities.map(Self.json))]))
+                    return
                 }
                 guard !activities.isEmpty else {
                     print(
@@ -50,6 +57,38 @@ extension HeraldCommand {
                     if activity.startedByPush { line += "  (push-to-start)" }
                     print(line)
                 }
+            }
+
+            /// An activity as `--json` prints it, with ActivityKit's names (`activityState`, `content.state`, …); the
+            /// attributes and content state as JSON objects.
+            static func json(_ activity: LiveActivityRecord) -> JSONValue {
+                func object(_ text: String) -> JSONValue { (try? JSONValue(reading: text)) ?? .string(text) }
+                let pushType: String? =
+                    switch activity.pushType {
+                    case .token?: "token"
+                    case .channel?: "channel"
+                    case nil: nil
+                    }
+                return .members([
+                    "id": .string(activity.id), "bundleID": .string(activity.bundleIdentifier),
+                    "attributesType": .string(activity.attributesType), "attributes": object(activity.attributes),
+                    "activityState": .string(activity.state.rawValue),
+                    "content": .members([
+                        "state": object(activity.content.state),
+                        "staleDate": activity.content.staleDate.map(JSONValue.time),
+                        "relevanceScore": .number(activity.content.relevanceScore),
+                    ]),
+                    "pushType": pushType.map(JSONValue.string), "pushToken": activity.pushToken.map(JSONValue.string),
+                    "channelID": activity.channelID.map(JSONValue.string),
+                    "alert": activity.alert.map { alert in
+                        .members([
+                            "title": .string(alert.title), "body": .string(alert.body),
+                            "sound": alert.sound.map(JSONValue.string),
+                        ])
+                    },
+                    "startedAt": .time(activity.startedAt), "startedByPush": .bool(activity.startedByPush),
+                    "dismissalDate": activity.dismissalDate.map(JSONValue.time),
+                ])
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldGateway
 
@@ -56,10 +57,24 @@ extension HeraldCommand {
                 abstract: "List an app's channels, oldest first: ID, storage policy, when it was made.")
             @OptionGroup var store: GatewayStoreOptions
             @OptionGroup var app: AppOptions
+            @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
                 let channels = try await store.withStore {
                     try await $0.channels(bundleID: app.bundleID, environment: app.environment)
+                }
+                if output.json {
+                    // Each channel with its configuration as Apple's channel management API reads it.
+                    let listed = channels.map { channel in
+                        JSONValue.members([
+                            "channelID": .string(channel.id), "bundleID": .string(channel.bundleID),
+                            "environment": .string(channel.environment.rawValue),
+                            "message-storage-policy": .integer(Int64(channel.storagePolicy.rawValue)),
+                            "push-type": .string(channel.pushType), "createdAt": .time(channel.createdAt),
+                        ])
+                    }
+                    output.print(.members(["channels": .array(listed)]))
+                    return
                 }
                 guard !channels.isEmpty else {
                     print(

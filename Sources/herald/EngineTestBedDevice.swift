@@ -47,6 +47,7 @@ struct EngineTestBedDevice: TestBedDevice {
     ) -> TestBedNotification {
         let content = request.content
         var notification = TestBedNotification(bundleID: bundleID, list: list, identifier: request.identifier)
+        notification.uniqueID = request.pushDeliveryID
         notification.title = content.title
         notification.subtitle = content.subtitle
         notification.body = content.body

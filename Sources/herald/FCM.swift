@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldFCM
 import HeraldGateway
@@ -109,9 +110,22 @@ extension HeraldCommand {
             struct List: AsyncParsableCommand {
                 static let configuration = CommandConfiguration(abstract: "List the Firebase projects.")
                 @OptionGroup var store: GatewayStoreOptions
+                @OptionGroup var output: JSONOutputOptions
 
                 func run() async throws {
                     let projects = try await store.withStore { try await $0.fcmProjects() }
+                    if output.json {
+                        let listed = projects.map { project in
+                            JSONValue.members([
+                                "projectID": .string(project.projectID), "clientEmail": .string(project.clientEmail),
+                                "providerKeyID": .string(project.providerKeyID),
+                                "bundleIDs": .array(project.bundleIDs.map(JSONValue.string)),
+                                "createdAt": .time(project.createdAt),
+                            ])
+                        }
+                        output.print(.members(["projects": .array(listed)]))
+                        return
+                    }
                     guard !projects.isEmpty else {
                         print("No Firebase projects. `herald fcm project create ID --bundle-id com.example.app` makes one.")
                         return

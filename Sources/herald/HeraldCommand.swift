@@ -8,7 +8,8 @@ struct HeraldCommand: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Up.self, Gateway.self, Device.self, Keys.self, Tokens.self, Channels.self, Activities.self, Console.self,
-            Certificates.self, FCM.self, Push.self, JWT.self, Log.self, Notifications.self, Respond.self, Settings.self,
+            Certificates.self, FCM.self, Push.self, JWT.self, Log.self, Deliveries.self, Notifications.self, Respond.self,
+            Settings.self,
             Simulate.self,
             Location.self, Focus.self, Widgets.self, WebPush.self,
         ]

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Crypto
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldGateway
 import Logging
@@ -88,9 +89,27 @@ extension HeraldCommand {
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "List the registered keys.")
             @OptionGroup var store: GatewayStoreOptions
+            @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                for key in try await store.withStore({ try await $0.providerKeys() }) {
+                let keys = try await store.withStore { try await $0.providerKeys() }
+                if output.json {
+                    output.print(
+                        .members([
+                            "keys": .array(
+                                keys.map { key in
+                                    .members([
+                                        "keyID": .string(key.keyID), "teamID": .string(key.teamID),
+                                        "environment": key.environment.map { .string($0.rawValue) },
+                                        "topics": .array(key.topics.map(JSONValue.string)),
+                                        "createdAt": .time(key.createdAt),
+                                    ])
+                                })
+                        ]))
+                    return
+                }
+                if keys.isEmpty { print("No provider keys. `herald keys create --team-id T --key-id K` makes one.") }
+                for key in keys {
                     let environment = key.environment?.rawValue ?? "development+production"
                     let topics = key.topics.isEmpty ? "all topics" : key.topics.joined(separator: ",")
                     print("\(key.keyID)  team \(key.teamID)  \(environment)  \(topics)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldDevice
 import Logging
@@ -46,6 +47,7 @@ extension HeraldCommand.Notifications {
 
         @OptionGroup var data: DataDirectoryOptions
         @Argument(help: "Only this app (bundle identifier).") var bundleIdentifier: String?
+        @OptionGroup var output: JSONOutputOptions
 
         func run() async throws {
             let engine = try openEngine(data)
@@ -53,7 +55,19 @@ extension HeraldCommand.Notifications {
             if let bundleIdentifier {
                 apps = [bundleIdentifier]
             } else {
-                apps = try await engine.bundleIdentifiers()
+                apps = try await engine.bundleIdentifiers().sorted()
+            }
+            if output.json {
+                // What GET /api/v1/notifications answers, both lists: each app's delivered, then its pending ones.
+                let device = EngineTestBedDevice(engine: engine)
+                var listed: [JSONValue] = []
+                for app in apps {
+                    for list in TestBedNotification.List.allCases {
+                        listed += try await device.notifications(of: app, in: list).map(\.json)
+                    }
+                }
+                output.print(.members(["notifications": .array(listed), "complete": true]))
+                return
             }
             if apps.isEmpty { print("No apps have used notifications in \(data.directory.url.path) yet.") }
             let formatter = ISO8601DateFormatter()

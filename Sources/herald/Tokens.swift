@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldGateway
 
@@ -19,10 +20,15 @@ extension HeraldCommand {
             @Option(help: "Only this device.") var device: String?
             @Option(help: "Only this app's bundle ID.") var topic: String?
             @Flag(help: "List revoked tokens too.") var all = false
+            @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
                 let records = try await store.withStore { try await $0.tokens(includingRevoked: all) }.filter {
                     (device == nil || $0.deviceID == device) && (topic == nil || $0.bundleID == topic)
+                }
+                if output.json {
+                    output.print(.members(["tokens": .array(records.map(Self.json))]))
+                    return
                 }
                 guard !records.isEmpty else {
                     print(
@@ -44,6 +50,16 @@ extension HeraldCommand {
                     let purpose = record.purpose == .app ? "" : " [\(record.purpose)]"
                     print("  \(record.bundleID)\(purpose)  \(record.environment.rawValue)  \(record.token)  \(state)")
                 }
+            }
+
+            /// A token as `--json` prints it.
+            static func json(_ record: DeviceTokenRecord) -> JSONValue {
+                .members([
+                    "token": .string(record.token), "deviceID": .string(record.deviceID),
+                    "bundleID": .string(record.bundleID), "purpose": .string(record.purpose.description),
+                    "environment": .string(record.environment.rawValue), "issuedAt": .time(record.createdAt),
+                    "revokedAt": record.revokedAt.map(JSONValue.time),
+                ])
             }
         }
 

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
+import HeraldCore
 import HeraldNotificationEngine
 
 extension HeraldCommand {
@@ -24,9 +26,37 @@ extension HeraldCommand {
                 abstract: "Print each app's widgets and controls: the entry shown now, when and why it was reloaded.")
 
             @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                try await commandDevice(.widgets, data: data, describing: Self.describe)
+                try await commandDevice(.widgets, data: data, describing: output.json ? Self.json : Self.describe)
+            }
+
+            /// The widgets as `--json` prints them, WidgetKit's names: each one's kind, family, the entry shown now and
+            /// its whole timeline.
+            static func json(_ status: DeviceStatus) -> String {
+                let now = Date()
+                let widgets = (status.widgets ?? []).map { widget in
+                    let declared = widget.declared
+                    let timeline = widget.timeline
+                    let entry = { (entry: WidgetTimelineRecord.Entry) -> JSONValue in
+                        .members([
+                            "date": .time(entry.date), "text": .string(entry.text),
+                            "relevance": entry.relevance.map(JSONValue.number),
+                        ])
+                    }
+                    return JSONValue.members([
+                        "bundleID": .string(widget.bundleID), "kind": .string(declared.kind),
+                        "isControl": .bool(declared.isControl),
+                        "family": declared.isControl ? nil : (timeline?.family ?? declared.families.first).map(JSONValue.string),
+                        "takesPushes": .bool(declared.takesPushes),
+                        "reloadedAt": widget.reloadedAt.map(JSONValue.time), "reason": timeline.map { .string($0.reason) },
+                        "reloadPending": .bool(widget.reloadPending),
+                        "entry": timeline?.entry(at: now).map(entry), "policy": timeline.map { .string($0.policy) },
+                        "entries": timeline.map { .array($0.entries.map(entry)) },
+                    ])
+                }
+                return JSONValue.members(["widgets": .array(widgets)]).jsonText
             }
 
             /// A line per widget or control, then its entry; "no widgets" when none is declared.

@@ -169,7 +169,9 @@ import Testing
         content.interruptionLevel = .timeSensitive
         content.relevanceScore = 0.5
         content.filterCriteria = "work"
-        return NotificationRequestRecord(identifier: "full", content: content, trigger: .timeInterval(60, repeats: true))
+        var record = NotificationRequestRecord(identifier: "full", content: content, trigger: .timeInterval(60, repeats: true))
+        record.pushDeliveryID = "a2c6b6c2-2d4c-4d6b-9b53-1f3f4a5b6c7d"
+        return record
     }
 
     private static let strings = [
@@ -254,6 +256,7 @@ import Testing
         default: trigger = .timeInterval(double(&generator), repeats: generator.next() % 2 == 0)
         }
         var record = NotificationRequestRecord(identifier: string(&generator), content: content, trigger: trigger)
+        record.pushDeliveryID = maybe(&generator) { string(&$0) }
         if generator.next() % 10 == 0 {
             var legacy = LegacyNotificationRecord()
             legacy.alertAction = maybe(&generator) { string(&$0) }

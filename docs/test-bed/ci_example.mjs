@@ -94,6 +94,10 @@ const shown = await call('GET', '/api/v1/notifications', {
 });
 check(shown.status === 200 && shown.body.complete && shown.body.notifications[0]?.body === 'from Node'
   && shown.body.notifications[0].userInfo.order === 7, JSON.stringify(shown));
+// The same notification found by the push's apns-unique-id, the delivery log's uniqueID.
+const byPush = await call('GET', '/api/v1/notifications', { uniqueID: answer['apns-unique-id'] });
+check(byPush.status === 200 && byPush.body.notifications.length === 1
+  && byPush.body.notifications[0].identifier === answer['apns-id'], JSON.stringify(byPush));
 console.log('shown', shown.body.notifications[0].title);
 
 const missing = await call('GET', '/api/v1/deliveries', { wait: -1 });

@@ -59,6 +59,17 @@ jq -e '.complete and (.notifications | length) == 1 and .notifications[0].title 
     fail "not shown as sent: $(cat "$work/shown")"
 echo "shown $(jq -r '.notifications[0].title' "$work/shown")"
 
+# The CLI says the same, for a script on herald up's machine: --json prints what the API answers.
+data=$(echo "$status" | jq -r '.dataDirectory')
+"$herald" deliveries list --data-dir "$data" --token "$token" --json >"$work/cli" || fail "herald deliveries list failed"
+same='[.deliveries[] | {uniqueID, apnsID, token, topic, payload, receivedAt}]'
+[ "$(jq -c "$same" "$work/cli")" = "$(jq -c "$same" "$work/answer")" ] ||
+    fail "herald deliveries list differs from the API: $(cat "$work/cli")"
+"$herald" notifications list --data-dir "$data" "$bundle" --json >"$work/cli" || fail "herald notifications list failed"
+[ "$(jq -c '.notifications' "$work/cli")" = "$(jq -c '.notifications' "$work/shown")" ] ||
+    fail "herald notifications list differs from the API: $(cat "$work/cli")"
+echo "cli agrees"
+
 # A local notification the app schedules (here herald's CLI, in herald up's data directory) is pending until it fires.
 "$herald" notifications send --data-dir "$(echo "$status" | jq -r '.dataDirectory')" "$bundle" --identifier later --title Later --in 3600 >/dev/null || fail "notifications send failed"
 curl -sSf -H "$auth" "$api/notifications?bundle=$bundle&state=pending&identifier=later" >"$work/pending"

@@ -437,6 +437,7 @@ package actor NotificationEngine: Service {
         let kept = allowed.map { index in
             var arrival = arrivals[index]
             arrival.request.trigger = .push
+            arrival.request.pushDeliveryID = arrival.deliveryID
             return arrival
         }
         let now = configuration.clock.now

@@ -29,6 +29,7 @@ extension NotificationRequestRecord {
             guard let value = trigger.storedJSONValue(&numbers) else { return nil }
             members.append(.init("trigger", value))
         }
+        if let pushDeliveryID { members.append(.init("pushDeliveryID", .string(pushDeliveryID))) }
         return .object(members)
     }
 }
@@ -157,7 +158,9 @@ extension NotificationRequestRecord {
             guard let read = value["trigger"].flatMap(NotificationTriggerRecord.init(storedJSONValue:)) else { return nil }
             trigger = read
         }
+        guard let pushDeliveryID = value.optional("pushDeliveryID", \.stringValue) else { return nil }
         self.init(identifier: identifier, content: content, trigger: trigger)
+        self.pushDeliveryID = pushDeliveryID
     }
 }
 

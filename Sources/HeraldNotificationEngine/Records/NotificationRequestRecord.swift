@@ -7,6 +7,9 @@ package struct NotificationRequestRecord: Sendable, Codable, Hashable {
     package var trigger: NotificationTriggerRecord?
     /// What the iOS 8 API set that has no UserNotifications equivalent; `nil` for requests made with UserNotifications.
     package var legacy: LegacyNotificationRecord?
+    /// For a push, the gateway's ID of its delivery (its `apns-unique-id`); `nil` for a local request, and a push that
+    /// came without one (`herald simulate`). Not part of Apple's `UNNotificationRequest`: the test-bed API's `uniqueID`.
+    package var pushDeliveryID: String?
 
     package init(
         identifier: String, content: NotificationContentRecord, trigger: NotificationTriggerRecord?,
