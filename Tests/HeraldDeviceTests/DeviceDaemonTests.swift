@@ -85,6 +85,10 @@ import UserNotifications
                 #expect(daemon.registration(of: GatewayHarness.bundleID)?.token == token)
             }
             #expect(await center.deliveredNotifications().map(\.request.content.body) == ["second"], "D-04: the latest per topic")
+            // The presenter is called once the delivered row is committed: listed first, shown a moment later.
+            try await eventually("the stored push shown", timeout: .seconds(30)) {
+                !device.presenter.presentations.isEmpty
+            }
             #expect(device.presenter.presentations.map(\.body) == ["second"])
         }
     }
