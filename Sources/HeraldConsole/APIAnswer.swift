@@ -48,9 +48,4 @@ extension JSONValue {
 extension APIAnswer {
     /// RFC 3339 with milliseconds, UTC.
     static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-
-    /// Reads an RFC 3339 time, with or without fractional seconds.
-    static func time(_ text: String) -> Date? {
-        (try? timeFormat.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
-    }
 }

@@ -58,9 +58,7 @@ extension ConsoleServer {
                 try await authorize(request)
                 _ = try APIQuery(request, allowed: [])
                 let uniqueID = (context.parameters.get("uniqueID") ?? "").lowercased()
-                var filter = DeliveryFilter()
-                filter.uniqueID = uniqueID
-                guard let delivery = try await storeCall({ try await store.deliveries(filter, limit: 1) }).first else {
+                guard let delivery = try await storeCall({ try await store.delivery(uniqueID: uniqueID) }) else {
                     throw .error(.notFound, "no delivery has apns-unique-id \(uniqueID)", parameter: "uniqueID")
                 }
                 return APIAnswer(status: .ok, body: delivery.testBedJSON)
@@ -187,18 +185,11 @@ extension ConsoleServer {
             filter.door = known
         }
         if let since = query["since"] {
-            if let date = APIAnswer.time(since) {
-                filter.since = date
-            } else {
-                var byID = DeliveryFilter()
-                byID.uniqueID = since.lowercased()
-                guard let earlier = try await storeCall({ try await store.deliveries(byID, limit: 1) }).first else {
-                    throw .error(
-                        .badRequest,
-                        "since must be an RFC 3339 time or the apns-unique-id of a delivery in the log; got \(since)",
-                        parameter: "since")
-                }
-                filter.afterSequence = earlier.sequence
+            guard try await storeCall({ try await filter.narrow(since: since, in: store) }) else {
+                throw .error(
+                    .badRequest,
+                    "since must be an RFC 3339 time or the apns-unique-id of a delivery in the log; got \(since)",
+                    parameter: "since")
             }
         }
         return filter

@@ -46,12 +46,11 @@ extension ConsoleServer {
                     defer { waits.release(admitted) }
                     try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                     // The stream ends when its client goes away, not at its next write.
-                    let events = try? await request.body.consumeWithCancellationOnInboundClose { _ in
+                    _ = try? await request.body.consumeWithCancellationOnInboundClose { _ in
                         try await self.loggedEvents(after: start, matching: filter) { text in
                             try await writer.write(ByteBuffer(string: text))
                         }
                     }
-                    _ = events
                     try? await writer.finish(nil)
                 })
         }

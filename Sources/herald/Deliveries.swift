@@ -46,20 +46,10 @@ struct DeliveryFilterOptions: ParsableArguments {
         filter.pushType = pushType
         filter.collapseID = collapseID
         filter.state = state
-        if let since {
-            let formats = [Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle()]
-            if let date = formats.lazy.compactMap({ try? $0.parse(since) }).first {
-                filter.since = date
-            } else {
-                var byID = DeliveryFilter()
-                byID.uniqueID = since.lowercased()
-                guard let earlier = try await store.deliveries(byID, limit: 1).first else {
-                    throw CommandFailure(
-                        "--since takes an RFC 3339 time (2026-12-06T09:00:00Z) or the apns-unique-id of a push in the log; got \(since)"
-                    )
-                }
-                filter.afterSequence = earlier.sequence
-            }
+        if let since, try await !filter.narrow(since: since, in: store) {
+            throw CommandFailure(
+                "--since takes an RFC 3339 time (2026-12-06T09:00:00Z) or the apns-unique-id of a push in the log; got \(since)"
+            )
         }
         return filter
     }
@@ -187,9 +177,7 @@ extension HeraldCommand.Deliveries {
 ///
 /// - Throws: ``CommandFailure`` saying where the log's pushes are when there is none.
 func findDelivery(_ uniqueID: String, in store: GatewayStoreOptions) async throws -> LoggedDelivery {
-    var filter = DeliveryFilter()
-    filter.uniqueID = uniqueID.lowercased()
-    guard let delivery = try await store.withStore({ try await $0.deliveries(filter, limit: 1) }).first else {
+    guard let delivery = try await store.withStore({ try await $0.delivery(uniqueID: uniqueID) }) else {
         throw CommandFailure(
             "No delivery log for \(uniqueID). The log keeps 7 days and only development-environment pushes have one; `herald deliveries list` lists them."
         )
