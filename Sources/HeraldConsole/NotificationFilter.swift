@@ -5,7 +5,7 @@ import HTTPTypes
 struct NotificationFilter {
     /// The query parameters that name a filter.
     static let parameters: Set<String> = [
-        "bundle", "state", "identifier", "threadIdentifier", "categoryIdentifier", "uniqueID",
+        "bundle", "state", "identifier", "threadIdentifier", "categoryIdentifier", "uniqueID", "presented",
     ]
 
     /// The app; `nil`: every app.
@@ -20,10 +20,13 @@ struct NotificationFilter {
     var categoryIdentifier: String?
     /// The push's `apns-unique-id` (any case).
     var uniqueID: String?
+    /// Whether the person has been shown it (``TestBedNotification/presented``).
+    var presented: Bool?
 
     /// The filter `query` names.
     ///
-    /// - Throws: ``APIAnswer`` 400 naming `state` when it is neither `delivered` nor `pending`, or `bundle` when empty.
+    /// - Throws: ``APIAnswer`` 400 naming `state` when it is neither `delivered` nor `pending`, `presented` when it is
+    ///   neither `true` nor `false`, or `bundle` when empty.
     init(_ query: APIQuery) throws(APIAnswer) {
         bundle = query["bundle"]
         if bundle?.isEmpty == true {
@@ -39,6 +42,12 @@ struct NotificationFilter {
         threadIdentifier = query["threadIdentifier"]
         categoryIdentifier = query["categoryIdentifier"]
         uniqueID = query["uniqueID"]?.lowercased()
+        if let text = query["presented"] {
+            guard let value = Bool(text) else {
+                throw .error(.badRequest, "presented must be true or false; got \(text)", parameter: "presented")
+            }
+            presented = value
+        }
     }
 
     /// Whether `notification` is one the filter names (its app and list are the caller's to choose).
@@ -47,5 +56,6 @@ struct NotificationFilter {
             && (threadIdentifier.map { $0 == notification.threadIdentifier } ?? true)
             && (categoryIdentifier.map { $0 == notification.categoryIdentifier } ?? true)
             && (uniqueID.map { $0 == notification.uniqueID?.lowercased() } ?? true)
+            && (presented.map { $0 == notification.presented } ?? true)
     }
 }

@@ -100,6 +100,7 @@ enum TestBedAPIDocument {
                   {"$ref": "#/components/parameters/bundle"}, {"$ref": "#/components/parameters/notificationState"},
                   {"$ref": "#/components/parameters/identifier"}, {"$ref": "#/components/parameters/threadIdentifier"},
                   {"$ref": "#/components/parameters/categoryIdentifier"}, {"$ref": "#/components/parameters/notificationUniqueID"},
+                  {"$ref": "#/components/parameters/presented"},
                   {"name": "limit", "in": "query", "description": "At most this many (default 100).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
                   {"name": "wait", "in": "query", "description": "Seconds to wait for min notifications to match (at most 60).", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
                   {"name": "min", "in": "query", "description": "How many must match before a wait answers (default 1).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}
@@ -118,7 +119,8 @@ enum TestBedAPIDocument {
                 "parameters": [
                   {"$ref": "#/components/parameters/bundle"}, {"$ref": "#/components/parameters/notificationState"},
                   {"$ref": "#/components/parameters/identifier"}, {"$ref": "#/components/parameters/threadIdentifier"},
-                  {"$ref": "#/components/parameters/categoryIdentifier"}, {"$ref": "#/components/parameters/notificationUniqueID"}
+                  {"$ref": "#/components/parameters/categoryIdentifier"}, {"$ref": "#/components/parameters/notificationUniqueID"},
+                  {"$ref": "#/components/parameters/presented"}
                 ],
                 "responses": {
                   "200": {"description": "How many went.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Deleted"}}}},
@@ -146,6 +148,7 @@ enum TestBedAPIDocument {
               "notificationState": {"name": "state", "in": "query", "description": "Which list: delivered (Notification Center, the default) or pending (local requests waiting for their trigger).", "schema": {"type": "string", "enum": ["delivered", "pending"]}},
               "identifier": {"name": "identifier", "in": "query", "description": "The request's identifier: for a push, its apns-collapse-id, else its apns-id.", "schema": {"type": "string"}},
               "threadIdentifier": {"name": "threadIdentifier", "in": "query", "description": "content.threadIdentifier.", "schema": {"type": "string"}},
+              "presented": {"name": "presented", "in": "query", "description": "Only delivered notifications the person has (true) or has not yet (false) been shown.", "schema": {"type": "string", "enum": ["true", "false"]}},
               "notificationUniqueID": {"name": "uniqueID", "in": "query", "description": "The push's apns-unique-id: the app's notification for one push in the delivery log.", "schema": {"type": "string"}},
               "categoryIdentifier": {"name": "categoryIdentifier", "in": "query", "description": "content.categoryIdentifier.", "schema": {"type": "string"}}
             },
@@ -256,6 +259,8 @@ enum TestBedAPIDocument {
                     "items": {"type": "object", "required": ["identifier", "type"], "additionalProperties": false, "properties": {"identifier": {"type": "string"}, "type": {"type": "string"}}}
                   },
                   "date": {"type": ["string", "null"], "format": "date-time", "description": "A delivered notification's date."},
+                  "presented": {"type": ["boolean", "null"], "description": "A delivered notification: whether the person has been shown it (a banner, or what Focus or the scheduled summary held, once let go); null where the device did not record it."},
+                  "presentation": {"type": ["string", "null"], "enum": ["banner", "quiet", "heldForFocus", "heldForSummary", "shownAfterFocus", "shownInSummary", null], "description": "A delivered notification: how it was shown, or why not yet — banner; quiet (listed without a banner: passive, the app's willPresent options, the person's settings); heldForFocus or heldForSummary (listed, held from the person); shownAfterFocus or shownInSummary (what held it let go)."},
                   "nextFireDate": {"type": ["string", "null"], "format": "date-time", "description": "A pending request's next fire date; null for one that fires on a location."},
                   "trigger": {"type": ["string", "null"], "enum": ["calendar", "timeInterval", "location", "push", null], "description": "A pending request's trigger; null for none (it fires at once)."}
                 }

@@ -74,6 +74,12 @@ public struct TestBedNotification: Sendable, Equatable {
     public var attachments: [(identifier: String, type: String)]
     /// A delivered notification's `date`: when it was delivered.
     public var date: Date?
+    /// Whether the person has been shown a delivered notification (a banner, or what Focus or the summary held, once
+    /// let go); `nil` where the device did not record it.
+    public var presented: Bool?
+    /// How a delivered notification was shown, or why not yet: `banner`, `quiet`, `heldForFocus`, `heldForSummary`,
+    /// `shownAfterFocus` or `shownInSummary`; `nil` where the device did not record it.
+    public var presentation: String?
     /// A pending request's next fire date; `nil` for one that fires on a location.
     public var nextFireDate: Date?
     /// A pending request's trigger: `calendar`, `timeInterval`, `location`, or `push`.
@@ -127,6 +133,8 @@ public struct TestBedNotification: Sendable, Equatable {
         switch list {
         case .delivered:
             members.append(.init("date", date.map(JSONValue.time) ?? .null))
+            members.append(.init("presented", presented.map(JSONValue.bool) ?? .null))
+            members.append(.init("presentation", optional(presentation)))
         case .pending:
             members.append(.init("nextFireDate", nextFireDate.map(JSONValue.time) ?? .null))
             members.append(.init("trigger", optional(trigger)))

@@ -20,6 +20,8 @@ struct EngineTestBedDevice: TestBedDevice {
             return try await engine.delivered(for: bundleID).map { delivered in
                 var notification = Self.notification(delivered.request, of: bundleID, in: .delivered)
                 notification.date = delivered.date
+                notification.presentation = delivered.presentation?.rawValue
+                notification.presented = delivered.presentation?.isPresented
                 return notification
             }
         case .pending:

@@ -130,8 +130,12 @@ extension ConsoleServerTests {
     )
     func notificationsOnTheDevice() async throws {
         let device = ListedDevice(apps: ["com.example.app", "com.example.other"])
-        device.add(Self.notification("n1", thread: "t1"))
-        device.add(Self.notification("o1", app: "com.example.other"))
+        var shown = Self.notification("n1", thread: "t1")
+        (shown.presented, shown.presentation) = (true, "banner")
+        device.add(shown)
+        var held = Self.notification("o1", app: "com.example.other")
+        (held.presented, held.presentation) = (false, "heldForFocus")
+        device.add(held)
         device.add(Self.notification("p1", list: .pending))
         try await withConsole(device: device) { _, browser, token in
             let all = try await browser.api("/api/v1/notifications", token: token)
@@ -144,6 +148,11 @@ extension ConsoleServerTests {
             #expect(Self.identifiers(pending) == ["p1"], "\(pending)")
             let thread = try await browser.api("/api/v1/notifications?threadIdentifier=t1", token: token)
             #expect(Self.identifiers(thread) == ["n1"], "\(thread)")
+            #expect(first["presented"] as? Bool == true && first["presentation"] as? String == "banner", "\(first)")
+            let presented = try await browser.api("/api/v1/notifications?presented=true", token: token)
+            #expect(Self.identifiers(presented) == ["n1"], "\(presented)")
+            let notYet = try await browser.api("/api/v1/notifications?presented=false", token: token)
+            #expect(Self.identifiers(notYet) == ["o1"], "\(notYet)")
 
             // Expect none: the wait runs out.
             let none = try await browser.api("/api/v1/notifications?bundle=com.example.app&identifier=n2&wait=0.3", token: token)
@@ -171,6 +180,7 @@ extension ConsoleServerTests {
             for (query, status, parameter) in [
                 ("bundle=com.example.none", 404, "bundle"), ("state=read", 400, "state"), ("bundle=", 400, "bundle"),
                 ("wait=61", 400, "wait"), ("min=0", 400, "min"), ("order=1", 400, "order"),
+                ("presented=yes", 400, "presented"),
             ] {
                 let answer = try await browser.api("/api/v1/notifications?\(query)", token: token)
                 #expect(answer.status == status && answer.json["parameter"] as? String == parameter, "\(query): \(answer)")

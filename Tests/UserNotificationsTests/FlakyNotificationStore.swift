@@ -101,6 +101,13 @@ final class FlakyNotificationStore: NotificationStore {
 
     func commit(_ firings: [Firing]) async throws -> [FiringOutcome] { try await base.commit(firings) }
 
+    func setPresentation(
+        _ presentation: DeliveredPresentation, of notifications: [(identifier: String, date: Date)],
+        for bundleIdentifier: String
+    ) async throws {
+        try await base.setPresentation(presentation, of: notifications, for: bundleIdentifier)
+    }
+
     func enqueueResponse(
         notification: DeliveredNotification, actionIdentifier: String, userText: String?, for bundleIdentifier: String
     ) async throws -> QueuedResponse {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldNotificationEngine
 import HeraldTesting
 import Testing
 import UserNotifications
@@ -18,6 +19,15 @@ import UserNotifications
             identifier: identifier, content: content, trigger: UNTimeIntervalNotificationTrigger(timeInterval: 1, repeats: false))
     }
 
+    /// How each of the app's delivered notifications was shown, as its delivered row records it (the test-bed API's
+    /// `presentation`), by identifier.
+    static func recorded(
+        _ device: NotificationTestEnvironment, _ bundleIdentifier: String? = nil
+    ) async throws -> [String: DeliveredPresentation?] {
+        let delivered = try await device.engine.delivered(for: bundleIdentifier ?? device.bundleIdentifier)
+        return Dictionary(uniqueKeysWithValues: delivered.map { ($0.request.identifier, $0.presentation) })
+    }
+
     @Test("Passive is listed without banner or sound, Focus or not; the other levels alert without a Focus")
     func passiveIsQuiet() async throws {
         let (device, center) = try await makeAuthorizedDevice()
@@ -30,6 +40,8 @@ import UserNotifications
         #expect(shown.map(\.style.sound) == [true, false])
         #expect(shown.map(\.style.list) == [true, true])
         #expect(Set(await center.deliveredNotifications().map(\.request.identifier)) == ["active", "passive"])
+        // Issue 64 (2): the delivered row says how the person was shown it.
+        #expect(try await Self.recorded(device) == ["active": .banner, "passive": .quiet])
     }
 
     @Test(
@@ -53,9 +65,14 @@ import UserNotifications
         #expect(during.allSatisfy { $0.style.banner && $0.heldFor == nil })
         // Held ones are in Notification Center already, as iOS lists silenced notifications.
         #expect(Set(await center.deliveredNotifications().map(\.request.identifier)) == ["low", "high", "urgent"])
+        #expect(try await Self.recorded(device) == ["low": .heldForFocus, "high": .heldForFocus, "urgent": .banner])
+        #expect(try await Self.recorded(device, other) == ["boss": .banner])
 
         device.presenter.reset()
         try await device.user.turnOffFocus()
+        #expect(
+            try await Self.recorded(device) == ["low": .shownAfterFocus, "high": .shownAfterFocus, "urgent": .banner])
+        #expect(DeliveredPresentation.shownAfterFocus.isPresented && !DeliveredPresentation.heldForFocus.isPresented)
         let after = device.presenter.presentations
         #expect(after.map(\.identifier) == ["high", "low"], "the most relevant first")
         #expect(after.allSatisfy { !$0.style.banner && !$0.style.sound && $0.style.list && $0.heldFor == .focus })
@@ -104,6 +121,7 @@ import UserNotifications
         await device.advance(by: 1)
         #expect(device.presenter.presentations.map(\.identifier) == ["alarm"])
         #expect(Set(await center.deliveredNotifications().map(\.request.identifier)) == ["news", "digest", "alarm"])
+        #expect(try await Self.recorded(device) == ["news": .heldForSummary, "digest": .heldForSummary, "alarm": .banner])
 
         device.presenter.reset()
         let halfPastNine = Date(timeIntervalSince1970: 1_780_304_400 + 30 * 60)
@@ -113,5 +131,27 @@ import UserNotifications
         let summary = device.presenter.presentations
         #expect(summary.map(\.identifier) == ["digest", "news"], "the most relevant first")
         #expect(summary.allSatisfy { $0.heldFor == .summary && !$0.style.banner })
+        #expect(
+            try await Self.recorded(device) == ["news": .shownInSummary, "digest": .shownInSummary, "alarm": .banner])
+    }
+
+    @Test(
+        "Issue 64 (2): the delivered row keeps how the person was shown it — the app's willPresent [.list] is quiet, [.banner, .list] a banner — and a restart keeps it"
+    )
+    func recordedPresentationSurvivesARestart() async throws {
+        let database = try makeTemporaryDirectory().appendingPathComponent("n.sqlite")
+        let device = try NotificationTestEnvironment(databaseURL: database)
+        let center = device.center()
+        _ = try await center.requestAuthorization(options: [.alert, .sound])
+        let delegate = RecordingDelegate(options: [.list])
+        center.delegate = delegate
+        try await center.add(makeRequest("listed", after: 1))
+        await device.advance(by: 1)
+        delegate.options = [.banner, .list]
+        try await center.add(makeRequest("shown", after: 1))
+        await device.advance(by: 1)
+        #expect(try await Self.recorded(device) == ["listed": .quiet, "shown": .banner])
+        try await device.restart()
+        #expect(try await Self.recorded(device) == ["listed": .quiet, "shown": .banner])
     }
 }

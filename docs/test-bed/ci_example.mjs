@@ -88,12 +88,14 @@ check(delivery.payload.order === 7 && delivery.door === 'apns' && delivery.state
   JSON.stringify(delivery));
 console.log('delivered', delivery.payload.order);
 
-// The app's notification, as its UNUserNotificationCenter lists it: a push's identifier is its apns-id.
+// The app's notification, as its UNUserNotificationCenter lists it (a push's identifier is its apns-id), once the
+// person has been shown it: presented, as a banner.
 const shown = await call('GET', '/api/v1/notifications', {
-  bundle: status.demoApp.bundleID, identifier: answer['apns-id'], wait: 30,
+  bundle: status.demoApp.bundleID, identifier: answer['apns-id'], presented: true, wait: 30,
 });
 check(shown.status === 200 && shown.body.complete && shown.body.notifications[0]?.body === 'from Node'
-  && shown.body.notifications[0].userInfo.order === 7, JSON.stringify(shown));
+  && shown.body.notifications[0].userInfo.order === 7
+  && shown.body.notifications[0].presentation === 'banner', JSON.stringify(shown));
 // The same notification found by the push's apns-unique-id, the delivery log's uniqueID.
 const byPush = await call('GET', '/api/v1/notifications', { uniqueID: answer['apns-unique-id'] });
 check(byPush.status === 200 && byPush.body.notifications.length === 1

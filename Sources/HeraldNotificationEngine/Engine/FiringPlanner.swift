@@ -71,12 +71,26 @@ package struct FiringPlanner: Sendable {
         let firing = Firing(
             bundleIdentifier: bundleIdentifier, sequence: pending.sequence, expectedFireDate: expected,
             reschedule: reschedule,
-            delivered: style.list ? DeliveredNotification(request: request, date: date) : nil,
+            delivered: style.list
+                ? DeliveredNotification(request: request, date: date, presentation: Self.presentation(style, focus: focus))
+                : nil,
             badge: style.badge ? request.content.badge : nil
         )
         return PlannedFiring(
             firing: firing, pending: pending, style: style, date: date, missed: false, alertStyle: state.settings.alertStyle,
             focus: focus)
+    }
+
+    /// How a listed notification is shown to the person, as its delivered row records it.
+    package static func presentation(
+        _ style: NotificationPresentation.Style, focus: FocusModel.Presentation
+    ) -> DeliveredPresentation {
+        switch focus {
+        case .heldForFocus: .heldForFocus
+        case .heldForSummary: .heldForSummary
+        case .listedSilently: .quiet
+        case .alert: style.banner ? .banner : .quiet
+        }
     }
 
     /// How a notification is shown: the app's options within the person's settings (B-2, B-3, B-30).

@@ -122,5 +122,16 @@ extension NotificationEngine {
             presentation.heldFor = heldFor
             await configuration.presenter.present(presentation)
         }
+        let shown: DeliveredPresentation = heldFor == .focus ? .shownAfterFocus : .shownInSummary
+        for (bundleIdentifier, items) in Dictionary(grouping: ordered, by: \.presentation.bundleIdentifier) {
+            do {
+                try await store.setPresentation(
+                    shown, of: items.map { ($0.presentation.identifier, $0.presentation.date) }, for: bundleIdentifier)
+            } catch {
+                logger.error(
+                    "Could not record that held notifications were shown",
+                    metadata: ["app.bundle_id": "\(bundleIdentifier)", "error": "\(error)"])
+            }
+        }
     }
 }

@@ -58,10 +58,39 @@ package struct DeliveredNotification: Sendable, Hashable, Codable {
     package var request: NotificationRequestRecord
     /// The date shown on the notification: when its trigger fired.
     package var date: Date
+    /// How the person was shown it; `nil` where nobody recorded it (a row from before Herald kept it, or a
+    /// notification not yet committed).
+    package var presentation: DeliveredPresentation?
 
-    package init(request: NotificationRequestRecord, date: Date) {
+    package init(request: NotificationRequestRecord, date: Date, presentation: DeliveredPresentation? = nil) {
         self.request = request
         self.date = date
+        self.presentation = presentation
+    }
+}
+
+/// How the person was shown a delivered notification — Herald's own record: Apple's API does not tell an app.
+package enum DeliveredPresentation: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Shown as a banner (with its sound, if it has one) when it was delivered.
+    case banner
+    /// Listed in Notification Center without a banner: `passive`, a Focus's silence for an app it lets through
+    /// quietly, the app's `willPresent` options without `.banner`, or the person's alert setting turned off.
+    case quiet
+    /// Listed, and held from the person until the Focus ends.
+    case heldForFocus
+    /// Listed, and held for the next scheduled summary.
+    case heldForSummary
+    /// Held by a Focus, then shown when it ended.
+    case shownAfterFocus
+    /// Held for the scheduled summary, then shown in it.
+    case shownInSummary
+
+    /// Whether the person has been shown it: a banner, or what held it let go.
+    package var isPresented: Bool {
+        switch self {
+        case .banner, .shownAfterFocus, .shownInSummary: true
+        case .quiet, .heldForFocus, .heldForSummary: false
+        }
     }
 }
 

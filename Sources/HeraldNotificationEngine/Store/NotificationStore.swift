@@ -87,6 +87,13 @@ package protocol NotificationStore: Sendable {
     /// The app's delivered notifications, most recent first.
     func delivered(for bundleIdentifier: String) async throws -> [DeliveredNotification]
 
+    /// Records how the person was shown the app's delivered notifications with these identifiers and dates (one that
+    /// was replaced or removed meanwhile is left alone).
+    func setPresentation(
+        _ presentation: DeliveredPresentation, of notifications: [(identifier: String, date: Date)],
+        for bundleIdentifier: String
+    ) async throws
+
     /// Removes the app's delivered notifications with these identifiers (`nil`: all) and returns them.
     func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws -> [DeliveredNotification]
 

@@ -118,6 +118,10 @@ package final class SQLiteNotificationStore: NotificationStore {
             // repeating fire a random page write of its own.
             try db.execute(sql: "DROP INDEX IF EXISTS pending_by_fire")
         }
+        migrator.registerMigration("v5: how a delivered notification was shown") { db in
+            // A DeliveredPresentation's raw value; NULL for rows from before it was kept.
+            try db.execute(sql: "ALTER TABLE delivered ADD COLUMN presentation TEXT")
+        }
         return migrator
     }
 
@@ -170,7 +174,8 @@ package final class SQLiteNotificationStore: NotificationStore {
     private static func deliveredRow(_ row: Row) throws -> DeliveredNotification {
         DeliveredNotification(
             request: try decode(NotificationRequestRecord.self, row["request"]),
-            date: Date(timeIntervalSince1970: row["date"])
+            date: Date(timeIntervalSince1970: row["date"]),
+            presentation: (row["presentation"] as String?).flatMap(DeliveredPresentation.init(rawValue:))
         )
     }
 
@@ -537,6 +542,24 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     // MARK: Firing
 
+    package func setPresentation(
+        _ presentation: DeliveredPresentation, of notifications: [(identifier: String, date: Date)],
+        for bundleIdentifier: String
+    ) async throws {
+        guard !notifications.isEmpty else { return }
+        let keys = notifications.map { [$0.identifier, $0.date.timeIntervalSince1970] as StatementArguments }
+        try await write(.crashSafe) { db in
+            let update = try db.cachedStatement(
+                sql: """
+                    UPDATE delivered SET presentation = ?
+                    WHERE app_id = (SELECT id FROM app WHERE bundle_id = ?) AND identifier = ? AND date = ?
+                    """)
+            for key in keys {
+                try update.execute(arguments: [presentation.rawValue, bundleIdentifier] + key)
+            }
+        }
+    }
+
     package func commit(_ firings: [Firing]) async throws -> [FiringOutcome] {
         if firings.isEmpty { return [] }
         let encoded = try firings.map { try $0.delivered.map { try $0.request.storedJSON() } }
@@ -573,10 +596,13 @@ package final class SQLiteNotificationStore: NotificationStore {
                             old["seq"] as Int64
                         ])
                     }
-                    try db.cachedStatement(sql: "INSERT INTO delivered (app_id, identifier, request, date) VALUES (?, ?, ?, ?)")
-                        .execute(arguments: [
-                            appID, delivered.request.identifier, deliveredRequest, delivered.date.timeIntervalSince1970,
-                        ])
+                    try db.cachedStatement(
+                        sql: "INSERT INTO delivered (app_id, identifier, request, date, presentation) VALUES (?, ?, ?, ?, ?)"
+                    )
+                    .execute(arguments: [
+                        appID, delivered.request.identifier, deliveredRequest, delivered.date.timeIntervalSince1970,
+                        delivered.presentation?.rawValue,
+                    ])
                 }
                 if let badge = firing.badge {
                     let data = try Data.fetchOne(
