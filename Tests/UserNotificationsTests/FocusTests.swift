@@ -154,4 +154,41 @@ import UserNotifications
         try await device.restart()
         #expect(try await Self.recorded(device) == ["listed": .quiet, "shown": .banner])
     }
+
+    @Test(
+        "Nothing held is lost to a restart: what Focus held is shown when it ends, what the summary held at the next summary time, each once"
+    )
+    func heldSurvivesARestart() async throws {
+        let database = try makeTemporaryDirectory().appendingPathComponent("n.sqlite")
+        let device = try NotificationTestEnvironment(databaseURL: database)
+        let center = device.center()
+        _ = try await center.requestAuthorization(options: [.alert, .sound])
+        let summarized = "com.example.digest"
+        let digestCenter = device.center(for: summarized)
+        _ = try await digestCenter.requestAuthorization(options: [.alert, .sound])
+        try await device.user.changeSetting(\.scheduledDeliverySetting, to: .enabled, for: summarized)
+        try await device.user.setSummaryTimes([(hour: 9, minute: 30)])
+        try await device.user.turnOnFocus(allowing: [summarized])  // the digest app's news waits for its summary
+        try await center.add(Self.request("held", level: .active))
+        try await digestCenter.add(Self.request("news", level: .active))
+        await device.advance(by: 1)
+        #expect(device.presenter.presentations.isEmpty)
+        #expect(try await Self.recorded(device) == ["held": .heldForFocus])
+        #expect(try await Self.recorded(device, summarized) == ["news": .heldForSummary])
+
+        try await device.restart()
+        #expect(device.presenter.presentations.isEmpty, "Focus still holds it after the restart")
+        try await device.user.turnOffFocus()
+        #expect(device.presenter.presentations.map(\.identifier) == ["held"])
+        #expect(device.presenter.presentations.allSatisfy { $0.heldFor == .focus && !$0.style.banner })
+        #expect(try await Self.recorded(device) == ["held": .shownAfterFocus])
+
+        device.presenter.reset()
+        try await device.restart()
+        #expect(device.presenter.presentations.isEmpty, "what was shown is not shown again")
+        // The clock started at 09:00 UTC.
+        await device.advance(to: Date(timeIntervalSince1970: 1_780_304_400 + 30 * 60))
+        #expect(device.presenter.presentations.map(\.identifier) == ["news"])
+        #expect(try await Self.recorded(device, summarized) == ["news": .shownInSummary])
+    }
 }

@@ -85,6 +85,58 @@ extension NotificationEngine {
         }
     }
 
+    /// Takes up again what Focus or the scheduled summary held when the engine last stopped (the delivered rows say
+    /// which): held again while Focus or the summary still holds it, else shown now, as when what held it lets go. A
+    /// summary whose time passed while no engine ran is shown at the next one.
+    func recoverHeld() async {
+        let now = configuration.clock.now
+        var released: [NotificationPresentation.Hold: [(presentation: NotificationPresentation, relevance: Double)]] = [:]
+        // What this engine holds already (its loop ran before, in this process) is not taken up twice.
+        let holding = Set(
+            (heldForFocus.map(\.presentation) + heldForSummary.map(\.presentation)).map {
+                "\($0.bundleIdentifier)\n\($0.identifier)\n\($0.date.timeIntervalSince1970)"
+            })
+        do {
+            var apps = configuration.scope ?? []
+            if configuration.scope == nil { apps = try await store.bundleIdentifiers() }
+            for app in apps {
+                let held = try await store.delivered(for: app).filter {
+                    ($0.presentation == .heldForFocus || $0.presentation == .heldForSummary)
+                        && !holding.contains("\(app)\n\($0.request.identifier)\n\($0.date.timeIntervalSince1970)")
+                }
+                guard !held.isEmpty else { continue }
+                let state = try await store.appState(for: app)
+                let categories = try await store.categories(for: app)
+                for delivered in held {
+                    let content = delivered.request.content
+                    let style = FiringPlanner.style(
+                        FiringPlanner.systemPresentation, settings: state.settings, content: content)
+                    let presentation = await withContentExtension(
+                        Self.presentation(
+                            of: delivered, bundleIdentifier: app,
+                            style: .init(banner: false, list: true, sound: false, badge: style.badge),
+                            badge: style.badge ? content.badge : nil, alertStyle: state.settings.alertStyle,
+                            categories: categories, missed: true))
+                    let focus = await focusPresentation(
+                        of: delivered.request, bundleIdentifier: app, settings: state.settings, now: now)
+                    switch focus {
+                    case .heldForFocus, .heldForSummary:
+                        hold(presentation, relevance: content.relevanceScore, for: focus)
+                    case .alert, .listedSilently:
+                        released[delivered.presentation == .heldForFocus ? .focus : .summary, default: []].append(
+                            (presentation, content.relevanceScore))
+                    }
+                }
+            }
+        } catch {
+            logger.error(
+                "Could not read what Focus or the scheduled summary held; it stays listed", metadata: ["error": "\(error)"])
+        }
+        for (heldFor, items) in released.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            await show(items, heldFor: heldFor)
+        }
+    }
+
     /// The earliest summary time something waits for.
     var nextSummaryDate: Date? { heldForSummary.map(\.until).min() }
 

@@ -111,6 +111,7 @@ extension NotificationEngine {
         } catch {
             logger.error("Could not load pending notifications", metadata: ["error": "\(error)"])
         }
+        await recoverHeld()
         await evaluateLocation()
     }
 
@@ -322,23 +323,14 @@ extension NotificationEngine {
             if categories[firing.bundleIdentifier] == nil {
                 categories[firing.bundleIdentifier] = (try? await store.categories(for: firing.bundleIdentifier)) ?? []
             }
-            let content = request.content
-            let category = categories[firing.bundleIdentifier]?.first { $0.identifier == content.categoryIdentifier }
             presentations.append(
                 (
-                    NotificationPresentation(
-                        notification: firing.delivered ?? DeliveredNotification(request: request, date: item.date),
-                        bundleIdentifier: firing.bundleIdentifier, identifier: request.identifier,
-                        title: content.title, subtitle: content.subtitle, body: content.body,
-                        soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: firing.badge,
-                        categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
-                        actions: category?.displayedActions(in: item.alertStyle).map {
-                            NotificationPresentation.Action(
-                                identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
-                        } ?? [],
-                        attachmentPaths: content.attachments.map(\.path),
-                        date: item.date, style: style, deliveredWhileNotRunning: item.missed
-                    ), item.focus, content.relevanceScore
+                    Self.presentation(
+                        of: firing.delivered ?? DeliveredNotification(request: request, date: item.date),
+                        bundleIdentifier: firing.bundleIdentifier, style: style, badge: firing.badge,
+                        alertStyle: item.alertStyle, categories: categories[firing.bundleIdentifier] ?? [],
+                        missed: item.missed
+                    ), item.focus, request.content.relevanceScore
                 ))
         }
         for (presentation, focus, relevance) in presentations {
@@ -350,8 +342,39 @@ extension NotificationEngine {
         }
     }
 
+    /// What the presenter is given for a notification of `bundleIdentifier`.
+    ///
+    /// - Parameters:
+    ///   - delivered: The notification.
+    ///   - bundleIdentifier: Its app.
+    ///   - style: How it is shown.
+    ///   - badge: The badge it sets, if it sets one.
+    ///   - alertStyle: The person's alert style for the app: which of its category's actions are shown.
+    ///   - categories: The app's categories.
+    ///   - missed: Whether it was due while no engine ran.
+    static func presentation(
+        of delivered: DeliveredNotification, bundleIdentifier: String, style: NotificationPresentation.Style, badge: Int?,
+        alertStyle: UNAlertStyle, categories: [NotificationCategoryRecord], missed: Bool
+    ) -> NotificationPresentation {
+        let request = delivered.request
+        let content = request.content
+        let category = categories.first { $0.identifier == content.categoryIdentifier }
+        return NotificationPresentation(
+            notification: delivered, bundleIdentifier: bundleIdentifier, identifier: request.identifier,
+            title: content.title, subtitle: content.subtitle, body: content.body,
+            soundName: content.sound.map { $0.name ?? $0.kind.rawValue }, badge: badge,
+            categoryIdentifier: content.categoryIdentifier, threadIdentifier: content.threadIdentifier,
+            actions: category?.displayedActions(in: alertStyle).map {
+                NotificationPresentation.Action(
+                    identifier: $0.identifier, title: $0.title, textInputPlaceholder: $0.textInput?.placeholder)
+            } ?? [],
+            attachmentPaths: content.attachments.map(\.path),
+            date: delivered.date, style: style, deliveredWhileNotRunning: missed
+        )
+    }
+
     /// `presentation` with what the app's content extension shows for it, when one claims its category.
-    private func withContentExtension(_ presentation: NotificationPresentation) async -> NotificationPresentation {
+    func withContentExtension(_ presentation: NotificationPresentation) async -> NotificationPresentation {
         guard let extensions = configuration.contentExtensions, !presentation.categoryIdentifier.isEmpty,
             let notification = presentation.notification,
             let bundlePath = try? await store.appState(for: presentation.bundleIdentifier).bundlePath,
