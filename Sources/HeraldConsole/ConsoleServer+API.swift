@@ -93,6 +93,7 @@ extension ConsoleServer {
             }
         }
         eventStreamRoute(api)
+        activityRoutes(api)
         // Anything else under /api/v1: JSON, not the console's HTML.
         api.on("**", method: .get) { _, _ in
             APIAnswer.error(.notFound, "no such route; GET /api/v1/openapi.json lists them").response
@@ -100,7 +101,7 @@ extension ConsoleServer {
     }
 
     /// Runs a route's work and turns what it throws into its JSON answer.
-    private func answering(_ work: () async throws(APIAnswer) -> APIAnswer) async -> Response {
+    func answering(_ work: () async throws(APIAnswer) -> APIAnswer) async -> Response {
         do {
             return try await work().response
         } catch {
@@ -111,7 +112,7 @@ extension ConsoleServer {
     /// Runs `work`; when `waiting`, cancels it as soon as the client closes its connection, so that a wait whose
     /// client went away ends at once instead of at its timeout (and the connection closes after the answer: a client
     /// opens another for its next request).
-    private func untilClientLeaves(
+    func untilClientLeaves(
         _ request: Request, waiting: Bool, _ work: () async throws(APIAnswer) -> APIAnswer
     ) async throws(APIAnswer) -> APIAnswer {
         guard waiting else { return try await work() }
@@ -157,7 +158,7 @@ extension ConsoleServer {
     }
 
     /// A store call whose failure is a 503 JSON answer.
-    private func storeCall<T: Sendable>(_ call: () async throws -> T) async throws(APIAnswer) -> T {
+    func storeCall<T: Sendable>(_ call: () async throws -> T) async throws(APIAnswer) -> T {
         do {
             return try await call()
         } catch is CancellationError {
@@ -218,7 +219,7 @@ extension ConsoleServer {
     /// woken by `changes`, never polling — and says whether `least` matched (always `true` without a wait).
     ///
     /// - Throws: ``APIAnswer`` 503 when ``WaitLimiter/limit`` waits are open already, or what `read` throws.
-    private func reading<Entry: Sendable>(
+    func reading<Entry: Sendable>(
         _ changes: ChangeSignal, wait: Double?, least: Int, _ read: () async throws(APIAnswer) -> [Entry]
     ) async throws(APIAnswer) -> (found: [Entry], complete: Bool) {
         var seen = changes.generation
@@ -257,12 +258,13 @@ extension ConsoleServer {
 
     /// The device the notifications API reports on.
     ///
-    /// - Throws: ``APIAnswer`` 404 when the console runs without one (`herald gateway`).
-    private func testBedDevice() throws(APIAnswer) -> any TestBedDevice {
+    /// - Throws: ``APIAnswer`` 404 when the console runs without one (`herald gateway`), saying which routes need one.
+    func testBedDevice() throws(APIAnswer) -> any TestBedDevice {
         guard let device else {
             throw .error(
                 .notFound,
-                "no device runs beside this console: the notifications API is served by herald up, whose device it reports on")
+                "no device runs beside this console: the notifications and activities API is served by herald up, whose device it reports on"
+            )
         }
         return device
     }

@@ -130,6 +130,28 @@ enum TestBedAPIDocument {
                   "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
+            },
+            "/api/v1/activities": {
+              "get": {
+                "operationId": "listActivities",
+                "summary": "The Live Activities on herald up's device, every app's, oldest first, as ActivityKit's Activity gives them (ended and dismissed ones too); with wait, once min of them match or at the timeout.",
+                "parameters": [
+                  {"name": "bundle", "in": "query", "description": "The app's bundle ID; every app's without it.", "schema": {"type": "string", "minLength": 1}},
+                  {"name": "id", "in": "query", "description": "Activity.id.", "schema": {"type": "string"}},
+                  {"name": "attributesType", "in": "query", "description": "The ActivityAttributes type's name (a push-to-start push's attributes-type).", "schema": {"type": "string"}},
+                  {"name": "activityState", "in": "query", "description": "ActivityKit's activityState.", "schema": {"$ref": "#/components/schemas/ActivityState"}},
+                  {"name": "limit", "in": "query", "description": "At most this many (default 100).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+                  {"name": "wait", "in": "query", "description": "Seconds to wait for min activities to match (at most 60).", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
+                  {"name": "min", "in": "query", "description": "How many must match before a wait answers (default 1).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}
+                ],
+                "responses": {
+                  "200": {"description": "The activities; complete is false when a wait ran out before min matched.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ActivityListing"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
             }
           },
           "components": {
@@ -263,6 +285,42 @@ enum TestBedAPIDocument {
                   "presentation": {"type": ["string", "null"], "enum": ["banner", "quiet", "heldForFocus", "heldForSummary", "shownAfterFocus", "shownInSummary", null], "description": "A delivered notification: how it was shown, or why not yet — banner; quiet (listed without a banner: passive, the app's willPresent options, the person's settings); heldForFocus or heldForSummary (listed, held from the person); shownAfterFocus or shownInSummary (what held it let go)."},
                   "nextFireDate": {"type": ["string", "null"], "format": "date-time", "description": "A pending request's next fire date; null for one that fires on a location."},
                   "trigger": {"type": ["string", "null"], "enum": ["calendar", "timeInterval", "location", "push", null], "description": "A pending request's trigger; null for none (it fires at once)."}
+                }
+              },
+              "ActivityState": {"type": "string", "enum": ["active", "ended", "dismissed", "stale", "pending"]},
+              "Activity": {
+                "type": "object", "additionalProperties": false,
+                "required": ["id", "bundleID", "attributesType", "attributes", "activityState", "content", "pushType", "pushToken", "channelID", "alert", "startedAt", "startedByPush", "dismissalDate"],
+                "properties": {
+                  "id": {"type": "string"}, "bundleID": {"type": "string"}, "attributesType": {"type": "string"},
+                  "attributes": {"description": "The activity's attributes, as JSON."},
+                  "activityState": {"$ref": "#/components/schemas/ActivityState"},
+                  "content": {
+                    "type": "object", "additionalProperties": false, "required": ["state", "staleDate", "relevanceScore"],
+                    "properties": {
+                      "state": {"description": "ActivityContent.state: the content state, as JSON (what the latest push's content-state or the app's update made it)."},
+                      "staleDate": {"type": ["string", "null"], "format": "date-time"},
+                      "relevanceScore": {"type": "number"}
+                    }
+                  },
+                  "pushType": {"type": ["string", "null"], "enum": ["token", "channel", null], "description": "How it takes pushes: its own push token, a broadcast channel, or none."},
+                  "pushToken": {"type": ["string", "null"], "description": "Its push token (hex), once issued."},
+                  "channelID": {"type": ["string", "null"], "description": "The broadcast channel it listens on."},
+                  "alert": {
+                    "type": ["object", "null"], "additionalProperties": false, "required": ["title", "body", "sound"],
+                    "description": "The alert of the latest update that carried one.",
+                    "properties": {"title": {"type": "string"}, "body": {"type": "string"}, "sound": {"type": ["string", "null"]}}
+                  },
+                  "startedAt": {"type": "string", "format": "date-time"},
+                  "startedByPush": {"type": "boolean", "description": "Whether a push-to-start push started it."},
+                  "dismissalDate": {"type": ["string", "null"], "format": "date-time"}
+                }
+              },
+              "ActivityListing": {
+                "type": "object", "required": ["activities", "complete"], "additionalProperties": false,
+                "properties": {
+                  "activities": {"type": "array", "items": {"$ref": "#/components/schemas/Activity"}},
+                  "complete": {"type": "boolean"}
                 }
               },
               "NotificationListing": {

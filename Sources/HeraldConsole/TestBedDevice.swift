@@ -29,6 +29,12 @@ public protocol TestBedDevice: Sendable {
 
     /// Signalled whenever the device's notifications may have changed: what waits watch.
     var changes: ChangeSignal { get }
+
+    /// The Live Activities on the device, every app's, oldest first, ended and dismissed ones too.
+    func liveActivities() async throws -> [TestBedActivity]
+
+    /// Signalled whenever the device's Live Activities may have changed: what waits on them watch.
+    var liveActivityChanges: ChangeSignal { get }
 }
 
 /// A notification on the test bed's device, as its app's `UNUserNotificationCenter` gives it (a `UNNotification`

@@ -94,7 +94,7 @@ public final class DeviceDaemon: Service, Sendable {
         }
         self.liveActivities = LiveActivityRegistry(
             url: liveActivitiesDatabase, clock: engine.configuration.clock, presenter: engine.configuration.presenter,
-            gateway: session, logger: logger)
+            gateway: session, changes: configuration.liveActivityChanges, logger: logger)
         var logger = logger
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger

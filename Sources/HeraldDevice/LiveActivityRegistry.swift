@@ -72,6 +72,8 @@ package actor LiveActivityRegistry {
     /// so a change made while the loop is between computing its next date and starting its sleep is not lost.
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
+    /// Signalled after each change is kept.
+    private let changes: ChangeSignal
 
     /// A registry keeping its activities in `url` (in memory when `nil`).
     ///
@@ -80,11 +82,13 @@ package actor LiveActivityRegistry {
     ///   - clock: The device's clock (stale and dismissal dates).
     ///   - presenter: Where activities are shown.
     ///   - gateway: What issues tokens and subscribes channels (the daemon's ``GatewaySession``); `nil` for none.
+    ///   - changes: Signalled after each change is kept.
     ///   - logger: Where the registry logs.
     package init(
         url: URL?, clock: any HeraldClock, presenter: any NotificationPresenter, gateway: (any GatewayLink)?,
-        logger: Logger
+        changes: ChangeSignal = ChangeSignal(), logger: Logger
     ) {
+        self.changes = changes
         self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
         self.gateway = gateway
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -119,7 +123,12 @@ package actor LiveActivityRegistry {
     package static func activities(in url: URL) async throws -> [LiveActivityRecord] {
         guard FileManager.default.fileExists(atPath: url.path) else { return [] }
         let database = try SQLiteDatabase(url: url, migrator: migrator, logger: Logger(label: "herald.activities"))
-        return try await database.writer.read(records).sorted(by: startedFirst)
+        return try await activities(in: database)
+    }
+
+    /// Every activity kept in `database`, oldest first.
+    static func activities(in database: SQLiteDatabase) async throws -> [LiveActivityRecord] {
+        try await database.writer.read(records).sorted(by: startedFirst)
     }
 
     /// Every activity kept in `db` (a record that no longer decodes is left out).
@@ -604,6 +613,7 @@ package actor LiveActivityRegistry {
             activities[activity.id] = activity
             notify(activity)
         }
+        changes.changed()
         wake.yield()
     }
 

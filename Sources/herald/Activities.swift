@@ -30,7 +30,7 @@ extension HeraldCommand {
                     (bundleIdentifier == nil || $0.bundleIdentifier == bundleIdentifier) && (all || $0.state != .dismissed)
                 }
                 if output.json {
-                    output.print(.members(["activities": .array(activities.map(Self.json))]))
+                    output.print(.members(["activities": .array(activities.map(\.testBedJSON))]))
                     return
                 }
                 guard !activities.isEmpty else {
@@ -57,38 +57,6 @@ extension HeraldCommand {
                     if activity.startedByPush { line += "  (push-to-start)" }
                     print(line)
                 }
-            }
-
-            /// An activity as `--json` prints it, with ActivityKit's names (`activityState`, `content.state`, …); the
-            /// attributes and content state as JSON objects.
-            static func json(_ activity: LiveActivityRecord) -> JSONValue {
-                func object(_ text: String) -> JSONValue { (try? JSONValue(reading: text)) ?? .string(text) }
-                let pushType: String? =
-                    switch activity.pushType {
-                    case .token?: "token"
-                    case .channel?: "channel"
-                    case nil: nil
-                    }
-                return .members([
-                    "id": .string(activity.id), "bundleID": .string(activity.bundleIdentifier),
-                    "attributesType": .string(activity.attributesType), "attributes": object(activity.attributes),
-                    "activityState": .string(activity.state.rawValue),
-                    "content": .members([
-                        "state": object(activity.content.state),
-                        "staleDate": activity.content.staleDate.map(JSONValue.time),
-                        "relevanceScore": .number(activity.content.relevanceScore),
-                    ]),
-                    "pushType": pushType.map(JSONValue.string), "pushToken": activity.pushToken.map(JSONValue.string),
-                    "channelID": activity.channelID.map(JSONValue.string),
-                    "alert": activity.alert.map { alert in
-                        .members([
-                            "title": .string(alert.title), "body": .string(alert.body),
-                            "sound": alert.sound.map(JSONValue.string),
-                        ])
-                    },
-                    "startedAt": .time(activity.startedAt), "startedByPush": .bool(activity.startedByPush),
-                    "dismissalDate": activity.dismissalDate.map(JSONValue.time),
-                ])
             }
         }
     }

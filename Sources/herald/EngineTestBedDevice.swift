@@ -1,14 +1,22 @@
 import Foundation
 import HeraldConsole
 import HeraldCore
+import HeraldDevice
 import HeraldNotificationEngine
 
 /// `herald up`'s device as the test-bed API reports on it: each app's notifications as its
 /// `UNUserNotificationCenter` lists them, read from the device's notification engine.
 struct EngineTestBedDevice: TestBedDevice {
     let engine: NotificationEngine
+    /// The device's Live Activities, read from the registry's file.
+    let liveActivityFile: LiveActivityFile
+    let liveActivityChanges: ChangeSignal
 
     var changes: ChangeSignal { engine.changes }
+
+    func liveActivities() async throws -> [TestBedActivity] {
+        try await liveActivityFile.activities().map(\.testBedActivity)
+    }
 
     func apps() async throws -> [String] {
         try await engine.bundleIdentifiers()

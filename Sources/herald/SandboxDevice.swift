@@ -33,6 +33,8 @@ struct SandboxDevice: Service {
     let desktop: FreedesktopPresenter?
     /// The session bus the device is a UnifiedPush distributor on, if any.
     let unifiedPushBus: String?
+    /// Signalled whenever the device's Live Activities change (the test-bed API's waits on them).
+    let liveActivityChanges: ChangeSignal
     /// The console, and the operator token made for this start.
     let console: (server: ConsoleServer, operatorToken: String)?
     /// What the test-bed API's status says, set with the banner.
@@ -61,7 +63,8 @@ struct SandboxDevice: Service {
             engine: engine, gateway: "wss://localhost:\(ports.device)/device/v1",
             cacert: gateway.certificateAuthority?.certificateURL.path, directory: directory, environment: .development,
             serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules,
-            deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, logger: logger)
+            deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, liveActivityChanges: liveActivityChanges,
+            logger: logger)
         let deviceModelName = deliveryRules.rawValue + (deliverySeed.map { " --seed \($0)" } ?? "")
         let (daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger) = (
             device.daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger

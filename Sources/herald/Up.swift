@@ -140,6 +140,7 @@ extension HeraldCommand {
             // The console, and an operator token for this start (printed in the banner).
             var console: (server: ConsoleServer, operatorToken: String)?
             let status = SandboxStatus()
+            let liveActivityChanges = ChangeSignal()
             if !noConsole && consolePort != ListenerPort.off {
                 let token = try await Self.operatorToken(in: gatewayStore)
                 // The send form goes through the gateway's TLS provider API with the key `up` keeps in the data directory.
@@ -147,7 +148,11 @@ extension HeraldCommand {
                 console = (
                     ConsoleServer(
                         port: consolePort, store: gatewayStore, sender: sender, onlineDevices: { gateway.onlineDevices },
-                        sandboxStatus: status, device: EngineTestBedDevice(engine: engine), logger: logger),
+                        sandboxStatus: status,
+                        device: EngineTestBedDevice(
+                            engine: engine, liveActivityFile: LiveActivityFile(url: directory.liveActivitiesDatabase),
+                            liveActivityChanges: liveActivityChanges),
+                        logger: logger),
                     token.shown
                 )
             }
@@ -163,7 +168,8 @@ extension HeraldCommand {
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
                         demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit,
                         deliveryRules: deviceModel.kind, deliverySeed: deviceModel.seed, desktop: desktop,
-                        unifiedPushBus: presentation.unifiedPushBus, console: console, status: status, logger: logger),
+                        unifiedPushBus: presentation.unifiedPushBus, liveActivityChanges: liveActivityChanges,
+                        console: console, status: status, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]

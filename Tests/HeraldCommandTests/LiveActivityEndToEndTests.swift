@@ -37,12 +37,25 @@ import Testing
         return result.output + result.error
     }
 
+    /// The activities `GET /api/v1/activities?query` answers, asked with curl as a CI job would.
+    static func activities(_ query: String, api: String, token: String) async throws -> [[String: Any]] {
+        let result = try await ChildProcess.run(
+            "/usr/bin/curl", ["-sS", "-H", "Authorization: Bearer \(token)", "\(api)/api/v1/activities?\(query)"],
+            timeout: .seconds(90))
+        let body = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        return try #require(body?["activities"] as? [[String: Any]], "\(result.output) \(result.error)")
+    }
+
     @Test(
-        "A13: an app starts an activity with .token and gets its push token; a provider updates it (shown in place, with its alert) and the app's own update reaches the presenter; the provider's end dismisses it and later pushes are 410"
+        "A13: an app starts an activity with .token and gets its push token; a provider updates it (shown in place, with its alert) and the app's own update reaches the presenter; the provider's end dismisses it and later pushes are 410; the test-bed API lists it as ActivityKit does at each step (issue 64)"
     )
     func tokenActivity() async throws {
         let herald = try HeraldProcess()
-        guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
+        let operatorToken = "ci-\(UUID().uuidString)"
+        guard
+            let (up, provider) = try await EndToEndTests.startUp(
+                herald, environment: ["HERALD_OPERATOR_TOKEN": operatorToken])
+        else { return }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
         let app = try await Self.launch("token", herald)
@@ -55,6 +68,18 @@ import Testing
         let listed = try await herald.run(["activities", "list"]).output
         #expect(
             listed.contains("\(Self.app)  \(id)  ScoreAttributes  active  token \(token)  {\"away\":0,\"home\":0}"), "\(listed)")
+        let api = try #require(up.bannerValue("console:"), "\(up.output)").replacingOccurrences(of: "/log", with: "")
+        let started = try await Self.activities("id=\(id)&wait=30", api: api, token: operatorToken)
+        #expect(started.count == 1 && started.first?["activityState"] as? String == "active", "\(started)")
+        #expect(started.first?["pushToken"] as? String == token && started.first?["bundleID"] as? String == Self.app)
+        // Every member the OpenAPI document requires is there, a null where ActivityKit has nil.
+        #expect(
+            Set(started.first?.keys.map { $0 } ?? []) == [
+                "id", "bundleID", "attributesType", "attributes", "activityState", "content", "pushType", "pushToken",
+                "channelID", "alert", "startedAt", "startedByPush", "dismissalDate",
+            ], "\(started)")
+        let json = try await herald.run(["activities", "list", "--json"]).output
+        #expect(json.contains(#""id":"\#(id)""#) && json.contains(#""activityState":"active""#), "the CLI agrees: \(json)")
 
         let update = try await Self.push(
             """
@@ -66,6 +91,10 @@ import Testing
         let shown = await up.waitForOutput(
             containing: "Live Activity \(id.prefix(8))… (ScoreAttributes) active: away: 0, home: 1", timeout: .seconds(30))
         #expect(shown?.contains("[alert: Goal! — Lions score, sound: default]") == true, "\(up.output)")
+        let updated = try await Self.activities("id=\(id)", api: api, token: operatorToken).first
+        let content = updated?["content"] as? [String: Any]
+        #expect((content?["state"] as? [String: Any])?["home"] as? Int == 1, "\(String(describing: updated))")
+        #expect((updated?["alert"] as? [String: Any])?["title"] as? String == "Goal!", "\(String(describing: updated))")
 
         // The app scores itself (SIGUSR1): the daemon keeps it and shows it in place.
         app.send(SIGUSR1)
@@ -80,6 +109,9 @@ import Testing
         #expect(end.contains(" 200 "), "\(end)")
         #expect(await app.waitForOutput(containing: "activity content: 2-1", timeout: .seconds(30)) != nil, "\(app.output)")
         #expect(await app.waitForOutput(containing: "activity state: dismissed", timeout: .seconds(30)) != nil, "\(app.output)")
+        let dismissed = try await Self.activities(
+            "id=\(id)&activityState=dismissed&wait=30", api: api, token: operatorToken)
+        #expect(dismissed.first?["dismissalDate"] is String, "\(dismissed)")
         // Its token is revoked once it ended (the daemon tells the gateway right after).
         var after = ""
         let deadline = ContinuousClock.now + .seconds(30)

@@ -196,8 +196,74 @@ extension ConsoleServerTests {
     )
     func notificationsWithoutADevice() async throws {
         try await withConsole { _, browser, token in
-            let answer = try await browser.api("/api/v1/notifications", token: token)
-            #expect(answer.status == 404 && (answer.json["error"] as? String)?.contains("herald up") == true, "\(answer)")
+            for route in ["notifications", "activities"] {
+                let answer = try await browser.api("/api/v1/\(route)", token: token)
+                #expect(answer.status == 404 && (answer.json["error"] as? String)?.contains("herald up") == true, "\(answer)")
+            }
+        }
+    }
+
+    /// A Live Activity as a device lists it.
+    static func activity(
+        _ id: String, app: String = "com.example.score", state: String = "active", home: Int = 0
+    ) -> TestBedActivity {
+        TestBedActivity(
+            id: id, bundleID: app, attributesType: "ScoreAttributes", activityState: state,
+            json: .members([
+                "id": .string(id), "bundleID": .string(app), "attributesType": "ScoreAttributes",
+                "activityState": .string(state), "content": .members(["state": .members(["home": .integer(Int64(home))])]),
+            ]))
+    }
+
+    static func activityIDs(_ answer: (status: Int, json: [String: Any])) -> [String]? {
+        (answer.json["activities"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
+    }
+
+    @Test(
+        "Issue 64 (2, 3): Live Activities by app, ID, attributes type and activityState, oldest first; a wait answers when an activity starts or changes, or at its timeout with complete false; bad filters are 400 naming the parameter"
+    )
+    func liveActivitiesOnTheDevice() async throws {
+        let device = ListedDevice(apps: [])
+        device.keep(Self.activity("a1"))
+        device.keep(Self.activity("b1", app: "com.example.other", state: "ended"))
+        try await withConsole(device: device) { _, browser, token in
+            let all = try await browser.api("/api/v1/activities", token: token)
+            #expect(all.status == 200 && Self.activityIDs(all) == ["a1", "b1"] && all.json["complete"] as? Bool == true)
+            let first = try #require((all.json["activities"] as? [[String: Any]])?.first)
+            #expect(((first["content"] as? [String: Any])?["state"] as? [String: Any])?["home"] as? Int == 0, "\(first)")
+            for (query, expected) in [
+                ("bundle=com.example.other", ["b1"]), ("id=a1", ["a1"]), ("activityState=ended", ["b1"]),
+                ("attributesType=ScoreAttributes&activityState=active", ["a1"]), ("bundle=com.example.none", []),
+                ("limit=1", ["a1"]),
+            ] {
+                let answer = try await browser.api("/api/v1/activities?\(query)", token: token)
+                #expect(answer.status == 200 && Self.activityIDs(answer) == expected, "\(query): \(answer)")
+            }
+
+            // Expect none: the wait runs out.
+            let none = try await browser.api("/api/v1/activities?id=a2&wait=0.3", token: token)
+            #expect(none.status == 200 && Self.activityIDs(none) == [] && none.json["complete"] as? Bool == false, "\(none)")
+            // A wait answers once a push-to-start push starts one, and once an update ends one.
+            async let started = browser.api("/api/v1/activities?id=a2&wait=60", token: token)
+            try await Task.sleep(for: .milliseconds(100))
+            device.keep(Self.activity("a2"))
+            let found = try await started
+            #expect(found.status == 200 && Self.activityIDs(found) == ["a2"] && found.json["complete"] as? Bool == true)
+            async let ended = browser.api("/api/v1/activities?id=a2&activityState=ended&wait=60", token: token)
+            try await Task.sleep(for: .milliseconds(100))
+            device.keep(Self.activity("a2", state: "ended", home: 3))
+            let end = try await ended
+            #expect(Self.activityIDs(end) == ["a2"] && end.json["complete"] as? Bool == true, "\(end)")
+
+            for (query, parameter) in [
+                ("activityState=over", "activityState"), ("bundle=", "bundle"), ("wait=61", "wait"), ("min=0", "min"),
+                ("state=active", "state"), ("limit=2&min=3", "min"),
+            ] {
+                let answer = try await browser.api("/api/v1/activities?\(query)", token: token)
+                #expect(answer.status == 400 && answer.json["parameter"] as? String == parameter, "\(query): \(answer)")
+            }
+            let unauthorized = try await browser.api("/api/v1/activities", token: "wrong")
+            #expect(unauthorized.status == 401, "\(unauthorized)")
         }
     }
 }

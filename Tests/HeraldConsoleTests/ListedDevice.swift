@@ -10,6 +10,8 @@ final class ListedDevice: TestBedDevice {
     private let lists = Mutex<[TestBedNotification]>([])
     private let bundleIDs: [String]
     let changes = ChangeSignal()
+    let liveActivityChanges = ChangeSignal()
+    private let activities = Mutex<[TestBedActivity]>([])
 
     init(apps: [String]) {
         bundleIDs = apps
@@ -22,6 +24,16 @@ final class ListedDevice: TestBedDevice {
     }
 
     func apps() async throws -> [String] { bundleIDs }
+
+    /// Starts an activity, or changes the one with its ID, as the registry keeps them.
+    func keep(_ activity: TestBedActivity) {
+        activities.withLock { all in
+            if let index = all.firstIndex(where: { $0.id == activity.id }) { all[index] = activity } else { all.append(activity) }
+        }
+        liveActivityChanges.changed()
+    }
+
+    func liveActivities() async throws -> [TestBedActivity] { activities.withLock { $0 } }
 
     func notifications(of bundleID: String, in list: TestBedNotification.List) async throws -> [TestBedNotification] {
         lists.withLock { all in all.filter { $0.bundleID == bundleID && $0.list == list } }

@@ -171,6 +171,11 @@ def main():
     note = shown["notifications"][0]
     check(note["state"] == "delivered" and note["title"] == "CI" and note["body"] == "from Python"
           and note["userInfo"]["order"] == 42 and note["date"], f"as the app lists it: {note}")
+    # Shown to the person as a banner: no Focus holds it, the demo app's alerts are on.
+    check(note["presented"] is True and note["presentation"] == "banner", f"presented: {note}")
+    # The demo app runs no Live Activity.
+    activities = conforms(call("GET", "/api/v1/activities", bundle=bundle), "ActivityListing")
+    check(activities == {"activities": [], "complete": True}, f"no Live Activities: {activities}")
     print("shown", note["title"], note["userInfo"]["order"])
 
     one = conforms(call("GET", f"/api/v1/deliveries/{delivery['uniqueID']}"), "Delivery")
@@ -191,6 +196,8 @@ def main():
         answer = call("GET", "/api/v1/notifications", **params)
         body = conforms(answer, "Error")
         check(answer.status_code == code and body["parameter"] == parameter, f"{params}: {answer.status_code} {body}")
+    answer = call("GET", "/api/v1/activities", activityState="over")
+    check(answer.status_code == 400 and conforms(answer, "Error")["parameter"] == "activityState", answer.text)
     for headers in [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": "Basic abc"}]:
         refused = call("GET", "/api/v1/deliveries", headers=headers)
         check(refused.status_code == 401 and conforms(refused, "Error")["parameter"] == "Authorization", refused.text)
