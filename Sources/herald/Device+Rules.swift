@@ -65,9 +65,11 @@ extension HeraldCommand.Device {
             abstract: "Print the device's delivery rules, its power state and the pushes it holds.")
 
         @OptionGroup var data: DataDirectoryOptions
+        @OptionGroup var output: JSONOutputOptions
 
         func run() async throws {
-            try await commandDevice(.status, data: data)
+            let json = output.json
+            try await commandDevice(.status, data: data) { status in json ? statusJSON(status).jsonText : describe(status) }
         }
     }
 }
@@ -91,6 +93,26 @@ func commandDevice(
             "No device runs on \(data.directory.url.path): start one with `herald up` or `herald device --gateway …`.")
     }
     print(describing(status))
+}
+
+/// The status as `--json` prints it: the rules, `isLowPowerModeEnabled` (ProcessInfo's name), each held push by its
+/// `apns-unique-id` (the test-bed API's `uniqueID`) and the Focus.
+func statusJSON(_ status: DeviceStatus) -> JSONValue {
+    .object([
+        .init("deliveryRules", .string(status.deliveryRules)),
+        .init("isLowPowerModeEnabled", .bool(status.powerRestricted)),
+        .init(
+            "held",
+            .array(
+                status.held.map { push in
+                    .object([
+                        .init("uniqueID", .string(push.deliveryID)), .init("bundleID", .string(push.bundleID)),
+                        .init("pushType", .string(push.pushType)), .init("priority", .integer(Int64(push.priority))),
+                        .init("state", .string(push.state)),
+                    ])
+                })),
+        .init("focus", focusJSON(status)),
+    ])
 }
 
 /// The status as lines: the rules, the power state, then each held push with its state.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
 import HeraldNotificationEngine
 
 extension HeraldCommand {
@@ -24,9 +25,10 @@ extension HeraldCommand {
                 commandName: "status", abstract: "Print the Focus, the apps it allows and the summary's times.")
 
             @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                try await commandDevice(.status, data: data, describing: describeFocus)
+                try await commandDevice(.status, data: data, describing: focusDescription(output))
             }
         }
 
@@ -35,6 +37,7 @@ extension HeraldCommand {
             static let configuration = CommandConfiguration(abstract: "Turn a Focus on.")
 
             @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var output: JSONOutputOptions
             @Option(
                 name: .customLong("allow"), parsing: .upToNextOption,
                 help: "Apps whose notifications break through (bundle identifiers).")
@@ -42,7 +45,9 @@ extension HeraldCommand {
 
             func run() async throws {
                 for app in allowed { try requireBundleID(app, option: "--allow") }
-                try await commandDevice(.focus(on: true, allowing: allowed), data: data, describing: describeFocus)
+                try await commandDevice(
+                    .focus(on: true, allowing: allowed), data: data,
+                    describing: focusDescription(output))
             }
         }
 
@@ -52,9 +57,12 @@ extension HeraldCommand {
                 abstract: "Turn the Focus off: what it held is shown, quietly, the most relevant first.")
 
             @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                try await commandDevice(.focus(on: false, allowing: []), data: data, describing: describeFocus)
+                try await commandDevice(
+                    .focus(on: false, allowing: []), data: data,
+                    describing: focusDescription(output))
             }
         }
 
@@ -64,6 +72,7 @@ extension HeraldCommand {
                 abstract: "Set the scheduled summary's times of day (24-hour, the device's time zone).")
 
             @OptionGroup var data: DataDirectoryOptions
+            @OptionGroup var output: JSONOutputOptions
             @Argument(help: "Times such as 08:00,18:00 (one to twelve).") var times: String
 
             func validate() throws {
@@ -71,7 +80,9 @@ extension HeraldCommand {
             }
 
             func run() async throws {
-                try await commandDevice(.summaryTimes(try parsedTimes()), data: data, describing: describeFocus)
+                try await commandDevice(
+                    .summaryTimes(try parsedTimes()), data: data,
+                    describing: focusDescription(output))
             }
 
             private func parsedTimes() throws -> [FocusSettings.TimeOfDay] {
@@ -86,6 +97,22 @@ extension HeraldCommand {
             }
         }
     }
+}
+
+/// How a Focus command prints the status: as JSON with `--json`, else as lines.
+func focusDescription(_ output: JSONOutputOptions) -> (DeviceStatus) -> String {
+    guard output.json else { return describeFocus }
+    return { status in focusJSON(status).jsonText }
+}
+
+/// The Focus part of a device status as `--json` prints it: `{"isOn", "allowedApps", "summaryTimes"}` (`HH:MM`), or
+/// `null` from a device older than this command.
+func focusJSON(_ status: DeviceStatus) -> JSONValue {
+    guard let focus = status.focus else { return .null }
+    return .object([
+        .init("isOn", .bool(focus.isOn)), .init("allowedApps", .array(focus.allowedApps.map(JSONValue.string))),
+        .init("summaryTimes", .array(focus.summaryTimes.map { .string($0.description) })),
+    ])
 }
 
 /// The Focus part of a device status, as lines.

@@ -58,6 +58,7 @@ extension HeraldCommand {
 
         @OptionGroup var data: DataDirectoryOptions
         @Argument(help: "The app's bundle identifier.") var bundleIdentifier: String
+        @OptionGroup var output: JSONOutputOptions
         @Flag(help: "Allow notifications (alerts, sounds, badges).") var allow = false
         @Flag(help: "Turn notifications off.") var deny = false
         @Option(help: "Banners: on or off.") var alerts: Switch?
@@ -144,8 +145,61 @@ extension HeraldCommand {
                 try await changes.apply(.setLocationAuthorization(status: location.status.rawValue), for: bundleIdentifier)
             }
             let state = try await engine.appState(for: bundleIdentifier)
+            if output.json {
+                output.print(Self.json(state.settings, location: state.locationAuthorizationStatus, of: bundleIdentifier))
+                return
+            }
             print(Self.describe(state.settings, of: bundleIdentifier))
             print("  location: \(Self.name(state.locationAuthorizationStatus))")
+        }
+
+        /// The settings as `--json` prints them: `UNNotificationSettings`' property names and its enumerations' case
+        /// names, and Core Location's `authorizationStatus`.
+        static func json(
+            _ settings: NotificationSettingsRecord, location: CLAuthorizationStatus, of bundleIdentifier: String
+        ) -> JSONValue {
+            func name(_ setting: UNNotificationSetting) -> JSONValue {
+                switch setting {
+                case .enabled: "enabled"
+                case .disabled: "disabled"
+                case .notSupported: "notSupported"
+                @unknown default: "notSupported"
+                }
+            }
+            let authorization: String =
+                switch settings.authorizationStatus {
+                case .notDetermined: "notDetermined"
+                case .denied: "denied"
+                case .authorized: "authorized"
+                case .provisional: "provisional"
+                case .ephemeral: "ephemeral"
+                @unknown default: "notDetermined"
+                }
+            let style: String =
+                switch settings.alertStyle {
+                case .none: "none"
+                case .banner: "banner"
+                case .alert: "alert"
+                }
+            let locationName: String =
+                switch location {
+                case .notDetermined: "notDetermined"
+                case .restricted: "restricted"
+                case .denied: "denied"
+                case .authorizedAlways: "authorizedAlways"
+                case .authorizedWhenInUse: "authorizedWhenInUse"
+                }
+            return .object([
+                .init("bundleID", .string(bundleIdentifier)), .init("authorizationStatus", .string(authorization)),
+                .init("alertSetting", name(settings.alertSetting)), .init("alertStyle", .string(style)),
+                .init("soundSetting", name(settings.soundSetting)), .init("badgeSetting", name(settings.badgeSetting)),
+                .init("notificationCenterSetting", name(settings.notificationCenterSetting)),
+                .init("lockScreenSetting", name(settings.lockScreenSetting)),
+                .init("timeSensitiveSetting", name(settings.timeSensitiveSetting)),
+                .init("scheduledDeliverySetting", name(settings.scheduledDeliverySetting)),
+                .init("criticalAlertSetting", name(settings.criticalAlertSetting)),
+                .init("locationAuthorizationStatus", .string(locationName)),
+            ])
         }
 
         /// The settings as lines, e.g. `alerts: on (banner)`.

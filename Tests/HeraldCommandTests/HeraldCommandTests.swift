@@ -307,6 +307,12 @@ struct HeraldProcess {
         #expect(!log.contains("Delivered to Device"), "\(log)")
         let status = try await herald.run(["device", "status"])
         #expect(status.output.contains("held: 1") && status.output.contains(uniqueID), "\(status.output)")
+        let statusJSON = try Self.jsonObject(try await herald.run(["device", "status", "--json"]).output)
+        #expect(statusJSON["deliveryRules"] as? String == "iphone", "\(statusJSON)")
+        #expect(statusJSON["isLowPowerModeEnabled"] as? Bool == true, "\(statusJSON)")
+        let held = statusJSON["held"] as? [[String: Any]]
+        #expect(held?.count == 1 && held?.first?["uniqueID"] as? String == uniqueID, "\(statusJSON)")
+        #expect(held?.first?["priority"] as? Int == 5, "\(statusJSON)")
         #expect(!up.output.contains("Hello: from Herald"))
 
         let normal = try await herald.run(["device", "power", "normal"])
@@ -321,6 +327,17 @@ struct HeraldProcess {
         // Without a device running, the command says what to do.
         let alone = try await herald.run(["device", "wake"])
         #expect(alone.status != 0 && alone.error.contains("No device runs"), "\(alone.error)")
+    }
+
+    /// The one JSON object a `--json` command printed.
+    static func jsonObject(_ output: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+    }
+
+    /// The `presentation` of each notification `herald notifications list --json` prints.
+    static func presentations(_ herald: HeraldProcess) async throws -> [String] {
+        let listed = try jsonObject(try await herald.run(["notifications", "list", "--json"]).output)
+        return (listed["notifications"] as? [[String: Any]] ?? []).compactMap { $0["presentation"] as? String }
     }
 
     @Test(
@@ -351,17 +368,30 @@ struct HeraldProcess {
             ((try? await herald.run(["notifications", "list"]))?.output ?? "").contains("Hello")
         }
         #expect(!up.output.contains("Hello: from Herald"), "a Focus holds an active notification: \(listed.output)")
+        let focus = try Self.jsonObject(try await herald.run(["focus", "status", "--json"]).output)
+        #expect(focus["isOn"] as? Bool == true && focus["allowedApps"] as? [String] == ["com.example.other"], "\(focus)")
+        #expect(try await Self.presentations(herald) == ["heldForFocus"], "listed, held from the person")
 
         let off = try await herald.run(["focus", "off"])
         #expect(off.output.contains("focus: off"), "\(off.output)")
         let shown = await up.waitForOutput(containing: "Hello: from Herald", timeout: .seconds(20))
         #expect(shown?.contains("held by Focus") == true, "\(shown ?? up.output)")
+        try await eventually("recorded as shown after the Focus", timeout: .seconds(20)) {
+            (try? await Self.presentations(herald)) == ["shownAfterFocus"]
+        }
 
         let settings = try await herald.run(["settings", "com.example.app", "--time-sensitive", "off", "--summary", "on"])
         #expect(settings.output.contains("time sensitive: off"), "\(settings.output)\(settings.error)")
         #expect(settings.output.contains("scheduled summary: on"), "\(settings.output)")
+        let settingsJSON = try Self.jsonObject(try await herald.run(["settings", "com.example.app", "--json"]).output)
+        #expect(settingsJSON["timeSensitiveSetting"] as? String == "disabled", "\(settingsJSON)")
+        #expect(settingsJSON["scheduledDeliverySetting"] as? String == "enabled", "\(settingsJSON)")
+        #expect(settingsJSON["authorizationStatus"] as? String == "authorized", "\(settingsJSON)")
+        #expect(settingsJSON["alertStyle"] as? String == "banner", "\(settingsJSON)")
         let times = try await herald.run(["focus", "summary", "18:30,9:00"])
         #expect(times.output.contains("summary: 09:00, 18:30"), "\(times.output)\(times.error)")
+        let timesJSON = try Self.jsonObject(try await herald.run(["focus", "--json"]).output)
+        #expect(timesJSON["summaryTimes"] as? [String] == ["09:00", "18:30"] && timesJSON["isOn"] as? Bool == false)
         let bad = try await herald.run(["focus", "summary", "25:00"])
         #expect(bad.status != 0 && bad.error.contains("HH:MM"), "\(bad.error)")
         #expect(await up.stop() == 0)
