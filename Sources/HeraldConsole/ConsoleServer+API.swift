@@ -93,7 +93,7 @@ extension ConsoleServer {
             }
         }
         eventStreamRoute(api)
-        activityRoutes(api)
+        deviceListingRoutes(api)
         // Anything else under /api/v1: JSON, not the console's HTML.
         api.on("**", method: .get) { _, _ in
             APIAnswer.error(.notFound, "no such route; GET /api/v1/openapi.json lists them").response
@@ -263,7 +263,7 @@ extension ConsoleServer {
         guard let device else {
             throw .error(
                 .notFound,
-                "no device runs beside this console: the notifications and activities API is served by herald up, whose device it reports on"
+                "no device runs beside this console: the notifications, activities and widgets API is served by herald up, whose device it reports on"
             )
         }
         return device

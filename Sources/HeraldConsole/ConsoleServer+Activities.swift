@@ -2,57 +2,79 @@ import Foundation
 import HeraldCore
 import Hummingbird
 
-/// The test-bed API's Live Activities (`/api/v1/activities`): what ActivityKit's `Activity.activities` gives each app
-/// on `herald up`'s device, with Apple's names, and waits on their changes.
+/// The test-bed API's Live Activities and widgets (`/api/v1/activities`, `/api/v1/widgets`): what ActivityKit's
+/// `Activity.activities` gives each app on `herald up`'s device, and what WidgetKit keeps of its widgets, with Apple's
+/// names, waited on through their changes.
 extension ConsoleServer {
-    /// The filters a listing of Live Activities takes.
-    static let activityFilters: Set<String> = ["bundle", "id", "attributesType", "activityState"]
     /// ActivityKit's `ActivityState` names.
     static let activityStates: Set<String> = ["active", "ended", "dismissed", "stale", "pending"]
 
-    func activityRoutes(_ api: RouterGroup<ConsoleRequestContext>) {
+    func deviceListingRoutes(_ api: RouterGroup<ConsoleRequestContext>) {
         api.get("activities") { [self] request, _ in
             await answering { () async throws(APIAnswer) -> APIAnswer in
                 try await authorize(request)
-                let waiting = request.uri.queryParameters["wait"] != nil
-                return try await untilClientLeaves(request, waiting: waiting) { () async throws(APIAnswer) -> APIAnswer in
+                return try await untilClientLeaves(request, waiting: request.uri.queryParameters["wait"] != nil) {
+                    () async throws(APIAnswer) -> APIAnswer in
                     try await listActivities(request)
+                }
+            }
+        }
+        api.get("widgets") { [self] request, _ in
+            await answering { () async throws(APIAnswer) -> APIAnswer in
+                try await authorize(request)
+                return try await untilClientLeaves(request, waiting: request.uri.queryParameters["wait"] != nil) {
+                    () async throws(APIAnswer) -> APIAnswer in
+                    try await listWidgets(request)
                 }
             }
         }
     }
 
-    /// `GET /api/v1/activities`: the Live Activities the filters match, oldest first; with `wait`, once `min` match or
-    /// at the timeout.
+    /// `GET /api/v1/activities`: the Live Activities the filters match, oldest first.
     private func listActivities(_ request: Request) async throws(APIAnswer) -> APIAnswer {
-        let query = try APIQuery(request, allowed: Self.activityFilters.union(["limit", "wait", "min"]))
-        let device = try testBedDevice()
-        if query["bundle"]?.isEmpty == true {
-            throw .error(.badRequest, "bundle must be an app's bundle ID; leave it out for every app", parameter: "bundle")
-        }
-        if let state = query["activityState"], !Self.activityStates.contains(state) {
-            throw .error(
-                .badRequest, "activityState must be one of \(Self.activityStates.sorted().joined(separator: ", ")); got \(state)",
-                parameter: "activityState")
-        }
-        let limit = try query.integer("limit", in: 1...Self.largestListing, default: 100)
-        let wait = try query.seconds("wait", in: 0...Self.longestWait)
-        let least = try query.integer("min", in: 1...Self.largestListing, default: 1)
-        guard least <= limit else {
-            throw .error(.badRequest, "min (\(least)) cannot be more than limit (\(limit))", parameter: "min")
-        }
-        let (bundle, id, type, state) = (query["bundle"], query["id"], query["attributesType"], query["activityState"])
-        let (found, complete) = try await reading(device.liveActivityChanges, wait: wait, least: least) {
-            () async throws(APIAnswer) -> [TestBedActivity] in
-            let all = try await storeCall { try await device.liveActivities() }
-            let matching = all.filter { activity in
+        try await deviceListing(
+            "activities", request, filters: ["bundle", "id", "attributesType", "activityState"],
+            changes: \.liveActivityChanges, read: { try await $0.liveActivities() }, json: \.json
+        ) { query throws(APIAnswer) in
+            let (bundle, id, type, state) = (query["bundle"], query["id"], query["attributesType"], query["activityState"])
+            if let state, !Self.activityStates.contains(state) {
+                throw .error(
+                    .badRequest,
+                    "activityState must be one of \(Self.activityStates.sorted().joined(separator: ", ")); got \(state)",
+                    parameter: "activityState")
+            }
+            return { activity in
                 (bundle.map { $0 == activity.bundleID } ?? true) && (id.map { $0 == activity.id } ?? true)
                     && (type.map { $0 == activity.attributesType } ?? true)
                     && (state.map { $0 == activity.activityState } ?? true)
             }
-            return Array(matching.prefix(limit))
         }
-        return APIAnswer(
-            status: .ok, body: .members(["activities": .array(found.map(\.json)), "complete": .bool(complete)]))
+    }
+
+    /// `GET /api/v1/widgets`: the widgets and controls the filters match, by app and kind.
+    private func listWidgets(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+        try await deviceListing(
+            "widgets", request, filters: ["bundle", "kind", "isControl", "reloadPending", "reloadedSince"],
+            changes: \.widgetChanges, read: { try await $0.widgets() }, json: \.json
+        ) { query throws(APIAnswer) in
+            let (bundle, kind) = (query["bundle"], query["kind"])
+            let isControl = try Self.flag("isControl", in: query)
+            let pending = try Self.flag("reloadPending", in: query)
+            var since: Date?
+            if let text = query["reloadedSince"] {
+                since = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
+                since = since ?? (try? Date.ISO8601FormatStyle().parse(text))
+                guard since != nil else {
+                    throw .error(
+                        .badRequest, "reloadedSince must be an RFC 3339 time; got \(text)", parameter: "reloadedSince")
+                }
+            }
+            return { widget in
+                (bundle.map { $0 == widget.bundleID } ?? true) && (kind.map { $0 == widget.kind } ?? true)
+                    && (isControl.map { $0 == widget.isControl } ?? true)
+                    && (pending.map { $0 == widget.reloadPending } ?? true)
+                    && (since.map { since in widget.reloadedAt.map { $0 >= since } ?? false } ?? true)
+            }
+        }
     }
 }

@@ -152,6 +152,29 @@ enum TestBedAPIDocument {
                   "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
+            },
+            "/api/v1/widgets": {
+              "get": {
+                "operationId": "listWidgets",
+                "summary": "The widgets and controls the apps on herald up's device declared, by app and kind, each with the timeline its provider last gave (WidgetKit); with wait, once min of them match or at the timeout.",
+                "parameters": [
+                  {"name": "bundle", "in": "query", "description": "The app's bundle ID; every app's without it.", "schema": {"type": "string", "minLength": 1}},
+                  {"name": "kind", "in": "query", "description": "The widget's or control's kind.", "schema": {"type": "string"}},
+                  {"name": "isControl", "in": "query", "description": "Only controls (true) or only widgets (false).", "schema": {"type": "string", "enum": ["true", "false"]}},
+                  {"name": "reloadPending", "in": "query", "description": "Only those with a reload asked for (by a widgets or controls push, or the app) and not yet answered (true), or none waiting (false).", "schema": {"type": "string", "enum": ["true", "false"]}},
+                  {"name": "reloadedSince", "in": "query", "description": "Only those whose provider gave a timeline at or after this RFC 3339 time: wait with it for the reload a push asked for.", "schema": {"type": "string"}},
+                  {"name": "limit", "in": "query", "description": "At most this many (default 100).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+                  {"name": "wait", "in": "query", "description": "Seconds to wait for min widgets to match (at most 60).", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
+                  {"name": "min", "in": "query", "description": "How many must match before a wait answers (default 1).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}
+                ],
+                "responses": {
+                  "200": {"description": "The widgets; complete is false when a wait ran out before min matched.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/WidgetListing"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
             }
           },
           "components": {
@@ -314,6 +337,32 @@ enum TestBedAPIDocument {
                   "startedAt": {"type": "string", "format": "date-time"},
                   "startedByPush": {"type": "boolean", "description": "Whether a push-to-start push started it."},
                   "dismissalDate": {"type": ["string", "null"], "format": "date-time"}
+                }
+              },
+              "WidgetEntry": {
+                "type": "object", "additionalProperties": false, "required": ["date", "text", "relevance"],
+                "properties": {"date": {"type": "string", "format": "date-time"}, "text": {"type": "string"}, "relevance": {"type": ["number", "null"]}}
+              },
+              "Widget": {
+                "type": "object", "additionalProperties": false,
+                "required": ["bundleID", "kind", "isControl", "family", "takesPushes", "reloadedAt", "reason", "reloadPending", "entry", "policy", "entries"],
+                "properties": {
+                  "bundleID": {"type": "string"}, "kind": {"type": "string"}, "isControl": {"type": "boolean"},
+                  "family": {"type": ["string", "null"], "description": "The widget's family (systemSmall, …); null for a control."},
+                  "takesPushes": {"type": "boolean", "description": "Whether it has a WidgetPushHandler (a widgets or controls push reloads it)."},
+                  "reloadedAt": {"type": ["string", "null"], "format": "date-time", "description": "When its provider last gave a timeline."},
+                  "reason": {"type": ["string", "null"], "description": "Why that reload happened: placed (first shown), push, app (WidgetCenter.reloadTimelines) or policy (its reload policy came due)."},
+                  "reloadPending": {"type": "boolean"},
+                  "entry": {"oneOf": [{"$ref": "#/components/schemas/WidgetEntry"}, {"type": "null"}], "description": "The timeline entry shown now."},
+                  "policy": {"type": ["string", "null"], "description": "The timeline's reload policy."},
+                  "entries": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/WidgetEntry"}}
+                }
+              },
+              "WidgetListing": {
+                "type": "object", "required": ["widgets", "complete"], "additionalProperties": false,
+                "properties": {
+                  "widgets": {"type": "array", "items": {"$ref": "#/components/schemas/Widget"}},
+                  "complete": {"type": "boolean"}
                 }
               },
               "ActivityListing": {

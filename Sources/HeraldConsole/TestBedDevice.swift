@@ -35,6 +35,12 @@ public protocol TestBedDevice: Sendable {
 
     /// Signalled whenever the device's Live Activities may have changed: what waits on them watch.
     var liveActivityChanges: ChangeSignal { get }
+
+    /// The apps' widgets and controls, by app and kind, each with the timeline its provider last gave.
+    func widgets() async throws -> [TestBedWidget]
+
+    /// Signalled whenever the device's widgets may have changed (declared, a reload asked for, a timeline given).
+    var widgetChanges: ChangeSignal { get }
 }
 
 /// A notification on the test bed's device, as its app's `UNUserNotificationCenter` gives it (a `UNNotification`

@@ -43,7 +43,7 @@ package struct DeviceAssembly: Sendable {
     ///   - deliveryRules: Which delivery rules the device applies (`--device-model`).
     ///   - deliverySeed: The seed of the choices the iPhone's rules leave to the device (`--seed`), `nil` for none.
     ///   - unifiedPushBus: The session bus to be a UnifiedPush distributor on, `nil` for none.
-    ///   - liveActivityChanges: Signalled whenever the device's Live Activities change.
+    ///   - changes: What the device's parts signal when what they keep changes.
     ///   - logger: Where the device logs.
     /// - Throws: ``Failure`` for a gateway URL that is not a device channel's, an identity or CA file that cannot be
     ///   read.
@@ -51,7 +51,7 @@ package struct DeviceAssembly: Sendable {
         engine: NotificationEngine, gateway: String, trustedCA: String?, directory: HeraldDataDirectory,
         environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?,
         deliveryRules: DeliveryModel.Kind = .instant, deliverySeed: UInt64? = nil, unifiedPushBus: String? = nil,
-        liveActivityChanges: ChangeSignal = ChangeSignal(), logger: Logger
+        changes: DeviceChanges = DeviceChanges(), logger: Logger
     ) throws {
         guard gateway.hasPrefix("ws://") || gateway.hasPrefix("wss://") else {
             throw Failure(description: "--gateway takes the device channel's URL, e.g. wss://localhost:2199/device/v1.")
@@ -84,7 +84,7 @@ package struct DeviceAssembly: Sendable {
         configuration.deliveryRules = deliveryRules
         configuration.deliveryRuleNumbers.seed = deliverySeed
         configuration.unifiedPushBusAddress = unifiedPushBus
-        configuration.liveActivityChanges = liveActivityChanges
+        configuration.changes = changes
         self.engine = engine
         self.daemon = DeviceDaemon(
             configuration: configuration, engine: engine, liveActivitiesDatabase: directory.liveActivitiesDatabase,

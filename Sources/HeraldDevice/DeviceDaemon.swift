@@ -72,7 +72,8 @@ public final class DeviceDaemon: Service, Sendable {
         voipPushes: VoIPPushRouter? = nil, deliveryRulesDatabase: URL? = nil, widgetsDatabase: URL? = nil,
         webPushDatabase: URL? = nil, unifiedPushDatabase: URL? = nil, logger: Logger
     ) {
-        self.widgets = WidgetRouter(url: widgetsDatabase, clock: engine.configuration.clock, logger: logger)
+        self.widgets = WidgetRouter(
+            url: widgetsDatabase, clock: engine.configuration.clock, changes: configuration.changes.widgets, logger: logger)
         self.webPush = WebPushAgent(
             url: webPushDatabase, presenter: engine.configuration.presenter, clock: engine.configuration.clock,
             logger: logger)
@@ -94,7 +95,7 @@ public final class DeviceDaemon: Service, Sendable {
         }
         self.liveActivities = LiveActivityRegistry(
             url: liveActivitiesDatabase, clock: engine.configuration.clock, presenter: engine.configuration.presenter,
-            gateway: session, changes: configuration.liveActivityChanges, logger: logger)
+            gateway: session, changes: configuration.changes.liveActivities, logger: logger)
         var logger = logger
         logger[metadataKey: "device.id"] = "\(configuration.identity.deviceID)"
         self.logger = logger

@@ -38,8 +38,8 @@ public struct DeviceDaemonConfiguration: Sendable {
     package var deliveryRuleNumbers = DeliveryModel.Rules()
     /// The session bus the device serves as a UnifiedPush distributor on (``UnifiedPushDistributor``); `nil` for none.
     package var unifiedPushBusAddress: String?
-    /// Signalled whenever the device's Live Activities change: what the test-bed API's waits on them watch.
-    package var liveActivityChanges = ChangeSignal()
+    /// Signalled whenever the device's Live Activities or widgets change: what the test-bed API's waits watch.
+    package var changes = DeviceChanges()
 
     /// A configuration for one gateway.
     ///

@@ -18,12 +18,16 @@ package actor WidgetRouter {
     private var storage: LazySQLiteDatabase
     private let clock: any HeraldClock
     private let logger: Logger
+    /// Signalled after each write.
+    private let changes: ChangeSignal
     /// App processes that registered widgets, by app.
     private var sessions: [String: [ObjectIdentifier: AppSession]] = [:]
 
-    /// A router keeping its state at `url` (in memory when `nil`), timing on `clock`.
-    package init(url: URL?, clock: any HeraldClock, logger: Logger) {
+    /// A router keeping its state at `url` (in memory when `nil`), timing on `clock`, signalling `changes` after each
+    /// write.
+    package init(url: URL?, clock: any HeraldClock, changes: ChangeSignal = ChangeSignal(), logger: Logger) {
         self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
+        self.changes = changes
         self.clock = clock
         self.logger = logger
     }
@@ -80,7 +84,7 @@ package actor WidgetRouter {
         let bundleID = push.bundleID
         let token = push.token
         let now = clock.now
-        let kind: String = try await database.groupCommit.write { db in
+        let kind: String = try await write { db in
             let kind =
                 isControl
                 ? try String.fetchOne(
@@ -120,7 +124,7 @@ package actor WidgetRouter {
         let declared = try kinds.map { kind in
             (kind, String(decoding: try JSONEncoder().encode(kind), as: UTF8.self))
         }
-        try await database.groupCommit.write { [controls] db in
+        try await write { [controls] db in
             let keep = Set(kinds.map { "\($0.isControl ? 1 : 0)/\($0.kind)" })
             let stored = try Row.fetchAll(
                 db, sql: "SELECT is_control, kind FROM widget_kind WHERE bundle_id = ?", arguments: [bundleID])
@@ -163,7 +167,7 @@ package actor WidgetRouter {
         let now = clock.now
         let reason = reason == "policy" ? "policy" : "app"
         do {
-            try await database.groupCommit.write { db in
+            try await write { db in
                 for kind in kinds ?? [""] {
                     try db.execute(
                         sql: """
@@ -190,7 +194,7 @@ package actor WidgetRouter {
     func store(_ timelines: [WidgetTimelineRecord], for bundleID: String) async {
         let now = clock.now
         do {
-            try await database.groupCommit.write { db in
+            try await write { db in
                 for timeline in timelines {
                     let json = String(decoding: try JSONEncoder().encode(timeline), as: UTF8.self)
                     try db.execute(
@@ -213,30 +217,7 @@ package actor WidgetRouter {
 
     /// Every app's widgets and controls, by app and kind (`herald widgets list`).
     func list() async throws -> [WidgetStatus] {
-        try await database.writer.read { db in
-            let pending = try Row.fetchAll(db, sql: "SELECT bundle_id, is_control, kind FROM widget_reload").map {
-                "\($0[0] as String)/\($0[1] as Int64)/\($0[2] as String)"
-            }
-            let rows = try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT bundle_id, is_control, kind, declared, timeline, reloaded_at FROM widget_kind ORDER BY bundle_id, is_control, kind"
-            )
-            let decoder = JSONDecoder()
-            return try rows.map { row in
-                let bundleID: String = row[0]
-                let isControl: Int64 = row[1]
-                let kind: String = row[2]
-                let timeline = try (row[4] as String?).map {
-                    try decoder.decode(WidgetTimelineRecord.self, from: Data($0.utf8))
-                }
-                return WidgetStatus(
-                    bundleID: bundleID, declared: try decoder.decode(WidgetKindRecord.self, from: Data((row[3] as String).utf8)),
-                    timeline: timeline, reloadedAt: (row[5] as Double?).map { Date(timeIntervalSince1970: $0) },
-                    reloadPending: pending.contains("\(bundleID)/\(isControl)/\(kind)")
-                        || pending.contains("\(bundleID)/\(isControl)/"))
-            }
-        }
+        try await Self.list(in: database)
     }
 
     /// Asks one running process of the app for the reloads pending for it (widgets, then controls).
@@ -269,5 +250,40 @@ package actor WidgetRouter {
     /// The database, opened (and migrated) the first time.
     private var database: SQLiteDatabase {
         get throws { try storage.open() }
+    }
+
+    /// Writes durably, then signals the change.
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let result = try await database.groupCommit.write(.durable, body)
+        changes.changed()
+        return result
+    }
+
+    /// Every app's widgets and controls kept in `database`, by app and kind.
+    static func list(in database: SQLiteDatabase) async throws -> [WidgetStatus] {
+        try await database.writer.read { db in
+            let pending = try Row.fetchAll(db, sql: "SELECT bundle_id, is_control, kind FROM widget_reload").map {
+                "\($0[0] as String)/\($0[1] as Int64)/\($0[2] as String)"
+            }
+            let rows = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT bundle_id, is_control, kind, declared, timeline, reloaded_at FROM widget_kind ORDER BY bundle_id, is_control, kind"
+            )
+            let decoder = JSONDecoder()
+            return try rows.map { row in
+                let bundleID: String = row[0]
+                let isControl: Int64 = row[1]
+                let kind: String = row[2]
+                let timeline = try (row[4] as String?).map {
+                    try decoder.decode(WidgetTimelineRecord.self, from: Data($0.utf8))
+                }
+                return WidgetStatus(
+                    bundleID: bundleID, declared: try decoder.decode(WidgetKindRecord.self, from: Data((row[3] as String).utf8)),
+                    timeline: timeline, reloadedAt: (row[5] as Double?).map { Date(timeIntervalSince1970: $0) },
+                    reloadPending: pending.contains("\(bundleID)/\(isControl)/\(kind)")
+                        || pending.contains("\(bundleID)/\(isControl)/"))
+            }
+        }
     }
 }

@@ -95,14 +95,14 @@ func assembleDevice(
     engine: NotificationEngine, gateway: String, cacert: String?, directory: HeraldDataDirectory,
     environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?,
     deliveryRules: DeliveryModel.Kind, deliverySeed: UInt64?, unifiedPushBus: String?,
-    liveActivityChanges: ChangeSignal = ChangeSignal(), logger: Logger
+    changes: DeviceChanges = DeviceChanges(), logger: Logger
 ) throws -> DeviceAssembly {
     let trustedCA = gateway.hasPrefix("wss://") ? try directory.trustedCA(explicit: cacert) : nil
     do {
         return try DeviceAssembly(
             engine: engine, gateway: gateway, trustedCA: trustedCA, directory: directory, environment: environment,
             serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules,
-            deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, liveActivityChanges: liveActivityChanges,
+            deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, changes: changes,
             logger: logger)
     } catch let failure as DeviceAssembly.Failure {
         throw ValidationError(failure.description)

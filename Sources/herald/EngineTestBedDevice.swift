@@ -8,14 +8,30 @@ import HeraldNotificationEngine
 /// `UNUserNotificationCenter` lists them, read from the device's notification engine.
 struct EngineTestBedDevice: TestBedDevice {
     let engine: NotificationEngine
-    /// The device's Live Activities, read from the registry's file.
-    let liveActivityFile: LiveActivityFile
-    let liveActivityChanges: ChangeSignal
+    /// The device's Live Activities and widgets, read from their owners' files.
+    private let liveActivityFile: DeviceDatabaseFile
+    private let widgetFile: DeviceDatabaseFile
+    private let deviceChanges: DeviceChanges
+
+    /// The device of `engine`, whose other parts keep their files in `directory` and signal `changes`.
+    init(engine: NotificationEngine, directory: HeraldDataDirectory, changes: DeviceChanges) {
+        self.engine = engine
+        liveActivityFile = LiveActivityRegistry.file(at: directory.liveActivitiesDatabase)
+        widgetFile = WidgetRouter.file(at: directory.widgetsDatabase)
+        deviceChanges = changes
+    }
 
     var changes: ChangeSignal { engine.changes }
+    var liveActivityChanges: ChangeSignal { deviceChanges.liveActivities }
+    var widgetChanges: ChangeSignal { deviceChanges.widgets }
 
     func liveActivities() async throws -> [TestBedActivity] {
-        try await liveActivityFile.activities().map(\.testBedActivity)
+        try await LiveActivityRegistry.activities(in: liveActivityFile).map(\.testBedActivity)
+    }
+
+    func widgets() async throws -> [TestBedWidget] {
+        let now = Date()
+        return try await WidgetRouter.widgets(in: widgetFile).map { $0.testBedWidget(at: now) }
     }
 
     func apps() async throws -> [String] {

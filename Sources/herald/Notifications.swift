@@ -59,9 +59,7 @@ extension HeraldCommand.Notifications {
             }
             if output.json {
                 // What GET /api/v1/notifications answers, both lists: each app's delivered, then its pending ones.
-                let device = EngineTestBedDevice(
-                    engine: engine, liveActivityFile: LiveActivityFile(url: data.directory.liveActivitiesDatabase),
-                    liveActivityChanges: ChangeSignal())
+                let device = EngineTestBedDevice(engine: engine, directory: data.directory, changes: DeviceChanges())
                 var listed: [JSONValue] = []
                 for app in apps {
                     for list in TestBedNotification.List.allCases {

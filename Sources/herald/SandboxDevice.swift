@@ -33,8 +33,8 @@ struct SandboxDevice: Service {
     let desktop: FreedesktopPresenter?
     /// The session bus the device is a UnifiedPush distributor on, if any.
     let unifiedPushBus: String?
-    /// Signalled whenever the device's Live Activities change (the test-bed API's waits on them).
-    let liveActivityChanges: ChangeSignal
+    /// What the device's parts signal when what they keep changes (the test-bed API's waits on them).
+    let changes: DeviceChanges
     /// The console, and the operator token made for this start.
     let console: (server: ConsoleServer, operatorToken: String)?
     /// What the test-bed API's status says, set with the banner.
@@ -63,7 +63,7 @@ struct SandboxDevice: Service {
             engine: engine, gateway: "wss://localhost:\(ports.device)/device/v1",
             cacert: gateway.certificateAuthority?.certificateURL.path, directory: directory, environment: .development,
             serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules,
-            deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, liveActivityChanges: liveActivityChanges,
+            deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, changes: changes,
             logger: logger)
         let deviceModelName = deliveryRules.rawValue + (deliverySeed.map { " --seed \($0)" } ?? "")
         let (daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger) = (

@@ -140,7 +140,7 @@ extension HeraldCommand {
             // The console, and an operator token for this start (printed in the banner).
             var console: (server: ConsoleServer, operatorToken: String)?
             let status = SandboxStatus()
-            let liveActivityChanges = ChangeSignal()
+            let deviceChanges = DeviceChanges()
             if !noConsole && consolePort != ListenerPort.off {
                 let token = try await Self.operatorToken(in: gatewayStore)
                 // The send form goes through the gateway's TLS provider API with the key `up` keeps in the data directory.
@@ -149,9 +149,7 @@ extension HeraldCommand {
                     ConsoleServer(
                         port: consolePort, store: gatewayStore, sender: sender, onlineDevices: { gateway.onlineDevices },
                         sandboxStatus: status,
-                        device: EngineTestBedDevice(
-                            engine: engine, liveActivityFile: LiveActivityFile(url: directory.liveActivitiesDatabase),
-                            liveActivityChanges: liveActivityChanges),
+                        device: EngineTestBedDevice(engine: engine, directory: directory, changes: deviceChanges),
                         logger: logger),
                     token.shown
                 )
@@ -168,7 +166,7 @@ extension HeraldCommand {
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
                         demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit,
                         deliveryRules: deviceModel.kind, deliverySeed: deviceModel.seed, desktop: desktop,
-                        unifiedPushBus: presentation.unifiedPushBus, liveActivityChanges: liveActivityChanges,
+                        unifiedPushBus: presentation.unifiedPushBus, changes: deviceChanges,
                         console: console, status: status, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)

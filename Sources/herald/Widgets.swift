@@ -36,26 +36,7 @@ extension HeraldCommand {
             /// its whole timeline.
             static func json(_ status: DeviceStatus) -> String {
                 let now = Date()
-                let widgets = (status.widgets ?? []).map { widget in
-                    let declared = widget.declared
-                    let timeline = widget.timeline
-                    let entry = { (entry: WidgetTimelineRecord.Entry) -> JSONValue in
-                        .members([
-                            "date": .time(entry.date), "text": .string(entry.text),
-                            "relevance": entry.relevance.map(JSONValue.number),
-                        ])
-                    }
-                    return JSONValue.members([
-                        "bundleID": .string(widget.bundleID), "kind": .string(declared.kind),
-                        "isControl": .bool(declared.isControl),
-                        "family": declared.isControl ? nil : (timeline?.family ?? declared.families.first).map(JSONValue.string),
-                        "takesPushes": .bool(declared.takesPushes),
-                        "reloadedAt": widget.reloadedAt.map(JSONValue.time), "reason": timeline.map { .string($0.reason) },
-                        "reloadPending": .bool(widget.reloadPending),
-                        "entry": timeline?.entry(at: now).map(entry), "policy": timeline.map { .string($0.policy) },
-                        "entries": timeline.map { .array($0.entries.map(entry)) },
-                    ])
-                }
+                let widgets = (status.widgets ?? []).map { $0.testBedWidget(at: now).json }
                 return JSONValue.members(["widgets": .array(widgets)]).jsonText
             }
 

@@ -54,6 +54,21 @@ import UserNotifications
         return (up, provider)
     }
 
+    /// What the test-bed API answers `GET /api/v1/<route>`, asked with curl as a CI job would.
+    ///
+    /// - Parameters:
+    ///   - route: The route and its query, e.g. `activities?id=…&wait=30`.
+    ///   - up: `herald up`, whose banner gives the console's URL.
+    ///   - token: The operator token it was started with (`HERALD_OPERATOR_TOKEN`).
+    static func api(_ route: String, of up: ChildProcess, token: String) async throws -> [String: Any] {
+        let console = try #require(up.bannerValue("console:"), "\(up.output)")
+        let url = console.replacingOccurrences(of: "/log", with: "") + "/api/v1/" + route
+        let result = try await ChildProcess.run(
+            "/usr/bin/curl", ["-sS", "-H", "Authorization: Bearer \(token)", url], timeout: .seconds(90))
+        let body = try? JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
+        return try #require(body, "\(url): \(result.output) \(result.error)")
+    }
+
     /// The value after `option` in a command line's words.
     static func value(of option: String, in words: [String]) -> String? {
         words.firstIndex(of: option).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }

@@ -38,12 +38,9 @@ import Testing
     }
 
     /// The activities `GET /api/v1/activities?query` answers, asked with curl as a CI job would.
-    static func activities(_ query: String, api: String, token: String) async throws -> [[String: Any]] {
-        let result = try await ChildProcess.run(
-            "/usr/bin/curl", ["-sS", "-H", "Authorization: Bearer \(token)", "\(api)/api/v1/activities?\(query)"],
-            timeout: .seconds(90))
-        let body = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any]
-        return try #require(body?["activities"] as? [[String: Any]], "\(result.output) \(result.error)")
+    static func activities(_ query: String, of up: ChildProcess, token: String) async throws -> [[String: Any]] {
+        let body = try await EndToEndTests.api("activities?\(query)", of: up, token: token)
+        return try #require(body["activities"] as? [[String: Any]], "\(body)")
     }
 
     @Test(
@@ -68,8 +65,7 @@ import Testing
         let listed = try await herald.run(["activities", "list"]).output
         #expect(
             listed.contains("\(Self.app)  \(id)  ScoreAttributes  active  token \(token)  {\"away\":0,\"home\":0}"), "\(listed)")
-        let api = try #require(up.bannerValue("console:"), "\(up.output)").replacingOccurrences(of: "/log", with: "")
-        let started = try await Self.activities("id=\(id)&wait=30", api: api, token: operatorToken)
+        let started = try await Self.activities("id=\(id)&wait=30", of: up, token: operatorToken)
         #expect(started.count == 1 && started.first?["activityState"] as? String == "active", "\(started)")
         #expect(started.first?["pushToken"] as? String == token && started.first?["bundleID"] as? String == Self.app)
         // Every member the OpenAPI document requires is there, a null where ActivityKit has nil.
@@ -91,7 +87,7 @@ import Testing
         let shown = await up.waitForOutput(
             containing: "Live Activity \(id.prefix(8))… (ScoreAttributes) active: away: 0, home: 1", timeout: .seconds(30))
         #expect(shown?.contains("[alert: Goal! — Lions score, sound: default]") == true, "\(up.output)")
-        let updated = try await Self.activities("id=\(id)", api: api, token: operatorToken).first
+        let updated = try await Self.activities("id=\(id)", of: up, token: operatorToken).first
         let content = updated?["content"] as? [String: Any]
         #expect((content?["state"] as? [String: Any])?["home"] as? Int == 1, "\(String(describing: updated))")
         #expect((updated?["alert"] as? [String: Any])?["title"] as? String == "Goal!", "\(String(describing: updated))")
@@ -110,7 +106,7 @@ import Testing
         #expect(await app.waitForOutput(containing: "activity content: 2-1", timeout: .seconds(30)) != nil, "\(app.output)")
         #expect(await app.waitForOutput(containing: "activity state: dismissed", timeout: .seconds(30)) != nil, "\(app.output)")
         let dismissed = try await Self.activities(
-            "id=\(id)&activityState=dismissed&wait=30", api: api, token: operatorToken)
+            "id=\(id)&activityState=dismissed&wait=30", of: up, token: operatorToken)
         #expect(dismissed.first?["dismissalDate"] is String, "\(dismissed)")
         // Its token is revoked once it ended (the daemon tells the gateway right after).
         var after = ""

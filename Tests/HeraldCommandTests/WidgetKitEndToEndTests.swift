@@ -52,7 +52,16 @@ import Testing
     )
     func widgetPushes() async throws {
         let herald = try HeraldProcess()
-        guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
+        let operatorToken = "ci-\(UUID().uuidString)"
+        guard
+            let (up, provider) = try await EndToEndTests.startUp(
+                herald, environment: ["HERALD_OPERATOR_TOKEN": operatorToken])
+        else { return }
+        /// The widgets `GET /api/v1/widgets?query` answers (issue 64).
+        func widgetsAPI(_ query: String) async throws -> [[String: Any]] {
+            let body = try await EndToEndTests.api("widgets?\(query)", of: up, token: operatorToken)
+            return try #require(body["widgets"] as? [[String: Any]], "\(body)")
+        }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
         let score = herald.dataDirectory.appendingPathComponent("score.txt")
@@ -80,6 +89,7 @@ import Testing
 
         // The score changes on the server: a widgets push reloads the widget.
         try Data("2–1".utf8).write(to: score)
+        let beforePush = Date().addingTimeInterval(-0.001).formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         let sent = try await Self.push(
             "widgets", #"{"aps":{"content-changed":true}}"#, to: widgetToken, herald, provider: provider)
         #expect(sent.contains(" 200 "), "\(sent)")
@@ -88,6 +98,11 @@ import Testing
             "\(app.output) \(app.error)")
         let reloaded = try await Self.widgets(containing: ["│ Lions v Tigers 2–1", "(push)"], herald)
         #expect(reloaded.contains("│ Lions v Tigers 2–1"), "\(reloaded)")
+        // The test-bed API waits for the reload the push asked for.
+        let byAPI = try await widgetsAPI("kind=score&isControl=false&reloadedSince=\(beforePush)&wait=30")
+        #expect(byAPI.count == 1 && byAPI.first?["reason"] as? String == "push", "\(byAPI)")
+        #expect((byAPI.first?["entry"] as? [String: Any])?["text"] as? String == "Lions v Tigers 2–1", "\(byAPI)")
+        #expect(byAPI.first?["reloadPending"] as? Bool == false && byAPI.first?["family"] as? String == "systemSmall")
         // The control was not reloaded by the widgets push.
         #expect(reloaded.contains("│ Live: not started"), "\(reloaded)")
 
@@ -142,6 +157,8 @@ import Testing
         #expect(away.contains(" 200 "), "\(away)")
         let pending = try await Self.widgets(containing: ["reload pending"], herald)
         #expect(pending.contains("reload pending"), "\(pending)")
+        let pendingByAPI = try await widgetsAPI("kind=score&reloadPending=true&wait=30")
+        #expect(pendingByAPI.count == 1, "\(pendingByAPI)")
         let again = try await Self.launch(herald, score: score)
         children.append(again)
         #expect(

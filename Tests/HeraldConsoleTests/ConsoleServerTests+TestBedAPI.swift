@@ -196,7 +196,7 @@ extension ConsoleServerTests {
     )
     func notificationsWithoutADevice() async throws {
         try await withConsole { _, browser, token in
-            for route in ["notifications", "activities"] {
+            for route in ["notifications", "activities", "widgets"] {
                 let answer = try await browser.api("/api/v1/\(route)", token: token)
                 #expect(answer.status == 404 && (answer.json["error"] as? String)?.contains("herald up") == true, "\(answer)")
             }
@@ -359,6 +359,56 @@ extension ConsoleServerTests {
             #expect(unknown.status == 400 && unknown.json["parameter"] as? String == "since", "\(unknown)")
             let unauthorized = try await browser.api("/api/v1/events", token: "nope")
             #expect(unauthorized.status == 401, "\(unauthorized)")
+        }
+    }
+}
+
+extension ConsoleServerTests {
+    static func widget(_ kind: String, reloadedAt: Date?, pending: Bool = false, control: Bool = false) -> TestBedWidget {
+        TestBedWidget(
+            bundleID: "com.example.score", kind: kind, isControl: control, reloadedAt: reloadedAt, reloadPending: pending,
+            json: .members(["kind": .string(kind), "reloadPending": .bool(pending)]))
+    }
+
+    @Test(
+        "Issue 64 (2, 3): widgets by app, kind, isControl, reloadPending and reloadedSince; a wait answers when the app sends the timeline a push asked for; bad filters are 400 naming the parameter"
+    )
+    func widgetsOnTheDevice() async throws {
+        let device = ListedDevice(apps: [])
+        let placed = Date(timeIntervalSince1970: 1_800_000_000)
+        device.keep(Self.widget("score", reloadedAt: placed))
+        device.keep(Self.widget("live", reloadedAt: placed, control: true))
+        try await withConsole(device: device) { _, browser, token in
+            func kinds(_ query: String) async throws -> [String]? {
+                let answer = try await browser.api("/api/v1/widgets?\(query)", token: token)
+                return (answer.json["widgets"] as? [[String: Any]])?.compactMap { $0["kind"] as? String }
+            }
+            #expect(try await kinds("") == ["score", "live"])
+            #expect(try await kinds("isControl=true") == ["live"])
+            #expect(try await kinds("kind=score&bundle=com.example.score") == ["score"])
+            #expect(try await kinds("reloadPending=true") == [])
+            #expect(try await kinds("reloadedSince=2027-01-15T08:00:00Z") == ["score", "live"])
+            #expect(try await kinds("reloadedSince=2027-01-15T08:00:00.001Z") == [])
+
+            // A push asks for a reload; the wait answers once the app's timeline comes.
+            device.keep(Self.widget("score", reloadedAt: placed, pending: true))
+            #expect(try await kinds("reloadPending=true") == ["score"])
+            async let reloaded = browser.api(
+                "/api/v1/widgets?kind=score&reloadedSince=2027-01-15T08:00:01Z&wait=60", token: token)
+            try await Task.sleep(for: .milliseconds(100))
+            device.keep(Self.widget("score", reloadedAt: placed.addingTimeInterval(5)))
+            let answer = try await reloaded
+            #expect(answer.status == 200 && answer.json["complete"] as? Bool == true, "\(answer)")
+            let none = try await browser.api("/api/v1/widgets?kind=other&wait=0.3", token: token)
+            #expect(none.json["complete"] as? Bool == false, "\(none)")
+
+            for (query, parameter) in [
+                ("isControl=yes", "isControl"), ("reloadPending=1", "reloadPending"), ("reloadedSince=today", "reloadedSince"),
+                ("bundle=", "bundle"), ("family=systemSmall", "family"), ("wait=-1", "wait"),
+            ] {
+                let answer = try await browser.api("/api/v1/widgets?\(query)", token: token)
+                #expect(answer.status == 400 && answer.json["parameter"] as? String == parameter, "\(query): \(answer)")
+            }
         }
     }
 }

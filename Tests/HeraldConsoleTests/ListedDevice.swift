@@ -11,6 +11,8 @@ final class ListedDevice: TestBedDevice {
     private let bundleIDs: [String]
     let changes = ChangeSignal()
     let liveActivityChanges = ChangeSignal()
+    let widgetChanges = ChangeSignal()
+    private let widgetList = Mutex<[TestBedWidget]>([])
     private let activities = Mutex<[TestBedActivity]>([])
 
     init(apps: [String]) {
@@ -34,6 +36,20 @@ final class ListedDevice: TestBedDevice {
     }
 
     func liveActivities() async throws -> [TestBedActivity] { activities.withLock { $0 } }
+
+    /// Declares a widget, or changes the one with its app and kind.
+    func keep(_ widget: TestBedWidget) {
+        widgetList.withLock { all in
+            if let index = all.firstIndex(where: { $0.bundleID == widget.bundleID && $0.kind == widget.kind }) {
+                all[index] = widget
+            } else {
+                all.append(widget)
+            }
+        }
+        widgetChanges.changed()
+    }
+
+    func widgets() async throws -> [TestBedWidget] { widgetList.withLock { $0 } }
 
     func notifications(of bundleID: String, in list: TestBedNotification.List) async throws -> [TestBedNotification] {
         lists.withLock { all in all.filter { $0.bundleID == bundleID && $0.list == list } }

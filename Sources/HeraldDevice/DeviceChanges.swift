@@ -1,0 +1,13 @@
+import HeraldCore
+
+/// What the device's parts signal when what they keep changes: the test-bed API's waits on the device watch them
+/// (`herald up` makes them before its console and hands them to the device it assembles later).
+package struct DeviceChanges: Sendable {
+    /// A Live Activity started, changed or ended (``LiveActivityRegistry``).
+    package var liveActivities = ChangeSignal()
+    /// An app declared its widgets, a push asked for a reload, or an app sent its timelines (``WidgetRouter``).
+    package var widgets = ChangeSignal()
+
+    /// Signals of their own, which nobody watches until handed out.
+    package init() {}
+}
