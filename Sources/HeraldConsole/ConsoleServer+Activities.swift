@@ -62,8 +62,7 @@ extension ConsoleServer {
             let pending = try Self.flag("reloadPending", in: query)
             var since: Date?
             if let text = query["reloadedSince"] {
-                since = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
-                since = since ?? (try? Date.ISO8601FormatStyle().parse(text))
+                since = Date(rfc3339: text)
                 guard since != nil else {
                     throw .error(
                         .badRequest, "reloadedSince must be an RFC 3339 time; got \(text)", parameter: "reloadedSince")

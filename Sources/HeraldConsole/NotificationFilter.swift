@@ -42,12 +42,7 @@ struct NotificationFilter {
         threadIdentifier = query["threadIdentifier"]
         categoryIdentifier = query["categoryIdentifier"]
         uniqueID = query["uniqueID"]?.lowercased()
-        if let text = query["presented"] {
-            guard let value = Bool(text) else {
-                throw .error(.badRequest, "presented must be true or false; got \(text)", parameter: "presented")
-            }
-            presented = value
-        }
+        presented = try ConsoleServer.flag("presented", in: query)
     }
 
     /// Whether `notification` is one the filter names (its app and list are the caller's to choose).

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 
 extension DeliveryLogStore {
     /// The notification with this `apns-unique-id`, with its timeline; `nil` when the log has none.
@@ -20,8 +21,7 @@ extension DeliveryFilter {
     ///   - store: The delivery log the `apns-unique-id` is looked up in.
     /// - Returns: Whether `since` was either; when it was neither the filter is unchanged.
     public mutating func narrow(since: String, in store: any DeliveryLogStore) async throws -> Bool {
-        let formats = [Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle()]
-        if let date = formats.lazy.compactMap({ try? $0.parse(since) }).first {
+        if let date = Date(rfc3339: since) {
             self.since = date
             return true
         }
