@@ -2,9 +2,10 @@ import Foundation
 import HeraldCore
 import Hummingbird
 
-/// The test-bed API's Live Activities and widgets (`/api/v1/activities`, `/api/v1/widgets`): what ActivityKit's
-/// `Activity.activities` gives each app on `herald up`'s device, and what WidgetKit keeps of its widgets, with Apple's
-/// names, waited on through their changes.
+/// The test-bed API's Live Activities, widgets and app pushes (`/api/v1/activities`, `/api/v1/widgets`,
+/// `/api/v1/app-pushes`): what ActivityKit's `Activity.activities` gives each app on `herald up`'s device, what WidgetKit
+/// keeps of its widgets, and the pushes handed to apps' handlers rather than shown, with Apple's names, waited on
+/// through their changes.
 extension ConsoleServer {
     /// ActivityKit's `ActivityState` names.
     static let activityStates: Set<String> = ["active", "ended", "dismissed", "stale", "pending"]
@@ -26,6 +27,47 @@ extension ConsoleServer {
                     () async throws(APIAnswer) -> APIAnswer in
                     try await listWidgets(request)
                 }
+            }
+        }
+        api.get("app-pushes") { [self] request, _ in
+            await answering { () async throws(APIAnswer) -> APIAnswer in
+                try await authorize(request)
+                return try await untilClientLeaves(request, waiting: request.uri.queryParameters["wait"] != nil) {
+                    () async throws(APIAnswer) -> APIAnswer in
+                    try await listAppPushes(request)
+                }
+            }
+        }
+    }
+
+    /// `GET /api/v1/app-pushes`: the background pushes, VoIP pushes and web push messages the filters match, oldest
+    /// first.
+    private func listAppPushes(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+        try await deviceListing(
+            "appPushes", request, filters: ["bundle", "kind", "state", "uniqueID"],
+            changes: \.appPushChanges, read: { try await $0.appPushes() }, json: \.json
+        ) { query throws(APIAnswer) in
+            let (bundle, uniqueID) = (query["bundle"], query["uniqueID"])
+            var kind: TestBedAppPush.Kind?
+            if let text = query["kind"] {
+                kind = TestBedAppPush.Kind(rawValue: text)
+                guard kind != nil else {
+                    throw .error(
+                        .badRequest,
+                        "kind must be one of \(TestBedAppPush.Kind.allCases.map(\.rawValue).joined(separator: ", ")); got \(text)",
+                        parameter: "kind")
+                }
+            }
+            let state = query["state"]
+            if let state, !TestBedAppPush.states.contains(state) {
+                throw .error(
+                    .badRequest,
+                    "state must be one of \(TestBedAppPush.states.sorted().joined(separator: ", ")); got \(state)",
+                    parameter: "state")
+            }
+            return { push in
+                (bundle.map { $0 == push.bundleID } ?? true) && (kind.map { $0 == push.kind } ?? true)
+                    && (state.map { $0 == push.state } ?? true) && (uniqueID.map { $0 == push.uniqueID } ?? true)
             }
         }
     }

@@ -175,6 +175,28 @@ enum TestBedAPIDocument {
                   "503": {"$ref": "#/components/responses/Unavailable"}
                 }
               }
+            },
+            "/api/v1/app-pushes": {
+              "get": {
+                "operationId": "listAppPushes",
+                "summary": "The pushes herald up's device handed to something other than Notification Center, oldest first: background pushes to the app's application(_:didReceiveRemoteNotification:fetchCompletionHandler:), VoIP pushes to its PKPushRegistry delegate, web push messages to their web app; each with what became of it. With wait, once min of them match or at the timeout.",
+                "parameters": [
+                  {"name": "bundle", "in": "query", "description": "The app's bundle ID (a web app's: webapp.<host>); every app's without it.", "schema": {"type": "string", "minLength": 1}},
+                  {"name": "kind", "in": "query", "description": "Only background pushes, VoIP pushes or web push messages.", "schema": {"type": "string", "enum": ["background", "voip", "webpush"]}},
+                  {"name": "state", "in": "query", "description": "Only those in this state: waiting (kept until the app runs), running (background: the handler has not called its completion yet), handled, notHandled (no handler, or no completion in time), replaced (background: a newer one came before the app took it), shown, dropped (webpush).", "schema": {"type": "string", "enum": ["waiting", "running", "handled", "notHandled", "replaced", "shown", "dropped"]}},
+                  {"name": "uniqueID", "in": "query", "description": "Only the push with this apns-unique-id.", "schema": {"type": "string"}},
+                  {"name": "limit", "in": "query", "description": "At most this many (default 100).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}},
+                  {"name": "wait", "in": "query", "description": "Seconds to wait for min pushes to match (at most 60).", "schema": {"type": "number", "minimum": 0, "maximum": 60}},
+                  {"name": "min", "in": "query", "description": "How many must match before a wait answers (default 1).", "schema": {"type": "integer", "minimum": 1, "maximum": 1000}}
+                ],
+                "responses": {
+                  "200": {"description": "The pushes; complete is false when a wait ran out before min matched.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/AppPushListing"}}}},
+                  "400": {"$ref": "#/components/responses/BadRequest"},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"},
+                  "503": {"$ref": "#/components/responses/Unavailable"}
+                }
+              }
             }
           },
           "components": {
@@ -356,6 +378,54 @@ enum TestBedAPIDocument {
                   "entry": {"oneOf": [{"$ref": "#/components/schemas/WidgetEntry"}, {"type": "null"}], "description": "The timeline entry shown now."},
                   "policy": {"type": ["string", "null"], "description": "The timeline's reload policy."},
                   "entries": {"type": ["array", "null"], "items": {"$ref": "#/components/schemas/WidgetEntry"}}
+                }
+              },
+              "AppPush": {
+                "oneOf": [
+                  {
+                    "type": "object", "additionalProperties": false,
+                    "required": ["kind", "bundleID", "uniqueID", "receivedAt", "state", "handedAt", "fetchResult", "userInfo"],
+                    "properties": {
+                      "kind": {"const": "background"}, "bundleID": {"type": "string"},
+                      "uniqueID": {"type": ["string", "null"], "description": "The push's apns-unique-id; null for one herald simulate made."},
+                      "receivedAt": {"type": "string", "format": "date-time"},
+                      "state": {"enum": ["waiting", "running", "handled", "notHandled", "replaced"]},
+                      "handedAt": {"type": ["string", "null"], "format": "date-time", "description": "When the app answered."},
+                      "fetchResult": {"enum": ["newData", "noData", "failed", null], "description": "What the app passed to the completion handler (UIBackgroundFetchResult)."},
+                      "userInfo": {"description": "The payload as the app's handler gets it."}
+                    }
+                  },
+                  {
+                    "type": "object", "additionalProperties": false,
+                    "required": ["kind", "bundleID", "uniqueID", "receivedAt", "state", "handedAt", "type", "dictionaryPayload"],
+                    "properties": {
+                      "kind": {"const": "voip"}, "bundleID": {"type": "string"}, "uniqueID": {"type": "string"},
+                      "receivedAt": {"type": "string", "format": "date-time"},
+                      "state": {"enum": ["waiting", "handled", "notHandled"]},
+                      "handedAt": {"type": ["string", "null"], "format": "date-time", "description": "When the app answered."},
+                      "type": {"const": "PKPushTypeVoIP"},
+                      "dictionaryPayload": {"description": "PKPushPayload.dictionaryPayload."}
+                    }
+                  },
+                  {
+                    "type": "object", "additionalProperties": false,
+                    "required": ["kind", "bundleID", "uniqueID", "receivedAt", "state", "origin", "reason", "data"],
+                    "properties": {
+                      "kind": {"const": "webpush"}, "bundleID": {"type": "string"}, "uniqueID": {"type": "string"},
+                      "receivedAt": {"type": "string", "format": "date-time"},
+                      "state": {"enum": ["shown", "dropped"]},
+                      "origin": {"type": ["string", "null"], "description": "The web app's origin; null when no subscription holds the message's token."},
+                      "reason": {"enum": ["noSubscription", "noData", "undecryptable", "notDeclarative", null], "description": "Why it was not shown."},
+                      "data": {"description": "The decrypted message: an object for JSON, else a string; null when it could not be decrypted."}
+                    }
+                  }
+                ]
+              },
+              "AppPushListing": {
+                "type": "object", "required": ["appPushes", "complete"], "additionalProperties": false,
+                "properties": {
+                  "appPushes": {"type": "array", "items": {"$ref": "#/components/schemas/AppPush"}},
+                  "complete": {"type": "boolean"}
                 }
               },
               "WidgetListing": {

@@ -41,6 +41,13 @@ public protocol TestBedDevice: Sendable {
 
     /// Signalled whenever the device's widgets may have changed (declared, a reload asked for, a timeline given).
     var widgetChanges: ChangeSignal { get }
+
+    /// The pushes the device handed to something other than Notification Center — background pushes, VoIP pushes, web
+    /// push messages — every app's, oldest first, with what became of each.
+    func appPushes() async throws -> [TestBedAppPush]
+
+    /// Signalled whenever the device's app pushes may have changed (one received, handed over or answered).
+    var appPushChanges: ChangeSignal { get }
 }
 
 /// A notification on the test bed's device, as its app's `UNUserNotificationCenter` gives it (a `UNNotification`

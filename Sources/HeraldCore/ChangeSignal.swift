@@ -9,6 +9,7 @@ public final class ChangeSignal: Sendable {
         var generation: UInt64 = 0
         var nextWaiter = 0
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var relays: [ChangeSignal] = []
     }
 
     private let state = Mutex(State())
@@ -24,12 +25,20 @@ public final class ChangeSignal: Sendable {
 
     /// Marks a change: every waiter returns.
     public func changed() {
-        let waiters = state.withLock { state in
+        let (waiters, relays) = state.withLock { state in
             state.generation &+= 1
             defer { state.waiters.removeAll() }
-            return Array(state.waiters.values)
+            return (Array(state.waiters.values), state.relays)
         }
         for waiter in waiters { waiter.resume() }
+        for relay in relays { relay.changed() }
+    }
+
+    /// Signals `other` too whenever this one changes (from now on): a wait on `other` watches both states.
+    ///
+    /// - Parameter other: Another signal; never one that relays back to this one.
+    public func relay(to other: ChangeSignal) {
+        state.withLock { $0.relays.append(other) }
     }
 
     /// Returns once the state changed after `seen` (at once if it already has), at `timeout`, or when the task is

@@ -88,7 +88,8 @@ package struct DeviceAssembly: Sendable {
         self.engine = engine
         self.daemon = DeviceDaemon(
             configuration: configuration, engine: engine, liveActivitiesDatabase: directory.liveActivitiesDatabase,
-            voipPushes: VoIPPushRouter(url: directory.pushKitDatabase, logger: logger),
+            voipPushes: VoIPPushRouter(
+                url: directory.pushKitDatabase, clock: engine.configuration.clock, changes: changes.appPushes, logger: logger),
             deliveryRulesDatabase: directory.deliveryRulesDatabase, widgetsDatabase: directory.widgetsDatabase,
             webPushDatabase: directory.webPushDatabase, unifiedPushDatabase: directory.unifiedPushDatabase, logger: logger)
         self.desktopRouter = desktop.map { DesktopAnswerRouter(presenter: $0, engine: engine) }

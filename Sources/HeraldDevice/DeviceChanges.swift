@@ -7,6 +7,10 @@ package struct DeviceChanges: Sendable {
     package var liveActivities = ChangeSignal()
     /// An app declared its widgets, a push asked for a reload, or an app sent its timelines (``WidgetRouter``).
     package var widgets = ChangeSignal()
+    /// A push was handed to something other than Notification Center, or answered by it: a VoIP push to the app's
+    /// `PKPushRegistry` (``VoIPPushRouter``), a web push message to its web app (``WebPushAgent``). Background pushes
+    /// are the notification engine's, signalled by its own changes.
+    package var appPushes = ChangeSignal()
 
     /// Signals of their own, which nobody watches until handed out.
     package init() {}

@@ -76,8 +76,11 @@ public final class DeviceDaemon: Service, Sendable {
             url: widgetsDatabase, clock: engine.configuration.clock, changes: configuration.changes.widgets, logger: logger)
         self.webPush = WebPushAgent(
             url: webPushDatabase, presenter: engine.configuration.presenter, clock: engine.configuration.clock,
-            logger: logger)
-        self.voipPushes = voipPushes ?? VoIPPushRouter(url: nil, logger: logger)
+            changes: configuration.changes.appPushes, logger: logger)
+        self.voipPushes =
+            voipPushes
+            ?? VoIPPushRouter(
+                url: nil, clock: engine.configuration.clock, changes: configuration.changes.appPushes, logger: logger)
         self.configuration = configuration
         self.engine = engine
         let session = GatewaySession(

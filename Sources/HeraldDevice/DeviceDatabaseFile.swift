@@ -63,3 +63,29 @@ extension WidgetRouter {
         return try await list(in: database)
     }
 }
+
+extension VoIPPushRouter {
+    /// The PushKit file at `url` (`<data-dir>/pushkit.sqlite`), for reading beside the router.
+    package static func file(at url: URL) -> DeviceDatabaseFile {
+        DeviceDatabaseFile(url: url, migrator: migrator)
+    }
+
+    /// Every VoIP push kept in `file` and what became of it, oldest first; none before the router kept one.
+    package static func records(in file: DeviceDatabaseFile) async throws -> [VoIPPushRecord] {
+        guard let database = try await file.database() else { return [] }
+        return try await records(in: database)
+    }
+}
+
+extension WebPushAgent {
+    /// The web push file at `url` (`<data-dir>/webpush.sqlite`), for reading beside the agent.
+    package static func file(at url: URL) -> DeviceDatabaseFile {
+        DeviceDatabaseFile(url: url, migrator: migrator)
+    }
+
+    /// Every message recorded in `file`, oldest first; none before the agent kept a subscription.
+    package static func messages(in file: DeviceDatabaseFile) async throws -> [WebPushMessageRecord] {
+        guard let database = try await file.database() else { return [] }
+        return try await messages(in: database)
+    }
+}

@@ -12,9 +12,16 @@ import ServiceLifecycle
 /// A VoIP push never goes to the notification list.
 ///
 /// Pushes go to each app in the order they came, one at a time: the next once the app answered the one before (its
-/// delegate called the completion, or 35 s passed). A push whose app went away before it answered stays kept.
+/// delegate called the completion, or 35 s passed). A push whose app went away before it answered stays kept. A push
+/// handed over stays in the file as a record of what the app did with it (``VoIPPushRecord``; the newest 1,000 of each
+/// app), for the test-bed API.
 package actor VoIPPushRouter {
+    /// How many VoIP pushes an app was handed the record keeps (the newest).
+    static let recordLimit = 1000
+
     private var storage: LazySQLiteDatabase
+    private let clock: any HeraldClock
+    private let changes: ChangeSignal
     private let logger: Logger
     /// App processes that asked for VoIP pushes, by app.
     private var registries: [String: [ObjectIdentifier: AppSession]] = [:]
@@ -22,8 +29,16 @@ package actor VoIPPushRouter {
     private let wakeStream: AsyncStream<String>
 
     /// A router keeping pushes at `url` (in memory when `nil`).
-    package init(url: URL?, logger: Logger) {
+    ///
+    /// - Parameters:
+    ///   - url: The file (`pushkit.sqlite`); in memory when `nil`.
+    ///   - clock: What dates each push's answer.
+    ///   - changes: Signalled when a push is kept or handed over (the test-bed API's waits watch it).
+    ///   - logger: Where it says what went wrong.
+    package init(url: URL?, clock: any HeraldClock, changes: ChangeSignal, logger: Logger) {
         self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
+        self.clock = clock
+        self.changes = changes
         self.logger = logger
         (wakeStream, wakes) = AsyncStream.makeStream(of: String.self)
     }
@@ -41,6 +56,15 @@ package actor VoIPPushRouter {
                         received_at REAL NOT NULL
                     );
                     CREATE INDEX voip_push_by_app ON voip_push(bundle_id, seq);
+                    """)
+        }
+        migrator.registerMigration("v2: what the app did") { db in
+            // A push handed over stays, with when the app answered and whether its delegate called the completion.
+            try db.execute(
+                sql: """
+                    ALTER TABLE voip_push ADD COLUMN handed_at REAL;
+                    ALTER TABLE voip_push ADD COLUMN completed INTEGER;
+                    CREATE INDEX voip_push_waiting ON voip_push(bundle_id, seq) WHERE handed_at IS NULL;
                     """)
         }
         return migrator
@@ -66,14 +90,23 @@ package actor VoIPPushRouter {
                 sql: "INSERT OR IGNORE INTO voip_push (delivery_id, bundle_id, payload, received_at) VALUES (?, ?, ?, ?)",
                 arguments: [push.deliveryID, push.bundleID, push.payload, date.timeIntervalSince1970])
         }
+        changes.changed()
         wakes.yield(push.bundleID)
     }
 
-    /// The VoIP pushes kept for `bundleIdentifier` and not yet handed over, oldest first.
-    package func kept(for bundleIdentifier: String) async throws -> [String] {
+    /// Every VoIP push kept in `database` and what the app did with it, every app's, oldest first.
+    static func records(in database: SQLiteDatabase) async throws -> [VoIPPushRecord] {
         try await database.writer.read { db in
-            try String.fetchAll(
-                db, sql: "SELECT payload FROM voip_push WHERE bundle_id = ? ORDER BY seq", arguments: [bundleIdentifier])
+            try Row.fetchAll(
+                db, sql: "SELECT delivery_id, bundle_id, payload, received_at, handed_at, completed FROM voip_push ORDER BY seq"
+            ).map { row in
+                let handedAt = (row[4] as Double?).map(Date.init(timeIntervalSince1970:))
+                return VoIPPushRecord(
+                    bundleIdentifier: row[1], uniqueID: row[0], payload: row[2],
+                    receivedAt: Date(timeIntervalSince1970: row[3]),
+                    state: handedAt == nil ? .waiting : (row[5] as Bool? == true ? .handled : .notHandled),
+                    handedAt: handedAt)
+            }
         }
     }
 
@@ -95,7 +128,10 @@ package actor VoIPPushRouter {
             do {
                 next = try await database.writer.read { db in
                     try Row.fetchOne(
-                        db, sql: "SELECT seq, payload FROM voip_push WHERE bundle_id = ? ORDER BY seq LIMIT 1",
+                        db,
+                        sql: """
+                            SELECT seq, payload FROM voip_push WHERE bundle_id = ? AND handed_at IS NULL ORDER BY seq LIMIT 1
+                            """,
                         arguments: [bundleIdentifier]
                     ).map { ($0[0], $0[1]) }
                 }
@@ -120,11 +156,22 @@ package actor VoIPPushRouter {
                     ])
             }
             do {
+                let (at, completed, limit) = (clock.now.timeIntervalSince1970, handled == true, Self.recordLimit)
                 try await database.groupCommit.write { db in
-                    try db.execute(sql: "DELETE FROM voip_push WHERE seq = ?", arguments: [next.seq])
+                    try db.execute(
+                        sql: "UPDATE voip_push SET handed_at = ?, completed = ? WHERE seq = ?",
+                        arguments: [at, completed, next.seq])
+                    // The newest handed over are kept as the record; those waiting always.
+                    try db.execute(
+                        sql: """
+                            DELETE FROM voip_push WHERE bundle_id = ? AND handed_at IS NOT NULL AND seq <= (
+                                SELECT seq FROM voip_push WHERE bundle_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)
+                            """,
+                        arguments: [bundleIdentifier, bundleIdentifier, limit])
                 }
+                changes.changed()
             } catch {
-                logger.error("Could not forget a VoIP push handed over", metadata: ["error": "\(error)"])
+                logger.error("Could not record a VoIP push handed over", metadata: ["error": "\(error)"])
                 return
             }
         }

@@ -44,16 +44,31 @@ package actor WebPushAgent {
         package var description: String
     }
 
+    /// How many messages of a web app the record keeps (the newest).
+    static let messageRecordLimit = 1000
+
     private var storage: LazySQLiteDatabase
     private let presenter: any NotificationPresenter
     private let clock: any HeraldClock
+    private let changes: ChangeSignal
     private let logger: Logger
 
     /// An agent keeping its subscriptions at `url` (in memory when `nil`), showing messages with `presenter`.
-    package init(url: URL?, presenter: any NotificationPresenter, clock: any HeraldClock, logger: Logger) {
+    ///
+    /// - Parameters:
+    ///   - url: The file (`webpush.sqlite`); in memory when `nil`.
+    ///   - presenter: What shows a message.
+    ///   - clock: What dates a message.
+    ///   - changes: Signalled when a message is recorded (the test-bed API's waits watch it).
+    ///   - logger: Where it says what it did.
+    package init(
+        url: URL?, presenter: any NotificationPresenter, clock: any HeraldClock, changes: ChangeSignal = ChangeSignal(),
+        logger: Logger
+    ) {
         self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
         self.presenter = presenter
         self.clock = clock
+        self.changes = changes
         self.logger = logger
     }
 
@@ -72,6 +87,24 @@ package actor WebPushAgent {
                         auth_secret BLOB NOT NULL,
                         created_at REAL NOT NULL
                     );
+                    """)
+        }
+        migrator.registerMigration("v2: messages") { db in
+            // Each message pushed to a subscription and what became of it (a WebPushMessageRecord), the newest 1,000 of
+            // each web app; a message delivered again (its acknowledgement lost) is recognised by its delivery ID.
+            try db.execute(
+                sql: """
+                    CREATE TABLE message (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        delivery_id TEXT NOT NULL UNIQUE,
+                        bundle_id TEXT NOT NULL,
+                        origin TEXT,
+                        received_at REAL NOT NULL,
+                        state TEXT NOT NULL,
+                        reason TEXT,
+                        data TEXT
+                    );
+                    CREATE INDEX message_by_app ON message(bundle_id, seq);
                     """)
         }
         return migrator
@@ -223,6 +256,7 @@ package actor WebPushAgent {
         let metadata: Logger.Metadata = ["push.delivery_id": "\(push.deliveryID)", "app.bundle_id": "\(push.bundleID)"]
         guard let row else {
             logger.warning("A web push for a subscription this device no longer has; dropped", metadata: metadata)
+            try await record(push, origin: nil, state: .dropped, reason: .noSubscription)
             return .dropped("no subscription")
         }
         let origin = row.origin
@@ -231,6 +265,7 @@ package actor WebPushAgent {
             logger.info(
                 "A web push without data: a service worker's push event would run; there is none",
                 metadata: metadata.merging(["webpush.origin": "\(origin)"]) { $1 })
+            try await record(push, origin: origin, state: .dropped, reason: .noData)
             return .dropped("no data")
         }
         let plaintext: Data
@@ -240,6 +275,7 @@ package actor WebPushAgent {
             logger.warning(
                 "A web push cannot be decrypted with its subscription's keys; dropped",
                 metadata: metadata.merging(["webpush.origin": "\(origin)", "error": "\(error)"]) { $1 })
+            try await record(push, origin: origin, state: .dropped, reason: .undecryptable)
             return .dropped("undecryptable")
         }
         let message: DeclarativeWebPushMessage
@@ -249,7 +285,13 @@ package actor WebPushAgent {
             logger.info(
                 "A web push that is not a Declarative Web Push message needs a service worker; there is none on this device",
                 metadata: metadata.merging(["webpush.origin": "\(origin)", "webpush.reason": "\(error)"]) { $1 })
+            try await record(push, origin: origin, state: .dropped, reason: .notDeclarative, data: plaintext)
             return .dropped("not declarative")
+        }
+        // Recorded before it is shown: a message delivered again (its acknowledgement lost) is not shown twice.
+        guard try await record(push, origin: origin, state: .shown, data: plaintext) else {
+            logger.info("A web push shown before came again; not shown twice", metadata: metadata)
+            return .dropped("received before")
         }
         await presenter.present(
             NotificationPresentation(
@@ -263,6 +305,55 @@ package actor WebPushAgent {
             "Web push shown",
             metadata: metadata.merging(["webpush.origin": "\(origin)", "webpush.navigate": "\(message.navigate)"]) { $1 })
         return .shown(origin: origin, message)
+    }
+
+    /// Records a message and what became of it; `false` when its delivery was recorded before (it came again).
+    @discardableResult
+    private func record(
+        _ push: DevicePush, origin: String?, state: WebPushMessageRecord.State,
+        reason: WebPushMessageRecord.Reason? = nil, data: Data? = nil
+    ) async throws -> Bool {
+        let (at, limit) = (clock.now.timeIntervalSince1970, Self.messageRecordLimit)
+        let text = data.flatMap { String(data: $0, encoding: .utf8) }
+        let recorded = try await database.groupCommit.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO message (delivery_id, bundle_id, origin, received_at, state, reason, data)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [push.deliveryID, push.bundleID, origin, at, state.rawValue, reason?.rawValue, text])
+            guard db.changesCount > 0 else { return false }
+            try db.execute(
+                sql: """
+                    DELETE FROM message WHERE bundle_id = ? AND seq <= (
+                        SELECT seq FROM message WHERE bundle_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)
+                    """,
+                arguments: [push.bundleID, push.bundleID, limit])
+            return true
+        }
+        if recorded { changes.changed() }
+        return recorded
+    }
+
+    /// Every message this agent recorded, every web app's, oldest first.
+    package func messages() async throws -> [WebPushMessageRecord] {
+        try await Self.messages(in: database)
+    }
+
+    /// Every message recorded in `database`, every web app's, oldest first.
+    static func messages(in database: SQLiteDatabase) async throws -> [WebPushMessageRecord] {
+        try await database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT delivery_id, bundle_id, origin, received_at, state, reason, data FROM message ORDER BY seq"
+            ).map { row in
+                WebPushMessageRecord(
+                    bundleIdentifier: row[1], uniqueID: row[0], origin: row[2],
+                    receivedAt: Date(timeIntervalSince1970: row[3]),
+                    state: WebPushMessageRecord.State(rawValue: row[4]) ?? .dropped,
+                    reason: (row[5] as String?).flatMap(WebPushMessageRecord.Reason.init(rawValue:)), data: row[6])
+            }
+        }
     }
 
     private var database: SQLiteDatabase {

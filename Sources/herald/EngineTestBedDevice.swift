@@ -11,6 +11,8 @@ struct EngineTestBedDevice: TestBedDevice {
     /// The device's Live Activities and widgets, read from their owners' files.
     private let liveActivityFile: DeviceDatabaseFile
     private let widgetFile: DeviceDatabaseFile
+    private let pushKitFile: DeviceDatabaseFile
+    private let webPushFile: DeviceDatabaseFile
     private let deviceChanges: DeviceChanges
 
     /// The device of `engine`, whose other parts keep their files in `directory` and signal `changes`.
@@ -18,12 +20,27 @@ struct EngineTestBedDevice: TestBedDevice {
         self.engine = engine
         liveActivityFile = LiveActivityRegistry.file(at: directory.liveActivitiesDatabase)
         widgetFile = WidgetRouter.file(at: directory.widgetsDatabase)
+        pushKitFile = VoIPPushRouter.file(at: directory.pushKitDatabase)
+        webPushFile = WebPushAgent.file(at: directory.webPushDatabase)
         deviceChanges = changes
+        // Background pushes are the engine's: its store's writes wake the waits on app pushes too.
+        engine.changes.relay(to: changes.appPushes)
     }
 
     var changes: ChangeSignal { engine.changes }
     var liveActivityChanges: ChangeSignal { deviceChanges.liveActivities }
     var widgetChanges: ChangeSignal { deviceChanges.widgets }
+    var appPushChanges: ChangeSignal { deviceChanges.appPushes }
+
+    func appPushes() async throws -> [TestBedAppPush] {
+        async let background = engine.backgroundPushes()
+        async let voip = VoIPPushRouter.records(in: pushKitFile)
+        async let webPush = WebPushAgent.messages(in: webPushFile)
+        let pushes =
+            try await background.map(\.testBedAppPush) + voip.map(\.testBedAppPush) + webPush.map(\.testBedAppPush)
+        // Oldest first; each part's own order where the times are equal (Array's sort is stable).
+        return pushes.sorted { $0.receivedAt < $1.receivedAt }
+    }
 
     func liveActivities() async throws -> [TestBedActivity] {
         try await LiveActivityRegistry.activities(in: liveActivityFile).map(\.testBedActivity)

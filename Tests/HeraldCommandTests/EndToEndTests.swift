@@ -239,7 +239,15 @@ import UserNotifications
     )
     func simulate() async throws {
         let herald = try HeraldProcess()
-        guard let (up, _) = try await Self.startUp(herald) else { return }
+        let operatorToken = "ci-\(UUID().uuidString)"
+        guard let (up, provider) = try await Self.startUp(herald, environment: ["HERALD_OPERATOR_TOKEN": operatorToken])
+        else { return }
+        /// The background pushes `GET /api/v1/app-pushes?kind=background&query` answers (issue 64).
+        func backgroundAPI(_ query: String) async throws -> [[String: Any]] {
+            let body = try await Self.api("app-pushes?kind=background&\(query)", of: up, token: operatorToken)
+            return try #require(body["appPushes"] as? [[String: Any]], "\(body)")
+        }
+        func news(_ push: [String: Any]) -> String? { (push["userInfo"] as? [String: Any])?["news"] as? String }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
         let stdin = herald.dataDirectory.appendingPathComponent("stdin.json")
@@ -257,11 +265,34 @@ import UserNotifications
                 simulated.status == 0 && simulated.output.contains("background push delivered"),
                 "\(simulated.output) \(simulated.error)")
         }
-        let (app, _) = try await Self.launchApp("com.example.one", herald)
+        // The test-bed API says so: the older was replaced, the newer waits for the app (simulated: no uniqueID).
+        let kept = try await backgroundAPI("bundle=com.example.one")
+        #expect(kept.map(news) == ["older", "newer"], "\(kept)")
+        #expect(kept.map { $0["state"] as? String } == ["replaced", "waiting"], "\(kept)")
+        #expect(kept.allSatisfy { $0["uniqueID"] is NSNull && $0["handedAt"] is NSNull }, "\(kept)")
+        let (app, appToken) = try await Self.launchApp("com.example.one", herald)
         children.append(app)
         let handedOver = await app.waitForOutput(containing: "didReceiveRemoteNotification", timeout: .seconds(10))
         #expect(handedOver?.contains("news=newer main=true") == true, "\(app.output)")
         #expect(!app.output.contains("news=older"), "only the newest is kept")
+        let handled = try await backgroundAPI("state=handled&wait=30")
+        #expect(handled.map(news) == ["newer"], "\(handled)")
+        #expect(handled.first?["fetchResult"] as? String == "newData" && handled.first?["handedAt"] is String, "\(handled)")
+
+        // A background push through the gateway carries its apns-unique-id; a wait answers once the app handled it.
+        let token = try #require(appToken, "\(app.output)")
+        try Data(#"{"aps":{"content-available":1},"news":"pushed"}"#.utf8).write(to: stdin)
+        let pushed = try await herald.run(
+            [
+                "push", "--topic", "com.example.one", "--token", token, "--push-type", "background", "--priority", "5",
+                "--payload", stdin.path,
+            ] + provider)
+        #expect(pushed.output.contains(" 200 "), "\(pushed.output) \(pushed.error)")
+        let fromGateway = try await backgroundAPI("state=handled&min=2&wait=30")
+        #expect(fromGateway.map(news) == ["newer", "pushed"], "\(fromGateway)")
+        #expect(fromGateway.last?["uniqueID"] is String, "\(fromGateway)")
+        let bad = try await Self.api("app-pushes?kind=silent", of: up, token: operatorToken)
+        #expect((bad["error"] as? String)?.contains("kind must be one of background, voip, webpush") == true, "\(bad)")
 
         // While it runs: an .apns file naming its app, then a background push from standard input.
         let file = herald.dataDirectory.appendingPathComponent("ExamplePush.apns")

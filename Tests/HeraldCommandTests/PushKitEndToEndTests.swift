@@ -32,7 +32,18 @@ import Testing
     )
     func voipCalls() async throws {
         let herald = try HeraldProcess()
-        guard let (up, provider) = try await EndToEndTests.startUp(herald) else { return }
+        let operatorToken = "ci-\(UUID().uuidString)"
+        guard
+            let (up, provider) = try await EndToEndTests.startUp(
+                herald, environment: ["HERALD_OPERATOR_TOKEN": operatorToken])
+        else { return }
+        /// The callers of the VoIP pushes `GET /api/v1/app-pushes?kind=voip&query` answers with, in order (issue 64).
+        func callsAPI(_ query: String) async throws -> [String] {
+            let body = try await EndToEndTests.api("app-pushes?kind=voip&\(query)", of: up, token: operatorToken)
+            let pushes = try #require(body["appPushes"] as? [[String: Any]], "\(body)")
+            #expect(pushes.allSatisfy { $0["type"] as? String == "PKPushTypeVoIP" && $0["uniqueID"] is String }, "\(body)")
+            return pushes.compactMap { ($0["dictionaryPayload"] as? [String: Any])?["caller"] as? String }
+        }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
         let app = try await Self.launch(herald)
@@ -50,6 +61,8 @@ import Testing
                 != nil,
             "\(app.output) \(app.error)")
 
+        #expect(try await callsAPI("bundle=\(Self.app)&state=handled&wait=30") == ["Ana"])
+
         // An alert to the VoIP token is not for its topic.
         let alert = try await herald.run(["push", "--topic", Self.app, "--token", token, "--alert", "hi"] + provider)
         #expect((alert.output + alert.error).contains("DeviceTokenNotForTopic"), "\(alert.output) \(alert.error)")
@@ -58,6 +71,7 @@ import Testing
         await app.stop()
         let whileAway = try await Self.call(from: "Bo", to: token, herald, provider: provider)
         #expect(whileAway.contains(" 200 "), "\(whileAway)")
+        #expect(try await callsAPI("state=waiting&wait=30") == ["Bo"])
         let again = try await Self.launch(herald)
         children.append(again)
         #expect(
@@ -66,6 +80,8 @@ import Testing
         #expect(
             await again.waitForOutput(containing: "incoming call from Bo", timeout: .seconds(30)) != nil,
             "\(again.output) \(again.error)")
+
+        #expect(try await callsAPI("state=handled&min=2&wait=30") == ["Ana", "Bo"])
 
         // Neither call is a notification.
         let listed = try await herald.run(["notifications", "list", Self.app]).output

@@ -30,7 +30,9 @@ import Testing
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.first == "ready com.example.app", "\(result.output)")
         #expect(lines.contains("none yet") && lines.contains("mistakes named") && lines.last == "ok", "\(result.output)")
-        #expect(lines.contains("fcm 9") && lines.contains("webpush webpush"), "\(result.output)")
+        #expect(
+            lines.contains("fcm 9") && lines.contains("webpush webpush") && lines.contains("webpush shown Web"),
+            "\(result.output)")
         #expect(lines.contains { $0.hasPrefix("delivered 42 answered ") }, "\(result.output)")
         #expect(lines.contains("shown CI 42"), "\(result.output)")
         #expect(lines.contains("streamed received delivered"), "\(result.output)")

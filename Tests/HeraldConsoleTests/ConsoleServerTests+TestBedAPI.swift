@@ -196,7 +196,7 @@ extension ConsoleServerTests {
     )
     func notificationsWithoutADevice() async throws {
         try await withConsole { _, browser, token in
-            for route in ["notifications", "activities", "widgets"] {
+            for route in ["notifications", "activities", "widgets", "app-pushes"] {
                 let answer = try await browser.api("/api/v1/\(route)", token: token)
                 #expect(answer.status == 404 && (answer.json["error"] as? String)?.contains("herald up") == true, "\(answer)")
             }
@@ -407,6 +407,49 @@ extension ConsoleServerTests {
                 ("bundle=", "bundle"), ("family=systemSmall", "family"), ("wait=-1", "wait"),
             ] {
                 let answer = try await browser.api("/api/v1/widgets?\(query)", token: token)
+                #expect(answer.status == 400 && answer.json["parameter"] as? String == parameter, "\(query): \(answer)")
+            }
+        }
+    }
+
+    static func appPush(_ kind: TestBedAppPush.Kind, _ uniqueID: String, state: String) -> TestBedAppPush {
+        TestBedAppPush(
+            kind: kind, bundleID: "com.example.call", uniqueID: uniqueID, state: state,
+            receivedAt: Date(timeIntervalSince1970: 1_800_000_000),
+            json: .members(["kind": .string(kind.rawValue), "uniqueID": .string(uniqueID), "state": .string(state)]))
+    }
+
+    @Test(
+        "Issue 64 (2, 3): app pushes — background, VoIP, web push — by app, kind, state and uniqueID; a wait answers when the app handles one; bad filters are 400 naming the parameter"
+    )
+    func appPushesOnTheDevice() async throws {
+        let device = ListedDevice(apps: [])
+        device.keep(Self.appPush(.voip, "call-1", state: "handled"))
+        device.keep(Self.appPush(.background, "fetch-1", state: "waiting"))
+        try await withConsole(device: device) { _, browser, token in
+            func ids(_ query: String) async throws -> [String]? {
+                let answer = try await browser.api("/api/v1/app-pushes?\(query)", token: token)
+                return (answer.json["appPushes"] as? [[String: Any]])?.compactMap { $0["uniqueID"] as? String }
+            }
+            #expect(try await ids("") == ["call-1", "fetch-1"])
+            #expect(try await ids("kind=voip") == ["call-1"])
+            #expect(try await ids("state=waiting&bundle=com.example.call") == ["fetch-1"])
+            #expect(try await ids("uniqueID=fetch-1&kind=voip") == [])
+
+            // The app handles its background push; the wait answers then.
+            async let handled = browser.api("/api/v1/app-pushes?kind=background&state=handled&wait=60", token: token)
+            try await Task.sleep(for: .milliseconds(100))
+            device.keep(Self.appPush(.background, "fetch-1", state: "handled"))
+            let answer = try await handled
+            #expect(answer.status == 200 && answer.json["complete"] as? Bool == true, "\(answer)")
+            let none = try await browser.api("/api/v1/app-pushes?kind=webpush&wait=0.3", token: token)
+            #expect(none.json["complete"] as? Bool == false, "\(none)")
+
+            for (query, parameter) in [
+                ("kind=silent", "kind"), ("state=done", "state"), ("bundle=", "bundle"), ("type=voip", "type"),
+                ("min=0", "min"),
+            ] {
+                let answer = try await browser.api("/api/v1/app-pushes?\(query)", token: token)
                 #expect(answer.status == 400 && answer.json["parameter"] as? String == parameter, "\(query): \(answer)")
             }
         }

@@ -12,6 +12,8 @@ final class ListedDevice: TestBedDevice {
     let changes = ChangeSignal()
     let liveActivityChanges = ChangeSignal()
     let widgetChanges = ChangeSignal()
+    let appPushChanges = ChangeSignal()
+    private let pushes = Mutex<[TestBedAppPush]>([])
     private let widgetList = Mutex<[TestBedWidget]>([])
     private let activities = Mutex<[TestBedActivity]>([])
 
@@ -50,6 +52,20 @@ final class ListedDevice: TestBedDevice {
     }
 
     func widgets() async throws -> [TestBedWidget] { widgetList.withLock { $0 } }
+
+    /// Records a push handed to an app, or changes the one with its kind and uniqueID.
+    func keep(_ push: TestBedAppPush) {
+        pushes.withLock { all in
+            if let index = all.firstIndex(where: { $0.kind == push.kind && $0.uniqueID == push.uniqueID }) {
+                all[index] = push
+            } else {
+                all.append(push)
+            }
+        }
+        appPushChanges.changed()
+    }
+
+    func appPushes() async throws -> [TestBedAppPush] { pushes.withLock { $0 } }
 
     func notifications(of bundleID: String, in list: TestBedNotification.List) async throws -> [TestBedNotification] {
         lists.withLock { all in all.filter { $0.bundleID == bundleID && $0.list == list } }

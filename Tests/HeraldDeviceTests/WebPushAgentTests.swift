@@ -93,7 +93,8 @@ import Testing
         }
         let declarative =
             #"{"web_push":8030,"notification":{"title":"Goal","body":"2-1","navigate":"https://news.example.com/","app_badge":3}}"#
-        let shown = try await agent.receive(try push(declarative))
+        let first = try push(declarative)
+        let shown = try await agent.receive(first)
         guard case .shown(let origin, let message) = shown else {
             Issue.record("not shown: \(shown)")
             return
@@ -108,6 +109,16 @@ import Testing
         tampered.payload = try WebPushCipher.encrypt(Data(declarative.utf8), for: WebPushCipher.UserAgentKeys().subscription)
             .base64URLEncodedString()
         #expect(try await agent.receive(tampered) == .dropped("undecryptable"))
+        // Delivered again (its acknowledgement lost): not shown twice.
+        #expect(try await agent.receive(first) == .dropped("received before"))
         #expect(presenter.presentations.count == 1)
+
+        // Each message recorded with what became of it (issue 64: the test-bed API's app-pushes), oldest first.
+        let records = try await agent.messages()
+        #expect(records.map(\.state) == [.shown, .dropped, .dropped, .dropped])
+        #expect(records.map(\.reason) == [nil, .notDeclarative, .noSubscription, .undecryptable])
+        #expect(records.first?.uniqueID == first.deliveryID && records.first?.origin == "https://news.example.com")
+        #expect(records.first?.data == declarative && records[1].data == "plain" && records[3].data == nil)
+        #expect(records[2].origin == nil && records.allSatisfy { $0.bundleIdentifier == "webapp.news.example.com" })
     }
 }

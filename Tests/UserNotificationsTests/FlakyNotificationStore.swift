@@ -122,11 +122,11 @@ final class FlakyNotificationStore: NotificationStore {
     func deleteResponse(id: Int64) async throws { try await base.deleteResponse(id: id) }
 
     func keepBackgroundPush(
-        _ payload: String, deliveryID: String?, fingerprint: String?, receivedAt: Date, replacing: Bool,
+        _ payload: String, deliveryID: String?, fingerprint: String?, uniqueID: String?, receivedAt: Date,
         for bundleIdentifier: String
     ) async throws -> Bool {
         try await base.keepBackgroundPush(
-            payload, deliveryID: deliveryID, fingerprint: fingerprint, receivedAt: receivedAt, replacing: replacing,
+            payload, deliveryID: deliveryID, fingerprint: fingerprint, uniqueID: uniqueID, receivedAt: receivedAt,
             for: bundleIdentifier)
     }
 
@@ -138,9 +138,17 @@ final class FlakyNotificationStore: NotificationStore {
         try await base.updateRemote(sequence: sequence, request: request, nextFireDate: nextFireDate, maximumSize: maximumSize)
     }
 
-    func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)? {
+    func takeBackgroundPush(for bundleIdentifier: String) async throws -> KeptBackgroundPush? {
         try await base.takeBackgroundPush(for: bundleIdentifier)
     }
+
+    func finishBackgroundPush(
+        _ kept: KeptBackgroundPush, outcome: BackgroundPushOutcome, at date: Date, for bundleIdentifier: String
+    ) async throws {
+        try await base.finishBackgroundPush(kept, outcome: outcome, at: date, for: bundleIdentifier)
+    }
+
+    func backgroundPushes() async throws -> [BackgroundPushRecord] { try await base.backgroundPushes() }
 
     func performMaintenance() async { await base.performMaintenance() }
 

@@ -225,6 +225,13 @@ def main():
     web = conforms(call("GET", "/api/v1/deliveries", door="webpush", wait=30), "DeliveryListing")
     check(web["complete"] and len(web["deliveries"]) == 1 and web["deliveries"][0]["payload"] is None, f"{web}")
     print("webpush", web["deliveries"][0]["pushType"])
+    # What the device did with it: a web push message is not in an app's notification list but in app-pushes.
+    handed = conforms(call("GET", "/api/v1/app-pushes", kind="webpush", state="shown", wait=30), "AppPushListing")
+    check(handed["complete"] and len(handed["appPushes"]) == 1, f"one web push shown: {handed}")
+    message = handed["appPushes"][0]
+    check(message["uniqueID"] == web["deliveries"][0]["uniqueID"] and message["origin"] == status["webPush"]["origin"],
+          f"the web push shown: {message}")
+    print("webpush shown", message["data"]["notification"]["title"])
     print("ok")
 
 

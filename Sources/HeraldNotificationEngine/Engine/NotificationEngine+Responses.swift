@@ -85,7 +85,7 @@ extension NotificationEngine {
         guard
             try await store.keepBackgroundPush(
                 payload, deliveryID: deliveryID.map { $0 + purpose }, fingerprint: fingerprint.map { $0 + purpose },
-                receivedAt: configuration.clock.now, replacing: true, for: bundleIdentifier)
+                uniqueID: deliveryID, receivedAt: configuration.clock.now, for: bundleIdentifier)
         else { return .duplicate }
         deliverBackgroundPush(for: bundleIdentifier)
         return .kept
@@ -105,7 +105,7 @@ extension NotificationEngine {
     }
 
     private func backgroundPushHandled(
-        _ kept: (payload: String, receivedAt: Date), outcome: BackgroundPushOutcome, for bundleIdentifier: String
+        _ kept: KeptBackgroundPush, outcome: BackgroundPushOutcome, for bundleIdentifier: String
     ) async {
         switch outcome {
         case .handled(let result):
@@ -121,10 +121,15 @@ extension NotificationEngine {
                     "app.bundle_id": "\(bundleIdentifier)"
                 ])
         case .unreachable:
-            // Its process went away: keep it for the next start, unless a newer one came meanwhile.
-            _ = try? await store.keepBackgroundPush(
-                kept.payload, deliveryID: nil, fingerprint: nil, receivedAt: kept.receivedAt, replacing: false,
-                for: bundleIdentifier)
+            // Its process went away: kept for the next start, unless a newer one came meanwhile (the store's part).
+            break
+        }
+        do {
+            try await store.finishBackgroundPush(kept, outcome: outcome, at: configuration.clock.now, for: bundleIdentifier)
+        } catch {
+            logger.error(
+                "Could not record what became of a background push",
+                metadata: ["app.bundle_id": "\(bundleIdentifier)", "error": "\(error)"])
         }
     }
 

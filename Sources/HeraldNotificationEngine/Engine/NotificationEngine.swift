@@ -584,6 +584,11 @@ package actor NotificationEngine: Service {
         try await store.delivered(for: bundleIdentifier)
     }
 
+    /// Every app's background pushes and what became of them, oldest first (the test-bed API's `app-pushes`).
+    package nonisolated func backgroundPushes() async throws -> [BackgroundPushRecord] {
+        try await store.backgroundPushes()
+    }
+
     /// Apple's `removeDeliveredNotifications` (B-14); `nil` removes all (C-14). Returns how many went.
     @discardableResult
     package func removeDelivered(identifiers: [String]?, for bundleIdentifier: String) async throws -> Int {

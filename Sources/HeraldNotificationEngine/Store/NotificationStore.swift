@@ -46,15 +46,31 @@ package protocol NotificationStore: Sendable {
         _ arrivals: [RemoteArrival], receivedAt: Date, maximumSize: Int
     ) async throws -> [Result<PendingNotification?, HeraldNotificationError>]
 
-    /// Keeps a background push (`content-available`, nothing to show) for the app, replacing the one kept before
-    /// (or, with `replacing` false, only when none is kept): the app gets the newest when it next runs. `false` when
-    /// this delivery was kept before, or another push is kept and `replacing` is false.
+    /// Keeps a background push (`content-available`, nothing to show) for the app, replacing the one kept before: the
+    /// app gets the newest when it next runs (the one replaced is recorded as such). `false` when this delivery was kept
+    /// before.
+    ///
+    /// - Parameters:
+    ///   - payload: The JSON payload.
+    ///   - deliveryID: What recognises the push delivered again (its delivery ID with the purpose), if anything.
+    ///   - fingerprint: What recognises the same push sent again, if anything.
+    ///   - uniqueID: The push's `apns-unique-id`, for the record.
+    ///   - receivedAt: When the device received it.
+    ///   - bundleIdentifier: The app.
     func keepBackgroundPush(
-        _ payload: String, deliveryID: String?, fingerprint: String?, receivedAt: Date, replacing: Bool,
+        _ payload: String, deliveryID: String?, fingerprint: String?, uniqueID: String?, receivedAt: Date,
         for bundleIdentifier: String
     ) async throws -> Bool
-    /// Takes (and forgets) the background push kept for the app, if there is one.
-    func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)?
+    /// Takes (and forgets) the background push kept for the app, if there is one: it is recorded as running.
+    func takeBackgroundPush(for bundleIdentifier: String) async throws -> KeptBackgroundPush?
+    /// Records what became of a background push taken for the app; one the app could not be reached for is kept
+    /// again, unless a newer one was kept meanwhile (then it is recorded as replaced).
+    func finishBackgroundPush(
+        _ kept: KeptBackgroundPush, outcome: BackgroundPushOutcome, at date: Date, for bundleIdentifier: String
+    ) async throws
+    /// Every app's background pushes as recorded (the newest 1,000 finished ones of each app, and every one still
+    /// waiting or running), oldest first.
+    func backgroundPushes() async throws -> [BackgroundPushRecord]
 
     /// Replaces a kept push's request and when it fires, if it is still waiting; returns it as it now is.
     func updateRemote(

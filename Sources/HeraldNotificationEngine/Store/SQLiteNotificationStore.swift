@@ -122,6 +122,25 @@ package final class SQLiteNotificationStore: NotificationStore {
             // A DeliveredPresentation's raw value; NULL for rows from before it was kept.
             try db.execute(sql: "ALTER TABLE delivered ADD COLUMN presentation TEXT")
         }
+        migrator.registerMigration("v6: what became of background pushes") { db in
+            // Each background push received, and what became of it (a BackgroundPushRecord); the queue row points at
+            // the record of the push it keeps.
+            try db.execute(
+                sql: """
+                    CREATE TABLE background_push_record (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        app_id INTEGER NOT NULL REFERENCES app(id),
+                        unique_id TEXT,
+                        payload TEXT NOT NULL,
+                        received_at REAL NOT NULL,
+                        state TEXT NOT NULL,
+                        handed_at REAL,
+                        fetch_result INTEGER
+                    );
+                    CREATE INDEX background_push_record_by_app ON background_push_record(app_id, seq);
+                    ALTER TABLE background_push ADD COLUMN record_seq INTEGER;
+                    """)
+        }
         return migrator
     }
 
@@ -685,8 +704,11 @@ package final class SQLiteNotificationStore: NotificationStore {
 
     // MARK: Background pushes
 
+    /// How many finished background pushes of an app the record keeps (the newest).
+    static let backgroundPushRecordLimit = 1000
+
     package func keepBackgroundPush(
-        _ payload: String, deliveryID: String?, fingerprint: String?, receivedAt: Date, replacing: Bool,
+        _ payload: String, deliveryID: String?, fingerprint: String?, uniqueID: String?, receivedAt: Date,
         for bundleIdentifier: String
     ) async throws -> Bool {
         let at = receivedAt.timeIntervalSince1970
@@ -694,21 +716,98 @@ package final class SQLiteNotificationStore: NotificationStore {
             if try Self.isRepeat(db, deliveryID: deliveryID, fingerprint: fingerprint, at: at) { return false }
             let appID = try Self.appID(db, bundleIdentifier, create: true)!
             try db.execute(
-                sql:
-                    "INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO background_push (app_id, payload, received_at) VALUES (?, ?, ?)",
-                arguments: [appID, payload, at])
-            return db.changesCount > 0
+                sql: "UPDATE background_push_record SET state = ? WHERE app_id = ? AND state = ?",
+                arguments: [BackgroundPushRecord.State.replaced.rawValue, appID, BackgroundPushRecord.State.waiting.rawValue])
+            try db.execute(
+                sql: """
+                    INSERT INTO background_push_record (app_id, unique_id, payload, received_at, state)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [appID, uniqueID, payload, at, BackgroundPushRecord.State.waiting.rawValue])
+            let record = db.lastInsertedRowID
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO background_push (app_id, payload, received_at, record_seq) VALUES (?, ?, ?, ?)",
+                arguments: [appID, payload, at, record])
+            // The newest finished ones are kept; those waiting or running always.
+            try db.execute(
+                sql: """
+                    DELETE FROM background_push_record WHERE app_id = ? AND state NOT IN (?, ?) AND seq <= (
+                        SELECT seq FROM background_push_record WHERE app_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)
+                    """,
+                arguments: [
+                    appID, BackgroundPushRecord.State.waiting.rawValue, BackgroundPushRecord.State.running.rawValue, appID,
+                    Self.backgroundPushRecordLimit,
+                ])
+            return true
         }
     }
 
-    package func takeBackgroundPush(for bundleIdentifier: String) async throws -> (payload: String, receivedAt: Date)? {
+    package func takeBackgroundPush(for bundleIdentifier: String) async throws -> KeptBackgroundPush? {
         try await write { db in
             guard let appID = try Self.appID(db, bundleIdentifier, create: false),
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT payload, received_at FROM background_push WHERE app_id = ?", arguments: [appID])
+                    db, sql: "SELECT payload, received_at, record_seq FROM background_push WHERE app_id = ?",
+                    arguments: [appID])
             else { return nil }
             try db.execute(sql: "DELETE FROM background_push WHERE app_id = ?", arguments: [appID])
-            return (row["payload"], Date(timeIntervalSince1970: row["received_at"]))
+            let kept = KeptBackgroundPush(
+                payload: row["payload"], receivedAt: Date(timeIntervalSince1970: row["received_at"]),
+                recordSequence: row["record_seq"])
+            if let record = kept.recordSequence {
+                try db.execute(
+                    sql: "UPDATE background_push_record SET state = ? WHERE seq = ?",
+                    arguments: [BackgroundPushRecord.State.running.rawValue, record])
+            }
+            return kept
+        }
+    }
+
+    package func finishBackgroundPush(
+        _ kept: KeptBackgroundPush, outcome: BackgroundPushOutcome, at date: Date, for bundleIdentifier: String
+    ) async throws {
+        try await write { db in
+            guard let appID = try Self.appID(db, bundleIdentifier, create: false) else { return }
+            let state: BackgroundPushRecord.State
+            var result: BackgroundFetchResult?
+            switch outcome {
+            case .handled(let fetchResult):
+                state = .handled
+                result = fetchResult
+            case .notHandled:
+                state = .notHandled
+            case .unreachable:
+                // Kept for the app's next start, unless a newer one came meanwhile.
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO background_push (app_id, payload, received_at, record_seq) VALUES (?, ?, ?, ?)",
+                    arguments: [appID, kept.payload, kept.receivedAt.timeIntervalSince1970, kept.recordSequence])
+                state = db.changesCount > 0 ? .waiting : .replaced
+            }
+            guard let record = kept.recordSequence else { return }
+            let answered = state == .handled || state == .notHandled
+            try db.execute(
+                sql: "UPDATE background_push_record SET state = ?, handed_at = ?, fetch_result = ? WHERE seq = ?",
+                arguments: [
+                    state.rawValue, answered ? date.timeIntervalSince1970 : nil, result?.rawValue, record,
+                ])
+        }
+    }
+
+    package func backgroundPushes() async throws -> [BackgroundPushRecord] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT app.bundle_id, r.unique_id, r.payload, r.received_at, r.state, r.handed_at, r.fetch_result
+                    FROM background_push_record r JOIN app ON app.id = r.app_id ORDER BY r.seq
+                    """
+            ).map { row in
+                BackgroundPushRecord(
+                    bundleIdentifier: row[0], uniqueID: row[1], payload: row[2],
+                    receivedAt: Date(timeIntervalSince1970: row[3]),
+                    state: BackgroundPushRecord.State(rawValue: row[4]) ?? .waiting,
+                    handedAt: (row[5] as Double?).map(Date.init(timeIntervalSince1970:)),
+                    fetchResult: (row[6] as Int64?).flatMap { BackgroundFetchResult(rawValue: UInt($0)) })
+            }
         }
     }
 
