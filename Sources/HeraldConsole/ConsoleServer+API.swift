@@ -228,7 +228,7 @@ extension ConsoleServer {
         let deadline = ContinuousClock.now + .milliseconds(Int64(wait * 1000))
         // One place for the whole wait, taken once: a wait that was admitted is not refused halfway.
         guard let admitted = waits.admit() else {
-            throw .error(.serviceUnavailable, "too many open waits (\(WaitLimiter.limit)); try again", parameter: "wait")
+            throw .error(.serviceUnavailable, "too many open waits (\(waits.limit)); try again", parameter: "wait")
         }
         defer { waits.release(admitted) }
         while found.count < least {
@@ -247,7 +247,7 @@ extension ConsoleServer {
         var facts = sandboxStatus.current
         if facts == nil, wait > 0 {
             guard let admitted = waits.admit() else {
-                throw .error(.serviceUnavailable, "too many open waits (\(WaitLimiter.limit)); try again", parameter: "wait")
+                throw .error(.serviceUnavailable, "too many open waits (\(waits.limit)); try again", parameter: "wait")
             }
             defer { waits.release(admitted) }
             facts = await sandboxStatus.waitUntilReady(timeout: .milliseconds(Int64(wait * 1000)))

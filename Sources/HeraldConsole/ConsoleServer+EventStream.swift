@@ -8,7 +8,8 @@ import NIOCore
 import ServiceLifecycle
 
 /// The test-bed API's event stream (`GET /api/v1/events`): every delivery-log event as it is written, as Server-Sent
-/// Events, resumable with `Last-Event-ID`.
+/// Events, resumable with `Last-Event-ID`; and, beside a device, each change of what the device shows
+/// (``DeviceEventWatch``).
 extension ConsoleServer {
     /// The filters a stream takes: those of a delivery listing that name what a push was sent as.
     static let streamFilters: Set<String> = ["token", "topic", "door", "pushType", "collapseID"]
@@ -24,14 +25,18 @@ extension ConsoleServer {
             let start: Int64
             let filter: DeliveryFilter
             let admitted: WaitLimiter.Admission
+            let watch: DeviceEventWatch?
             do {
                 try await authorize(request)
                 let query = try APIQuery(request, allowed: Self.streamFilters)
                 filter = try await deliveryFilter(query)
                 start = try await streamStart(request)
-                guard let admission = waits.admit() else {
-                    throw APIAnswer.error(
-                        .serviceUnavailable, "too many open waits and streams (\(WaitLimiter.limit)); try again")
+                // What the device shows now, before the stream answers: only what changes after it is sent.
+                var started = deviceWatch(for: filter)
+                try await started?.start()
+                watch = started
+                guard let admission = streams.admit() else {
+                    throw APIAnswer.error(.serviceUnavailable, "too many open streams (\(streams.limit)); try again")
                 }
                 admitted = admission
             } catch let answer as APIAnswer {
@@ -43,11 +48,11 @@ extension ConsoleServer {
                 status: .ok,
                 headers: [.contentType: "text/event-stream", .cacheControl: "no-store", .connection: "close"],
                 body: ResponseBody { [self] writer in
-                    defer { waits.release(admitted) }
+                    defer { streams.release(admitted) }
                     try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                     // The stream ends when its client goes away, not at its next write.
                     _ = try? await request.body.consumeWithCancellationOnInboundClose { _ in
-                        try await self.loggedEvents(after: start, matching: filter) { text in
+                        try await self.loggedEvents(after: start, matching: filter, device: watch) { text in
                             try await writer.write(ByteBuffer(string: text))
                         }
                     }
@@ -70,15 +75,29 @@ extension ConsoleServer {
         return sequence
     }
 
-    /// Sends the log's events after `start` that `filter` matches, then each one as it is written, until the task is
-    /// cancelled, the console shuts down, or a write or read fails.
+    /// What a stream with `filter` watches of the device beside the console: every app's changes, or its `topic`'s;
+    /// `nil` without a device, or with a filter only a push has (`token`, `door`, `pushType`, `collapseID`).
+    private func deviceWatch(for filter: DeliveryFilter) -> DeviceEventWatch? {
+        guard let device, filter.token == nil, filter.door == nil, filter.pushType == nil, filter.collapseID == nil
+        else { return nil }
+        return DeviceEventWatch(device: device, bundleID: filter.topic)
+    }
+
+    /// Sends the log's events after `start` that `filter` matches, then each one as it is written, and each change of
+    /// the device `device` watches, until the task is cancelled, the console shuts down, or a write or read fails.
     private func loggedEvents(
-        after start: Int64, matching filter: DeliveryFilter, send: (String) async throws -> Void
+        after start: Int64, matching filter: DeliveryFilter, device: DeviceEventWatch?,
+        send: (String) async throws -> Void
     ) async throws {
         let changes = store.deliveryLogChanges
         var cursor = EventCursor(after: start)
+        var device = device
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let seen = changes.generation
+            if device?.hasChanged == true {
+                let text = try await device?.changes().map(Self.serverSentEvent).joined() ?? ""
+                if !text.isEmpty { try await send(text) }
+            }
             let read = try await store.loggedEvents(after: cursor.settled, limit: Self.streamReadLimit)
             let before = cursor.settled
             let fresh = cursor.take(read, sequence: \.sequence, now: .now)
@@ -86,8 +105,12 @@ extension ConsoleServer {
             if !text.isEmpty { try await send(text) }
             // A full read that moved on: more is waiting.
             if read.count == Self.streamReadLimit && cursor.settled > before { continue }
-            await changes.wait(after: seen, timeout: cursor.waitsForGap ? EventCursor.grace : Self.streamKeepAlive)
-            if changes.generation == seen && !cursor.waitsForGap { try await send(": keep-alive\n\n") }
+            await ChangeSignal.wait(
+                any: [(changes, seen)] + (device?.seen ?? []),
+                timeout: cursor.waitsForGap ? EventCursor.grace : Self.streamKeepAlive)
+            if changes.generation == seen && device?.hasChanged != true && !cursor.waitsForGap {
+                try await send(": keep-alive\n\n")
+            }
         }
     }
 
@@ -101,6 +124,12 @@ extension ConsoleServer {
             && (filter.door.map { $0 == (sent?.door ?? .apns) } ?? true)
             && (filter.pushType.map { $0 == sent?.pushType } ?? true)
             && (filter.collapseID.map { $0 == sent?.collapseID } ?? true)
+    }
+
+    /// A device event as the stream sends it: `event:` its kind, `data:` its JSON on one line, no `id:` (it is not kept:
+    /// a client resuming from the last `id:` it got resumes the log).
+    private static func serverSentEvent(_ event: DeviceEventWatch.Event) -> String {
+        "event: \(event.kind)\ndata: \(event.data.jsonText)\n\n"
     }
 
     /// An event as the stream sends it: `id:` its sequence, `event:` its kind, `data:` its JSON on one line.

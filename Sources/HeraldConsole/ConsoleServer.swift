@@ -32,8 +32,10 @@ public final class ConsoleServer: Service, Sendable {
     let sandboxStatus: SandboxStatus
     /// The device `GET /api/v1/notifications` reports on; `nil` when none runs beside the console.
     let device: (any TestBedDevice)?
-    /// The test-bed API's open waits.
-    let waits = WaitLimiter()
+    /// The test-bed API's open waits: at most 1,000.
+    let waits = WaitLimiter(limit: 1_000)
+    /// The test-bed API's open event streams: at most 200, beside the waits.
+    let streams = WaitLimiter(limit: 200)
     private let boundPort = AwaitedValue<Int>()
 
     /// A console for `store`'s gateway.

@@ -77,7 +77,7 @@ enum TestBedAPIDocument {
             "/api/v1/events": {
               "get": {
                 "operationId": "streamEvents",
-                "summary": "Server-Sent Events: each delivery-log event as the gateway writes it (id: its sequence, event: its kind, data: a StreamEvent), from now on, or after Last-Event-ID; a comment every 15 s of silence.",
+                "summary": "Server-Sent Events: each delivery-log event as the gateway writes it (id: its sequence, event: its kind, data: a StreamEvent), from now on, or after Last-Event-ID; beside herald up's device, each change of what it shows, with no id (event: notification, notificationRemoved, activity, widget or appPush; data: the entry as its listing writes it; topic keeps one app's, a token, door, pushType or collapseID filter none); a comment every 15 s of silence.",
                 "parameters": [
                   {"$ref": "#/components/parameters/token"}, {"$ref": "#/components/parameters/topic"},
                   {"$ref": "#/components/parameters/door"}, {"$ref": "#/components/parameters/pushType"},

@@ -1,16 +1,21 @@
 import Synchronization
 
-/// Bounds how many test-bed API requests wait at once (``limit``), so that clients that open waits and go away cannot
-/// pile up tasks.
+/// Bounds how many test-bed API requests wait (or stream) at once (``limit``), so that clients that open waits and go
+/// away cannot pile up tasks.
 final class WaitLimiter: Sendable {
-    /// The most waits open at once; more are answered 503.
-    static let limit = 1000
+    /// The most open at once; more are answered 503.
+    let limit: Int
     private let open = Mutex(0)
+
+    /// A limiter of `limit` places.
+    init(limit: Int) {
+        self.limit = limit
+    }
 
     /// A place for one wait, or `nil` when ``limit`` are open.
     func admit() -> Admission? {
         open.withLock { count in
-            guard count < Self.limit else { return nil }
+            guard count < limit else { return nil }
             count += 1
             return Admission()
         }

@@ -34,6 +34,21 @@ public final class ChangeSignal: Sendable {
         for relay in relays { relay.changed() }
     }
 
+    /// Returns once any of `signals` changed after the generation noted beside it, at `timeout`, or when the task is
+    /// cancelled.
+    ///
+    /// - Parameters:
+    ///   - signals: Each signal and the ``generation`` the caller read its state at.
+    ///   - timeout: The longest it waits.
+    public static func wait(any signals: [(signal: ChangeSignal, seen: UInt64)], timeout: Duration) async {
+        if signals.count == 1 { return await signals[0].signal.wait(after: signals[0].seen, timeout: timeout) }
+        await withTaskGroup(of: Void.self) { group in
+            for (signal, seen) in signals { group.addTask { await signal.wait(after: seen, timeout: timeout) } }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
     /// Signals `other` too whenever this one changes (from now on): a wait on `other` watches both states.
     ///
     /// - Parameter other: Another signal; never one that relays back to this one.

@@ -12,7 +12,7 @@ struct HeraldBench: AsyncParsableCommand {
         subcommands: [
             Scheduler.self, Gateway.self, Provider.self, EndToEnd.self, ServiceExtension.self, Soak.self, Limits.self, Scale.self,
             Broadcast.self, BroadcastDevices.self, Idle.self, IdleDevices.self, IdleReference.self, FCM.self,
-            WebPush.self, TestBed.self,
+            WebPush.self, TestBed.self, TestBedClients.self,
         ]
     )
 }

@@ -19,24 +19,29 @@ extension HeraldBench {
     struct TestBed: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "testbed",
-            abstract: "Time the test-bed API's waits against its own round trip; measure what 1,000 open waits cost.",
+            abstract:
+                "Time the test-bed API's waits against its own round trip; measure what 1,000 open waits and 100 streams cost.",
             discussion: """
                 Starts a gateway with its console and this machine's device daemon, then --pushes times: opens a \
                 wait (GET /api/v1/deliveries?state=Delivered to Device&wait=10, a new connection each time, as the \
                 wait closes it), sends a push with HeraldProvider, and times the wait's answer from the delivery \
                 (the delivered event's time in the answer; one clock, one process). The reference in the same run \
                 is the same listing without a wait, once the push is delivered: the API's own round trip, on a new \
-                connection too. Then --waits waits are opened on raw connections and held: the process's resident \
-                memory before and with them, and the gateway's event-loop lag while they are open and pushes flow. \
-                Build with -c release.
+                connection too. Then a client process of its own (testbed-clients) opens --waits waits and \
+                --streams event streams on raw connections and holds them: this process's resident memory (gateway, \
+                console and device; not the clients) before and with them, the gateway's event-loop lag while they \
+                are open and pushes wake them all, and that nothing is left once the clients go away. Build with -c \
+                release.
                 """)
 
         @Option(help: "Pushes, each with a wait of its own.") var pushes = 200
         @Option(help: "Waits held open at once for the cost measurement.") var waits = 1_000
+        @Option(help: "Event streams held open beside them.") var streams = 100
 
         func validate() throws {
-            guard pushes > 0, waits > 0, waits <= 1_000 else {
-                throw ValidationError("--pushes must be positive and --waits from 1 to 1000 (the API's limit).")
+            guard pushes > 0, (1...1_000).contains(waits), (0...200).contains(streams) else {
+                throw ValidationError(
+                    "--pushes must be positive, --waits from 1 to 1000 and --streams from 0 to 200 (the API's limits).")
             }
         }
 
@@ -141,32 +146,48 @@ extension HeraldBench {
             let wait = Percentiles(waitLatencies)
             let reference = Percentiles(roundTrips)
 
-            // What open waits cost: memory, and the event loops' lag while pushes flow.
+            // What open waits and streams cost: memory, and the event loops' lag while pushes flow. The clients run in a
+            // process of their own, so this process's memory is the gateway's, the console's and the device's.
+            let changes = store.deliveryLogChanges
             let before = Memory.residentBytes()
-            var held: [RawConnection] = []
-            let request = Array(
-                "GET /api/v1/deliveries?token=nobody&wait=60 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(operatorToken)\r\n\r\n"
-                    .utf8)
-            for _ in 0..<waits {
-                let connection = try await RawConnection.connect(port: consolePort)
-                held.append(connection)
-                try await connection.write(request)
+            guard let executable = Bundle.main.executableURL?.path else {
+                throw ValidationError("Cannot tell where herald-bench is.")
             }
-            let heldDeadline = ContinuousClock.now + .seconds(30)
-            while store.deliveryLogChanges.waiting < waits && ContinuousClock.now < heldDeadline {
+            let clients = try await ChildProcess.launch(
+                executable,
+                [
+                    "testbed-clients", "--port", String(consolePort), "--token", operatorToken, "--waits", String(waits),
+                    "--streams", String(streams),
+                ])
+            defer { clients.send(SIGKILL) }
+            guard await clients.waitForOutput(containing: "held", timeout: .seconds(120)) != nil else {
+                throw ValidationError("The client process did not open its connections: \(clients.output) \(clients.error)")
+            }
+            // Every wait and every stream waits on the log's changes.
+            let heldDeadline = ContinuousClock.now + .seconds(60)
+            while changes.waiting < waits + streams && ContinuousClock.now < heldDeadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
-            let openWaits = store.deliveryLogChanges.waiting
+            let openWaits = changes.waiting
+            try await Task.sleep(for: .seconds(1))  // settled
             let with = Memory.residentBytes()
             let lagBefore = EventLoopLag(prometheusText: gateway.metrics.prometheusText())
-            // Every push wakes every open wait, which reads the log again.
+            // Every push wakes every open wait and stream, each of which reads the log again.
+            let flowStarted = ContinuousClock.now
             for index in 0..<50 {
                 _ = try await provider.send(
                     .alert(bundleID: topic, payload: APNsPayload(alert: .text("held \(index)"))), to: deviceToken)
                 try await Task.sleep(for: .milliseconds(20))
             }
+            let flow = ContinuousClock.now - flowStarted
             let lag = EventLoopLag(prometheusText: gateway.metrics.prometheusText()).since(lagBefore)
-            for connection in held { await connection.close() }
+            let withPushes = Memory.residentBytes()
+            clients.send(SIGKILL)
+            let goneDeadline = ContinuousClock.now + .seconds(30)
+            while changes.waiting > 0 && ContinuousClock.now < goneDeadline {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let left = changes.waiting
 
             print(
                 """
@@ -177,7 +198,7 @@ extension HeraldBench {
                 | reference: the same listing without a wait (the API's round trip, new connection) | \(ms(reference.p50)) | \(ms(reference.p99)) |
                 | ratio wait / round trip | \(String(format: "%.2f×", wait.p50 / reference.p50)) | \(String(format: "%.2f×", wait.p99 / reference.p99)) |
 
-                \(openWaits) waits open: resident memory \(mb(before)) → \(mb(with)) (+\(String(format: "%.1f", Double(with - before) / 1_048_576)) MB); gateway event-loop lag with them open and 50 pushes waking them all: \(lag.summary) (\(lag.count) measurements)
+                \(waits) waits and \(streams) streams open (\(openWaits) waiting on the log): resident memory \(mb(before)) → \(mb(with)) (+\(String(format: "%.1f", Double(with - before) / 1_048_576)) MB), \(mb(withPushes)) after 50 pushes woke them all (in \(flow)); gateway event-loop lag meanwhile: \(lag.summary) (\(lag.count) measurements); once the clients went away, \(left) left waiting
                 """)
 
             try await http.shutdown()
@@ -189,5 +210,35 @@ extension HeraldBench {
         }
 
         private func ms(_ seconds: Double) -> String { String(format: "%.2f ms", seconds * 1_000) }
+    }
+
+    /// The client process of `testbed`: opens its waits and streams on raw connections, says so, and holds them until it
+    /// is stopped.
+    struct TestBedClients: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "testbed-clients", abstract: "A client process of `herald-bench testbed`.", shouldDisplay: false)
+
+        @Option(help: "The console's port on 127.0.0.1.") var port: Int
+        @Option(help: "An operator token.") var token: String
+        @Option(help: "Waits to open.") var waits: Int
+        @Option(help: "Event streams to open.") var streams: Int
+
+        func run() async throws {
+            _ = OpenFileLimit.raiseToHardLimit()
+            func request(_ target: String) -> [UInt8] {
+                Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
+            }
+            let wait = request("/api/v1/deliveries?token=nobody&wait=60")
+            let stream = request("/api/v1/events?token=nobody")
+            var held: [RawConnection] = []
+            for index in 0..<(waits + streams) {
+                let connection = try await RawConnection.connect(port: port)
+                held.append(connection)
+                try await connection.write(index < waits ? wait : stream)
+            }
+            FileHandle.standardOutput.write(Data("held \(held.count)\n".utf8))
+            try await Task.sleep(for: .seconds(3_600))  // until stopped
+            for connection in held { await connection.close() }
+        }
     }
 }

@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test(
-        "Issue 64 (2, 3, 5, 6, 8): the shell example — curl and jq — with the operator token the CI job chose in HERALD_OPERATOR_TOKEN: waits for readiness on the server (status?wait=), expects none, waits for what herald push sends, reads the same with herald deliveries list --json and notifications list --json, removes it"
+        "Issue 64 (2, 3, 4, 5, 6, 8): the shell example — curl and jq — with the operator token the CI job chose in HERALD_OPERATOR_TOKEN: waits for readiness on the server (status?wait=), expects none, waits for what herald push sends, watches the stream show its delivery and the device's notification, reads the same with herald deliveries list --json and notifications list --json, removes it"
     )
     func shellExample() async throws {
         let herald = try HeraldProcess()
@@ -76,7 +76,8 @@ import Testing
         #expect(result.status == 0, "\(result.output)\n\(result.error)")
         #expect(
             result.output.split(separator: "\n") == [
-                "ready com.example.app", "none yet", "delivered 3", "shown CI", "cli agrees", "pending later", "ok",
+                "ready com.example.app", "none yet", "delivered 3", "shown CI", "streamed delivered notification",
+                "cli agrees", "pending later", "ok",
             ], "\(result.output)"
         )
 

@@ -64,6 +64,46 @@ extension ConsoleServerTests {
     }
 
     @Test(
+        "Issue 64 (bad input): 200 event streams are admitted, beside the waits, and the next is 503; once their clients go away, a stream is admitted again"
+    )
+    func streamLimit() async throws {
+        _ = OpenFileLimit.raiseToHardLimit()
+        try await withConsole { _, browser, token in
+            func open() async throws -> RawConnection {
+                let connection = try await RawConnection.connect(port: browser.port)
+                try await connection.write(Self.streamRequest("", token: token))
+                return connection
+            }
+            func admitted(_ connection: RawConnection) async -> Bool {
+                await connection.waitUntilReceived(timeout: .seconds(30)) {
+                    String(decoding: $0, as: UTF8.self).contains("retry: 1000")
+                }
+            }
+            var connections: [RawConnection] = []
+            defer { for connection in connections { Task { await connection.close() } } }
+            for _ in 0..<200 { connections.append(try await open()) }
+            for connection in connections { #expect(await admitted(connection)) }
+
+            let refused = try await browser.api("/api/v1/events", token: token)
+            #expect(
+                refused.status == 503 && (refused.json["error"] as? String)?.contains("too many open streams (200)") == true,
+                "\(refused)")
+            let wait = try await browser.api("/api/v1/deliveries?wait=0.1", token: token)
+            #expect(wait.status == 200, "a wait has places of its own: \(wait)")
+
+            for connection in connections { await connection.close() }
+            connections.removeAll()
+            try await eventually("a stream admitted again", timeout: .seconds(30)) {
+                let connection = try await open()
+                defer { Task { await connection.close() } }
+                return await connection.waitUntilReceived(timeout: .seconds(1)) {
+                    String(decoding: $0, as: UTF8.self).contains("retry: 1000")
+                }
+            }
+        }
+    }
+
+    @Test(
         "Issue 64 (6): status?wait= answers once the sandbox is ready, with what it says; before, ready is false; a wait over 60 s is 400 naming wait"
     )
     func statusWaitsForReadiness() async throws {
@@ -452,6 +492,73 @@ extension ConsoleServerTests {
                 let answer = try await browser.api("/api/v1/app-pushes?\(query)", token: token)
                 #expect(answer.status == 400 && answer.json["parameter"] as? String == parameter, "\(query): \(answer)")
             }
+        }
+    }
+
+    /// The `event:` lines of what a stream sent, with the `identifier` or `uniqueID` of each device event's data.
+    static func deviceEvents(_ bytes: [UInt8]) -> [String] {
+        let lines = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline).map(String.init)
+        var found: [String] = []
+        for (index, line) in lines.enumerated() where line.hasPrefix("event: ") && index + 1 < lines.count {
+            let kind = String(line.dropFirst("event: ".count))
+            guard ["notification", "notificationRemoved", "activity", "widget", "appPush"].contains(kind),
+                let data = try? JSONSerialization.jsonObject(with: Data(lines[index + 1].dropFirst("data: ".count).utf8))
+                    as? [String: Any]
+            else { continue }
+            let name = data["identifier"] as? String ?? data["uniqueID"] as? String ?? data["id"] as? String ?? "?"
+            found.append("\(kind) \(name)")
+        }
+        return found
+    }
+
+    @Test(
+        "Issue 64 (4): beside a device, the event stream sends each change of what the device shows — a notification delivered, changed or removed, an app push, a Live Activity — with no id (a resume resumes the log); topic keeps one app's; a filter only a push has (token) keeps none"
+    )
+    func deviceEventsInTheStream() async throws {
+        let device = ListedDevice(apps: ["com.example.app", "com.example.other"])
+        device.add(Self.notification("before"))
+        try await withConsole(device: device) { _, browser, token in
+            func open(_ query: String) async throws -> RawConnection {
+                let connection = try await RawConnection.connect(port: browser.port)
+                try await connection.write(Self.streamRequest(query, token: token))
+                _ = await connection.waitUntilReceived(timeout: .seconds(10)) {
+                    String(decoding: $0, as: UTF8.self).contains("retry: 1000")
+                }
+                return connection
+            }
+            let every = try await open("")
+            let one = try await open("?topic=com.example.other")
+            let pushes = try await open("?token=abc")
+            defer { for connection in [every, one, pushes] { Task { await connection.close() } } }
+
+            device.add(Self.notification("shown"))
+            var presented = Self.notification("shown")
+            presented.presentation = "shownAfterFocus"
+            presented.presented = true
+            device.add(presented)
+            device.add(Self.notification("theirs", app: "com.example.other"))
+            device.keep(Self.appPush(.voip, "call-1", state: "handled"))
+            device.keep(Self.activity("match-1"))
+            _ = try await device.removeNotifications(["before"], of: "com.example.app", from: .delivered)
+
+            let expected = [
+                "notification shown", "notification theirs", "appPush call-1", "activity match-1", "notificationRemoved before",
+            ]
+            let all = await every.waitUntilReceived(timeout: .seconds(10)) { bytes in
+                let events = Self.deviceEvents(bytes)
+                return expected.allSatisfy(events.contains)
+            }
+            #expect(all, "\(Self.deviceEvents(every.received))")
+            let sent = String(decoding: every.received, as: UTF8.self)
+            #expect(!Self.deviceEvents(every.received).contains("notification before"), "only what changed: \(sent)")
+            #expect(!sent.contains("id: "), "device events have no id: \(sent)")
+            #expect(sent.contains("\"presentation\":\"shownAfterFocus\""), "the change is sent: \(sent)")
+            let theirs = await one.waitUntilReceived(timeout: .seconds(10)) {
+                Self.deviceEvents($0).contains("notification theirs")
+            }
+            #expect(theirs)
+            #expect(Self.deviceEvents(one.received).allSatisfy { $0.hasSuffix("theirs") }, "\(Self.deviceEvents(one.received))")
+            #expect(Self.deviceEvents(pushes.received).isEmpty, "\(Self.deviceEvents(pushes.received))")
         }
     }
 }

@@ -38,6 +38,12 @@ none=$(curl -sSf -H "$auth" "$api/deliveries?token=$token&wait=1" | jq -c .)
 [ "$none" = '{"deliveries":[],"complete":false}' ] || fail "expected no delivery: $none"
 echo "none yet"
 
+# Watch as it happens: the event stream of the app's pushes and of what its device shows. Its first line (retry:) comes
+# once the stream has noted what the device shows now, so everything after it is sent.
+curl -sSN -H "$auth" "$api/events?topic=$bundle" >"$work/events" &
+streamer=$!
+for _ in $(seq 100); do grep -q '^retry:' "$work/events" 2>/dev/null && break; sleep 0.1; done
+
 # Wait on the server for the push to reach the device, while herald push sends it.
 curl -sSf -H "$auth" "$api/deliveries?token=$token&state=Delivered%20to%20Device&wait=30" >"$work/answer" &
 waiter=$!
@@ -58,6 +64,11 @@ jq -e '.complete and (.notifications | length) == 1 and .notifications[0].title 
     and .notifications[0].body == "from curl" and .notifications[0].userInfo.order == 3' "$work/shown" >/dev/null ||
     fail "not shown as sent: $(cat "$work/shown")"
 echo "shown $(jq -r '.notifications[0].title' "$work/shown")"
+kill "$streamer"
+grep -q '^event: delivered' "$work/events" || fail "no delivered event in the stream: $(cat "$work/events")"
+grep '^data: ' "$work/events" | sed 's/^data: //' | jq -se 'map(select(.title == "CI" and .state == "delivered")) | length >= 1' \
+    >/dev/null || fail "the stream did not show the notification: $(cat "$work/events")"
+echo "streamed delivered notification"
 
 # The CLI says the same, for a script on herald up's machine: --json prints what the API answers.
 data=$(echo "$status" | jq -r '.dataDirectory')
