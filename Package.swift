@@ -617,7 +617,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
-                "HeraldFCM", "HeraldGatewayStore", "HeraldWebPush",
+                "HeraldFCM", "HeraldGatewayStore", "HeraldWebPush", "PostgresTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -15,7 +15,7 @@ extension PostgresGatewayStore {
             // One statement for the batch, rows in the batch's order.
             for try await _ in try await client.execute(AppendEvents(events), logger: Self.statementLogger) {}
         }
-        deliveryLogChanges.changed()
+        localLogWrites.changed()
     }
 
     /// Writes delivery-log events on `connection` (in its open transaction), as ``appendEvents(_:)`` does.
@@ -195,7 +195,7 @@ extension PostgresGatewayStore {
             removed += ids.count
             if found.count < 500 { break }
         }
-        if removed > 0 { deliveryLogChanges.changed() }
+        if removed > 0 { localLogWrites.changed() }
         return removed
     }
 

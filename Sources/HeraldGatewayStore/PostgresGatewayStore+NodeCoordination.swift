@@ -144,7 +144,7 @@ extension PostgresGatewayStore {
                 SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID)) FROM saved
                 """
             ).collect()
-            if !rows.isEmpty && n.loggedAt != nil { self.deliveryLogChanges.changed() }
+            if !rows.isEmpty && n.loggedAt != nil { self.localLogWrites.changed() }
             return !rows.isEmpty
         }
     }
@@ -168,7 +168,7 @@ extension PostgresGatewayStore {
     /// within the node timeout from now —, stored otherwise, in one statement and commit.
     private func relayOrStoreBatch() -> @Sendable ([StoredNotification]) async throws -> [SharedDelivery] {
         let deadline = Date().timeIntervalSince1970 - configuration.nodeTimeout.timeInterval
-        return { [client, configuration, deliveryLogChanges] batch in
+        return { [client, configuration, localLogWrites] batch in
             let deliveries = try await Self.perform(client: client, configuration: configuration) { client in
                 // A deadlock with another node's claim or revocation is the database's to break: the loser runs again.
                 var attempt = 1
@@ -180,7 +180,7 @@ extension PostgresGatewayStore {
                     }
                 }
             }
-            if batch.contains(where: { $0.loggedAt != nil }) { deliveryLogChanges.changed() }
+            if batch.contains(where: { $0.loggedAt != nil }) { localLogWrites.changed() }
             return deliveries
         }
     }

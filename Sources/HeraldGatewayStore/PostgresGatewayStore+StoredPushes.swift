@@ -11,7 +11,7 @@ extension PostgresGatewayStore {
 
     public func store(_ n: StoredNotification) async throws -> String? {
         if n.loggedAt != nil {
-            defer { deliveryLogChanges.changed() }
+            defer { localLogWrites.changed() }
             return try await storeLogged(n)
         }
         return try await perform { client in

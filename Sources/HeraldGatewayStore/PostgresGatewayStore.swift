@@ -48,8 +48,11 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     /// Its place among the other nodes: listener and heartbeat (run by ``run()`` when it is a node).
     let coordinator: PostgresNodeCoordinator
     let prepared = Mutex(false)
-    /// This node's changes to the delivery log (a wait on another node's push is not woken yet: issue 64).
+    /// Changes to the delivery log, this node's and (announced by their nodes) the others': a wait on one node answers
+    /// for a push another accepted.
     public let deliveryLogChanges = ChangeSignal()
+    /// This node's own writes to the delivery log (relayed to ``deliveryLogChanges``): what the coordinator announces.
+    let localLogWrites = ChangeSignal()
     /// Tokens this node found active (``recentlyActiveToken(_:)``), by token.
     let activeTokens = Mutex<[String: DeviceTokenRecord]>([:])
     /// The most tokens ``activeTokens`` keeps.
@@ -79,8 +82,10 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
         var poolLogger = logger
         poolLogger.logLevel = max(logger.logLevel, .warning)
         client = PostgresClient(configuration: clientConfiguration, backgroundLogger: poolLogger)
+        localLogWrites.relay(to: deliveryLogChanges)
         coordinator = PostgresNodeCoordinator(
-            nodeID: nodeID, url: url, configuration: configuration, client: client, logger: logger)
+            nodeID: nodeID, url: url, configuration: configuration, client: client, logger: logger,
+            logWrites: (local: localLogWrites, all: deliveryLogChanges))
     }
 
     /// Runs `body` with the pool, within the operation timeout; a database that is away, or does not answer in

@@ -15,14 +15,20 @@ import Synchronization
 final class PostgresNodeCoordinator: Service {
     /// The channel nodes announce on: `stored <device ID> …` when notifications were stored for devices (sent in the
     /// storing commit), `connected <device ID> <node ID> <seconds since 1970>` when a device connected to a node,
-    /// `broadcast <channel ID> <unique ID> <node ID>` when a node published a broadcast.
+    /// `broadcast <channel ID> <unique ID> <node ID>` when a node published a broadcast, `logged <node ID>` when a node
+    /// wrote to the delivery log (after its commits, at most once per ``logAnnouncementInterval``).
     static let channel = "herald_gateway"
+    /// The shortest time between two of this node's `logged` announcements: writes meanwhile are announced together.
+    static let logAnnouncementInterval: Duration = .milliseconds(10)
 
     let nodeID: String
     let url: PostgresDatabaseURL
     let configuration: PostgresGatewayStore.Configuration
     let client: PostgresClient
     let logger: Logger
+    /// This node's writes to the delivery log (announced), and every change to it (what the others' announcements
+    /// signal).
+    let logWrites: (local: ChangeSignal, all: ChangeSignal)
     /// What the other nodes announced, until the coordinator stops.
     let events: AsyncStream<GatewayNodeEvent>
     private let eventContinuation: AsyncStream<GatewayNodeEvent>.Continuation
@@ -37,15 +43,17 @@ final class PostgresNodeCoordinator: Service {
     ///   - configuration: The heartbeat's interval, the node timeout, the reconnect delay.
     ///   - client: The store's pool.
     ///   - logger: Where lost connections and dead nodes are reported.
+    ///   - logWrites: This node's writes to the delivery log, and the signal of every change to it.
     init(
         nodeID: String, url: PostgresDatabaseURL, configuration: PostgresGatewayStore.Configuration, client: PostgresClient,
-        logger: Logger
+        logger: Logger, logWrites: (local: ChangeSignal, all: ChangeSignal)
     ) {
         self.nodeID = nodeID
         self.url = url
         self.configuration = configuration
         self.client = client
         self.logger = logger
+        self.logWrites = logWrites
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(4_096))
     }
 
@@ -55,6 +63,7 @@ final class PostgresNodeCoordinator: Service {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.listen() }
             group.addTask { await self.keepHeartbeat() }
+            group.addTask { await self.announceLogWrites() }
             try? await gracefulShutdown()
             try? await PostgresGatewayStore.perform(client: client, configuration: configuration) { client in
                 try await Self.forget(node: self.nodeID, client: client)
@@ -149,10 +158,37 @@ final class PostgresNodeCoordinator: Service {
         }
     }
 
-    /// The events an announcement stands for; none for this node's own connections and for what it cannot read.
+    /// Announces this node's writes to the delivery log to the others, after its commits (a NOTIFY of its own, never in
+    /// a delivery's transaction), at most once per ``logAnnouncementInterval``, until the task is cancelled.
+    func announceLogWrites() async {
+        let payload = "logged " + nodeID
+        var seen = logWrites.local.generation
+        while !Task.isCancelled {
+            await logWrites.local.wait(after: seen, timeout: .seconds(3_600))
+            guard !Task.isCancelled else { return }
+            guard logWrites.local.generation != seen else { continue }
+            seen = logWrites.local.generation
+            do {
+                try await PostgresGatewayStore.perform(client: client, configuration: configuration) { client in
+                    _ = try await client.query("SELECT pg_notify(\(Self.channel), \(payload))").collect()
+                }
+            } catch {
+                logger.warning(
+                    "Could not tell the other nodes of delivery-log writes; their waits answer at their timeout",
+                    metadata: ["error": "\(PostgresGatewayStore.describe(error))"])
+            }
+            try? await Task.sleep(for: Self.logAnnouncementInterval)
+        }
+    }
+
+    /// The events an announcement stands for; none for this node's own connections and for what it cannot read. A
+    /// `logged` announcement of another node signals the delivery log's changes at once.
     func events(_ payload: String) -> [GatewayNodeEvent] {
         let parts = payload.split(separator: " ").map(String.init)
         switch parts.first {
+        case "logged" where parts.count == 2 && parts[1] != nodeID:
+            logWrites.all.changed()
+            return []
         case "stored":
             return parts.dropFirst().map { .storedPushArrived(deviceID: $0) }
         case "broadcast" where parts.count == 4 && parts[3] != nodeID:

@@ -628,6 +628,44 @@ import Testing
     }
 
     @Test(
+        "Issue 64: a delivery-log write on one node signals the others' log changes (announced after its commit); a node is not woken by its own announcement"
+    )
+    func logWritesAreAnnounced() async throws {
+        let url = try await PostgresServer.shared.makeDatabase()
+        try await withPostgresStores(url, count: 2) { stores in
+            let (theirs, ours) = (stores[1].deliveryLogChanges, stores[0].deliveryLogChanges)
+            let before = theirs.generation
+            let woke = try await withTimeout(.seconds(30)) {
+                try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        await theirs.wait(after: before, timeout: .seconds(30))
+                        return theirs.generation != before
+                    }
+                    group.addTask {
+                        // Until the listener has begun, an announcement is lost (NOTIFY is a wake-up, not a queue).
+                        for index in 0..<100 {
+                            try await stores[0].appendEvents([
+                                DeliveryEvent(
+                                    uniqueID: "logged-\(index)", at: Date(), kind: .received, detail: DeliveryEvent.receivedDetail
+                                )
+                            ])
+                            try await Task.sleep(for: .milliseconds(100))
+                        }
+                        return false
+                    }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? false
+                }
+            }
+            #expect(woke)
+            // Node 0 heard its own announcements too, and ignored them: only its own writes changed its log.
+            let quiet = ours.generation
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(ours.generation == quiet, "no write of its own since, so no change")
+        }
+    }
+
+    @Test(
         "D-04 on several nodes: concurrent pushes relayed or stored in shared commits, each answered, each replacement reported once"
     )
     func relayOrStoreInBatches() async throws {
