@@ -62,13 +62,10 @@ struct DeviceEventWatch {
         let nowWidgets = try await device.widgets().filter { bundleID == nil || $0.bundleID == bundleID }
             .map { (key: $0.bundleID + "\u{0}" + $0.kind, json: $0.json) }
         let nowPushes = try await device.appPushes().filter { bundleID == nil || $0.bundleID == bundleID }
-            .enumerated().map { index, push in
-                // A simulated background push has no uniqueID: its place among its app's is what names it.
-                (
-                    key:
-                        "\(push.kind.rawValue)\u{0}\(push.uniqueID ?? "\(push.bundleID)#\(push.receivedAt.timeIntervalSince1970)#\(index)")",
-                    json: push.json
-                )
+            .map { push in
+                // A background push `herald simulate` made has no uniqueID: its app and when it came name it.
+                let name = push.uniqueID ?? "\(push.bundleID)@\(push.receivedAt.timeIntervalSince1970)"
+                return (key: push.kind.rawValue + "\u{0}" + name, json: push.json)
             }
         var events: [Event] = []
         events += Self.diff(&notifications, nowNotifications, kind: "notification", removed: "notificationRemoved")
