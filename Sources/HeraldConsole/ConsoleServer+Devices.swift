@@ -6,7 +6,7 @@ import Hummingbird
 extension ConsoleServer {
     /// `GET /devices`: every device with an active token — connected to this node or not, its apps' tokens, how many
     /// notifications are kept for it; `GET /devices?id=<device>`: what is kept for one device.
-    func deviceRoutes(_ router: Router<ConsoleRequestContext>) {
+    func deviceRoutes(_ router: RouterGroup<ConsoleRequestContext>) {
         router.get("/devices") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
             let id = request.uri.queryParameters.get("id")?.trimmingCharacters(in: .whitespaces) ?? ""

@@ -15,7 +15,7 @@ extension ConsoleServer {
 
     /// `GET /history`: what the console sent in the last 30 days, newest first; `POST /history/resend`: one of them sent
     /// again as it was (to change it first, the entry's "Modify" opens it in the send form).
-    func historyRoutes(_ router: Router<ConsoleRequestContext>) {
+    func historyRoutes(_ router: RouterGroup<ConsoleRequestContext>) {
         router.get("/history") { [self] _, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
             return try await historyPage(session: session, message: nil)

@@ -30,7 +30,7 @@ extension ConsoleServer {
     /// `GET /metrics?range=hour|day|week`: the delivery log's events per Apple category (the Push Notifications
     /// Console's: received, delivered, delivered from storage, stored, each discard), one bar chart each, drawn here
     /// as SVG.
-    func metricsRoutes(_ router: Router<ConsoleRequestContext>) {
+    func metricsRoutes(_ router: RouterGroup<ConsoleRequestContext>) {
         router.get("/metrics") { [self] request, context in
             guard let session = await signedIn(context) else { return Response.redirect(to: "/login", type: .normal) }
             let range = request.uri.queryParameters.get("range").flatMap(MetricsRange.init(rawValue:)) ?? .hour

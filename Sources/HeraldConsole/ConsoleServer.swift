@@ -80,13 +80,16 @@ public final class ConsoleServer: Service, Sendable {
         let sessions = MemoryPersistDriver()
         let router = Router(context: ConsoleRequestContext.self)
         router.add(middleware: ConsoleSecurityHeaders())
-        router.add(
+        // Sessions for the pages only: the test-bed API takes a bearer token, and a wait holds its request's middleware
+        // frames (Swift task memory) for as long as it waits.
+        let pages = router.group().add(
             middleware: SessionMiddleware(
                 storage: sessions,
                 configuration: .init(
                     sessionCookieParameters: .init(name: "herald_console", path: "/", secure: false, sameSite: .strict),
                     defaultSessionExpiration: .seconds(8 * 3600))))
-        routes(router)
+        routes(pages)
+        apiRoutes(router)
         var application = Application(
             router: router, configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
             onServerRunning: { [boundPort, requestedPort] channel in
@@ -103,7 +106,7 @@ public final class ConsoleServer: Service, Sendable {
 
     // MARK: Routes
 
-    private func routes(_ router: Router<ConsoleRequestContext>) {
+    private func routes(_ router: RouterGroup<ConsoleRequestContext>) {
         router.get("/console.css") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/css; charset=utf-8"],
@@ -230,7 +233,6 @@ public final class ConsoleServer: Service, Sendable {
             return try await logPage(session: session, search: id)
         }
         historyRoutes(router)
-        apiRoutes(router)
         deviceRoutes(router)
         metricsRoutes(router)
     }

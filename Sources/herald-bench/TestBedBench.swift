@@ -37,6 +37,8 @@ extension HeraldBench {
         @Option(help: "Pushes, each with a wait of its own.") var pushes = 200
         @Option(help: "Waits held open at once for the cost measurement.") var waits = 1_000
         @Option(help: "Event streams held open beside them.") var streams = 100
+        @Flag(help: "Hold idle connections instead (no request): what a connection alone costs, for comparison.")
+        var idleConnections = false
 
         func validate() throws {
             guard pushes > 0, (1...1_000).contains(waits), (0...200).contains(streams) else {
@@ -158,14 +160,14 @@ extension HeraldBench {
                 [
                     "testbed-clients", "--port", String(consolePort), "--token", operatorToken, "--waits", String(waits),
                     "--streams", String(streams),
-                ])
+                ] + (idleConnections ? ["--idle"] : []))
             defer { clients.send(SIGKILL) }
             guard await clients.waitForOutput(containing: "held", timeout: .seconds(120)) != nil else {
                 throw ValidationError("The client process did not open its connections: \(clients.output) \(clients.error)")
             }
             // Every wait and every stream waits on the log's changes.
             let heldDeadline = ContinuousClock.now + .seconds(60)
-            while changes.waiting < waits + streams && ContinuousClock.now < heldDeadline {
+            while !idleConnections && changes.waiting < waits + streams && ContinuousClock.now < heldDeadline {
                 try await Task.sleep(for: .milliseconds(10))
             }
             let openWaits = changes.waiting
@@ -222,6 +224,7 @@ extension HeraldBench {
         @Option(help: "An operator token.") var token: String
         @Option(help: "Waits to open.") var waits: Int
         @Option(help: "Event streams to open.") var streams: Int
+        @Flag(help: "Open the connections and send nothing (what a connection alone costs).") var idle = false
 
         func run() async throws {
             _ = OpenFileLimit.raiseToHardLimit()
@@ -234,7 +237,7 @@ extension HeraldBench {
             for index in 0..<(waits + streams) {
                 let connection = try await RawConnection.connect(port: port)
                 held.append(connection)
-                try await connection.write(index < waits ? wait : stream)
+                if !idle { try await connection.write(index < waits ? wait : stream) }
             }
             FileHandle.standardOutput.write(Data("held \(held.count)\n".utf8))
             try await Task.sleep(for: .seconds(3_600))  // until stopped
