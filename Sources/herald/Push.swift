@@ -41,7 +41,10 @@ extension HeraldCommand {
         @Option(help: "Thread identifier.") var threadId: String?
         @Flag(help: "Let a notification service extension change it.") var mutableContent = false
         @Flag(help: "Wake the app in the background.") var contentAvailable = false
-        @Option(help: "A JSON file merged under the options above (custom keys, more aps keys).") var payload: String?
+        @Option(
+            help:
+                "A JSON file the options above are merged into, key by key: --title/--subtitle/--body set those keys of its aps.alert and keep the others (a string alert is its body), the other options their aps keys; its custom keys are sent as they are."
+        ) var payload: String?
         @Option(
             help:
                 "apns-push-type (default: background when the payload, --payload included, has content-available and nothing visible; else alert)."
@@ -238,7 +241,9 @@ extension HeraldCommand {
                 collapseID: collapseId, apnsID: uuid, payload: Data(json.jsonText.utf8))
         }
 
-        /// The file's payload with the options' `aps` keys laid over its `aps` (options win).
+        /// The file's payload with the options' `aps` keys laid over its `aps`, key by key (options win): an `alert`
+        /// from `--title`/`--subtitle`/`--body` sets those keys of the file's alert and keeps its others (`body`,
+        /// `loc-key`…), a string alert on either side being its `body` (as APNs reads it).
         static func merge(options: JSONValue, over file: JSONValue) -> JSONValue {
             guard case .object(var members) = file, case .object(let optionMembers) = options,
                 case .object(let optionAPS)? = optionMembers.first(where: { $0.key == "aps" })?.value
@@ -248,10 +253,37 @@ extension HeraldCommand {
                 if case .object(let existing) = members[index].value { aps = existing }
                 members.remove(at: index)
             }
-            for member in optionAPS {
-                if let index = aps.firstIndex(where: { $0.key == member.key }) { aps[index] = member } else { aps.append(member) }
+            for var member in optionAPS {
+                if let index = aps.firstIndex(where: { $0.key == member.key }) {
+                    if member.key == "alert" { member.value = mergeAlert(member.value, over: aps[index].value) }
+                    aps[index] = member
+                } else {
+                    aps.append(member)
+                }
             }
             return .object([.init("aps", .object(aps))] + members)
+        }
+
+        /// An alert from the options laid over the file's: two strings, the options'; otherwise both as objects (a
+        /// string is the `body`), the options' keys over the file's.
+        private static func mergeAlert(_ option: JSONValue, over file: JSONValue) -> JSONValue {
+            func fields(_ alert: JSONValue) -> [JSONValue.Member]? {
+                switch alert {
+                case .object(let members): members
+                case .string(let text): [.init("body", .string(text))]
+                default: nil
+                }
+            }
+            if case .string = option, case .string = file { return option }
+            guard let optionFields = fields(option), var merged = fields(file) else { return option }
+            for field in optionFields {
+                if let index = merged.firstIndex(where: { $0.key == field.key }) {
+                    merged[index] = field
+                } else {
+                    merged.append(field)
+                }
+            }
+            return .object(merged)
         }
     }
 }

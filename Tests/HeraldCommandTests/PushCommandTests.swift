@@ -6,7 +6,9 @@ import Testing
 
 /// `herald push` and `herald jwt` as a user runs them, against a `herald gateway` process.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct PushCommandTests {
-    @Test("herald push: 200 per token, 410 with its date, exit 1 on any failure; the gateway's CA from --data-dir")
+    @Test(
+        "herald push: 200 per token, 410 with its date, exit 1 on any failure; the gateway's CA from --data-dir; --payload merged key by key (issue 70: the file's alert keeps what the options do not set)"
+    )
     func pushThroughGateway() async throws {
         let herald = try HeraldProcess()
         let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
@@ -34,6 +36,31 @@ import Testing
             let lines = sent.output.split(separator: "\n")
             #expect(lines.count == 2)
             #expect(lines.allSatisfy { $0.split(separator: " ")[1] == "200" }, "\(sent.output)")
+
+            // Issue 70: --payload is merged key by key — the options set their keys of the file's alert and keep its
+            // others; a string alert is the body — as the gateway's log shows what was sent.
+            let alertFile = herald.dataDirectory.appendingPathComponent("alert.json")
+            func sentAPS(_ file: String, _ options: [String]) async throws -> [String: Any]? {
+                try Data(file.utf8).write(to: alertFile)
+                let result = try await herald.run(base + ["--token", second, "--payload", alertFile.path] + options)
+                #expect(result.status == 0, "\(result.output) \(result.error)")
+                let uniqueID = try #require(result.output.split(separator: " ").last).trimmingCharacters(
+                    in: .whitespacesAndNewlines)
+                let shown = try await herald.run(["deliveries", "show", uniqueID, "--json"])
+                let delivery = try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [String: Any]
+                return (delivery?["payload"] as? [String: Any])?["aps"] as? [String: Any]
+            }
+            let kept = try await sentAPS(
+                #"{"aps":{"alert":{"body":"from the file","loc-key":"GAME_ON"},"sound":"ping.aiff"},"gameID":"42"}"#,
+                ["--title", "Hi"])
+            #expect(kept?["alert"] as? [String: String] == ["body": "from the file", "loc-key": "GAME_ON", "title": "Hi"])
+            #expect(kept?["sound"] as? String == "ping.aiff")
+            let body = try await sentAPS(#"{"aps":{"alert":"the file's body"}}"#, ["--title", "T", "--subtitle", "S"])
+            #expect(body?["alert"] as? [String: String] == ["body": "the file's body", "title": "T", "subtitle": "S"])
+            let text = try await sentAPS(#"{"aps":{"alert":{"title":"From the file"}}}"#, ["--alert", "the option's"])
+            #expect(text?["alert"] as? [String: String] == ["title": "From the file", "body": "the option's"])
+            let replaced = try await sentAPS(#"{"aps":{"alert":"old"}}"#, ["--alert", "new"])
+            #expect(replaced?["alert"] as? String == "new")
 
             #expect(try await herald.run(["tokens", "revoke", first]).status == 0)
             let gone = try await herald.run(base + ["--token", first, "--token", second, "--alert", "again"])
