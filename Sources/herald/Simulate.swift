@@ -11,7 +11,8 @@ extension HeraldCommand {
             abstract: "Deliver an .apns file to an app on this device, as `xcrun simctl push` does (no provider, no gateway).",
             usage: "herald simulate [<bundle-identifier>] (<file.apns> | -)",
             discussion: """
-                The file is a JSON object with `aps` (4,096 bytes at most), and names its app with a top-level \
+                The file is a JSON object with `aps` (4,096 bytes at most, counted as `herald push` sends it: \
+                compact, without the simulator's key), and names its app with a top-level \
                 "Simulator Target Bundle" key unless the bundle identifier is given (which wins). `-` reads standard \
                 input. An alert becomes a notification like a real push (apns-id: a new UUID; the "Simulator Target \
                 Bundle" key is not part of the app's userInfo); a `content-available` push with nothing to show goes \
@@ -25,6 +26,8 @@ extension HeraldCommand {
         /// The payload size `simctl push` accepts (X-03).
         static let maximumSize = 4_096
         static let targetKey = "Simulator Target Bundle"
+        /// The largest file read: a pretty-printed payload of 4,096 bytes is larger than that on disk.
+        static let largestFile = 1 << 20
 
         func validate() throws {
             guard (1...2).contains(arguments.count) else {
@@ -36,9 +39,9 @@ extension HeraldCommand {
         func run() async throws {
             let file = arguments.last!
             let data = try await Self.read(file)
-            guard data.count <= Self.maximumSize else {
+            guard data.count <= Self.largestFile else {
                 throw ValidationError(
-                    "The payload is \(data.count) bytes; a remote notification's payload is \(Self.maximumSize) bytes at most.")
+                    "\(file) is \(data.count) bytes; a remote notification's payload is \(Self.maximumSize) bytes at most.")
             }
             let parsed: JSONValue?
             do {
@@ -62,6 +65,13 @@ extension HeraldCommand {
                     "Which app? Give its bundle identifier before the file, or a \"\(Self.targetKey)\" key in the file.")
             }
             let payload = JSONValue.object(members.filter { $0.key != Self.targetKey })
+            // Counted as `herald push` sends it: compact JSON, without the simulator's key.
+            let size = payload.jsonText.utf8.count
+            guard size <= Self.maximumSize else {
+                throw ValidationError(
+                    "The payload is \(size) bytes (compact, without \"\(Self.targetKey)\"); a remote notification's payload is \(Self.maximumSize) bytes at most."
+                )
+            }
             let changes = NotificationChanges(self.data)
             let engine = try changes.localEngine()
             let strings =

@@ -317,6 +317,16 @@ import UserNotifications
         try Data(("{\"aps\":{\"alert\":\"" + String(repeating: "x", count: 5_000) + "\"}}").utf8).write(to: stdin)
         let tooLarge = try await herald.run(["simulate", "com.example.one", stdin.path])
         #expect(tooLarge.status != 0 && tooLarge.error.contains("4096 bytes at most"), "\(tooLarge.error)")
+        // Issue 70: counted as herald push sends it — a pretty-printed file's whitespace and the simulator's key are
+        // not part of the 4,096 bytes.
+        let padding = String(repeating: " ", count: 2_000)
+        let roomy =
+            "{\n\(padding)\"Simulator Target Bundle\": \"com.example.one\",\n  \"aps\": {\n\(padding)\"alert\": \""
+            + String(repeating: "y", count: 3_900) + "\"\n  }\n}\n"
+        try Data(roomy.utf8).write(to: stdin)
+        let pretty = try await herald.run(["simulate", stdin.path])
+        #expect(
+            pretty.status == 0 && pretty.output.contains("com.example.one: delivered "), "\(pretty.output) \(pretty.error)")
         try Data(#"{"aps":{}}"#.utf8).write(to: stdin)
         let nothing = try await herald.run(["simulate", "com.example.one", stdin.path])
         #expect(nothing.status != 0 && nothing.error.contains("no user visible content"), "\(nothing.error)")
