@@ -35,7 +35,7 @@ extension HeraldCommand {
         @Option(help: "Alert title.") var title: String?
         @Option(help: "Alert subtitle.") var subtitle: String?
         @Option(help: "Alert body.") var body: String?
-        @Option(help: "Badge number; 0 removes it.") var badge: Int?
+        @Option(parsing: .unconditional, help: "Badge number; 0 removes it.") var badge: Int?
         @Option(help: "Sound name; default is the system sound.") var sound: String?
         @Option(help: "Category identifier.") var category: String?
         @Option(help: "Thread identifier.") var threadId: String?
@@ -51,7 +51,7 @@ extension HeraldCommand {
         )
         var pushType: String?
         @Option(help: "apns-priority: 10, 5 or 1.") var priority: Int?
-        @Option(help: "apns-expiration: a UNIX time, or 0 for one attempt only.") var expiration: Int64?
+        @Option(parsing: .unconditional, help: "apns-expiration: a UNIX time, or 0 for one attempt only.") var expiration: Int64?
         @Option(help: "apns-collapse-id.") var collapseId: String?
         @Option(help: "apns-id (a UUID).") var apnsId: String?
         @Option(help: "Requests in flight at once.") var concurrency = 100
@@ -175,6 +175,11 @@ extension HeraldCommand {
         private func notification(defaultType: APNsPushType? = nil) throws -> APNsNotification {
             guard APNsRequestHeaders.isValidTopic(topic) else {
                 throw ValidationError("--topic takes a bundle ID such as com.example.app.")
+            }
+            if let badge, badge < 0 { throw ValidationError("--badge takes 0 or more (0 removes the badge); got \(badge).") }
+            if let expiration, expiration < 0 {
+                throw ValidationError(
+                    "--expiration takes a UNIX time (seconds since 1970), or 0 for one attempt only; got \(expiration).")
             }
             var aps = APNsPayload(
                 badge: badge, sound: sound.map(APNsPayload.Sound.named), threadIdentifier: threadId,

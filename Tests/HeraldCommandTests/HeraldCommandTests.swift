@@ -112,6 +112,16 @@ struct HeraldProcess {
         let location = try await herald.run(["location", "100", "0"])
         #expect(location.status != 0)
         #expect(location.error.contains("Latitude must be within"))
+        // Issue 70: negative coordinates are numbers, not options (south and west), with or without `--`.
+        let data = ["--data-dir", herald.dataDirectory.path]
+        for arguments in [["location", "-33.8688", "151.2093"] + data, ["location"] + data + ["--", "-33.8688", "-151.2093"]] {
+            let south = try await herald.run(arguments, passingDataDirectory: false)
+            #expect(south.status == 0 && south.output.contains("Device location: -33.8688, "), "\(south.output) \(south.error)")
+        }
+        let notANumber = try await herald.run(["location", "north", "3"])
+        #expect(notANumber.status != 0 && notANumber.error.contains("The latitude must be a number of degrees"))
+        let one = try await herald.run(["location", "-33.8"])
+        #expect(one.status != 0 && one.error.contains("Give the latitude, then the longitude"), "\(one.error)")
         // A CA that cannot be read is an error, for the device as for push, never a silent fall back to system roots.
         let device = try await herald.run(
             ["device", "--gateway", "wss://localhost:9/device/v1", "--cacert", "/nonexistent/ca.pem"], timeout: .seconds(20))

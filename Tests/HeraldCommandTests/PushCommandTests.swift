@@ -189,6 +189,12 @@ import Testing
                 "Choose one of --sandbox, --production or --gateway URL"
             ),
             (nowhere + credentials + ["--token", token, "--alert", "x", "--connections", "0"], "--connections takes 1 to 16"),
+            // Issue 70: a negative number is the option's value, refused with its own message (not "Missing value").
+            (nowhere + credentials + ["--token", token, "--alert", "x", "--badge", "-1"], "--badge takes 0 or more"),
+            (
+                nowhere + credentials + ["--token", token, "--alert", "x", "--expiration", "-5"],
+                "--expiration takes a UNIX time (seconds since 1970), or 0"
+            ),
             (
                 nowhere + credentials + ["--token", token, "--alert", "x", "--concurrency", "0"],
                 "--concurrency takes a number of requests, 1 or more"
