@@ -21,6 +21,18 @@ extension HeraldCommand {
             var topics: [String] = []
         }
 
+        /// What `--replace` says, in `create` and `import`.
+        static let replaceHelp: ArgumentHelp =
+            "Register it in place of the key with this key ID (a running gateway takes the new one within 5 s; providers signing with the old key then get 403 InvalidProviderToken)."
+
+        /// Refuses a key ID that is registered already, unless `replace` says to register the new key in its place.
+        static func refuseRegistered(_ keyID: String, replace: Bool, in store: any GatewayStore) async throws {
+            guard !replace, let existing = try await store.providerKey(id: keyID) else { return }
+            throw ValidationError(
+                "Key ID \(keyID) is registered already (team \(existing.teamID)): give another --key-id, or --replace to register this key in its place."
+            )
+        }
+
         struct Create: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Write a new Apple-style PKCS#8 ES256 key (.p8) and register its public half.")
@@ -29,6 +41,7 @@ extension HeraldCommand {
             @Option(help: "The key ID (the JWT's kid); default: 10 random characters.") var keyID: String?
             @Option(help: "Where to write the private key (.p8).") var out: String
             @OptionGroup var scope: KeyScope
+            @Flag(help: Keys.replaceHelp) var replace = false
 
             func run() async throws {
                 let keyID = self.keyID ?? Self.randomKeyID()
@@ -37,6 +50,7 @@ extension HeraldCommand {
                     throw ValidationError("\(out) exists; choose another --out or remove it first.")
                 }
                 try await store.withStore { store in
+                    try await Keys.refuseRegistered(keyID, replace: replace, in: store)
                     try await store.createProviderKey(
                         keyID: keyID, teamID: teamID, environment: scope.environment, topics: scope.topics, file: url,
                         replacingFile: false)
@@ -60,6 +74,7 @@ extension HeraldCommand {
             @Option(help: "The key ID (kid).") var keyID: String
             @Argument(help: "The .p8 (PKCS#8 PEM) or public key PEM file.") var file: String
             @OptionGroup var scope: KeyScope
+            @Flag(help: Keys.replaceHelp) var replace = false
 
             func run() async throws {
                 let text: String
@@ -77,6 +92,7 @@ extension HeraldCommand {
                     throw ValidationError("\(file) is not a P-256 (ES256) private or public key in PEM form.")
                 }
                 try await store.withStore { store in
+                    try await Keys.refuseRegistered(keyID, replace: replace, in: store)
                     try await store.saveProviderKey(
                         ProviderKeyRecord(
                             keyID: keyID, teamID: teamID, publicKeyPEM: publicKey.pemRepresentation,

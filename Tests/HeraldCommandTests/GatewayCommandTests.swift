@@ -78,6 +78,48 @@ import Testing
         return result.output
     }
 
+    @Test(
+        "Issue 70: keys create and import refuse a key ID that is registered, naming it and writing nothing; --replace registers the new key in its place, which the running gateway takes: a push signed with it is 200, one signed with the old key 403 InvalidProviderToken"
+    )
+    func keysAreNotReplacedSilently() async throws {
+        let herald = try HeraldProcess()
+        let (first, second) = (
+            herald.dataDirectory.appendingPathComponent("first.p8").path,
+            herald.dataDirectory.appendingPathComponent("second.p8").path
+        )
+        let create = ["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out"]
+        #expect(try await herald.run(create + [first]).status == 0)
+        let token = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let refused = try await herald.run(create + [second])
+        #expect(
+            refused.status != 0 && refused.error.contains("Key ID KEY1234567 is registered already (team TEAM123456)")
+                && refused.error.contains("--replace"), "\(refused.error)")
+        #expect(!FileManager.default.fileExists(atPath: second), "nothing written")
+        let imported = try await herald.run(["keys", "import", "--team-id", "TEAM123456", "--key-id", "KEY1234567", first])
+        #expect(imported.status != 0 && imported.error.contains("is registered already"), "\(imported.error)")
+
+        let gateway = try await GatewayProcess.start(herald)
+        defer { gateway.child.send(SIGKILL) }
+        func push(signedWith file: String) async throws -> String {
+            let jwt = try P256Key(pemFile: file).jwt(keyID: "KEY1234567", teamID: "TEAM123456")
+            return try await Self.run([
+                "curl", "--silent", "--max-time", "20", "--http2-prior-knowledge", "--dump-header", "-",
+                "--header", "apns-topic: com.example.app", "--header", "authorization: bearer \(jwt)",
+                "--data", #"{"aps":{"alert":"key"}}"#, "http://127.0.0.1:\(gateway.plaintext)/3/device/\(token)",
+            ])
+        }
+        let before = try await push(signedWith: first)
+        #expect(before.hasPrefix("HTTP/2 200"), "\(before)")
+        let replaced = try await herald.run(create + [second, "--replace"])
+        #expect(replaced.status == 0, "\(replaced.error)")
+        let withNew = try await push(signedWith: second)
+        #expect(withNew.hasPrefix("HTTP/2 200"), "the running gateway takes the new key: \(withNew)")
+        let withOld = try await push(signedWith: first)
+        #expect(withOld.hasPrefix("HTTP/2 403") && withOld.contains("InvalidProviderToken"), "\(withOld)")
+        #expect(await gateway.child.stop() == 0)
+    }
+
     @Test("A notification answered 200 survives `kill -9` before delivery; revoke → 410; SIGTERM stops gracefully")
     func restartDurability() async throws {
         let herald = try HeraldProcess()
