@@ -67,10 +67,13 @@ public final class APNsClient: Sendable {
     ///   - deviceTokens: The device tokens, hex; a malformed one gets a 400 `BadDeviceToken` result unsent.
     ///   - concurrency: How many requests are in flight at once.
     ///   - progress: Called after each answer with (answered, total).
-    /// - Returns: One result per token, in the order given.
+    ///   - answered: Called with each result as its answer comes (in the order answers come), before the next is sent.
+    ///   - stopped: Asked before each send: once it says `true`, nothing more is sent; those in flight are answered.
+    /// - Returns: The results in the tokens' order: one per token, or, once `stopped`, one per token sent.
     public func send(
         _ notification: APNsNotification, to deviceTokens: [String], concurrency: Int = 100,
-        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil
+        progress: (@Sendable (_ done: Int, _ total: Int) -> Void)? = nil,
+        answered: (@Sendable (APNsResult) -> Void)? = nil, stopped: (@Sendable () -> Bool)? = nil
     ) async throws -> [APNsResult] {
         try notification.validate()
         var results = [APNsResult?](repeating: nil, count: deviceTokens.count)
@@ -88,15 +91,17 @@ public final class APNsClient: Sendable {
                     return (index, await self.deliver(notification, to: token))
                 }
             }
-            while next < deviceTokens.count && next < max(1, concurrency) { startNext() }
+            func mayStart() -> Bool { next < deviceTokens.count && stopped?() != true }
+            while next < max(1, concurrency) && mayStart() { startNext() }
             for await (index, result) in group {
                 results[index] = result
                 done += 1
+                answered?(result)
                 progress?(done, deviceTokens.count)
-                if next < deviceTokens.count { startNext() }
+                if mayStart() { startNext() }
             }
         }
-        return results.map { $0! }
+        return results.compactMap { $0 }
     }
 
     /// Closes the connections once requests in flight are answered.

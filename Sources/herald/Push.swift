@@ -3,6 +3,8 @@ import Foundation
 import HeraldCore
 import HeraldProvider
 import Logging
+import Synchronization
+import UnixSignals
 
 extension HeraldCommand {
     /// Sends a remote notification, as a provider server does.
@@ -10,8 +12,8 @@ extension HeraldCommand {
         static let configuration = CommandConfiguration(
             abstract: "Send a remote notification to Apple's APNs or a Herald gateway.",
             discussion: """
-                Prints one line per token: `<token> 200 <apns-id> <apns-unique-id>` (the last from a sandbox or a Herald gateway: `herald log` and the console find it), or the status and Apple's reason (`410 Unregistered since …`). \
-                Exits 1 if any token failed. Retries only where Apple says to (429, 500, 503).
+                Prints one line per token as its answer comes: `<token> 200 <apns-id> <apns-unique-id>` (the last from a sandbox or a Herald gateway: `herald log` and the console find it), or the status and Apple's reason (`410 Unregistered since …`). \
+                Exits 1 if any token failed. Retries only where Apple says to (429, 500, 503). Ctrl-C (SIGINT) or SIGTERM stops sending: the pushes in flight are answered and printed, then it exits 130 (143), saying how many were not sent; a second one quits at once.
                 """)
 
         @OptionGroup var credentials: ProviderCredentialOptions
@@ -74,23 +76,48 @@ extension HeraldCommand {
             let client = try APNsClient(
                 server: server, authentication: authentication, logger: logger, connections: connections)
             let showProgress = tokens.count >= 100
+            // The first SIGINT or SIGTERM stops the sending: nothing more is sent, the pushes in flight are answered
+            // and each gets its line; a second one ends at once.
+            let interruption = Interruption()
+            let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+            let watcher = Task {
+                for await signal in signals {
+                    guard interruption.note(signal.rawValue) else { Foundation.exit(128 + signal.rawValue) }
+                    FileHandle.standardError.write(
+                        Data(
+                            "\nInterrupted: nothing more is sent; the pushes in flight are answered and printed (again to quit at once).\n"
+                                .utf8))
+                }
+            }
+            defer { watcher.cancel() }
             let results: [APNsResult]
             do {
-                results = try await client.send(notification, to: tokens, concurrency: concurrency) { done, total in
-                    guard showProgress, done == total || done % max(1, total / 100) == 0 else { return }
-                    let width = 30
-                    let filled = width * done / total
-                    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-                    FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)\(done == total ? "\n" : "")".utf8))
-                }
+                results = try await client.send(
+                    notification, to: tokens, concurrency: concurrency,
+                    progress: { done, total in
+                        guard showProgress, done == total || done % max(1, total / 100) == 0 else { return }
+                        let width = 30
+                        let filled = width * done / total
+                        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+                        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)\(done == total ? "\n" : "")".utf8))
+                    },
+                    // Each line as its answer comes, written at once: an interruption loses none.
+                    answered: { result in
+                        FileHandle.standardOutput.write(
+                            Data("\(result.deviceToken) \(Self.describe(result))\n".utf8))
+                    },
+                    stopped: { interruption.signal != nil })
             } catch let reason as APNsReason {
                 try? await client.shutdown()
                 throw CommandFailure("Not sent: APNs would answer \(reason). \(Self.advice(for: reason, notification))")
             }
             try await client.shutdown()
-            let format = ISO8601DateFormatter()
-            for result in results {
-                print("\(result.deviceToken) \(Self.describe(result, format: format))")
+            if let signal = interruption.signal {
+                FileHandle.standardError.write(
+                    Data(
+                        "Interrupted: \(results.count) of \(tokens.count) pushes sent and answered (one line each above); \(tokens.count - results.count) not sent.\n"
+                            .utf8))
+                throw ExitCode(128 + signal)
             }
             if results.contains(where: { !$0.isSuccess }) { throw ExitCode(1) }
         }
@@ -117,17 +144,17 @@ extension HeraldCommand {
                 throw CommandFailure("Not sent: APNs would answer \(reason). \(Self.advice(for: reason, notification))")
             }
             try await client.shutdown()
-            let text = result.isSuccess ? "200 \(result.requestID ?? "")" : Self.describe(result, format: ISO8601DateFormatter())
+            let text = result.isSuccess ? "200 \(result.requestID ?? "")" : Self.describe(result)
             print("channel \(channel) \(text)")
             if !result.isSuccess { throw ExitCode(1) }
         }
 
-        static func describe(_ result: APNsResult, format: ISO8601DateFormatter) -> String {
+        static func describe(_ result: APNsResult) -> String {
             // The apns-unique-id (sandbox only, R-03) finds it in the delivery log: `herald log`, the console.
             if result.isSuccess { return "200 \(result.apnsID ?? "")" + (result.uniqueID.map { " \($0)" } ?? "") }
             if result.status == 0 { return "failed: \(result.failure ?? "no answer")" }
             var text = "\(result.status) \(result.reasonText ?? "")"
-            if let timestamp = result.timestamp { text += " since \(format.string(from: timestamp))" }
+            if let timestamp = result.timestamp { text += " since \(timestamp.formatted(.iso8601))" }
             return text
         }
 

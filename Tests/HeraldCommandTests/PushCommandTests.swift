@@ -1,4 +1,5 @@
 import Foundation
+import GatewayTestSupport
 import HeraldCore
 import HeraldTestSupport
 import HeraldTesting
@@ -82,6 +83,52 @@ import Testing
                 ["jwt", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"], passingDataDirectory: false)
             let token = try ProviderToken(parsing: jwt.output.trimmingCharacters(in: .whitespacesAndNewlines))
             #expect(token.keyID == "KEY1234567" && token.teamID == "TEAM123456")
+        }
+    }
+
+    @Test(
+        "Issue 70: herald push writes each token's line as its answer comes; SIGINT mid-batch stops the sending, every push the gateway took has its line (the same apns-unique-ids as its log), it says how many were not sent, and exits 130"
+    )
+    func interruptedBatchLosesNoLine() async throws {
+        let herald = try HeraldProcess()
+        let key = herald.dataDirectory.appendingPathComponent("key.p8").path
+        #expect(
+            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status
+                == 0)
+        let token = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
+            let file = herald.dataDirectory.appendingPathComponent("tokens.txt")
+            try Data(String(repeating: token + "\n", count: 5_000).utf8).write(to: file)
+            let push = try await herald.launch([
+                "push", "--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456", "--topic", "com.example.app",
+                "--gateway", "https://localhost:\(gateway.provider)", "--tokens-file", file.path, "--alert", "many",
+                "--concurrency", "2",
+            ])
+            defer { push.send(SIGKILL) }
+            // Lines come as answers do, long before the batch is done.
+            try await eventually("the first lines", timeout: .seconds(60)) {
+                push.output.split(separator: "\n").count >= 20
+            }
+            push.send(SIGINT)
+            let ended = await push.wait(timeout: .seconds(30))
+            #expect(ended.status == 130, "\(ended.error)")
+            let lines = ended.output.split(separator: "\n").map(String.init)
+            #expect(lines.count >= 20 && lines.count < 5_000, "\(lines.count) lines")
+            #expect(lines.allSatisfy { $0.hasPrefix(token + " 200 ") }, "\(ended.output.prefix(400))")
+            #expect(
+                ended.error.contains("Interrupted: \(lines.count) of 5000 pushes sent and answered")
+                    && ended.error.contains("\(5_000 - lines.count) not sent"), "\(ended.error)")
+            // Every push the gateway took has its line: the printed apns-unique-ids are the gateway's log's.
+            let printed = Set(lines.compactMap { $0.split(separator: " ").last.map(String.init) })
+            var logged: Set<String> = []
+            try await eventually("the gateway's log written", timeout: .seconds(30)) {
+                let listed = try await herald.run(["deliveries", "list", "--token", token, "--limit", "1000", "--json"])
+                let deliveries = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any]
+                logged = Set(((deliveries?["deliveries"] as? [[String: Any]]) ?? []).compactMap { $0["uniqueID"] as? String })
+                return logged.count >= printed.count
+            }
+            #expect(!logged.isEmpty && printed == logged, "printed \(printed.count), logged \(logged.count)")
         }
     }
 
