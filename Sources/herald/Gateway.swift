@@ -79,7 +79,9 @@ extension HeraldCommand {
         func validate() throws {
             if (cert == nil) != (key == nil) { throw ValidationError("Give --cert and --key together.") }
             if clientCA != nil && cert == nil { throw ValidationError("--client-ca needs --cert and --key.") }
-            guard ackTimeout > 0 else { throw ValidationError("--ack-timeout must be positive.") }
+            guard ackTimeout.isFinite, ackTimeout > 0, ackTimeout <= 3_600 else {
+                throw ValidationError("--ack-timeout must be a number of seconds from above 0 to 3600; got \(ackTimeout).")
+            }
             for app in broadcastAppList ?? [] { try requireBundleID(app, option: "--broadcast-apps") }
         }
 

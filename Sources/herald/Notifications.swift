@@ -146,8 +146,9 @@ extension HeraldCommand.Notifications {
             if title.isEmpty && subtitle.isEmpty && body.isEmpty && badge == nil && !sound {
                 throw ValidationError("Nothing to show: give --title, --subtitle, --body, --badge or --sound.")
             }
-            if let seconds, !(seconds > 0) {
-                throw ValidationError("--in must be a number of seconds greater than 0 (leave it out to deliver now).")
+            if let seconds, !(seconds.isFinite && seconds > 0) {
+                throw ValidationError(
+                    "--in must be a finite number of seconds greater than 0 (leave it out to deliver now); got \(seconds).")
             }
         }
 

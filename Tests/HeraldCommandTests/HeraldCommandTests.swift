@@ -109,6 +109,11 @@ struct HeraldProcess {
         let negative = try await herald.run(["notifications", "send", "com.example.app", "--title", "x", "--in=-3"])
         #expect(negative.status != 0)
         #expect(negative.error.contains("--in must be"))
+        // Issue 70: a non-finite number is refused with the option's own message.
+        let infinite = try await herald.run(["notifications", "send", "com.example.app", "--title", "x", "--in", "inf"])
+        #expect(infinite.status != 0 && infinite.error.contains("--in must be a finite number of seconds"), "\(infinite.error)")
+        let ack = try await herald.run(["gateway", "--ack-timeout", "inf"], timeout: .seconds(20))
+        #expect(ack.status != 0 && ack.error.contains("--ack-timeout must be a number of seconds"), "\(ack.error)")
         let location = try await herald.run(["location", "100", "0"])
         #expect(location.status != 0)
         #expect(location.error.contains("Latitude must be within"))
