@@ -34,7 +34,8 @@ public final class ProviderTokenSigner: Sendable {
         pem: String, keyID: String, teamID: String, refreshInterval: Duration = .seconds(50 * 60),
         clock: any HeraldClock = SystemClock()
     ) throws {
-        self.privateKey = try P256.Signing.PrivateKey(pemRepresentation: pem)
+        // Blank lines around the PEM block are not part of it (openssl reads such a file too).
+        self.privateKey = try P256.Signing.PrivateKey(pemRepresentation: pem.trimmingCharacters(in: .whitespacesAndNewlines))
         self.keyID = keyID
         self.teamID = teamID
         self.refreshInterval = min(

@@ -79,7 +79,8 @@ extension HeraldCommand {
             func run() async throws {
                 let text: String
                 do {
-                    text = try String(contentsOfFile: file, encoding: .utf8)
+                    // Blank lines around the PEM block are not part of it (openssl reads such a file too).
+                    text = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
                 } catch {
                     throw ValidationError("Cannot read \(file): \(error.localizedDescription)")
                 }

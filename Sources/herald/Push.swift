@@ -75,7 +75,8 @@ extension HeraldCommand {
             logger.logLevel = .error
             let client = try APNsClient(
                 server: server, authentication: authentication, logger: logger, connections: connections)
-            let showProgress = tokens.count >= 100
+            // A progress bar for a person at a terminal, not for a log file.
+            let showProgress = tokens.count >= 100 && isatty(STDERR_FILENO) != 0
             // The first SIGINT or SIGTERM stops the sending: nothing more is sent, the pushes in flight are answered
             // and each gets its line; a second one ends at once.
             let interruption = Interruption()
@@ -183,20 +184,37 @@ extension HeraldCommand {
         }
 
         private func deviceTokens() throws -> [String] {
+            for token in tokens {
+                if let problem = Self.tokenProblem(token) { throw ValidationError("--token \(token) \(problem).") }
+            }
             var all = tokens
             if let tokensFile {
                 guard let text = try? String(contentsOfFile: tokensFile, encoding: .utf8) else {
                     throw CommandFailure("Cannot read --tokens-file \(tokensFile).")
                 }
-                all += text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-                    !$0.isEmpty
+                // One token a line; blank lines and `#` comments are skipped.
+                for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let token = line.trimmingCharacters(in: .whitespacesAndNewlines)
+                    guard !token.isEmpty, !token.hasPrefix("#") else { continue }
+                    if let problem = Self.tokenProblem(token) {
+                        throw ValidationError("--tokens-file \(tokensFile), line \(index + 1): \(token) \(problem).")
+                    }
+                    all.append(token)
                 }
             }
             guard !all.isEmpty else { throw ValidationError("Give at least one --token HEX or a --tokens-file.") }
-            for token in all where DeviceToken(hex: token) == nil {
-                throw ValidationError("\(token) is not a device token: an even number of hex digits.")
-            }
             return all
+        }
+
+        /// What is wrong with a device token as given, or `nil` when it is one.
+        static func tokenProblem(_ token: String) -> String? {
+            guard DeviceToken(hex: token) == nil else { return nil }
+            if token.contains(where: { !$0.isHexDigit }) {
+                return "is not a device token: it has characters other than hex digits (0-9, a-f)"
+            }
+            return token.count % 2 == 1
+                ? "is not a device token: an odd number of hex digits (a token is whole bytes)"
+                : "is not a device token: longer than \(DeviceToken.maximumByteCount) bytes"
         }
 
         private func notification(defaultType: APNsPushType? = nil) throws -> APNsNotification {

@@ -20,7 +20,10 @@ extension HeraldCommand {
                 """)
 
         @OptionGroup var data: DataDirectoryOptions
-        @Argument(help: "The app's bundle identifier (optional), then the .apns file or - for standard input.")
+        @Argument(
+            help: ArgumentHelp(
+                "The app's bundle identifier (optional), then the .apns file or - for standard input.",
+                valueName: "[bundle-identifier] file.apns"))
         var arguments: [String] = []
 
         /// The payload size `simctl push` accepts (X-03).

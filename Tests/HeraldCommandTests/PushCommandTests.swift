@@ -64,6 +64,14 @@ import Testing
             #expect(replaced?["alert"] as? String == "new")
 
             #expect(try await herald.run(["tokens", "revoke", first]).status == 0)
+            // Issue 70: blank lines around the .p8's PEM block are not part of it (openssl reads such a file too).
+            let padded = herald.dataDirectory.appendingPathComponent("padded.p8")
+            try Data(("\n\n" + (try String(contentsOfFile: key, encoding: .utf8)) + "\n\n").utf8).write(to: padded)
+            var paddedBase = base
+            paddedBase[paddedBase.firstIndex(of: key)!] = padded.path
+            let fromPadded = try await herald.run(paddedBase + ["--token", second, "--alert", "padded"])
+            #expect(fromPadded.status == 0 && fromPadded.output.contains("\(second) 200 "), "\(fromPadded.error)")
+
             let gone = try await herald.run(base + ["--token", first, "--token", second, "--alert", "again"])
             #expect(gone.status == 1)
             #expect(gone.output.contains("\(first) 410 Unregistered since 20"), "\(gone.output)")
@@ -211,7 +219,15 @@ import Testing
         let nowhere = ["--gateway", "https://localhost:9", "--topic", "com.example.app"]
         let credentials = ["--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"]
         let token = String(repeating: "ab", count: 32)
+        // Issue 70: a tokens file skips blank lines and # comments, and names the line of a token that is not one.
+        let tokensFile = herald.dataDirectory.appendingPathComponent("tokens.txt").path
+        try Data("# the beta testers\n\n\(token)\nzz-not-hex\n".utf8).write(to: URL(fileURLWithPath: tokensFile))
         let cases: [([String], String)] = [
+            (
+                nowhere + credentials + ["--tokens-file", tokensFile, "--alert", "x"],
+                "--tokens-file \(tokensFile), line 4: zz-not-hex is not a device token: it has characters other than hex digits"
+            ),
+            (nowhere + credentials + ["--token", "abc", "--alert", "x"], "--token abc is not a device token: an odd number"),
             (nowhere + ["--token", token, "--alert", "x"], "Give --p8 FILE --key-id ID --team-id ID"),
             (
                 nowhere + ["--p8", "/no/such.p8", "--key-id", "K", "--team-id", "T", "--token", token, "--alert", "x"],
