@@ -76,7 +76,8 @@ struct ProviderCredentialOptions: ParsableArguments {
         guard let path = sources.lazy.compactMap(\.p8).first, let keyID = sources.lazy.compactMap(\.keyID).first,
             let teamID = sources.lazy.compactMap(\.teamID).first
         else {
-            throw ValidationError(Self.missing)
+            // A provider token is signed with a .p8 key: a certificate makes none (`herald jwt` has no --cert).
+            throw ValidationError(Self.missingKey)
         }
         let pem: String
         do {
@@ -90,6 +91,11 @@ struct ProviderCredentialOptions: ParsableArguments {
             throw CommandFailure("\(path) is not a P-256 private key in PEM (Apple's AuthKey_<KEYID>.p8).")
         }
     }
+
+    private static let missingKey = """
+        Give --p8 FILE --key-id ID --team-id ID (or HERALD_P8, HERALD_KEY_ID, HERALD_TEAM_ID, or a --credentials file): \
+        a provider token is signed with a .p8 key.
+        """
 
     private static let missing = """
         Give --p8 FILE --key-id ID --team-id ID (or HERALD_P8, HERALD_KEY_ID, HERALD_TEAM_ID, or a --credentials file), \

@@ -109,6 +109,11 @@ struct HeraldProcess {
         let negative = try await herald.run(["notifications", "send", "com.example.app", "--title", "x", "--in=-3"])
         #expect(negative.status != 0)
         #expect(negative.error.contains("--in must be"))
+        // Issue 70: herald jwt has no --cert, and does not suggest one.
+        let jwt = try await herald.run(["jwt", "--p8", "/nonexistent.p8"], passingDataDirectory: false)
+        #expect(
+            jwt.status != 0 && jwt.error.contains("a provider token is signed with a .p8 key") && !jwt.error.contains("--cert"),
+            "\(jwt.error)")
         // Issue 70: a non-finite number is refused with the option's own message.
         let infinite = try await herald.run(["notifications", "send", "com.example.app", "--title", "x", "--in", "inf"])
         #expect(infinite.status != 0 && infinite.error.contains("--in must be a finite number of seconds"), "\(infinite.error)")
