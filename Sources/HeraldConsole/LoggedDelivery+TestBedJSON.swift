@@ -8,7 +8,7 @@ extension LoggedDelivery {
     public var testBedJSON: JSONValue {
         let sent = subject.sentAs
         var payload = JSONValue.null
-        if let text = sent?.payload { payload = (try? JSONValue(reading: text)) ?? .string(text) }
+        if let text = sent?.payload { payload = JSONValue(jsonOrString: text) }
         func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
         let timeline = events.map { event -> JSONValue in
             .object([

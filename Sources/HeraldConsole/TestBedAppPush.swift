@@ -34,7 +34,7 @@ public struct TestBedAppPush: Sendable, Equatable {
     /// The whole entry as the API writes it.
     public var json: JSONValue
 
-    /// An app push.
+    /// An app push, written by the API as `kind`, `bundleID`, `uniqueID`, `receivedAt`, `state`, then `details`.
     ///
     /// - Parameters:
     ///   - kind: What took it.
@@ -42,13 +42,20 @@ public struct TestBedAppPush: Sendable, Equatable {
     ///   - uniqueID: The push's `apns-unique-id`.
     ///   - state: Where it is.
     ///   - receivedAt: When the device received it.
-    ///   - json: The whole entry as the API writes it.
-    public init(kind: Kind, bundleID: String, uniqueID: String?, state: String, receivedAt: Date, json: JSONValue) {
+    ///   - details: The kind's own members, with Apple's names.
+    public init(
+        kind: Kind, bundleID: String, uniqueID: String?, state: String, receivedAt: Date, details: [JSONValue.Member]
+    ) {
         self.kind = kind
         self.bundleID = bundleID
         self.uniqueID = uniqueID
         self.state = state
         self.receivedAt = receivedAt
-        self.json = json
+        json = .object(
+            [
+                .init("kind", .string(kind.rawValue)), .init("bundleID", .string(bundleID)),
+                .init("uniqueID", uniqueID.map(JSONValue.string) ?? .null), .init("receivedAt", .time(receivedAt)),
+                .init("state", .string(state)),
+            ] + details)
     }
 }

@@ -20,12 +20,11 @@ extension BackgroundPushRecord {
         return TestBedAppPush(
             kind: .background, bundleID: bundleIdentifier, uniqueID: uniqueID, state: state.rawValue,
             receivedAt: receivedAt,
-            json: .members([
-                "kind": "background", "bundleID": .string(bundleIdentifier), "uniqueID": uniqueID.map(JSONValue.string),
-                "receivedAt": .time(receivedAt), "state": .string(state.rawValue),
-                "handedAt": handedAt.map(JSONValue.time), "fetchResult": result.map(JSONValue.string),
-                "userInfo": appPushObject(payload),
-            ]))
+            details: [
+                .init("handedAt", handedAt.map(JSONValue.time) ?? .null),
+                .init("fetchResult", result.map(JSONValue.string) ?? .null),
+                .init("userInfo", JSONValue(jsonOrString: payload)),
+            ])
     }
 }
 
@@ -34,12 +33,10 @@ extension VoIPPushRecord {
     var testBedAppPush: TestBedAppPush {
         TestBedAppPush(
             kind: .voip, bundleID: bundleIdentifier, uniqueID: uniqueID, state: state.rawValue, receivedAt: receivedAt,
-            json: .members([
-                "kind": "voip", "bundleID": .string(bundleIdentifier), "uniqueID": .string(uniqueID),
-                "receivedAt": .time(receivedAt), "state": .string(state.rawValue),
-                "handedAt": handedAt.map(JSONValue.time), "type": "PKPushTypeVoIP",
-                "dictionaryPayload": appPushObject(payload),
-            ]))
+            details: [
+                .init("handedAt", handedAt.map(JSONValue.time) ?? .null), .init("type", "PKPushTypeVoIP"),
+                .init("dictionaryPayload", JSONValue(jsonOrString: payload)),
+            ])
     }
 }
 
@@ -49,16 +46,10 @@ extension WebPushMessageRecord {
     var testBedAppPush: TestBedAppPush {
         TestBedAppPush(
             kind: .webpush, bundleID: bundleIdentifier, uniqueID: uniqueID, state: state.rawValue, receivedAt: receivedAt,
-            json: .members([
-                "kind": "webpush", "bundleID": .string(bundleIdentifier), "uniqueID": .string(uniqueID),
-                "receivedAt": .time(receivedAt), "state": .string(state.rawValue),
-                "origin": origin.map(JSONValue.string), "reason": reason.map { .string($0.rawValue) },
-                "data": data.map(appPushObject),
-            ]))
+            details: [
+                .init("origin", origin.map(JSONValue.string) ?? .null),
+                .init("reason", reason.map { .string($0.rawValue) } ?? .null),
+                .init("data", data.map(JSONValue.init(jsonOrString:)) ?? .null),
+            ])
     }
-}
-
-/// A payload's JSON text as a value: the object it holds, or the text itself when it is not JSON.
-private func appPushObject(_ text: String) -> JSONValue {
-    (try? JSONValue(reading: text)) ?? .string(text)
 }

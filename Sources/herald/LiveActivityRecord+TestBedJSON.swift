@@ -8,7 +8,6 @@ extension LiveActivityRecord {
     /// prints it, with ActivityKit's names (`activityState`, `content.state`, …); the attributes and content state as
     /// JSON objects.
     var testBedJSON: JSONValue {
-        func object(_ text: String) -> JSONValue { (try? JSONValue(reading: text)) ?? .string(text) }
         let pushTypeName: String? =
             switch pushType {
             case .token?: "token"
@@ -17,10 +16,10 @@ extension LiveActivityRecord {
             }
         return .members([
             "id": .string(id), "bundleID": .string(bundleIdentifier),
-            "attributesType": .string(attributesType), "attributes": object(attributes),
+            "attributesType": .string(attributesType), "attributes": JSONValue(jsonOrString: attributes),
             "activityState": .string(state.rawValue),
             "content": .members([
-                "state": object(content.state),
+                "state": JSONValue(jsonOrString: content.state),
                 "staleDate": content.staleDate.map(JSONValue.time),
                 "relevanceScore": .number(content.relevanceScore),
             ]),

@@ -7,19 +7,29 @@ import Testing
 
 /// `herald push` and `herald jwt` as a user runs them, against a `herald gateway` process.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct PushCommandTests {
+    /// Registers the tests' key (`KEY1234567`, team `TEAM123456`), written to `file` in the data directory; its path.
+    static func createKey(_ herald: HeraldProcess, file: String) async throws -> String {
+        let key = herald.dataDirectory.appendingPathComponent(file).path
+        let created = try await herald.run(
+            ["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key])
+        #expect(created.status == 0, "\(created.error)")
+        return key
+    }
+
+    /// A new device token for `com.example.app`.
+    static func createToken(_ herald: HeraldProcess) async throws -> String {
+        try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test(
         "herald push: 200 per token, 410 with its date, exit 1 on any failure; the gateway's CA from --data-dir; --payload merged key by key (issue 70: the file's alert keeps what the options do not set)"
     )
     func pushThroughGateway() async throws {
         let herald = try HeraldProcess()
-        let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
-        #expect(
-            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status
-                == 0)
-        let first = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(
-            in: .whitespacesAndNewlines)
-        let second = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output.trimmingCharacters(
-            in: .whitespacesAndNewlines)
+        let key = try await Self.createKey(herald, file: "AuthKey_KEY1234567.p8")
+        let first = try await Self.createToken(herald)
+        let second = try await Self.createToken(herald)
         try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
             let payload = herald.dataDirectory.appendingPathComponent("extra.json")
             try Data(#"{"aps":{"sound":"ping.aiff"},"gameID":"42"}"#.utf8).write(to: payload)
@@ -99,12 +109,8 @@ import Testing
     )
     func interruptedBatchLosesNoLine() async throws {
         let herald = try HeraldProcess()
-        let key = herald.dataDirectory.appendingPathComponent("key.p8").path
-        #expect(
-            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status
-                == 0)
-        let token = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = try await Self.createKey(herald, file: "key.p8")
+        let token = try await Self.createToken(herald)
         try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
             let file = herald.dataDirectory.appendingPathComponent("tokens.txt")
             try Data(String(repeating: token + "\n", count: 5_000).utf8).write(to: file)
@@ -144,12 +150,8 @@ import Testing
         "herald push and jwt: credentials from a file (default place, --credentials, HERALD_CREDENTIALS), options first; --cert")
     func credentialsFileAndCertificate() async throws {
         let herald = try HeraldProcess()
-        let key = herald.dataDirectory.appendingPathComponent("AuthKey_KEY1234567.p8").path
-        #expect(
-            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status
-                == 0)
-        let token = try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let key = try await Self.createKey(herald, file: "AuthKey_KEY1234567.p8")
+        let token = try await Self.createToken(herald)
         try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
             let push = [
                 "push", "--topic", "com.example.app", "--gateway", "https://localhost:\(gateway.provider)", "--token", token,
@@ -204,10 +206,7 @@ import Testing
     @Test("herald push: bad input gets one line that says what to fix, and nothing is sent")
     func badInput() async throws {
         let herald = try HeraldProcess()
-        let key = herald.dataDirectory.appendingPathComponent("key.p8").path
-        #expect(
-            try await herald.run(["keys", "create", "--team-id", "TEAM123456", "--key-id", "KEY1234567", "--out", key]).status
-                == 0)
+        let key = try await Self.createKey(herald, file: "key.p8")
         let notAKey = herald.dataDirectory.appendingPathComponent("notakey.p8").path
         try Data("hello".utf8).write(to: URL(fileURLWithPath: notAKey))
         let badJSON = herald.dataDirectory.appendingPathComponent("bad.json").path

@@ -455,8 +455,7 @@ extension ConsoleServerTests {
     static func appPush(_ kind: TestBedAppPush.Kind, _ uniqueID: String, state: String) -> TestBedAppPush {
         TestBedAppPush(
             kind: kind, bundleID: "com.example.call", uniqueID: uniqueID, state: state,
-            receivedAt: Date(timeIntervalSince1970: 1_800_000_000),
-            json: .members(["kind": .string(kind.rawValue), "uniqueID": .string(uniqueID), "state": .string(state)]))
+            receivedAt: Date(timeIntervalSince1970: 1_800_000_000), details: [])
     }
 
     @Test(

@@ -65,6 +65,14 @@ extension JSONValue {
         self = try result.get()
     }
 
+    /// The value JSON text holds, or the text itself as a string when it is not JSON: how the test-bed API writes a
+    /// payload kept as text (a push's, a Live Activity's state), whatever it turned out to be.
+    ///
+    /// - Parameter text: The text.
+    public init(jsonOrString text: String) {
+        self = (try? JSONValue(reading: text)) ?? .string(text)
+    }
+
     /// Reads JSON text from its UTF-8 bytes (RFC 8259, any value at the top; a leading byte-order mark is skipped);
     /// object members come out sorted by key, the last of a repeated key kept — as a dictionary would hold them, for
     /// JSON objects have no order to keep.
