@@ -9,11 +9,14 @@ extension VirtualClock {
 
     /// Moves this clock to `date` through every deadline in between, letting `engine` finish each step, so each
     /// notification fires at its exact instant and in order.
+    ///
+    /// Each step goes to the deadline the engine was idle with: its loop may wake a moment later to look at its queue
+    /// again and, read then, have no deadline at all.
     package func drive(_ engine: NotificationEngine, to date: Date) async {
-        await settle(engine)
-        while let next = [nextDeadline, engine.activity.loopDeadline].compactMap({ $0 }).min(), next <= date {
+        var loopDeadline = await engine.activity.waitUntilIdle(now: { [self] in self.now })
+        while let next = [nextDeadline, loopDeadline].compactMap({ $0 }).min(), next <= date {
             advance(to: next)
-            await settle(engine)
+            loopDeadline = await engine.activity.waitUntilIdle(now: { [self] in self.now })
         }
         advance(to: date)
         await settle(engine)

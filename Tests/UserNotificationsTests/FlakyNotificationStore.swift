@@ -9,8 +9,15 @@ import Synchronization
 final class FlakyNotificationStore: NotificationStore {
     struct ReadFailure: Error {}
 
+    private struct IndexHold: Sendable {
+        let wasRead: AsyncStream<Void>.Continuation
+        let release: AsyncStream<Void>
+    }
+
     private let base: any NotificationStore
     private let failing = Mutex(false)
+    private let indexHold = Mutex<IndexHold?>(nil)
+    private let changedElsewhere = Mutex<Int64?>(nil)
 
     init(_ base: any NotificationStore) {
         self.base = base
@@ -77,8 +84,29 @@ final class FlakyNotificationStore: NotificationStore {
         try await base.removePending(identifiers: identifiers, for: bundleIdentifier)
     }
 
+    /// Makes the next read of the schedule index, once it has read the store, wait for `release` (finish it to let the
+    /// read return): a read whose snapshot is older than what is written meanwhile. `wasRead` yields when it has read.
+    func holdNextIndexRead() -> (wasRead: AsyncStream<Void>, release: AsyncStream<Void>.Continuation) {
+        let (wasRead, read) = AsyncStream.makeStream(of: Void.self)
+        let (release, releasing) = AsyncStream.makeStream(of: Void.self)
+        indexHold.withLock { $0 = IndexHold(wasRead: read, release: release) }
+        return (wasRead, releasing)
+    }
+
+    /// Another process wrote to the store, as far as the engine can tell: the change token differs from now on.
+    func markChangedElsewhere() {
+        changedElsewhere.withLock { $0 = ($0 ?? 0) + 1 }
+    }
+
     func scheduleIndex(for bundleIdentifiers: [String]?) async throws -> [ScheduleEntry] {
-        try await base.scheduleIndex(for: bundleIdentifiers)
+        let index = try await base.scheduleIndex(for: bundleIdentifiers)
+        if let hold = indexHold.withLock({ hold in
+            defer { hold = nil }; return hold
+        }) {
+            hold.wasRead.finish()
+            for await _ in hold.release {}
+        }
+        return index
     }
 
     func locationPending(
@@ -89,7 +117,10 @@ final class FlakyNotificationStore: NotificationStore {
         try await base.locationPending(for: bundleIdentifiers)
     }
 
-    func externalChangeToken() async throws -> Int64? { try await base.externalChangeToken() }
+    func externalChangeToken() async throws -> Int64? {
+        if let token = changedElsewhere.withLock({ $0 }) { return token }
+        return try await base.externalChangeToken()
+    }
 
     func delivered(for bundleIdentifier: String) async throws -> [DeliveredNotification] {
         try await base.delivered(for: bundleIdentifier)

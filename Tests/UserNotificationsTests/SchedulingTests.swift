@@ -1,5 +1,6 @@
 import Foundation
 import HeraldTesting
+import Synchronization
 import Testing
 import UserNotifications
 
@@ -81,6 +82,43 @@ import UserNotifications
         center.removePendingNotificationRequests(withIdentifiers: ["r"])
         await device.advance(by: 600)
         #expect(device.presenter.presentations.count == 3)
+    }
+
+    @Test("B-12, B-30: a repeating request of an app in the foreground is asked about at every interval")
+    func repeatingInForeground() async throws {
+        let (device, center) = try await makeAuthorizedDevice()
+        let delegate = RecordingDelegate()
+        center.delegate = delegate
+        try await center.add(makeRequest("r", after: 60, repeats: true))
+        await device.advance(by: 180)
+        #expect(delegate.presented.map(\.request.identifier) == ["r", "r", "r"])
+        #expect(device.presenter.presentations.count == 3)
+        #expect(await center.pendingNotificationRequests().map(\.identifier) == ["r"])
+    }
+
+    @Test("A request added while the queue is reloaded after another process wrote still fires", .timeLimit(.minutes(1)))
+    func addedDuringReload() async throws {
+        let flaky = Mutex<FlakyNotificationStore?>(nil)
+        let device = try NotificationTestEnvironment(wrapStore: { base in
+            let store = FlakyNotificationStore(base)
+            flaky.withLock { $0 = store }
+            return store
+        })
+        let store = try #require(flaky.withLock { $0 })
+        let center = device.center()
+        _ = try await center.requestAuthorization(options: [.alert])
+        await device.settle()
+        // The reload reads the store's index before the request is stored, and only then replaces the queue.
+        store.markChangedElsewhere()
+        let (wasRead, release) = store.holdNextIndexRead()
+        let engine = device.engine
+        let reload = Task { await engine.reloadIfChangedElsewhere() }
+        for await _ in wasRead {}
+        try await center.add(makeRequest("added", after: 10))
+        release.finish()
+        await reload.value
+        await device.advance(by: 10)
+        #expect(device.presenter.presentations.map(\.identifier) == ["added"])
     }
 
     @Test("B-14, C-14: remove delivered by identifier or all")

@@ -11,7 +11,7 @@ package final class ActivityTracker: Sendable {
         var inFlight = 0
         /// `nil` while the loop is running; the deadline it sleeps until otherwise.
         var sleepingUntil: Date? = .distantFuture
-        var waiters: [(id: UInt64, now: @Sendable () -> Date, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [(id: UInt64, now: @Sendable () -> Date, continuation: CheckedContinuation<Date?, Never>)] = []
         var nextWaiter: UInt64 = 0
     }
 
@@ -46,38 +46,45 @@ package final class ActivityTracker: Sendable {
         resumeIdleWaiters()
     }
 
-    /// Returns once the engine is idle at the time `now` reads.
+    /// Returns once the engine is idle at the time `now` reads, with the instant the loop then slept until (`nil`: until
+    /// woken).
+    ///
+    /// The deadline is the one the engine was idle with: read afterwards (``loopDeadline``), it may be `nil` for a loop
+    /// that woke for a moment to look at its queue again, and a virtual clock stepped by it would skip the loop's next
+    /// firing.
     ///
     /// - Parameter now: Reads the clock the scheduler sleeps on.
-    package func waitUntilIdle(now: @escaping @Sendable () -> Date) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let resumeNow = state.withLock { state -> Bool in
-                if Self.isIdle(state, now: now()) { return true }
+    @discardableResult
+    package func waitUntilIdle(now: @escaping @Sendable () -> Date) async -> Date? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Date?, Never>) in
+            let idleUntil = state.withLock { state -> Date?? in
+                if let until = Self.idleDeadline(state, now: now()) { return .some(until) }
                 state.nextWaiter += 1
                 state.waiters.append((state.nextWaiter, now, continuation))
-                return false
+                return .none
             }
-            if resumeNow { continuation.resume() }
+            if let idleUntil { continuation.resume(returning: idleUntil) }
         }
     }
 
-    private static func isIdle(_ state: State, now: Date) -> Bool {
-        guard state.inFlight == 0, let until = state.sleepingUntil else { return false }
-        return until > now
+    /// The loop's deadline (`nil` for none) when the engine is idle at `now`; `.none` when it is busy.
+    private static func idleDeadline(_ state: State, now: Date) -> Date?? {
+        guard state.inFlight == 0, let until = state.sleepingUntil, until > now else { return .none }
+        return .some(until == .distantFuture ? nil : until)
     }
 
     private func resumeIdleWaiters() {
-        let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            var ready: [CheckedContinuation<Void, Never>] = []
+        let ready = state.withLock { state -> [(CheckedContinuation<Date?, Never>, Date?)] in
+            var ready: [(CheckedContinuation<Date?, Never>, Date?)] = []
             var waiting = state.waiters
             waiting.removeAll { waiter in
-                guard Self.isIdle(state, now: waiter.now()) else { return false }
-                ready.append(waiter.continuation)
+                guard let until = Self.idleDeadline(state, now: waiter.now()) else { return false }
+                ready.append((waiter.continuation, until))
                 return true
             }
             state.waiters = waiting
             return ready
         }
-        for continuation in ready { continuation.resume() }
+        for (continuation, until) in ready { continuation.resume(returning: until) }
     }
 }

@@ -79,7 +79,7 @@ extension NotificationEngine {
         case .heldForSummary(let until):
             heldForSummary.append((until, presentation, relevance))
             // The scheduler loop shows the summary at its time (``nextSummaryDate``): wake it if it sleeps past it.
-            if sleeper.wake(before: until) { activity.loopRunning() }
+            wakeLoop(before: until)
         case .alert, .listedSilently:
             break
         }
@@ -128,6 +128,8 @@ extension NotificationEngine {
                     }
                 }
             }
+        } catch is CancellationError {
+            return  // the engine is stopping: the next start takes it up
         } catch {
             logger.error(
                 "Could not read what Focus or the scheduled summary held; it stays listed", metadata: ["error": "\(error)"])

@@ -33,9 +33,11 @@ extension NotificationEngine {
             return
         }
         loopRunning = true
+        loopAwake = true
         activity.loopRunning()
         defer {
             loopRunning = false
+            loopAwake = false
             activity.loopSleeping(until: .distantFuture)
         }
         await recover()
@@ -88,15 +90,28 @@ extension NotificationEngine {
     }
 
     private func sleep(until deadline: Date?) async {
+        loopAwake = false
         activity.loopSleeping(until: deadline ?? .distantFuture)
         await sleeper.sleep(until: deadline, on: configuration.clock)
         activity.loopRunning()
+        loopAwake = true
     }
 
     /// Adds an entry to the queue and wakes the loop if it sleeps past it.
+    ///
+    /// Everything that queues an entry goes through here, the loop's own commits included: a foreground app's answer
+    /// is committed beside the loop, which meanwhile sleeps until its next entry, so a repeating request rescheduled
+    /// there without a wake would be slept past (it fired once and never again).
     func schedule(_ entry: ScheduleEntry) {
         let fireDate = scheduler.add(entry)
-        if sleeper.wake(before: fireDate) { activity.loopRunning() }
+        wakeLoop(before: fireDate)
+    }
+
+    /// Wakes the loop if it sleeps past `date`. A loop that is awake reads its queue before it next sleeps, so it is
+    /// left alone (a kept wake would only cost it a needless turn).
+    func wakeLoop(before date: Date) {
+        guard !loopAwake else { return }
+        if sleeper.wake(before: date) { activity.loopRunning() }
     }
 
     /// Loads the queue from the store; requests already due fired while no engine ran (B-17).
@@ -136,7 +151,11 @@ extension NotificationEngine {
         lastExternalToken = token
         // Whoever waits on the device's notifications reads them again.
         store.changes.changed()
-        guard let index = try? await store.scheduleIndex(for: configuration.scope) else { return }
+        scheduler.beginReload()
+        guard let index = try? await store.scheduleIndex(for: configuration.scope) else {
+            scheduler.endReload()
+            return
+        }
         scheduler.reload(index)
         locationCache = nil
         activity.loopRunning()
@@ -152,7 +171,7 @@ extension NotificationEngine {
             rows = try await store.pending(sequences: due.map(\.sequence))
         } catch {
             logger.error("Could not load due notifications; retrying", metadata: ["error": "\(error)"])
-            for entry in due { scheduler.retry(entry.sequence, expected: entry.fireDate, now: now) }
+            for entry in due { retryLater(entry.sequence, expected: entry.fireDate) }
             return
         }
         var items: [(bundleIdentifier: String, pending: PendingNotification, expected: Date?)] = []
@@ -279,9 +298,12 @@ extension NotificationEngine {
         }
     }
 
-    /// Puts a due notification back in the queue at its fire time and pauses firing for a moment.
+    /// Puts a due notification back in the queue at its fire time and pauses firing for a moment, waking the loop if it
+    /// sleeps past the pause (the retry may come from beside the loop: a foreground answer, a push presented at once).
     private func retryLater(_ sequence: Int64, expected: Date?) {
-        scheduler.retry(sequence, expected: expected, now: configuration.clock.now)
+        let now = configuration.clock.now
+        scheduler.retry(sequence, expected: expected, now: now)
+        wakeLoop(before: now.addingTimeInterval(Scheduler.backOffInterval))
     }
 
     private func commit(_ batch: [FiringPlanner.PlannedFiring]) async {
@@ -302,7 +324,7 @@ extension NotificationEngine {
             let request = item.pending.request
             switch firing.reschedule {
             case .keep(let next?):
-                scheduler.add(ScheduleEntry(fireTime: next.timeIntervalSince1970, sequence: firing.sequence))
+                schedule(ScheduleEntry(fireTime: next.timeIntervalSince1970, sequence: firing.sequence))
             case .keep(nil):
                 locationCache = nil
             case .remove:

@@ -75,6 +75,8 @@ package actor NotificationEngine: Service {
     /// due at once, presented in the order they came.
     var orderedWork: [OrderedWorkKey: [@Sendable (NotificationEngine) async -> Void]] = [:]
     var loopRunning = false
+    /// The loop is between sleeps: it reads its queue before it next sleeps, so an entry queued now needs no wake.
+    var loopAwake = false
     /// Graceful shutdown was asked for (set from the shutdown handler, outside the actor).
     nonisolated let shutdownRequested = Mutex(false)
     /// Requests due before this instant fired while no engine ran: the app was not running (B-17).

@@ -29,6 +29,10 @@ package struct Scheduler: Sendable {
     private var awaitingDelegate: Set<Int64> = []
     /// Rows being presented without a turn through the queue (pushes, at once): not fired from the queue meanwhile.
     private var presentingDirectly: Set<Int64> = []
+    /// Reloads reading the store's index now (``beginReload()``), and what was queued meanwhile: the index may have been
+    /// read before those were stored, and replacing the queue with it alone would lose them.
+    private var reloadsReading = 0
+    private var queuedDuringReload: [ScheduleEntry] = []
 
     package init() {}
 
@@ -58,6 +62,7 @@ package struct Scheduler: Sendable {
     @discardableResult
     package mutating func add(_ entry: ScheduleEntry) -> Date {
         heap.push(entry)
+        if reloadsReading > 0 { queuedDuringReload.append(entry) }
         return entry.fireDate
     }
 
@@ -66,14 +71,30 @@ package struct Scheduler: Sendable {
         heap = ScheduleHeap(index + heap.unorderedEntries)
     }
 
-    /// Another process changed the store: the store's index replaces the queue, except firings awaiting a delegate.
+    /// A reload starts reading the store's index: what is queued from now on is kept by ``reload(_:)``.
+    package mutating func beginReload() {
+        reloadsReading += 1
+    }
+
+    /// Another process changed the store: the store's index replaces the queue, except firings awaiting a delegate;
+    /// entries queued since ``beginReload()`` stay (a stale one is harmless: a firing is checked against the store).
     package mutating func reload(_ index: [ScheduleEntry]) {
-        heap = ScheduleHeap(index.filter { !awaitingDelegate.contains($0.sequence) && !presentingDirectly.contains($0.sequence) })
+        heap = ScheduleHeap(
+            (index + queuedDuringReload).filter {
+                !awaitingDelegate.contains($0.sequence) && !presentingDirectly.contains($0.sequence)
+            })
+        endReload()
+    }
+
+    /// A reload begun with ``beginReload()`` could not read the index: the queue stays as it is.
+    package mutating func endReload() {
+        reloadsReading -= 1
+        if reloadsReading == 0 { queuedDuringReload = [] }
     }
 
     /// A firing could not be read or recorded: it goes back in the queue at its time and firing pauses.
     package mutating func retry(_ sequence: Int64, expected: Date?, now: Date) {
-        if let expected { heap.push(ScheduleEntry(fireTime: expected.timeIntervalSince1970, sequence: sequence)) }
+        if let expected { add(ScheduleEntry(fireTime: expected.timeIntervalSince1970, sequence: sequence)) }
         backOffUntil = now.addingTimeInterval(Self.backOffInterval)
     }
 
