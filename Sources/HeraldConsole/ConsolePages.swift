@@ -23,6 +23,20 @@ enum ConsolePages {
         <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
         """,
         "foot": "</main></body></html>\n",
+        "card": """
+        <div class="head"><span class="icon">{{initial}}</span><span class="app">{{app}}</span><span class="time">{{time}}</span></div>
+        <div class="row"><div class="text">{{#title}}<div class="title">{{title}}</div>{{/title}}{{#subtitle}}<div class="subtitle">{{subtitle}}</div>{{/subtitle}}{{#body}}<div class="body">{{body}}</div>{{/body}}</div>
+        """,
+        "notification": """
+        <div class="notification">
+        <figure><div class="screen lock"><div class="card compact">{{> card}}{{#thumbnail}}<img class="thumbnail" src="{{thumbnail}}" alt="">{{/thumbnail}}</div></div></div><figcaption>Lock screen</figcaption></figure>
+        <figure><div class="screen home"><div class="card compact banner">{{> card}}{{#thumbnail}}<img class="thumbnail" src="{{thumbnail}}" alt="">{{/thumbnail}}</div></div></div><figcaption>Banner</figcaption></figure>
+        <figure><div class="screen expanded"><div class="card full">{{#images}}<img class="attachment" src="{{url}}" alt="{{identifier}}">{{/images}}{{> card}}</div></div>
+        {{#others}}<div class="other">{{identifier}} ({{type}})</div>{{/others}}
+        {{#hasActions}}<div class="actions">{{#actions}}<div class="action{{#destructive}} destructive{{/destructive}}">{{title}}</div>{{#textInput}}<div class="action text-input"><input type="text" placeholder="{{placeholder}}" disabled><button type="button" disabled>{{buttonTitle}}</button></div>{{/textInput}}{{/actions}}</div>{{/hasActions}}
+        </div><figcaption>Expanded</figcaption></figure>
+        </div>
+        """,
         "login": """
         {{> head}}
         <h1>Log in</h1>
@@ -50,6 +64,7 @@ enum ConsolePages {
         {{/listed}}
         {{#searched}}
         {{#subject}}<p class="subject">apns-unique-id <code>{{uniqueID}}</code> · apns-id <code>{{apnsID}}</code> · to <code class="long">{{recipient}}</code> · {{topic}}</p>{{/subject}}
+        {{#drawing}}<section id="drawing"><p class="hint">{{#onDevice}}As the device shows it.{{/onDevice}}{{^onDevice}}As its payload reads (no device beside this console says what it showed).{{/onDevice}}</p>{{> notification}}</section>{{/drawing}}
         <table id="timeline" data-id="{{uniqueID}}" data-shown="{{count}}"{{^hasEvents}} hidden{{/hasEvents}}><thead><tr><th>Time (UTC)</th><th>State</th><th>Detail</th></tr></thead><tbody>
         {{#events}}<tr class="{{kind}}"><td>{{time}}</td><td>{{state}}</td><td>{{detail}}</td></tr>{{/events}}
         </tbody></table>
@@ -234,6 +249,11 @@ enum ConsolePages {
         </tbody></table>{{/hasKept}}
         {{^hasKept}}<p>Nothing is kept for this device.</p>{{/hasKept}}
         {{/shown}}
+        {{#onDevice}}<h2>On this device</h2>
+        <p class="hint">The notifications in Notification Center on the device beside this console, each app's newest first{{#limitedApps}} (each app's latest {{perApp}}){{/limitedApps}}, drawn as the person sees them.</p>
+        {{#apps}}<h3><code>{{bundleID}}</code></h3>{{#notifications}}{{> notification}}{{/notifications}}{{^notifications}}<p>Nothing delivered.</p>{{/notifications}}{{/apps}}
+        {{^apps}}<p>No app has used notifications yet.</p>{{/apps}}
+        {{/onDevice}}
         {{> foot}}
         """,
         "metrics": """
@@ -356,6 +376,39 @@ enum ConsolePages {
         section.chart h2 { font-size: 1em; margin: 1.2em 0 0.3em; }
         .hint { color: #666; }
         input, button { font: inherit; }
+        .notification { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; margin: 0.6em 0 1.4em; }
+        .notification figure { margin: 0; }
+        .notification figcaption { color: #666; font-size: 13px; margin-top: 0.3em; }
+        .screen { width: 359px; padding: 10px; border-radius: 14px; }
+        .screen.lock { background: linear-gradient(160deg, #2c3e66, #141a2b); }
+        .screen.home { background: linear-gradient(160deg, #9fb8d9, #d9e4f2); }
+        .screen.expanded { background: #3a3a3c; }
+        .card { box-sizing: border-box; width: 359px; padding: 11px 14px 12px; border-radius: 20px;
+          background: rgba(246, 246, 248, 0.94); font: 15px/20px system-ui, sans-serif; color: #1d1d1f; }
+        .card .head { display: flex; gap: 8px; align-items: center; font-size: 13px; line-height: 18px; color: #6e6e73; margin-bottom: 2px; }
+        .card .icon { flex: none; width: 20px; height: 20px; border-radius: 5px; background: #0071e3; color: white;
+          text-align: center; font-size: 12px; line-height: 20px; font-weight: 600; }
+        .card .app { flex: 1; min-width: 0; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+        .card .time { flex: none; }
+        .card .row { display: flex; gap: 10px; align-items: flex-start; }
+        .card .text { flex: 1; min-width: 0; }
+        .card .title, .card .subtitle { font-weight: 600; overflow: hidden; white-space: nowrap; text-overflow: ellipsis; }
+        .card .body { display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 4; overflow: hidden;
+          white-space: pre-line; overflow-wrap: anywhere; }
+        .card.full .title, .card.full .subtitle { white-space: normal; overflow-wrap: anywhere; }
+        .card.full .body { display: block; -webkit-line-clamp: unset; }
+        .card .thumbnail { flex: none; width: 38px; height: 38px; object-fit: cover; border-radius: 7px; }
+        .card .attachment { display: block; width: calc(100% + 28px); max-height: 220px; object-fit: cover;
+          margin: -11px -14px 10px; border-radius: 20px 20px 0 0; }
+        .screen .other { color: #f5f5f7; font-size: 13px; margin-top: 6px; }
+        .actions { width: 359px; margin-top: 8px; border-radius: 14px; background: rgba(246, 246, 248, 0.94);
+          font: 17px/22px system-ui, sans-serif; }
+        .action { padding: 11px 16px; border-top: 1px solid #d2d2d7; color: #1d1d1f; }
+        .action:first-child { border-top: 0; }
+        .action.destructive { color: #d70015; }
+        .action.text-input { display: flex; gap: 8px; background: #ececf0; border-radius: 0 0 14px 14px; }
+        .action.text-input input { flex: 1; border: 1px solid #c7c7cc; border-radius: 16px; padding: 4px 12px; background: white; }
+        .action.text-input button { border: 0; background: none; color: #0071e3; font-weight: 600; }
         """
 
     /// A page rendered with `values` (each escaped where the template shows it).

@@ -2,6 +2,8 @@ import Foundation
 import HeraldCore
 import HeraldGatewayStore
 import Hummingbird
+import NIOCore
+import NIOPosix
 
 extension ConsoleServer {
     /// `GET /devices`: every device with an active token — connected to this node or not, its apps' tokens, how many
@@ -12,6 +14,69 @@ extension ConsoleServer {
             let id = request.uri.queryParameters.get("id")?.trimmingCharacters(in: .whitespaces) ?? ""
             return try await devicesPage(session: session, deviceID: id)
         }
+        router.get("/devices/attachment") { [self] request, context in
+            guard await signedIn(context) != nil else { return Response(status: .unauthorized) }
+            return await attachment(
+                app: request.uri.queryParameters.get("app") ?? "", identifier: request.uri.queryParameters.get("id") ?? "",
+                index: request.uri.queryParameters.get("index").flatMap { Int($0) } ?? -1)
+        }
+    }
+
+    /// How many of each app's delivered notifications the devices page draws.
+    static let drawnPerApp = 20
+
+    /// An image attachment of a notification delivered on the device beside the console, for its drawing; 404 for
+    /// anything else (a file that is not an image a browser shows is never served).
+    private func attachment(app: String, identifier: String, index: Int) async -> Response {
+        guard let device,
+            let notification = try? await device.notifications(of: app, in: .delivered).first(where: {
+                $0.identifier == identifier
+            }),
+            notification.attachments.indices.contains(index), index < notification.attachmentFiles.count,
+            let contentType = NotificationDrawing.imageTypes[notification.attachments[index].type]
+        else { return Response(status: .notFound) }
+        let file = notification.attachmentFiles[index]
+        guard let data = try? await NIOThreadPool.singleton.runIfActive({ try Data(contentsOf: file) }) else {
+            return Response(status: .notFound)
+        }
+        return Response(
+            status: .ok, headers: [.contentType: contentType, .cacheControl: "private, max-age=300"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// A push's drawing for its delivery log: as the device beside the console shows it when it has it (a service
+    /// extension may have changed it), else as its payload reads; `nil` for a push that shows no alert.
+    func drawing(uniqueID: String, subject: DeliverySubject, receivedAt: Date) async -> [String: Any]? {
+        let categories = (try? await device?.categories(of: subject.topic)) ?? []
+        let now = clock.now
+        if let shown = try? await device?.notifications(of: subject.topic, in: .delivered).first(where: {
+            $0.uniqueID == uniqueID
+        }) {
+            var values = NotificationDrawing(shown, categories: categories).values(now: now)
+            values["onDevice"] = true
+            return values
+        }
+        guard let payload = subject.sentAs?.payload,
+            let drawing = NotificationDrawing(payload: payload, topic: subject.topic, date: receivedAt, categories: categories)
+        else { return nil }
+        return drawing.values(now: now)
+    }
+
+    /// The devices page's drawings of what the device beside the console delivered, app by app.
+    private func drawnApps(of device: any TestBedDevice) async -> [[String: Any]] {
+        let now = clock.now
+        var apps: [[String: Any]] = []
+        for bundleID in (try? await device.apps()) ?? [] {
+            let delivered = (try? await device.notifications(of: bundleID, in: .delivered)) ?? []
+            let categories = (try? await device.categories(of: bundleID)) ?? []
+            apps.append([
+                "bundleID": bundleID,
+                "notifications": delivered.prefix(Self.drawnPerApp).map {
+                    NotificationDrawing($0, categories: categories).values(now: now)
+                },
+            ])
+        }
+        return apps
     }
 
     /// How many devices the devices page lists.
@@ -63,6 +128,12 @@ extension ConsoleServer {
                     "payload": String(decoding: notification.payload, as: UTF8.self),
                 ]
             }
+        }
+        if let device {
+            values["onDevice"] = true
+            values["apps"] = await drawnApps(of: device)
+            values["perApp"] = Self.drawnPerApp
+            values["limitedApps"] = true
         }
         return Self.page("devices", values)
     }

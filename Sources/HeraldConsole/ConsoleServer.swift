@@ -276,8 +276,11 @@ public final class ConsoleServer: Service, Sendable {
         values["hasEvents"] = !events.isEmpty
         values["count"] = events.count
         values["events"] = events.map { Self.timelineRow($0, formatter: formatter) }
-        if let subject = events.first?.subject {
+        if let first = events.first, let subject = first.subject {
             values["subject"] = ["apnsID": subject.apnsID, "recipient": subject.recipient, "topic": subject.topic]
+            if let drawing = await drawing(uniqueID: uniqueID, subject: subject, receivedAt: first.at) {
+                values["drawing"] = drawing
+            }
         }
         return Self.page("log", values)
     }

@@ -48,6 +48,12 @@ public protocol TestBedDevice: Sendable {
 
     /// Signalled whenever the device's app pushes may have changed (one received, handed over or answered).
     var appPushChanges: ChangeSignal { get }
+
+    /// The app's notification categories as it last set them (`setNotificationCategories`): the actions an expanded
+    /// notification shows.
+    ///
+    /// - Parameter bundleID: The app.
+    func categories(of bundleID: String) async throws -> [TestBedCategory]
 }
 
 /// A notification on the test bed's device, as its app's `UNUserNotificationCenter` gives it (a `UNNotification`
@@ -91,6 +97,12 @@ public struct TestBedNotification: Sendable, Equatable {
     public var userInfo: JSONValue
     /// `content.attachments`: each one's identifier and uniform type.
     public var attachments: [(identifier: String, type: String)]
+    /// Where each attachment's file is on the device, in the order of ``attachments`` (not in the API's JSON: the console
+    /// draws an image's thumbnail from it).
+    public var attachmentFiles: [URL] = []
+    /// The attachments whose thumbnail the app hid (`UNNotificationAttachmentOptionsThumbnailHiddenKey`), by index: shown
+    /// only when the notification is expanded.
+    public var hiddenThumbnails: Set<Int> = []
     /// A delivered notification's `date`: when it was delivered.
     public var date: Date?
     /// Whether the person has been shown a delivered notification (a banner, or what Focus or the summary held, once

@@ -75,6 +75,21 @@ struct EngineTestBedDevice: TestBedDevice {
         }
     }
 
+    func categories(of bundleID: String) async throws -> [TestBedCategory] {
+        try await engine.categories(for: bundleID).map { category in
+            TestBedCategory(
+                identifier: category.identifier,
+                actions: category.displayedActions(in: .alert).map { action in
+                    TestBedCategory.Action(
+                        identifier: action.identifier, title: action.title,
+                        destructive: UNNotificationActionOptions(rawValue: action.options).contains(.destructive),
+                        textInput: action.textInput.map {
+                            TestBedCategory.Action.TextInput(buttonTitle: $0.buttonTitle, placeholder: $0.placeholder)
+                        })
+                })
+        }
+    }
+
     func removeNotifications(
         _ identifiers: [String], of bundleID: String, from list: TestBedNotification.List
     ) async throws -> Int {
@@ -108,6 +123,8 @@ struct EngineTestBedDevice: TestBedDevice {
         notification.targetContentIdentifier = content.targetContentIdentifier
         notification.userInfo = userInfo(content.userInfo)
         notification.attachments = content.attachments.map { ($0.identifier, $0.type) }
+        notification.attachmentFiles = content.attachments.map { URL(fileURLWithPath: $0.path) }
+        notification.hiddenThumbnails = Set(content.attachments.indices.filter { content.attachments[$0].thumbnailHidden })
         return notification
     }
 

@@ -69,6 +69,29 @@ import UserNotifications
         return try #require(body, "\(url): \(result.output) \(result.error)")
     }
 
+    /// A console page as a signed-in person gets it: logged in with `token` (a session cookie kept by curl), then `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The page and its query, e.g. `/devices`.
+    ///   - up: `herald up`, whose banner gives the console's URL.
+    ///   - token: The operator token it was started with (`HERALD_OPERATOR_TOKEN`).
+    static func consolePage(_ path: String, of up: ChildProcess, token: String) async throws -> String {
+        let console = try #require(up.bannerValue("console:"), "\(up.output)").replacingOccurrences(of: "/log", with: "")
+        let jar = try ScratchFolder.make("herald-console-cookies").appendingPathComponent("jar").path
+        let login = try await ChildProcess.run("/usr/bin/curl", ["-sS", "-c", jar, "\(console)/login"], timeout: .seconds(90))
+        let csrf = try #require(
+            login.output.range(of: #"name="csrf" value=""#).map { login.output[$0.upperBound...].prefix { $0 != "\"" } },
+            "\(login.output) \(login.error)")
+        _ = try await ChildProcess.run(
+            "/usr/bin/curl",
+            [
+                "-sS", "-b", jar, "-c", jar, "--data-urlencode", "token=\(token)", "--data-urlencode", "csrf=\(csrf)",
+                "\(console)/login",
+            ],
+            timeout: .seconds(90))
+        return try await ChildProcess.run("/usr/bin/curl", ["-sS", "-b", jar, "\(console)\(path)"], timeout: .seconds(90)).output
+    }
+
     /// The value after `option` in a command line's words.
     static func value(of option: String, in words: [String]) -> String? {
         words.firstIndex(of: option).flatMap { $0 + 1 < words.count ? words[$0 + 1] : nil }
@@ -79,7 +102,9 @@ import UserNotifications
     )
     func twoApps() async throws {
         let herald = try HeraldProcess()
-        guard let (up, provider) = try await Self.startUp(herald) else { return }
+        let operatorToken = "ci-\(UUID().uuidString)"
+        guard let (up, provider) = try await Self.startUp(herald, environment: ["HERALD_OPERATOR_TOKEN": operatorToken])
+        else { return }
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
         let gateway = try #require(Self.value(of: "--gateway", in: provider))
@@ -133,6 +158,13 @@ import UserNotifications
         let other = UNUserNotificationCenter(bundleIdentifier: "com.example.two", engine: .success(engine))
         #expect(await other.deliveredNotifications().isEmpty)
         #expect(!two.output.contains("willPresent"))
+        // Issue 64 (9): the console draws them as the person sees them, seed 003's with its category's actions.
+        let devices = try await Self.consolePage("/devices", of: up, token: operatorToken)
+        let drawn = try #require(devices.components(separatedBy: "<h2>On this device</h2>").last, "\(devices)")
+        #expect(
+            drawn.contains(#"<div class="title">这是一个标题</div>"#) && drawn.contains(#"<div class="body">test</div>"#), "\(drawn)")
+        #expect(drawn.contains(#"<div class="action">text</div>"#) && drawn.contains(#"placeholder="please""#), "\(drawn)")
+        #expect(drawn.contains(#"<div class="action">Confirm</div>"#))
 
         // The person types a reply into seed 003's text action: app 1's didReceive.
         let answered = try await herald.run(

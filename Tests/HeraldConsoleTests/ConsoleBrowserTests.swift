@@ -103,4 +103,27 @@ import Testing
             }
         }
     }
+    @Test(
+        "Issue 64 (9): in headless Chromium, a delivered notification drawn as iOS draws it — title and subtitle one line with an ellipsis, the body four lines on the lock screen and the banner, everything expanded, the thumbnail loaded, the actions with the destructive one red — and a screenshot of it"
+    )
+    func drawingInChromium() async throws {
+        let script = try #require(Bundle.module.url(forResource: "Browser/notification_drawing.py", withExtension: nil)).path
+        let png = try ConsoleServerTests.pngFile()
+        let device = ListedDevice(apps: ["com.example.herald"])
+        device.add(ConsoleServerTests.drawnNotification(attachment: png))
+        device.setCategories(ConsoleServerTests.drawnCategories, of: "com.example.herald")
+        try await ConsoleServerTests().withConsole(device: device) { _, browser, operatorToken in
+            var environment = ProcessInfo.processInfo.environment
+            environment.merge([
+                "CONSOLE_URL": "http://127.0.0.1:\(browser.port)", "OPERATOR_TOKEN": operatorToken,
+                "SCREENSHOTS": Self.screenshots.path, "SE_OFFLINE": "true",
+            ]) { $1 }
+            let chromium = try await ChildProcess.launch("python3", [script], environment: environment)
+            let result = await chromium.wait(timeout: .seconds(240))
+            #expect(result.status == 0 && !result.timedOut, "\(result.output)\n\(result.error)")
+            #expect(result.output.split(separator: "\n").filter { $0.hasPrefix("ok: ") }.count == 5, "\(result.output)")
+            let shot = try Data(contentsOf: Self.screenshots.appendingPathComponent("notification.png"))
+            #expect(shot.starts(with: [0x89, 0x50, 0x4E, 0x47]) && shot.count > 5_000)
+        }
+    }
 }

@@ -29,6 +29,15 @@ final class ListedDevice: TestBedDevice {
 
     func apps() async throws -> [String] { bundleIDs }
 
+    private let categoryList = Mutex<[String: [TestBedCategory]]>([:])
+
+    /// Sets an app's categories, as `setNotificationCategories` does.
+    func setCategories(_ categories: [TestBedCategory], of bundleID: String) {
+        categoryList.withLock { $0[bundleID] = categories }
+    }
+
+    func categories(of bundleID: String) async throws -> [TestBedCategory] { categoryList.withLock { $0[bundleID] ?? [] } }
+
     /// Starts an activity, or changes the one with its ID, as the registry keeps them.
     func keep(_ activity: TestBedActivity) {
         activities.withLock { all in
