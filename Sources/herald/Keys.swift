@@ -77,13 +77,8 @@ extension HeraldCommand {
             @Flag(help: Keys.replaceHelp) var replace = false
 
             func run() async throws {
-                let text: String
-                do {
-                    // Blank lines around the PEM block are not part of it (openssl reads such a file too).
-                    text = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-                } catch {
-                    throw ValidationError("Cannot read \(file): \(error.localizedDescription)")
-                }
+                // Blank lines around the PEM block are not part of it (openssl reads such a file too).
+                let text = try await InputFile.text(file, option: "the key").trimmingCharacters(in: .whitespacesAndNewlines)
                 let publicKey: P256.Signing.PublicKey
                 if let privateKey = try? P256.Signing.PrivateKey(pemRepresentation: text) {
                     publicKey = privateKey.publicKey

@@ -30,7 +30,7 @@ struct ProviderCredentialOptions: ParsableArguments {
     /// The places credentials come from, most important first.
     ///
     /// - Parameter cert: The command's `--cert` option, if it has one.
-    func sources(cert: String? = nil) throws -> [Source] {
+    func sources(cert: String? = nil) async throws -> [Source] {
         let environment = ProcessInfo.processInfo.environment
         var sources = [
             Source(name: "options", p8: p8, keyID: keyId, teamID: teamId, cert: cert),
@@ -38,7 +38,7 @@ struct ProviderCredentialOptions: ParsableArguments {
                 name: "environment", p8: environment["HERALD_P8"], keyID: environment["HERALD_KEY_ID"],
                 teamID: environment["HERALD_TEAM_ID"], cert: environment["HERALD_CERT"]),
         ]
-        if let file = try fileSource(environment: environment) { sources.append(file) }
+        if let file = try await fileSource(environment: environment) { sources.append(file) }
         return sources
     }
 
@@ -46,8 +46,8 @@ struct ProviderCredentialOptions: ParsableArguments {
     /// or a certificate decides.
     ///
     /// - Parameter cert: The command's `--cert` option.
-    func authentication(cert: String?) throws -> APNsAuthentication {
-        let sources = try sources(cert: cert)
+    func authentication(cert: String?) async throws -> APNsAuthentication {
+        let sources = try await sources(cert: cert)
         guard let decisive = sources.first(where: { $0.p8 != nil || $0.cert != nil }) else {
             throw ValidationError(Self.missing)
         }
@@ -55,36 +55,29 @@ struct ProviderCredentialOptions: ParsableArguments {
             throw ValidationError("The \(decisive.name) give both a .p8 key and a certificate; keep one.")
         }
         if let path = decisive.cert {
-            guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw CommandFailure("Cannot read the certificate \(path). Check the --cert path.")
-            }
+            let pem = try await InputFile.text(path, option: "--cert")
             guard pem.contains("BEGIN CERTIFICATE"), pem.contains("PRIVATE KEY") else {
                 throw CommandFailure(
                     "\(path) must hold a PEM certificate and its private key (herald certificates create writes one).")
             }
             return .certificate(certificatePEM: pem, privateKeyPEM: pem)
         }
-        return .token(try signer(sources: sources))
+        return .token(try await signer(sources: sources))
     }
 
     /// The token signer the options, environment or credentials file describe.
-    func signer() throws -> ProviderTokenSigner {
-        try signer(sources: try sources())
+    func signer() async throws -> ProviderTokenSigner {
+        try await signer(sources: try await sources())
     }
 
-    private func signer(sources: [Source]) throws -> ProviderTokenSigner {
+    private func signer(sources: [Source]) async throws -> ProviderTokenSigner {
         guard let path = sources.lazy.compactMap(\.p8).first, let keyID = sources.lazy.compactMap(\.keyID).first,
             let teamID = sources.lazy.compactMap(\.teamID).first
         else {
             // A provider token is signed with a .p8 key: a certificate makes none (`herald jwt` has no --cert).
             throw ValidationError(Self.missingKey)
         }
-        let pem: String
-        do {
-            pem = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw CommandFailure("Cannot read the key \(path). Check the --p8 path.")
-        }
+        let pem = try await InputFile.text(path, option: "the key")
         do {
             return try ProviderTokenSigner(pem: pem, keyID: keyID, teamID: teamID)
         } catch {
@@ -103,7 +96,7 @@ struct ProviderCredentialOptions: ParsableArguments {
         """
 
     /// Reads the credentials file: the one named, else the default one if it exists.
-    private func fileSource(environment: [String: String]) throws -> Source? {
+    private func fileSource(environment: [String: String]) async throws -> Source? {
         let named = credentialsFile ?? environment["HERALD_CREDENTIALS"]
         let path: String
         if let named {
@@ -115,9 +108,7 @@ struct ProviderCredentialOptions: ParsableArguments {
             path = configuration.appendingPathComponent("herald/credentials").path
             guard FileManager.default.fileExists(atPath: path) else { return nil }
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw CommandFailure("Cannot read the credentials file \(path).")
-        }
+        let text = try await InputFile.text(path, option: "the credentials file")
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
         func resolved(_ file: String) -> String {
             file.hasPrefix("/") ? file : folder.appendingPathComponent(file).path

@@ -64,13 +64,13 @@ extension HeraldCommand {
             guard concurrency >= 1 else { throw ValidationError("--concurrency takes a number of requests, 1 or more.") }
             guard (1...16).contains(connections) else { throw ValidationError("--connections takes 1 to 16.") }
             let server = try server()
-            let authentication = try credentials.authentication(cert: cert)
+            let authentication = try await credentials.authentication(cert: cert)
             if let channel {
                 try await broadcast(on: channel, server: server, authentication: authentication)
                 return
             }
-            let tokens = try deviceTokens()
-            let notification = try notification()
+            let tokens = try await deviceTokens()
+            let notification = try await notification()
             var logger = Logger(label: "herald.push")
             logger.logLevel = .error
             let client = try APNsClient(
@@ -132,7 +132,7 @@ extension HeraldCommand {
                 throw ValidationError(
                     "Broadcasts are Live Activity updates: --push-type liveactivity (the default with --channel).")
             }
-            var notification = try notification(defaultType: .liveactivity)
+            var notification = try await notification(defaultType: .liveactivity)
             notification.apnsID = nil
             var logger = Logger(label: "herald.push")
             logger.logLevel = .error
@@ -183,15 +183,13 @@ extension HeraldCommand {
             return APNsServer(url: url, certificateAuthorityFile: try data.directory.trustedCA(explicit: cacert))
         }
 
-        private func deviceTokens() throws -> [String] {
+        private func deviceTokens() async throws -> [String] {
             for token in tokens {
                 if let problem = Self.tokenProblem(token) { throw ValidationError("--token \(token) \(problem).") }
             }
             var all = tokens
             if let tokensFile {
-                guard let text = try? String(contentsOfFile: tokensFile, encoding: .utf8) else {
-                    throw CommandFailure("Cannot read --tokens-file \(tokensFile).")
-                }
+                let text = try await InputFile.text(tokensFile, option: "--tokens-file")
                 // One token a line; blank lines and `#` comments are skipped.
                 for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                     let token = line.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -217,7 +215,7 @@ extension HeraldCommand {
                 : "is not a device token: longer than \(DeviceToken.maximumByteCount) bytes"
         }
 
-        private func notification(defaultType: APNsPushType? = nil) throws -> APNsNotification {
+        private func notification(defaultType: APNsPushType? = nil) async throws -> APNsNotification {
             guard APNsRequestHeaders.isValidTopic(topic) else {
                 throw ValidationError("--topic takes a bundle ID such as com.example.app.")
             }
@@ -237,9 +235,7 @@ extension HeraldCommand {
             }
             var json = aps.jsonValue
             if let payload {
-                guard let data = FileManager.default.contents(atPath: payload) else {
-                    throw CommandFailure("Cannot read --payload \(payload).")
-                }
+                let data = try await InputFile.data(payload, option: "--payload")
                 let parsed: JSONValue?
                 do {
                     parsed = try JSONValue(parsing: data)

@@ -41,7 +41,7 @@ extension HeraldCommand {
 
         func run() async throws {
             let file = arguments.last!
-            let data = try await Self.read(file)
+            let data = try await InputFile.data(file, option: "the payload")
             guard data.count <= Self.largestFile else {
                 throw ValidationError(
                     "\(file) is \(data.count) bytes; a remote notification's payload is \(Self.maximumSize) bytes at most.")
@@ -111,23 +111,6 @@ extension HeraldCommand {
             case .nothing, .malformed:
                 throw ValidationError(
                     "Notification has no user visible content: give aps an alert, sound or badge, or content-available: 1.")
-            }
-        }
-
-        /// The file's bytes, or standard input's for `-`, read off the cooperative pool.
-        static func read(_ file: String) async throws -> Data {
-            try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    do {
-                        let data =
-                            file == "-"
-                            ? FileHandle.standardInput.readDataToEndOfFile()
-                            : try Data(contentsOf: URL(fileURLWithPath: file))
-                        continuation.resume(returning: data)
-                    } catch {
-                        continuation.resume(throwing: ValidationError("Cannot read \(file): \(error.localizedDescription)"))
-                    }
-                }
             }
         }
     }

@@ -23,6 +23,53 @@ import Testing
     }
 
     @Test(
+        "Issue 70: a file is read from -, /dev/stdin, a FIFO and <(…) (a key fed from a secret manager, tokens from a pipe); a file that cannot be read is one line saying why"
+    )
+    func filesFromPipes() async throws {
+        let herald = try HeraldProcess()
+        let key = try await Self.createKey(herald, file: "piped.p8")
+        let fifo = herald.dataDirectory.appendingPathComponent("key.fifo").path
+        let jwt = "\(HeraldProcess.executable.path) jwt --key-id KEY1234567 --team-id TEAM123456 --p8"
+        // Each command prints the JWT's first characters, or its error; bash runs them as a person's shell would.
+        let script = """
+            set -u
+            \(jwt) <(cat '\(key)') | cut -c1-3
+            cat '\(key)' | \(jwt) - | cut -c1-3
+            cat '\(key)' | \(jwt) /dev/stdin | cut -c1-3
+            mkfifo '\(fifo)' && { cat '\(key)' > '\(fifo)' & } && \(jwt) '\(fifo)' | cut -c1-3
+            \(jwt) /no/such.p8 2>&1
+            \(jwt) '\(herald.dataDirectory.path)' 2>&1
+            """
+        let result = try await ChildProcess.run("/bin/bash", ["-c", script], timeout: .seconds(60))
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(lines.prefix(4) == ["eyJ", "eyJ", "eyJ", "eyJ"], "\(result.output) \(result.error)")
+        #expect(
+            lines.dropFirst(4) == [
+                "Error: Cannot read the key /no/such.p8: no such file.",
+                "Error: Cannot read the key \(herald.dataDirectory.path): it is a folder.",
+            ], "\(result.output)")
+
+        // A key imported from a pipe, and tokens piped to herald push: read, checked, sent (nowhere listens here).
+        let imported = try await ChildProcess.run(
+            "/bin/bash",
+            [
+                "-c",
+                "cat '\(key)' | '\(HeraldProcess.executable.path)' keys import --data-dir '\(herald.dataDirectory.path)' --team-id TEAM123456 --key-id PIPED12345 --topic com.example.app -",
+            ], timeout: .seconds(60))
+        #expect(imported.status == 0, "\(imported.output) \(imported.error)")
+        let keys = try await herald.run(["keys", "list"])
+        #expect(keys.output.contains("PIPED12345"), "\(keys.output)")
+        let piped = try await ChildProcess.run(
+            "/bin/bash",
+            [
+                "-c",
+                "printf 'zz-bad\\n' | '\(HeraldProcess.executable.path)' push --gateway https://127.0.0.1:9 --p8 '\(key)' --key-id KEY1234567 --team-id TEAM123456 --topic com.example.app --alert x --tokens-file -",
+            ], timeout: .seconds(60))
+        #expect(
+            piped.status != 0 && piped.error.contains("--tokens-file -, line 1: zz-bad is not a device token"), "\(piped.error)")
+    }
+
+    @Test(
         "herald push: 200 per token, 410 with its date, exit 1 on any failure; the gateway's CA from --data-dir; --payload merged key by key (issue 70: the file's alert keeps what the options do not set)"
     )
     func pushThroughGateway() async throws {
