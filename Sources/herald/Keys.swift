@@ -19,6 +19,27 @@ extension HeraldCommand {
             var environment: APNsEnvironment?
             @Option(name: .customLong("topic"), help: "Restrict the key to these bundle IDs (repeatable); default all.")
             var topics: [String] = []
+
+            func validate() throws {
+                for topic in topics where !APNsRequestHeaders.isValidTopic(topic) {
+                    throw ValidationError(
+                        "--topic \(topic) is not a bundle ID: letters, digits, hyphens and dots, such as com.example.app.")
+                }
+            }
+        }
+
+        /// Checks a team or key ID as Apple makes them: 10 characters, uppercase letters and digits.
+        ///
+        /// - Parameters:
+        ///   - value: The ID.
+        ///   - option: The option that gave it (`--team-id`, `--key-id`).
+        static func checkIdentity(_ value: String, option: String) throws {
+            let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+            guard value.count == 10, value.allSatisfy(allowed.contains) else {
+                throw ValidationError(
+                    "\(option) \(value.isEmpty ? "is empty" : "\(value) is not one"): Apple's team and key IDs are 10 characters, uppercase letters and digits (such as ABCDE12345)."
+                )
+            }
         }
 
         /// What `--replace` says, in `create` and `import`.
@@ -42,6 +63,11 @@ extension HeraldCommand {
             @Option(help: "Where to write the private key (.p8).") var out: String
             @OptionGroup var scope: KeyScope
             @Flag(help: Keys.replaceHelp) var replace = false
+
+            func validate() throws {
+                try Keys.checkIdentity(teamID, option: "--team-id")
+                if let keyID { try Keys.checkIdentity(keyID, option: "--key-id") }
+            }
 
             func run() async throws {
                 let keyID = self.keyID ?? Self.randomKeyID()
@@ -75,6 +101,11 @@ extension HeraldCommand {
             @Argument(help: "The .p8 (PKCS#8 PEM) or public key PEM file.") var file: String
             @OptionGroup var scope: KeyScope
             @Flag(help: Keys.replaceHelp) var replace = false
+
+            func validate() throws {
+                try Keys.checkIdentity(teamID, option: "--team-id")
+                try Keys.checkIdentity(keyID, option: "--key-id")
+            }
 
             func run() async throws {
                 // Blank lines around the PEM block are not part of it (openssl reads such a file too).
@@ -120,7 +151,9 @@ extension HeraldCommand {
                         ]))
                     return
                 }
-                if keys.isEmpty { print("No provider keys. `herald keys create --team-id T --key-id K` makes one.") }
+                if keys.isEmpty {
+                    print("No provider keys. `herald keys create --team-id <your team ID> --out key.p8` makes one.")
+                }
                 for key in keys {
                     let environment = key.environment?.rawValue ?? "development+production"
                     let topics = key.topics.isEmpty ? "all topics" : key.topics.joined(separator: ",")

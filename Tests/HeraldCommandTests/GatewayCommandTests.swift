@@ -284,9 +284,25 @@ import Testing
         #expect(unknown.error.contains("No such token"))
         let notAKey = herald.dataDirectory.appendingPathComponent("x.pem")
         try Data("hello".utf8).write(to: notAKey)
-        let imported = try await herald.run(["keys", "import", "--team-id", "T", "--key-id", "K", notAKey.path])
+        let imported = try await herald.run(["keys", "import", "--team-id", "TEAM123456", "--key-id", "KEY1234567", notAKey.path])
         #expect(imported.status != 0)
         #expect(imported.error.contains("not a P-256"))
+        // Issue 70: identities as Apple makes them — 10-character team and key IDs, bundle-ID topics — each refused
+        // in one line naming the option, with nothing registered.
+        let key = herald.dataDirectory.appendingPathComponent("refused.p8").path
+        for (arguments, message) in [
+            (["--team-id", "", "--key-id", "KEY1234567"], "--team-id is empty: Apple's team and key IDs are 10 characters"),
+            (["--team-id", "TEAM123456", "--key-id", "bad id/x"], "--key-id bad id/x is not one: Apple's team and key IDs"),
+            (["--team-id", "team123456"], "--team-id team123456 is not one"),
+            (["--team-id", "TEAM123456", "--topic", "not valid!!"], "--topic not valid!! is not a bundle ID"),
+        ] {
+            let refused = try await herald.run(["keys", "create", "--out", key] + arguments)
+            #expect(refused.status == 64 && refused.error.contains(message), "\(arguments): \(refused.error)")
+            #expect(!FileManager.default.fileExists(atPath: key), "\(arguments)")
+        }
+        let importRefused = try await herald.run(["keys", "import", "--team-id", "T", "--key-id", "KEY1234567", notAKey.path])
+        #expect(importRefused.status == 64 && importRefused.error.contains("--team-id T is not one"), "\(importRefused.error)")
+        #expect(!(try await herald.run(["keys", "list"]).output.contains("KEY1234567")))
     }
 }
 
