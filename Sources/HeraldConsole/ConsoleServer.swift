@@ -28,14 +28,10 @@ public final class ConsoleServer: Service, Sendable {
     let onlineDevices: (@Sendable () -> [OnlineDevice])?
     /// How long a live delivery log streams before the browser reconnects (it does so by itself).
     private let liveLogDuration: Duration
-    /// What `GET /api/v1/status` says of the sandbox (`herald up`'s banner as JSON).
-    let sandboxStatus: SandboxStatus
-    /// The device `GET /api/v1/notifications` reports on; `nil` when none runs beside the console.
+    /// The device beside the console (`herald up`'s): the devices page draws what it delivered; `nil` for none.
     let device: (any TestBedDevice)?
-    /// The test-bed API's open waits: at most 1,000.
-    let waits = WaitLimiter(limit: 1_000)
-    /// The test-bed API's open event streams: at most 200, beside the waits.
-    let streams = WaitLimiter(limit: 200)
+    /// The test-bed API the console serves under `/api/v1`.
+    let api: TestBedAPI
     private let boundPort = AwaitedValue<Int>()
 
     /// A console for `store`'s gateway.
@@ -58,8 +54,9 @@ public final class ConsoleServer: Service, Sendable {
         onlineDevices: (@Sendable () -> [OnlineDevice])? = nil,
         sandboxStatus: SandboxStatus = SandboxStatus(.object([])), device: (any TestBedDevice)? = nil, logger: Logger
     ) {
-        self.sandboxStatus = sandboxStatus
         self.device = device
+        api = TestBedAPI(
+            store: store, callers: .gatewayStore, device: device, clock: clock, sandboxStatus: sandboxStatus, logger: logger)
         self.sender = sender
         self.onlineDevices = onlineDevices
         self.liveLogDuration = liveLogDuration
@@ -89,7 +86,7 @@ public final class ConsoleServer: Service, Sendable {
                     sessionCookieParameters: .init(name: "herald_console", path: "/", secure: false, sameSite: .strict),
                     defaultSessionExpiration: .seconds(8 * 3600))))
         routes(pages)
-        apiRoutes(router)
+        api.routes(router)
         var application = Application(
             router: router, configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
             onServerRunning: { [boundPort, requestedPort] channel in

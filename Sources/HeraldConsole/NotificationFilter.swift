@@ -42,7 +42,7 @@ struct NotificationFilter {
         threadIdentifier = query["threadIdentifier"]
         categoryIdentifier = query["categoryIdentifier"]
         uniqueID = query["uniqueID"]?.lowercased()
-        presented = try ConsoleServer.flag("presented", in: query)
+        presented = try TestBedAPI.flag("presented", in: query)
     }
 
     /// Whether `notification` is one the filter names (its app and list are the caller's to choose).

@@ -159,7 +159,7 @@ public final class HeraldGateway: Service, Sendable {
             case .provider(let index): state.provider[index] = port
             case .device: state.device = port
             case .fcm: state.fcm = port
-            case .console: break
+            case .console, .deviceAPI: break
             }
             guard let device = state.device, state.provider.allSatisfy({ $0 != nil }), !servesFCM || state.fcm != nil
             else { return nil }

@@ -13,6 +13,8 @@ public struct ListenerAddressInUse: Error, Sendable, Equatable, CustomStringConv
         case console
         /// Firebase Cloud Messaging's API.
         case fcm
+        /// A device's own test-bed API (`herald device --api-port`).
+        case deviceAPI
     }
 
     public var listener: Listener

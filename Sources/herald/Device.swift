@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldDevice
 import HeraldNotificationEngine
@@ -42,19 +43,48 @@ extension HeraldCommand.Device {
         @Option(help: "Register this app at start and print its device token; repeat for several.")
         var register: [String] = []
         @OptionGroup var deviceModel: DeviceModelOptions
+        @Option(
+            help: ArgumentHelp(
+                "Serve the test-bed API's device routes (/api/v1/notifications, activities, widgets, app-pushes, events) on this port (0 picks one); off by default.",
+                valueName: "port"))
+        var apiPort: Int?
+        @Option(help: "The interface the device's API listens on (loopback unless you mean otherwise).")
+        var apiHost = "127.0.0.1"
+
+        func validate() throws {
+            if let apiPort, !(0...65_535).contains(apiPort) {
+                throw ValidationError("--api-port takes a port, 0 to 65535 (0 picks a free one); got \(apiPort).")
+            }
+        }
 
         func run() async throws {
             for app in register { try requireBundleID(app, option: "--register") }
+            let apiToken = try apiPort.map { _ in try Self.operatorToken() }
             var logger = Logger(label: "herald.device")
             logger.logLevel = .info
             let directory = data.directory
             let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
+            let changes = DeviceChanges()
             let device = try assembleDevice(
                 engine: engine, gateway: gateway, cacert: cacert, directory: directory, environment: environment,
                 serviceExtensionTime: extensions.timeLimit, desktop: desktop, deliveryRules: deviceModel.kind,
-                deliverySeed: deviceModel.seed, unifiedPushBus: presentation.unifiedPushBus, logger: logger)
+                deliverySeed: deviceModel.seed, unifiedPushBus: presentation.unifiedPushBus, changes: changes, logger: logger)
             var services = device.services
+            if let apiPort, let apiToken {
+                let server = DeviceAPIServer(
+                    host: apiHost, port: apiPort,
+                    device: EngineTestBedDevice(engine: engine, directory: directory, changes: changes),
+                    operatorTokens: [apiToken.token], logger: logger)
+                services.append(server)
+                // The line a test suite reads: where the API is, and the token it takes (or the variable that holds it).
+                services.append(
+                    StartupTask { [shown = apiToken.shown] in
+                        guard let port = await server.port() else { return }
+                        FileHandle.standardOutput.write(
+                            Data("device api: http://\(apiHost):\(port)/api/v1 (operator token: \(shown))\n".utf8))
+                    })
+            }
             if !register.isEmpty {
                 let (daemon, apps, logger) = (device.daemon, register, logger)
                 services.append(
@@ -70,7 +100,26 @@ extension HeraldCommand.Device {
                         }
                     })
             }
-            try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+            try await explainingPortsInUse(command: "herald device", providerOptions: [], deviceOption: "--gateway") {
+                try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+            }
+        }
+
+        /// The device API's operator token: the one `HERALD_OPERATOR_TOKEN` names, or a new one; and how the start line
+        /// shows it (the variable's name, never its value).
+        static func operatorToken(
+            environment: [String: String] = ProcessInfo.processInfo.environment
+        ) throws -> (token: String, shown: String) {
+            let variable = HeraldCommand.Up.operatorTokenVariable
+            guard let chosen = environment[variable], !chosen.isEmpty else {
+                let token = OperatorToken.make()
+                return (token, token)
+            }
+            guard chosen.count >= 16, !chosen.contains(where: \.isWhitespace) else {
+                throw CommandFailure(
+                    "\(variable) must be at least 16 characters without spaces; make one with: openssl rand -hex 16")
+            }
+            return (chosen, "$\(variable)")
         }
     }
 }

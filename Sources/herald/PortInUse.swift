@@ -18,6 +18,7 @@ func explainingPortsInUse(
             case .device: deviceOption
             case .console: "--console-port"
             case .fcm: "--fcm-port"
+            case .deviceAPI: "--api-port"
             }
         throw CommandFailure(
             "port \(error.port) is in use — is another `\(command)` running? Stop it, or pass \(option) with another port (0 picks a free one)."

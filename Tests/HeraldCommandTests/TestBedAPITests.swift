@@ -111,4 +111,67 @@ import Testing
             ], timeout: .seconds(60))
         #expect(result.status == 0 && result.output.hasPrefix("3.1.0 "), "\(result.output) \(result.error)")
     }
+    @Test(
+        "Issue 64: herald gateway and herald device on different machines (data directories of their own): the device serves its routes itself (herald device --api-port, its own operator token); the remote-device example waits on the gateway for the delivery and on the device for the notification while herald push sends, the device's /deliveries names the gateway, the gateway's token does not open the device's API"
+    )
+    func remoteDevice() async throws {
+        let gatewayHerald = try HeraldProcess()
+        let deviceHerald = try HeraldProcess()
+        let keyFile = try await PushCommandTests.createKey(gatewayHerald, file: "remote.p8")
+        let gatewayToken = try await gatewayHerald.run(["console", "token"]).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await deviceHerald.run(["settings", "com.example.remote", "--allow"]).status == 0)
+        try await GatewayCommandTests.withGatewayProcess(gatewayHerald, arguments: ["--console-port", "0"]) { gateway in
+            let console = try #require(
+                gateway.child.bannerValue("console:")?.split(separator: " ").first.map {
+                    $0.replacingOccurrences(of: "/log", with: "")
+                },
+                "\(gateway.child.output)")
+            let deviceToken = "ci-\(UUID().uuidString)"
+            let device = try await deviceHerald.launch(
+                [
+                    "device", "--gateway", "wss://localhost:\(gateway.device)/device/v1", "--cacert",
+                    gatewayHerald.dataDirectory.appendingPathComponent("tls/ca.pem").path, "--register", "com.example.remote",
+                    "--api-port", "0",
+                ], environment: ["HERALD_OPERATOR_TOKEN": deviceToken])
+            defer { device.send(SIGKILL) }
+            let registered = await device.waitForOutput(containing: "com.example.remote ", timeout: .seconds(30))
+            let token = try #require(registered?.split(separator: " ").last.map(String.init), "\(device.output) \(device.error)")
+            let apiLine = await device.waitForOutput(containing: "device api:", timeout: .seconds(30))
+            #expect(apiLine?.contains("(operator token: $HERALD_OPERATOR_TOKEN)") == true, "not printed: \(device.output)")
+            let deviceAPI = try #require(
+                device.bannerValue("device api:")?.split(separator: " ").first.map {
+                    $0.replacingOccurrences(of: "/api/v1", with: "")
+                },
+                "\(device.output)")
+
+            let example = try await ChildProcess.launch(
+                "python3", [Self.examples.appendingPathComponent("remote_device.py").path],
+                environment: ProcessInfo.processInfo.environment.merging([
+                    "HERALD_GATEWAY_API": console, "HERALD_TOKEN": gatewayToken, "HERALD_DEVICE_API": deviceAPI,
+                    "HERALD_DEVICE_TOKEN": deviceToken, "HERALD_BUNDLE": "com.example.remote",
+                ]) { $1 })
+            do {
+                try #require(
+                    await example.waitForOutput(containing: "waiting", timeout: .seconds(60)) != nil,
+                    "\(example.output) \(example.error)")
+                let pushed = try await gatewayHerald.run(
+                    [
+                        "push", "--gateway", "https://localhost:\(gateway.provider)", "--p8", keyFile, "--key-id", "KEY1234567",
+                        "--team-id", "TEAM123456", "--topic", "com.example.remote", "--token", token, "--title", "Remote",
+                        "--body", "from afar",
+                    ])
+                #expect(pushed.status == 0 && pushed.output.contains(" 200 "), "\(pushed.output) \(pushed.error)")
+            } catch {
+                _ = await example.stop()
+                throw error
+            }
+            let result = await example.wait(timeout: .seconds(90))
+            #expect(result.status == 0, "\(result.output)\n\(result.error)")
+            #expect(
+                result.output.split(separator: "\n") == ["waiting", "delivered Remote", "shown Remote True", "ok"],
+                "\(result.output)\n\(result.error)")
+            await device.stop()
+        }
+    }
 }

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// The test-bed API's event stream (`GET /api/v1/events`): every delivery-log event as it is written, as Server-Sent
 /// Events, resumable with `Last-Event-ID`; and, beside a device, each change of what the device shows
 /// (``DeviceEventWatch``).
-extension ConsoleServer {
+extension TestBedAPI {
     /// The filters a stream takes: those of a delivery listing that name what a push was sent as.
     static let streamFilters: Set<String> = ["token", "topic", "door", "pushType", "collapseID"]
     /// How many events one read of the log takes.
@@ -65,6 +65,8 @@ extension ConsoleServer {
     ///
     /// - Throws: ``APIAnswer`` 400 naming `Last-Event-ID` when it is not a sequence the log gave.
     private func streamStart(_ request: Request) async throws -> Int64 {
+        // A device's own stream has no delivery log to resume: its events carry no id.
+        guard let store else { return 0 }
         let latest = try await store.latestEventSequence()
         guard let text = request.headers[Self.lastEventID] else { return latest }
         guard let sequence = Int64(text.trimmingCharacters(in: .whitespaces)), sequence >= 0, sequence <= latest else {
@@ -89,6 +91,10 @@ extension ConsoleServer {
         after start: Int64, matching filter: DeliveryFilter, device: DeviceEventWatch?,
         send: (String) async throws -> Void
     ) async throws {
+        guard let store else {
+            try await deviceEvents(device, send: send)
+            return
+        }
         let changes = store.deliveryLogChanges
         var cursor = EventCursor(after: start)
         var device = device
@@ -111,6 +117,24 @@ extension ConsoleServer {
             if changes.generation == seen && device?.hasChanged != true && !cursor.waitsForGap {
                 try await send(": keep-alive\n\n")
             }
+        }
+    }
+
+    /// Sends each change of the device `device` watches, on a device's own stream (no delivery log), until the task is
+    /// cancelled, the server shuts down, or a write or read fails.
+    private func deviceEvents(_ device: DeviceEventWatch?, send: (String) async throws -> Void) async throws {
+        var device = device
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            if device?.hasChanged == true {
+                let text = try await device?.changes().map(Self.serverSentEvent).joined() ?? ""
+                if !text.isEmpty { try await send(text) }
+            }
+            if let seen = device?.seen {
+                await ChangeSignal.wait(any: seen, timeout: Self.streamKeepAlive)
+            } else {
+                try await Task.sleep(for: Self.streamKeepAlive)  // a filter only a push has: nothing to send but keep-alives
+            }
+            if device?.hasChanged != true { try await send(": keep-alive\n\n") }
         }
     }
 

@@ -4,7 +4,7 @@ import Hummingbird
 
 /// The test-bed API's listings of what the device keeps beside its notifications (`/api/v1/activities`,
 /// `/api/v1/widgets`): each read whole from the device, filtered, and waited on through the part's own changes.
-extension ConsoleServer {
+extension TestBedAPI {
     /// Answers `GET /api/v1/<name>` with the device's entries that `matches` keeps, in the device's order: `limit`,
     /// `wait` and `min` as every listing takes them.
     ///

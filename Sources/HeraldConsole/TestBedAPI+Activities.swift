@@ -6,7 +6,7 @@ import Hummingbird
 /// `/api/v1/app-pushes`): what ActivityKit's `Activity.activities` gives each app on `herald up`'s device, what WidgetKit
 /// keeps of its widgets, and the pushes handed to apps' handlers rather than shown, with Apple's names, waited on
 /// through their changes.
-extension ConsoleServer {
+extension TestBedAPI {
     /// ActivityKit's `ActivityState` names.
     static let activityStates: Set<String> = ["active", "ended", "dismissed", "stale", "pending"]
 

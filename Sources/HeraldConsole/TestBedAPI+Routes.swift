@@ -4,10 +4,8 @@ import HeraldGatewayStore
 import Hummingbird
 import Logging
 
-/// The test-bed API (`/api/v1/…`): what the gateway did with each push, as JSON for a test suite in any language,
-/// with waits answered on the server side. An operator token as a bearer token; every answer, errors too, is JSON.
-/// docs/test-bed-api.md is the guide, `GET /api/v1/openapi.json` the contract.
-extension ConsoleServer {
+/// The test-bed API's routes: status, deliveries, notifications, and the authorization every one of them asks for.
+extension TestBedAPI {
     /// The longest wait a listing takes (`wait=`), in seconds.
     static let longestWait = 60.0
     /// The most deliveries one listing answers (`limit=`).
@@ -17,7 +15,7 @@ extension ConsoleServer {
         "token", "topic", "door", "pushType", "collapseID", "state", "since",
     ]
 
-    func apiRoutes(_ router: Router<ConsoleRequestContext>) {
+    func routes(_ router: Router<ConsoleRequestContext>) {
         let api = router.group("api/v1")
         api.get("openapi.json") { _, _ in
             Response(
@@ -48,7 +46,8 @@ extension ConsoleServer {
                 try await authorize(request)
                 let query = try APIQuery(request, allowed: Self.deliveryFilters)
                 let filter = try await deliveryFilter(query)
-                let deleted = try await storeCall { try await store.deleteDeliveries(filter) }
+                let log = try deliveryLog()
+                let deleted = try await storeCall { try await log.deleteDeliveries(filter) }
                 logger.info("Test-bed API: deliveries removed", metadata: ["deleted": "\(deleted)"])
                 return APIAnswer(status: .ok, body: .members(["deleted": .integer(Int64(deleted))]))
             }
@@ -58,7 +57,8 @@ extension ConsoleServer {
                 try await authorize(request)
                 _ = try APIQuery(request, allowed: [])
                 let uniqueID = (context.parameters.get("uniqueID") ?? "").lowercased()
-                guard let delivery = try await storeCall({ try await store.delivery(uniqueID: uniqueID) }) else {
+                let log = try deliveryLog()
+                guard let delivery = try await storeCall({ try await log.delivery(uniqueID: uniqueID) }) else {
                     throw .error(.notFound, "no delivery has apns-unique-id \(uniqueID)", parameter: "uniqueID")
                 }
                 return APIAnswer(status: .ok, body: delivery.testBedJSON)
@@ -149,11 +149,24 @@ extension ConsoleServer {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw .error(.unauthorized, "Authorization must be Bearer <operator token>", parameter: "Authorization")
         }
-        let record = try await storeCall { try await store.operatorToken(hash: OperatorToken.hash(String(parts[1]))) }
-        guard let record, OperatorToken.admits(record, at: clock.now) else {
-            throw .error(
-                .unauthorized, "the operator token is unknown, revoked or older than 30 days: make one with herald console token",
-                parameter: "Authorization")
+        let hash = OperatorToken.hash(String(parts[1]))
+        switch callers {
+        case .gatewayStore:
+            let log = try deliveryLog()
+            let record = try await storeCall { try await log.operatorToken(hash: hash) }
+            guard let record, OperatorToken.admits(record, at: clock.now) else {
+                throw .error(
+                    .unauthorized,
+                    "the operator token is unknown, revoked or older than 30 days: make one with herald console token",
+                    parameter: "Authorization")
+            }
+        case .tokenHashes(let hashes):
+            guard hashes.contains(hash) else {
+                throw .error(
+                    .unauthorized,
+                    "the operator token is not this device's: give the one herald device printed, or start it with HERALD_OPERATOR_TOKEN",
+                    parameter: "Authorization")
+            }
         }
     }
 
@@ -186,7 +199,8 @@ extension ConsoleServer {
             filter.door = known
         }
         if let since = query["since"] {
-            guard try await storeCall({ try await filter.narrow(since: since, in: store) }) else {
+            let log = try deliveryLog()
+            guard try await storeCall({ try await filter.narrow(since: since, in: log) }) else {
                 throw .error(
                     .badRequest,
                     "since must be an RFC 3339 time or the apns-unique-id of a delivery in the log; got \(since)",
@@ -207,9 +221,10 @@ extension ConsoleServer {
         guard least <= limit else {
             throw .error(.badRequest, "min (\(least)) cannot be more than limit (\(limit))", parameter: "min")
         }
-        let (found, complete) = try await reading(store.deliveryLogChanges, wait: wait, least: least) {
+        let log = try deliveryLog()
+        let (found, complete) = try await reading(log.deliveryLogChanges, wait: wait, least: least) {
             () async throws(APIAnswer) -> [LoggedDelivery] in
-            try await storeCall { try await store.deliveries(filter, limit: limit) }
+            try await storeCall { try await log.deliveries(filter, limit: limit) }
         }
         return APIAnswer(
             status: .ok, body: .members(["deliveries": .array(found.map(\.testBedJSON)), "complete": .bool(complete)]))
