@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 
 /// An answer of the test-bed API (`/api/v1/…`): JSON, with the status it goes with.
-struct APIAnswer: Error {
+struct APIAnswer: Error, Sendable {
     /// The HTTP status.
     var status: HTTPResponse.Status
     /// The body.
@@ -33,6 +33,35 @@ struct APIAnswer: Error {
         if status == .unauthorized { headers[.wwwAuthenticate] = #"Bearer realm="herald""# }
         if closesConnection { headers[.connection] = "close" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// A listing's answer: now, or — for a wait that has to wait — later, once what it waits for comes or its time is up.
+enum APIListing: Sendable {
+    /// The answer, ready.
+    case now(APIAnswer)
+    /// A wait: the answer is `200` and its JSON what this gives once the wait is over.
+    case later(@Sendable () async -> APIAnswer)
+
+    /// The listing as an HTTP response to `request`. A later answer's status and headers go at once and its JSON when
+    /// the wait is over: the router's, the middleware's and the handler's frames are gone by then, and only the
+    /// connection's task waits (a request waiting inside its handler holds some 40 KB of task memory: issue 64's
+    /// 1,000 waits). The wait ends as soon as the client closes its connection, which closes after the answer.
+    func response(to request: Request) -> Response {
+        switch self {
+        case .now(let answer):
+            return answer.response
+        case .later(let finish):
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/json", .cacheControl: "no-store", .connection: "close"],
+                body: ResponseBody { writer in
+                    let answer = try? await request.body.consumeWithCancellationOnInboundClose { _ in await finish() }
+                    // A client that went away reads nothing.
+                    if let answer { try await writer.write(ByteBuffer(string: answer.body.jsonText + "\n")) }
+                    try await writer.finish(nil)
+                })
+        }
     }
 }
 

@@ -12,37 +12,28 @@ extension TestBedAPI {
 
     func deviceListingRoutes(_ api: RouterGroup<ConsoleRequestContext>) {
         api.get("activities") { [self] request, _ in
-            await answering { () async throws(APIAnswer) -> APIAnswer in
+            await answeringListing(request) { () async throws(APIAnswer) -> APIListing in
                 try await authorize(request)
-                return try await untilClientLeaves(request, waiting: request.uri.queryParameters["wait"] != nil) {
-                    () async throws(APIAnswer) -> APIAnswer in
-                    try await listActivities(request)
-                }
+                return try await listActivities(request)
             }
         }
         api.get("widgets") { [self] request, _ in
-            await answering { () async throws(APIAnswer) -> APIAnswer in
+            await answeringListing(request) { () async throws(APIAnswer) -> APIListing in
                 try await authorize(request)
-                return try await untilClientLeaves(request, waiting: request.uri.queryParameters["wait"] != nil) {
-                    () async throws(APIAnswer) -> APIAnswer in
-                    try await listWidgets(request)
-                }
+                return try await listWidgets(request)
             }
         }
         api.get("app-pushes") { [self] request, _ in
-            await answering { () async throws(APIAnswer) -> APIAnswer in
+            await answeringListing(request) { () async throws(APIAnswer) -> APIListing in
                 try await authorize(request)
-                return try await untilClientLeaves(request, waiting: request.uri.queryParameters["wait"] != nil) {
-                    () async throws(APIAnswer) -> APIAnswer in
-                    try await listAppPushes(request)
-                }
+                return try await listAppPushes(request)
             }
         }
     }
 
     /// `GET /api/v1/app-pushes`: the background pushes, VoIP pushes and web push messages the filters match, oldest
     /// first.
-    private func listAppPushes(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+    private func listAppPushes(_ request: Request) async throws(APIAnswer) -> APIListing {
         try await deviceListing(
             "appPushes", request, filters: ["bundle", "kind", "state", "uniqueID"],
             changes: \.appPushChanges, read: { try await $0.appPushes() }, json: \.json
@@ -65,7 +56,7 @@ extension TestBedAPI {
                     "state must be one of \(TestBedAppPush.states.sorted().joined(separator: ", ")); got \(state)",
                     parameter: "state")
             }
-            return { push in
+            return { [kind] push in
                 (bundle.map { $0 == push.bundleID } ?? true) && (kind.map { $0 == push.kind } ?? true)
                     && (state.map { $0 == push.state } ?? true) && (uniqueID.map { $0 == push.uniqueID } ?? true)
             }
@@ -73,7 +64,7 @@ extension TestBedAPI {
     }
 
     /// `GET /api/v1/activities`: the Live Activities the filters match, oldest first.
-    private func listActivities(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+    private func listActivities(_ request: Request) async throws(APIAnswer) -> APIListing {
         try await deviceListing(
             "activities", request, filters: ["bundle", "id", "attributesType", "activityState"],
             changes: \.liveActivityChanges, read: { try await $0.liveActivities() }, json: \.json
@@ -94,7 +85,7 @@ extension TestBedAPI {
     }
 
     /// `GET /api/v1/widgets`: the widgets and controls the filters match, by app and kind.
-    private func listWidgets(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+    private func listWidgets(_ request: Request) async throws(APIAnswer) -> APIListing {
         try await deviceListing(
             "widgets", request, filters: ["bundle", "kind", "isControl", "reloadPending", "reloadedSince"],
             changes: \.widgetChanges, read: { try await $0.widgets() }, json: \.json
@@ -110,7 +101,7 @@ extension TestBedAPI {
                         .badRequest, "reloadedSince must be an RFC 3339 time; got \(text)", parameter: "reloadedSince")
                 }
             }
-            return { widget in
+            return { [since] widget in
                 (bundle.map { $0 == widget.bundleID } ?? true) && (kind.map { $0 == widget.kind } ?? true)
                     && (isControl.map { $0 == widget.isControl } ?? true)
                     && (pending.map { $0 == widget.reloadPending } ?? true)

@@ -18,9 +18,10 @@ extension TestBedAPI {
     ///   - matches: Which entries the query's filters keep; it throws ``APIAnswer`` 400 for a filter it cannot read.
     func deviceListing<Entry: Sendable>(
         _ name: String, _ request: Request, filters: Set<String>, changes: (any TestBedDevice) -> ChangeSignal,
-        read: @escaping @Sendable (any TestBedDevice) async throws -> [Entry], json: (Entry) -> JSONValue,
-        matches: (APIQuery) throws(APIAnswer) -> (Entry) -> Bool
-    ) async throws(APIAnswer) -> APIAnswer {
+        read: @escaping @Sendable (any TestBedDevice) async throws -> [Entry],
+        json: @escaping @Sendable (Entry) -> JSONValue,
+        matches: (APIQuery) throws(APIAnswer) -> @Sendable (Entry) -> Bool
+    ) async throws(APIAnswer) -> APIListing {
         let query = try APIQuery(request, allowed: filters.union(["limit", "wait", "min"]))
         let device = try testBedDevice()
         if query["bundle"]?.isEmpty == true {
@@ -33,11 +34,12 @@ extension TestBedAPI {
         guard least <= limit else {
             throw .error(.badRequest, "min (\(least)) cannot be more than limit (\(limit))", parameter: "min")
         }
-        let (found, complete) = try await reading(changes(device), wait: wait, least: least) {
+        return try await reading(changes(device), wait: wait, least: least) {
             () async throws(APIAnswer) -> [Entry] in
-            Array(try await storeCall { try await read(device) }.filter(keeps).prefix(limit))
+            Array(try await self.storeCall { try await read(device) }.filter(keeps).prefix(limit))
+        } answer: { found, complete in
+            APIAnswer(status: .ok, body: .members([name: .array(found.map(json)), "complete": .bool(complete)]))
         }
-        return APIAnswer(status: .ok, body: .members([name: .array(found.map(json)), "complete": .bool(complete)]))
     }
 
     /// The answer to a filter that takes `true` or `false`.

@@ -33,12 +33,9 @@ extension TestBedAPI {
             }
         }
         api.get("deliveries") { [self] request, _ in
-            await answering { () async throws(APIAnswer) -> APIAnswer in
+            await answeringListing(request) { () async throws(APIAnswer) -> APIListing in
                 try await authorize(request)
-                let waiting = request.uri.queryParameters["wait"] != nil
-                return try await untilClientLeaves(request, waiting: waiting) { () async throws(APIAnswer) -> APIAnswer in
-                    try await listDeliveries(request)
-                }
+                return try await listDeliveries(request)
             }
         }
         api.delete("deliveries") { [self] request, _ in
@@ -65,12 +62,9 @@ extension TestBedAPI {
             }
         }
         api.get("notifications") { [self] request, _ in
-            await answering { () async throws(APIAnswer) -> APIAnswer in
+            await answeringListing(request) { () async throws(APIAnswer) -> APIListing in
                 try await authorize(request)
-                let waiting = request.uri.queryParameters["wait"] != nil
-                return try await untilClientLeaves(request, waiting: waiting) { () async throws(APIAnswer) -> APIAnswer in
-                    try await listNotifications(request)
-                }
+                return try await listNotifications(request)
             }
         }
         api.delete("notifications") { [self] request, _ in
@@ -212,7 +206,7 @@ extension TestBedAPI {
 
     /// `GET /api/v1/deliveries`: the deliveries the filters match, oldest first; with `wait`, once `min` match or at
     /// the timeout.
-    private func listDeliveries(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+    private func listDeliveries(_ request: Request) async throws(APIAnswer) -> APIListing {
         let query = try APIQuery(request, allowed: Self.deliveryFilters.union(["limit", "wait", "min"]))
         let filter = try await deliveryFilter(query)
         let limit = try query.integer("limit", in: 1...Self.largestListing, default: 100)
@@ -222,38 +216,72 @@ extension TestBedAPI {
             throw .error(.badRequest, "min (\(least)) cannot be more than limit (\(limit))", parameter: "min")
         }
         let log = try deliveryLog()
-        let (found, complete) = try await reading(log.deliveryLogChanges, wait: wait, least: least) {
+        return try await reading(log.deliveryLogChanges, wait: wait, least: least) {
             () async throws(APIAnswer) -> [LoggedDelivery] in
-            try await storeCall { try await log.deliveries(filter, limit: limit) }
+            try await self.storeCall { try await log.deliveries(filter, limit: limit) }
+        } answer: { found, complete in
+            APIAnswer(
+                status: .ok, body: .members(["deliveries": .array(found.map(\.testBedJSON)), "complete": .bool(complete)]))
         }
-        return APIAnswer(
-            status: .ok, body: .members(["deliveries": .array(found.map(\.testBedJSON)), "complete": .bool(complete)]))
     }
 
     /// Reads what `read` finds until at least `least` entries match or, with a `wait`, until the wait is over —
-    /// woken by `changes`, never polling — and says whether `least` matched (always `true` without a wait).
+    /// woken by `changes`, never polling — and answers with what `answer` makes of the entries and whether `least`
+    /// matched (always `true` without a wait). A wait that has to wait answers later (``APIListing/later(_:)``); a read
+    /// that fails then ends it with what was found before, `complete` false.
     ///
-    /// - Throws: ``APIAnswer`` 503 when ``WaitLimiter/limit`` waits are open already, or what `read` throws.
+    /// - Throws: ``APIAnswer`` 503 when ``WaitLimiter/limit`` waits are open already, or what the first `read` throws.
     func reading<Entry: Sendable>(
-        _ changes: ChangeSignal, wait: Double?, least: Int, _ read: () async throws(APIAnswer) -> [Entry]
-    ) async throws(APIAnswer) -> (found: [Entry], complete: Bool) {
-        var seen = changes.generation
-        var found = try await read()
-        guard let wait, wait > 0, found.count < least else { return (found, wait == nil || found.count >= least) }
+        _ changes: ChangeSignal, wait: Double?, least: Int,
+        _ read: @escaping @Sendable () async throws(APIAnswer) -> [Entry],
+        answer: @escaping @Sendable (_ found: [Entry], _ complete: Bool) -> APIAnswer
+    ) async throws(APIAnswer) -> APIListing {
+        let seenFirst = changes.generation
+        let first = try await read()
+        guard let wait, wait > 0, first.count < least else {
+            return .now(answer(first, wait == nil || first.count >= least))
+        }
         let deadline = ContinuousClock.now + .milliseconds(Int64(wait * 1000))
         // One place for the whole wait, taken once: a wait that was admitted is not refused halfway.
-        guard let admitted = waits.admit() else {
+        guard let place = WaitLimiter.Place(in: waits) else {
             throw .error(.serviceUnavailable, "too many open waits (\(waits.limit)); try again", parameter: "wait")
         }
-        defer { waits.release(admitted) }
-        while found.count < least {
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero, !Task.isCancelled else { break }
-            await changes.wait(after: seen, timeout: remaining)
-            seen = changes.generation
-            found = try await read()
+        return .later {
+            var (seen, found) = (seenFirst, first)
+            while found.count < least {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                guard remaining > .zero, !Task.isCancelled else { break }
+                await changes.wait(after: seen, timeout: remaining)
+                seen = changes.generation
+                do throws(APIAnswer) {
+                    found = try await read()
+                } catch {
+                    break
+                }
+            }
+            withExtendedLifetime(place) {}
+            return answer(found, found.count >= least)
         }
-        return (found, found.count >= least)
+    }
+
+    /// Runs a listing route's work and answers with its listing, now or once its wait is over; what it throws is its
+    /// JSON answer.
+    /// A request with `wait` has its connection closed after the answer, however it answers (a client opens another
+    /// for its next request): the same for a wait that answers at once as for one that waited.
+    func answeringListing(_ request: Request, _ work: () async throws(APIAnswer) -> APIListing) async -> Response {
+        let waiting = request.uri.queryParameters["wait"] != nil
+        do {
+            switch try await work() {
+            case .now(var answer):
+                answer.closesConnection = waiting
+                return answer.response
+            case let later:
+                return later.response(to: request)
+            }
+        } catch var error {
+            error.closesConnection = waiting
+            return error.response
+        }
     }
 
     /// `GET /api/v1/status`: whether the sandbox is ready, and what it is made of (`herald up`'s banner); with `wait`,
@@ -286,7 +314,7 @@ extension TestBedAPI {
 
     /// `GET /api/v1/notifications`: the notifications on the device the filters match, app by app in bundle ID order,
     /// each app's in Apple's order; with `wait`, once `min` match or at the timeout.
-    private func listNotifications(_ request: Request) async throws(APIAnswer) -> APIAnswer {
+    private func listNotifications(_ request: Request) async throws(APIAnswer) -> APIListing {
         let query = try APIQuery(request, allowed: NotificationFilter.parameters.union(["limit", "wait", "min"]))
         let device = try testBedDevice()
         let filter = try NotificationFilter(query)
@@ -297,12 +325,13 @@ extension TestBedAPI {
         guard least <= limit else {
             throw .error(.badRequest, "min (\(least)) cannot be more than limit (\(limit))", parameter: "min")
         }
-        let (found, complete) = try await reading(device.changes, wait: wait, least: least) {
+        return try await reading(device.changes, wait: wait, least: least) {
             () async throws(APIAnswer) -> [TestBedNotification] in
-            Array(try await notifications(filter, on: device).flatMap(\.matching).prefix(limit))
+            Array(try await self.notifications(filter, on: device).flatMap(\.matching).prefix(limit))
+        } answer: { found, complete in
+            APIAnswer(
+                status: .ok, body: .members(["notifications": .array(found.map(\.json)), "complete": .bool(complete)]))
         }
-        return APIAnswer(
-            status: .ok, body: .members(["notifications": .array(found.map(\.json)), "complete": .bool(complete)]))
     }
 
     /// Checks that the app a filter names is on the device.

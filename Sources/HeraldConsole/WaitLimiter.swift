@@ -31,4 +31,20 @@ final class WaitLimiter: Sendable {
 
     /// A place for one wait.
     struct Admission {}
+
+    /// A place held for as long as this value lives: given back when the last reference to it goes, on every path
+    /// (a wait answered, or its response never written because the client went first).
+    final class Place: Sendable {
+        private let limiter: WaitLimiter
+        private let admission: Admission
+
+        /// A place of `limiter`'s, or `nil` when ``WaitLimiter/limit`` are open.
+        init?(in limiter: WaitLimiter) {
+            guard let admission = limiter.admit() else { return nil }
+            self.limiter = limiter
+            self.admission = admission
+        }
+
+        deinit { limiter.release(admission) }
+    }
 }
