@@ -78,14 +78,20 @@ extension HeraldCommand.Notifications {
                 print("\(app)  authorization: \(state.settings.authorizationStatus)  badge: \(state.badgeCount)")
                 for item in pending {
                     let when = item.nextFireDate.map { formatter.string(from: $0) } ?? "on location"
-                    print("  pending    \(item.request.identifier)  \(when)  \(item.request.content.title)")
+                    print("  pending    \(item.request.identifier)  \(when)  \(Self.summary(of: item.request.content))")
                 }
                 for item in delivered {
                     print(
-                        "  delivered  \(item.request.identifier)  \(formatter.string(from: item.date))  \(item.request.content.title)"
+                        "  delivered  \(item.request.identifier)  \(formatter.string(from: item.date))  \(Self.summary(of: item.request.content))"
                     )
                 }
             }
+        }
+
+        /// What a line shows of a notification: its title, else its body (a body-only notification is common), else
+        /// its subtitle.
+        static func summary(of content: NotificationContentRecord) -> String {
+            [content.title, content.body, content.subtitle].first { !$0.isEmpty } ?? ""
         }
     }
 
@@ -175,6 +181,17 @@ extension HeraldCommand.Notifications {
             // B-5: an add for an app whose notifications are off completes, and nothing is scheduled. (Whether it is
             // still pending says nothing: a running daemon may have fired it already.)
             let allowed = try await engine.appState(for: bundleIdentifier).settings.authorizationStatus != .denied
+            // B-18, B-19: with 64 pending that all fire sooner, the new one is discarded, silently for the app; the
+            // person at the terminal is told.
+            if allowed, trigger != nil {
+                let pending = try await engine.pending(for: bundleIdentifier)
+                if pending.count >= 64, !pending.contains(where: { $0.request.identifier == request.identifier }) {
+                    print(
+                        "\(bundleIdentifier): not scheduled — the app has 64 pending requests that all fire sooner (iOS keeps the 64 soonest and drops the rest without telling the app)"
+                    )
+                    return
+                }
+            }
             print(
                 allowed
                     ? "\(bundleIdentifier): scheduled \(request.identifier)\(seconds.map { " in \($0) s" } ?? " now")"

@@ -118,7 +118,7 @@ struct SandboxDevice: Service {
 
                       web push:       \(webApp.subscriptionFile) (web app \(DemoWebApp.origin), VAPID key \(webApp.vapidKeyFile))
                     Send a Declarative Web Push message to the demo web app with pywebpush (pip install pywebpush):
-                      REQUESTS_CA_BUNDLE=\(HeraldCommand.Up.shellQuoted(caPath)) python3 -c "import json, pywebpush; print(pywebpush.webpush(json.load(open('\(webApp.subscriptionFile)')), data=json.dumps({'web_push': 8030, 'notification': {'title': 'Hello', 'body': 'from pywebpush', 'navigate': '\(DemoWebApp.origin)/'}}), vapid_private_key='\(webApp.vapidKeyFile)', vapid_claims={'sub': 'mailto:you@example.com'}, ttl=60).status_code)"
+                      REQUESTS_CA_BUNDLE=\(HeraldCommand.Up.shellQuoted(caPath)) SUBSCRIPTION=\(HeraldCommand.Up.shellQuoted(webApp.subscriptionFile)) VAPID_KEY=\(HeraldCommand.Up.shellQuoted(webApp.vapidKeyFile)) python3 -c "import json, os, pywebpush; print(pywebpush.webpush(json.load(open(os.environ['SUBSCRIPTION'])), data=json.dumps({'web_push': 8030, 'notification': {'title': 'Hello', 'body': 'from pywebpush', 'navigate': '\(DemoWebApp.origin)/'}}), vapid_private_key=os.environ['VAPID_KEY'], vapid_claims={'sub': 'mailto:you@example.com'}, ttl=60).status_code)"
                     """
             }
             if let unifiedPush = daemon.unifiedPush {

@@ -1,8 +1,10 @@
 import Foundation
 import GatewayTestSupport
+import HeraldCore
 import HeraldFCM
 import HeraldTestSupport
 import HeraldTesting
+import Logging
 import Testing
 import UserNotifications
 
@@ -85,6 +87,40 @@ struct HeraldProcess {
         #expect(denied.output.contains("not scheduled"))
         #expect(try await herald.run(["notifications", "reset", "com.example.app"]).status == 0)
         #expect(try await herald.run(["notifications", "list"]).output.contains("authorization: notDetermined"))
+    }
+
+    @Test(
+        "Issue 70: notifications list shows a body-only notification by its body; the 65th pending request, firing after 64 others, says it was not scheduled (B-18)"
+    )
+    func notificationsListAndLimit() async throws {
+        let herald = try HeraldProcess()
+        let bodyOnly = try await herald.run([
+            "notifications", "send", "com.example.app", "--body", "Only a body", "--identifier", "b", "--in", "600",
+        ])
+        #expect(bodyOnly.status == 0, "\(bodyOnly.error)")
+        let listed = try await herald.run(["notifications", "list", "com.example.app"]).output
+        #expect(listed.contains("pending    b  ") && listed.contains("Only a body"), "\(listed)")
+        // 63 more that fire sooner than the next (64 in all), added as the app adds them.
+        let engine = try NotificationEngine.forDataDirectory(
+            HeraldDataDirectory(url: herald.dataDirectory), presenter: SilentPresenter(), scope: [], logger: .init(label: "test"))
+        let center = UNUserNotificationCenter(bundleIdentifier: "com.example.app", engine: .success(engine))
+        for index in 0..<63 {
+            let content = UNMutableNotificationContent()
+            content.title = "r\(index)"
+            try await center.add(
+                UNNotificationRequest(
+                    identifier: "r\(index)", content: content,
+                    trigger: UNTimeIntervalNotificationTrigger(timeInterval: 700 + Double(index), repeats: false)))
+        }
+        #expect(await center.pendingNotificationRequests().count == 64)
+        let late = try await herald.run([
+            "notifications", "send", "com.example.app", "--title", "Late", "--identifier", "late", "--in", "5000",
+        ])
+        #expect(late.status == 0 && late.output.contains("not scheduled — the app has 64 pending requests"), "\(late.output)")
+        let soon = try await herald.run([
+            "notifications", "send", "com.example.app", "--title", "Soon", "--identifier", "soon", "--in", "10",
+        ])
+        #expect(soon.output.contains("scheduled soon in 10.0 s"), "the soonest is kept, the latest dropped: \(soon.output)")
     }
 
     @Test("herald lists the commands a user runs and no benchmark; herald-bench lists the benchmarks")
@@ -487,19 +523,33 @@ struct HeraldProcess {
 
     /// Splits a shell command line into words (spaces separate; single quotes group, as the banner quotes).
     static func shellWords(_ line: String) -> [String] {
+        // As a POSIX shell splits words: '…' keeps everything, "…" keeps all but \ before " \ $ `, \ escapes one.
         var words: [String] = []
         var current = ""
-        var quoted = false
         var started = false
-        for character in line.trimmingCharacters(in: .whitespaces) {
-            if character == "'" {
-                quoted.toggle()
+        var characters = Array(line.trimmingCharacters(in: .whitespaces))[...]
+        while let character = characters.popFirst() {
+            switch character {
+            case "'":
                 started = true
-            } else if character == " " && !quoted {
+                while let inner = characters.popFirst(), inner != "'" { current.append(inner) }
+            case "\"":
+                started = true
+                while let inner = characters.popFirst(), inner != "\"" {
+                    if inner == "\\", let next = characters.first, "\"\\$`".contains(next) {
+                        current.append(characters.removeFirst())
+                    } else {
+                        current.append(inner)
+                    }
+                }
+            case "\\":
+                started = true
+                if let next = characters.popFirst() { current.append(next) }
+            case " ":
                 if started { words.append(current) }
                 current = ""
                 started = false
-            } else {
+            default:
                 current.append(character)
                 started = true
             }

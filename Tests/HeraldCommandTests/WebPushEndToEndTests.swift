@@ -1,6 +1,7 @@
 import Foundation
 import GatewayTestSupport
 import HeraldTestSupport
+import HeraldTesting
 import Testing
 
 /// Web push (issue 46) through separate processes: `herald up` as push service and user agent, pywebpush (PyPI,
@@ -61,7 +62,9 @@ import Testing
         "herald up subscribes a demo web app and prints its PushSubscription and a pywebpush line that shows a Declarative Web Push message; herald webpush subscribe makes another, pywebpush sends to it: shown as 🔔 <origin>, a message that is not declarative is logged as needing a service worker, Apple's BadJwtToken cases are 403 {\"reason\":\"BadJwtToken\"}"
     )
     func pywebpushToTheDevice() async throws {
-        let herald = try HeraldProcess()
+        // Issue 70: a data directory with a quote in its name (the one-liner's paths were Python strings in quotes).
+        let herald = try HeraldProcess(
+            dataDirectory: try ScratchFolder.make("herald-webpush").appendingPathComponent("it's \"herald\" $HOME"))
         guard let (up, _) = try await EndToEndTests.startUp(herald) else { return }
         defer { up.send(SIGKILL) }
         let ca = try #require(up.bannerValue("trust this CA:"))
