@@ -197,7 +197,7 @@ import Testing
         "herald push and jwt: credentials from a file (default place, --credentials, HERALD_CREDENTIALS), options first; --cert")
     func credentialsFileAndCertificate() async throws {
         let herald = try HeraldProcess()
-        let key = try await Self.createKey(herald, file: "AuthKey_KEY1234567.p8")
+        _ = try await Self.createKey(herald, file: "AuthKey_KEY1234567.p8")  // found in the data directory by name
         let token = try await Self.createToken(herald)
         try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
             let push = [
