@@ -100,10 +100,7 @@ extension TestBedAPI {
         var device = device
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let seen = changes.generation
-            if device?.hasChanged == true {
-                let text = try await device?.changes().map(Self.serverSentEvent).joined() ?? ""
-                if !text.isEmpty { try await send(text) }
-            }
+            try await sendChanges(of: &device, send: send)
             let read = try await store.loggedEvents(after: cursor.settled, limit: Self.streamReadLimit)
             let before = cursor.settled
             let fresh = cursor.take(read, sequence: \.sequence, now: .now)
@@ -125,10 +122,7 @@ extension TestBedAPI {
     private func deviceEvents(_ device: DeviceEventWatch?, send: (String) async throws -> Void) async throws {
         var device = device
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            if device?.hasChanged == true {
-                let text = try await device?.changes().map(Self.serverSentEvent).joined() ?? ""
-                if !text.isEmpty { try await send(text) }
-            }
+            try await sendChanges(of: &device, send: send)
             if let seen = device?.seen {
                 await ChangeSignal.wait(any: seen, timeout: Self.streamKeepAlive)
             } else {
@@ -136,6 +130,13 @@ extension TestBedAPI {
             }
             if device?.hasChanged != true { try await send(": keep-alive\n\n") }
         }
+    }
+
+    /// Sends what changed on the device since the watch last looked, if anything did.
+    private func sendChanges(of device: inout DeviceEventWatch?, send: (String) async throws -> Void) async throws {
+        guard device?.hasChanged == true else { return }
+        let text = try await device?.changes().map(Self.serverSentEvent).joined() ?? ""
+        if !text.isEmpty { try await send(text) }
     }
 
     /// Whether an event's notification was sent as `filter` names.

@@ -110,16 +110,11 @@ extension HeraldCommand.Device {
         static func operatorToken(
             environment: [String: String] = ProcessInfo.processInfo.environment
         ) throws -> (token: String, shown: String) {
-            let variable = HeraldCommand.Up.operatorTokenVariable
-            guard let chosen = environment[variable], !chosen.isEmpty else {
+            guard let chosen = try HeraldCommand.Up.chosenOperatorToken(environment: environment) else {
                 let token = OperatorToken.make()
                 return (token, token)
             }
-            guard chosen.count >= 16, !chosen.contains(where: \.isWhitespace) else {
-                throw CommandFailure(
-                    "\(variable) must be at least 16 characters without spaces; make one with: openssl rand -hex 16")
-            }
-            return (chosen, "$\(variable)")
+            return (chosen, "$\(HeraldCommand.Up.operatorTokenVariable)")
         }
     }
 }

@@ -28,14 +28,16 @@ extension HeraldCommand {
             }
         }
 
+        /// The characters of Apple's team and key IDs.
+        static let identityCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+
         /// Checks a team or key ID as Apple makes them: 10 characters, uppercase letters and digits.
         ///
         /// - Parameters:
         ///   - value: The ID.
         ///   - option: The option that gave it (`--team-id`, `--key-id`).
         static func checkIdentity(_ value: String, option: String) throws {
-            let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-            guard value.count == 10, value.allSatisfy(allowed.contains) else {
+            guard value.count == 10, value.allSatisfy(identityCharacters.contains) else {
                 throw ValidationError(
                     "\(option) \(value.isEmpty ? "is empty" : "\(value) is not one"): Apple's team and key IDs are 10 characters, uppercase letters and digits (such as ABCDE12345)."
                 )
@@ -87,8 +89,7 @@ extension HeraldCommand {
             }
 
             static func randomKeyID() -> String {
-                let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-                return String((0..<10).map { _ in alphabet.randomElement()! })
+                String((0..<10).map { _ in Keys.identityCharacters.randomElement()! })
             }
         }
 

@@ -69,14 +69,10 @@ extension HeraldCommand {
         static func operatorToken(
             in store: any GatewayStore, environment: [String: String] = ProcessInfo.processInfo.environment
         ) async throws -> (token: String, shown: String) {
-            guard let chosen = environment[operatorTokenVariable], !chosen.isEmpty else {
+            guard let chosen = try chosenOperatorToken(environment: environment) else {
                 let token = OperatorToken.make()
                 try await store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
                 return (token, token)
-            }
-            guard chosen.count >= 16, !chosen.contains(where: \.isWhitespace) else {
-                throw CommandFailure(
-                    "\(operatorTokenVariable) must be at least 16 characters without spaces; make one with: openssl rand -hex 16")
             }
             let hash = OperatorToken.hash(chosen)
             if let record = try await store.operatorToken(hash: hash) {
@@ -89,6 +85,18 @@ extension HeraldCommand {
                 try await store.addOperatorToken(OperatorTokenRecord(hash: hash, createdAt: Date()))
             }
             return (chosen, "$\(operatorTokenVariable)")
+        }
+
+        /// The operator token a CI job chose in `HERALD_OPERATOR_TOKEN`, checked; `nil` when it chose none.
+        ///
+        /// - Throws: ``CommandFailure`` for one shorter than 16 characters or with spaces.
+        static func chosenOperatorToken(environment: [String: String]) throws -> String? {
+            guard let chosen = environment[operatorTokenVariable], !chosen.isEmpty else { return nil }
+            guard chosen.count >= 16, !chosen.contains(where: \.isWhitespace) else {
+                throw CommandFailure(
+                    "\(operatorTokenVariable) must be at least 16 characters without spaces; make one with: openssl rand -hex 16")
+            }
+            return chosen
         }
 
         func run() async throws {

@@ -19,11 +19,6 @@ package final class ActivityTracker: Sendable {
 
     package init() {}
 
-    /// The instant the scheduler loop sleeps until, if it is asleep with a deadline.
-    package var loopDeadline: Date? {
-        state.withLock { state in state.sleepingUntil.flatMap { $0 == .distantFuture ? nil : $0 } }
-    }
-
     /// Marks the start of a piece of work.
     package func begin() {
         state.withLock { $0.inFlight += 1 }
@@ -49,8 +44,8 @@ package final class ActivityTracker: Sendable {
     /// Returns once the engine is idle at the time `now` reads, with the instant the loop then slept until (`nil`: until
     /// woken).
     ///
-    /// The deadline is the one the engine was idle with: read afterwards (``loopDeadline``), it may be `nil` for a loop
-    /// that woke for a moment to look at its queue again, and a virtual clock stepped by it would skip the loop's next
+    /// The deadline is the one the engine was idle with: read afterwards, it may be `nil` for a loop that woke for a
+    /// moment to look at its queue again, and a virtual clock stepped by it would skip the loop's next
     /// firing.
     ///
     /// - Parameter now: Reads the clock the scheduler sleeps on.
