@@ -40,28 +40,39 @@ struct APIAnswer: Error, Sendable {
 enum APIListing: Sendable {
     /// The answer, ready.
     case now(APIAnswer)
-    /// A wait: the answer is `200` and its JSON what this gives once the wait is over.
-    case later(@Sendable () async -> APIAnswer)
+    /// A wait: the answer is `200` and its JSON what the wait gives once it is over.
+    case later(WaitingAnswer)
 
-    /// The listing as an HTTP response to `request`. A later answer's status and headers go at once and its JSON when
-    /// the wait is over: the router's, the middleware's and the handler's frames are gone by then, and only the
-    /// connection's task waits (a request waiting inside its handler holds some 40 KB of task memory: issue 64's
-    /// 1,000 waits). The wait ends as soon as the client closes its connection, which closes after the answer.
-    func response(to request: Request) -> Response {
+    /// The listing as an HTTP response. A later answer's status and headers go at once and its JSON when the wait is
+    /// over. Served by ``LongRequestHandoff`` (every request that waits is), the wait is handed to it and no task waits
+    /// for it; elsewhere the body waits for it. The connection closes after the answer.
+    var response: Response {
         switch self {
         case .now(let answer):
             return answer.response
-        case .later(let finish):
+        case .later(let waiting):
             return Response(
                 status: .ok,
                 headers: [.contentType: "application/json", .cacheControl: "no-store", .connection: "close"],
                 body: ResponseBody { writer in
-                    let answer = try? await request.body.consumeWithCancellationOnInboundClose { _ in await finish() }
+                    if let handoff = writer as? ChannelBodyWriter {
+                        handoff.hold(waiting)
+                        return
+                    }
+                    let answer = await waiting.answer()
                     // A client that went away reads nothing.
-                    if let answer { try await writer.write(ByteBuffer(string: answer.body.jsonText + "\n")) }
+                    guard !Task.isCancelled else { return }
+                    try await writer.write(answer.bodyBuffer)
                     try await writer.finish(nil)
                 })
         }
+    }
+}
+
+extension APIAnswer {
+    /// The answer's JSON as the body carries it: one line.
+    var bodyBuffer: ByteBuffer {
+        ByteBuffer(string: body.jsonText + "\n")
     }
 }
 

@@ -87,8 +87,10 @@ public final class ConsoleServer: Service, Sendable {
                     defaultSessionExpiration: .seconds(8 * 3600))))
         routes(pages)
         api.routes(router)
+        let responder = router.buildResponder()
         var application = Application(
-            router: router, configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
+            responder: responder, server: .http1HandingOffWaits(to: responder, gate: api.deepWork, logger: logger),
+            configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
             onServerRunning: { [boundPort, requestedPort] channel in
                 boundPort.set(channel.localAddress?.port ?? requestedPort)
             },

@@ -54,8 +54,10 @@ public final class DeviceAPIServer: Service, Sendable {
         router.get("/") { _, _ in
             APIAnswer.error(.notFound, "this is a device's test-bed API: GET /api/v1/openapi.json lists its routes").response
         }
+        let responder = router.buildResponder()
         let application = Application(
-            router: router, configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
+            responder: responder, server: .http1HandingOffWaits(to: responder, gate: api.deepWork, logger: logger),
+            configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
             onServerRunning: { [boundPort, requestedPort] channel in
                 boundPort.set(channel.localAddress?.port ?? requestedPort)
             },

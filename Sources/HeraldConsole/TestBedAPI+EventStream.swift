@@ -50,11 +50,9 @@ extension TestBedAPI {
                 body: ResponseBody { [self] writer in
                     defer { streams.release(admitted) }
                     try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-                    // The stream ends when its client goes away, not at its next write.
-                    _ = try? await request.body.consumeWithCancellationOnInboundClose { _ in
-                        try await self.loggedEvents(after: start, matching: filter, device: watch) { text in
-                            try await writer.write(ByteBuffer(string: text))
-                        }
+                    // The stream ends when its client goes away (LongRequestHandoff cancels it), not at its next write.
+                    try? await self.loggedEvents(after: start, matching: filter, device: watch) { text in
+                        try await writer.write(ByteBuffer(string: text))
                     }
                     try? await writer.finish(nil)
                 })
@@ -101,7 +99,10 @@ extension TestBedAPI {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             let seen = changes.generation
             try await sendChanges(of: &device, send: send)
-            let read = try await store.loggedEvents(after: cursor.settled, limit: Self.streamReadLimit)
+            // The read in a child task, a few at once: its frames (the store's) go with it, and the streaming task
+            // stays shallow.
+            let after = cursor.settled
+            let read = try await deepWork.run { try await store.loggedEvents(after: after, limit: Self.streamReadLimit) }
             let before = cursor.settled
             let fresh = cursor.take(read, sequence: \.sequence, now: .now)
             let text = fresh.filter { Self.matches($0, filter) }.map(Self.serverSentEvent).joined()

@@ -3,6 +3,7 @@ import HeraldCore
 import HeraldGatewayStore
 import Hummingbird
 import Logging
+import Synchronization
 
 /// The test-bed API's routes: status, deliveries, notifications, and the authorization every one of them asks for.
 extension TestBedAPI {
@@ -23,13 +24,10 @@ extension TestBedAPI {
                 body: .init(byteBuffer: ByteBuffer(string: TestBedAPIDocument.json)))
         }
         api.get("status") { [self] request, _ in
-            await answering { () async throws(APIAnswer) -> APIAnswer in
+            await answeringListing(request) { () async throws(APIAnswer) -> APIListing in
                 try await authorize(request)
                 let query = try APIQuery(request, allowed: ["wait"])
-                let wait = try query.seconds("wait", in: 0...Self.longestWait) ?? 0
-                return try await untilClientLeaves(request, waiting: wait > 0) { () async throws(APIAnswer) -> APIAnswer in
-                    APIAnswer(status: .ok, body: try await status(waiting: wait))
-                }
+                return try status(waiting: try query.seconds("wait", in: 0...Self.longestWait) ?? 0)
             }
         }
         api.get("deliveries") { [self] request, _ in
@@ -100,33 +98,6 @@ extension TestBedAPI {
             return try await work().response
         } catch {
             return error.response
-        }
-    }
-
-    /// Runs `work`; when `waiting`, cancels it as soon as the client closes its connection, so that a wait whose
-    /// client went away ends at once instead of at its timeout (and the connection closes after the answer: a client
-    /// opens another for its next request).
-    func untilClientLeaves(
-        _ request: Request, waiting: Bool, _ work: () async throws(APIAnswer) -> APIAnswer
-    ) async throws(APIAnswer) -> APIAnswer {
-        guard waiting else { return try await work() }
-        do {
-            let result = try await request.body.consumeWithCancellationOnInboundClose { _ -> Result<APIAnswer, APIAnswer> in
-                do throws(APIAnswer) {
-                    return .success(try await work())
-                } catch {
-                    return .failure(error)
-                }
-            }
-            var answer = try result.get()
-            answer.closesConnection = true
-            return answer
-        } catch var answer as APIAnswer {
-            answer.closesConnection = true
-            throw answer
-        } catch {
-            // The client went away: no one reads this answer.
-            throw .error(.serviceUnavailable, "the client closed its connection")
         }
     }
 
@@ -246,21 +217,32 @@ extension TestBedAPI {
         guard let place = WaitLimiter.Place(in: waits) else {
             throw .error(.serviceUnavailable, "too many open waits (\(waits.limit)); try again", parameter: "wait")
         }
-        return .later {
-            var (seen, found) = (seenFirst, first)
-            while found.count < least {
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                guard remaining > .zero, !Task.isCancelled else { break }
-                await changes.wait(after: seen, timeout: remaining)
-                seen = changes.generation
-                do throws(APIAnswer) {
-                    found = try await read()
-                } catch {
-                    break
-                }
-            }
-            withExtendedLifetime(place) {}
-            return answer(found, found.count >= least)
+        // Read again at each change (no task waits meanwhile: WaitingAnswer); a read that fails ends the wait with
+        // what was found before.
+        let lastFound = LastFound(first)
+        return .later(
+            WaitingAnswer(
+                changes: changes, seen: seenFirst, deadline: deadline, gate: deepWork, place: place,
+                poll: {
+                    switch await Self.result(of: read) {
+                    case .success(let entries):
+                        lastFound.set(entries)
+                        return entries.count >= least ? answer(entries, true) : nil
+                    case .failure:
+                        return answer(lastFound.get(), false)
+                    }
+                },
+                expire: { answer(lastFound.get(), false) }))
+    }
+
+    /// What `read` returns, or what it throws.
+    static func result<Entry>(
+        of read: @Sendable () async throws(APIAnswer) -> [Entry]
+    ) async -> Result<[Entry], APIAnswer> {
+        do throws(APIAnswer) {
+            return .success(try await read())
+        } catch {
+            return .failure(error)
         }
     }
 
@@ -276,7 +258,7 @@ extension TestBedAPI {
                 answer.closesConnection = waiting
                 return answer.response
             case let later:
-                return later.response(to: request)
+                return later.response
             }
         } catch var error {
             error.closesConnection = waiting
@@ -286,17 +268,27 @@ extension TestBedAPI {
 
     /// `GET /api/v1/status`: whether the sandbox is ready, and what it is made of (`herald up`'s banner); with `wait`,
     /// once it is ready or at the timeout.
-    private func status(waiting wait: Double) async throws(APIAnswer) -> JSONValue {
-        var facts = sandboxStatus.current
-        if facts == nil, wait > 0 {
-            guard let admitted = waits.admit() else {
-                throw .error(.serviceUnavailable, "too many open waits (\(waits.limit)); try again", parameter: "wait")
+    ///
+    /// - Throws: ``APIAnswer`` 503 when ``WaitLimiter/limit`` waits are open already.
+    private func status(waiting wait: Double) throws(APIAnswer) -> APIListing {
+        @Sendable func answer(_ facts: JSONValue?) -> APIAnswer {
+            guard case .object(let facts)? = facts else {
+                return APIAnswer(status: .ok, body: .members(["ready": .bool(false)]))
             }
-            defer { waits.release(admitted) }
-            facts = await sandboxStatus.waitUntilReady(timeout: .milliseconds(Int64(wait * 1000)))
+            return APIAnswer(status: .ok, body: .object([JSONValue.Member("ready", .bool(true))] + facts))
         }
-        guard case .object(let facts)? = facts else { return .members(["ready": .bool(false)]) }
-        return .object([JSONValue.Member("ready", .bool(true))] + facts)
+        let seen = sandboxStatus.changes.generation
+        let facts = sandboxStatus.current
+        guard facts == nil, wait > 0 else { return .now(answer(facts)) }
+        guard let place = WaitLimiter.Place(in: waits) else {
+            throw .error(.serviceUnavailable, "too many open waits (\(waits.limit)); try again", parameter: "wait")
+        }
+        return .later(
+            WaitingAnswer(
+                changes: sandboxStatus.changes, seen: seen, deadline: .now + .milliseconds(Int64(wait * 1000)),
+                gate: deepWork, place: place,
+                poll: { [sandboxStatus] in sandboxStatus.current.map(answer) },
+                expire: { answer(nil) }))
     }
 
     /// The device the notifications API reports on.
@@ -362,5 +354,22 @@ extension TestBedAPI {
             if !matching.isEmpty { found.append((app, matching)) }
         }
         return found
+    }
+}
+
+/// The entries a wait's last read found, for its answer at the deadline or after a failed read.
+private final class LastFound<Entry: Sendable>: Sendable {
+    private let entries: Mutex<[Entry]>
+
+    init(_ entries: [Entry]) {
+        self.entries = Mutex(entries)
+    }
+
+    func set(_ entries: [Entry]) {
+        self.entries.withLock { $0 = entries }
+    }
+
+    func get() -> [Entry] {
+        entries.withLock { $0 }
     }
 }

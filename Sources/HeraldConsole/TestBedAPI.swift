@@ -33,6 +33,9 @@ final class TestBedAPI: Sendable {
     let waits = WaitLimiter(limit: 1_000)
     /// The open event streams: at most 200, beside the waits.
     let streams = WaitLimiter(limit: 200)
+    /// What the waits and streams run their routes and their reads of the store through: a few at once, each in a
+    /// child task (issue 64's memory: a thousand waits woken at once do not hold a thousand deep call chains).
+    let deepWork = ConcurrencyGate(limit: 8)
 
     /// The API over `store` and `device`, for `callers`.
     init(

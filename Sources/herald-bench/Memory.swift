@@ -1,8 +1,17 @@
 import Foundation
+import Glibc
 
 enum Memory {
     /// The process's resident set size now.
     static func residentBytes() -> Int { statusField("VmRSS:") }
+
+    /// Gives the memory malloc keeps free back to the system (glibc's `malloc_trim(0)`, looked up at run time): the
+    /// resident size after it is what lives, without what an allocator keeps for later.
+    static func trimFreeMemory() {
+        typealias Trim = @convention(c) (Int) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+    }
 
     /// The process's peak resident set size.
     static func peakResidentBytes() -> Int { statusField("VmHWM:") }

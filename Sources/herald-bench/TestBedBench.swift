@@ -152,6 +152,8 @@ extension HeraldBench {
             // process of their own, so this process's memory is the gateway's, the console's and the device's.
             let changes = store.deliveryLogChanges
             let before = Memory.residentBytes()
+            Memory.trimFreeMemory()
+            let trimmedBefore = Memory.residentBytes()
             guard let executable = Bundle.main.executableURL?.path else {
                 throw ValidationError("Cannot tell where herald-bench is.")
             }
@@ -173,6 +175,8 @@ extension HeraldBench {
             let openWaits = changes.waiting
             try await Task.sleep(for: .seconds(1))  // settled
             let with = Memory.residentBytes()
+            Memory.trimFreeMemory()
+            let trimmedWith = Memory.residentBytes()
             let lagBefore = EventLoopLag(prometheusText: gateway.metrics.prometheusText())
             // Every push wakes every open wait and stream, each of which reads the log again.
             let flowStarted = ContinuousClock.now
@@ -200,7 +204,7 @@ extension HeraldBench {
                 | reference: the same listing without a wait (the API's round trip, new connection) | \(ms(reference.p50)) | \(ms(reference.p99)) |
                 | ratio wait / round trip | \(String(format: "%.2f×", wait.p50 / reference.p50)) | \(String(format: "%.2f×", wait.p99 / reference.p99)) |
 
-                \(waits) waits and \(streams) streams open (\(openWaits) waiting on the log): resident memory \(mb(before)) → \(mb(with)) (+\(String(format: "%.1f", Double(with - before) / 1_048_576)) MB), \(mb(withPushes)) after 50 pushes woke them all (in \(flow)); gateway event-loop lag meanwhile: \(lag.summary) (\(lag.count) measurements); once the clients went away, \(left) left waiting
+                \(waits) waits and \(streams) streams open (\(openWaits) waiting on the log): resident memory \(mb(before)) → \(mb(with)) (+\(String(format: "%.1f", Double(with - before) / 1_048_576)) MB; +\(String(format: "%.1f", Double(trimmedWith - trimmedBefore) / 1_048_576)) MB once malloc gave back what it kept free), \(mb(withPushes)) after 50 pushes woke them all (in \(flow)); gateway event-loop lag meanwhile: \(lag.summary) (\(lag.count) measurements); once the clients went away, \(left) left waiting
                 """)
 
             try await http.shutdown()

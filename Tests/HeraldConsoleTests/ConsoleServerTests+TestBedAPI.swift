@@ -67,6 +67,31 @@ extension ConsoleServerTests {
     }
 
     @Test(
+        "Issue 64: a wait pipelined behind another request on one connection is answered after it, in order; what comes after the wait is not read, and the connection closes after the wait's answer"
+    )
+    func pipelinedWaitKeepsOrder() async throws {
+        try await withConsole { harness, browser, token in
+            func request(_ query: String) -> String {
+                "GET /api/v1/deliveries?\(query) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n"
+            }
+            let connection = try await RawConnection.connect(port: browser.port)
+            defer { Task { await connection.close() } }
+            // Three requests in one write: a listing Hummingbird answers, a wait, and one after the wait.
+            try await connection.write(
+                Array((request("token=first") + request("token=second&wait=0.3") + request("token=third")).utf8))
+            #expect(await connection.waitUntilClosed(timeout: .seconds(30)), "the connection closes after the wait")
+            let text = String(decoding: connection.received, as: UTF8.self)
+            let answers = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+            #expect(answers.count == 2, "the listing and the wait are answered, the request after the wait is not: \(text)")
+            #expect(answers.first?.hasPrefix("200") == true && answers.first?.contains("\"complete\":true") == true, "\(text)")
+            #expect(
+                answers.last?.hasPrefix("200") == true && answers.last?.contains("\"complete\":false") == true
+                    && answers.last?.lowercased().contains("connection: close") == true, "\(text)")
+            #expect(harness.store.deliveryLogChanges.waiting == 0)
+        }
+    }
+
+    @Test(
         "Issue 64 (bad input): 200 event streams are admitted, beside the waits, and the next is 503; once their clients go away, a stream is admitted again"
     )
     func streamLimit() async throws {

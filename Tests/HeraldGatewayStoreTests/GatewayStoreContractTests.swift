@@ -530,6 +530,21 @@ import Testing
         task.cancel()
         await task.value
         #expect(changes.waiting == 0)
+        // A task cancelled before its wait begins returns at once.
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            await changes.wait(after: changes.generation, timeout: .seconds(60))
+        }
+        await cancelledFirst.value
+        #expect(changes.waiting == 0)
+        // A wait on two signals: either wakes it, and it is left in neither.
+        let other = ChangeSignal()
+        async let either: Void = ChangeSignal.wait(
+            any: [(changes, changes.generation), (other, other.generation)], timeout: .seconds(60))
+        try await eventually("the wait is open on both") { changes.waiting == 1 && other.waiting == 1 }
+        other.changed()
+        await either
+        #expect(changes.waiting == 0 && other.waiting == 0)
     }
 
     @Test(
