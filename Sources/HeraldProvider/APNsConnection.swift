@@ -144,7 +144,7 @@ final class APNsConnection: Sendable {
         case (.connecting(let waiting), .failure(let error)):
             state.value = .idle
             let failure = APNsTransport.Failure(
-                description: "Cannot connect to \(endpoint.host):\(endpoint.port): \(error)")
+                description: "Cannot connect to \(endpoint.host):\(endpoint.port): \(ConnectionFailure.describe(error))")
             for request in waiting { request.answer(.failure(failure)) }
         case (_, .success(let handler)):
             _ = handler.closeWhenIdle()  // shut down while connecting

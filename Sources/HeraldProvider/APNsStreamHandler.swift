@@ -173,7 +173,7 @@ package final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHa
     }
 
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        failure = "The connection failed: \(error)"
+        failure = "The connection failed: \(ConnectionFailure.describe(error))"
         context.close(promise: nil)
     }
 

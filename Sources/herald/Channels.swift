@@ -60,7 +60,7 @@ extension HeraldCommand {
             @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                let channels = try await store.withStore {
+                let channels = try await store.withExistingStore {
                     try await $0.channels(bundleID: app.bundleID, environment: app.environment)
                 }
                 if output.json {
@@ -99,7 +99,7 @@ extension HeraldCommand {
 
             func run() async throws {
                 guard
-                    let channel = try await store.withStore({
+                    let channel = try await store.withExistingStore({
                         try await $0.channel(id: channelID, bundleID: app.bundleID, environment: app.environment)
                     })
                 else {
@@ -122,7 +122,7 @@ extension HeraldCommand {
             @Argument(help: "The channel ID.") var channelID: String
 
             func run() async throws {
-                let deleted = try await store.withStore {
+                let deleted = try await store.withExistingStore {
                     try await $0.deleteChannel(id: channelID, bundleID: app.bundleID, environment: app.environment)
                 }
                 guard deleted else {

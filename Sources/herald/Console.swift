@@ -41,11 +41,21 @@ extension HeraldCommand {
 
             func run() async throws {
                 let hash = token.map(OperatorToken.hash)
-                let revoked = try await store.withStore { try await $0.revokeOperatorTokens(hash: hash, at: Date()) }
-                guard revoked > 0 || all else {
-                    throw CommandFailure("No such operator token, or it was revoked already.")
+                try await store.withExistingStore { store in
+                    // Revoking twice is no mistake: say so, with when it was; an unknown token is one.
+                    if let hash {
+                        guard let record = try await store.operatorToken(hash: hash) else {
+                            throw CommandFailure(
+                                "No such operator token: herald console token makes one (revoke --all revokes every one).")
+                        }
+                        if let revokedAt = record.revokedAt {
+                            print("That operator token was already revoked, at \(revokedAt.formatted(.iso8601)).")
+                            return
+                        }
+                    }
+                    let revoked = try await store.revokeOperatorTokens(hash: hash, at: Date())
+                    print("Revoked \(revoked) operator token\(revoked == 1 ? "" : "s").")
                 }
-                print("Revoked \(revoked) operator token\(revoked == 1 ? "" : "s").")
             }
         }
     }

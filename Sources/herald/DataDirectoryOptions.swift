@@ -10,6 +10,19 @@ struct DataDirectoryOptions: ParsableArguments {
     var path: String?
 
     var directory: HeraldDataDirectory { HeraldDataDirectory.resolve(explicitPath: path) }
+
+    /// Throws when the data directory does not exist: a command that only reads names it rather than making it.
+    ///
+    /// - Throws: ``CommandFailure`` naming the directory and how to choose another.
+    func requireExisting() throws {
+        var isDirectory: ObjCBool = false
+        let url = directory.url
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CommandFailure(
+                "No Herald data directory at \(url.path): herald up or herald gateway makes one; name another with --data-dir or HERALD_DATA_DIR"
+            )
+        }
+    }
 }
 
 extension HeraldDataDirectory {

@@ -73,7 +73,7 @@ extension HeraldCommand.Deliveries {
         }
 
         func run() async throws {
-            let found = try await store.withStore { store in
+            let found = try await store.withExistingStore { store in
                 try await store.deliveries(try await filters.filter(in: store), limit: limit)
             }
             if output.json {
@@ -155,7 +155,7 @@ extension HeraldCommand.Deliveries {
         @OptionGroup var output: JSONOutputOptions
 
         func run() async throws {
-            let deleted = try await store.withStore { store in
+            let deleted = try await store.withExistingStore { store in
                 let filter = try await filters.filter(in: store)
                 guard !filter.isEmpty || all else {
                     throw CommandFailure(
@@ -177,7 +177,7 @@ extension HeraldCommand.Deliveries {
 ///
 /// - Throws: ``CommandFailure`` saying where the log's pushes are when there is none.
 func findDelivery(_ uniqueID: String, in store: GatewayStoreOptions) async throws -> LoggedDelivery {
-    guard let delivery = try await store.withStore({ try await $0.delivery(uniqueID: uniqueID) }) else {
+    guard let delivery = try await store.withExistingStore({ try await $0.delivery(uniqueID: uniqueID) }) else {
         throw CommandFailure(
             "No delivery log for \(uniqueID). The log keeps 7 days and only development-environment pushes have one; `herald deliveries list` lists them."
         )

@@ -113,7 +113,7 @@ extension HeraldCommand {
                 @OptionGroup var output: JSONOutputOptions
 
                 func run() async throws {
-                    let projects = try await store.withStore { try await $0.fcmProjects() }
+                    let projects = try await store.withExistingStore { try await $0.fcmProjects() }
                     if output.json {
                         let listed = projects.map { project in
                             JSONValue.members([

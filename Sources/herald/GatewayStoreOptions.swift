@@ -51,6 +51,16 @@ struct GatewayStoreOptions: ParsableArguments {
         }
     }
 
+    /// Runs `body` with the store, as a command that reads it or removes from it: with no data directory there is
+    /// nothing to read, so it names the missing directory instead of making one (a mistyped `--data-dir`).
+    @discardableResult
+    func withExistingStore<T>(
+        logger: Logger = Logger(label: "herald.gateway.store"), _ body: (any GatewayStore) async throws -> T
+    ) async throws -> T {
+        if try databaseURL() == nil { try data.requireExisting() }
+        return try await withStore(logger: logger, body)
+    }
+
     private func openPostgres(_ url: PostgresDatabaseURL, isNode: Bool, logger: Logger) async throws -> PostgresGatewayStore {
         var configuration = PostgresGatewayStore.Configuration()
         configuration.isNode = isNode

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct HeraldCommand: AsyncParsableCommand {
@@ -14,4 +15,31 @@ struct HeraldCommand: AsyncParsableCommand {
             Location.self, Focus.self, Widgets.self, WebPush.self,
         ]
     )
+
+    /// Parses the command line and runs the command, with one convention for exit codes (docs/cli-errors.md):
+    /// 0 success; 64 a command line that does not parse — an unknown option, a missing argument, a value its
+    /// `validate()` refuses — printed with that subcommand's usage; 1 anything found while running (a file that is not
+    /// a key, a token the store does not have, a gateway that is not there), in one line without usage text.
+    static func main() async {
+        let command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                var command = command
+                try command.run()
+            }
+        } catch let error as ValidationError {
+            // Found while running, not in the command line: what to fix, without the usage text.
+            FileHandle.standardError.write(Data("Error: \(error.message)\n".utf8))
+            Foundation.exit(EXIT_FAILURE)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -136,7 +136,7 @@ extension HeraldCommand {
             @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                let keys = try await store.withStore { try await $0.providerKeys() }
+                let keys = try await store.withExistingStore { try await $0.providerKeys() }
                 if output.json {
                     output.print(
                         .members([

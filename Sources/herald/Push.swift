@@ -153,7 +153,14 @@ extension HeraldCommand {
         static func describe(_ result: APNsResult) -> String {
             // The apns-unique-id (sandbox only, R-03) finds it in the delivery log: `herald log`, the console.
             if result.isSuccess { return "200 \(result.apnsID ?? "")" + (result.uniqueID.map { " \($0)" } ?? "") }
-            if result.status == 0 { return "failed: \(result.failure ?? "no answer")" }
+            if result.status == 0 {
+                let failure = result.failure ?? "no answer"
+                // A gateway's own CA is not in the system's trust store: say which file to trust.
+                let hint =
+                    failure.contains("certificate is not trusted")
+                    ? "; pass --cacert with the CA that issued it (a Herald gateway's: <data-dir>/tls/ca.pem)" : ""
+                return "failed: \(failure)\(hint)"
+            }
             var text = "\(result.status) \(result.reasonText ?? "")"
             if let timestamp = result.timestamp { text += " since \(timestamp.formatted(.iso8601))" }
             return text

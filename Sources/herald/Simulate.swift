@@ -75,8 +75,15 @@ extension HeraldCommand {
                     "The payload is \(size) bytes (compact, without \"\(Self.targetKey)\"); a remote notification's payload is \(Self.maximumSize) bytes at most."
                 )
             }
+            // As simctl needs the app installed: an unknown app is a mistake, and no entry is made for it.
+            try self.data.requireExisting()
             let changes = NotificationChanges(self.data)
             let engine = try changes.localEngine()
+            guard try await engine.bundleIdentifiers().contains(bundleIdentifier) else {
+                throw CommandFailure(
+                    "No app \(bundleIdentifier) on this device: an app is known once it has run (or herald settings \(bundleIdentifier) --allow names it); herald notifications list lists them"
+                )
+            }
             let strings =
                 try await engine.appState(for: bundleIdentifier).bundlePath.map {
                     LocalizedStringTable.load(

@@ -23,7 +23,7 @@ extension HeraldCommand {
             @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                let records = try await store.withStore { try await $0.tokens(includingRevoked: all) }.filter {
+                let records = try await store.withExistingStore { try await $0.tokens(includingRevoked: all) }.filter {
                     (device == nil || $0.deviceID == device) && (topic == nil || $0.bundleID == topic)
                 }
                 if output.json {
@@ -90,10 +90,18 @@ extension HeraldCommand {
 
             func run() async throws {
                 guard DeviceToken(hex: token) != nil else { throw ValidationError("\(token) is not a hex device token.") }
-                guard let record = try await store.withStore({ try await $0.revokeToken(token, at: Date()) }) else {
-                    throw ValidationError("No such token: \(token). `herald tokens create` makes one.")
+                let now = Date()
+                guard let record = try await store.withExistingStore({ try await $0.revokeToken(token, at: now) }) else {
+                    throw CommandFailure("No such token: \(token). `herald tokens list --all` lists them.")
                 }
-                print("Revoked \(record.token) (\(record.bundleID), \(record.environment.rawValue))")
+                // Revoking twice is no mistake: the store keeps the first revocation's time, and says so.
+                if let revokedAt = record.revokedAt, abs(revokedAt.timeIntervalSince(now)) > 0.001 {
+                    print(
+                        "\(record.token) (\(record.bundleID), \(record.environment.rawValue)) was already revoked, at \(revokedAt.formatted(.iso8601))"
+                    )
+                } else {
+                    print("Revoked \(record.token) (\(record.bundleID), \(record.environment.rawValue))")
+                }
             }
         }
     }

@@ -283,7 +283,18 @@ import UserNotifications
         var children = [up]
         defer { for child in children { child.send(SIGKILL) } }
         let stdin = herald.dataDirectory.appendingPathComponent("stdin.json")
-        // While the app is not running: two background pushes; the app gets the newer at start.
+        // Issue 70: an app the device does not know is named, with rc 1, and nothing is made for it.
+        try Data(#"{"aps":{"content-available":1},"news":"lost"}"#.utf8).write(to: stdin)
+        let unknown = try await herald.run(["simulate", "com.example.nowhere", stdin.path])
+        #expect(
+            unknown.status == 1
+                && unknown.error.hasPrefix("Error: No app com.example.nowhere on this device: an app is known once it has run")
+                && unknown.error.split(separator: "\n").count == 1, "\(unknown.output) \(unknown.error)")
+        let listed = try await herald.run(["notifications", "list"])
+        #expect(!listed.output.contains("com.example.nowhere"), "\(listed.output)")
+        // While the app is not running (known to the device, as simctl needs an app installed): two background
+        // pushes; the app gets the newer at start.
+        #expect(try await herald.run(["settings", "com.example.one", "--allow"]).status == 0)
         for news in ["older", "newer"] {
             try Data(#"{"aps":{"content-available":1},"news":"\#(news)"}"#.utf8).write(to: stdin)
             let simulated = try await ChildProcess.run(

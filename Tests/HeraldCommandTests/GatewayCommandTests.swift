@@ -265,12 +265,89 @@ import Testing
         #expect(made.status == 0 && token.count == 43, "\(made.output) \(made.error)")
         let revoked = try await herald.run(["console", "revoke", token])
         #expect(revoked.status == 0 && revoked.output.contains("Revoked 1 operator token."), "\(revoked.output) \(revoked.error)")
+        // Issue 70: revoking twice is rc 0 saying it was already so; an unknown token is rc 1, one line.
         let again = try await herald.run(["console", "revoke", token])
-        #expect(again.status == 1 && again.error.contains("No such operator token, or it was revoked already."), "\(again.error)")
+        #expect(
+            again.status == 0 && again.output.contains("That operator token was already revoked, at "),
+            "\(again.output) \(again.error)")
+        let unknown = try await herald.run(["console", "revoke", "not-a-token-anyone-made"])
+        #expect(
+            unknown.status == 1 && unknown.error.hasPrefix("Error: No such operator token: herald console token makes one")
+                && unknown.error.split(separator: "\n").count == 1, "\(unknown.error)")
         let nothing = try await herald.run(["console", "revoke"])
         #expect(nothing.status != 0 && nothing.error.contains("Give the token to revoke, or --all."), "\(nothing.error)")
         _ = try await herald.run(["console", "token"])
         #expect(try await herald.run(["console", "revoke", "--all"]).output.contains("Revoked 1 operator token."))
+    }
+
+    @Test(
+        "Issue 70: a command that only reads (or removes) never makes a data directory: under a mistyped --data-dir it names the missing one in one line, rc 1"
+    )
+    func readOnlyCommandsMakeNoDataDirectory() async throws {
+        let herald = try HeraldProcess()
+        let missing = herald.dataDirectory.appendingPathComponent("mistyped")
+        for arguments in [
+            ["tokens", "list"], ["tokens", "revoke", "abcd"], ["keys", "list"], ["deliveries", "list"],
+            ["deliveries", "clear", "--all"], ["log", "0123"], ["console", "revoke", "--all"],
+        ] {
+            let result = try await herald.run(arguments + ["--data-dir", missing.path], passingDataDirectory: false)
+            #expect(result.status == 1, "\(arguments): \(result.output) \(result.error)")
+            #expect(
+                result.error
+                    == "Error: No Herald data directory at \(missing.path): herald up or herald gateway makes one; name another with --data-dir or HERALD_DATA_DIR\n",
+                "\(arguments): \(result.error)")
+            #expect(!FileManager.default.fileExists(atPath: missing.path), "\(arguments) made \(missing.path)")
+        }
+    }
+
+    @Test(
+        "Issue 70: every subcommand's errors as docs/cli-errors.md lists them — exit 1 with one line naming the input, 64 with that subcommand's usage"
+    )
+    func everySubcommandsErrors() async throws {
+        let herald = try HeraldProcess()
+        #expect(try await herald.run(["console", "token"]).status == 0)
+        let data = herald.dataDirectory.path
+        try Data("hello\n".utf8).write(to: herald.dataDirectory.appendingPathComponent("not-a-key.pem"))
+        try Data(#"{"aps":{"alert":"x"}}"#.utf8).write(to: herald.dataDirectory.appendingPathComponent("push.apns"))
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let table = try String(contentsOf: repository.appendingPathComponent("docs/cli-errors.md"), encoding: .utf8)
+        let rows = table.split(separator: "\n").compactMap { line -> (command: String, code: Int32, begins: String)? in
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3, cells[0].hasPrefix("`herald "), let code = Int32(cells[1]) else { return nil }
+            func unquoted(_ cell: String) -> String {
+                String(cell.dropFirst().dropLast()).replacingOccurrences(of: "$DATA", with: data)
+            }
+            return (unquoted(cells[0]), code, unquoted(cells[2]))
+        }
+        #expect(rows.count >= 30, "the table's rows: \(rows.count)")
+        var subcommands: Set<String> = []
+        for row in rows {
+            let words = HeraldCommandTests.shellWords(row.command).dropFirst()
+            subcommands.insert(words.first ?? "")
+            // The data directory from the environment (not every subcommand takes --data-dir); a row's own wins.
+            let result = try await herald.run(
+                Array(words), passingDataDirectory: false, environment: ["HERALD_DATA_DIR": data])
+            let lines = result.error.split(separator: "\n")
+            #expect(result.status == row.code, "\(row.command): rc \(result.status)\n\(result.error)")
+            #expect(lines.first?.hasPrefix(row.begins) == true, "\(row.command): \(result.error)")
+            if row.code == 1 {
+                #expect(lines.count == 1, "\(row.command): one line\n\(result.error)")
+            } else {
+                #expect(result.error.contains("Usage: herald \(words.first ?? "")"), "\(row.command): \(result.error)")
+            }
+            #expect(!result.error.contains("/.build/") && !result.error.contains("Domain="), "\(row.command): \(result.error)")
+        }
+        // Every subcommand has its row.
+        let help = try await herald.run(["--help"])
+        let listed =
+            help.output.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n").compactMap { line in
+                line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
+            } ?? []
+        #expect(listed.count >= 20, "\(help.output)")
+        for subcommand in listed where subcommand != "See" {
+            #expect(subcommands.contains(subcommand), "docs/cli-errors.md has no row for herald \(subcommand)")
+        }
     }
 
     @Test("keys and tokens misuse gets a clear message")
@@ -280,8 +357,16 @@ import Testing
         #expect(badTopic.status != 0)
         #expect(badTopic.error.contains("bundle ID"))
         let unknown = try await herald.run(["tokens", "revoke", "abcd"])
-        #expect(unknown.status != 0)
-        #expect(unknown.error.contains("No such token"))
+        #expect(unknown.status == 1 && unknown.error.contains("No such token"), "\(unknown.error)")
+        // Issue 70: revoking a token twice is rc 0 both times; the second says when it was revoked.
+        let made = try await herald.run(["tokens", "create", "--topic", "com.example.app"])
+        let token = try #require(made.output.split(separator: "\n").last.map(String.init), "\(made.output)")
+        let first = try await herald.run(["tokens", "revoke", token])
+        #expect(first.status == 0 && first.output.hasPrefix("Revoked \(token)"), "\(first.output) \(first.error)")
+        let second = try await herald.run(["tokens", "revoke", token])
+        #expect(
+            second.status == 0 && second.output.contains("\(token) (com.example.app, development) was already revoked, at "),
+            "\(second.output) \(second.error)")
         let notAKey = herald.dataDirectory.appendingPathComponent("x.pem")
         try Data("hello".utf8).write(to: notAKey)
         let imported = try await herald.run(["keys", "import", "--team-id", "TEAM123456", "--key-id", "KEY1234567", notAKey.path])

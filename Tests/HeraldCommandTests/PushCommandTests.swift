@@ -3,6 +3,8 @@ import GatewayTestSupport
 import HeraldCore
 import HeraldTestSupport
 import HeraldTesting
+import NIOCore
+import NIOPosix
 import Testing
 
 /// `herald push` and `herald jwt` as a user runs them, against a `herald gateway` process.
@@ -20,6 +22,46 @@ import Testing
     static func createToken(_ herald: HeraldProcess) async throws -> String {
         try await herald.run(["tokens", "create", "--topic", "com.example.app"]).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test(
+        "Issue 70: a push that cannot connect says why in words — nothing listens there; the gateway's certificate is not trusted, naming --cacert and the data directory's CA — with no framework type names"
+    )
+    func connectionFailuresInWords() async throws {
+        let herald = try HeraldProcess()
+        let key = try await Self.createKey(herald, file: "key.p8")
+        let token = try await Self.createToken(herald)
+        let credentials = ["--p8", key, "--key-id", "KEY1234567", "--team-id", "TEAM123456"]
+        let alert = ["--topic", "com.example.app", "--token", token, "--alert", "x"]
+        // A port nothing listens on: one bound and closed at once.
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0).get()
+        let closed = try #require(listener.localAddress?.port)
+        try await listener.close()
+        let refused = try await herald.run(["push", "--gateway", "https://127.0.0.1:\(closed)"] + credentials + alert)
+        #expect(refused.status == 1, "\(refused.output) \(refused.error)")
+        #expect(
+            refused.output.contains(
+                "\(token) failed: Cannot connect to 127.0.0.1:\(closed): connection refused: nothing listens at that address"),
+            "\(refused.output)")
+        #expect(!refused.output.contains("SingleConnectionFailure") && !refused.output.contains("errno"), "\(refused.output)")
+
+        try await GatewayCommandTests.withGatewayProcess(herald) { gateway in
+            // Another data directory: no CA of this gateway's to trust.
+            let elsewhere = herald.dataDirectory.appendingPathComponent("elsewhere")
+            try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+            let untrusted = try await herald.run(
+                ["push", "--gateway", "https://localhost:\(gateway.provider)"] + credentials + alert,
+                passingDataDirectory: false, environment: ["HERALD_DATA_DIR": elsewhere.path])
+            #expect(untrusted.status == 1, "\(untrusted.output) \(untrusted.error)")
+            #expect(
+                untrusted.output.contains(
+                    "the server's TLS certificate is not trusted (certificate verify failed); pass --cacert")
+                    && untrusted.output.contains("<data-dir>/tls/ca.pem"), "\(untrusted.output)")
+            #expect(
+                !untrusted.output.contains("BoringSSL") && !untrusted.output.contains(".build/")
+                    && !untrusted.output.contains("handshakeFailed"), "\(untrusted.output)")
+        }
     }
 
     @Test(
