@@ -107,6 +107,7 @@ extension HeraldCommand {
                 logger.debug("Open file limit", metadata: ["limit.before": "\(limit.before)", "limit.after": "\(limit.after)"])
             }
             let directory = data.directory
+            try await preflight(directory)
             let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
             let gatewayStore = try openGatewayStore(data, logger: logger)

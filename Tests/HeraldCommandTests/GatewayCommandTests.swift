@@ -249,11 +249,29 @@ import Testing
                     String(running.device),
                 ])
             #expect(up.status == 1)
+            // Issue 70: found before any service starts — the one line, no log lines, no service group's error.
             #expect(
-                up.error.contains(
-                    "port \(running.device) is in use — is another `herald up` running? Stop it, or pass --device-port"),
+                up.error
+                    == "Error: port \(running.device) is in use — is another `herald up` running? Stop it, or pass --device-port with another port (0 picks a free one).\n",
                 "\(up.error)")
         }
+    }
+
+    @Test(
+        "Issue 70: a second herald up (or herald device) on a data directory a device runs on is one line naming it, before anything starts"
+    )
+    func secondUpOnOneDataDirectory() async throws {
+        let herald = try HeraldProcess()
+        let free = ["--port", "0", "--plaintext-port", "0", "--channels-port", "0", "--device-port", "0"]
+        guard let (first, _) = try await EndToEndTests.startUp(herald) else { return }
+        defer { first.send(SIGKILL) }
+        let expected =
+            "Error: Another herald up or herald device runs on \(herald.dataDirectory.path) (its device answers at herald.sock): stop it, or pass another --data-dir.\n"
+        let second = try await herald.run(["up", "--console-port", "0", "--fcm-port", "0"] + free)
+        #expect(second.status == 1 && second.error == expected, "\(second.output)\n\(second.error)")
+        let device = try await herald.run(["device", "--gateway", "http://127.0.0.1:1"])
+        #expect(device.status == 1 && device.error == expected, "\(device.output)\n\(device.error)")
+        await first.stop()
     }
 
     @Test(
