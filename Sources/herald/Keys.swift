@@ -137,6 +137,9 @@ extension HeraldCommand {
 
             func run() async throws {
                 let keys = try await store.withExistingStore { try await $0.providerKeys() }
+                // Which .p8 in the data directory signs for each key now (after a --replace, the new one).
+                var files: [String: String] = [:]
+                for key in keys { files[key.keyID] = await key.keyFile(in: store.directory.url) }
                 if output.json {
                     output.print(
                         .members([
@@ -147,6 +150,7 @@ extension HeraldCommand {
                                         "environment": key.environment.map { .string($0.rawValue) },
                                         "topics": .array(key.topics.map(JSONValue.string)),
                                         "createdAt": .time(key.createdAt),
+                                        "file": files[key.keyID].map(JSONValue.string),
                                     ])
                                 })
                         ]))
@@ -158,7 +162,10 @@ extension HeraldCommand {
                 for key in keys {
                     let environment = key.environment?.rawValue ?? "development+production"
                     let topics = key.topics.isEmpty ? "all topics" : key.topics.joined(separator: ",")
-                    print("\(key.keyID)  team \(key.teamID)  \(environment)  \(topics)")
+                    let file = files[key.keyID].map { "file \($0)" } ?? "its .p8 is not in the data directory"
+                    print(
+                        "\(key.keyID)  team \(key.teamID)  \(environment)  \(topics)  registered \(key.createdAt.formatted(.iso8601))  \(file)"
+                    )
                 }
             }
         }

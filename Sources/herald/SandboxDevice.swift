@@ -80,7 +80,16 @@ struct SandboxDevice: Service {
             var pendingCount = 0
             for app in apps { pendingCount += try await engine.pending(for: app).count }
             let key = keys.first { $0.keyID == HeraldCommand.Up.keyID } ?? keys[0]
-            let keyFile = HeraldCommand.Up.keyFile(keyID: key.keyID, in: directory).path
+            // The .p8 in the data directory that signs for the key: up's own file, unless `keys create/import
+            // --replace` registered another one, which the banner then says.
+            let signingFile = await key.keyFile(in: directory.url)
+            let keyFile = signingFile ?? HeraldCommand.Up.keyFile(keyID: key.keyID, in: directory).path
+            let keyFileSigns = signingFile != nil
+            let keyLine =
+                keyFileSigns
+                ? "\(key.keyID) (team \(key.teamID)), file \(keyFile)"
+                : "\(key.keyID) (team \(key.teamID)), registered \(key.createdAt.formatted(.iso8601)); no .p8 in the data directory signs for it (keys create/import --replace registered another): push with the .p8 you registered"
+            let pushKey = keyFileSigns ? HeraldCommand.Up.shellQuoted(keyFile) : "<the .p8 you registered>"
             let dataOption = directory.commandLineOption()
             var consoleLines = ""
             if let console, let port = await console.server.port() {
@@ -135,7 +144,8 @@ struct SandboxDevice: Service {
                         "plaintextURL": .string("http://127.0.0.1:\(ports.provider[1])"),
                         "channelsURL": .string("https://localhost:\(ports.provider[2])"),
                         "certificateAuthority": gateway.certificateAuthority.map { JSONValue.string($0.certificateURL.path) },
-                        "keyID": .string(key.keyID), "teamID": .string(key.teamID), "keyFile": .string(keyFile),
+                        "keyID": .string(key.keyID), "teamID": .string(key.teamID),
+                        "keyFile": keyFileSigns ? .string(keyFile) : .null,
                     ]),
                     "devices": .string("wss://localhost:\(ports.device)/device/v1"),
                     "demoApp": .members([
@@ -159,12 +169,12 @@ struct SandboxDevice: Service {
                   APNs gateway:   https://localhost:\(ports.provider[0]) (http://127.0.0.1:\(ports.provider[1]) plaintext), devices wss://localhost:\(ports.device)/device/v1
                   channels:       https://localhost:\(ports.provider[2])/1/apps/\(demoApp)/channels, demo channel \(demoChannel ?? "none") (policy 1)
                   trust this CA:  \(gateway.certificateAuthority?.certificateURL.path ?? "-")\(consoleLines)
-                  provider key:   \(key.keyID) (team \(key.teamID)), file \(keyFile)
+                  provider key:   \(keyLine)
                   demo app:       \(demoApp), device token \(token ?? "none: the device could not register it (see the log)")
                   device model:   \(deviceModelName)\(deliveryRules == .iphone ? " (\(HeraldCommand.shellName) device power low|normal, wake, force-quit <app>, status)" : "")\(fcmLines)\(webPushLines)
                 \(token.map { """
                 Push to the demo app from another terminal:
-                  \(HeraldCommand.shellName) push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(HeraldCommand.Up.shellQuoted(keyFile)) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'
+                  \(HeraldCommand.shellName) push\(dataOption) --gateway https://localhost:\(ports.provider[0]) --p8 \(pushKey) --key-id \(key.keyID) --team-id \(key.teamID) --topic \(demoApp) --token \($0) --title Hello --body 'from Herald'
                 """ } ?? "")
                 Or schedule a local one:
                   \(HeraldCommand.shellName) notifications send\(dataOption) \(demoApp) --title Hello --body 'from Herald' --in 5

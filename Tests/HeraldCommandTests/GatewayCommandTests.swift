@@ -118,6 +118,37 @@ import Testing
         let withOld = try await push(signedWith: first)
         #expect(withOld.hasPrefix("HTTP/2 403") && withOld.contains("InvalidProviderToken"), "\(withOld)")
         #expect(await gateway.child.stop() == 0)
+        // keys list says which file signs for the key now: the new one.
+        let listed = try await herald.run(["keys", "list"])
+        #expect(
+            listed.output.contains("KEY1234567  team TEAM123456") && listed.output.contains("file \(second)"), "\(listed.output)")
+        #expect(!listed.output.contains("file \(first)"), "\(listed.output)")
+    }
+
+    @Test(
+        "Issue 70: after keys create --replace registers herald up's key from a file elsewhere, the banner says its data directory's file no longer signs for it instead of printing a push line that answers 403, and keys list says the same"
+    )
+    func bannerAfterReplacedKey() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, _) = try await EndToEndTests.startUp(herald) else { return }
+        #expect(up.output.contains("provider key:   HERALDKEY1 (team HERALDTEAM), file "), "\(up.output)")
+        await up.stop()
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("herald-key-\(UUID().uuidString).p8")
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let replaced = try await herald.run([
+            "keys", "create", "--team-id", "HERALDTEAM", "--key-id", "HERALDKEY1", "--out", elsewhere.path, "--replace",
+        ])
+        #expect(replaced.status == 0, "\(replaced.error)")
+        guard let (again, _) = try await EndToEndTests.startUp(herald) else { return }
+        defer { again.send(SIGKILL) }
+        #expect(
+            again.output.contains("no .p8 in the data directory signs for it (keys create/import --replace registered another)")
+                && again.output.contains("--p8 <the .p8 you registered>"), "\(again.output)")
+        let listed = try await herald.run(["keys", "list"])
+        #expect(
+            listed.output.contains("HERALDKEY1  team HERALDTEAM")
+                && listed.output.contains("its .p8 is not in the data directory"), "\(listed.output)")
+        await again.stop()
     }
 
     @Test("A notification answered 200 survives `kill -9` before delivery; revoke → 410; SIGTERM stops gracefully")
