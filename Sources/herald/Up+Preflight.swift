@@ -4,12 +4,17 @@ import HeraldCore
 import HeraldDevice
 
 extension HeraldCommand.Up {
-    /// Checks, before any service starts, that no other device runs on the data directory and that every port asked
+    /// Checks, before any service starts, the operator token the environment names, that no other device runs on the
+    /// data directory and that every port asked
     /// for is free: one line that says what to do, instead of a service group's log lines and errors (issue 70).
     ///
     /// - Parameter directory: The data directory.
     /// - Throws: ``CommandFailure`` naming the data directory, or the port and the option that sets it.
     func preflight(_ directory: HeraldDataDirectory) async throws {
+        // What the command line and the environment say comes first: a mistake in them is the one to fix.
+        if !noConsole && consolePort != ListenerPort.off {
+            _ = try Self.chosenOperatorToken(environment: ProcessInfo.processInfo.environment)
+        }
         if await DeviceDaemon.isServing(at: directory.appChannelSocket) {
             throw CommandFailure(
                 "Another herald up or herald device runs on \(directory.url.path) (its device answers at herald.sock): stop it, or pass another --data-dir."
