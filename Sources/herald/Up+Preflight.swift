@@ -5,8 +5,8 @@ import HeraldDevice
 
 extension HeraldCommand.Up {
     /// Checks, before any service starts, the operator token the environment names, that no other device runs on the
-    /// data directory and that every port asked
-    /// for is free: one line that says what to do, instead of a service group's log lines and errors (issue 70).
+    /// data directory and that every port asked for is free: one line that says what to do, instead of a service
+    /// group's log lines and errors (issue 70).
     ///
     /// - Parameter directory: The data directory.
     /// - Throws: ``CommandFailure`` naming the data directory, or the port and the option that sets it.
