@@ -11,9 +11,10 @@ import Synchronization
 ///
 /// Why: a Swift task keeps every slab of task memory it ever used until it ends, and a connection's task goes deep
 /// (the HTTP channel, the router, each middleware, the route): a request that waits inside it holds some 40 KB for as
-/// long as it waits. Here the route runs in a child task that ends once it answered, and what waits is a shallow task:
-/// the answer's body, a continuation on the log's ``HeraldCore/ChangeSignal`` and a timer (issue 64: 1,000 waits and
-/// 100 streams in under 20 MB). The route is the router's own, so a handed-off request is answered exactly as any.
+/// long as it waits. Here a request's task is made once it has a place at the API's ``ConcurrencyGate``, its route runs
+/// in a child task, and a wait that has to wait is handed on as a ``WaitingAnswer`` — no task waits for it; a stream's
+/// task stays shallow (issue 64: 1,000 waits and 100 streams in +18.5 MB). The route is the router's own, so a
+/// handed-off request is answered exactly as any other.
 ///
 /// Sits after the HTTP/1 codec, before Hummingbird's handlers. A handed-off request's connection closes once it is
 /// answered (`Connection: close`); anything the client sends after it on that connection is not read. A request
@@ -127,12 +128,11 @@ final class LongRequestHandoff: ChannelDuplexHandler, RemovableChannelHandler {
         stage = .answering(underWay)
         // The answer's task is made once it has a place among the few that route at once.
         let ticket = gate.enter {
-            underWay.run(
+            underWay.task.hold(
                 Task { @Sendable in
                     await Self.answer(
                         head, on: channel, respond: respond, gate: gate, out: out, underWay: underWay, logger: logger)
-                    // A finished task's memory goes once nothing holds it: nothing does from here.
-                    underWay.taskEnded()
+                    underWay.task.ended()
                 })
         }
         if let ticket { underWay.onCancel { gate.withdraw(ticket) } }
@@ -179,31 +179,9 @@ final class LongRequestHandoff: ChannelDuplexHandler, RemovableChannelHandler {
 /// What a handed-off answer's client going away cancels: the task answering it, while it runs, then the wait it
 /// handed on.
 final class AnswerUnderWay: Sendable {
-    private struct State {
-        var cancelled = false
-        var taskEnded = false
-        var task: Task<Void, Never>?
-        var actions: [@Sendable () -> Void] = []
-    }
-
-    private let state = Mutex(State())
-
-    /// Holds `task` until it ends, to cancel it (a finished task is not held: its memory goes with it).
-    func run(_ task: Task<Void, Never>) {
-        let cancelled = state.withLock { state -> Bool in
-            if !state.cancelled && !state.taskEnded { state.task = task }
-            return state.cancelled
-        }
-        if cancelled { task.cancel() }
-    }
-
-    /// Forgets the task: it ended.
-    func taskEnded() {
-        state.withLock { state in
-            state.taskEnded = true
-            state.task = nil
-        }
-    }
+    /// The task answering, held until it ends.
+    let task = HeldTask()
+    private let state = Mutex<(cancelled: Bool, actions: [@Sendable () -> Void])>((false, []))
 
     /// Runs `action` when the answer is cancelled (at once if it was).
     func onCancel(_ action: @escaping @Sendable () -> Void) {
@@ -216,12 +194,44 @@ final class AnswerUnderWay: Sendable {
 
     /// Cancels the answer: its task, if it runs, and every action, once.
     func cancel() {
-        let (task, actions) = state.withLock { state in
-            defer { (state.cancelled, state.task, state.actions) = (true, nil, []) }
-            return (state.task, state.actions)
+        let actions = state.withLock { state in
+            defer { state = (true, []) }
+            return state.actions
+        }
+        task.cancel()
+        for action in actions { action() }
+    }
+}
+
+/// A task held until it ends, to cancel it: a finished task's handle keeps all the task memory the task used, so a
+/// task that ended is not kept (1,000 waits' handles held ~3 MB, issue 64).
+final class HeldTask: Sendable {
+    private let state = Mutex<(task: Task<Void, Never>?, ended: Bool, cancelled: Bool)>((nil, false, false))
+
+    /// Holds `task`, unless it ended already; cancels it if ``cancel()`` came first.
+    func hold(_ task: Task<Void, Never>) {
+        let cancelled = state.withLock { state -> Bool in
+            if !state.cancelled && !state.ended { state.task = task }
+            return state.cancelled
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// Forgets the task: it ended (called by the task itself, last).
+    func ended() {
+        state.withLock { state in
+            state.ended = true
+            state.task = nil
+        }
+    }
+
+    /// Cancels the task, now or once it is held.
+    func cancel() {
+        let task = state.withLock { state in
+            defer { (state.task, state.cancelled) = (nil, true) }
+            return state.task
         }
         task?.cancel()
-        for action in actions { action() }
     }
 }
 

@@ -5,7 +5,7 @@ import Synchronization
 /// is ready; a status can be waited on (`status?wait=`).
 public final class SandboxStatus: Sendable {
     private let facts: Mutex<JSONValue?>
-    /// Marked when the sandbox becomes ready.
+    /// Marked when the sandbox becomes ready: what `status?wait=` waits on.
     let changes = ChangeSignal()
 
     /// A status; `nil` facts: not ready yet.
@@ -25,19 +25,5 @@ public final class SandboxStatus: Sendable {
     public func ready(_ value: JSONValue) {
         facts.withLock { $0 = value }
         changes.changed()
-    }
-
-    /// The facts once the sandbox is ready, or `nil` if it is not within `timeout` (or the task is cancelled).
-    ///
-    /// - Parameter timeout: The longest it waits.
-    func waitUntilReady(timeout: Duration) async -> JSONValue? {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let seen = changes.generation
-            if let facts = current { return facts }
-            let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero, !Task.isCancelled else { return nil }
-            await changes.wait(after: seen, timeout: remaining)
-        }
     }
 }

@@ -12,12 +12,10 @@ final class WaitingAnswer: Sendable {
         var finished = false
         var deliver: (@Sendable (APIAnswer) -> Void)?
         var registration: ChangeSignal.Registration?
-        var reading: Task<Void, Never>?
+        /// The read again under way, held until it ends.
+        var reading: HeldTask?
         /// A read again that waits for its place at the gate.
         var queued: Int?
-        /// How many reads again were started, and the last that ended (its task is not held once it ended).
-        var reads = 0
-        var readEnded = 0
     }
 
     private let changes: ChangeSignal
@@ -68,10 +66,8 @@ final class WaitingAnswer: Sendable {
             deliver(expire())  // cancelled before it started: what it has, at once
             return
         }
-        let (seconds, attoseconds) = remaining.components
-        let nanoseconds = max(0, min(seconds, 1_000_000)) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
         // The timer holds the wait weakly: one that ended first (answered, or its client gone) is not kept for it.
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [weak self] in
+        DispatchQueue.global().asyncAfter(remaining) { [weak self] in
             guard let self else { return }
             self.finish(self.expire())
         }
@@ -119,27 +115,21 @@ final class WaitingAnswer: Sendable {
     private func readAgain() {
         let seen = changes.generation
         let ticket = gate.enter { [self] in
-            let read = state.withLock { state in
+            let held = HeldTask()
+            let kept = state.withLock { state -> Bool in
                 state.queued = nil
-                state.reads += 1
-                return state.reads
+                guard !state.finished else { return false }
+                state.reading = held
+                return true
             }
             let task = Task { [self] in
                 let answer = await poll()
                 gate.leave()
-                // A finished task's memory goes once nothing holds it: forget it.
-                state.withLock { state in
-                    if state.readEnded < read { state.readEnded = read }
-                    state.reading = nil
-                }
+                held.ended()
                 guard !Task.isCancelled else { return }
                 if let answer { finish(answer) } else { arm(after: seen) }
             }
-            let kept = state.withLock { state -> Bool in
-                guard !state.finished else { return false }
-                if state.readEnded < read { state.reading = task }
-                return true
-            }
+            held.hold(task)
             if !kept { task.cancel() }
         }
         guard let ticket else { return }

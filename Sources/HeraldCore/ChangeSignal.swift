@@ -50,11 +50,7 @@ public final class ChangeSignal: Sendable {
                     waiter.wake()
                     return
                 }
-                let (seconds, attoseconds) = timeout.components
-                let nanoseconds =
-                    max(0, min(seconds, Int64(Int.max / 1_000_000_000) - 1)) * 1_000_000_000
-                    + max(0, attoseconds / 1_000_000_000)
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { waiter.wake() }
+                DispatchQueue.global().asyncAfter(timeout) { waiter.wake() }
             }
         } onCancel: {
             waiter.wake()

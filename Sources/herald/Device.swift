@@ -64,11 +64,7 @@ extension HeraldCommand.Device {
             logger.logLevel = .info
             let directory = data.directory
             // Before anything starts: one line, not a service group's errors (issue 70).
-            if await DeviceDaemon.isServing(at: directory.appChannelSocket) {
-                throw CommandFailure(
-                    "Another herald up or herald device runs on \(directory.url.path) (its device answers at herald.sock): stop it, or pass another --data-dir."
-                )
-            }
+            try await directory.requireNoDeviceRunning()
             let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
             let changes = DeviceChanges()

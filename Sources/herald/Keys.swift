@@ -139,7 +139,8 @@ extension HeraldCommand {
                 let keys = try await store.withExistingStore { try await $0.providerKeys() }
                 // Which .p8 in the data directory signs for each key now (after a --replace, the new one).
                 var files: [String: String] = [:]
-                for key in keys { files[key.keyID] = await key.keyFile(in: store.directory.url) }
+                let candidates = await ProviderKeyRecord.p8Files(in: store.directory.url)
+                for key in keys { files[key.keyID] = await key.keyFile(among: candidates) }
                 if output.json {
                     output.print(
                         .members([

@@ -16,20 +16,26 @@ extension ProviderKeyRecord {
         return key.publicKey.rawRepresentation == registered.rawRepresentation
     }
 
-    /// The `.p8` file in `folder` (not its subfolders) that signs for this key, if one does.
+    /// The `.p8` file among `files` that signs for this key, if one does: the one named after the key first (herald
+    /// up's `AuthKey_<key ID>.p8`, Apple's name), then the others.
+    ///
+    /// - Parameter files: The `.p8` files to look at (``p8Files(in:)``).
+    func keyFile(among files: [URL]) async -> String? {
+        let named = "AuthKey_\(keyID).p8"
+        for file in files.filter({ $0.lastPathComponent == named }) + files.filter({ $0.lastPathComponent != named }) {
+            if await isSigned(byFileAt: file.path) { return file.path }
+        }
+        return nil
+    }
+
+    /// The `.p8` files in `folder` (not its subfolders), listed on NIO's thread pool.
     ///
     /// - Parameter folder: The data directory.
-    func keyFile(in folder: URL) async -> String? {
-        let files =
+    static func p8Files(in folder: URL) async -> [URL] {
+        let names =
             (try? await NIOThreadPool.singleton.runIfActive {
                 (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             }) ?? []
-        // The file named after the key first (herald up's AuthKey_<key ID>.p8, Apple's name), then the others.
-        let named = "AuthKey_\(keyID).p8"
-        for name in files.filter({ $0.hasSuffix(".p8") }).sorted(by: { a, _ in a == named }) {
-            let path = folder.appendingPathComponent(name).path
-            if await isSigned(byFileAt: path) { return path }
-        }
-        return nil
+        return names.filter { $0.hasSuffix(".p8") }.map { folder.appendingPathComponent($0) }
     }
 }

@@ -82,7 +82,7 @@ struct SandboxDevice: Service {
             let key = keys.first { $0.keyID == HeraldCommand.Up.keyID } ?? keys[0]
             // The .p8 in the data directory that signs for the key: up's own file, unless `keys create/import
             // --replace` registered another one, which the banner then says.
-            let signingFile = await key.keyFile(in: directory.url)
+            let signingFile = await key.keyFile(among: ProviderKeyRecord.p8Files(in: directory.url))
             let keyFile = signingFile ?? HeraldCommand.Up.keyFile(keyID: key.keyID, in: directory).path
             let keyFileSigns = signingFile != nil
             let keyLine =

@@ -15,11 +15,7 @@ extension HeraldCommand.Up {
         if !noConsole && consolePort != ListenerPort.off {
             _ = try Self.chosenOperatorToken(environment: ProcessInfo.processInfo.environment)
         }
-        if await DeviceDaemon.isServing(at: directory.appChannelSocket) {
-            throw CommandFailure(
-                "Another herald up or herald device runs on \(directory.url.path) (its device answers at herald.sock): stop it, or pass another --data-dir."
-            )
-        }
+        try await directory.requireNoDeviceRunning()
         var ports = [
             (port, "--port"), (plaintextPort, "--plaintext-port"), (channelsPort, "--channels-port"),
             (devicePort, "--device-port"),
@@ -29,6 +25,20 @@ extension HeraldCommand.Up {
         for (port, option) in ports where port > 0 && ListenerPort.isInUse(port) {
             throw CommandFailure(
                 "port \(port) is in use — is another `herald up` running? Stop it, or pass \(option) with another port (0 picks a free one)."
+            )
+        }
+    }
+}
+
+extension HeraldDataDirectory {
+    /// Throws when a device already runs on this data directory (`herald up` or `herald device`): a command that would
+    /// start one checks before it starts anything.
+    ///
+    /// - Throws: ``CommandFailure`` naming the directory and what to do.
+    func requireNoDeviceRunning() async throws {
+        if await DeviceDaemon.isServing(at: appChannelSocket) {
+            throw CommandFailure(
+                "Another herald up or herald device runs on \(url.path) (its device answers at herald.sock): stop it, or pass another --data-dir."
             )
         }
     }

@@ -408,8 +408,7 @@ import Testing
         let unknown = try await herald.run(["tokens", "revoke", "abcd"])
         #expect(unknown.status == 1 && unknown.error.contains("No such token"), "\(unknown.error)")
         // Issue 70: revoking a token twice is rc 0 both times; the second says when it was revoked.
-        let made = try await herald.run(["tokens", "create", "--topic", "com.example.app"])
-        let token = try #require(made.output.split(separator: "\n").last.map(String.init), "\(made.output)")
+        let token = try await PushCommandTests.createToken(herald)
         let first = try await herald.run(["tokens", "revoke", token])
         #expect(first.status == 0 && first.output.hasPrefix("Revoked \(token)"), "\(first.output) \(first.error)")
         let second = try await herald.run(["tokens", "revoke", token])
