@@ -14,7 +14,7 @@ extension HeraldCommand {
             static let configuration = CommandConfiguration(
                 abstract: "List the device tokens the gateway issued, by device and app.",
                 discussion:
-                    "One line per token under its device: app (topic) and, for a token that is not the app's own, its purpose (voip, liveactivity:<activity ID>, pushtostart:<attributes type>, widgets, control:<kind>), environment, token, and when it was issued (or revoked)."
+                    "One line per token under its device: app (topic) and, for a token that is not the app's own, its purpose (voip, liveactivity:<activity ID>, pushtostart:<attributes type>, widgets, control:<kind>, location, complication, fileprovider, pushtotalk, mdm, webpush…), environment, token, and when it was issued (or revoked)."
             )
             @OptionGroup var store: GatewayStoreOptions
             @Option(help: "Only this device.") var device: String?
@@ -71,12 +71,19 @@ extension HeraldCommand {
             @Option(help: "The app's bundle ID.") var topic: String
             @Option(help: "development or production.") var environment: APNsEnvironment = .development
             @Option(help: "The device ID (default: a new offline device).") var device: String?
+            @Option(
+                help: ArgumentHelp(
+                    "What the token is for: app (the app's alert and background pushes), voip, widgets, control:<kind>, liveactivity:<activity ID>, pushtostart:<attributes type>, location, complication, fileprovider, pushtotalk or mdm.",
+                    discussion: "A push of another type to it is answered 400 DeviceTokenNotForTopic, as at Apple.",
+                    valueName: "purpose"))
+            var purpose: TokenPurpose = .app
 
             func run() async throws {
                 try requireBundleID(topic, option: "--topic")
                 let deviceID = device ?? "offline-\(UUID().uuidString.prefix(8).lowercased())"
                 let record = try await store.withStore { store in
-                    try await store.activeToken(deviceID: deviceID, bundleID: topic, environment: environment, at: Date())
+                    try await store.activeToken(
+                        deviceID: deviceID, bundleID: topic, environment: environment, purpose: purpose, at: Date())
                 }
                 print(record.token)
             }

@@ -166,9 +166,10 @@ package final class GatewayHarness: Sendable {
     /// A token for an app on a device that is not connected.
     package func offlineToken(
         device: String = "offline-\(UUID().uuidString.prefix(8))", bundleID: String = GatewayHarness.bundleID,
-        environment: APNsEnvironment = .development
+        environment: APNsEnvironment = .development, purpose: TokenPurpose = .app
     ) async throws -> DeviceTokenRecord {
-        try await store.activeToken(deviceID: device, bundleID: bundleID, environment: environment, at: clock.now)
+        try await store.activeToken(
+            deviceID: device, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
     }
 }
 

@@ -405,6 +405,16 @@ import Testing
         let badTopic = try await herald.run(["tokens", "create", "--topic", "com.example.app.voip"])
         #expect(badTopic.status != 0)
         #expect(badTopic.error.contains("bundle ID"))
+        // Issue 70: a token for one of the push types with tokens of their own; a purpose that is none is a usage error.
+        let location = try await herald.run(["tokens", "create", "--topic", "com.example.app", "--purpose", "location"])
+        let locationToken = location.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(location.status == 0 && locationToken.count == 64, "\(location.output) \(location.error)")
+        #expect(
+            try await herald.run(["tokens", "list"]).output.contains("com.example.app [location]  development  \(locationToken)"))
+        for purpose in ["webpush", "telepathy", ""] {
+            let wrong = try await herald.run(["tokens", "create", "--topic", "com.example.app", "--purpose", purpose])
+            #expect(wrong.status == 64 && wrong.error.contains("--purpose"), "\(purpose): \(wrong.error)")
+        }
         let unknown = try await herald.run(["tokens", "revoke", "abcd"])
         #expect(unknown.status == 1 && unknown.error.contains("No such token"), "\(unknown.error)")
         // Issue 70: revoking a token twice is rc 0 both times; the second says when it was revoked.

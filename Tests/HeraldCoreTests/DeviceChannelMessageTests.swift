@@ -37,6 +37,10 @@ import Testing
             #"{"type":"registered","bundleID":"com.example.app","environment":"development","purpose":"control:live","token":"cd"}"#
         ),
         (
+            .register(bundleID: "com.example.app", environment: .development, purpose: .pushType(.location)),
+            #"{"type":"register","bundleID":"com.example.app","environment":"development","purpose":"location"}"#
+        ),
+        (
             .registered(bundleID: "com.example.app", environment: .development, purpose: .voip, token: "ab"),
             #"{"type":"registered","bundleID":"com.example.app","environment":"development","purpose":"voip","token":"ab"}"#
         ),
@@ -137,6 +141,9 @@ import Testing
             #"{"type":"push","push":{"deliveryID":"d"}}"#, #"["ack"]"#, #"{"type":"ack","deliveryID":"x",}"#,
             #"{"type":"register","bundleID":"b","environment":"development","purpose":"fax"}"#,
             #"{"type":"register","bundleID":"b","environment":"development","purpose":"liveactivity:"}"#,
+            // A push type that has no token of its own (alert, background go to the app's) or its own case (voip).
+            #"{"type":"register","bundleID":"b","environment":"development","purpose":"alert"}"#,
+            #"{"type":"register","bundleID":"b","environment":"development","purpose":"background"}"#,
             #"{"type":"register","bundleID":"b","environment":"development","purpose":1}"#,
             // A state that is not one of the device's, or not text; a report without its push's type or priority.
             #"{"type":"ack","deliveryID":"x","state":"Delivered to Device"}"#, #"{"type":"ack","deliveryID":"x","state":1}"#,

@@ -52,6 +52,7 @@ import X509
         try await withGateway { harness, _ in
             let device = try await harness.connectDevice()
             let token = try await device.register(bundleID: GatewayHarness.bundleID)
+            let voipToken = try await device.register(bundleID: GatewayHarness.bundleID, purpose: .voip)
             // The device acknowledges as pushes arrive: the gateway answers 200 only after the acknowledgement.
             let topics = Task {
                 var topics: [String] = []
@@ -75,7 +76,7 @@ import X509
 
                 // the certificate's VoIP topic serves VoIP pushes, its suffix added to the default topic.
                 let voip = try await client.push(
-                    port: harness.tlsPort, token: token, headers: [("apns-push-type", "voip")], body: Self.alert)
+                    port: harness.tlsPort, token: voipToken, headers: [("apns-push-type", "voip")], body: Self.alert)
                 #expect(voip.status == 200, "\(voip.body)")
             }
             let bundleID = GatewayHarness.bundleID

@@ -45,7 +45,9 @@ import Testing
         }
     }
 
-    @Test("A token per purpose (GAP): VoIP and Live Activity tokens take only their own push type; the app's takes any")
+    @Test(
+        "Issue 70: a token per purpose, as at Apple — the app's takes alert and background only; VoIP, Live Activity, push-to-start and the other special push types' tokens take only their own type; anything else is DeviceTokenNotForTopic"
+    )
     func tokenPurposes() async throws {
         try await withGateway { harness, client in
             let device = try await harness.connectDevice()
@@ -75,7 +77,16 @@ import Testing
                 (start, "liveactivity", bundle + ".push-type.liveactivity", live, 200),
                 (start, "background", bundle, #"{"aps":{"content-available":1}}"#, 400),
                 (app, "alert", bundle, alert, 200),
-                (app, "voip", bundle + ".voip", alert, 200),
+                (app, "background", bundle, #"{"aps":{"content-available":1}}"#, 200),
+                (app, "voip", bundle + ".voip", alert, 400),
+                (app, "liveactivity", bundle + ".push-type.liveactivity", live, 400),
+                (app, "location", bundle + ".location-query", #"{"aps":{}}"#, 400),
+                (app, "complication", bundle + ".complication", alert, 400),
+                (app, "fileprovider", bundle + ".pushkit.fileprovider", #"{"aps":{}}"#, 400),
+                (app, "pushtotalk", bundle + ".voip-ptt", #"{"aps":{}}"#, 400),
+                (app, "widgets", bundle + ".push-type.widgets", #"{"aps":{"content-changed":true}}"#, 400),
+                (app, "controls", bundle + ".push-type.controls", #"{"aps":{"content-changed":true}}"#, 400),
+                (app, "mdm", bundle, #"{"mdm":"magic"}"#, 400),
             ]
             for (token, type, topic, body, status) in cases {
                 let answer = try await send(token, type, topic, body)
@@ -83,7 +94,24 @@ import Testing
                     answer.status == status,
                     "\(type) to \(token == voip ? "voip" : token == activity ? "activity" : token == start ? "push-to-start" : "app")"
                 )
-                if status == 400 { #expect(answer.reason == "DeviceTokenNotForTopic") }
+                if status == 400 { #expect(answer.reason == "DeviceTokenNotForTopic", "\(type): \(answer.body)") }
+            }
+            // The push types whose tokens Herald's device does not ask for itself: a token made for one
+            // (`herald tokens create --purpose`) takes that type and nothing else.
+            let separate: [(APNsPushType, String, String)] = [
+                (.location, bundle + ".location-query", #"{"aps":{}}"#),
+                (.complication, bundle + ".complication", alert),
+                (.fileprovider, bundle + ".pushkit.fileprovider", #"{"aps":{}}"#),
+                (.pushtotalk, bundle + ".voip-ptt", #"{"aps":{}}"#),
+                (.mdm, bundle, #"{"mdm":"magic"}"#),
+            ]
+            #expect(Set(separate.map(\.0)) == TokenPurpose.separateTokenTypes)
+            for (type, topic, body) in separate {
+                let token = try await harness.offlineToken(purpose: .pushType(type)).token
+                let own = try await send(token, type.rawValue, topic, body)
+                #expect(own.status == 200, "\(type) to its own token: \(own.body)")
+                let other = try await send(token, "alert", bundle, alert)
+                #expect(other.status == 400 && other.reason == "DeviceTokenNotForTopic", "alert to a \(type) token")
             }
         }
     }

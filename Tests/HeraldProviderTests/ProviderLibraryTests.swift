@@ -100,7 +100,17 @@ import Testing
                     #expect(notification.topic == topic)
                     let app = notification.pushType == .mdm ? topic : bundle
                     let device = "types-\(notification.pushType.rawValue)"
-                    let token = try await harness.offlineToken(device: device, bundleID: app).token
+                    // Each special push type goes to a token made for it (issue 70: DeviceTokenNotForTopic otherwise).
+                    let purpose: TokenPurpose =
+                        switch notification.pushType {
+                        case .voip: .voip
+                        case .liveactivity: .liveActivity(activityID: "A1")
+                        case .widgets: .widgets
+                        case .controls: .control(kind: "toggle")
+                        case let type where TokenPurpose.separateTokenTypes.contains(type): .pushType(type)
+                        default: .app
+                        }
+                    let token = try await harness.offlineToken(device: device, bundleID: app, purpose: purpose).token
                     let result = try await client.send(notification, to: token)
                     #expect(result.status == 200, "\(notification.pushType): \(result.reasonText ?? "")")
                     let stored = try #require(try await harness.store.storedNotifications(deviceID: device).first)
@@ -126,7 +136,7 @@ import Testing
                 #expect(
                     try await client.send(
                         .voip(bundleID: GatewayHarness.bundleID, payload: big),
-                        to: try await harness.offlineToken(device: "v").token
+                        to: try await harness.offlineToken(device: "v", purpose: .voip).token
                     ).status == 200)
                 var background = APNsNotification.background(bundleID: GatewayHarness.bundleID)
                 background.priority = .immediate

@@ -37,7 +37,8 @@ import Testing
         #expect(TokenPurpose(rawValue: "webpush:") == nil)
         for type in APNsPushType.allCases {
             #expect(TokenPurpose.webPush(applicationServerKey: nil).accepts(type) == (type == .webpush), "\(type)")
-            #expect(TokenPurpose.app.accepts(type) == (type != .webpush), "\(type)")
+            // Issue 70: the app's own token takes its notifications only, as at Apple.
+            #expect(TokenPurpose.app.accepts(type) == (type == .alert || type == .background), "\(type)")
         }
         #expect(!APNsPushType.providerTypes.contains(.webpush))
         #expect(APNsPushType.providerTypes.count == APNsPushType.allCases.count - 1)
