@@ -29,11 +29,11 @@ extension PushDispatcher {
         let now: Date
     }
 
-    /// How ``dispatch(_:_:on:)`` would dispatch a push for `deviceID` now, with no task, when the push is not a
-    /// retry of one accepted lately: on one node, to the device's session when it is connected here, else into the
-    /// store; on several nodes, when the device is not connected here, to the store's one step that relays or keeps
-    /// it — in both cases only when the push is to be kept (not one with expiration 0 or passed). `nil` otherwise, and
-    /// for ``dispatch(_:)`` to do.
+    /// How ``dispatch(_:_:on:)`` carries out the ``DispatchDecision`` for a push for `deviceID` now, with no task: on
+    /// one node, written to the device's session when it is connected here (``DispatchDecision/deliver``); kept when it
+    /// is not (``DispatchDecision/Offline/keep(until:)``) — on several nodes by the store's one step that relays or
+    /// keeps it. `nil` for a decision that waits for something (a retry's or a token's check on several nodes, a relay
+    /// of one attempt) or discards the push: ``dispatch(_:)`` carries those out in a task.
     ///
     /// - Parameters:
     ///   - deviceID: The device the push is for.
@@ -43,14 +43,19 @@ extension PushDispatcher {
     func dispatchingWithoutTask(
         deviceID: String, expiration: APNsRequestHeaders.Expiration, fingerprint: PushFingerprint?, now: Date
     ) -> DispatchWithoutTask? {
-        if let fingerprint, recent.acceptance(of: fingerprint, now: now) != nil { return nil }
-        let session = hub.session(for: deviceID)
-        if let local, let session { return .deliver(session, store: local) }
-        // Several nodes and connected here: its token, taken on trust, is read again before it is written to it.
-        guard session == nil, let expiresAt = keptUntil(expiration, now: now) else { return nil }
-        if let local { return .keep(KeepingWithoutTask(store: .local(local), expiresAt: expiresAt, now: now)) }
-        if let shared { return .keep(KeepingWithoutTask(store: .shared(shared), expiresAt: expiresAt, now: now)) }
-        return nil
+        let (decision, session) = decide(deviceID: deviceID, expiration: expiration, fingerprint: fingerprint, now: now)
+        switch decision {
+        case .deliver:
+            // Several nodes: its token, taken on trust, is read again before it is written to the device.
+            guard let local, let session else { return nil }
+            return .deliver(session, store: local)
+        case .offline(.keep(let expiresAt)):
+            if let local { return .keep(KeepingWithoutTask(store: .local(local), expiresAt: expiresAt, now: now)) }
+            if let shared { return .keep(KeepingWithoutTask(store: .shared(shared), expiresAt: expiresAt, now: now)) }
+            return nil
+        case .discardDuplicate, .offline(.relayOnce), .offline(.discardExpired):
+            return nil
+        }
     }
 
     /// Dispatches an accepted push as ``dispatch(_:)`` would, with no task: the future completes on `eventLoop` once
@@ -91,14 +96,16 @@ extension PushDispatcher {
         _ push: AcceptedPush, in store: any LocalStoredPushStore, on eventLoop: any EventLoop
     ) -> EventLoopFuture<Void> {
         let now = clock.now
-        guard let expiresAt = keptUntil(push.expiration, now: now) else {
-            // One node: nowhere to relay its one attempt to.
+        switch DispatchDecision.Offline(expiration: push.expiration, now: now, rules: rules) {
+        case .keep(let expiresAt):
+            return keep(push, KeepingWithoutTask(store: .local(store), expiresAt: expiresAt, now: now), on: eventLoop)
+        case .discardExpired, .relayOnce:
+            // One node (the only one this path delivers on): there is no other node to relay its one attempt to.
             log.record(receivedEvent(push))
             discardExpired(push, offlineAfter: push.expiration)
             remember(push)
             return eventLoop.makeSucceededVoidFuture()
         }
-        return keep(push, KeepingWithoutTask(store: .local(store), expiresAt: expiresAt, now: now), on: eventLoop)
     }
 
     /// Keeps a push in the store (several nodes: or relays it); the future completes on `eventLoop` once that is

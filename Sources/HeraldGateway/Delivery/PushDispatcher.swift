@@ -83,84 +83,98 @@ final class PushDispatcher: Sendable {
     func dispatch(_ push: AcceptedPush) async throws {
         var push = push
         countReceived(push)
-        guard let fingerprint = push.fingerprint else { return try await deliverOrStore(push) }
-        if let first = recent.acceptance(of: fingerprint, now: push.receivedAt) {
+        let (decision, session) = decide(
+            deviceID: push.token.deviceID, expiration: push.expiration, fingerprint: push.fingerprint, now: clock.now)
+        switch decision {
+        case .discardDuplicate(let first):
             try await confirmToken(&push)
             log.record(
                 receivedEvent(push),
                 DeliveryEvent(
                     uniqueID: push.uniqueID, at: push.receivedAt, kind: .discarded,
-                    detail:
-                        "Discarded - Duplicate: the same apns-id and payload were accepted for this device as \(first.uniqueID)"))
+                    detail: "Discarded - Duplicate: the same apns-id and payload were accepted for this device as \(first)"))
             metrics.record(.discardedDuplicate, pushType: push.pushType, priority: push.priority)
             logger.debug(
                 "A provider's retry of an accepted push; not delivered again",
                 metadata: [
-                    "apns.id": "\(push.apnsID)", "apns.unique_id": "\(push.uniqueID)",
-                    "apns.first_unique_id": "\(first.uniqueID)",
+                    "apns.id": "\(push.apnsID)", "apns.unique_id": "\(push.uniqueID)", "apns.first_unique_id": "\(first)",
                 ])
             return
+        case .deliver:
+            try await confirmToken(&push)
+            if let session, let acknowledgement = await session.deliver(DevicePush(push)) {
+                log.record(receivedEvent(push))
+                recordDelivered(push, acknowledgement)
+            } else {
+                // Not acknowledged in time: as for a device not connected here, decided now.
+                let now = clock.now
+                try await settle(&push, .init(expiration: push.expiration, now: now, rules: rules), now: now)
+            }
+        case .offline(let offline):
+            try await settle(&push, offline, now: clock.now)
         }
-        try await deliverOrStore(push)
         remember(push)
     }
 
-    private func deliverOrStore(_ push: AcceptedPush) async throws {
-        var push = push
-        if let session = hub.session(for: push.token.deviceID) {
-            try await confirmToken(&push)
-            let message = DevicePush(push)
-            if let acknowledgement = await session.deliver(message) {
-                log.record(receivedEvent(push))
-                recordDelivered(push, acknowledgement)
-                return
-            }
-        }
-        let now = clock.now
-        guard let expiresAt = keptUntil(push.expiration, now: now) else {
-            try await confirmToken(&push)
-            // Expiration 0: one attempt — another node's, within an acknowledgement timeout, if the device is
-            // connected there.
-            if case .immediately = push.expiration,
-                try await relay(push, until: now.addingTimeInterval(configuration.acknowledgementTimeout.timeInterval))
-            {
-                return
-            }
-            log.record(receivedEvent(push))
-            discardExpired(push, offlineAfter: push.expiration)
-            return
-        }
-        // The store writes its received and stored events with it (StoredNotification.loggedAt).
-        var stored = StoredNotification(push, expiresAt: expiresAt)
-        stored.loggedAt = now
-        let replaced: String?
-        if let shared {
-            // Several nodes: a device connected to another node gets the push through it; stored otherwise.
-            switch try await shared.relayOrStore(stored) {
-            case .relayed: return
-            case .stored(let previous): replaced = previous
-            case .revoked(let date):
-                log.record(receivedEvent(push))
-                throw APNsRefusal(.unregistered, timestamp: date)
-            case .unknownToken:
-                log.record(receivedEvent(push))
-                throw APNsRefusal(.badDeviceToken)
-            }
-        } else {
-            replaced = try await store.store(stored)
-        }
-        recordStored(push, replacing: replaced)
+    /// The gateway's settings its dispatch decisions depend on.
+    var rules: DispatchDecision.Rules {
+        DispatchDecision.Rules(
+            storageLifetime: configuration.defaultStorageLifetime,
+            acknowledgementTimeout: configuration.acknowledgementTimeout, severalNodes: shared != nil)
     }
 
-    /// Until when a push for an offline device is kept: its expiration, within the storage lifetime; `nil` for one
-    /// that is not kept (expiration 0, or passed).
-    func keptUntil(_ expiration: APNsRequestHeaders.Expiration, now: Date) -> Date? {
-        let longest = now.addingTimeInterval(configuration.defaultStorageLifetime.timeInterval)
-        switch expiration {
-        case .immediately: return nil
-        case .at(let date) where date <= now: return nil
-        case .at(let date): return min(date, longest)
-        case .storagePolicy: return longest
+    /// What to do now with a push for `deviceID` (``DispatchDecision``), and the device's session when it is
+    /// connected here.
+    ///
+    /// - Parameters:
+    ///   - deviceID: The device the push is for.
+    ///   - expiration: The push's `apns-expiration`.
+    ///   - fingerprint: What recognises a retry of the push, if the provider chose its `apns-id`.
+    ///   - now: The gateway clock's time.
+    func decide(
+        deviceID: String, expiration: APNsRequestHeaders.Expiration, fingerprint: PushFingerprint?, now: Date
+    ) -> (DispatchDecision, session: DeviceSession?) {
+        let first = fingerprint.flatMap { recent.acceptance(of: $0, now: now) }
+        let session = first == nil ? hub.session(for: deviceID) : nil
+        let decision = DispatchDecision(
+            repeating: first?.uniqueID, connectedHere: session != nil, expiration: expiration, now: now, rules: rules)
+        return (decision, session)
+    }
+
+    /// Carries out what becomes of a push whose device is not connected here (or did not acknowledge it): kept
+    /// (several nodes: or relayed), relayed once, or discarded.
+    private func settle(_ push: inout AcceptedPush, _ offline: DispatchDecision.Offline, now: Date) async throws {
+        switch offline {
+        case .relayOnce(let until):
+            try await confirmToken(&push)
+            if try await relay(push, until: until) { return }
+            log.record(receivedEvent(push))
+            discardExpired(push, offlineAfter: push.expiration)
+        case .discardExpired:
+            try await confirmToken(&push)
+            log.record(receivedEvent(push))
+            discardExpired(push, offlineAfter: push.expiration)
+        case .keep(let expiresAt):
+            // The store writes its received and stored events with it (StoredNotification.loggedAt).
+            var stored = StoredNotification(push, expiresAt: expiresAt)
+            stored.loggedAt = now
+            let replaced: String?
+            if let shared {
+                // Several nodes: a device connected to another node gets the push through it; stored otherwise.
+                switch try await shared.relayOrStore(stored) {
+                case .relayed: return
+                case .stored(let previous): replaced = previous
+                case .revoked(let date):
+                    log.record(receivedEvent(push))
+                    throw APNsRefusal(.unregistered, timestamp: date)
+                case .unknownToken:
+                    log.record(receivedEvent(push))
+                    throw APNsRefusal(.badDeviceToken)
+                }
+            } else {
+                replaced = try await store.store(stored)
+            }
+            recordStored(push, replacing: replaced)
         }
     }
 
@@ -203,7 +217,7 @@ final class PushDispatcher: Sendable {
     }
 
     /// Hands `push`, worth delivering until `expiresAt`, to the node its device is connected to; `false` with one
-    /// node, or when the device is connected to none, so that it is stored or discarded as for an offline device.
+    /// node, or when the device is connected to none, so that it is discarded as for an offline device.
     private func relay(_ push: AcceptedPush, until expiresAt: Date) async throws -> Bool {
         guard let shared else { return false }
         var relayed = StoredNotification(push, expiresAt: expiresAt)
