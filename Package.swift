@@ -108,11 +108,7 @@ let package = Package(
                 "HeraldFCM",
                 "HeraldWebPush",
                 "HeraldGatewayStore",
-                "HeraldStorage",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -137,8 +133,6 @@ let package = Package(
             dependencies: [
                 "HeraldCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -461,7 +455,6 @@ let package = Package(
             name: "GatewayTestSupport",
             dependencies: [
                 "HeraldGateway", "HeraldProvider", "HeraldDeviceChannel", "HeraldCore", "HeraldTesting", "PostgresTesting",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

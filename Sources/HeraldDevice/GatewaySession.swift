@@ -57,18 +57,12 @@ package final class GatewaySession: GatewayLink, Sendable {
         }
     }
 
-    /// The connected client, waiting up to `timeout` for a connection.
+    /// The connected client, waiting up to `timeout` for a connection; `nil` for none in time, or a session that
+    /// ended.
     private func connectedClient(within timeout: Duration) async -> DeviceChannelClient? {
         if let client = connection.current { return client }
-        return await withTaskGroup(of: DeviceChannelClient?.self) { group in
-            group.addTask { await self.connection.wait() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        return try? await withDeadline(timeout, orThrow: { DeviceDaemon.RegistrationError.notConnected }) {
+            await self.connection.wait()
         }
     }
 
