@@ -71,7 +71,7 @@ package final class AppChannelConnection: Sendable {
     /// Sends one line and returns once it is written to the socket.
     ///
     /// - Throws: When the connection is closed.
-    package func sendAndWait(_ line: Data) async throws {
+    func sendAndWait(_ line: Data) async throws {
         try await channel.writeAndFlush(frame(line)).get()
     }
 
@@ -89,7 +89,7 @@ package final class AppChannelConnection: Sendable {
 }
 
 /// Why the app channel refused a connection.
-package enum AppChannelError: Error, Sendable, Equatable, CustomStringConvertible {
+enum AppChannelError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The process at the other end belongs to another user.
     case foreignPeer(userID: UInt32)
     /// The socket path is longer than a Unix socket address holds (107 bytes).

@@ -83,8 +83,8 @@ package final class AppChannelListener: Sendable {
     }
 
     /// Another daemon already listens at the path.
-    package struct InUse: Error, CustomStringConvertible {
-        package var path: String
+    struct InUse: Error, CustomStringConvertible {
+        var path: String
         package var description: String {
             "Another Herald device daemon already serves apps at \(path); stop it or use another --data-dir."
         }

@@ -13,12 +13,12 @@ package struct PeerCredentials: Sendable, Hashable {
     /// Its process ID at the time it connected.
     package var processID: Int32
     /// Its effective user ID.
-    package var userID: UInt32
+    var userID: UInt32
     /// Its effective group ID.
-    package var groupID: UInt32
+    var groupID: UInt32
 
     /// This process's effective user ID: the only user the app channel serves.
-    package static var currentUserID: UInt32 { UInt32(geteuid()) }
+    static var currentUserID: UInt32 { UInt32(geteuid()) }
 
     /// The credentials of `channel`'s peer.
     ///

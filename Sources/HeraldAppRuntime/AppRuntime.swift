@@ -48,7 +48,7 @@ package enum AppRuntime {
     }
 
     /// Hands the daemon's news about one of the app's Live Activities to ActivityKit (kept until it is first used).
-    package static func liveActivityChanged(_ activity: LiveActivityRecord) {
+    static func liveActivityChanged(_ activity: LiveActivityRecord) {
         lock.withLock {
             if let liveActivityHandler {
                 liveActivityHandler(activity)
@@ -71,7 +71,7 @@ package enum AppRuntime {
     }
 
     /// Hands a VoIP push to PushKit; `false` when no registry of the process takes VoIP pushes.
-    package static func handleVoIPPush(_ payload: String) async -> Bool {
+    static func handleVoIPPush(_ payload: String) async -> Bool {
         guard let handler = lock.withLock({ voipPushHandler }) else { return false }
         return await handler(payload)
     }

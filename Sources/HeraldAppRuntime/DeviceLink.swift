@@ -251,7 +251,7 @@ package final class DeviceLink: Sendable {
     }
 
     /// Sends timelines the app's providers made (the daemon keeps the newest of each kind).
-    package func sendWidgetTimelines(_ timelines: [WidgetTimelineRecord]) {
+    func sendWidgetTimelines(_ timelines: [WidgetTimelineRecord]) {
         connection.send(AppChannelMessage.widgetTimelines(timelines).encoded())
     }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// A continuation resumed by whichever comes first of several answers — a callback's value, a timer — and only once;
 /// an answer that comes before the continuation is set is kept for it.
-package final class ResumeOnce<T: Sendable>: @unchecked Sendable {
+final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var continuation: CheckedContinuation<T, Never>?
     private var early: T??
@@ -10,7 +10,7 @@ package final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     package init() {}
 
     /// The continuation to resume (at once, with an answer that came before it).
-    package func set(_ continuation: CheckedContinuation<T, Never>) {
+    func set(_ continuation: CheckedContinuation<T, Never>) {
         let value: T?? = lock.withLock {
             if let early { return early }
             self.continuation = continuation
@@ -20,7 +20,7 @@ package final class ResumeOnce<T: Sendable>: @unchecked Sendable {
     }
 
     /// Resumes with `value`, unless an earlier answer did.
-    package func resume(_ value: T) {
+    func resume(_ value: T) {
         let continuation: CheckedContinuation<T, Never>? = lock.withLock {
             guard let pending = self.continuation else {
                 if early == nil { early = .some(value) }

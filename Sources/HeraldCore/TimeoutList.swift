@@ -8,12 +8,12 @@ import Synchronization
 /// every action whose deadline has passed, and ends when nothing is left. A deadline earlier than the one it sleeps
 /// for starts a new sleeper (the old one is cancelled). Actions run on the sleeper's task, in deadline order; they
 /// should be short (resume a continuation, answer a request).
-package final class TimeoutList: Sendable {
+final class TimeoutList: Sendable {
     /// The process's list, for waits in real time.
-    package static let shared = TimeoutList()
+    static let shared = TimeoutList()
 
     /// A scheduled action, to cancel with ``cancel(_:)``.
-    package struct Entry: Sendable, Hashable {
+    struct Entry: Sendable, Hashable {
         fileprivate var id: UInt64
     }
 
@@ -56,7 +56,7 @@ package final class TimeoutList: Sendable {
     ///   - action: What to run then.
     /// - Returns: The entry, to cancel.
     @discardableResult
-    package func schedule(after timeout: Duration, _ action: @escaping @Sendable () -> Void) -> Entry {
+    func schedule(after timeout: Duration, _ action: @escaping @Sendable () -> Void) -> Entry {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         return state.withLock { state in
             state.nextID += 1
@@ -74,7 +74,7 @@ package final class TimeoutList: Sendable {
     /// Cancels `entry`'s action if it has not run.
     ///
     /// - Parameter entry: What ``schedule(after:_:)`` returned.
-    package func cancel(_ entry: Entry) {
+    func cancel(_ entry: Entry) {
         state.withLock { state in
             guard state.actions.removeValue(forKey: entry.id) != nil else { return }
             state.dropStale()
@@ -91,7 +91,7 @@ package final class TimeoutList: Sendable {
     }
 
     /// How many actions are scheduled and not yet run or cancelled.
-    package var count: Int { state.withLock { $0.actions.count } }
+    var count: Int { state.withLock { $0.actions.count } }
 
     private func startSleeper(until deadline: ContinuousClock.Instant, _ state: inout State) {
         state.sleeper?.cancel()

@@ -201,7 +201,7 @@ package actor DeliveryGate {
     }
 
     /// The pushes held now, in the order they would be handed over, each with its state.
-    package func heldPushes() async throws -> [(push: DevicePush, state: DeviceDeliveryState)] {
+    func heldPushes() async throws -> [(push: DevicePush, state: DeviceDeliveryState)] {
         guard kind == .iphone else { return [] }
         try await load()
         return model.held.compactMap { rule in
@@ -234,7 +234,7 @@ package actor DeliveryGate {
     ///
     /// - Parameter send: Sends one report (the device channel's ``DeviceChannelClient/report(_:)``); when it throws,
     ///   the rest wait for the next flush.
-    package func flushReports(with send: @Sendable (DeliveryStateReport) async throws -> Void) async {
+    func flushReports(with send: @Sendable (DeliveryStateReport) async throws -> Void) async {
         guard kind == .iphone else { return }
         guard !flushing else {
             flushAgain = true
@@ -271,7 +271,7 @@ package actor DeliveryGate {
     private var flushAgain = false
 
     /// States not yet told to the gateway, oldest first.
-    package func pendingReports(limit: Int = 256) async throws -> [PendingReport] {
+    func pendingReports(limit: Int = 256) async throws -> [PendingReport] {
         guard kind == .iphone else { return [] }
         return try await database.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT seq, report FROM state_report ORDER BY seq LIMIT ?", arguments: [limit])

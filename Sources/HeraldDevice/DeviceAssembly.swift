@@ -17,7 +17,7 @@ package struct DeviceAssembly: Sendable {
     package let engine: NotificationEngine
     package let daemon: DeviceDaemon
     /// Routes the person's answers on the desktop to the engine; `nil` when notifications do not show on a desktop.
-    package let desktopRouter: DesktopAnswerRouter?
+    let desktopRouter: DesktopAnswerRouter?
 
     /// The device's services, in the order they start (the engine first: the daemon hands it pushes).
     package var services: [any Service] { [engine] + servicesOnEngine }

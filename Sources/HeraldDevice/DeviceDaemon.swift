@@ -43,7 +43,7 @@ public final class DeviceDaemon: Service, Sendable {
     /// Every app's Live Activities.
     package let liveActivities: LiveActivityRegistry
     /// VoIP pushes, kept until the app's `PKPushRegistry` takes them.
-    package let voipPushes: VoIPPushRouter
+    let voipPushes: VoIPPushRouter
     /// The apps' widgets and controls, and the reloads pushes ask for.
     package let widgets: WidgetRouter
     /// The web apps' push subscriptions on the device, and the messages pushed to them.
@@ -52,7 +52,7 @@ public final class DeviceDaemon: Service, Sendable {
     /// (``DeviceDaemonConfiguration/unifiedPushBusAddress``).
     package let unifiedPush: UnifiedPushDistributor?
     /// The device's delivery rules (``DeviceDaemonConfiguration/deliveryRules``), between the gateway and the apps.
-    package let deliveryGate: DeliveryGate
+    let deliveryGate: DeliveryGate
 
     /// A daemon for `engine` (which holds every app's notifications and presents them).
     ///

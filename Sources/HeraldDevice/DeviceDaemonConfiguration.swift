@@ -35,9 +35,9 @@ public struct DeviceDaemonConfiguration: Sendable {
     /// budgets, power and wakes.
     package var deliveryRules: DeliveryModel.Kind = .instant
     /// Their numbers, and the seed of the choices Apple leaves to the device (`--seed`).
-    package var deliveryRuleNumbers = DeliveryModel.Rules()
+    var deliveryRuleNumbers = DeliveryModel.Rules()
     /// The session bus the device serves as a UnifiedPush distributor on (``UnifiedPushDistributor``); `nil` for none.
-    package var unifiedPushBusAddress: String?
+    var unifiedPushBusAddress: String?
     /// Signalled whenever the device's Live Activities or widgets change: what the test-bed API's waits watch.
     package var changes = DeviceChanges()
 

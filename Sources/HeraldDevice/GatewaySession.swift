@@ -69,7 +69,7 @@ package final class GatewaySession: GatewayLink, Sendable {
     // MARK: Registrations
 
     /// Every app's registration.
-    package var allRegistrations: [String: RemoteRegistrationRecord] { registrations.withLock { $0 } }
+    var allRegistrations: [String: RemoteRegistrationRecord] { registrations.withLock { $0 } }
 
     /// Replaces every app's registration (the store's, at start).
     package func load(_ records: [String: RemoteRegistrationRecord]) {
@@ -82,7 +82,7 @@ package final class GatewaySession: GatewayLink, Sendable {
     }
 
     /// Sets (or with `nil`, forgets) the app's registration.
-    package func setRegistration(_ record: RemoteRegistrationRecord?, for bundleIdentifier: String) {
+    func setRegistration(_ record: RemoteRegistrationRecord?, for bundleIdentifier: String) {
         registrations.withLock { $0[bundleIdentifier] = record }
     }
 

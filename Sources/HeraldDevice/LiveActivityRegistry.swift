@@ -47,10 +47,10 @@ package actor LiveActivityRegistry {
     }
 
     /// How long an ended activity stays on screen unless told otherwise (Apple: "up to four hours").
-    package static let defaultDismissalDelay: TimeInterval = 4 * 3600
+    static let defaultDismissalDelay: TimeInterval = 4 * 3600
     /// How long an activity runs before the system ends it (Apple: "up to eight hours", then up to four more on the
     /// Lock Screen).
-    package static let maximumDuration: TimeInterval = 8 * 3600
+    static let maximumDuration: TimeInterval = 8 * 3600
 
     /// The database file (`nil`: in memory), opened on first use.
     private var storage: LazySQLiteDatabase
@@ -184,7 +184,7 @@ package actor LiveActivityRegistry {
     }
 
     /// Stops sending changes to `observer`.
-    package func stopObserving(_ bundleIdentifier: String, by observer: ObjectIdentifier) {
+    func stopObserving(_ bundleIdentifier: String, by observer: ObjectIdentifier) {
         observers[bundleIdentifier]?[observer] = nil
     }
 
@@ -449,7 +449,7 @@ package actor LiveActivityRegistry {
 
     /// Subscribes running channel activities again and issues the tokens still missing: the gateway's subscriptions last
     /// as long as a connection (the daemon calls this on each).
-    package func renew() async {
+    func renew() async {
         guard (try? await load()) != nil, gateway != nil else { return }
         for activity in activities.values where activity.isRunning { await connect(activity) }
     }

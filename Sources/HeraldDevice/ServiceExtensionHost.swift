@@ -37,7 +37,7 @@ package actor ServiceExtensionHost {
         /// A content extension's `UNNotificationExtensionOverridesDefaultTitle`.
         package var overridesDefaultTitle = false
         /// A content extension's `UNNotificationExtensionInitialContentSizeRatio` (kept; nothing is laid out).
-        package var initialContentSizeRatio: Double?
+        var initialContentSizeRatio: Double?
 
         package init(bundle: URL, executable: URL) {
             self.bundle = bundle
@@ -105,7 +105,7 @@ package actor ServiceExtensionHost {
     /// Every notification extension (service or content) the app at `bundlePath` declares, by `.appex` name.
     ///
     /// - Throws: ``ManifestError`` for a declaration that cannot be used.
-    package static func manifests(inAppBundle bundlePath: String) throws -> [Manifest] {
+    static func manifests(inAppBundle bundlePath: String) throws -> [Manifest] {
         let plugIns = URL(fileURLWithPath: bundlePath).appendingPathComponent("PlugIns", isDirectory: true)
         guard let entries = try? FileManager.default.contentsOfDirectory(at: plugIns, includingPropertiesForKeys: nil) else {
             return []

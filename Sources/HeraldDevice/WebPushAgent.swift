@@ -24,7 +24,7 @@ package actor WebPushAgent {
         }
 
         package var endpoint: String
-        package var expirationTime: Double?
+        var expirationTime: Double?
         package var keys: Keys
 
         /// The JSON a web app's server stores (`endpoint`, `expirationTime`, `keys`), keys in that order.
@@ -113,7 +113,7 @@ package actor WebPushAgent {
     // MARK: Subscribing
 
     /// What every web app's bundle ID on the device starts with.
-    package static let bundleIDPrefix = "webapp."
+    static let bundleIDPrefix = "webapp."
 
     /// The bundle ID a web app has on the device: `webapp.` and the origin's host (and `-<port>` for another port
     /// than the scheme's, `http.` before the host for `http:`), e.g. `webapp.news.example.com`.

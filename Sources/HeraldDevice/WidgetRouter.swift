@@ -63,7 +63,7 @@ package actor WidgetRouter {
     // MARK: Pushes
 
     /// Why a `widgets` or `controls` push asks for no reload.
-    package struct NotAReload: Error, CustomStringConvertible {
+    struct NotAReload: Error, CustomStringConvertible {
         package var description: String
     }
 

@@ -286,7 +286,7 @@ public struct ConsoleSendRecord: Sendable, Equatable {
     }
 
     /// The form as JSON text (how the stores keep it).
-    package var formJSON: String {
+    var formJSON: String {
         let data = (try? JSONSerialization.data(withJSONObject: form, options: [.sortedKeys])) ?? Data("{}".utf8)
         return String(decoding: data, as: UTF8.self)
     }

@@ -8,7 +8,7 @@ import Synchronization
 /// (``submit(_:execute:completion:)``: a caller that is not a task — an event loop) waits with no task; when the lead
 /// falls to it, a task runs batches for it. Requests with the same key never share a batch, and run in the order they
 /// were submitted (a later write to the same row replaces an earlier one, as it would alone).
-package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
+final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
     /// What a waiting caller is woken with.
     private enum Wake: Sendable {
         case answered(Result<Answer, any Error>)
@@ -59,7 +59,7 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
     ///   - item: The write.
     ///   - execute: Runs one batch and answers each write, in order; throwing fails every write of the batch. The
     ///     caller that leads runs its own; every caller passes the same.
-    package func submit(_ item: Item, execute: @Sendable ([Item]) async throws -> [Answer]) async throws -> Answer {
+    func submit(_ item: Item, execute: @Sendable ([Item]) async throws -> [Answer]) async throws -> Answer {
         var id: UInt64 = 0
         let wake = await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
             let leads: Bool
@@ -81,7 +81,7 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
     ///   - item: The write.
     ///   - execute: Runs one batch and answers each write, in order, as for ``submit(_:execute:)``.
     ///   - completion: Called once, with the answer or the batch's error.
-    package func submit(
+    func submit(
         _ item: Item, execute: @escaping @Sendable ([Item]) async throws -> [Answer],
         completion: @escaping @Sendable (Result<Answer, any Error>) -> Void
     ) {
@@ -112,7 +112,7 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
     }
 
     /// Writes submitted and not yet taken into a batch.
-    package var waitingCount: Int {
+    var waitingCount: Int {
         state.withLock { $0.queue.count }
     }
 
@@ -184,6 +184,6 @@ package final class RequestBatcher<Item: Sendable, Answer: Sendable>: Sendable {
 }
 
 /// A batch's execution answered a different number of writes than it was given.
-package struct BatchAnswerMismatch: Error, CustomStringConvertible {
+struct BatchAnswerMismatch: Error, CustomStringConvertible {
     package var description: String { "a batch of writes was answered with the wrong number of answers" }
 }

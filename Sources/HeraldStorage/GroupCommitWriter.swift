@@ -27,9 +27,9 @@ package final class GroupCommitWriter: Sendable {
     }
 
     /// Transactions after which the WAL is checkpointed even if the caller never is idle.
-    package static let checkpointInterval = 1_000
+    static let checkpointInterval = 1_000
     /// Transactions after which the WAL is checkpointed in the next gap between writes.
-    package static let gapCheckpointInterval = 64
+    static let gapCheckpointInterval = 64
     private struct Job: Sendable {
         /// Applies the write inside the open transaction and returns what to do once the commit's outcome is known.
         let apply: @Sendable (Database) -> @Sendable ((any Error)?) -> Void
@@ -119,7 +119,7 @@ package final class GroupCommitWriter: Sendable {
     }
 
     /// Writes waiting for a transaction (not those of the transaction running now).
-    package var queuedWrites: Int {
+    var queuedWrites: Int {
         state.withLock { $0.queue.count }
     }
 

@@ -13,7 +13,7 @@ package enum NotificationRuntime {
     nonisolated(unsafe) private static var shared: UNUserNotificationCenter?
 
     /// The process's center, made on first use from the environment (see ``environmentConfiguration(_:)``).
-    package static func processCenter() -> UNUserNotificationCenter {
+    static func processCenter() -> UNUserNotificationCenter {
         lock.withLock {
             if let shared { return shared }
             let center = makeProcessCenter(environment: ProcessInfo.processInfo.environment)
@@ -32,7 +32,7 @@ package enum NotificationRuntime {
     /// daemon when one serves that directory (else the engine runs in this process), the real clock, the terminal
     /// presenter (`HERALD_PRESENTER=none` silences it), and the person's answer to authorization
     /// requests from `HERALD_AUTHORIZATION_ANSWER` (`allow`, the default, or `deny`).
-    package static func makeProcessCenter(environment: [String: String]) -> UNUserNotificationCenter {
+    static func makeProcessCenter(environment: [String: String]) -> UNUserNotificationCenter {
         let logger = Logger(label: "herald.usernotifications")
         DelegateQueue.probe()
         let bundleIdentifier = AppRuntime.bundleIdentifier(environment: environment)

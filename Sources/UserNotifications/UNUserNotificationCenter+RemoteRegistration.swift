@@ -6,7 +6,7 @@ import Logging
 
 extension UNUserNotificationCenter {
     /// Why an app could not register for remote notifications.
-    package enum RemoteRegistrationError: Error, Sendable, Equatable, CustomStringConvertible {
+    enum RemoteRegistrationError: Error, Sendable, Equatable, CustomStringConvertible {
         /// No device daemon serves this app's data directory.
         case noDeviceDaemon
         /// The daemon could not register the app; the text says why.

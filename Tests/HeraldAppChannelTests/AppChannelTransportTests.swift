@@ -1,7 +1,8 @@
 import Foundation
-import HeraldAppChannel
 import Logging
 import Testing
+
+@testable import HeraldAppChannel
 
 /// The app channel's transport on a real Unix socket: lines in order both ways, the peer's credentials, one daemon per
 /// socket, a stale socket replaced, a line over the limit answered and closed.

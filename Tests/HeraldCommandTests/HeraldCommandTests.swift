@@ -1,12 +1,14 @@
 import Foundation
 import GatewayTestSupport
-import HeraldCore
 import HeraldFCM
 import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Testing
-import UserNotifications
+
+@testable import HeraldCore
+@testable import HeraldNotificationEngine
+@testable import UserNotifications
 
 /// Runs the built `herald` executable, which sits next to the test bundle.
 struct HeraldProcess {

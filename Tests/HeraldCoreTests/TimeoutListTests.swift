@@ -1,7 +1,8 @@
 import Foundation
-import HeraldCore
 import Synchronization
 import Testing
+
+@testable import HeraldCore
 
 /// Deadlines for many waits kept by one sleeping task (what `PendingAnswers` and `awaitCallback` time out with).
 @Suite(.timeLimit(.minutes(1))) struct TimeoutListTests {

@@ -2,12 +2,13 @@ import Foundation
 import GRDB
 import GatewayTestSupport
 import HeraldCore
-import HeraldDevice
 import HeraldNotificationEngine
 import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Testing
+
+@testable import HeraldDevice
 
 /// The daemon's delivery gate alone, on a virtual clock: what it hands over, holds and reports, and its timers.
 @Suite(.timeLimit(.minutes(1))) struct DeliveryGateTests {

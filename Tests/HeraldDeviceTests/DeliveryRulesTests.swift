@@ -1,7 +1,6 @@
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-import HeraldDevice
 import HeraldGateway
 import HeraldGatewayStore
 import HeraldNotificationEngine
@@ -12,6 +11,8 @@ import Logging
 import ServiceLifecycle
 import Testing
 import UserNotifications
+
+@testable import HeraldDevice
 
 /// The iPhone's delivery rules in the daemon, between a real gateway and the engine: each rule drives the device's
 /// virtual clock and its inputs, and the gateway's delivery log shows each push's states, in order, with Apple's names

@@ -1,6 +1,5 @@
 import Foundation
 import GatewayTestSupport
-import HeraldDevice
 import HeraldTestSupport
 import HeraldTesting
 import Logging
@@ -8,6 +7,8 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 import UserNotifications
+
+@testable import HeraldDevice
 
 /// The programs the desktop test runs: a virtual X server, a session bus and dunst (scripts/test installs them).
 enum DesktopTools {

@@ -1,6 +1,7 @@
 import Foundation
-import HeraldDevice
 import Testing
+
+@testable import HeraldDevice
 
 /// Apps' extension declarations (`PlugIns/<Name>.appex/Info.plist`): what is read, and what is refused with a reason.
 @Suite struct ExtensionManifestTests {

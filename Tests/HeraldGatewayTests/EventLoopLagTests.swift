@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayTestSupport
-import HeraldGateway
 import HeraldTestSupport
 import InMemoryLogging
 import Logging
@@ -9,6 +8,8 @@ import NIOCore
 import NIOPosix
 import Synchronization
 import Testing
+
+@testable import HeraldGateway
 
 /// The gateway's event-loop watchdog: a stalled loop is measured, logged and exported.
 @Suite(.heavy, .timeLimit(.minutes(1))) struct EventLoopLagTests {

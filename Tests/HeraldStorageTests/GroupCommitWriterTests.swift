@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
 import GRDB
-import HeraldStorage
 import Synchronization
 import Testing
+
+@testable import HeraldStorage
 
 /// The group-commit writer on a real SQLite file: shared transactions, savepoints, durability classes.
 @Suite(.timeLimit(.minutes(3))) struct GroupCommitWriterTests {

@@ -2,7 +2,9 @@ import Foundation
 import HeraldTesting
 import Synchronization
 import Testing
-import UserNotifications
+
+@testable import HeraldNotificationEngine
+@testable import UserNotifications
 
 @Suite struct BadInputTests {
     @Test("An empty identifier is accepted like any other (as on Apple's devices) and can be replaced and removed")

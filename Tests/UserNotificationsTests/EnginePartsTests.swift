@@ -1,7 +1,9 @@
 import Foundation
 import HeraldTesting
 import Testing
-import UserNotifications
+
+@testable import HeraldNotificationEngine
+@testable import UserNotifications
 
 /// The engine's pure parts, each alone: what a firing does, which regions a location crosses, what a person's
 /// interaction tells the app.

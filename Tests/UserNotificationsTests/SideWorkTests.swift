@@ -2,6 +2,8 @@ import Synchronization
 import Testing
 import UserNotifications
 
+@testable import HeraldNotificationEngine
+
 /// The engine's side work: nothing it starts outlives the engine's run.
 @Suite(.timeLimit(.minutes(1))) struct SideWorkTests {
     /// A one-shot signal a test gives and a task waits for.

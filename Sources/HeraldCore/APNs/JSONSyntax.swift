@@ -20,7 +20,7 @@ package enum JSONSyntax {
     }
 
     /// The deepest nesting counted as plain.
-    package static let plainDepth = 64
+    static let plainDepth = 64
 
     /// Whether `bytes` are an APNs payload: UTF-8 text holding one JSON object under RFC 8259 (S-11, I-04).
     ///

@@ -1,6 +1,6 @@
 extension UInt8 {
     /// The value of this byte as an ASCII hex digit (either case), or `nil` if it is not one.
-    package var hexDigitValue: UInt8? {
+    var hexDigitValue: UInt8? {
         switch self {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
@@ -10,12 +10,12 @@ extension UInt8 {
     }
 
     /// Whether this byte is an ASCII digit, `0` to `9`.
-    package var isASCIIDigit: Bool {
+    var isASCIIDigit: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
     }
 
     /// The lowercase ASCII hex digit of a value from 0 to 15: the inverse of ``hexDigitValue``.
-    package static func lowercaseHexDigit(_ value: UInt8) -> UInt8 {
+    static func lowercaseHexDigit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 

@@ -82,7 +82,7 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
     }
 
     /// The server's ID of the notification shown for a request, while it is shown.
-    package func desktopID(of identifier: String, for bundleIdentifier: String) -> UInt32? {
+    func desktopID(of identifier: String, for bundleIdentifier: String) -> UInt32? {
         state.withLock { $0.byRequest[bundleIdentifier + "\u{0}" + identifier] }
     }
 

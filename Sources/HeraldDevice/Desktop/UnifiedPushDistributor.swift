@@ -25,11 +25,11 @@ import ServiceLifecycle
 /// again by the gateway is recognised by its delivery ID and not given twice.
 package actor UnifiedPushDistributor {
     /// The bus name every distributor's starts with (the D-Bus specification's).
-    package static let busNamePrefix = "org.unifiedpush.Distributor."
-    package static let distributorPath = "/org/unifiedpush/Distributor"
-    package static let distributorInterface = "org.unifiedpush.Distributor2"
-    package static let connectorPath = "/org/unifiedpush/Connector"
-    package static let connectorInterface = "org.unifiedpush.Connector2"
+    static let busNamePrefix = "org.unifiedpush.Distributor."
+    static let distributorPath = "/org/unifiedpush/Distributor"
+    static let distributorInterface = "org.unifiedpush.Distributor2"
+    static let connectorPath = "/org/unifiedpush/Connector"
+    static let connectorInterface = "org.unifiedpush.Connector2"
 
     /// One app's registration.
     package struct Registration: Sendable, Hashable {

@@ -132,7 +132,7 @@ package enum MozillaPushProtocol {
     }
 
     /// A new UAID: 16 random bytes in hex.
-    package static func newUAID() -> String { Array(DeviceToken.random().bytes.prefix(16)).lowercaseHex }
+    static func newUAID() -> String { Array(DeviceToken.random().bytes.prefix(16)).lowercaseHex }
 
     /// The app ID of a channel ID (1–64 letters, digits and `-`, as Firefox's UUIDs are); `nil` for another.
     package static func appID(channelID: String) -> String? {

@@ -4,15 +4,15 @@ import Glibc
 
 /// The kernel's account of one thread's time: on a core, and runnable but waiting for one (Linux's
 /// `/proc/thread-self/schedstat`, nanoseconds).
-package struct ThreadSchedulerTimes: Sendable {
+struct ThreadSchedulerTimes: Sendable {
     /// Time the thread ran on a core.
-    package var onCore: Int64
+    var onCore: Int64
     /// Time the thread was runnable but waited for a core.
-    package var waitingForCore: Int64
+    var waitingForCore: Int64
 
     /// The calling thread's times, or `nil` where the kernel does not say. A read of procfs, which never waits for
     /// a disk.
-    package static func ofCallingThread() -> ThreadSchedulerTimes? {
+    static func ofCallingThread() -> ThreadSchedulerTimes? {
         #if os(Linux)
         let descriptor = open("/proc/thread-self/schedstat", O_RDONLY)
         guard descriptor >= 0 else { return nil }

@@ -8,7 +8,7 @@ import NIOCore
 /// that passes is answered 200 as if its token were valid and its device registered.
 ///
 /// It lets the HTTP/2 pipeline run on an `EmbeddedChannel` with no task hops (the `http2-frames` fuzz target).
-package struct ProviderRequestChecks: ProviderAnswering {
+struct ProviderRequestChecks: ProviderAnswering {
     /// The checks, answering at once.
     package init() {}
 

@@ -38,24 +38,24 @@ package struct DeliveryModel: Sendable {
     package struct Rules: Sendable, Equatable {
         /// Background pushes handed to one app in any hour. Apple: "don't send more than two or three per hour"
         /// (Y-10); Herald takes the upper figure, so a fourth within the hour is the first one held.
-        package var backgroundPushesPerHour = 3
+        var backgroundPushesPerHour = 3
         /// Priority-10 updates of one Live Activity in any hour. GAP: Apple names a budget but no figure (Y-13);
         /// Herald allows one every five minutes.
-        package var liveActivityUpdatesPerHour = 12
+        var liveActivityUpdatesPerHour = 12
         /// The same for an app with `NSSupportsLiveActivitiesFrequentUpdates` (Y-13: "raises the budget"): one a
         /// minute.
-        package var frequentLiveActivityUpdatesPerHour = 60
+        var frequentLiveActivityUpdatesPerHour = 60
         /// `widgets` pushes handed to one app in any 24 hours. GAP: Apple says widget pushes are budgeted (P-11) but
         /// gives no figure; Herald takes the daily budget Apple names for a widget's reloads ("from 40 to 70
         /// refreshes", *Keeping a widget up to date*), its upper figure. `controls` pushes have no budget: Apple
         /// names none.
-        package var widgetPushesPerDay = 70
+        var widgetPushesPerDay = 70
         /// Makes the choices Apple leaves to the device (`herald up --device-model iphone --seed N`); `nil`: each is
         /// settled one way (three background pushes an hour; the burst at once).
         package var seed: UInt64?
         /// With a seed, the longest wait between power restrictions lifting and the burst of what they held (D-06:
         /// "grouped and delivered in bursts"): the wait is drawn from 0 to this many seconds.
-        package var longestBurstDelay: TimeInterval = 60
+        var longestBurstDelay: TimeInterval = 60
 
         package init() {}
     }
@@ -160,9 +160,9 @@ package struct DeliveryModel: Sendable {
     /// Whether the device has power restrictions now.
     package private(set) var isPowerRestricted = false
     /// Apps whose notifications are off (their alerts are discarded).
-    package private(set) var disabledApps: Set<String> = []
+    private(set) var disabledApps: Set<String> = []
     /// Apps with `NSSupportsLiveActivitiesFrequentUpdates`.
-    package private(set) var frequentUpdateApps: Set<String> = []
+    private(set) var frequentUpdateApps: Set<String> = []
 
     /// Pushes held for power or a wake, in arrival order.
     private var waiting: [(push: Push, hold: Hold)] = []
@@ -377,7 +377,7 @@ package struct DeliveryModel: Sendable {
     }
 
     /// Turns an app's notifications on or off.
-    package mutating func setNotificationsEnabled(_ enabled: Bool, for bundleID: String) {
+    mutating func setNotificationsEnabled(_ enabled: Bool, for bundleID: String) {
         if enabled { disabledApps.remove(bundleID) } else { disabledApps.insert(bundleID) }
     }
 

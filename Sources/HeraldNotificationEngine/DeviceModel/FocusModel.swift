@@ -24,15 +24,15 @@ package struct FocusModel: Sendable {
     }
 
     /// Whether a Focus is on.
-    package var isFocusOn = false
+    var isFocusOn = false
     /// Apps the Focus allows: their notifications break through.
     package var allowedApps: Set<String> = []
     /// Apps whose Time Sensitive notifications are turned off (a per-app setting, on unless turned off, as on iOS).
-    package var timeSensitiveOffApps: Set<String> = []
+    var timeSensitiveOffApps: Set<String> = []
     /// Apps with the critical-alert entitlement.
-    package var criticalAlertApps: Set<String> = []
+    var criticalAlertApps: Set<String> = []
     /// Apps whose notifications go to the scheduled summary.
-    package var summaryApps: Set<String> = []
+    var summaryApps: Set<String> = []
     /// The summary's times of day (hour and minute), in ``timeZone``.
     package var summaryTimes: [(hour: Int, minute: Int)] = [(8, 0), (18, 0)]
     /// The device's time zone.
@@ -100,7 +100,7 @@ package struct FocusModel: Sendable {
     }
 
     /// The next summary time after `now`; `nil` when there is none.
-    package func nextSummary(after now: Date) -> Date? {
+    func nextSummary(after now: Date) -> Date? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         return summaryTimes.compactMap { time in
@@ -112,7 +112,7 @@ package struct FocusModel: Sendable {
 
     /// Notifications in the order the summary shows them: the most relevant first (`relevanceScore`), then the
     /// earliest; `identifier` settles ties.
-    package static func summaryOrder<Item>(
+    static func summaryOrder<Item>(
         _ items: [Item], relevance: (Item) -> Double, deliveredAt: (Item) -> Date, identifier: (Item) -> String
     ) -> [Item] {
         items.sorted { left, right in

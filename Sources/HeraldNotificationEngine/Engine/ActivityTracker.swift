@@ -31,12 +31,12 @@ package final class ActivityTracker: Sendable {
     }
 
     /// The scheduler loop is awake.
-    package func loopRunning() {
+    func loopRunning() {
         state.withLock { $0.sleepingUntil = nil }
     }
 
     /// The scheduler loop sleeps until `deadline` (`.distantFuture`: until woken, or stopped).
-    package func loopSleeping(until deadline: Date) {
+    func loopSleeping(until deadline: Date) {
         state.withLock { $0.sleepingUntil = deadline }
         resumeIdleWaiters()
     }

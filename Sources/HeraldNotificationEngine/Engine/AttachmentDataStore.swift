@@ -21,7 +21,7 @@ package struct AttachmentDataStore: Sendable {
     ///
     /// - Throws: `UNError` — the file's own validation error if it changed since the attachment was made, or
     ///   `attachmentMoveIntoDataStoreFailed`. Files moved before the failure are moved back.
-    package func moveIn(
+    func moveIn(
         _ attachments: [NotificationAttachmentRecord], for bundleIdentifier: String
     ) throws -> [NotificationAttachmentRecord] {
         var moved: [(from: String, to: String, copied: Bool)] = []

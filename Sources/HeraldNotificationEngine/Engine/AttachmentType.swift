@@ -9,7 +9,7 @@ package struct AttachmentType: Sendable, Hashable {
     /// The uniform type identifier (the value of Apple's `kUTType…` constant).
     package let identifier: String
     package let kind: Kind
-    package let fileExtensions: [String]
+    let fileExtensions: [String]
 
     /// The largest file of this kind Apple accepts: audio 5 MB, images 10 MB, movies 50 MB (binary megabytes).
     package var maximumSize: Int {
@@ -35,12 +35,12 @@ package struct AttachmentType: Sendable, Hashable {
     ]
 
     /// The type for a UTI given as a type hint.
-    package static func forIdentifier(_ identifier: String) -> AttachmentType? {
+    static func forIdentifier(_ identifier: String) -> AttachmentType? {
         all.first { $0.identifier == identifier.lowercased() }
     }
 
     /// The type guessed from a file extension (case-insensitive).
-    package static func forExtension(_ fileExtension: String) -> AttachmentType? {
+    static func forExtension(_ fileExtension: String) -> AttachmentType? {
         let lowercased = fileExtension.lowercased()
         return all.first { $0.fileExtensions.contains(lowercased) }
     }

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The first location a request sees only establishes inside or outside: a trigger fires on a later crossing, in
 /// the direction it asks for (`notifyOnEntry`, `notifyOnExit`).
-package struct LocationMonitor: Sendable {
+struct LocationMonitor: Sendable {
     /// Inside or outside, per app and pending sequence.
     private var inside: [String: Bool] = [:]
 
@@ -18,7 +18,7 @@ package struct LocationMonitor: Sendable {
     ///   - latitude: The device's new latitude.
     ///   - longitude: The device's new longitude.
     ///   - pending: The pending requests with location triggers, per app (others are passed over).
-    package mutating func crossings(
+    mutating func crossings(
         latitude: Double, longitude: Double, among pending: [(bundleIdentifier: String, pending: PendingNotification)]
     ) -> [(bundleIdentifier: String, pending: PendingNotification)] {
         let here = CLLocationCoordinate2D(latitude: latitude, longitude: longitude)

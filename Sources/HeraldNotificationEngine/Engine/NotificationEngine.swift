@@ -22,7 +22,7 @@ package actor NotificationEngine: Service {
         /// What the person answers when an app asks for authorization and nobody is there to ask.
         package var authorizationAnswer: AuthorizationAnswer = .allow
         /// The largest encoded request accepted.
-        package var maximumRequestSize = 4 * 1024 * 1024
+        var maximumRequestSize = 4 * 1024 * 1024
         /// How often (real time) to look for changes other processes made to the store: an app's engine running alone
         /// finds what the CLI wrote, a daemon's what an app that could not link wrote; `nil` for never (tests, benchmarks).
         package var externalChangePollInterval: Duration? = .seconds(2)
@@ -509,7 +509,7 @@ package actor NotificationEngine: Service {
     ///   - sequence: The held row (``RemoteReception/held(sequence:)``).
     ///   - content: The extension's content; `nil` when it crashed, hung or gave none.
     ///   - bundleIdentifier: The app.
-    package func completeModification(
+    func completeModification(
         of sequence: Int64, with content: NotificationContentRecord?, for bundleIdentifier: String
     ) async {
         guard let (_, held) = try? await store.pending(sequences: [sequence])[sequence] else { return }
@@ -625,7 +625,7 @@ package actor NotificationEngine: Service {
 
     /// Records the device's location for the engine that runs (`herald up`, which notices the change in the
     /// store) without evaluating triggers here: for the CLI, whose engine does not run.
-    package func recordLocation(latitude: Double, longitude: Double) async throws {
+    func recordLocation(latitude: Double, longitude: Double) async throws {
         try await store.setDeviceLocation(latitude: latitude, longitude: longitude)
     }
 

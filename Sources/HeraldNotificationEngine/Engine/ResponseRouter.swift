@@ -1,14 +1,14 @@
 /// Turns a person's interaction with a delivered notification into the response its app gets (B-31).
 ///
 /// Pure: the engine removes the notification from the delivered list and queues the response for the delegate.
-package enum ResponseRouter {
+enum ResponseRouter {
     /// What the app's delegate is told: the action's identifier and any typed text.
-    package struct Route: Sendable, Equatable {
+    struct Route: Sendable, Equatable {
         /// `UNNotificationDefaultActionIdentifier`, `UNNotificationDismissActionIdentifier` or the action's; `nil`
         /// when nothing is reported (a dismissal without `.customDismissAction`).
-        package var actionIdentifier: String?
+        var actionIdentifier: String?
         /// The text typed into a text-input action.
-        package var userText: String?
+        var userText: String?
 
         package init(actionIdentifier: String?, userText: String? = nil) {
             self.actionIdentifier = actionIdentifier
@@ -25,7 +25,7 @@ package enum ResponseRouter {
     /// - Throws: ``NotificationInteractionError`` when the person could not have done it: an action the category
     ///   does not have (or no registered category, B-32), or text for an action without a text field (or none for
     ///   one with it).
-    package static func route(
+    static func route(
         _ interaction: NotificationInteraction, category: NotificationCategoryRecord?, categoryIdentifier: String
     ) throws -> Route {
         switch interaction {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Entries are never removed in place: a removed or replaced request's entry stays until it surfaces, and the
 /// store then says it is stale. That keeps every change O(log n) and the memory to two words per request.
-package struct ScheduleHeap: Sendable {
+struct ScheduleHeap: Sendable {
     /// What the heap orders: the store's schedule entries.
     package typealias Entry = ScheduleEntry
 
@@ -20,19 +20,19 @@ package struct ScheduleHeap: Sendable {
         }
     }
 
-    package var count: Int { entries.count }
+    var count: Int { entries.count }
 
     /// Every entry, in heap order (not sorted): for rebuilding a heap together with other entries.
-    package var unorderedEntries: [Entry] { entries }
-    package var first: Entry? { entries.first }
+    var unorderedEntries: [Entry] { entries }
+    var first: Entry? { entries.first }
 
-    package mutating func push(_ entry: Entry) {
+    mutating func push(_ entry: Entry) {
         entries.append(entry)
         siftUp(entries.count - 1)
     }
 
     /// Removes and returns every entry due at or before `time`, soonest first, at most `limit`.
-    package mutating func popDue(upTo time: Double, limit: Int) -> [Entry] {
+    mutating func popDue(upTo time: Double, limit: Int) -> [Entry] {
         var due: [Entry] = []
         while due.count < limit, let top = entries.first, top.fireTime <= time {
             due.append(top)

@@ -17,7 +17,7 @@ package struct Scheduler: Sendable {
     }
 
     /// How much time must remain before the next firing for the loop to do store housekeeping first.
-    package static let maintenanceHeadroom: TimeInterval = 0.2
+    static let maintenanceHeadroom: TimeInterval = 0.2
     /// The most entries fired in one step, so a flood of due notifications commits in batches.
     package static let batchLimit = 2_000
     /// How long firing pauses after a failed store read or write.
@@ -72,7 +72,7 @@ package struct Scheduler: Sendable {
     }
 
     /// A reload starts reading the store's index: what is queued from now on is kept by ``reload(_:)``.
-    package mutating func beginReload() {
+    mutating func beginReload() {
         reloadsReading += 1
     }
 
@@ -87,7 +87,7 @@ package struct Scheduler: Sendable {
     }
 
     /// A reload begun with ``beginReload()`` could not read the index: the queue stays as it is.
-    package mutating func endReload() {
+    mutating func endReload() {
         reloadsReading -= 1
         if reloadsReading == 0 { queuedDuringReload = [] }
     }
@@ -109,12 +109,12 @@ package struct Scheduler: Sendable {
     }
 
     /// These rows are presented now, outside the queue: a reload of the queue does not fire them as well.
-    package mutating func presentDirectly(_ sequences: [Int64]) {
+    mutating func presentDirectly(_ sequences: [Int64]) {
         presentingDirectly.formUnion(sequences)
     }
 
     /// Presenting them is over (committed, handed to a delegate, or queued again to retry).
-    package mutating func presentedDirectly(_ sequences: [Int64]) {
+    mutating func presentedDirectly(_ sequences: [Int64]) {
         presentingDirectly.subtract(sequences)
     }
 }

@@ -6,7 +6,7 @@ import Synchronization
 /// waits for the next.
 ///
 /// Each piece starts at once in a task of its own (no hop through a consumer), which the run keeps until it ends.
-package final class SideWork: Sendable {
+final class SideWork: Sendable {
     private struct State {
         /// Whether a run is going.
         var running = false
@@ -24,7 +24,7 @@ package final class SideWork: Sendable {
     package init() {}
 
     /// Starts `work` now when a run is going, else with the next run.
-    package func spawn(_ work: @escaping @Sendable () async -> Void) {
+    func spawn(_ work: @escaping @Sendable () async -> Void) {
         state.withLock { state in
             if state.running {
                 start(work, in: &state)

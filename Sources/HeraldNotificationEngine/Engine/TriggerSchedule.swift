@@ -21,8 +21,8 @@ package struct TriggerContext: Sendable {
 /// When triggers fire: the one place that turns a trigger into dates.
 package enum TriggerSchedule {
     /// Apple's `NSInternalInconsistencyException` reasons for invalid time intervals (T-3).
-    package static let intervalNotPositiveReason = "time interval must be greater than 0"
-    package static let repeatingIntervalTooShortReason = "time interval must be at least 60 if repeating"
+    static let intervalNotPositiveReason = "time interval must be greater than 0"
+    static let repeatingIntervalTooShortReason = "time interval must be at least 60 if repeating"
 
     /// The error `add` reports for a trigger Apple would have refused to create.
     ///

@@ -23,7 +23,7 @@ package struct NotificationContentRecord: Sendable, Codable, Hashable {
     package init() {}
 
     /// Whether anything would be shown, heard or counted: the rule behind `notificationInvalidNoContent`.
-    package var hasUserVisibleContent: Bool {
+    var hasUserVisibleContent: Bool {
         !title.isEmpty || !subtitle.isEmpty || !body.isEmpty || badge != nil || sound != nil || !attachments.isEmpty
     }
 }

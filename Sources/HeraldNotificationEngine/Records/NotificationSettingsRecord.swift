@@ -86,14 +86,14 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
     package var bundleIdentifier: String
     package var settings: NotificationSettingsRecord
     /// The options of the request that produced the decision.
-    package var requestedOptions: UInt
+    var requestedOptions: UInt
     package var badgeCount: Int
     /// The app's registration for remote notifications, while it is registered.
     package var remoteRegistration: RemoteRegistrationRecord?
     /// The app's location authorization (a `CLAuthorizationStatus` raw value); `nil` before the app asked.
-    package var locationAuthorization: Int32?
+    var locationAuthorization: Int32?
     /// The app's bundle directory as its process last said at start (`HERALD_BUNDLE_PATH`, else the main bundle's).
-    package var launchedBundlePath: String?
+    var launchedBundlePath: String?
 
     /// Where the app's bundle is (its `Localizable.strings`, its `PlugIns/` extensions): where its process last
     /// started from, else where it was when it registered for remote notifications.
@@ -105,7 +105,7 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
     }
 
     /// Whether location triggers may fire for the app (B-25: when-in-use authorization is enough).
-    package var allowsLocationTriggers: Bool {
+    var allowsLocationTriggers: Bool {
         locationAuthorizationStatus == .authorizedWhenInUse || locationAuthorizationStatus == .authorizedAlways
     }
 

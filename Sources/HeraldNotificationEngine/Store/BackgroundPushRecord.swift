@@ -41,5 +41,5 @@ package struct KeptBackgroundPush: Sendable, Equatable {
     /// When the device received it.
     package var receivedAt: Date
     /// Its row in the record of background pushes (``BackgroundPushRecord``); `nil` for one kept before the record was.
-    package var recordSequence: Int64?
+    var recordSequence: Int64?
 }

@@ -165,7 +165,7 @@ package struct Firing: Sendable {
     /// The pending row that fired.
     package var sequence: Int64
     /// The fire date the scheduler saw (`nil` for location triggers); a row that changed since is left alone.
-    package var expectedFireDate: Date?
+    var expectedFireDate: Date?
     package var reschedule: Reschedule
     /// The notification to put in the delivered list (replacing one with the same identifier), if listed.
     package var delivered: DeliveredNotification?
@@ -190,7 +190,7 @@ package struct FiringOutcome: Sendable {
     /// `false` when the request was removed or replaced before the commit: nothing changed.
     package var applied: Bool
     /// The delivered notification this one replaced (its attachments may now be unreferenced).
-    package var replacedDelivered: DeliveredNotification?
+    var replacedDelivered: DeliveredNotification?
 }
 
 /// A push the device received, as the engine hands it to the store.

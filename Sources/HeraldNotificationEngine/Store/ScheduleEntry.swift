@@ -4,7 +4,7 @@ import Foundation
 /// the engine's scheduler orders (16 bytes).
 package struct ScheduleEntry: Sendable, Hashable {
     /// Seconds since 1970 of the next firing.
-    package var fireTime: Double
+    var fireTime: Double
     /// The pending row's sequence in the store.
     package var sequence: Int64
 
