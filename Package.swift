@@ -409,6 +409,29 @@ let package = Package(
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),
+        // The app process's link to the device daemon, against a daemon's end of the app channel.
+        .testTarget(
+            name: "HeraldAppRuntimeTests",
+            dependencies: [
+                "HeraldAppRuntime", "HeraldAppChannel", "HeraldNotificationEngine", "HeraldTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // WidgetKit's configuration types, as the device receives them, without a daemon.
+        .testTarget(
+            name: "WidgetKitTests", dependencies: ["WidgetKit", "HeraldNotificationEngine"], swiftSettings: swiftSettings),
+        // FirebaseOptions read from GoogleService-Info.plist.
+        .testTarget(name: "FirebaseCoreTests", dependencies: ["FirebaseCore", "HeraldTesting"], swiftSettings: swiftSettings),
+        // The engine's own parts, without the app-facing API: the delivery model, the scheduler's pieces, the store.
+        .testTarget(
+            name: "HeraldNotificationEngineTests",
+            dependencies: [
+                "HeraldNotificationEngine", "HeraldCore", "HeraldTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "UserNotificationsTests",
             dependencies: [

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
+import HeraldTesting
 import Testing
 
-@testable import UserNotifications
+@testable import HeraldNotificationEngine
 
 /// The pending limit as the SQLite store keeps it (B-18): local requests count, an app's pushes waiting to be shown do not.
 @Suite struct PendingLimitStoreTests {
@@ -50,7 +51,7 @@ import Testing
         "A store from before v4 loses its (app_id, next_fire) index and keeps its requests; the limit's count and discard still read only the app's rows, through the (app_id, identifier) index"
     )
     func limitQueriesUseTheAppIndex() async throws {
-        let folder = try makeTemporaryDirectory()
+        let folder = try ScratchFolder.make()
         let url = folder.appendingPathComponent("notifications.sqlite")
         let now = Date()
         do {

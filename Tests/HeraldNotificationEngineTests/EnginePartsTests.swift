@@ -3,7 +3,6 @@ import HeraldTesting
 import Testing
 
 @testable import HeraldNotificationEngine
-@testable import UserNotifications
 
 /// The engine's pure parts, each alone: what a firing does, which regions a location crosses, what a person's
 /// interaction tells the app.

@@ -1,6 +1,5 @@
 import Synchronization
 import Testing
-import UserNotifications
 
 @testable import HeraldNotificationEngine
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import UserNotifications
+@testable import HeraldNotificationEngine
 
 /// What became of each background push, as the SQLite store records it for the test-bed API (issue 64: `app-pushes`):
 /// iOS gives an app only the newest background push, so the ones it never took are `replaced`.
