@@ -254,7 +254,7 @@ public final class HeraldGateway: Service, Sendable {
 
     /// The FCM port: Firebase Cloud Messaging's API, and a CONNECT proxy for Google's hosts with a certificate for them
     /// from the development CA (none with `--cert`: CONNECT is refused then).
-    private func fcmListener(port: Int) throws -> FCMProxyListener {
+    private func fcmListener(port: Int) throws -> PortListener {
         let tls = try certificateAuthority.map { ca in
             let issued = try ca.issueServerCertificate(hostNames: FCMProxyEntryHandler.hosts, now: clock.now)
             var tls = TLSConfiguration.makeServerConfiguration(
@@ -265,21 +265,22 @@ public final class HeraldGateway: Service, Sendable {
             tls.shutdownTimeout = .seconds(1)
             return try NIOSSLContext(configuration: tls)
         }
-        return FCMProxyListener(
-            host: configuration.fcmHost, port: port, frontDoor: fcm, tls: tls, idleTimeout: .seconds(120),
-            eventLoopGroup: eventLoopGroup, logger: logger,
-            bound: { [weak self] port in self?.bound(.fcm, port: port) })
+        return PortListener(
+            host: configuration.fcmHost, port: port,
+            connections: FCMPort(frontDoor: fcm, tls: tls, idleTimeout: .seconds(120), logger: logger),
+            eventLoopGroup: eventLoopGroup, bound: { [weak self] port in self?.bound(.fcm, port: port) })
     }
 
-    private func deviceListener() throws -> DeviceChannelListener {
+    /// The device port: the device channel, the web push service and `/metrics`.
+    private func deviceListener() throws -> PortListener {
         let server = DeviceChannelServer(
             store: store, hub: hub, metrics: metrics, log: log, clock: clock,
             acknowledgementTimeout: configuration.acknowledgementTimeout)
-        return DeviceChannelListener(
-            host: configuration.deviceHost, port: configuration.devicePort,
-            tls: deviceTLS,
-            setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server, metrics: metrics,
-            webPush: webPush, eventLoopGroup: eventLoopGroup, logger: logger,
-            bound: { [weak self] port in self?.bound(.device, port: port) })
+        let device = DevicePort(
+            tls: deviceTLS, setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server,
+            metrics: metrics, webPush: webPush, logger: logger)
+        return PortListener(
+            host: configuration.deviceHost, port: configuration.devicePort, connections: device,
+            eventLoopGroup: eventLoopGroup, bound: { [weak self] port in self?.bound(.device, port: port) })
     }
 }

@@ -5,21 +5,17 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
-import ServiceLifecycle
 
 /// The device port: the device channel (a WebSocket at `/device/v1`, over TLS unless the devices are plaintext),
 /// and `/metrics`, `/healthz` and the web push service's `/push/<id>` over HTTP/1.1; Firefox's WebSocket to its push
-/// service (Mozilla's WebPush protocol, subprotocol `push-notification`) at any other path. Built on SwiftNIO directly, so that an idle device costs the
-/// connection's handlers and its session, and no task.
+/// service (Mozilla's WebPush protocol, subprotocol `push-notification`) at any other path. Served by a
+/// ``PortListener`` on SwiftNIO directly, so that an idle device costs the connection's handlers and its session, and
+/// no task.
 ///
 /// From its accept a connection has the setup timeout to finish TLS, upgrade and say hello, or to send a whole
-/// HTTP request. On graceful shutdown it stops accepting, asks every device to close, and returns once every
+/// HTTP request. On graceful shutdown the listener stops accepting, asks every device to close, and returns once every
 /// connection has closed and its device's session is off the hub.
-struct DeviceChannelListener: Service {
-    /// The interface to listen on.
-    let host: String
-    /// The port; 0 picks one.
-    let port: Int
+struct DevicePort: PortListener.Connections {
     /// TLS, unless the devices connect in plaintext.
     let tls: CompactTLSContext?
     /// How long a connection has to set up.
@@ -30,36 +26,32 @@ struct DeviceChannelListener: Service {
     let metrics: GatewayMetrics
     /// The web push service at `/push/<id>`.
     let webPush: WebPushFrontDoor?
-    /// The loops the connections run on.
-    let eventLoopGroup: any EventLoopGroup
     /// Where connections log.
     let logger: Logger
-    /// Told the port once the listener is bound.
-    let bound: @Sendable (Int) -> Void
+    private let connections = DeviceConnections()
 
     /// The path of the device channel's WebSocket.
     static let path = "/device/v1"
 
-    func run() async throws {
-        let connections = DeviceConnections()
-        let listener = try await ServerBootstrap(group: eventLoopGroup)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try setUp(channel, connections: connections) }
-            }
-            .bind(host: host, port: port).get()
-        bound(listener.localAddress?.port ?? port)
-        let stop = AwaitedValue<Void>()
-        // Returns when the gateway shuts down gracefully, or its task is cancelled.
-        await withGracefulShutdownHandler {
-            _ = await stop.wait()
-        } onGracefulShutdown: {
-            stop.finish()
-        }
-        try? await listener.close()
-        await connections.closeAll()
+    /// The device port's connections.
+    ///
+    /// - Parameters:
+    ///   - tls: TLS, unless the devices connect in plaintext.
+    ///   - setupTimeout: How long a connection has to set up.
+    ///   - server: Admits devices and answers their messages.
+    ///   - metrics: What `/metrics` serves.
+    ///   - webPush: The web push service at `/push/<id>`.
+    ///   - logger: Where connections log.
+    init(
+        tls: CompactTLSContext?, setupTimeout: TimeAmount, server: DeviceChannelServer, metrics: GatewayMetrics,
+        webPush: WebPushFrontDoor?, logger: Logger
+    ) {
+        self.tls = tls
+        self.setupTimeout = setupTimeout
+        self.server = server
+        self.metrics = metrics
+        self.webPush = webPush
+        self.logger = logger
     }
 
     /// Whether an upgrade asks for Mozilla's WebPush protocol (`Sec-WebSocket-Protocol: push-notification`).
@@ -69,7 +61,7 @@ struct DeviceChannelListener: Service {
         }
     }
 
-    private func setUp(_ channel: any Channel, connections: DeviceConnections) throws {
+    func setUp(_ channel: any Channel) throws {
         let usesTLS = tls != nil
         let connection = DeviceConnection(channel: channel, server: server, logger: logger)
         guard connections.add(connection) else { throw ChannelError.ioOnClosedChannel }
@@ -121,5 +113,9 @@ struct DeviceChannelListener: Service {
                 }
             ))
         try pipeline.addHandlers(idle, http)
+    }
+
+    func closeAll() async {
+        await connections.closeAll()
     }
 }
