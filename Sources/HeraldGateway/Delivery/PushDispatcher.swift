@@ -145,13 +145,10 @@ final class PushDispatcher: Sendable {
     /// (several nodes: or relayed), relayed once, or discarded.
     private func settle(_ push: inout AcceptedPush, _ offline: DispatchDecision.Offline, now: Date) async throws {
         switch offline {
-        case .relayOnce(let until):
+        case .relayOnce, .discardExpired:
             try await confirmToken(&push)
-            if try await relay(push, until: until) { return }
-            log.record(receivedEvent(push))
-            discardExpired(push, offlineAfter: push.expiration)
-        case .discardExpired:
-            try await confirmToken(&push)
+            // Expiration 0 on several nodes: one attempt through the device's node, if it is connected to one.
+            if case .relayOnce(let until) = offline, try await relay(push, until: until) { return }
             log.record(receivedEvent(push))
             discardExpired(push, offlineAfter: push.expiration)
         case .keep(let expiresAt):
