@@ -147,7 +147,7 @@ let package = Package(
         .target(
             name: "WidgetKit",
             dependencies: [
-                "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine", "UserNotifications",
+                "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -155,7 +155,7 @@ let package = Package(
         .target(
             name: "ActivityKit",
             dependencies: [
-                "HeraldCore", "HeraldAppRuntime", "UserNotifications",
+                "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -184,7 +184,7 @@ let package = Package(
         .target(
             name: "PushKit",
             dependencies: [
-                "HeraldCore", "HeraldAppRuntime", "UserNotifications",
+                "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

@@ -1,8 +1,8 @@
 import Foundation
 import HeraldAppRuntime
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
-import UserNotifications
 
 /// A Live Activity of the app: Apple's `Activity`, kept by the device daemon and shown by its presenters.
 ///
@@ -209,7 +209,7 @@ public final class Activity<Attributes: ActivityAttributes>: Identifiable, @unch
             case .channel(let id)?: .channel(id)
             }
         let record = LiveActivityRecord(
-            id: activity.id, bundleIdentifier: center.notificationCenter.bundleIdentifier, attributesType: typeName,
+            id: activity.id, bundleIdentifier: center.runtime.bundleIdentifier, attributesType: typeName,
             attributes: String(decoding: attributesJSON, as: UTF8.self),
             content: LiveActivityContentRecord(
                 state: String(decoding: stateJSON, as: UTF8.self), staleDate: content.staleDate,

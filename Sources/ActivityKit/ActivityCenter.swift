@@ -1,9 +1,9 @@
 import Foundation
 import HeraldAppRuntime
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 import Synchronization
-import UserNotifications
 
 /// A Live Activity as the process's ``ActivityCenter`` holds it, whatever its attributes type.
 protocol LiveActivityObject: AnyObject, Sendable {
@@ -15,8 +15,8 @@ protocol LiveActivityObject: AnyObject, Sendable {
 /// order the app made them), and the daemon's news.
 ///
 /// The device daemon owns the activities (`LiveActivityRegistry`); this process sends it the app's requests over the
-/// app channel of its `UNUserNotificationCenter` and shows what it answers. An activity requested while no daemon runs
-/// lives in this process, and its request goes to the daemon once the center links to one (its token then).
+/// app channel of its runtime (`AppRuntime`, which the app's notification center shares) and shows what it answers. An activity requested while no daemon runs
+/// lives in this process, and its request goes to the daemon once the runtime links to one (its token then).
 final class ActivityCenter: Sendable {
     static let shared = ActivityCenter()
 
@@ -32,7 +32,7 @@ final class ActivityCenter: Sendable {
         var unannounced: [String: [any LiveActivityObject]] = [:]
         /// Push-to-start tokens, by attributes type.
         var pushToStart: [String: PushToStart] = [:]
-        /// Requests made while no device daemon ran, by activity ID: sent once the center links to one.
+        /// Requests made while no device daemon ran, by activity ID: sent once the runtime links to one.
         var waitingForDaemon: [String: @Sendable (DeviceLink) async -> Void] = [:]
     }
 
@@ -46,16 +46,16 @@ final class ActivityCenter: Sendable {
     let logger = Logger(label: "herald.activitykit")
 
     private init() {
-        AppRuntime.setLiveActivityHandler { [self] record in receive(record) }
-        AppRuntime.onDeviceLink { [self] in sendWaitingRequests() }
+        AppRuntime.handlers.setLiveActivityHandler { [self] record in receive(record) }
+        AppRuntime.handlers.onDeviceLink { [self] in sendWaitingRequests() }
     }
 
-    /// Keeps `request` until the center links to a device daemon (the app started before one ran).
+    /// Keeps `request` until the runtime links to a device daemon (the app started before one ran).
     func waitForDaemon(_ activityID: String, _ request: @escaping @Sendable (DeviceLink) async -> Void) {
         state.withLock { $0.waitingForDaemon[activityID] = request }
     }
 
-    /// The center linked: the requests that waited for a daemon go now, in the order of their activities' IDs.
+    /// The runtime linked: the requests that waited for a daemon go now, in the order of their activities' IDs.
     private func sendWaitingRequests() {
         let waiting = state.withLock { state in
             defer { state.waitingForDaemon = [:] }
@@ -69,17 +69,17 @@ final class ActivityCenter: Sendable {
         }
     }
 
-    /// The app's notification center, made (and linked to the daemon) on first use.
-    var notificationCenter: UNUserNotificationCenter { UNUserNotificationCenter.current() }
+    /// The app process's runtime, made (and linked to the daemon) on first use.
+    var runtime: AppRuntime { AppRuntime.current() }
 
     /// Runs `work` with the link to the daemon (`nil` without one), after every request made before it.
     func enqueue(_ work: @escaping @Sendable (DeviceLink?) async -> Void) {
-        let center = UncheckedSendableBox(notificationCenter)
+        let runtime = self.runtime
         queue.enqueue { [logger] in
             do {
-                try await center.value.withDeviceLink { link in await work(link) }
+                try await runtime.withDeviceLink { link in await work(link) }
             } catch {
-                logger.warning("The app's notification center is not available to ActivityKit", metadata: ["error": "\(error)"])
+                logger.warning("The app's runtime is not available to ActivityKit", metadata: ["error": "\(error)"])
                 await work(nil)
             }
         }

@@ -320,17 +320,17 @@ package final class DeviceLink: Sendable {
                 .activity(let id, _), .deviceStatus(let id, _), .widgetTokens(let id, _, _):
                 answers.answer(id, with: .success(message))
             case .activityChanged(let activity):
-                AppRuntime.liveActivityChanged(activity)
+                AppRuntime.handlers.liveActivityChanged(activity)
             case .voipPush(let id, let payload):
                 let connection = self.connection
                 Task {
-                    let handled = await AppRuntime.handleVoIPPush(payload)
+                    let handled = await AppRuntime.handlers.handleVoIPPush(payload)
                     connection.send(AppChannelMessage.voipHandled(id: id, handled: handled).encoded())
                 }
             case .reloadWidgets(let controls, let kinds, let reason):
                 let connection = self.connection
                 Task {
-                    let timelines = await AppRuntime.reloadWidgets(controls: controls, kinds: kinds, reason: reason)
+                    let timelines = await AppRuntime.handlers.reloadWidgets(controls: controls, kinds: kinds, reason: reason)
                     guard !timelines.isEmpty else { return }
                     connection.send(AppChannelMessage.widgetTimelines(timelines).encoded())
                 }

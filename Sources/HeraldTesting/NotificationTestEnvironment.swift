@@ -152,8 +152,7 @@ public final class NotificationTestEnvironment: Sendable {
     public func withCurrentCenter<T>(
         for bundleIdentifier: String? = nil, _ body: () async throws -> T
     ) async rethrows -> T {
-        try await NotificationRuntime.$scopedCenter.withValue(
-            UncheckedSendableBox(center(for: bundleIdentifier)), operation: body)
+        try await NotificationRuntime.withCenter(center(for: bundleIdentifier), body)
     }
 
     /// Waits until the engine has finished everything that is due now (deliveries, delegate calls, queued work).

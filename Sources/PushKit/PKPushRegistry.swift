@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 import Synchronization
-import UserNotifications
 
 /// Asks for the app's PushKit pushes and hands them to its delegate, on the queue it was made with.
 ///

@@ -1,9 +1,9 @@
 import Foundation
 import HeraldAppRuntime
 import HeraldCore
+import HeraldNotificationEngine
 import Logging
 import Synchronization
-import UserNotifications
 
 /// The process's PushKit: the registries that want VoIP pushes, their token requests to the device daemon (in order),
 /// and the daemon's VoIP pushes handed to them.
@@ -22,9 +22,9 @@ final class PushKitCenter: Sendable {
     private let logger = Logger(label: "herald.pushkit")
 
     private init() {
-        AppRuntime.setVoIPPushHandler { [self] payload in await handle(payload) }
-        // An app may start before the device daemon: its registries ask again once the center links to one.
-        AppRuntime.onDeviceLink { [self] in
+        AppRuntime.handlers.set(.voipPush) { [self] payload in await handle(payload) }
+        // An app may start before the device daemon: its registries ask again once the runtime links to one.
+        AppRuntime.handlers.onDeviceLink { [self] in
             let waiting = registries.withLock {
                 $0.values.compactMap { $0.value.registry }.filter { $0.wantsVoIP && $0.pushToken(for: .voIP) == nil }
             }
@@ -36,10 +36,10 @@ final class PushKitCenter: Sendable {
     func start(_ registry: PKPushRegistry) {
         registries.withLock { $0[ObjectIdentifier(registry)] = UncheckedSendableBox(Entry(registry: registry)) }
         let box = UncheckedSendableBox(registry)
-        let center = UncheckedSendableBox(UNUserNotificationCenter.current())
+        let runtime = AppRuntime.current()
         queue.enqueue { [logger] in
             do {
-                let token = try await center.value.withDeviceLink { link -> String? in
+                let token = try await runtime.withDeviceLink { link -> String? in
                     guard let link else { return nil }
                     return try await link.registerVoIP()
                 }
@@ -64,11 +64,11 @@ final class PushKitCenter: Sendable {
             return registries.values.contains { $0.value.registry?.wantsVoIP == true }
         }
         let box = UncheckedSendableBox(registry)
-        let center = UncheckedSendableBox(UNUserNotificationCenter.current())
+        let runtime = AppRuntime.current()
         queue.enqueue { [logger] in
             if !others {
                 do {
-                    try await center.value.withDeviceLink { link in try await link?.unregisterVoIP() }
+                    try await runtime.withDeviceLink { link in try await link?.unregisterVoIP() }
                 } catch {
                     logger.warning("Could not revoke the VoIP token", metadata: ["error": "\(error)"])
                 }

@@ -50,13 +50,13 @@ open class UIApplication: UIResponder {
         didSet {
             bridge(delegate)
             guard delegate != nil else {
-                AppRuntime.setBackgroundPushHandler(nil)
+                AppRuntime.handlers.set(.backgroundPush, to: nil)
                 return
             }
-            let handler: AppRuntime.BackgroundPushHandler = { payload, completion in
+            let handler: AppHandlers.BackgroundPushHandler = { payload, completion in
                 Task { @MainActor in UIApplication.shared.handOver(backgroundPush: payload, completion: completion) }
             }
-            AppRuntime.setBackgroundPushHandler(handler)
+            AppRuntime.handlers.set(.backgroundPush, to: handler)
         }
     }
     private var launchedDelegate: (any UIApplicationDelegate)?

@@ -12,11 +12,27 @@ package enum NotificationRuntime {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var shared: UNUserNotificationCenter?
 
-    /// The process's center, made on first use from the environment (see ``environmentConfiguration(_:)``).
+    /// Runs `body` with `center` as the task's current center, and its runtime as the one ActivityKit, PushKit and
+    /// WidgetKit use.
+    ///
+    /// - Parameters:
+    ///   - center: The center `current()` returns within `body`.
+    ///   - body: The code to run.
+    package static func withCenter<T>(
+        _ center: UNUserNotificationCenter, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+    ) async rethrows -> T {
+        try await $scopedCenter.withValue(UncheckedSendableBox(center)) {
+            try await AppRuntime.$scoped.withValue(center.runtime) {
+                try await body()
+            }
+        }
+    }
+
+    /// The process's center, made on first use over the process's runtime (``AppRuntime/processRuntime()``).
     static func processCenter() -> UNUserNotificationCenter {
         lock.withLock {
             if let shared { return shared }
-            let center = makeProcessCenter(environment: ProcessInfo.processInfo.environment)
+            let center = UNUserNotificationCenter(runtime: AppRuntime.processRuntime())
             shared = center
             return center
         }
@@ -28,46 +44,11 @@ package enum NotificationRuntime {
         return lock.withLock { shared }
     }
 
-    /// Builds the center a process gets from `current()`: SQLite in the user's data directory, linked to the device
-    /// daemon when one serves that directory (else the engine runs in this process), the real clock, the terminal
-    /// presenter (`HERALD_PRESENTER=none` silences it), and the person's answer to authorization
-    /// requests from `HERALD_AUTHORIZATION_ANSWER` (`allow`, the default, or `deny`).
+    /// Builds a center as a process gets it from `current()`, on a runtime of its own made from `environment` (see
+    /// ``AppRuntime/process(environment:)``).
+    ///
+    /// - Parameter environment: The process environment.
     static func makeProcessCenter(environment: [String: String]) -> UNUserNotificationCenter {
-        let logger = Logger(label: "herald.usernotifications")
-        DelegateQueue.probe()
-        let bundleIdentifier = AppRuntime.bundleIdentifier(environment: environment)
-        let directory = HeraldDataDirectory.resolve(environment: environment)
-        let presenter: any NotificationPresenter =
-            environment["HERALD_PRESENTER"] == "none"
-            ? SilentPresenter() : TerminalPresenter()
-        do {
-            // The answer is part of the engine's configuration, so the app's first request already sees it.
-            let answer = environment["HERALD_AUTHORIZATION_ANSWER"].flatMap(AuthorizationAnswer.init(rawValue:)) ?? .allow
-            let engine = try NotificationEngine.forDataDirectory(
-                directory, presenter: presenter, scope: [bundleIdentifier], authorizationAnswer: answer, logger: logger)
-            // With a device daemon running, it fires the app's notifications; without one, this process does.
-            let center = UNUserNotificationCenter(
-                bundleIdentifier: bundleIdentifier, engine: .success(engine), daemonSocket: directory.appChannelSocket)
-            // Where the app's bundle is, for its content extensions and localized strings — also for an app that never
-            // registers for remote notifications.
-            center.recordBundlePath(environment["HERALD_BUNDLE_PATH"] ?? Bundle.main.bundlePath)
-            return center
-        } catch {
-            logger.error(
-                "Cannot open the notification database; the center will refuse every request",
-                metadata: [
-                    "store.path": "\(directory.notificationDatabase.path)", "error": "\(error)",
-                ])
-            return UNUserNotificationCenter(
-                bundleIdentifier: bundleIdentifier,
-                engine: .failure(.storeUnavailable(path: directory.notificationDatabase.path, reason: "\(error)"))
-            )
-        }
+        UNUserNotificationCenter(runtime: AppRuntime.process(environment: environment))
     }
-}
-
-/// A presenter that shows nothing (`HERALD_PRESENTER=none`).
-package struct SilentPresenter: NotificationPresenter {
-    package init() {}
-    package func present(_ presentation: NotificationPresentation) async {}
 }

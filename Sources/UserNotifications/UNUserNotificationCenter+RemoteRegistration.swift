@@ -31,9 +31,9 @@ extension UNUserNotificationCenter {
     nonisolated(nonsending) package func registerForRemoteNotifications(
         environment: String?, bundlePath: String?
     ) async throws -> String {
-        let link = self.linkSlot
+        let runtime = self.runtime
         return try await perform { _ in
-            guard let daemon = link.current else { throw RemoteRegistrationError.noDeviceDaemon }
+            guard let daemon = runtime.deviceLink else { throw RemoteRegistrationError.noDeviceDaemon }
             do {
                 return try await daemon.register(environment: environment, bundlePath: bundlePath)
             } catch {
@@ -46,9 +46,9 @@ extension UNUserNotificationCenter {
     ///
     /// - Throws: ``RemoteRegistrationError``.
     nonisolated(nonsending) package func unregisterForRemoteNotifications() async throws {
-        let link = self.linkSlot
+        let runtime = self.runtime
         try await perform { _ in
-            guard let daemon = link.current else { throw RemoteRegistrationError.noDeviceDaemon }
+            guard let daemon = runtime.deviceLink else { throw RemoteRegistrationError.noDeviceDaemon }
             do {
                 try await daemon.unregister()
             } catch {
@@ -57,36 +57,9 @@ extension UNUserNotificationCenter {
         }
     }
 
-    /// Runs `body` with the link to the device daemon, in call order with the center's other calls (so a center still
-    /// deciding whether a daemon runs decides first); `nil` when the app runs without a daemon.
-    ///
-    /// - Parameter body: What to do with the link (ActivityKit's requests).
-    nonisolated(nonsending) package func withDeviceLink<T: Sendable>(
-        _ body: @escaping @Sendable (DeviceLink?) async throws -> T
-    ) async throws -> T {
-        let link = self.linkSlot
-        return try await perform { _ in try await body(link.current) }
-    }
-
     /// Whether the device has a registration for the app (its token, as the store keeps it).
     nonisolated(nonsending) package func isRegisteredForRemoteNotifications() async -> Bool {
         let bundleIdentifier = self.bundleIdentifier
         return (try? await perform { try await $0.appState(for: bundleIdentifier).remoteRegistration != nil }) ?? false
-    }
-}
-
-extension UNUserNotificationCenter {
-    /// Records where the app's bundle is (in call order; a failure is logged).
-    func recordBundlePath(_ path: String) {
-        let bundleIdentifier = self.bundleIdentifier
-        submit(.recordBundlePath(path)) { result in
-            if case .failure(let error) = result {
-                Logger(label: "herald.usernotifications").info(
-                    "Could not record the app's bundle path",
-                    metadata: [
-                        "app.bundle_id": "\(bundleIdentifier)", "error": "\(error)",
-                    ])
-            }
-        }
     }
 }

@@ -4,7 +4,6 @@ import HeraldAppRuntime
 import HeraldCore
 import HeraldNotificationEngine
 import Logging
-import Synchronization
 
 /// Apple's `UNUserNotificationCenter`: the app's notification center.
 ///
@@ -14,10 +13,11 @@ import Synchronization
 /// the center (which, as in Apple's SDK, is not `Sendable`, SC-1) to another isolation domain.
 open class UNUserNotificationCenter: NSObject {
     /// The app this center belongs to.
-    package let bundleIdentifier: String
+    package var bundleIdentifier: String { runtime.bundleIdentifier }
     /// The engine behind it, or why there is none (the notification database could not be opened).
-    let engine: Result<NotificationEngine, HeraldNotificationError>
-    private let queue = SerialWorkQueue()
+    var engine: Result<NotificationEngine, HeraldNotificationError> { runtime.engine }
+    /// The app process's runtime the center is a client of: the engine, the link to the device daemon, the call order.
+    package let runtime: AppRuntime
     private let lock = NSLock()
     nonisolated(unsafe) private weak var storedDelegate: (any UNUserNotificationCenterDelegate)?
     nonisolated(unsafe) private var storedApplicationState: ApplicationState = .active
@@ -25,15 +25,13 @@ open class UNUserNotificationCenter: NSObject {
     /// The iOS 8 API's calls made but not yet applied (``pendingNow()``).
     let legacyCalls = LegacyCallLog()
     private lazy var host = CenterHost(center: self)
-    private let link = DeviceLinkSlot()
-    var linkSlot: DeviceLinkSlot { link }
 
     /// Whether the app is in front of the person (foreground notifications ask the delegate, B-30).
     package enum ApplicationState: Sendable {
         case active, background
     }
 
-    /// A center for `bundleIdentifier` on `engine`.
+    /// A center for `bundleIdentifier` on `engine`, with a runtime of its own.
     ///
     /// - Parameters:
     ///   - bundleIdentifier: The app.
@@ -41,44 +39,25 @@ open class UNUserNotificationCenter: NSObject {
     ///   - daemonSocket: The device daemon's app channel. When a daemon answers there, it fires the app's notifications
     ///     and asks the delegate through the link; otherwise (and if it goes away) the engine runs in this process.
     ///     `nil`: the engine is the caller's to start, and it serves this center in-process.
-    package init(
+    package convenience init(
         bundleIdentifier: String, engine: Result<NotificationEngine, HeraldNotificationError>, daemonSocket: URL? = nil
     ) {
-        self.bundleIdentifier = bundleIdentifier
-        self.engine = engine
-        super.init()
-        Self.installLocationServices()
-        if case .success(let engine) = engine {
-            let host = self.host
-            let link = self.link
-            let queue = self.queue
-            engine.activity.begin()
-            queue.enqueue {
-                if let daemonSocket {
-                    await Self.connectToDaemon(
-                        daemonSocket, bundleIdentifier: bundleIdentifier, engine: engine, host: host, link: link, queue: queue)
-                } else {
-                    await engine.attach(host, for: bundleIdentifier)
-                }
-                engine.activity.end()
-            }
-        }
+        self.init(runtime: AppRuntime(bundleIdentifier: bundleIdentifier, engine: engine, daemonSocket: daemonSocket))
     }
 
-    /// Links the center to the device daemon, or runs the engine in-process when there is none. Runs on the queue, so
-    /// every call made meanwhile waits for the decision.
-    private static func connectToDaemon(
-        _ socket: URL, bundleIdentifier: String, engine: NotificationEngine, host: CenterHost, link: DeviceLinkSlot,
-        queue: SerialWorkQueue
-    ) async {
-        let app = LinkedApp(
-            socket: socket, bundleIdentifier: bundleIdentifier, engine: engine, host: host, link: link, queue: queue)
-        if await app.link() { return }
-        await app.runInProcess()
+    /// A center on `runtime`: it answers the runtime's questions (the delegate's) from now on, and the runtime starts.
+    ///
+    /// - Parameter runtime: The app process's runtime.
+    package init(runtime: AppRuntime) {
+        self.runtime = runtime
+        super.init()
+        Self.installLocationServices()
+        runtime.install(host)
+        runtime.start()
     }
 
     /// The link to the device daemon while there is one.
-    package var deviceLink: DeviceLink? { link.current }
+    package var deviceLink: DeviceLink? { runtime.deviceLink }
 
     /// The center of the running app (C-1).
     ///
@@ -115,13 +94,8 @@ open class UNUserNotificationCenter: NSObject {
     /// delivered.
     private func answererChanged() {
         reportState()
-        guard case .success(let engine) = engine else { return }
         let bundleIdentifier = self.bundleIdentifier
-        engine.activity.begin()
-        queue.enqueue {
-            await engine.delegateChanged(for: bundleIdentifier)
-            engine.activity.end()
-        }
+        runtime.submit({ engine in await engine.delegateChanged(for: bundleIdentifier) }, completion: { _ in })
     }
 
     /// Whether the app is in the foreground; the testing kit moves it to the background.
@@ -135,7 +109,7 @@ open class UNUserNotificationCenter: NSObject {
 
     /// Tells the daemon, when linked, whether the app is in front and has a delegate.
     private func reportState() {
-        link.current?.sendState(foreground: applicationState == .active, delegate: hasDelegate)
+        runtime.reportState()
     }
 
     /// Content extensions are supported (C-3).
@@ -143,22 +117,11 @@ open class UNUserNotificationCenter: NSObject {
 
     // MARK: Running work in order
 
-    /// Runs `body` on the center's serial queue and returns its result.
+    /// Runs `body` on the runtime's serial queue and returns its result.
     nonisolated(nonsending) func perform<T: Sendable>(
         _ body: @escaping @Sendable (NotificationEngine) async throws -> T
     ) async throws -> T {
-        let engine = try engine.get()
-        engine.activity.begin()
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.enqueue {
-                do {
-                    continuation.resume(returning: try await body(engine))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-                engine.activity.end()
-            }
-        }
+        try await runtime.perform(body)
     }
 
     /// Runs `body` on the serial queue and hands its result to `completion` on a background task.
@@ -166,22 +129,7 @@ open class UNUserNotificationCenter: NSObject {
         _ body: @escaping @Sendable (NotificationEngine) async throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        let engine: NotificationEngine
-        switch self.engine {
-        case .success(let value): engine = value
-        case .failure(let error):
-            Task { completion(.failure(error)) }
-            return
-        }
-        engine.activity.begin()
-        queue.enqueue {
-            do {
-                completion(.success(try await body(engine)))
-            } catch {
-                completion(.failure(error))
-            }
-            engine.activity.end()
-        }
+        runtime.submit(body, completion: completion)
     }
 
     private func logFailure(_ error: any Error, operation: String) {
@@ -480,7 +428,7 @@ open class UNUserNotificationCenter: NSObject {
 }
 
 /// The engine's handle on a center: weak, so a released center stops receiving deliveries.
-private final class CenterHost: NotificationHost, @unchecked Sendable {
+private final class CenterHost: AppHost, @unchecked Sendable {
     private weak var center: UNUserNotificationCenter?
     private let lock = NSLock()
 
@@ -495,8 +443,6 @@ private final class CenterHost: NotificationHost, @unchecked Sendable {
     }
 
     var presentsInForeground: Bool { current?.presentsInForeground ?? false }
-    /// Whether the center still exists.
-    var isAlive: Bool { current != nil }
     var isInForeground: Bool { current?.applicationState == .active }
     var takesResponses: Bool { current?.hasDelegate ?? false }
 
@@ -509,102 +455,6 @@ private final class CenterHost: NotificationHost, @unchecked Sendable {
     }
 
     func backgroundPush(_ payload: String) async -> BackgroundPushOutcome {
-        await AppRuntime.handleBackgroundPush(payload)
-    }
-}
-
-/// How a process center moves between the device daemon and its own engine: linked while a daemon answers; when there
-/// is none, or it goes away, the engine runs here — and a daemon that starts later is found (its socket is looked for
-/// every 2 s) and takes over, the engine's scheduler stopping as the link opens.
-private struct LinkedApp: Sendable {
-    let socket: URL
-    let bundleIdentifier: String
-    let engine: NotificationEngine
-    let host: CenterHost
-    let link: DeviceLinkSlot
-    let queue: SerialWorkQueue
-
-    /// How often an app running alone looks for a daemon.
-    static let lookInterval: Duration = .seconds(2)
-
-    /// Links to the daemon; `false` when none answers.
-    func link() async -> Bool {
-        let logger = engine.configuration.logger
-        let connected = await DeviceLink.connect(
-            socket: socket, bundleIdentifier: bundleIdentifier, foreground: host.isInForeground,
-            delegate: host.takesResponses, host: host, logger: logger
-        ) {
-            // The daemon went away (stopped or crashed): from now on this process fires the app's notifications. The link
-            // is cleared on the queue, as the engine takes over: a call made after it is cleared runs on the engine here.
-            // (A call queued before that finds the link closed and is applied here too.)
-            logger.warning(
-                "The device daemon went away; the app's notifications run in this process now",
-                metadata: [
-                    "app.bundle_id": "\(bundleIdentifier)"
-                ])
-            engine.activity.begin()
-            queue.enqueue {
-                link.set(nil)
-                await runInProcess()
-                engine.activity.end()
-            }
-        }
-        guard let connected else { return false }
-        link.set(connected)
-        // The hello said the state when the connection began; a delegate set or a move to the foreground while it was
-        // being made found no link to tell. Say it again now that the link is there.
-        connected.sendState(foreground: host.isInForeground, delegate: host.takesResponses)
-        logger.debug("Linked to the device daemon", metadata: ["app.bundle_id": "\(bundleIdentifier)"])
-        AppRuntime.deviceLinked()
-        return true
-    }
-
-    /// Runs the app's notifications in this process until a daemon appears; returns once the engine has loaded what is
-    /// pending, so that the calls queued after it are the running engine's.
-    func runInProcess() async {
-        await engine.attach(host, for: bundleIdentifier)
-        let scheduler = await engine.startRecovered()
-        let app = self
-        link.setLooker(
-            Task {
-                while !Task.isCancelled && app.host.isAlive {
-                    try? await Task.sleep(for: Self.lookInterval)
-                    guard FileManager.default.fileExists(atPath: app.socket.path) else { continue }
-                    // On the center's queue, like every call: nothing runs half in one mode and half in the other.
-                    let linked = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                        app.queue.enqueue {
-                            guard await app.link() else { return continuation.resume(returning: false) }
-                            scheduler.cancel()
-                            await app.engine.detach(app.host, for: app.bundleIdentifier)
-                            continuation.resume(returning: true)
-                        }
-                    }
-                    if linked { return }
-                }
-            })
-    }
-}
-
-/// Where a center keeps its link to the device daemon; shared with the work it queues.
-final class DeviceLinkSlot: Sendable {
-    private let link = Mutex<DeviceLink?>(nil)
-    private let looker = Mutex<Task<Void, Never>?>(nil)
-
-    var current: DeviceLink? { link.withLock { $0 } }
-
-    func set(_ value: DeviceLink?) {
-        link.withLock { $0 = value }
-    }
-
-    /// The task that looks for a daemon while the app runs alone (one at a time).
-    func setLooker(_ task: Task<Void, Never>) {
-        looker.withLock { current in
-            current?.cancel()
-            current = task
-        }
-    }
-
-    deinit {
-        looker.withLock { $0?.cancel() }
+        await AppRuntime.handlers.handleBackgroundPush(payload)
     }
 }

@@ -4,13 +4,12 @@ import HeraldCore
 import HeraldNotificationEngine
 import Logging
 import Synchronization
-import UserNotifications
 
 /// The process's WidgetKit: the widgets and controls it declared, their push tokens, and the reloads the device daemon
 /// asks for — run one after another, each answered with the timelines the providers made.
 ///
 /// The device daemon keeps what the device shows (`WidgetRouter`); this process declares its kinds to it over the app
-/// channel of its `UNUserNotificationCenter`, and declares them again each time the center links to a daemon (an app
+/// channel of its runtime (`AppRuntime`), and declares them again each time the runtime links to a daemon (an app
 /// may start before one runs).
 final class WidgetHost: Sendable {
     static let shared = WidgetHost()
@@ -34,10 +33,10 @@ final class WidgetHost: Sendable {
     let logger = Logger(label: "herald.widgetkit")
 
     private init() {
-        AppRuntime.setWidgetReloadHandler { [self] controls, kinds, reason in
+        AppRuntime.handlers.set(.widgetReload) { [self] controls, kinds, reason in
             await reload(controls: controls, kinds: kinds, reason: reason)
         }
-        AppRuntime.onDeviceLink { [self] in register() }
+        AppRuntime.handlers.onDeviceLink { [self] in register() }
     }
 
     /// The process declares its widgets and controls (a widget bundle's `main`): they are registered with the device.
@@ -62,13 +61,13 @@ final class WidgetHost: Sendable {
             return (state.declarations, state.registrations)
         }
         guard !declarations.isEmpty else { return }
-        let center = UncheckedSendableBox(UNUserNotificationCenter.current())
+        let runtime = AppRuntime.current()
         queue.enqueue { [self] in
             let tokens: (widgets: String?, controls: [String: String])?
             do {
-                // The first use links the center, and the link asks for a registration of its own: this one then
+                // The first use links the runtime, and the link asks for a registration of its own: this one then
                 // stands aside.
-                tokens = try await center.value.withDeviceLink { [self] link in
+                tokens = try await runtime.withDeviceLink { [self] link in
                     guard state.withLock({ $0.registrations == ticket }) else { throw Superseded() }
                     return try await link?.registerWidgets(declarations.map(\.record))
                 }
@@ -173,10 +172,10 @@ final class WidgetHost: Sendable {
     /// A reload the app (or a timeline's policy) asks for: the device daemon has the app's widget process reload (this
     /// one or another); without a daemon, this process reloads what it declared.
     func requestReload(controls: Bool, kinds: [String]?, reason: String) {
-        let center = UncheckedSendableBox(UNUserNotificationCenter.current())
+        let runtime = AppRuntime.current()
         queue.enqueue { [self] in
             let linked =
-                (try? await center.value.withDeviceLink { link -> Bool in
+                (try? await runtime.withDeviceLink { link -> Bool in
                     guard let link else { return false }
                     link.requestWidgetReload(controls: controls, kinds: kinds, reason: reason)
                     return true
@@ -187,8 +186,8 @@ final class WidgetHost: Sendable {
 
     /// The app's widgets (or controls) as the device has them: from the daemon when linked, else this process's.
     func placed(controls: Bool) async throws -> [(kind: String, family: WidgetFamily)] {
-        let center = UncheckedSendableBox(UNUserNotificationCenter.current())
-        let fromDevice = try await center.value.withDeviceLink { link -> [WidgetStatus]? in
+        let runtime = AppRuntime.current()
+        let fromDevice = try await runtime.withDeviceLink { link -> [WidgetStatus]? in
             try await link?.widgets()
         }
         if let fromDevice {

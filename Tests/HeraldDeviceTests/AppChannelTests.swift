@@ -100,7 +100,7 @@ import UserNotifications
                 try await eventually("the link to the daemon", timeout: .seconds(30)) { center.deviceLink != nil }
 
                 // Seed 001: UIApplication.shared.registerForRemoteNotifications() → the app delegate's token.
-                try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+                try await NotificationRuntime.withCenter(center) {
                     await MainActor.run {
                         UIApplication.shared.delegate = delegate
                         UIApplication.shared.registerForRemoteNotifications()
@@ -143,7 +143,7 @@ import UserNotifications
                 #expect(await center.deliveredNotifications().isEmpty)
 
                 // Unregister: the token is revoked, a later push is 410.
-                try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+                try await NotificationRuntime.withCenter(center) {
                     await MainActor.run { UIApplication.shared.unregisterForRemoteNotifications() }
                     try await eventually("unregistered") { device.daemon.registration(of: GatewayHarness.bundleID) == nil }
                 }
@@ -303,7 +303,7 @@ import UserNotifications
             bundleIdentifier: "com.example.alone", engine: .success(engine), daemonSocket: directory.appChannelSocket)
         let delegate = LinkedAppDelegate()
         center.delegate = delegate
-        await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+        await NotificationRuntime.withCenter(center) {
             await MainActor.run {
                 UIApplication.shared.delegate = delegate
                 UIApplication.shared.registerForRemoteNotifications()

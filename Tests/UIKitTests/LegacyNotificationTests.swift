@@ -24,7 +24,7 @@ struct LegacyNotificationTests {
         let center = device.center()
         if authorized { _ = try await center.requestAuthorization(options: [.alert, .sound, .badge]) }
         let delegate = Seed002AppDelegate()
-        return try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+        return try await NotificationRuntime.withCenter(center) {
             UIApplication.shared.installBridge(for: delegate, in: center, launchResponseID: nil)
             defer { center.legacyHandler = nil }
             return try await body(device, center, delegate)
@@ -518,7 +518,7 @@ struct LegacyNotificationTests {
         let device = try NotificationTestEnvironment()
         let center = device.center()
         _ = try await center.requestAuthorization(options: [.alert])
-        try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+        try await NotificationRuntime.withCenter(center) {
             UIApplication.shared.registerUserNotificationSettings(
                 UIUserNotificationSettings(types: [.alert], categories: [Self.emailCategory]))
             device.setForeground(false)
@@ -602,7 +602,7 @@ struct LegacyNotificationTests {
         _ = try await device.engine.receiveRemote(push, for: device.bundleIdentifier)
         await device.settle()
         try await device.user.open("P")
-        try await NotificationRuntime.$scopedCenter.withValue(UncheckedSendableBox(center)) {
+        try await NotificationRuntime.withCenter(center) {
             let delegate = Seed002AppDelegate()
             await UIApplication.shared.launch(delegate: delegate)
             defer { center.legacyHandler = nil }

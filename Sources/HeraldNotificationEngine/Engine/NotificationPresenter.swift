@@ -314,3 +314,9 @@ package enum ContentExtensionDecision: Sendable, Equatable {
     /// `performNotificationDefaultAction()`: the notification goes and the app's delegate gets the default action.
     case openApp
 }
+
+/// A presenter that shows nothing (`HERALD_PRESENTER=none`).
+package struct SilentPresenter: NotificationPresenter {
+    package init() {}
+    package func present(_ presentation: NotificationPresentation) async {}
+}
