@@ -57,7 +57,7 @@ package final class AppHandlers: Sendable {
 
     private let state = Mutex(State())
 
-    package init() {}
+    init() {}
 
     /// Sets (or with `nil`, clears) the handler of `kind`.
     ///
@@ -69,7 +69,7 @@ package final class AppHandlers: Sendable {
     }
 
     /// The handler of `kind`, if one is set.
-    package func handler<Handler>(_ kind: AppHandlerKind<Handler>) -> Handler? {
+    func handler<Handler>(_ kind: AppHandlerKind<Handler>) -> Handler? {
         state.withLock { $0.handlers[kind.name] } as? Handler
     }
 
@@ -83,13 +83,13 @@ package final class AppHandlers: Sendable {
     }
 
     /// Hands a VoIP push to PushKit; `false` when no registry of the process takes VoIP pushes.
-    package func handleVoIPPush(_ payload: String) async -> Bool {
+    func handleVoIPPush(_ payload: String) async -> Bool {
         guard let handler = handler(.voipPush) else { return false }
         return await handler(payload)
     }
 
     /// Runs a reload the daemon asked for; no timelines when the process declared no widgets.
-    package func reloadWidgets(controls: Bool, kinds: [String]?, reason: String) async -> [WidgetTimelineRecord] {
+    func reloadWidgets(controls: Bool, kinds: [String]?, reason: String) async -> [WidgetTimelineRecord] {
         guard let handler = handler(.widgetReload) else { return [] }
         return await handler(controls, kinds, reason)
     }
@@ -105,7 +105,7 @@ package final class AppHandlers: Sendable {
     }
 
     /// Hands the daemon's news about one of the app's Live Activities to ActivityKit (kept until it is first used).
-    package func liveActivityChanged(_ activity: LiveActivityRecord) {
+    func liveActivityChanged(_ activity: LiveActivityRecord) {
         state.withLock { state in
             if let handler = state.liveActivityHandler {
                 handler(activity)

@@ -14,7 +14,7 @@ import Synchronization
 /// 2 s) and takes over, the engine's scheduler stopping as the link opens.
 package final class AppRuntime: Sendable {
     /// Where the runtime stands.
-    package enum Mode: Sendable {
+    enum Mode: Sendable {
         /// Not started, or deciding whether a daemon runs.
         case starting
         /// Linked to the device daemon: it fires the app's notifications and applies every change.
@@ -51,9 +51,6 @@ package final class AppRuntime: Sendable {
         runtime.start()
         return runtime
     }
-
-    /// The process's runtime if it exists already.
-    package static var existingProcessRuntime: AppRuntime? { process.withLock { $0 } }
 
     /// The bundle identifier a process without an app bundle gets.
     ///
@@ -152,7 +149,7 @@ package final class AppRuntime: Sendable {
     }
 
     /// Where the runtime stands now.
-    package var mode: Mode { state.withLock { $0.mode } }
+    var mode: Mode { state.withLock { $0.mode } }
 
     /// The link to the device daemon while there is one.
     package var deviceLink: DeviceLink? {
@@ -260,7 +257,7 @@ package final class AppRuntime: Sendable {
     }
 
     /// Records where the app's bundle is (in call order; a failure is logged).
-    package func recordBundlePath(_ path: String) {
+    func recordBundlePath(_ path: String) {
         let bundleIdentifier = self.bundleIdentifier
         submit(.recordBundlePath(path)) { result in
             if case .failure(let error) = result {

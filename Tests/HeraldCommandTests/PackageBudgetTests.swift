@@ -9,18 +9,20 @@ import Testing
     /// raise one only with the reason in the commit. A module not listed may have none.
     ///
     /// 2026-12-07: 1,101 in all (by this count) before the declarations no other module uses were made internal;
-    /// 981 after. The goal is at most half of 994 by its narrower count.
+    /// 981 after. The goal is at most half of 994 by its narrower count. Later that day the app process's
+    /// runtime moved into HeraldAppRuntime (35 → 51: the port UserNotifications, ActivityKit, PushKit and WidgetKit use),
+    /// and `SilentPresenter` into the engine (563 → 566), which ActivityKit reaches without UserNotifications.
     static let budget: [String: Int] = [
         "CoreLocation": 3,
         "FirebaseMessaging": 1,
         "HeraldAppChannel": 24,
-        "HeraldAppRuntime": 35,
+        "HeraldAppRuntime": 51,
         "HeraldCore": 40,
         "HeraldDevice": 190,
         "HeraldDeviceChannel": 1,
         "HeraldGateway": 12,
         "HeraldGatewayStore": 9,
-        "HeraldNotificationEngine": 563,
+        "HeraldNotificationEngine": 566,
         "HeraldProvider": 23,
         "HeraldStorage": 29,
         "HeraldTesting": 4,
