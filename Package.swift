@@ -415,6 +415,7 @@ let package = Package(
             dependencies: [
                 "HeraldAppRuntime", "HeraldAppChannel", "HeraldNotificationEngine", "HeraldTesting",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,8 +10,9 @@ import Synchronization
 /// serial queue, in call order, so a runtime still deciding whether a daemon runs decides first. The runtime moves
 /// between explicit modes (``Mode``): it starts, links to the daemon serving the app's data directory or runs the
 /// engine in this process when there is none, and moves back and forth as daemons come and go: a daemon that goes
-/// away hands the app's notifications to this process; one that starts later is found (its socket is looked for every
-/// 2 s) and takes over, the engine's scheduler stopping as the link opens.
+/// away hands the app's notifications to this process; one that starts later is found (the system tells when its socket
+/// appears; a socket no daemon answers is looked at every 2 s) and takes over, the engine's scheduler stopping as the
+/// link opens.
 package final class AppRuntime: Sendable {
     /// Where the runtime stands.
     enum Mode: Sendable {
@@ -335,13 +336,34 @@ package final class AppRuntime: Sendable {
         setMode(.inProcess)
         await engine.attach(host, for: bundleIdentifier)
         let scheduler = await engine.startRecovered()
-        let looker = Task { [weak self, host] in
+        let looker = Task { [weak self, host, daemonSocket] in
+            guard let daemonSocket else { return }
+            // Told when the socket appears (inotify), with no polling; where the system cannot watch, a look every 2 s.
+            let watch = FileAppearanceWatch(for: daemonSocket)
+            defer { watch?.stop() }
+            var appearances = watch?.appearances.makeAsyncIterator()
+            // Looked for once at first: a daemon may have started before the watch.
+            var lookFirst = true
+            // A socket there that no daemon answers (one that crashed, or one binding now): looked at every 2 s until
+            // it answers or goes.
+            var unanswered = false
             while !Task.isCancelled {
-                try? await Task.sleep(for: Self.lookInterval)
+                if !lookFirst {
+                    if appearances != nil && !unanswered {
+                        guard await appearances?.next() != nil else { return }
+                    } else {
+                        try? await Task.sleep(for: Self.lookInterval)
+                    }
+                }
+                lookFirst = false
                 // Only while the runtime is wanted: a center's own ends with its center.
-                guard let runtime = self, host.isAlive, let socket = runtime.daemonSocket else { return }
-                guard FileManager.default.fileExists(atPath: socket.path) else { continue }
+                guard let runtime = self, host.isAlive else { return }
+                guard FileManager.default.fileExists(atPath: daemonSocket.path) else {
+                    unanswered = false
+                    continue
+                }
                 if await runtime.linkFromProcess(engine: engine, scheduler: scheduler) { return }
+                unanswered = true
             }
         }
         state.withLock { state in

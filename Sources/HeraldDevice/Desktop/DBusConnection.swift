@@ -31,6 +31,8 @@ final class DBusConnection: Sendable {
 
     private struct State {
         var serial: UInt32 = 0
+        /// The task that reads the bus, from the authentication on until the connection closes; the connection owns it.
+        var reader: Task<Void, Never>?
     }
 
     /// Signals addressed to this connection or matched by its rules.
@@ -94,7 +96,8 @@ final class DBusConnection: Sendable {
             try? await channel.close()
             throw error
         }
-        Task { await connection.read(frames: iterator) }
+        let reader = Task { [iterator] in await connection.read(frames: iterator) }
+        connection.state.withLock { $0.reader = reader }
         _ = try await connection.call(
             destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
             member: "Hello")
@@ -176,6 +179,14 @@ final class DBusConnection: Sendable {
     /// Closes the connection; ``signals`` and ``methodCalls`` end.
     func close() {
         channel.close(promise: nil)
+        state.withLock { $0.reader }?.cancel()
+    }
+
+    /// Closes the connection and waits until its reader has ended (every pending call answered `closed`, the signal
+    /// and method-call streams finished).
+    func closeAndWait() async {
+        close()
+        await state.withLock { $0.reader }?.value
     }
 
     private func nextSerial() -> UInt32 {

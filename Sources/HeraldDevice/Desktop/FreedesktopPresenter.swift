@@ -72,9 +72,8 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
             try await bus.call(
                 destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus", interface: "org.freedesktop.DBus",
                 member: "AddMatch", body: [.string("type='signal',interface='\(service)',path='\(path)'")])
-            let presenter = FreedesktopPresenter(bus: bus, capabilities: capabilities, logger: logger)
-            Task { await presenter.listen() }
-            return presenter
+            // The bus's signals wait in its stream until ``DesktopAnswerRouter`` listens: it owns that loop.
+            return FreedesktopPresenter(bus: bus, capabilities: capabilities, logger: logger)
         } catch {
             bus.close()
             throw error
@@ -173,7 +172,13 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
         bus.close()
     }
 
-    private func listen() async {
+    /// Closes the connection to the bus and waits until its reader has ended.
+    func closeAndWait() async {
+        await bus.closeAndWait()
+    }
+
+    /// Reads the server's signals into ``interactions`` until the bus closes (``DesktopAnswerRouter`` runs it).
+    func listen() async {
         for await signal in bus.signals where signal.interface == Self.service {
             guard case .uint32(let id)? = signal.body.first else { continue }
             let second = signal.body.dropFirst().first
@@ -222,10 +227,15 @@ public struct DesktopAnswerRouter: Service {
         self.engine = engine
     }
 
+    /// Listens to the desktop's answers and hands each to the engine, until the device shuts down; then closes the
+    /// bus. Both loops are this service's: the bus's signals read into answers, the answers routed.
     public func run() async throws {
         await cancelWhenGracefulShutdown {
-            await presenter.route(to: engine)
+            await withDiscardingTaskGroup { group in
+                group.addTask { await presenter.listen() }
+                await presenter.route(to: engine)
+            }
         }
-        presenter.close()
+        await presenter.closeAndWait()
     }
 }
