@@ -17,7 +17,7 @@ extension ProviderAPIResponder: ProviderAnswering {
     /// keeps the push, and the answer is written on `eventLoop`. What must wait — a provider key to read, a new
     /// provider token to verify, a device token not seen yet, a device connected here on several nodes, expiration 0
     /// on several nodes, channel management, broadcasts — goes on in a task
-    /// (``answer(_:of:connection:sentWithKey:progress:logger:)``) from where the loop stopped.
+    /// (``answer(_:of:connection:sentWithKey:resumed:logger:)``) from where the loop stopped.
     ///
     /// - Parameters:
     ///   - request: The request, its body read.
@@ -35,59 +35,68 @@ extension ProviderAPIResponder: ProviderAnswering {
         case .read(let pushRequest): read = pushRequest
         case .refused(let answer): return answered(answer, on: eventLoop)
         }
-        var progress = Progress()
+        // The same checks as the task's, in the same order; where one must wait, the task goes on from there.
+        var checks = DevicePushChecks(read)
         func goOnInTask() -> EventLoopFuture<ProviderAnswer> {
-            inTask(on: eventLoop) { [progress] in
-                await self.answer(read, of: request, connection: connection, progress: progress, logger: logger)
+            inTask(on: eventLoop) { [checks] in
+                await self.answer(read, of: request, connection: connection, resumed: checks, logger: logger)
             }
         }
-        guard let authorized = authorizeWithoutWaiting(read.headers, connection: connection, now: read.now) else {
-            return goOnInTask()
-        }
-        var authenticated = false
+        var dispatching: PushDispatcher.DispatchWithoutTask?
         do {
-            let authorization = try authorized.get()
-            if case .token = authorization { authenticated = true }
-            progress.authorization = authorization
-            let payload = try Self.payload(of: request, headers: read.headers)
-            progress.payload = payload
-            let addressing = try Self.addressing(read.headers, pushType: payload.pushType, authorization: authorization)
-            progress.addressing = addressing
-            // One node: the token as the store knows it. Several: as this node found it active lately, taken on trust
-            // — the store's step that keeps the push checks it again.
-            let known: DeviceTokenRecord
-            let checked: Bool
-            if let local = dispatcher.local, let record = local.knownToken(read.deviceToken) {
-                (known, checked) = (record, true)
-            } else if let shared = dispatcher.shared, let record = shared.recentlyActiveToken(read.deviceToken) {
-                (known, checked) = (record, false)
-            } else {
-                return goOnInTask()
-            }
-            let fingerprint = Self.fingerprint(read, token: known.token, topic: addressing.topic, payload: payload.data)
-            guard
-                let dispatching = dispatcher.dispatchingWithoutTask(
-                    deviceID: known.deviceID, expiration: read.headers.expiration, fingerprint: fingerprint, now: read.now)
-            else { return goOnInTask() }
-            let record = try check(
-                known, bundleID: addressing.bundleID, pushType: payload.pushType, environment: connection.environment,
-                now: read.now)
-            var made = Self.acceptedPush(
-                read, record: record, checked: checked, addressing: addressing, payload: payload, fingerprint: fingerprint)
-            made.fcmMessage = connection.fcmMessage
-            let push = made
-            let environment = connection.environment
-            let tokenAuthenticated = authenticated
-            metrics.recordProviderAnswer(onEventLoop: true)
-            return dispatcher.dispatch(push, dispatching, on: eventLoop).map {
-                self.accepted(push, environment: environment, logger: logger)
-            }.recover { error in
-                self.refuse(
-                    self.dispatchRefusal(error, apnsID: read.apnsID, logger: logger), apnsID: read.apnsID,
-                    authenticated: tokenAuthenticated, logger: logger)
+            while true {
+                switch try checks.next(request) {
+                case .needsAuthorization:
+                    guard let authorized = authorizeWithoutWaiting(read.headers, connection: connection, now: read.now)
+                    else { return goOnInTask() }
+                    checks.authorized(try authorized.get())
+                case .needsDeviceToken(let payload, let addressing):
+                    // One node: the token as the store knows it. Several: as this node found it active lately, taken
+                    // on trust — the store's step that keeps the push checks it again.
+                    let known: DeviceTokenRecord
+                    let checked: Bool
+                    if let local = dispatcher.local, let record = local.knownToken(read.deviceToken) {
+                        (known, checked) = (record, true)
+                    } else if let shared = dispatcher.shared, let record = shared.recentlyActiveToken(read.deviceToken) {
+                        (known, checked) = (record, false)
+                    } else {
+                        return goOnInTask()
+                    }
+                    // Checked here only when it is also dispatched here: a task reads the token from the store itself.
+                    dispatching = dispatcher.dispatchingWithoutTask(
+                        deviceID: known.deviceID, expiration: read.headers.expiration,
+                        fingerprint: Self.fingerprint(read, token: known.token, topic: addressing.topic, payload: payload.data),
+                        now: read.now)
+                    guard dispatching != nil else { return goOnInTask() }
+                    try checks.found(known, checked: checked) {
+                        try check(
+                            $0, bundleID: addressing.bundleID, pushType: payload.pushType,
+                            environment: connection.environment, now: read.now)
+                    }
+                case .passed(let passed):
+                    guard let dispatching else { return goOnInTask() }
+                    var made = Self.acceptedPush(
+                        read, record: passed.token, checked: passed.tokenChecked, addressing: passed.addressing,
+                        payload: passed.payload,
+                        fingerprint: Self.fingerprint(
+                            read, token: passed.token.token, topic: passed.addressing.topic, payload: passed.payload.data))
+                    made.fcmMessage = connection.fcmMessage
+                    let push = made
+                    let environment = connection.environment
+                    let tokenAuthenticated = checks.authenticated
+                    metrics.recordProviderAnswer(onEventLoop: true)
+                    return dispatcher.dispatch(push, dispatching, on: eventLoop).map {
+                        self.accepted(push, environment: environment, logger: logger)
+                    }.recover { error in
+                        self.refuse(
+                            self.dispatchRefusal(error, apnsID: read.apnsID, logger: logger), apnsID: read.apnsID,
+                            authenticated: tokenAuthenticated, logger: logger)
+                    }
+                }
             }
         } catch {
-            return answered(refuse(error, apnsID: read.apnsID, authenticated: authenticated, logger: logger), on: eventLoop)
+            return answered(
+                refuse(error, apnsID: read.apnsID, authenticated: checks.authenticated, logger: logger), on: eventLoop)
         }
     }
 

@@ -57,7 +57,8 @@ struct ProviderAPIResponder: Sendable {
     /// The stages run in order, each throwing an ``APNsRefusal`` (its `apns-id` filled in here), the first refusal
     /// deciding the answer: ``target(of:)`` (method, path, token
     /// syntax), header syntax, ``authorize(_:connection:now:)``, ``payload(of:headers:)``,
-    /// ``addressing(_:pushType:authorization:)``, ``deviceToken(_:bundleID:pushType:environment:now:logger:)``, then the dispatch.
+    /// ``addressing(_:pushType:authorization:)``, the device token (``lookUpToken(_:logger:)``,
+    /// ``check(_:bundleID:pushType:environment:now:)``) — one sequence, ``DevicePushChecks`` —, then the dispatch.
     /// - Parameters:
     ///   - request: The request, its body read.
     ///   - connection: The state of the connection it came on, its identity decided at the handshake.
@@ -81,48 +82,48 @@ struct ProviderAPIResponder: Sendable {
         }
     }
 
-    /// The checks a device push passed on its event loop before it had to wait for something
-    /// (``answer(_:connection:logger:on:)``), so that its task does not do them again.
-    struct Progress {
-        var authorization: Authorization?
-        var payload: Payload?
-        var addressing: Addressing?
-    }
-
-    /// Answers a device push from its authentication on, or from where `progress` says its event loop stopped.
+    /// Answers a device push: runs its checks (``DevicePushChecks``) from where `resumed` stopped — from its
+    /// authentication when it is new —, waiting for what they need, then hands the push to the dispatcher.
     ///
     /// - Parameters:
     ///   - read: The request as ``read(_:logger:)`` read it.
     ///   - request: The request, its body read.
     ///   - connection: The state of the connection it came on.
     ///   - keyID: For a push the gateway makes itself: the provider key it is sent with.
-    ///   - progress: The checks passed already.
+    ///   - resumed: The checks as far as the event loop ran them (``answer(_:connection:logger:on:)``).
     ///   - logger: Where to log.
     func answer(
         _ read: DevicePushRequest, of request: ProviderRequest, connection: ProviderConnection,
-        sentWithKey keyID: String? = nil, progress: Progress = Progress(), logger: Logger
+        sentWithKey keyID: String? = nil, resumed: DevicePushChecks? = nil, logger: Logger
     ) async -> ProviderAnswer {
-        let headers = read.headers
-        var authenticated = false
+        var checks = resumed ?? DevicePushChecks(read)
         do {
-            let authorization: Authorization
-            if let given = progress.authorization {
-                authorization = given
-            } else if let keyID {
-                authorization = try await authorize(keyID: keyID, environment: connection.environment)
-            } else {
-                authorization = try await authorize(headers, connection: connection, now: read.now)
+            let passed: DevicePushChecks.Passed
+            checking: while true {
+                switch try checks.next(request) {
+                case .needsAuthorization:
+                    if let keyID {
+                        checks.authorized(try await authorize(keyID: keyID, environment: connection.environment))
+                    } else {
+                        checks.authorized(try await authorize(read.headers, connection: connection, now: read.now))
+                    }
+                case .needsDeviceToken(let payload, let addressing):
+                    let (record, checked) = try await lookUpToken(read.deviceToken, logger: logger)
+                    try checks.found(record, checked: checked) {
+                        try check(
+                            $0, bundleID: addressing.bundleID, pushType: payload.pushType,
+                            environment: connection.environment, now: read.now)
+                    }
+                case .passed(let all):
+                    passed = all
+                    break checking
+                }
             }
-            if case .token = authorization { authenticated = true }
-            let payload = try progress.payload ?? Self.payload(of: request, headers: headers)
-            let addressing =
-                try progress.addressing ?? Self.addressing(headers, pushType: payload.pushType, authorization: authorization)
-            let (record, checked) = try await self.deviceToken(
-                read.deviceToken, bundleID: addressing.bundleID, pushType: payload.pushType,
-                environment: connection.environment, now: read.now, logger: logger)
             var made = Self.acceptedPush(
-                read, record: record, checked: checked, addressing: addressing, payload: payload,
-                fingerprint: Self.fingerprint(read, token: record.token, topic: addressing.topic, payload: payload.data))
+                read, record: passed.token, checked: passed.tokenChecked, addressing: passed.addressing,
+                payload: passed.payload,
+                fingerprint: Self.fingerprint(
+                    read, token: passed.token.token, topic: passed.addressing.topic, payload: passed.payload.data))
             made.fcmMessage = connection.fcmMessage
             let push = made
             do {
@@ -132,7 +133,7 @@ struct ProviderAPIResponder: Sendable {
             }
             return accepted(push, environment: connection.environment, logger: logger)
         } catch {
-            return refuse(error, apnsID: read.apnsID, authenticated: authenticated, logger: logger)
+            return refuse(error, apnsID: read.apnsID, authenticated: checks.authenticated, logger: logger)
         }
     }
 
@@ -380,27 +381,17 @@ struct ProviderAPIResponder: Sendable {
         return Addressing(topic: topic, bundleID: bundleID, priority: priority)
     }
 
-    /// The device token: known, of this environment (D-11), not revoked, for this app, within the rate limit; and
-    /// whether it was checked now (on several nodes a token found active lately is taken on trust here, and the
-    /// dispatcher checks it again before the answer).
-    func deviceToken(
-        _ token: String, bundleID: String, pushType: APNsPushType, environment: APNsEnvironment, now: Date,
-        logger: Logger
-    ) async throws -> (DeviceTokenRecord, checked: Bool) {
-        let record: DeviceTokenRecord?
-        var checked = true
+    /// The device token's record as the store has it (`nil`: unknown), and whether it was read from the store now (on
+    /// several nodes a token found active lately is taken on trust here, and the dispatcher checks it again before the
+    /// answer).
+    func lookUpToken(_ token: String, logger: Logger) async throws -> (DeviceTokenRecord?, checked: Bool) {
         do {
-            if let recent = shared?.recentlyActiveToken(token) {
-                record = recent
-                checked = false
-            } else {
-                record = try await store.token(token)
-            }
+            if let recent = shared?.recentlyActiveToken(token) { return (recent, false) }
+            return (try await store.token(token), true)
         } catch {
             logger.error("Token lookup failed", metadata: ["error": "\(error)"])
             throw APNsRefusal(Self.storeFailure(error))
         }
-        return (try check(record, bundleID: bundleID, pushType: pushType, environment: environment, now: now), checked)
     }
 
     /// The token's record, if the push may go to it: known, of this environment (D-11), not revoked, for this app and
