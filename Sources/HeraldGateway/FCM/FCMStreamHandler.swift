@@ -18,13 +18,40 @@ final class FCMStreamHandler: ChannelInboundHandler {
     /// How long a stream may take to send its whole request, and the client to take the answer.
     static let requestTimeout = TimeAmount.seconds(60)
 
+    /// A request as the stream's frames make it: the method, path and `authorization` of its HEADERS block, its body up
+    /// to ``FCMFrontDoor/largestBody`` bytes.
+    struct Request: StreamRequest {
+        var method: String
+        var path: String
+        var authorization: String?
+        var body = ByteBuffer()
+        var bodyTooLarge = false
+
+        init(head: HPACKHeaders) {
+            (method, path) = ("", "")
+            for (name, value, _) in head {
+                switch name {
+                case ":method": method = value
+                case ":path": path = value
+                case "authorization": if authorization == nil { authorization = value }
+                default: break
+                }
+            }
+        }
+
+        mutating func appendBody(_ bytes: ByteBuffer) {
+            if body.readableBytes + bytes.readableBytes > FCMFrontDoor.largestBody {
+                bodyTooLarge = true
+                body = ByteBuffer()
+            } else if !bodyTooLarge {
+                var bytes = bytes
+                body.writeBuffer(&bytes)
+            }
+        }
+    }
+
     private let frontDoor: FCMFrontDoor
-    private var method: String?
-    private var path = ""
-    private var authorization: String?
-    private var body = ByteBuffer()
-    private var bodyTooLarge = false
-    private var complete = false
+    private var reader = StreamRequestReader<Request>()
     private var deadline = StreamDeadline(timeout: FCMStreamHandler.requestTimeout)
 
     /// Creates the handler for one stream.
@@ -42,58 +69,27 @@ final class FCMStreamHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !complete else { return }
-        switch unwrapInboundIn(data) {
-        case .headers(let headers):
-            // The first block is the request; a later one (trailers) only ends it.
-            if method == nil { read(headers.headers) }
-            if headers.endStream { respond(context: context) }
-        case .data(let frame):
-            if case .byteBuffer(var bytes) = frame.data {
-                if body.readableBytes + bytes.readableBytes > FCMFrontDoor.largestBody {
-                    bodyTooLarge = true
-                    body = ByteBuffer()
-                } else if !bodyTooLarge {
-                    body.writeBuffer(&bytes)
-                }
-            }
-            if frame.endStream { respond(context: context) }
-        default:
-            break
-        }
-    }
-
-    /// The method, path and `authorization` of a request's HEADERS block.
-    private func read(_ head: HPACKHeaders) {
-        method = ""
-        for (name, value, _) in head {
-            switch name {
-            case ":method": method = value
-            case ":path": path = value
-            case "authorization": if authorization == nil { authorization = value }
-            default: break
-            }
-        }
-    }
-
-    private func respond(context: ChannelHandlerContext) {
-        complete = true
-        deadline.cancel()
-        guard let method else {
+        switch reader.read(unwrapInboundIn(data)) {
+        case .reading: break
+        case .complete(let request): respond(to: request, context: context)
+        case .endedWithoutRequest:
+            deadline.cancel()
             context.close(promise: nil)
-            return
         }
-        if bodyTooLarge {
+    }
+
+    private func respond(to stream: Request, context: ChannelHandlerContext) {
+        deadline.cancel()
+        if stream.bodyTooLarge {
             let error = FCMError(
                 .invalidArgument, "Request payload size exceeds the limit: \(FCMFrontDoor.largestBody) bytes.")
             write(.error(error), context: context)
             return
         }
-        let (path, query) = FCMHTTPHandler.target(path)
+        let (path, query) = FCMHTTPHandler.target(stream.path)
         let request = FCMFrontDoor.Request(
-            method: method, path: path, query: query, authorization: authorization,
-            body: Data(body.readableBytesView))
-        body = ByteBuffer()
+            method: stream.method, path: path, query: query, authorization: stream.authorization,
+            body: Data(stream.body.readableBytesView))
         let frontDoor = self.frontDoor
         let answered = context.eventLoop.makePromise(of: FCMFrontDoor.Response.self)
         answered.completeWithTask { await frontDoor.answer(request) }

@@ -18,8 +18,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     private let connection: ProviderConnection
     private let connectionChannel: any Channel
     private let logger: Logger
-    private var request: ProviderRequest?
-    private var complete = false
+    private var reader = StreamRequestReader<ProviderRequest>()
     private var deadline = StreamDeadline(timeout: ProviderStreamHandler.requestTimeout)
 
     /// Creates the handler for one stream.
@@ -38,7 +37,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     func channelReadComplete(context: ChannelHandlerContext) {
         // A request that came whole in the reads that opened its stream (almost every push) needs no timer: the
         // deadline starts only for one still incomplete when the reads stop.
-        if !complete && !deadline.isCounting { deadline.start(context) }
+        if !reader.isComplete && !deadline.isCounting { deadline.start(context) }
         context.fireChannelReadComplete()
     }
 
@@ -47,46 +46,17 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !complete else { return }
-        switch unwrapInboundIn(data) {
-        case .headers(let headers):
-            // The first block is the request; a later one (trailers) only ends it.
-            if request == nil { request = Self.request(from: headers.headers) }
-            if headers.endStream { respond(context: context) }
-        case .data(let frame):
-            if case .byteBuffer(let bytes) = frame.data { request?.appendPayload(bytes) }
-            if frame.endStream { respond(context: context) }
-        default:
-            break
-        }
-    }
-
-    /// The request a HEADERS block starts: method, path without query, the other fields in order.
-    private static func request(from head: HPACKHeaders) -> ProviderRequest {
-        var method = ""
-        var path = ""
-        var fields: [(name: String, value: String)] = []
-        fields.reserveCapacity(head.count)
-        for (name, value, _) in head {
-            switch name {
-            case ":method": method = value
-            case ":path":
-                // By bytes: a path without a query (every push's) is taken as it is, not copied.
-                path = value.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(value[..<$0]) } ?? value
-            default: if !name.hasPrefix(":") { fields.append((name: name, value: value)) }
-            }
-        }
-        return ProviderRequest(method: method, path: path, fields: fields)
-    }
-
-    private func respond(context: ChannelHandlerContext) {
-        complete = true
-        deadline.cancel()
-        guard let request else {
+        switch reader.read(unwrapInboundIn(data)) {
+        case .reading: break
+        case .complete(let request): respond(to: request, context: context)
+        case .endedWithoutRequest:
+            deadline.cancel()
             context.close(promise: nil)
-            return
         }
-        self.request = nil
+    }
+
+    private func respond(to request: ProviderRequest, context: ChannelHandlerContext) {
+        deadline.cancel()
         let answered = answerer.answer(request, connection: connection, logger: logger, on: context.eventLoop)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         answered.whenSuccess { answer in
