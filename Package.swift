@@ -147,7 +147,7 @@ let package = Package(
         .target(
             name: "WidgetKit",
             dependencies: [
-                "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine",
+                "HeraldCore", "HeraldAppRuntime", "HeraldDeviceProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -155,7 +155,7 @@ let package = Package(
         .target(
             name: "ActivityKit",
             dependencies: [
-                "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine",
+                "HeraldCore", "HeraldAppRuntime", "HeraldDeviceProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -184,7 +184,7 @@ let package = Package(
         .target(
             name: "PushKit",
             dependencies: [
-                "HeraldCore", "HeraldAppRuntime", "HeraldNotificationEngine",
+                "HeraldCore", "HeraldAppRuntime", "HeraldDeviceProtocol",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -202,7 +202,7 @@ let package = Package(
         .target(
             name: "HeraldDevice",
             dependencies: [
-                "HeraldCore", "HeraldStorage", "HeraldNotificationEngine", "HeraldDeviceChannel",
+                "HeraldCore", "HeraldStorage", "HeraldNotificationEngine", "HeraldDeviceProtocol", "HeraldDeviceChannel",
                 "HeraldAppChannel", "HeraldWebPush",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -243,13 +243,20 @@ let package = Package(
             dependencies: ["HeraldCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        // The device's notification engine: store, records, scheduler, presentation rules, and the protocols the
-        // daemon speaks with apps and extensions. Apple's plain value types the engine decides with (options, settings,
-        // `UNError`) are declared here, public, and re-exported by `UserNotifications`.
+        // What travels between an app, its extensions and the device daemon: the app channel's messages, the records
+        // they carry, the device model (delivery budgets, power, Focus) and Apple's plain value types (options,
+        // settings, `UNError`, re-exported one by one by `UserNotifications`). No storage.
+        .target(
+            name: "HeraldDeviceProtocol",
+            dependencies: ["HeraldCore", "CoreLocation"],
+            swiftSettings: swiftSettings
+        ),
+        // The device's notification engine: its store, the scheduler, `NotificationChange` and the presentation rules.
         .target(
             name: "HeraldNotificationEngine",
             dependencies: [
                 "HeraldCore",
+                "HeraldDeviceProtocol",
                 "HeraldStorage",
                 "CoreLocation",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -263,7 +270,7 @@ let package = Package(
         .target(
             name: "HeraldAppRuntime",
             dependencies: [
-                "HeraldCore", "HeraldNotificationEngine", "HeraldAppChannel",
+                "HeraldCore", "HeraldNotificationEngine", "HeraldDeviceProtocol", "HeraldAppChannel",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -272,7 +279,7 @@ let package = Package(
             name: "UserNotifications",
             dependencies: [
                 "HeraldCore",
-                "HeraldNotificationEngine",
+                "HeraldNotificationEngine", "HeraldDeviceProtocol",
                 "HeraldAppRuntime",
                 "CoreLocation",
                 .product(name: "Logging", package: "swift-log"),
@@ -280,10 +287,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "UserNotificationsUI", dependencies: ["UserNotifications", "UIKit", "HeraldCore"], swiftSettings: swiftSettings),
+            name: "UserNotificationsUI", dependencies: ["HeraldDeviceProtocol", "UserNotifications", "UIKit", "HeraldCore"],
+            swiftSettings: swiftSettings),
         .target(
             name: "UIKit",
             dependencies: [
+                "HeraldDeviceProtocol",
                 "UserNotifications", "HeraldAppRuntime", "HeraldCore", "_Testing_UIKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -293,14 +302,14 @@ let package = Package(
         .target(name: "_Testing_UIKit", swiftSettings: swiftSettings),
         .target(
             name: "HeraldTesting",
-            dependencies: ["HeraldCore", "UserNotifications", "UserNotificationsUI"],
+            dependencies: ["HeraldDeviceProtocol", "HeraldCore", "UserNotifications", "UserNotificationsUI"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "herald",
             dependencies: [
                 "HeraldCore", "HeraldConsole",
-                "HeraldDevice", "HeraldAppRuntime", "HeraldNotificationEngine",
+                "HeraldDevice", "HeraldAppRuntime", "HeraldNotificationEngine", "HeraldDeviceProtocol",
                 "UserNotifications",
                 "HeraldGateway",
                 "HeraldFCM",
@@ -356,6 +365,7 @@ let package = Package(
         .target(
             name: "HeraldFuzzing",
             dependencies: [
+                "HeraldDeviceProtocol",
                 "HeraldCore", "UserNotifications", "UIKit", "CoreLocation", "HeraldDevice", "HeraldGateway", "HeraldFCM",
                 "HeraldWebPush", "HeraldProvider", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -373,6 +383,7 @@ let package = Package(
         .executableTarget(
             name: "herald-bench",
             dependencies: [
+                "HeraldDeviceProtocol",
                 "HeraldConsole",
                 "HeraldCore",
                 "HeraldFCM",
@@ -413,7 +424,7 @@ let package = Package(
         .testTarget(
             name: "HeraldAppRuntimeTests",
             dependencies: [
-                "HeraldAppRuntime", "HeraldAppChannel", "HeraldNotificationEngine", "HeraldTesting",
+                "HeraldAppRuntime", "HeraldAppChannel", "HeraldNotificationEngine", "HeraldDeviceProtocol", "HeraldTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -421,14 +432,15 @@ let package = Package(
         ),
         // WidgetKit's configuration types, as the device receives them, without a daemon.
         .testTarget(
-            name: "WidgetKitTests", dependencies: ["WidgetKit", "HeraldNotificationEngine"], swiftSettings: swiftSettings),
+            name: "WidgetKitTests", dependencies: ["WidgetKit", "HeraldNotificationEngine", "HeraldDeviceProtocol"],
+            swiftSettings: swiftSettings),
         // FirebaseOptions read from GoogleService-Info.plist.
         .testTarget(name: "FirebaseCoreTests", dependencies: ["FirebaseCore", "HeraldTesting"], swiftSettings: swiftSettings),
         // The engine's own parts, without the app-facing API: the delivery model, the scheduler's pieces, the store.
         .testTarget(
             name: "HeraldNotificationEngineTests",
             dependencies: [
-                "HeraldNotificationEngine", "HeraldCore", "HeraldTesting",
+                "HeraldNotificationEngine", "HeraldDeviceProtocol", "HeraldCore", "HeraldTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
@@ -437,7 +449,7 @@ let package = Package(
             name: "UserNotificationsTests",
             dependencies: [
                 "UserNotifications", "UserNotificationsUI", "HeraldTesting", "CoreLocation", "HeraldCore",
-                "HeraldNotificationEngine",
+                "HeraldNotificationEngine", "HeraldDeviceProtocol",
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -497,7 +509,8 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "GatewayTestSupport", "HeraldDevice", "HeraldAppChannel", "HeraldAppRuntime", "HeraldGateway", "HeraldProvider",
-                "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit", "HeraldNotificationEngine", "HeraldGatewayStore",
+                "HeraldTesting", "HeraldCore", "UserNotifications", "UIKit", "HeraldNotificationEngine", "HeraldDeviceProtocol",
+                "HeraldGatewayStore",
                 "HeraldWebPush",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -524,7 +537,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ActivityKitTests",
-            dependencies: ["ActivityKit", "HeraldCore", "HeraldTesting", "UserNotifications"],
+            dependencies: ["HeraldDeviceProtocol", "ActivityKit", "HeraldCore", "HeraldTesting", "UserNotifications"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -611,7 +624,10 @@ let package = Package(
         ),
         .testTarget(
             name: "UIKitTests",
-            dependencies: ["HeraldTestSupport", "UIKit", "UserNotifications", "HeraldTesting", "HeraldCore"],
+            dependencies: [
+                "HeraldNotificationEngine",
+                "HeraldDeviceProtocol", "HeraldTestSupport", "UIKit", "UserNotifications", "HeraldTesting", "HeraldCore",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -619,6 +635,9 @@ let package = Package(
             dependencies: ["HeraldFuzzing"],
             swiftSettings: swiftSettings
         ),
+        .testTarget(
+            name: "HeraldDeviceProtocolTests", dependencies: ["HeraldDeviceProtocol", "HeraldCore"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldCoreTests",
             dependencies: ["HeraldCore", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto")],

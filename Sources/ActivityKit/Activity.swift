@@ -1,7 +1,7 @@
 import Foundation
 import HeraldAppRuntime
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import Logging
 
 /// A Live Activity of the app: Apple's `Activity`, kept by the device daemon and shown by its presenters.

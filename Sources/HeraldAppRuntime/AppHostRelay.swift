@@ -1,3 +1,4 @@
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 import Synchronization

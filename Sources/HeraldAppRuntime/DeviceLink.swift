@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAppChannel
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 import Synchronization

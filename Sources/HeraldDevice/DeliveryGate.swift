@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import HeraldStorage
 import Logging
@@ -16,30 +17,30 @@ import ServiceLifecycle
 /// over, and every state the gateway should hear of waits in the store until the daemon has told it
 /// (``pendingReports()``, ``reported(_:)``). Broadcasts and VoIP pushes are not gated: a broadcast is best effort and
 /// kept by its channel, and PushKit delivers a VoIP push at once.
-package actor DeliveryGate {
+actor DeliveryGate {
     /// What the gate decided about the pushes of one batch.
-    package struct Admission: Sendable {
+    struct Admission: Sendable {
         /// The batch's pushes to hand to their apps now, in order.
-        package var handOver: [DevicePush] = []
+        var handOver: [DevicePush] = []
         /// The state to acknowledge each of the batch's held or discarded pushes with, by delivery ID.
-        package var states: [String: DeviceDeliveryState] = [:]
+        var states: [String: DeviceDeliveryState] = [:]
     }
 
     /// Pushes the rules let go of after holding them: to hand to their apps now; empty when only states of discarded
     /// pushes wait to be told to the gateway.
-    package struct Release: Sendable {
-        package var pushes: [DevicePush]
+    struct Release: Sendable {
+        var pushes: [DevicePush]
     }
 
     /// A state waiting to be told to the gateway.
-    package struct PendingReport: Sendable {
+    struct PendingReport: Sendable {
         /// Its row, for ``reported(_:)``.
-        package var sequence: Int64
-        package var report: DeliveryStateReport
+        var sequence: Int64
+        var report: DeliveryStateReport
     }
 
     /// The rules in force.
-    package nonisolated let kind: DeliveryModel.Kind
+    nonisolated let kind: DeliveryModel.Kind
     private var model: DeliveryModel
     private let clock: any HeraldClock
     private var storage: LazySQLiteDatabase
@@ -51,7 +52,7 @@ package actor DeliveryGate {
     private var loaded = false
     private let releaseSink: AsyncStream<Release>.Continuation
     /// What the rules release, in order; the daemon hands each to its apps, then calls ``handedOver(_:)``.
-    package nonisolated let releases: AsyncStream<Release>
+    nonisolated let releases: AsyncStream<Release>
     /// The timer loop's sleep, ended early by every event (it may have moved the next deadline).
     private nonisolated let sleeper = WakeableSleep()
 
@@ -63,7 +64,7 @@ package actor DeliveryGate {
     ///   - url: Where held pushes are kept (in memory when `nil`).
     ///   - clock: The engine's clock (a test's virtual one advances the rules).
     ///   - logger: Where the gate logs.
-    package init(
+    init(
         kind: DeliveryModel.Kind, rules: DeliveryModel.Rules = .init(), url: URL?, clock: any HeraldClock, logger: Logger
     ) {
         self.kind = kind
@@ -104,7 +105,7 @@ package actor DeliveryGate {
     /// acknowledge every push of the batch (with its state when it is not handed over).
     ///
     /// - Throws: A store error: nothing of the batch is acknowledged, and the gateway sends it again.
-    package func admit(_ pushes: [DevicePush]) async throws -> Admission {
+    func admit(_ pushes: [DevicePush]) async throws -> Admission {
         guard kind == .iphone else { return Admission(handOver: pushes) }
         try await load()
         var admission = Admission()
@@ -148,7 +149,7 @@ package actor DeliveryGate {
     /// their states wait to be told to the gateway.
     ///
     /// - Parameter outcomes: Each push with its state (`deliveredFromStorage`, or `discardedDisabledFromStorage`).
-    package func handedOver(_ outcomes: [(push: DevicePush, state: DeviceDeliveryState)]) async throws {
+    func handedOver(_ outcomes: [(push: DevicePush, state: DeviceDeliveryState)]) async throws {
         var changes = Changes()
         for (push, state) in outcomes {
             changes.forget.append(push.deliveryID)
@@ -162,7 +163,7 @@ package actor DeliveryGate {
 
     /// The device's power restrictions start or end (`herald device power low|normal`); when they end, what they held
     /// comes in one burst.
-    package func setPowerRestricted(_ restricted: Bool) async throws {
+    func setPowerRestricted(_ restricted: Bool) async throws {
         guard kind == .iphone else { return }
         try await load()
         var changes = Changes()
@@ -174,29 +175,29 @@ package actor DeliveryGate {
 
     /// Says whether an app declares `NSSupportsLiveActivitiesFrequentUpdates` (Y-13: a larger budget of priority-10
     /// updates per activity).
-    package func setFrequentUpdates(_ frequent: Bool, for bundleIdentifier: String) {
+    func setFrequentUpdates(_ frequent: Bool, for bundleIdentifier: String) {
         model.setFrequentUpdates(frequent, for: bundleIdentifier)
     }
 
     /// Whether the device has power restrictions now.
-    package func isPowerRestricted() async throws -> Bool {
+    func isPowerRestricted() async throws -> Bool {
         guard kind == .iphone else { return false }
         try await load()
         return model.isPowerRestricted
     }
 
     /// The person looks at the device: priority-1 pushes come in.
-    package func wake() async throws {
+    func wake() async throws {
         try await event { $0.wake(at: $1) }
     }
 
     /// An app is launched: the device wakes, and the app's held background push is handed over.
-    package func appLaunched(_ bundleIdentifier: String) async throws {
+    func appLaunched(_ bundleIdentifier: String) async throws {
         try await event { $0.appLaunched(bundleIdentifier, at: $1) }
     }
 
     /// An app is force-quit: its held background push is discarded.
-    package func appForceQuit(_ bundleIdentifier: String) async throws {
+    func appForceQuit(_ bundleIdentifier: String) async throws {
         try await event { $0.appForceQuit(bundleIdentifier, at: $1) }
     }
 
@@ -210,7 +211,7 @@ package actor DeliveryGate {
     }
 
     /// Carries out the person's command (`herald device …`) and says how things stand after it.
-    package func apply(_ command: DeviceCommand) async throws -> DeviceStatus {
+    func apply(_ command: DeviceCommand) async throws -> DeviceStatus {
         switch command {
         case .setPower(let restricted): try await setPowerRestricted(restricted)
         case .wake: try await wake()
@@ -284,7 +285,7 @@ package actor DeliveryGate {
     }
 
     /// The gateway was told these states.
-    package func reported(_ reports: [PendingReport]) async throws {
+    func reported(_ reports: [PendingReport]) async throws {
         guard !reports.isEmpty else { return }
         let sequences = reports.map(\.sequence)
         try await database.groupCommit.write { db in
@@ -472,7 +473,7 @@ package actor DeliveryGate {
 
 extension DeliveryGate: Service {
     /// Applies the rules' timers until its group shuts down.
-    package nonisolated func run() async {
+    nonisolated func run() async {
         guard kind == .iphone else {
             // No timers: it waits with the rest of its group (a service that returns early ends the group).
             try? await gracefulShutdown()

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle
@@ -14,7 +15,7 @@ package struct DeviceAssembly: Sendable {
         package var description: String
     }
 
-    package let engine: NotificationEngine
+    let engine: NotificationEngine
     package let daemon: DeviceDaemon
     /// Routes the person's answers on the desktop to the engine; `nil` when notifications do not show on a desktop.
     let desktopRouter: DesktopAnswerRouter?

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldDeviceChannel
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import HeraldWebPush
 import Logging
@@ -32,7 +33,7 @@ public final class DeviceDaemon: Service, Sendable {
 
     /// Where it connects and how.
     public let configuration: DeviceDaemonConfiguration
-    package let engine: NotificationEngine
+    let engine: NotificationEngine
     private let logger: Logger
     private let strings = Mutex<[String: LocalizedStringTable]>([:])
     /// Whether each app declares `NSSupportsLiveActivitiesFrequentUpdates`, read from its bundle when first needed.
@@ -41,11 +42,11 @@ public final class DeviceDaemon: Service, Sendable {
     private let session: GatewaySession
     private let extensions: ServiceExtensionHost
     /// Every app's Live Activities.
-    package let liveActivities: LiveActivityRegistry
+    let liveActivities: LiveActivityRegistry
     /// VoIP pushes, kept until the app's `PKPushRegistry` takes them.
     let voipPushes: VoIPPushRouter
     /// The apps' widgets and controls, and the reloads pushes ask for.
-    package let widgets: WidgetRouter
+    let widgets: WidgetRouter
     /// The web apps' push subscriptions on the device, and the messages pushed to them.
     package let webPush: WebPushAgent
     /// The device as a UnifiedPush distributor on the session bus, when it has one
@@ -586,11 +587,11 @@ extension DeviceDaemon: GatewayLink {
         try await session.unregister(bundleIdentifier: bundleIdentifier, purpose: purpose)
     }
 
-    package func subscribe(channelID: String, bundleIdentifier: String) async throws {
+    func subscribe(channelID: String, bundleIdentifier: String) async throws {
         try await session.subscribe(channelID: channelID, bundleIdentifier: bundleIdentifier)
     }
 
-    package func unsubscribe(channelID: String, bundleIdentifier: String) async {
+    func unsubscribe(channelID: String, bundleIdentifier: String) async {
         await session.unsubscribe(channelID: channelID, bundleIdentifier: bundleIdentifier)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import NIOSSL
 
@@ -33,13 +34,13 @@ public struct DeviceDaemonConfiguration: Sendable {
     /// Which delivery rules the device applies (`herald up --device-model`): ``DeliveryModel/Kind/instant`` by
     /// default — every push at once, as every mock of APNs and a provider's own test suite expect — or an iPhone's
     /// budgets, power and wakes.
-    package var deliveryRules: DeliveryModel.Kind = .instant
+    var deliveryRules: DeliveryModel.Kind = .instant
     /// Their numbers, and the seed of the choices Apple leaves to the device (`--seed`).
     var deliveryRuleNumbers = DeliveryModel.Rules()
     /// The session bus the device serves as a UnifiedPush distributor on (``UnifiedPushDistributor``); `nil` for none.
     var unifiedPushBusAddress: String?
     /// Signalled whenever the device's Live Activities or widgets change: what the test-bed API's waits watch.
-    package var changes = DeviceChanges()
+    var changes = DeviceChanges()
 
     /// A configuration for one gateway.
     ///

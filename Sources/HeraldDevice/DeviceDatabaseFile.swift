@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import HeraldStorage
 import Logging

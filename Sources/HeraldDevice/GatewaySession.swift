@@ -1,5 +1,6 @@
 import HeraldCore
 import HeraldDeviceChannel
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Synchronization
 
@@ -9,7 +10,7 @@ import Synchronization
 /// The daemon's connection loop sets the connection and registers apps; the device's other parts (Live Activities,
 /// PushKit) ask the gateway through it as their ``GatewayLink``. Made before them and handed to each at init, so none
 /// of them needs the daemon.
-package final class GatewaySession: GatewayLink, Sendable {
+final class GatewaySession: GatewayLink, Sendable {
     private let connection = AwaitedValue<DeviceChannelClient>()
     private let registrations = Mutex<[String: RemoteRegistrationRecord]>([:])
     private let defaultEnvironment: APNsEnvironment
@@ -20,7 +21,7 @@ package final class GatewaySession: GatewayLink, Sendable {
     /// - Parameters:
     ///   - defaultEnvironment: The environment of an app that registered without saying one.
     ///   - registrationTimeout: How long a request to the gateway waits for a connection.
-    package init(defaultEnvironment: APNsEnvironment, registrationTimeout: Duration) {
+    init(defaultEnvironment: APNsEnvironment, registrationTimeout: Duration) {
         self.defaultEnvironment = defaultEnvironment
         self.registrationTimeout = registrationTimeout
     }
@@ -28,15 +29,15 @@ package final class GatewaySession: GatewayLink, Sendable {
     // MARK: The connection
 
     /// The connection to the gateway while there is one.
-    package var client: DeviceChannelClient? { connection.current }
+    var client: DeviceChannelClient? { connection.current }
 
     /// Sets (or with `nil`, clears) the connection.
-    package func connected(_ client: DeviceChannelClient?) {
+    func connected(_ client: DeviceChannelClient?) {
         connection.set(client)
     }
 
     /// Ends the session: requests waiting for a connection fail now.
-    package func finish() {
+    func finish() {
         connection.finish()
     }
 
@@ -44,7 +45,7 @@ package final class GatewaySession: GatewayLink, Sendable {
     ///
     /// - Throws: ``DeviceDaemon/RegistrationError``: `refused` with the gateway's reason, `notConnected` for no
     ///   connection in time or one that ended before the answer.
-    package func withGateway<T: Sendable>(_ request: (DeviceChannelClient) async throws -> T) async throws -> T {
+    func withGateway<T: Sendable>(_ request: (DeviceChannelClient) async throws -> T) async throws -> T {
         guard let client = await connectedClient(within: registrationTimeout) else {
             throw DeviceDaemon.RegistrationError.notConnected
         }
@@ -72,12 +73,12 @@ package final class GatewaySession: GatewayLink, Sendable {
     var allRegistrations: [String: RemoteRegistrationRecord] { registrations.withLock { $0 } }
 
     /// Replaces every app's registration (the store's, at start).
-    package func load(_ records: [String: RemoteRegistrationRecord]) {
+    func load(_ records: [String: RemoteRegistrationRecord]) {
         registrations.withLock { $0 = records }
     }
 
     /// The app's registration, if it has one.
-    package func registration(of bundleIdentifier: String) -> RemoteRegistrationRecord? {
+    func registration(of bundleIdentifier: String) -> RemoteRegistrationRecord? {
         registrations.withLock { $0[bundleIdentifier] }
     }
 
@@ -87,25 +88,25 @@ package final class GatewaySession: GatewayLink, Sendable {
     }
 
     /// The environment an app's tokens are issued in: its registration's, else the device's default.
-    package func environment(of bundleIdentifier: String) -> APNsEnvironment {
+    func environment(of bundleIdentifier: String) -> APNsEnvironment {
         registration(of: bundleIdentifier).flatMap { APNsEnvironment(rawValue: $0.environment) } ?? defaultEnvironment
     }
 
     // MARK: GatewayLink
 
-    package func register(bundleIdentifier: String, purpose: TokenPurpose) async throws -> String {
+    func register(bundleIdentifier: String, purpose: TokenPurpose) async throws -> String {
         let environment = environment(of: bundleIdentifier)
         return try await withGateway {
             try await $0.register(bundleID: bundleIdentifier, environment: environment, purpose: purpose)
         }
     }
 
-    package func unregister(bundleIdentifier: String, purpose: TokenPurpose) async throws {
+    func unregister(bundleIdentifier: String, purpose: TokenPurpose) async throws {
         let environment = environment(of: bundleIdentifier)
         try await withGateway { try await $0.unregister(bundleID: bundleIdentifier, environment: environment, purpose: purpose) }
     }
 
-    package func subscribe(channelID: String, bundleIdentifier: String) async throws {
+    func subscribe(channelID: String, bundleIdentifier: String) async throws {
         let environment = environment(of: bundleIdentifier)
         do {
             try await withGateway {
@@ -116,7 +117,7 @@ package final class GatewaySession: GatewayLink, Sendable {
         }
     }
 
-    package func unsubscribe(channelID: String, bundleIdentifier: String) async {
+    func unsubscribe(channelID: String, bundleIdentifier: String) async {
         guard let client = connection.current else { return }
         try? await client.unsubscribe(channelID: channelID, bundleID: bundleIdentifier)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import HeraldStorage
 import Logging
@@ -8,7 +9,7 @@ import ServiceLifecycle
 
 /// What the device's parts (Live Activities, PushKit) ask of the gateway: tokens for a purpose, channel subscriptions.
 /// The device daemon answers over its device channel.
-package protocol GatewayLink: Sendable {
+protocol GatewayLink: Sendable {
     /// A token for the app and purpose (hex); throws when the gateway cannot be reached or refuses.
     func register(bundleIdentifier: String, purpose: TokenPurpose) async throws -> String
     /// Revokes the app's token for the purpose.
@@ -29,7 +30,7 @@ package protocol GatewayLink: Sendable {
 /// dismissal date — the registry's ``run()`` keeps that time.
 package actor LiveActivityRegistry {
     /// Why a request about a Live Activity failed.
-    package enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
+    enum Failure: Error, Sendable, Equatable, CustomStringConvertible {
         /// B-14: the app has no broadcast channel with this ID, so the activity cannot start.
         case unknownChannel(String)
         /// No activity of the app has this ID.
@@ -37,7 +38,7 @@ package actor LiveActivityRegistry {
         /// The activity has ended; it takes no more updates.
         case ended(String)
 
-        package var description: String {
+        var description: String {
             switch self {
             case .unknownChannel(let id): "The app has no broadcast channel \(id): the Live Activity cannot start."
             case .unknownActivity(let id): "The app has no Live Activity \(id)."
@@ -84,7 +85,7 @@ package actor LiveActivityRegistry {
     ///   - gateway: What issues tokens and subscribes channels (the daemon's ``GatewaySession``); `nil` for none.
     ///   - changes: Signalled after each change is kept.
     ///   - logger: Where the registry logs.
-    package init(
+    init(
         url: URL?, clock: any HeraldClock, presenter: any NotificationPresenter, gateway: (any GatewayLink)?,
         changes: ChangeSignal = ChangeSignal(), logger: Logger
     ) {
@@ -168,7 +169,7 @@ package actor LiveActivityRegistry {
     // MARK: Reading
 
     /// The app's activities (every app's when `nil`), oldest first.
-    package func activities(of bundleIdentifier: String? = nil) async throws -> [LiveActivityRecord] {
+    func activities(of bundleIdentifier: String? = nil) async throws -> [LiveActivityRecord] {
         try await load()
         return activities.values.filter { bundleIdentifier == nil || $0.bundleIdentifier == bundleIdentifier }
             .sorted(by: Self.startedFirst)
@@ -176,7 +177,7 @@ package actor LiveActivityRegistry {
 
     /// Sends every change of `bundleIdentifier`'s activities to `handler` (a linked app process), starting with each
     /// activity as it is now.
-    package func observe(
+    func observe(
         _ bundleIdentifier: String, by observer: ObjectIdentifier, _ handler: @escaping @Sendable (LiveActivityRecord) -> Void
     ) async {
         observers[bundleIdentifier, default: [:]][observer] = handler
@@ -194,7 +195,7 @@ package actor LiveActivityRegistry {
     ///
     /// - Returns: The activity as kept (its token, if the gateway issued it at once).
     /// - Throws: ``Failure/unknownChannel(_:)`` (B-14); a store error.
-    package func start(_ requested: LiveActivityRecord) async throws -> LiveActivityRecord {
+    func start(_ requested: LiveActivityRecord) async throws -> LiveActivityRecord {
         try await load()
         var activity = requested
         activity.state = .active
@@ -237,7 +238,7 @@ package actor LiveActivityRegistry {
     /// Updates or ends an app's activity (`update(_:)`, `end(_:dismissalPolicy:)`).
     ///
     /// - Throws: ``Failure``; a store error.
-    package func update(
+    func update(
         _ activityID: String, of bundleIdentifier: String, content: LiveActivityContentRecord?,
         alert: LiveActivityAlertRecord?, end: LiveActivityDismissal?
     ) async throws -> LiveActivityRecord {
@@ -275,7 +276,7 @@ package actor LiveActivityRegistry {
     /// The app's push-to-start token for activities of `attributesType` (`Activity.pushToStartTokenUpdates`).
     ///
     /// - Throws: When the gateway cannot issue it.
-    package func pushToStartToken(for bundleIdentifier: String, attributesType: String) async throws -> String {
+    func pushToStartToken(for bundleIdentifier: String, attributesType: String) async throws -> String {
         try await load()
         guard let gateway else { throw Failure.unknownActivity(attributesType) }
         let token = try await gateway.register(
@@ -302,7 +303,7 @@ package actor LiveActivityRegistry {
     ///   acknowledgement; `nil` when it applied, was a repeat, or was a broadcast.
     /// - Throws: A store error: the push is not acknowledged, and comes again.
     @discardableResult
-    package func apply(_ push: DevicePush, strings: LocalizedStringTable) async throws -> DeviceDeliveryState? {
+    func apply(_ push: DevicePush, strings: LocalizedStringTable) async throws -> DeviceDeliveryState? {
         try await load()
         var metadata: Logger.Metadata = [
             "app.bundle_id": "\(push.bundleID)", "apns.id": "\(push.apnsID)", "push.delivery_id": "\(push.deliveryID)",

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 import Subprocess
@@ -25,17 +26,17 @@ package actor ServiceExtensionHost {
     /// An extension an app declares.
     package struct Manifest: Sendable, Equatable {
         /// The `.appex` folder.
-        package var bundle: URL
+        var bundle: URL
         /// The executable to run.
-        package var executable: URL
+        var executable: URL
         /// Its `NSExtensionPointIdentifier`.
-        package var point: String = ServiceExtensionHost.extensionPoint
+        var point: String = ServiceExtensionHost.extensionPoint
         /// A content extension's `UNNotificationExtensionCategory` (a string or an array of them).
-        package var categories: [String] = []
+        var categories: [String] = []
         /// A content extension's `UNNotificationExtensionDefaultContentHidden`.
-        package var defaultContentHidden = false
+        var defaultContentHidden = false
         /// A content extension's `UNNotificationExtensionOverridesDefaultTitle`.
-        package var overridesDefaultTitle = false
+        var overridesDefaultTitle = false
         /// A content extension's `UNNotificationExtensionInitialContentSizeRatio` (kept; nothing is laid out).
         var initialContentSizeRatio: Double?
 
@@ -98,7 +99,7 @@ package actor ServiceExtensionHost {
     /// The service extension the app at `bundlePath` declares; `nil` when it declares none.
     ///
     /// - Throws: ``ManifestError`` for a declaration that cannot be used.
-    package static func manifest(inAppBundle bundlePath: String) throws -> Manifest? {
+    static func manifest(inAppBundle bundlePath: String) throws -> Manifest? {
         try manifests(inAppBundle: bundlePath).first { $0.point == extensionPoint }
     }
 

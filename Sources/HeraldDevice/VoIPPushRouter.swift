@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import HeraldStorage
 import Logging
@@ -35,7 +36,7 @@ package actor VoIPPushRouter {
     ///   - clock: What dates each push's answer.
     ///   - changes: Signalled when a push is kept or handed over (the test-bed API's waits watch it).
     ///   - logger: Where it says what went wrong.
-    package init(url: URL?, clock: any HeraldClock, changes: ChangeSignal, logger: Logger) {
+    init(url: URL?, clock: any HeraldClock, changes: ChangeSignal, logger: Logger) {
         self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
         self.clock = clock
         self.changes = changes
@@ -84,7 +85,7 @@ package actor VoIPPushRouter {
     /// Keeps a VoIP push durably (a push delivered again is kept once), then hands it over if its app is registered.
     ///
     /// - Throws: A store error: the push is not acknowledged, and comes again.
-    package func keep(_ push: DevicePush, at date: Date) async throws {
+    func keep(_ push: DevicePush, at date: Date) async throws {
         try await database.groupCommit.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO voip_push (delivery_id, bundle_id, payload, received_at) VALUES (?, ?, ?, ?)",

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import HeraldStorage
 import HeraldWebPush
@@ -18,14 +19,14 @@ import Logging
 package actor WebPushAgent {
     /// A subscription as `PushSubscription.toJSON()` gives it.
     package struct Subscription: Sendable, Hashable, Codable {
-        package struct Keys: Sendable, Hashable, Codable {
-            package var p256dh: String
-            package var auth: String
+        struct Keys: Sendable, Hashable, Codable {
+            var p256dh: String
+            var auth: String
         }
 
-        package var endpoint: String
+        var endpoint: String
         var expirationTime: Double?
-        package var keys: Keys
+        var keys: Keys
 
         /// The JSON a web app's server stores (`endpoint`, `expirationTime`, `keys`), keys in that order.
         package var json: String {
@@ -40,8 +41,8 @@ package actor WebPushAgent {
     }
 
     /// Why a subscription cannot be made.
-    package struct Refusal: Error, CustomStringConvertible {
-        package var description: String
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// How many messages of a web app the record keeps (the newest).
@@ -61,7 +62,7 @@ package actor WebPushAgent {
     ///   - clock: What dates a message.
     ///   - changes: Signalled when a message is recorded (the test-bed API's waits watch it).
     ///   - logger: Where it says what it did.
-    package init(
+    init(
         url: URL?, presenter: any NotificationPresenter, clock: any HeraldClock, changes: ChangeSignal = ChangeSignal(),
         logger: Logger
     ) {
@@ -117,7 +118,7 @@ package actor WebPushAgent {
 
     /// The bundle ID a web app has on the device: `webapp.` and the origin's host (and `-<port>` for another port
     /// than the scheme's, `http.` before the host for `http:`), e.g. `webapp.news.example.com`.
-    package static func bundleID(for origin: URLComponents) -> String {
+    static func bundleID(for origin: URLComponents) -> String {
         let host = (origin.host ?? "").lowercased()
         let scheme = origin.scheme?.lowercased() ?? "https"
         let port = origin.port.flatMap { ($0 == 443 && scheme == "https") || ($0 == 80 && scheme == "http") ? nil : $0 }
@@ -127,7 +128,7 @@ package actor WebPushAgent {
 
     /// Reads a web app's origin: `https://host[:port]` (or `http://` on a loopback host, a secure context as browsers
     /// have it), no path.
-    package static func origin(_ text: String) throws(Refusal) -> (origin: String, components: URLComponents) {
+    static func origin(_ text: String) throws(Refusal) -> (origin: String, components: URLComponents) {
         guard var components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
             let host = components.host, !host.isEmpty, components.user == nil, components.query == nil,
             components.fragment == nil, components.path.isEmpty || components.path == "/"
@@ -237,7 +238,7 @@ package actor WebPushAgent {
     // MARK: Messages
 
     /// What became of a message.
-    package enum Outcome: Sendable, Equatable {
+    enum Outcome: Sendable, Equatable {
         /// Shown as a notification of its web app.
         case shown(origin: String, DeclarativeWebPushMessage)
         /// Not shown: no subscription holds its token, it cannot be decrypted, or it is not declarative (a service
@@ -247,7 +248,7 @@ package actor WebPushAgent {
 
     /// Decrypts a message pushed to one of the subscriptions and shows it when it is a Declarative Web Push message.
     @discardableResult
-    package func receive(_ push: DevicePush) async throws -> Outcome {
+    func receive(_ push: DevicePush) async throws -> Outcome {
         let token = push.token
         let row = try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM subscription WHERE token = ?", arguments: [token])
@@ -336,7 +337,7 @@ package actor WebPushAgent {
     }
 
     /// Every message this agent recorded, every web app's, oldest first.
-    package func messages() async throws -> [WebPushMessageRecord] {
+    func messages() async throws -> [WebPushMessageRecord] {
         try await Self.messages(in: database)
     }
 

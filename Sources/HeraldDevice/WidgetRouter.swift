@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HeraldAppChannel
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import HeraldStorage
 import Logging
@@ -25,7 +26,7 @@ package actor WidgetRouter {
 
     /// A router keeping its state at `url` (in memory when `nil`), timing on `clock`, signalling `changes` after each
     /// write.
-    package init(url: URL?, clock: any HeraldClock, changes: ChangeSignal = ChangeSignal(), logger: Logger) {
+    init(url: URL?, clock: any HeraldClock, changes: ChangeSignal = ChangeSignal(), logger: Logger) {
         self.storage = LazySQLiteDatabase(url: url, migrator: Self.migrator, logger: logger)
         self.changes = changes
         self.clock = clock
@@ -64,7 +65,7 @@ package actor WidgetRouter {
 
     /// Why a `widgets` or `controls` push asks for no reload.
     struct NotAReload: Error, CustomStringConvertible {
-        package var description: String
+        var description: String
     }
 
     /// Keeps the reload a `widgets` or `controls` push asks for, then asks a running process of the app for it.
@@ -72,7 +73,7 @@ package actor WidgetRouter {
     /// - Throws: ``NotAReload`` for a payload other than `{"aps":{"content-changed":true}}` (A14: the one Apple
     ///   documents; logged and dropped by the daemon), a store error otherwise (the push is not acknowledged and comes
     ///   again).
-    package func keep(_ push: DevicePush) async throws {
+    func keep(_ push: DevicePush) async throws {
         let isControl = push.pushType == APNsPushType.controls.rawValue
         guard let value = try? JSONValue(reading: push.payload), case .bool(true)? = value["aps"]?["content-changed"] else {
             throw NotAReload(

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import UserNotifications
 
 /// The person holding a test device: answers authorization prompts, changes settings, taps, picks actions, types

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import UserNotifications
 
 extension UNNotificationSettings {

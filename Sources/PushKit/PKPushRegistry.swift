@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import Logging
 import Synchronization
 

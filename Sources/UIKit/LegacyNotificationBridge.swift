@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import UserNotifications
 
 /// Gives the center's delegate questions to the app delegate's iOS 8 callbacks, while the app's center has no

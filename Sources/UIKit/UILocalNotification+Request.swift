@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldDeviceProtocol
 import Logging
 import UserNotifications
 

@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldDeviceProtocol
 import UserNotifications
 
 /// The `soundName` that plays the default sound.

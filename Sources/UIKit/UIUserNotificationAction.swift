@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import UserNotifications
 
 /// Apple's `UIUserNotificationActivationMode` (iOS 8): whether picking an action brings the app to the front.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import UserNotifications
 
 /// Apple's `UIUserNotificationCategory` (iOS 8): a group of actions for notifications of one kind, per context.

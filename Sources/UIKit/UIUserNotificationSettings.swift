@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import UserNotifications
 
 /// Apple's `UIUserNotificationSettings` (iOS 8): the notification types and categories an app registers with

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAppRuntime
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNCalendarNotificationTrigger`: fires at the next date that matches the given components.

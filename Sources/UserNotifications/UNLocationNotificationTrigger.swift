@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNLocationNotificationTrigger`: fires when the device enters or leaves a region.

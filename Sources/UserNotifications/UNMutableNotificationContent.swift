@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNMutableNotificationContent`: content an app builds for a request.

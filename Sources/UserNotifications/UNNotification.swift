@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNNotification`: a delivered request and the date it was delivered.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Options key: a UTI string that overrides the type guessed from the file extension.

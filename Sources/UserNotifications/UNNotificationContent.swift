@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNNotificationContent`: the read-only content of a notification.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNNotificationRequest`: an identifier, content, and the trigger that delivers it.

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNNotificationSettings`: the app's authorization and the person's per-feature settings.

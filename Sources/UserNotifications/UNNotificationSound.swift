@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNNotificationSoundName`: the file name of a sound in `Library/Sounds` or the app bundle.

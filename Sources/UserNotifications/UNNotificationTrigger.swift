@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's abstract `UNNotificationTrigger`: what makes a request fire.

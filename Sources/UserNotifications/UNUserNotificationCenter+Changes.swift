@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAppRuntime
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 

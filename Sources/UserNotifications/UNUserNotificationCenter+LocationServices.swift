@@ -1,6 +1,7 @@
 import CoreLocation
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 

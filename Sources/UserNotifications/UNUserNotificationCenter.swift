@@ -2,6 +2,7 @@
 @_exported import Foundation
 import HeraldAppRuntime
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 

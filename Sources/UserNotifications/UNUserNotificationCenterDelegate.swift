@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// Apple's `UNUserNotificationCenterDelegate`. Every method is optional, in either its completion-handler or its

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import UIKit
 import UserNotifications
 

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 
 /// A widget with no configuration the person chooses: Apple's `StaticConfiguration`.
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 
 /// A control with no configuration the person chooses: Apple's `StaticControlConfiguration` (iOS 18).
 ///

@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 
 /// One widget or control kind as a configuration declares it: what WidgetKit registers with the device and how it
 /// makes the kind's timeline. Made by ``StaticConfiguration`` and ``StaticControlConfiguration``, changed by their

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldAppRuntime
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import Logging
 import Synchronization
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldCore
 import HeraldDevice
+import HeraldDeviceProtocol
 import Logging
 import Subprocess
 import SystemPackage

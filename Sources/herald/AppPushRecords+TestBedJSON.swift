@@ -2,6 +2,7 @@ import Foundation
 import HeraldConsole
 import HeraldCore
 import HeraldDevice
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// The pushes the device hands to apps rather than shows, as the test-bed API writes them (`GET /api/v1/app-pushes`):

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldAppRuntime
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 

@@ -3,6 +3,7 @@ import Foundation
 import HeraldConsole
 import HeraldCore
 import HeraldDevice
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle

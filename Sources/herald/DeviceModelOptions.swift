@@ -1,4 +1,5 @@
 import ArgumentParser
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// `--device-model`: which delivery rules the device applies.

@@ -2,6 +2,7 @@ import Foundation
 import HeraldConsole
 import HeraldCore
 import HeraldDevice
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// `herald up`'s device as the test-bed API reports on it: each app's notifications as its

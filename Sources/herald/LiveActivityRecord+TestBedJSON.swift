@@ -1,6 +1,7 @@
 import Foundation
 import HeraldConsole
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 extension LiveActivityRecord {

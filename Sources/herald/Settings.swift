@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import UserNotifications
 
 extension HeraldCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import UserNotifications
 
 extension HeraldCommand {

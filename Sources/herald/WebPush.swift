@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 extension HeraldCommand {

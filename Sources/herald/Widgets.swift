@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldConsole
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 extension HeraldCommand {

@@ -1,13 +1,14 @@
 import Foundation
 import HeraldAppChannel
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import HeraldTesting
 import Logging
 import Synchronization
 import Testing
 
 @testable import HeraldAppRuntime
+@testable import HeraldNotificationEngine
 
 /// The app process's runtime: the modes it moves between (linked to a daemon, in this process, unavailable) and the
 /// typed handlers the frameworks install.

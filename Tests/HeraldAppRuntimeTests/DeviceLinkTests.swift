@@ -1,11 +1,13 @@
 import Foundation
 import HeraldAppChannel
 import HeraldAppRuntime
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import HeraldTesting
 import Logging
 import Synchronization
 import Testing
+
+@testable import HeraldNotificationEngine
 
 /// An app process's link to the device daemon: made when a daemon welcomes the app, `nil` (the app runs its
 /// notifications in-process) when none serves the socket — at once, never after a wait.

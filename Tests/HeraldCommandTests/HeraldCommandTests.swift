@@ -7,6 +7,7 @@ import Logging
 import Testing
 
 @testable import HeraldCore
+@testable import HeraldDeviceProtocol
 @testable import HeraldNotificationEngine
 @testable import UserNotifications
 

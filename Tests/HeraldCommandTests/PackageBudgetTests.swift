@@ -12,17 +12,23 @@ import Testing
     /// 981 after. The goal is at most half of 994 by its narrower count. Later that day the app process's
     /// runtime moved into HeraldAppRuntime (35 → 51: the port UserNotifications, ActivityKit, PushKit and WidgetKit use),
     /// and `SilentPresenter` into the engine (563 → 566), which ActivityKit reaches without UserNotifications.
+    /// Later still: the records, the app channel's messages, `NotificationChange`, the device model and Apple's value
+    /// types moved to `HeraldDeviceProtocol`, where they are `public` (the module's whole purpose, and no GRDB), and the
+    /// engine's and the daemon's declarations that only their own files and tests use became `internal` (found by the
+    /// compiler, not by name): the engine 566 → 144, HeraldDevice 190 → 85; `SerialWorkQueue` to HeraldCore (40 → 44).
+    /// 479 in all by this count (454 by the issue's).
     static let budget: [String: Int] = [
         "CoreLocation": 3,
         "FirebaseMessaging": 1,
         "HeraldAppChannel": 24,
         "HeraldAppRuntime": 51,
-        "HeraldCore": 40,
-        "HeraldDevice": 190,
+        "HeraldCore": 44,
+        "HeraldDevice": 85,
         "HeraldDeviceChannel": 1,
+        "HeraldDeviceProtocol": 2,
         "HeraldGateway": 12,
         "HeraldGatewayStore": 9,
-        "HeraldNotificationEngine": 566,
+        "HeraldNotificationEngine": 144,
         "HeraldProvider": 23,
         "HeraldStorage": 29,
         "HeraldTesting": 4,

@@ -3,7 +3,7 @@ import GatewayTestSupport
 import HeraldAppChannel
 import HeraldAppRuntime
 import HeraldCore
-import HeraldDevice
+import HeraldDeviceProtocol
 import HeraldGateway
 import HeraldProvider
 import HeraldTestSupport
@@ -14,6 +14,9 @@ import Synchronization
 import Testing
 import UIKit
 import UserNotifications
+
+@testable import HeraldDevice
+@testable import HeraldNotificationEngine
 
 /// An app process's center linked to the device daemon over the app channel (a real Unix socket): registration through
 /// `UIApplication`, the delegate asked through the link, the person's responses, another user's process refused.

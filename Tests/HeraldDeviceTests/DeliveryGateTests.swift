@@ -2,13 +2,14 @@ import Foundation
 import GRDB
 import GatewayTestSupport
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Testing
 
 @testable import HeraldDevice
+@testable import HeraldNotificationEngine
 
 /// The daemon's delivery gate alone, on a virtual clock: what it hands over, holds and reports, and its timers.
 @Suite(.timeLimit(.minutes(1))) struct DeliveryGateTests {

@@ -1,9 +1,9 @@
 import Foundation
 import GatewayTestSupport
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldGateway
 import HeraldGatewayStore
-import HeraldNotificationEngine
 import HeraldProvider
 import HeraldTestSupport
 import HeraldTesting
@@ -13,6 +13,7 @@ import Testing
 import UserNotifications
 
 @testable import HeraldDevice
+@testable import HeraldNotificationEngine
 
 /// The iPhone's delivery rules in the daemon, between a real gateway and the engine: each rule drives the device's
 /// virtual clock and its inputs, and the gateway's delivery log shows each push's states, in order, with Apple's names

@@ -1,7 +1,6 @@
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-import HeraldDevice
 import HeraldGateway
 import HeraldProvider
 import HeraldTestSupport
@@ -10,6 +9,8 @@ import InMemoryLogging
 import Logging
 import Testing
 import UserNotifications
+
+@testable import HeraldDevice
 
 /// The device daemon as one service group of its parts (issue 43).
 @Suite(.heavy, .timeLimit(.minutes(3))) struct DeviceDaemonShutdownTests {

@@ -1,7 +1,6 @@
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-import HeraldDevice
 import HeraldGateway
 import HeraldProvider
 import HeraldTestSupport
@@ -11,6 +10,8 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 import UserNotifications
+
+@testable import HeraldDevice
 
 /// The device daemon between a real gateway and the engine of all apps: registration, pushes into apps' centers,
 /// reconnection and store-and-forward, unregistration.

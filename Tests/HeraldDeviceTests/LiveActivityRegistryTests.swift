@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayTestSupport
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldGateway
 import HeraldTestSupport
 import HeraldTesting

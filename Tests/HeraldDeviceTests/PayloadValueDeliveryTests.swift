@@ -2,13 +2,14 @@ import AsyncHTTPClient
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-import HeraldDevice
 import HeraldGateway
 import HeraldProvider
 import HeraldTestSupport
 import HeraldTesting
 import Testing
 import UserNotifications
+
+@testable import HeraldDevice
 
 /// Issue 69: a payload's values reach app code as `JSONSerialization` gives them on an iPhone — through the gateway
 /// and the device into `userInfo`, into a service extension's request and back out of it, and into a background push's

@@ -1,12 +1,13 @@
 import Foundation
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import HeraldTestSupport
 import HeraldTesting
 import Logging
 import Testing
 
 @testable import HeraldDevice
+@testable import HeraldNotificationEngine
 
 /// What the host promises whatever an extension process does (B-51, B-52, issue 63): one outcome per push — the best
 /// attempt when one arrives in time, else nothing (the push then shows as it came) — and a process that took a

@@ -1,7 +1,7 @@
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-import HeraldDevice
+import HeraldDeviceProtocol
 import HeraldGateway
 import HeraldProvider
 import HeraldTestSupport
@@ -9,6 +9,8 @@ import HeraldTesting
 import Logging
 import Testing
 import UserNotifications
+
+@testable import HeraldDevice
 
 /// A service extension against a device on the injected clock: its 30 s are the clock's, not the wall's.
 @Suite(.heavy, .timeLimit(.minutes(2))) struct ServiceExtensionTests {

@@ -1,7 +1,6 @@
 import Foundation
 import GatewayTestSupport
 import HeraldCore
-import HeraldDevice
 import HeraldTestSupport
 import HeraldTesting
 import HeraldWebPush
@@ -9,6 +8,8 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import Testing
+
+@testable import HeraldDevice
 
 /// The UnifiedPush distributor on a real session bus, called with gdbus and served a connector in Debian's Python
 /// (UnifiedPush's D-Bus specification, DBUS_0.3.0); the gateway is a stand-in that issues and revokes tokens.

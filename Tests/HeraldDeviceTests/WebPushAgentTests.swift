@@ -1,6 +1,6 @@
 import Foundation
 import HeraldCore
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import HeraldTesting
 import HeraldWebPush
 import Logging
@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import HeraldDevice
+@testable import HeraldNotificationEngine
 
 /// The device as a web app's user agent: subscriptions kept per origin, messages decrypted and shown when declarative.
 @Suite struct WebPushAgentTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import HeraldDeviceProtocol
 @testable import HeraldNotificationEngine
 
 /// What became of each background push, as the SQLite store records it for the test-bed API (issue 64: `app-pushes`):

@@ -2,6 +2,7 @@ import Foundation
 import HeraldTesting
 import Testing
 
+@testable import HeraldDeviceProtocol
 @testable import HeraldNotificationEngine
 
 /// The engine's pure parts, each alone: what a firing does, which regions a location crosses, what a person's

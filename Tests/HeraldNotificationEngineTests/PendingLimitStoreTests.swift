@@ -3,6 +3,7 @@ import GRDB
 import HeraldTesting
 import Testing
 
+@testable import HeraldDeviceProtocol
 @testable import HeraldNotificationEngine
 
 /// The pending limit as the SQLite store keeps it (B-18): local requests count, an app's pushes waiting to be shown do not.

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 
+@testable import HeraldDeviceProtocol
 @testable import HeraldNotificationEngine
 
 /// The engine's side work: nothing it starts outlives the engine's run.

@@ -1,9 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldTestSupport
 import HeraldTesting
 import Testing
 
+@testable import HeraldNotificationEngine
 @testable import UIKit
 @testable import UserNotifications
 

@@ -1,9 +1,12 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldTesting
 import Synchronization
 import Testing
 import UserNotifications
+
+@testable import HeraldNotificationEngine
 
 /// Which of an app's connections to the device daemon is its host: the most recent it opened that is still open, whatever
 /// order their hellos are read in.

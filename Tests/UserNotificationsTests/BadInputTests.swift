@@ -3,6 +3,7 @@ import HeraldTesting
 import Synchronization
 import Testing
 
+@testable import HeraldDeviceProtocol
 @testable import HeraldNotificationEngine
 @testable import UserNotifications
 

@@ -1,8 +1,10 @@
 import Foundation
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import HeraldTesting
 import Testing
 import UserNotifications
+
+@testable import HeraldNotificationEngine
 
 /// Focus and the scheduled summary applied to delivered notifications (`UNNotificationInterruptionLevel`,
 /// `relevanceScore` N-15; docs/device-model.md), on the engine's virtual clock.

@@ -1,8 +1,11 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldTesting
 import Testing
 import UserNotifications
+
+@testable import HeraldNotificationEngine
 
 /// A push for an app on this device becomes a `UNNotification` with a push trigger and goes the way a local one
 /// does: the app's settings, its foreground delegate, the delivered list.

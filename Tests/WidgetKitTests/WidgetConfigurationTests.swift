@@ -1,7 +1,8 @@
 import Foundation
-import HeraldNotificationEngine
+import HeraldDeviceProtocol
 import Testing
 
+@testable import HeraldNotificationEngine
 @testable import WidgetKit
 
 /// A widget's declaration as WidgetKit hands it to the device: its kind, families, push handler and timeline, made

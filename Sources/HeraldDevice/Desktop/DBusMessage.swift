@@ -65,17 +65,17 @@ package struct DBusMessage: Sendable, Equatable {
         package static let noReplyExpected = Flags(rawValue: 0x1)
     }
 
-    package var kind: Kind
-    package var flags: Flags = []
-    package var serial: UInt32
-    package var path: String?
-    package var interface: String?
-    package var member: String?
-    package var errorName: String?
-    package var replySerial: UInt32?
-    package var destination: String?
+    var kind: Kind
+    var flags: Flags = []
+    var serial: UInt32
+    var path: String?
+    var interface: String?
+    var member: String?
+    var errorName: String?
+    var replySerial: UInt32?
+    var destination: String?
     package var sender: String?
-    package var body: [Value]
+    var body: [Value]
 
     package init(
         kind: Kind, flags: Flags = [], serial: UInt32 = 0, path: String? = nil, interface: String? = nil,
@@ -203,7 +203,7 @@ package struct DBusMessage: Sendable, Equatable {
     // MARK: Reading
 
     /// Why bytes are not a message this reader understands.
-    package struct Malformed: Error {}
+    struct Malformed: Error {}
 
     /// The length of the message at the start of `bytes`, once its fixed header is there (16 bytes); `nil` before.
     package static func length(ofMessageStartingWith bytes: some Collection<UInt8>) throws -> Int? {

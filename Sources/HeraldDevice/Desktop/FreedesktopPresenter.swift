@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
 import ServiceLifecycle
@@ -153,7 +154,7 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
     }
 
     /// Hands the person's answers to `engine` (as a tap, an action, a reply or a dismissal) until the bus closes.
-    package func route(to engine: NotificationEngine) async {
+    func route(to engine: NotificationEngine) async {
         for await answer in interactions {
             do {
                 try await engine.interact(answer.interaction, withNotification: answer.identifier, for: answer.bundleIdentifier)
@@ -222,7 +223,7 @@ public struct DesktopAnswerRouter: Service {
     let engine: NotificationEngine
 
     /// A router from `presenter`'s notifications to `engine`.
-    package init(presenter: FreedesktopPresenter, engine: NotificationEngine) {
+    init(presenter: FreedesktopPresenter, engine: NotificationEngine) {
         self.presenter = presenter
         self.engine = engine
     }

@@ -32,20 +32,20 @@ package actor UnifiedPushDistributor {
     static let connectorInterface = "org.unifiedpush.Connector2"
 
     /// One app's registration.
-    package struct Registration: Sendable, Hashable {
+    struct Registration: Sendable, Hashable {
         /// The connection token the app chose.
-        package var token: String
+        var token: String
         /// The app's D-Bus service name.
-        package var service: String
-        package var description: String?
+        var service: String
+        var description: String?
         /// The app server's VAPID public key (base64url), if the app gave one.
-        package var vapid: String?
+        var vapid: String?
         /// The app the subscription belongs to at the gateway.
-        package var bundleID: String
+        var bundleID: String
         /// The subscription's device token (hex).
-        package var deviceToken: String
+        var deviceToken: String
         /// The push endpoint the app's server posts to.
-        package var endpoint: String
+        var endpoint: String
     }
 
     /// The bus name this distributor owns: `org.unifiedpush.Distributor.` and its name.
@@ -72,7 +72,7 @@ package actor UnifiedPushDistributor {
     ///   - serviceOrigin: The push service's origin (the gateway's device port, `https://host:port`).
     ///   - clock: The device's clock.
     ///   - logger: Where it logs.
-    package init(
+    init(
         busAddress: String, name: String = "herald", url: URL?, gateway: any GatewayLink, serviceOrigin: String,
         clock: any HeraldClock, logger: Logger
     ) {
@@ -364,7 +364,7 @@ package actor UnifiedPushDistributor {
 
     /// The app a registration's subscription belongs to at the gateway: the service name (made a bundle ID) and `.up-`
     /// with 12 hex digits of the token's SHA-256.
-    package static func bundleID(service: String, token: String) -> String {
+    static func bundleID(service: String, token: String) -> String {
         let name = String(service.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "-" })
         let digest = SHA256.hash(data: Data(token.utf8)).prefix(6).map { String(format: "%02x", $0) }.joined()
         return "\(name).up-\(digest)"
@@ -383,14 +383,14 @@ package actor UnifiedPushDistributor {
     }
 
     /// The app's registration for `token`, if it has one.
-    package func registration(token: String) async throws -> Registration? {
+    func registration(token: String) async throws -> Registration? {
         try await database.writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM registration WHERE token = ?", arguments: [token]).map(Self.registration)
         }
     }
 
     /// Every registration, oldest first.
-    package func registrations() async throws -> [Registration] {
+    func registrations() async throws -> [Registration] {
         try await database.writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM registration ORDER BY created_at, token").map(Self.registration)
         }
@@ -409,7 +409,7 @@ package actor UnifiedPushDistributor {
     /// - Returns: `false` when no registration holds the push's token (the message is dropped, logged).
     /// - Throws: When it cannot be kept; the gateway must send it again.
     @discardableResult
-    package func take(_ push: DevicePush) async throws -> Bool {
+    func take(_ push: DevicePush) async throws -> Bool {
         let deviceToken = push.token
         let metadata: Logger.Metadata = ["push.delivery_id": "\(push.deliveryID)", "app.bundle_id": "\(push.bundleID)"]
         guard

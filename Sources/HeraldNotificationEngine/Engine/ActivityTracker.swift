@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import Synchronization
 
 /// Knows when an engine has nothing left to do at the current time, so a virtual clock can step safely.
@@ -17,7 +18,7 @@ package final class ActivityTracker: Sendable {
 
     private let state = Mutex(State())
 
-    package init() {}
+    init() {}
 
     /// Marks the start of a piece of work.
     package func begin() {

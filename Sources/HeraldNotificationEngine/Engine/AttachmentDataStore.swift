@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 import Logging
 
 /// The attachment data store: where attachment files live once their request is added (B-41, B-42).
@@ -6,11 +7,11 @@ import Logging
 /// Each app has a folder; each added attachment gets a fresh sub-folder, so a replaced request's files never
 /// collide with its successor's. Files are moved in, or copied when the source cannot be removed (a read-only
 /// bundle). They are deleted when no pending request and no delivered notification refers to them.
-package struct AttachmentDataStore: Sendable {
-    package let root: URL
+struct AttachmentDataStore: Sendable {
+    let root: URL
     private let logger: Logger
 
-    package init(root: URL, logger: Logger) {
+    init(root: URL, logger: Logger) {
         self.root = root
         self.logger = logger
     }
@@ -64,7 +65,7 @@ package struct AttachmentDataStore: Sendable {
     }
 
     /// Deletes the files of `attachments` that no record in `stillReferenced` uses.
-    package func delete(
+    func delete(
         _ attachments: [NotificationAttachmentRecord], keeping stillReferenced: [NotificationAttachmentRecord] = []
     ) {
         let kept = Set(stillReferenced.map(\.path))

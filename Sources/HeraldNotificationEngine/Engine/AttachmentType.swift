@@ -1,18 +1,19 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// A file type Apple accepts as a notification attachment (research §1.7, Table 1), with its limits and signature.
 package struct AttachmentType: Sendable, Hashable {
-    package enum Kind: String, Sendable {
+    enum Kind: String, Sendable {
         case audio, image, movie
     }
 
     /// The uniform type identifier (the value of Apple's `kUTType…` constant).
     package let identifier: String
-    package let kind: Kind
+    let kind: Kind
     let fileExtensions: [String]
 
     /// The largest file of this kind Apple accepts: audio 5 MB, images 10 MB, movies 50 MB (binary megabytes).
-    package var maximumSize: Int {
+    var maximumSize: Int {
         switch kind {
         case .audio: 5 * 1024 * 1024
         case .image: 10 * 1024 * 1024
@@ -20,7 +21,7 @@ package struct AttachmentType: Sendable, Hashable {
         }
     }
 
-    package static let all: [AttachmentType] = [
+    static let all: [AttachmentType] = [
         AttachmentType(identifier: "public.aiff-audio", kind: .audio, fileExtensions: ["aif", "aiff", "aifc"]),
         AttachmentType(identifier: "com.microsoft.waveform-audio", kind: .audio, fileExtensions: ["wav", "wave"]),
         AttachmentType(identifier: "public.mp3", kind: .audio, fileExtensions: ["mp3"]),
@@ -48,7 +49,7 @@ package struct AttachmentType: Sendable, Hashable {
     /// Whether `header` (the file's first bytes) looks like a file of this type.
     ///
     /// This is the check behind `attachmentCorrupt`: a `.png` that is really text, or a truncated JPEG header.
-    package func matches(header: [UInt8]) -> Bool {
+    func matches(header: [UInt8]) -> Bool {
         func starts(_ bytes: [UInt8], at offset: Int = 0) -> Bool {
             header.count >= offset + bytes.count && Array(header[offset..<offset + bytes.count]) == bytes
         }

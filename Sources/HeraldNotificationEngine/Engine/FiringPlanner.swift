@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// Plans what firing a due request does, without doing it: its next fire date (or removal), whether it stays in
 /// the delivered list, the badge it sets, and how it is shown — the app's options within the person's settings.
@@ -6,9 +7,9 @@ import Foundation
 /// Pure: the engine commits the plan to the store and hands it to the presenter.
 package struct FiringPlanner: Sendable {
     /// The device's time zone, for calendar triggers without one.
-    package var timeZone: TimeZone
+    var timeZone: TimeZone
 
-    package init(timeZone: TimeZone) {
+    init(timeZone: TimeZone) {
         self.timeZone = timeZone
     }
 
@@ -16,17 +17,17 @@ package struct FiringPlanner: Sendable {
     package static let systemPresentation: UNNotificationPresentationOptions = [.banner, .list, .sound, .badge]
 
     /// A firing with what the presenter needs once it is committed.
-    package struct PlannedFiring: Sendable {
-        package var firing: Firing
-        package var pending: PendingNotification
-        package var style: NotificationPresentation.Style
-        package var date: Date
-        package var missed: Bool
+    struct PlannedFiring: Sendable {
+        var firing: Firing
+        var pending: PendingNotification
+        var style: NotificationPresentation.Style
+        var date: Date
+        var missed: Bool
         /// The person's alert style for the app: which of a category's actions are shown (iOS 8 contexts).
-        package var alertStyle: UNAlertStyle = .banner
+        var alertStyle: UNAlertStyle = .banner
         /// How Focus and the scheduled summary present it (``FocusModel``): `.heldForFocus` and `.heldForSummary` are
         /// listed now and shown to the person later.
-        package var focus: FocusModel.Presentation = .alert
+        var focus: FocusModel.Presentation = .alert
     }
 
     /// Plans the firing of `pending`.
@@ -41,7 +42,7 @@ package struct FiringPlanner: Sendable {
     ///   - now: The time now, after which a repeating trigger's next date is looked for.
     ///   - focus: How Focus and the scheduled summary present it: anything but `.alert` takes the banner and the sound
     ///     away (`passive`, N-15 and `UNNotificationInterruptionLevel`; a Focus's silence, docs/device-model.md).
-    package func plan(
+    func plan(
         _ pending: PendingNotification, bundleIdentifier: String, expected: Date?,
         options: UNNotificationPresentationOptions, state: NotificationAppState, date: Date, now: Date,
         focus: FocusModel.Presentation = .alert
@@ -82,7 +83,7 @@ package struct FiringPlanner: Sendable {
     }
 
     /// How a listed notification is shown to the person, as its delivered row records it.
-    package static func presentation(
+    static func presentation(
         _ style: NotificationPresentation.Style, focus: FocusModel.Presentation
     ) -> DeliveredPresentation {
         switch focus {
@@ -94,7 +95,7 @@ package struct FiringPlanner: Sendable {
     }
 
     /// How a notification is shown: the app's options within the person's settings (B-2, B-3, B-30).
-    package static func style(
+    static func style(
         _ options: UNNotificationPresentationOptions, settings: NotificationSettingsRecord, content: NotificationContentRecord
     ) -> NotificationPresentation.Style {
         guard settings.allowsDelivery else { return .init(banner: false, list: false, sound: false, badge: false) }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// A Live Activity as a presenter shows it: shown when it starts, shown again in place each time it changes.
 public struct LiveActivityPresentation: Sendable, Hashable {

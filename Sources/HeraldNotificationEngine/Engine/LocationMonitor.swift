@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldDeviceProtocol
 
 /// Knows whether the device is inside each location trigger's region, and tells which regions a new location
 /// enters or leaves (B-25).
@@ -10,7 +11,7 @@ struct LocationMonitor: Sendable {
     /// Inside or outside, per app and pending sequence.
     private var inside: [String: Bool] = [:]
 
-    package init() {}
+    init() {}
 
     /// The requests among `pending` whose region the device entered or left at this location, as they ask.
     ///

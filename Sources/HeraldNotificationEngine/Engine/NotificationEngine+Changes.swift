@@ -1,5 +1,6 @@
 import CoreLocation
 import Foundation
+import HeraldDeviceProtocol
 
 extension NotificationEngine {
     /// Applies one change for `bundleIdentifier`: what the engine's own methods do, for a change that came as a value
@@ -83,7 +84,7 @@ extension NotificationEngine {
     ///   - options: The registered types as authorization options (`alert`, `sound`, `badge`).
     ///   - categories: The categories, replacing the app's.
     ///   - bundleIdentifier: The app.
-    package func registerLegacySettings(
+    func registerLegacySettings(
         _ options: UNAuthorizationOptions, categories: [NotificationCategoryRecord], for bundleIdentifier: String
     ) async throws {
         _ = try await requestAuthorization(options, for: bundleIdentifier)

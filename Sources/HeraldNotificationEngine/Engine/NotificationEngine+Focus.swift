@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import Logging
 
 /// Focus and the scheduled summary (docs/device-model.md): how a notification is shown is decided by ``FocusModel`` at

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 
 extension NotificationEngine {
     /// A push with a badge or a sound and no alert (``PayloadReading/Kind/badgeOnly``, `soundOnly`, `badgeAndSound`):

@@ -1,6 +1,7 @@
 import CoreLocation
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import Logging
 import Metrics
 import ServiceLifecycle
@@ -14,25 +15,25 @@ package actor NotificationEngine: Service {
     package struct Configuration: Sendable {
         package var clock: any HeraldClock
         /// The device's time zone, for calendar triggers without one.
-        package var timeZone: TimeZone
+        var timeZone: TimeZone
         /// Apple's pending limit per app (B-18).
         package var pendingLimit = 64
         /// How long a delegate has to call a completion handler ("in a timely manner", C-20; Apple gives no number).
         package var delegateTimeout: Duration = .seconds(10)
         /// What the person answers when an app asks for authorization and nobody is there to ask.
-        package var authorizationAnswer: AuthorizationAnswer = .allow
+        var authorizationAnswer: AuthorizationAnswer = .allow
         /// The largest encoded request accepted.
         var maximumRequestSize = 4 * 1024 * 1024
         /// How often (real time) to look for changes other processes made to the store: an app's engine running alone
         /// finds what the CLI wrote, a daemon's what an app that could not link wrote; `nil` for never (tests, benchmarks).
         package var externalChangePollInterval: Duration? = .seconds(2)
         package var presenter: any NotificationPresenter
-        package var attachmentDirectory: URL
+        var attachmentDirectory: URL
         package var logger: Logger
         /// The apps this engine schedules for; `nil` for every app in the store (the daemon's view).
-        package var scope: [String]?
+        var scope: [String]?
         /// Apps' notification content extensions (the device daemon's); `nil`: none are consulted.
-        package var contentExtensions: (any ContentExtensions)?
+        var contentExtensions: (any ContentExtensions)?
 
         package init(
             clock: any HeraldClock, timeZone: TimeZone, presenter: any NotificationPresenter,
@@ -190,7 +191,7 @@ package actor NotificationEngine: Service {
     /// Core Location's `requestWhenInUseAuthorization`/`requestAlwaysAuthorization` (B-25): the first request asks
     /// the person (the same answer as to the notification prompt) and stores the answer; asking for `always` after
     /// `whenInUse` was granted upgrades it when the person allows. Returns the status after the request.
-    package func requestLocationAuthorization(
+    func requestLocationAuthorization(
         _ level: CLAuthorizationStatus, for bundleIdentifier: String
     ) async throws -> CLAuthorizationStatus {
         let answer = answers[bundleIdentifier] ?? configuration.authorizationAnswer
@@ -241,7 +242,7 @@ package actor NotificationEngine: Service {
     }
 
     /// Apple's `setBadgeCount` (C-15): a negative count is `badgeInputInvalid`.
-    package func setBadgeCount(_ count: Int, for bundleIdentifier: String) async throws {
+    func setBadgeCount(_ count: Int, for bundleIdentifier: String) async throws {
         guard count >= 0 else { throw UNError.make(.badgeInputInvalid, reason: "Badge count \(count) is negative") }
         _ = try await store.updateAppState(for: bundleIdentifier) { $0.badgeCount = count }
     }
@@ -249,7 +250,7 @@ package actor NotificationEngine: Service {
     // MARK: Remote registration
 
     /// Records where the app's bundle is, as its process says when it starts (written only when it changed).
-    package func recordBundlePath(_ path: String, for bundleIdentifier: String) async throws {
+    func recordBundlePath(_ path: String, for bundleIdentifier: String) async throws {
         guard try await store.appState(for: bundleIdentifier).launchedBundlePath != path else { return }
         _ = try await store.updateAppState(for: bundleIdentifier) { $0.launchedBundlePath = path }
     }
@@ -278,7 +279,7 @@ package actor NotificationEngine: Service {
     }
 
     /// Replaces all of the app's categories (C-5).
-    package func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws {
+    func replaceCategories(_ categories: [NotificationCategoryRecord], for bundleIdentifier: String) async throws {
         try await store.replaceCategories(categories, for: bundleIdentifier)
     }
 
@@ -393,7 +394,7 @@ package actor NotificationEngine: Service {
     ///     recognised for a day; `nil` for none.
     ///   - bundleIdentifier: The app.
     @discardableResult
-    package func receiveRemote(
+    func receiveRemote(
         _ request: NotificationRequestRecord, deliveryID: String? = nil, fingerprint: String? = nil,
         for bundleIdentifier: String
     ) async throws -> RemoteReception {

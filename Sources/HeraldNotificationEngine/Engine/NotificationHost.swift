@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// The app side of an engine: the running app's center, which owns the delegate.
 package protocol NotificationHost: AnyObject, Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// Shows delivered notifications to the person: a terminal line, a desktop notification, a test recorder.
 public protocol NotificationPresenter: Sendable {
@@ -89,9 +90,9 @@ public struct NotificationPresentation: Sendable, Hashable {
     }
 
     /// The delivered notification itself (for a content extension to render).
-    package var notification: DeliveredNotification?
+    var notification: DeliveredNotification?
 
-    package init(
+    init(
         notification: DeliveredNotification?, bundleIdentifier: String, identifier: String, title: String,
         subtitle: String, body: String, soundName: String?, badge: Int?, categoryIdentifier: String,
         threadIdentifier: String, actions: [Action], attachmentPaths: [String], date: Date, style: Style,
@@ -203,22 +204,6 @@ public struct CompositePresenter: NotificationPresenter {
     }
 }
 
-/// What a notification content extension shows for a notification (Herald draws no views; see `UIViewController`).
-package struct ContentExtensionRendering: Codable, Sendable, Hashable {
-    /// The controller's title.
-    package var title: String?
-    /// The texts of its labels, in order.
-    package var texts: [String]
-    /// Its image's file.
-    package var imagePath: String?
-
-    package init(title: String?, texts: [String], imagePath: String?) {
-        self.title = title
-        self.texts = texts
-        self.imagePath = imagePath
-    }
-}
-
 /// An app's notification content extension as the engine consults it: what it shows for a notification of its
 /// categories (B-60), and what it decides when the person picks an action on one (seed 003).
 /// Apps' notification service extensions, as the engine runs them on the pushes it holds for them (B-50…B-52): the
@@ -261,13 +246,13 @@ package protocol ContentExtensions: Sendable {
 
 /// What a content extension shows, and how (its `NSExtensionAttributes`).
 package struct ContentExtensionAppearance: Sendable, Hashable {
-    package var rendering: ContentExtensionRendering
+    var rendering: ContentExtensionRendering
     /// `UNNotificationExtensionDefaultContentHidden`: only the extension's content is shown.
-    package var defaultContentHidden: Bool
+    var defaultContentHidden: Bool
     /// `UNNotificationExtensionOverridesDefaultTitle`: the controller's title replaces the notification's.
-    package var overridesDefaultTitle: Bool
+    var overridesDefaultTitle: Bool
     /// The actions the extension shows instead of the category's (`extensionContext.notificationActions`, X-16).
-    package var actions: [NotificationActionRecord]?
+    var actions: [NotificationActionRecord]?
 
     package init(
         rendering: ContentExtensionRendering, defaultContentHidden: Bool, overridesDefaultTitle: Bool,
@@ -280,7 +265,7 @@ package struct ContentExtensionAppearance: Sendable, Hashable {
     }
 
     /// `presentation` as it looks with the extension's content.
-    package func applied(to presentation: NotificationPresentation) -> NotificationPresentation {
+    func applied(to presentation: NotificationPresentation) -> NotificationPresentation {
         var shown = presentation
         if overridesDefaultTitle, let title = rendering.title { shown.title = title }
         let custom = rendering.texts.joined(separator: "\n")
@@ -301,18 +286,6 @@ package struct ContentExtensionAppearance: Sendable, Hashable {
         }
         return shown
     }
-}
-
-/// What a content extension decided about an action (`UNNotificationContentExtensionResponseOption`).
-package enum ContentExtensionDecision: Sendable, Equatable {
-    /// `doNotDismiss`: the notification stays; the app is not told.
-    case keep
-    /// `dismiss`: the notification goes; the app is not told.
-    case dismiss
-    /// `dismissAndForwardAction`: the notification goes and the app's delegate gets the action.
-    case forward
-    /// `performNotificationDefaultAction()`: the notification goes and the app's delegate gets the default action.
-    case openApp
 }
 
 /// A presenter that shows nothing (`HERALD_PRESENTER=none`).

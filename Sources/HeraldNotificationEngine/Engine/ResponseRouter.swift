@@ -1,3 +1,5 @@
+import HeraldDeviceProtocol
+
 /// Turns a person's interaction with a delivered notification into the response its app gets (B-31).
 ///
 /// Pure: the engine removes the notification from the delivered list and queues the response for the delegate.
@@ -10,7 +12,7 @@ enum ResponseRouter {
         /// The text typed into a text-input action.
         var userText: String?
 
-        package init(actionIdentifier: String?, userText: String? = nil) {
+        init(actionIdentifier: String?, userText: String? = nil) {
             self.actionIdentifier = actionIdentifier
             self.userText = userText
         }

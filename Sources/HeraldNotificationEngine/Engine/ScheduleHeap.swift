@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// The scheduler's queue: a binary min-heap of (fire time, store sequence), 16 bytes an entry.
 ///
@@ -6,14 +7,14 @@ import Foundation
 /// store then says it is stale. That keeps every change O(log n) and the memory to two words per request.
 struct ScheduleHeap: Sendable {
     /// What the heap orders: the store's schedule entries.
-    package typealias Entry = ScheduleEntry
+    typealias Entry = ScheduleEntry
 
     private var entries: [Entry] = []
 
-    package init() {}
+    init() {}
 
     /// Builds a heap from unordered entries in O(n).
-    package init(_ unordered: [Entry]) {
+    init(_ unordered: [Entry]) {
         entries = unordered
         if entries.count > 1 {
             for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(index) }

@@ -1,12 +1,13 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// The scheduler's decisions, without I/O: which entries are due, when to back off after a failure, when there is
 /// time for housekeeping, and which firings are waiting for an app's delegate.
 ///
 /// The engine owns one and acts on its ``Step``s; the queue lives in memory and is rebuilt from the store at start.
-package struct Scheduler: Sendable {
+struct Scheduler: Sendable {
     /// What the engine's loop does next.
-    package enum Step: Equatable, Sendable {
+    enum Step: Equatable, Sendable {
         /// A read or write failed a moment ago: wait until this instant before firing again.
         case backOff(until: Date)
         /// Fire these entries now (soonest first, no duplicates, none already waiting for a delegate).
@@ -19,9 +20,9 @@ package struct Scheduler: Sendable {
     /// How much time must remain before the next firing for the loop to do store housekeeping first.
     static let maintenanceHeadroom: TimeInterval = 0.2
     /// The most entries fired in one step, so a flood of due notifications commits in batches.
-    package static let batchLimit = 2_000
+    static let batchLimit = 2_000
     /// How long firing pauses after a failed store read or write.
-    package static let backOffInterval: TimeInterval = 1
+    static let backOffInterval: TimeInterval = 1
 
     private var heap = ScheduleHeap()
     private var backOffUntil: Date?
@@ -34,16 +35,16 @@ package struct Scheduler: Sendable {
     private var reloadsReading = 0
     private var queuedDuringReload: [ScheduleEntry] = []
 
-    package init() {}
+    init() {}
 
     /// The soonest fire date in the queue.
-    package var nextFireDate: Date? { heap.first?.fireDate }
+    var nextFireDate: Date? { heap.first?.fireDate }
 
     /// How many entries the queue holds (stale ones included until they surface).
-    package var count: Int { heap.count }
+    var count: Int { heap.count }
 
     /// Decides the loop's next step at `now`.
-    package mutating func nextStep(now: Date) -> Step {
+    mutating func nextStep(now: Date) -> Step {
         if let backOffUntil, backOffUntil > now { return .backOff(until: backOffUntil) }
         let due = heap.popDue(upTo: now.timeIntervalSince1970, limit: Self.batchLimit)
         if !due.isEmpty {
@@ -60,14 +61,14 @@ package struct Scheduler: Sendable {
 
     /// Queues an entry. Returns its fire date, so the caller can wake a loop that sleeps past it.
     @discardableResult
-    package mutating func add(_ entry: ScheduleEntry) -> Date {
+    mutating func add(_ entry: ScheduleEntry) -> Date {
         heap.push(entry)
         if reloadsReading > 0 { queuedDuringReload.append(entry) }
         return entry.fireDate
     }
 
     /// At start: the store's index, plus whatever was queued before the loop first ran.
-    package mutating func recover(_ index: [ScheduleEntry]) {
+    mutating func recover(_ index: [ScheduleEntry]) {
         heap = ScheduleHeap(index + heap.unorderedEntries)
     }
 
@@ -78,7 +79,7 @@ package struct Scheduler: Sendable {
 
     /// Another process changed the store: the store's index replaces the queue, except firings awaiting a delegate;
     /// entries queued since ``beginReload()`` stay (a stale one is harmless: a firing is checked against the store).
-    package mutating func reload(_ index: [ScheduleEntry]) {
+    mutating func reload(_ index: [ScheduleEntry]) {
         heap = ScheduleHeap(
             (index + queuedDuringReload).filter {
                 !awaitingDelegate.contains($0.sequence) && !presentingDirectly.contains($0.sequence)
@@ -93,18 +94,18 @@ package struct Scheduler: Sendable {
     }
 
     /// A firing could not be read or recorded: it goes back in the queue at its time and firing pauses.
-    package mutating func retry(_ sequence: Int64, expected: Date?, now: Date) {
+    mutating func retry(_ sequence: Int64, expected: Date?, now: Date) {
         if let expected { add(ScheduleEntry(fireTime: expected.timeIntervalSince1970, sequence: sequence)) }
         backOffUntil = now.addingTimeInterval(Self.backOffInterval)
     }
 
     /// A firing went to the app's delegate; it is not fired again until ``delegateAnswered(_:)``.
-    package mutating func awaitDelegate(_ sequence: Int64) {
+    mutating func awaitDelegate(_ sequence: Int64) {
         awaitingDelegate.insert(sequence)
     }
 
     /// The delegate answered (or the firing was given up): the sequence may fire again.
-    package mutating func delegateAnswered(_ sequence: Int64) {
+    mutating func delegateAnswered(_ sequence: Int64) {
         awaitingDelegate.remove(sequence)
     }
 

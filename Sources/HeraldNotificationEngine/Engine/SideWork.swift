@@ -1,3 +1,4 @@
+import HeraldDeviceProtocol
 import Synchronization
 
 /// Work an engine starts beside its loop — a push presented at once, the foreground committer, an app's host work, a
@@ -21,7 +22,7 @@ final class SideWork: Sendable {
 
     private let state = Mutex(State())
 
-    package init() {}
+    init() {}
 
     /// Starts `work` now when a run is going, else with the next run.
     func spawn(_ work: @escaping @Sendable () async -> Void) {
@@ -37,7 +38,7 @@ final class SideWork: Sendable {
     /// Runs `loop`, with the work spawned meanwhile beside it (and what waited for a run), until `loop` returns; then
     /// starts no more work and returns once the work already started has finished. Cancelling the calling task cancels
     /// the loop and the work.
-    package func run(_ loop: @Sendable () async -> Void) async {
+    func run(_ loop: @Sendable () async -> Void) async {
         state.withLock { state in
             state.running = true
             state.cancelled = false

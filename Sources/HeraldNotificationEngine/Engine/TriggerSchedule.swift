@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 
 /// What a trigger object needs to answer `nextTriggerDate()`: the clock, the device's time zone, and (for a
 /// trigger the center handed out) when its request was scheduled.
@@ -8,7 +9,7 @@ package struct TriggerContext: Sendable {
     package var timeZone: TimeZone
     package var anchor: Date?
 
-    package init(clock: any HeraldClock, timeZone: TimeZone, anchor: Date? = nil) {
+    init(clock: any HeraldClock, timeZone: TimeZone, anchor: Date? = nil) {
         self.clock = clock
         self.timeZone = timeZone
         self.anchor = anchor
@@ -57,7 +58,7 @@ package enum TriggerSchedule {
     ///   - trigger: The request's trigger.
     ///   - addedAt: When the request was added.
     ///   - timeZone: The device's time zone, for calendar components without one ("floating", B-22).
-    package static func firstFireDate(of trigger: NotificationTriggerRecord, addedAt: Date, timeZone: TimeZone) -> Date? {
+    static func firstFireDate(of trigger: NotificationTriggerRecord, addedAt: Date, timeZone: TimeZone) -> Date? {
         switch trigger {
         case .timeInterval(let interval, _):
             return addedAt.addingTimeInterval(interval)

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 import Synchronization
 
 /// A sleep on a ``HeraldClock`` that another task can end early: the scheduler loop sleeps until its next firing,
@@ -55,7 +56,7 @@ package final class WakeableSleep: Sendable {
     /// Ends the sleep if it lasts past `date`, or, when nobody sleeps, keeps the wake for the next sleep. Returns
     /// whether the loop will look at its queue again: `false` only for a sleep that ends before `date` anyway.
     @discardableResult
-    package func wake(before date: Date) -> Bool {
+    func wake(before date: Date) -> Bool {
         let (task, looks) = state.withLock { state -> (Task<Void, Never>?, Bool) in
             guard let deadline = state.deadline else {
                 state.wakeKept = true

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// A background push (`content-available`) the device received for an app, and what became of it: what the test-bed
 /// API lists (`GET /api/v1/app-pushes`, kind `background`).
@@ -37,9 +38,9 @@ package struct BackgroundPushRecord: Sendable, Equatable {
 /// A background push kept for its app, as the engine takes it to hand it over.
 package struct KeptBackgroundPush: Sendable, Equatable {
     /// The JSON payload.
-    package var payload: String
+    var payload: String
     /// When the device received it.
-    package var receivedAt: Date
+    var receivedAt: Date
     /// Its row in the record of background pushes (``BackgroundPushRecord``); `nil` for one kept before the record was.
     var recordSequence: Int64?
 }

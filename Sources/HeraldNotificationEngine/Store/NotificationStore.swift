@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldDeviceProtocol
 
 /// The durable state of every app's local notifications on one device, for one user.
 ///
@@ -144,35 +145,35 @@ package protocol NotificationStore: Sendable {
 /// What ``NotificationStore/addPending(_:addedAt:nextFireDate:for:limit:)`` did.
 package struct PendingAddition: Sendable {
     /// The stored request; `nil` when the pending limit discarded the new request itself.
-    package var stored: PendingNotification?
+    var stored: PendingNotification?
     /// A request with the same identifier that was replaced.
-    package var replaced: PendingNotification?
+    var replaced: PendingNotification?
     /// Requests discarded by the pending limit.
-    package var discarded: [PendingNotification]
+    var discarded: [PendingNotification]
 }
 
 /// One request firing, as the scheduler commits it.
 package struct Firing: Sendable {
     /// What happens to the pending request after it fires.
-    package enum Reschedule: Sendable, Hashable {
+    enum Reschedule: Sendable, Hashable {
         /// It is done: removed from the pending list.
         case remove
         /// It repeats: it stays pending, firing next at this date (`nil` for a location trigger).
         case keep(nextFireDate: Date?)
     }
 
-    package var bundleIdentifier: String
+    var bundleIdentifier: String
     /// The pending row that fired.
-    package var sequence: Int64
+    var sequence: Int64
     /// The fire date the scheduler saw (`nil` for location triggers); a row that changed since is left alone.
     var expectedFireDate: Date?
-    package var reschedule: Reschedule
+    var reschedule: Reschedule
     /// The notification to put in the delivered list (replacing one with the same identifier), if listed.
-    package var delivered: DeliveredNotification?
+    var delivered: DeliveredNotification?
     /// The badge to set, if the notification changes it.
-    package var badge: Int?
+    var badge: Int?
 
-    package init(
+    init(
         bundleIdentifier: String, sequence: Int64, expectedFireDate: Date?, reschedule: Reschedule,
         delivered: DeliveredNotification?, badge: Int?
     ) {
@@ -188,7 +189,7 @@ package struct Firing: Sendable {
 /// What committing a ``Firing`` did.
 package struct FiringOutcome: Sendable {
     /// `false` when the request was removed or replaced before the commit: nothing changed.
-    package var applied: Bool
+    var applied: Bool
     /// The delivered notification this one replaced (its attachments may now be unreferenced).
     var replacedDelivered: DeliveredNotification?
 }
@@ -196,19 +197,19 @@ package struct FiringOutcome: Sendable {
 /// A push the device received, as the engine hands it to the store.
 package struct RemoteArrival: Sendable, Hashable {
     /// The request the push became.
-    package var request: NotificationRequestRecord
+    var request: NotificationRequestRecord
     /// The gateway's ID of this delivery, the same when it is delivered again; `nil` for none.
     package var deliveryID: String?
     /// The push's ``PushFingerprint`` (hex): recognises a provider's retry delivered under another delivery ID.
-    package var fingerprint: String?
+    var fingerprint: String?
     /// The app.
-    package var bundleIdentifier: String
+    var bundleIdentifier: String
     /// When a notification service extension is modifying it: when to show it as it is if the extension has not
     /// answered (``NotificationEngine/completeModification(of:with:for:)`` shows it sooner). `nil`: show it now.
-    package var holdUntil: Date?
+    var holdUntil: Date?
     /// The service extension the engine runs on it while it is held (with ``holdUntil``); `nil`: the holder
     /// completes it itself (``NotificationEngine/completeModification(of:with:for:)``).
-    package var serviceExtension: ServiceExtensionClaim?
+    var serviceExtension: ServiceExtensionClaim?
 
     package init(
         request: NotificationRequestRecord, deliveryID: String?, fingerprint: String? = nil, bundleIdentifier: String,

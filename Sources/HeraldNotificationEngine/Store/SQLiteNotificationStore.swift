@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HeraldCore
+import HeraldDeviceProtocol
 import HeraldStorage
 import Logging
 import Synchronization
@@ -18,7 +19,7 @@ package final class SQLiteNotificationStore: NotificationStore {
     /// Signalled after each committed write of this store (``NotificationStore/changes``).
     package let changes = ChangeSignal()
     /// Where a damaged database was moved when this store opened, if it was.
-    package var quarantinedFile: URL? { database.quarantinedFile }
+    var quarantinedFile: URL? { database.quarantinedFile }
     /// Recently read apps, by bundle ID, as ``appState(for:)`` read them on a lookup connection (committed rows only):
     /// the row's ID — app rows are never deleted, so a committed ID holds, unlike one read inside a shared transaction
     /// that may yet fail — and the state with the bytes it was decoded from, reused while a read finds the same bytes

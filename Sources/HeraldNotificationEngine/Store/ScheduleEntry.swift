@@ -1,4 +1,5 @@
 import Foundation
+import HeraldDeviceProtocol
 
 /// A pending request's next fire time and its sequence in the store: what the store's schedule index holds and
 /// the engine's scheduler orders (16 bytes).
@@ -6,13 +7,13 @@ package struct ScheduleEntry: Sendable, Hashable {
     /// Seconds since 1970 of the next firing.
     var fireTime: Double
     /// The pending row's sequence in the store.
-    package var sequence: Int64
+    var sequence: Int64
 
-    package init(fireTime: Double, sequence: Int64) {
+    init(fireTime: Double, sequence: Int64) {
         self.fireTime = fireTime
         self.sequence = sequence
     }
 
     /// The next firing as a date.
-    package var fireDate: Date { Date(timeIntervalSince1970: fireTime) }
+    var fireDate: Date { Date(timeIntervalSince1970: fireTime) }
 }

@@ -3,15 +3,15 @@ import Foundation
 /// What one kind of an app's widgets (or controls) shows, as its timeline provider last gave it: the app's WidgetKit
 /// sends it to the device daemon after each reload, and `herald widgets list` shows the entry current on the device's
 /// clock.
-package struct WidgetTimelineRecord: Sendable, Hashable, Codable {
+public struct WidgetTimelineRecord: Sendable, Hashable, Codable {
     /// One entry: when it starts to show, and what shows (Herald has no SwiftUI: a widget's view is its text).
-    package struct Entry: Sendable, Hashable, Codable {
-        package var date: Date
-        package var text: String
+    public struct Entry: Sendable, Hashable, Codable {
+        public var date: Date
+        public var text: String
         /// `TimelineEntryRelevance.score`, when the entry has one.
-        package var relevance: Double?
+        public var relevance: Double?
 
-        package init(date: Date, text: String, relevance: Double? = nil) {
+        public init(date: Date, text: String, relevance: Double? = nil) {
             self.date = date
             self.text = text
             self.relevance = relevance
@@ -19,19 +19,19 @@ package struct WidgetTimelineRecord: Sendable, Hashable, Codable {
     }
 
     /// The configuration's `kind`.
-    package var kind: String
+    public var kind: String
     /// A control, not a widget.
-    package var isControl: Bool
+    public var isControl: Bool
     /// The family the timeline was made for (`WidgetFamily` raw value); empty for a control.
-    package var family: String
+    public var family: String
     /// The entries, oldest first.
-    package var entries: [Entry]
+    public var entries: [Entry]
     /// `TimelineReloadPolicy`: `atEnd`, `never` or `after:<seconds since 1970>`.
-    package var policy: String
+    public var policy: String
     /// Why it was reloaded: `placed` (first shown), `push`, `app` (`WidgetCenter.reloadTimelines`) or `policy`.
-    package var reason: String
+    public var reason: String
 
-    package init(kind: String, isControl: Bool, family: String, entries: [Entry], policy: String, reason: String) {
+    public init(kind: String, isControl: Bool, family: String, entries: [Entry], policy: String, reason: String) {
         self.kind = kind
         self.isControl = isControl
         self.family = family
@@ -41,7 +41,7 @@ package struct WidgetTimelineRecord: Sendable, Hashable, Codable {
     }
 
     /// The entry shown at `now`: the newest whose date has come, else the first.
-    package func entry(at now: Date) -> Entry? {
+    public func entry(at now: Date) -> Entry? {
         entries.last { $0.date <= now } ?? entries.first
     }
 }

@@ -9,7 +9,7 @@ extension NotificationRequestRecord {
     ///   - content: The payload, mapped (``RemoteNotificationContent``).
     ///   - apnsID: The push's `apns-id`.
     ///   - collapseID: The push's `apns-collapse-id`, if any.
-    package init(remote content: RemoteNotificationContent, apnsID: String, collapseID: String?) {
+    public init(remote content: RemoteNotificationContent, apnsID: String, collapseID: String?) {
         self.init(
             identifier: collapseID.flatMap { $0.isEmpty ? nil : $0 } ?? apnsID,
             content: NotificationContentRecord(remote: content), trigger: .push)
@@ -18,7 +18,7 @@ extension NotificationRequestRecord {
 
 extension NotificationContentRecord {
     /// The content a push shows, with the whole payload as `userInfo` (N-7).
-    package init(remote: RemoteNotificationContent) {
+    public init(remote: RemoteNotificationContent) {
         self.init()
         title = remote.title
         subtitle = remote.subtitle

@@ -83,7 +83,7 @@ extension UNError {
     /// - Parameters:
     ///   - code: The error code.
     ///   - reason: A more specific explanation, added as `NSLocalizedFailureReasonErrorKey`.
-    package static func make(_ code: Code, reason: String? = nil) -> UNError {
+    public static func make(_ code: Code, reason: String? = nil) -> UNError {
         var userInfo: [String: Any] = [NSLocalizedDescriptionKey: code.defaultDescription]
         if let reason {
             userInfo[NSLocalizedFailureReasonErrorKey] = reason

@@ -25,9 +25,9 @@ import HeraldCore
 /// documented on each rule. With ``Rules/seed`` the device makes those choices as an iPhone may — each app's
 /// background budget each hour drawn from "two or three", the burst after power restrictions lift coming after a drawn
 /// delay — from that seed alone, so the same seed, pushes and instants give the same decisions.
-package struct DeliveryModel: Sendable {
+public struct DeliveryModel: Sendable {
     /// Which rules apply.
-    package enum Kind: String, Sendable, CaseIterable {
+    public enum Kind: String, Sendable, CaseIterable {
         /// Every push handed over at once (today's mocks of APNs).
         case instant
         /// An iPhone's rules (budgets, power, wakes).
@@ -35,7 +35,7 @@ package struct DeliveryModel: Sendable {
     }
 
     /// The numbers the rules use.
-    package struct Rules: Sendable, Equatable {
+    public struct Rules: Sendable, Equatable {
         /// Background pushes handed to one app in any hour. Apple: "don't send more than two or three per hour"
         /// (Y-10); Herald takes the upper figure, so a fourth within the hour is the first one held.
         var backgroundPushesPerHour = 3
@@ -52,30 +52,30 @@ package struct DeliveryModel: Sendable {
         var widgetPushesPerDay = 70
         /// Makes the choices Apple leaves to the device (`herald up --device-model iphone --seed N`); `nil`: each is
         /// settled one way (three background pushes an hour; the burst at once).
-        package var seed: UInt64?
+        public var seed: UInt64?
         /// With a seed, the longest wait between power restrictions lifting and the burst of what they held (D-06:
         /// "grouped and delivered in bursts"): the wait is drawn from 0 to this many seconds.
         var longestBurstDelay: TimeInterval = 60
 
-        package init() {}
+        public init() {}
     }
 
     /// A push as the rules see it.
-    package struct Push: Sendable, Hashable {
+    public struct Push: Sendable, Hashable {
         /// The delivery's ID on the device channel.
-        package var id: String
+        public var id: String
         /// The app.
-        package var bundleID: String
+        public var bundleID: String
         /// `apns-push-type`.
-        package var pushType: APNsPushType
+        public var pushType: APNsPushType
         /// `apns-priority`.
-        package var priority: APNsPriority
+        public var priority: APNsPriority
         /// The Live Activity an update is for (`nil` for other pushes).
-        package var activityID: String?
+        public var activityID: String?
         /// When it expires (`apns-expiration`); `nil`: never while the device holds it.
-        package var expiresAt: Date?
+        public var expiresAt: Date?
 
-        package init(
+        public init(
             id: String, bundleID: String, pushType: APNsPushType, priority: APNsPriority, activityID: String? = nil,
             expiresAt: Date? = nil
         ) {
@@ -89,9 +89,9 @@ package struct DeliveryModel: Sendable {
     }
 
     /// Why a push is held.
-    package enum Hold: String, Sendable, Hashable {
+    public enum Hold: String, Sendable, Hashable {
         /// The state the device reports for a push held for this reason.
-        package var state: DeviceDeliveryState {
+        public var state: DeviceDeliveryState {
             switch self {
             case .powerConsiderations: .storedPowerConsiderations
             case .untilWake: .storedUntilWake
@@ -111,7 +111,7 @@ package struct DeliveryModel: Sendable {
     }
 
     /// Why a push is discarded.
-    package enum Discard: String, Sendable, Hashable {
+    public enum Discard: String, Sendable, Hashable {
         /// The app's notifications are off: Apple's "Discarded - Disabled".
         case disabled
         /// Its `apns-expiration` passed while it was held: Apple's "Discarded - Expired".
@@ -123,7 +123,7 @@ package struct DeliveryModel: Sendable {
     }
 
     /// What happened to one push.
-    package enum Decision: Sendable, Hashable {
+    public enum Decision: Sendable, Hashable {
         /// Handed to the app; `fromStorage` when it had been held.
         case delivered(Push, fromStorage: Bool)
         /// Held, for this reason.
@@ -132,7 +132,7 @@ package struct DeliveryModel: Sendable {
         case discarded(Push, Discard, fromStorage: Bool)
 
         /// The push decided on.
-        package var push: Push {
+        public var push: Push {
             switch self {
             case .delivered(let push, _), .held(let push, _), .discarded(let push, _, _): push
             }
@@ -140,7 +140,7 @@ package struct DeliveryModel: Sendable {
 
         /// The state the device reports for it (C-07's names where Apple has one): `nil` for a push handed to its
         /// app at once, which the acknowledgement alone says.
-        package var state: DeviceDeliveryState? {
+        public var state: DeviceDeliveryState? {
             switch self {
             case .delivered(_, let fromStorage): fromStorage ? .deliveredFromStorage : nil
             case .held(_, let hold): hold.state
@@ -153,12 +153,12 @@ package struct DeliveryModel: Sendable {
     }
 
     /// The rules in force.
-    package let kind: Kind
+    public let kind: Kind
     /// Their numbers.
-    package let rules: Rules
+    public let rules: Rules
 
     /// Whether the device has power restrictions now.
-    package private(set) var isPowerRestricted = false
+    public private(set) var isPowerRestricted = false
     /// Apps whose notifications are off (their alerts are discarded).
     private(set) var disabledApps: Set<String> = []
     /// Apps with `NSSupportsLiveActivitiesFrequentUpdates`.
@@ -182,13 +182,13 @@ package struct DeliveryModel: Sendable {
     /// - Parameters:
     ///   - kind: Which rules apply.
     ///   - rules: Their numbers.
-    package init(kind: Kind, rules: Rules = Rules()) {
+    public init(kind: Kind, rules: Rules = Rules()) {
         self.kind = kind
         self.rules = rules
     }
 
     /// The pushes held now, in the order they would be handed over.
-    package var held: [Push] {
+    public var held: [Push] {
         waiting.map(\.push) + heldBackground.values.sorted { $0.id < $1.id }
     }
 
@@ -242,14 +242,14 @@ package struct DeliveryModel: Sendable {
     }
 
     /// Why the push with this ID is held, if it is.
-    package func hold(of id: String) -> Hold? {
+    public func hold(of id: String) -> Hold? {
         if let entry = waiting.first(where: { $0.push.id == id }) { return entry.hold }
         guard let push = heldBackground.values.first(where: { $0.id == id }) else { return nil }
         return push.pushType == .widgets ? .widgetBudget : .backgroundBudget
     }
 
     /// When ``advance(to:)`` next has something to do: a held background push's slot, a held push's expiry.
-    package var nextDeadline: Date? {
+    public var nextDeadline: Date? {
         var deadlines = heldBackground.keys.map { backgroundSlot(for: $0) }
         if let burstAt { deadlines.append(burstAt) }
         deadlines += held.compactMap(\.expiresAt)
@@ -259,7 +259,7 @@ package struct DeliveryModel: Sendable {
     // MARK: Events
 
     /// A push arrives at `now` (time is first brought to `now`, as ``advance(to:)`` does).
-    package mutating func arrive(_ push: Push, at now: Date) -> [Decision] {
+    public mutating func arrive(_ push: Push, at now: Date) -> [Decision] {
         guard kind == .iphone else { return [.delivered(push, fromStorage: false)] }
         var decisions = advance(to: now)
         if push.pushType == .alert, disabledApps.contains(push.bundleID) {
@@ -300,7 +300,7 @@ package struct DeliveryModel: Sendable {
     /// The device's power restrictions start or end at `now`; when they end, what they held comes in one burst (D-07),
     /// except priority 1, which still waits for a wake — at once, or with a seed after a drawn delay, with what came
     /// meanwhile at priority 5 grouped into it (D-06).
-    package mutating func setPowerRestricted(_ restricted: Bool, at now: Date) -> [Decision] {
+    public mutating func setPowerRestricted(_ restricted: Bool, at now: Date) -> [Decision] {
         let decisions = advance(to: now)
         isPowerRestricted = restricted
         guard !restricted else {
@@ -333,7 +333,7 @@ package struct DeliveryModel: Sendable {
 
     /// The device wakes at `now` (the person looks at it): priority-1 pushes come in, unless power restrictions hold
     /// them.
-    package mutating func wake(at now: Date) -> [Decision] {
+    public mutating func wake(at now: Date) -> [Decision] {
         guard kind == .iphone else { return [] }
         var decisions = advance(to: now)
         guard !isPowerRestricted else { return decisions }
@@ -345,7 +345,7 @@ package struct DeliveryModel: Sendable {
 
     /// The app is launched at `now`: the device wakes, and the app's held background push is handed over (Y-10:
     /// "app launch delivers it").
-    package mutating func appLaunched(_ bundleID: String, at now: Date) -> [Decision] {
+    public mutating func appLaunched(_ bundleID: String, at now: Date) -> [Decision] {
         var decisions = wake(at: now)
         let budget = Budgeted(bundleID: bundleID, pushType: .background)
         if let push = heldBackground.removeValue(forKey: budget) {
@@ -356,7 +356,7 @@ package struct DeliveryModel: Sendable {
     }
 
     /// The app is force-quit at `now`: its held background push is discarded (Y-10).
-    package mutating func appForceQuit(_ bundleID: String, at now: Date) -> [Decision] {
+    public mutating func appForceQuit(_ bundleID: String, at now: Date) -> [Decision] {
         let decisions = advance(to: now)
         guard let push = heldBackground.removeValue(forKey: Budgeted(bundleID: bundleID, pushType: .background)) else {
             return decisions
@@ -366,7 +366,7 @@ package struct DeliveryModel: Sendable {
 
     /// Takes back a push held before the device restarted, held for the same reason (a background push only if it is
     /// its app's newest).
-    package mutating func restore(_ push: Push, heldFor hold: Hold) {
+    public mutating func restore(_ push: Push, heldFor hold: Hold) {
         switch hold {
         case .backgroundBudget, .widgetBudget: Budgeted(push).map { heldBackground[$0] = push }
         case .powerConsiderations, .untilWake:
@@ -382,13 +382,13 @@ package struct DeliveryModel: Sendable {
     }
 
     /// Says whether an app has `NSSupportsLiveActivitiesFrequentUpdates`.
-    package mutating func setFrequentUpdates(_ frequent: Bool, for bundleID: String) {
+    public mutating func setFrequentUpdates(_ frequent: Bool, for bundleID: String) {
         if frequent { frequentUpdateApps.insert(bundleID) } else { frequentUpdateApps.remove(bundleID) }
     }
 
     /// Time passes to `now`: held pushes whose expiry passed are discarded, and held background pushes whose app has
     /// a slot again are handed over.
-    package mutating func advance(to now: Date) -> [Decision] {
+    public mutating func advance(to now: Date) -> [Decision] {
         var decisions: [Decision] = []
         for (push, _) in waiting where push.expiresAt.map({ $0 <= now }) == true {
             decisions.append(.discarded(push, .expired, fromStorage: true))

@@ -1,17 +1,17 @@
 import Foundation
 
 /// The value behind a `UNNotificationRequest`.
-package struct NotificationRequestRecord: Sendable, Codable, Hashable {
-    package var identifier: String
-    package var content: NotificationContentRecord
-    package var trigger: NotificationTriggerRecord?
+public struct NotificationRequestRecord: Sendable, Codable, Hashable {
+    public var identifier: String
+    public var content: NotificationContentRecord
+    public var trigger: NotificationTriggerRecord?
     /// What the iOS 8 API set that has no UserNotifications equivalent; `nil` for requests made with UserNotifications.
-    package var legacy: LegacyNotificationRecord?
+    public var legacy: LegacyNotificationRecord?
     /// For a push, the gateway's ID of its delivery (its `apns-unique-id`); `nil` for a local request, and a push that
     /// came without one (`herald simulate`). Not part of Apple's `UNNotificationRequest`: the test-bed API's `uniqueID`.
-    package var pushDeliveryID: String?
+    public var pushDeliveryID: String?
 
-    package init(
+    public init(
         identifier: String, content: NotificationContentRecord, trigger: NotificationTriggerRecord?,
         legacy: LegacyNotificationRecord? = nil
     ) {
@@ -20,32 +20,19 @@ package struct NotificationRequestRecord: Sendable, Codable, Hashable {
         self.trigger = trigger
         self.legacy = legacy
     }
-
-    /// The first date the request fires when added at `now`; `nil` when it never will or has no date.
-    ///
-    /// - Parameters:
-    ///   - now: When it is added.
-    ///   - timeZone: The device's time zone.
-    package func firstFireDate(addedAt now: Date, timeZone: TimeZone) -> Date? {
-        guard let trigger else { return now }
-        // A repeating legacy notification fires first at its fire date, then as its calendar trigger repeats.
-        var after = now
-        if case .calendar = trigger, let start = legacy?.fireDate, start > now { after = start.addingTimeInterval(-0.001) }
-        return TriggerSchedule.firstFireDate(of: trigger, addedAt: after, timeZone: timeZone)
-    }
 }
 
 /// A request waiting for its trigger, as the store keeps it.
-package struct PendingNotification: Sendable, Hashable {
+public struct PendingNotification: Sendable, Hashable {
     /// The store's row identity; a replaced request gets a new one.
-    package var sequence: Int64
-    package var request: NotificationRequestRecord
+    public var sequence: Int64
+    public var request: NotificationRequestRecord
     /// When the request was added: the anchor of time-interval triggers (B-23).
-    package var addedAt: Date
+    public var addedAt: Date
     /// When it fires next; `nil` for location triggers, which fire on a location change.
-    package var nextFireDate: Date?
+    public var nextFireDate: Date?
 
-    package init(sequence: Int64, request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?) {
+    public init(sequence: Int64, request: NotificationRequestRecord, addedAt: Date, nextFireDate: Date?) {
         self.sequence = sequence
         self.request = request
         self.addedAt = addedAt
@@ -54,15 +41,15 @@ package struct PendingNotification: Sendable, Hashable {
 }
 
 /// A notification in the app's delivered list (Notification Center).
-package struct DeliveredNotification: Sendable, Hashable, Codable {
-    package var request: NotificationRequestRecord
+public struct DeliveredNotification: Sendable, Hashable, Codable {
+    public var request: NotificationRequestRecord
     /// The date shown on the notification: when its trigger fired.
-    package var date: Date
+    public var date: Date
     /// How the person was shown it; `nil` where nobody recorded it (a row from before Herald kept it, or a
     /// notification not yet committed).
-    package var presentation: DeliveredPresentation?
+    public var presentation: DeliveredPresentation?
 
-    package init(request: NotificationRequestRecord, date: Date, presentation: DeliveredPresentation? = nil) {
+    public init(request: NotificationRequestRecord, date: Date, presentation: DeliveredPresentation? = nil) {
         self.request = request
         self.date = date
         self.presentation = presentation
@@ -70,7 +57,7 @@ package struct DeliveredNotification: Sendable, Hashable, Codable {
 }
 
 /// How the person was shown a delivered notification — Herald's own record: Apple's API does not tell an app.
-package enum DeliveredPresentation: String, Sendable, Hashable, Codable, CaseIterable {
+public enum DeliveredPresentation: String, Sendable, Hashable, Codable, CaseIterable {
     /// Shown as a banner (with its sound, if it has one) when it was delivered.
     case banner
     /// Listed in Notification Center without a banner: `passive`, a Focus's silence for an app it lets through
@@ -86,7 +73,7 @@ package enum DeliveredPresentation: String, Sendable, Hashable, Codable, CaseIte
     case shownInSummary
 
     /// Whether the person has been shown it: a banner, or what held it let go.
-    package var isPresented: Bool {
+    public var isPresented: Bool {
         switch self {
         case .banner, .shownAfterFocus, .shownInSummary: true
         case .quiet, .heldForFocus, .heldForSummary: false
@@ -95,13 +82,13 @@ package enum DeliveredPresentation: String, Sendable, Hashable, Codable, CaseIte
 }
 
 /// A person's response that waits for the app's delegate (the app was not running, or had no delegate yet).
-package struct QueuedResponse: Sendable, Hashable, Codable {
-    package var id: Int64
-    package var notification: DeliveredNotification
-    package var actionIdentifier: String
-    package var userText: String?
+public struct QueuedResponse: Sendable, Hashable, Codable {
+    public var id: Int64
+    public var notification: DeliveredNotification
+    public var actionIdentifier: String
+    public var userText: String?
 
-    package init(id: Int64, notification: DeliveredNotification, actionIdentifier: String, userText: String?) {
+    public init(id: Int64, notification: DeliveredNotification, actionIdentifier: String, userText: String?) {
         self.id = id
         self.notification = notification
         self.actionIdentifier = actionIdentifier

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @testable import HeraldCore
-@testable import HeraldNotificationEngine
+@testable import HeraldDeviceProtocol
 
 /// The device model's rules, each driven by the instants it is given: what an iPhone does with a push that reached it
 /// (apns-spec Y-10, Y-13, D-03, D-06, D-07, D-08; the state names C-07).

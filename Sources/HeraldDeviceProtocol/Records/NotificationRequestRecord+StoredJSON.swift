@@ -11,7 +11,7 @@ extension NotificationRequestRecord {
     /// (which it refuses, as before).
     ///
     /// - Throws: `EncodingError` for a number JSON cannot hold.
-    package func storedJSON() throws -> Data {
+    public func storedJSON() throws -> Data {
         var numbers = StoredJSONNumbers()
         guard legacy == nil, let value = storedJSONValue(&numbers), numbers.allFinite else {
             return try JSONEncoder().encode(self)

@@ -10,9 +10,9 @@ import Foundation
 ///   breaks through at every level.
 /// - The scheduled summary holds an app's `passive` and `active` notifications until the next summary time; in the
 ///   summary the most relevant come first (`relevanceScore`, N-15).
-package struct FocusModel: Sendable {
+public struct FocusModel: Sendable {
     /// How one notification is presented.
-    package enum Presentation: Sendable, Equatable {
+    public enum Presentation: Sendable, Equatable {
         /// A banner and its sound, now.
         case alert
         /// Listed in Notification Center now, without sound or banner.
@@ -26,7 +26,7 @@ package struct FocusModel: Sendable {
     /// Whether a Focus is on.
     var isFocusOn = false
     /// Apps the Focus allows: their notifications break through.
-    package var allowedApps: Set<String> = []
+    public var allowedApps: Set<String> = []
     /// Apps whose Time Sensitive notifications are turned off (a per-app setting, on unless turned off, as on iOS).
     var timeSensitiveOffApps: Set<String> = []
     /// Apps with the critical-alert entitlement.
@@ -34,15 +34,15 @@ package struct FocusModel: Sendable {
     /// Apps whose notifications go to the scheduled summary.
     var summaryApps: Set<String> = []
     /// The summary's times of day (hour and minute), in ``timeZone``.
-    package var summaryTimes: [(hour: Int, minute: Int)] = [(8, 0), (18, 0)]
+    public var summaryTimes: [(hour: Int, minute: Int)] = [(8, 0), (18, 0)]
     /// The device's time zone.
-    package var timeZone = TimeZone(identifier: "UTC")!
+    public var timeZone = TimeZone(identifier: "UTC")!
 
-    package init() {}
+    public init() {}
 
     /// The model of the person's device-wide `settings` in `timeZone`; the per-app sets are filled from each app's
     /// own settings by ``presentation(of:for:settings:at:)``.
-    package init(_ settings: FocusSettings, timeZone: TimeZone) {
+    public init(_ settings: FocusSettings, timeZone: TimeZone) {
         isFocusOn = settings.isOn
         allowedApps = Set(settings.allowedApps)
         summaryTimes = settings.summaryTimes.map { (hour: $0.hour, minute: $0.minute) }
@@ -58,7 +58,7 @@ package struct FocusModel: Sendable {
     ///   - app: The app's bundle ID.
     ///   - settings: The app's notification settings.
     ///   - now: When it is presented.
-    package func presentation(
+    public func presentation(
         of level: UNNotificationInterruptionLevel, for app: String, settings: NotificationSettingsRecord, at now: Date
     ) -> Presentation {
         presentation(
@@ -73,7 +73,7 @@ package struct FocusModel: Sendable {
     ///   - level: The content's `interruptionLevel`.
     ///   - app: The app's bundle ID.
     ///   - now: When it is presented.
-    package func presentation(of level: UNNotificationInterruptionLevel, for app: String, at now: Date) -> Presentation {
+    public func presentation(of level: UNNotificationInterruptionLevel, for app: String, at now: Date) -> Presentation {
         presentation(
             of: level, for: app, criticalAlerts: criticalAlertApps.contains(app),
             timeSensitiveOff: timeSensitiveOffApps.contains(app), summary: summaryApps.contains(app), at: now)
@@ -112,7 +112,7 @@ package struct FocusModel: Sendable {
 
     /// Notifications in the order the summary shows them: the most relevant first (`relevanceScore`), then the
     /// earliest; `identifier` settles ties.
-    static func summaryOrder<Item>(
+    public static func summaryOrder<Item>(
         _ items: [Item], relevance: (Item) -> Double, deliveredAt: (Item) -> Date, identifier: (Item) -> String
     ) -> [Item] {
         items.sorted { left, right in

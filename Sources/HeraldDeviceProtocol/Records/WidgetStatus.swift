@@ -2,19 +2,19 @@ import Foundation
 
 /// One kind of an app's widgets or controls as the device shows it: the answer to `herald widgets list`
 /// (``DeviceCommand/widgets``).
-package struct WidgetStatus: Sendable, Hashable, Codable {
+public struct WidgetStatus: Sendable, Hashable, Codable {
     /// The app.
-    package var bundleID: String
+    public var bundleID: String
     /// The kind as the app declared it.
-    package var declared: WidgetKindRecord
+    public var declared: WidgetKindRecord
     /// Its latest timeline, `nil` before the first reload.
-    package var timeline: WidgetTimelineRecord?
+    public var timeline: WidgetTimelineRecord?
     /// When the timeline came.
-    package var reloadedAt: Date?
+    public var reloadedAt: Date?
     /// A reload the device asked for and the app has not answered yet (a push while no process of the app ran).
-    package var reloadPending: Bool
+    public var reloadPending: Bool
 
-    package init(
+    public init(
         bundleID: String, declared: WidgetKindRecord, timeline: WidgetTimelineRecord?, reloadedAt: Date?,
         reloadPending: Bool
     ) {

@@ -16,8 +16,8 @@ extension UNNotificationPresentationOptions {
     static let legacyAlert = UNNotificationPresentationOptions(rawValue: 1 << 2)
 
     /// Whether the notification goes to the Notification Center list (`list`, or the deprecated `alert`).
-    var includesList: Bool { contains(.list) || contains(.legacyAlert) }
+    package var includesList: Bool { contains(.list) || contains(.legacyAlert) }
 
     /// Whether a banner is shown (`banner`, or the deprecated `alert`).
-    var includesBanner: Bool { contains(.banner) || contains(.legacyAlert) }
+    package var includesBanner: Bool { contains(.banner) || contains(.legacyAlert) }
 }

@@ -1,20 +1,20 @@
 import Foundation
 
 /// The person's device-wide Focus and summary settings (`herald focus …`), as the engine keeps them.
-package struct FocusSettings: Sendable, Hashable, Codable {
+public struct FocusSettings: Sendable, Hashable, Codable {
     /// A time of day, `HH:MM` on the 24-hour clock.
-    package struct TimeOfDay: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
-        package var hour: Int
-        package var minute: Int
+    public struct TimeOfDay: Sendable, Hashable, Codable, Comparable, CustomStringConvertible {
+        public var hour: Int
+        public var minute: Int
 
-        package init?(hour: Int, minute: Int) {
+        public init?(hour: Int, minute: Int) {
             guard (0..<24).contains(hour), (0..<60).contains(minute) else { return nil }
             self.hour = hour
             self.minute = minute
         }
 
         /// Reads `HH:MM` (or `H:MM`); `nil` for anything else.
-        package init?(_ text: String) {
+        public init?(_ text: String) {
             let parts = text.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
                 parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
@@ -23,23 +23,23 @@ package struct FocusSettings: Sendable, Hashable, Codable {
             self.init(hour: hour, minute: minute)
         }
 
-        package var description: String {
+        public var description: String {
             (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
         }
 
-        package static func < (left: Self, right: Self) -> Bool {
+        public static func < (left: Self, right: Self) -> Bool {
             (left.hour, left.minute) < (right.hour, right.minute)
         }
     }
 
     /// Whether a Focus is on.
-    package var isOn = false
+    public var isOn = false
     /// The apps the Focus allows (their notifications break through at every level).
-    package var allowedApps: [String] = []
+    public var allowedApps: [String] = []
     /// The scheduled summary's times (iOS offers 08:00 and 18:00 first).
-    package var summaryTimes: [TimeOfDay] = [.init(hour: 8, minute: 0)!, .init(hour: 18, minute: 0)!]
+    public var summaryTimes: [TimeOfDay] = [.init(hour: 8, minute: 0)!, .init(hour: 18, minute: 0)!]
 
-    package init(isOn: Bool = false, allowedApps: [String] = [], summaryTimes: [TimeOfDay]? = nil) {
+    public init(isOn: Bool = false, allowedApps: [String] = [], summaryTimes: [TimeOfDay]? = nil) {
         self.isOn = isOn
         self.allowedApps = allowedApps
         if let summaryTimes { self.summaryTimes = summaryTimes }

@@ -11,7 +11,7 @@ import HeraldCore
 /// as before; both forms read each other's lines.
 extension AppChannelMessage {
     /// The message as a JSON value written directly; `nil` for one `JSONEncoder` writes.
-    package func directJSONValue() -> JSONValue? {
+    public func directJSONValue() -> JSONValue? {
         switch self {
         case .willPresent(let id, let notification):
             var numbers = StoredJSONNumbers()
@@ -37,7 +37,7 @@ extension AppChannelMessage {
     /// Reads a line holding one of the two messages; `nil` for any other line, which `JSONDecoder` reads (or refuses).
     ///
     /// - Parameter line: One line of the app channel, without its newline.
-    package init?(directJSON line: Data) {
+    public init?(directJSON line: Data) {
         guard line.starts(with: Self.willPresentOpening) || line.starts(with: Self.presentedOpening),
             let value = try? JSONValue(parsing: line), case .object(let members) = value, members.count == 1,
             let only = members.first, case .integer(let rawID) = only.value["id"], let id = Int(exactly: rawID)

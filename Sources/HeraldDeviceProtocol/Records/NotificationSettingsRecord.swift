@@ -1,27 +1,27 @@
 import CoreLocation
 
 /// The value behind a `UNNotificationSettings`, and the per-app authorization state the store keeps.
-package struct NotificationSettingsRecord: Sendable, Codable, Hashable {
-    package var authorizationStatus: UNAuthorizationStatus = .notDetermined
-    package var soundSetting: UNNotificationSetting = .notSupported
-    package var badgeSetting: UNNotificationSetting = .notSupported
-    package var alertSetting: UNNotificationSetting = .notSupported
-    package var notificationCenterSetting: UNNotificationSetting = .notSupported
-    package var lockScreenSetting: UNNotificationSetting = .notSupported
-    package var carPlaySetting: UNNotificationSetting = .notSupported
-    package var criticalAlertSetting: UNNotificationSetting = .notSupported
-    package var announcementSetting: UNNotificationSetting = .notSupported
-    package var timeSensitiveSetting: UNNotificationSetting = .notSupported
-    package var scheduledDeliverySetting: UNNotificationSetting = .notSupported
-    package var directMessagesSetting: UNNotificationSetting = .notSupported
-    package var alertStyle: UNAlertStyle = .none
-    package var showPreviewsSetting: UNShowPreviewsSetting = .always
-    package var providesAppNotificationSettings = false
+public struct NotificationSettingsRecord: Sendable, Codable, Hashable {
+    public var authorizationStatus: UNAuthorizationStatus = .notDetermined
+    public var soundSetting: UNNotificationSetting = .notSupported
+    public var badgeSetting: UNNotificationSetting = .notSupported
+    public var alertSetting: UNNotificationSetting = .notSupported
+    public var notificationCenterSetting: UNNotificationSetting = .notSupported
+    public var lockScreenSetting: UNNotificationSetting = .notSupported
+    public var carPlaySetting: UNNotificationSetting = .notSupported
+    public var criticalAlertSetting: UNNotificationSetting = .notSupported
+    public var announcementSetting: UNNotificationSetting = .notSupported
+    public var timeSensitiveSetting: UNNotificationSetting = .notSupported
+    public var scheduledDeliverySetting: UNNotificationSetting = .notSupported
+    public var directMessagesSetting: UNNotificationSetting = .notSupported
+    public var alertStyle: UNAlertStyle = .none
+    public var showPreviewsSetting: UNShowPreviewsSetting = .always
+    public var providesAppNotificationSettings = false
 
-    package init() {}
+    public init() {}
 
     /// Settings before the app has asked (B-3): `notDetermined`, everything `notSupported`, alert style `none`.
-    package static let notDetermined = NotificationSettingsRecord()
+    public static let notDetermined = NotificationSettingsRecord()
 
     /// The settings that follow from a person's decision on a request for `options` (B-1…B-3).
     ///
@@ -33,7 +33,7 @@ package struct NotificationSettingsRecord: Sendable, Codable, Hashable {
     /// - Parameters:
     ///   - status: The decision.
     ///   - options: The options the app asked for.
-    package static func decided(_ status: UNAuthorizationStatus, options: UNAuthorizationOptions) -> Self {
+    public static func decided(_ status: UNAuthorizationStatus, options: UNAuthorizationOptions) -> Self {
         var settings = NotificationSettingsRecord()
         settings.authorizationStatus = status
         settings.providesAppNotificationSettings = options.contains(.providesAppNotificationSettings)
@@ -73,7 +73,7 @@ package struct NotificationSettingsRecord: Sendable, Codable, Hashable {
     }
 
     /// Whether notifications may be delivered at all.
-    package var allowsDelivery: Bool {
+    public var allowsDelivery: Bool {
         switch authorizationStatus {
         case .authorized, .provisional, .ephemeral: true
         case .notDetermined, .denied: false
@@ -82,34 +82,34 @@ package struct NotificationSettingsRecord: Sendable, Codable, Hashable {
 }
 
 /// One app's durable state besides its requests: the decision, its settings and its badge.
-package struct NotificationAppState: Sendable, Codable, Hashable {
-    package var bundleIdentifier: String
-    package var settings: NotificationSettingsRecord
+public struct NotificationAppState: Sendable, Codable, Hashable {
+    public var bundleIdentifier: String
+    public var settings: NotificationSettingsRecord
     /// The options of the request that produced the decision.
-    var requestedOptions: UInt
-    package var badgeCount: Int
+    public var requestedOptions: UInt
+    public var badgeCount: Int
     /// The app's registration for remote notifications, while it is registered.
-    package var remoteRegistration: RemoteRegistrationRecord?
+    public var remoteRegistration: RemoteRegistrationRecord?
     /// The app's location authorization (a `CLAuthorizationStatus` raw value); `nil` before the app asked.
-    var locationAuthorization: Int32?
+    public var locationAuthorization: Int32?
     /// The app's bundle directory as its process last said at start (`HERALD_BUNDLE_PATH`, else the main bundle's).
-    var launchedBundlePath: String?
+    public var launchedBundlePath: String?
 
     /// Where the app's bundle is (its `Localizable.strings`, its `PlugIns/` extensions): where its process last
     /// started from, else where it was when it registered for remote notifications.
-    package var bundlePath: String? { launchedBundlePath ?? remoteRegistration?.bundlePath }
+    public var bundlePath: String? { launchedBundlePath ?? remoteRegistration?.bundlePath }
 
     /// The app's location authorization as Core Location reports it.
-    package var locationAuthorizationStatus: CLAuthorizationStatus {
+    public var locationAuthorizationStatus: CLAuthorizationStatus {
         locationAuthorization.flatMap(CLAuthorizationStatus.init(rawValue:)) ?? .notDetermined
     }
 
     /// Whether location triggers may fire for the app (B-25: when-in-use authorization is enough).
-    var allowsLocationTriggers: Bool {
+    public var allowsLocationTriggers: Bool {
         locationAuthorizationStatus == .authorizedWhenInUse || locationAuthorizationStatus == .authorizedAlways
     }
 
-    package init(
+    public init(
         bundleIdentifier: String, settings: NotificationSettingsRecord = .notDetermined,
         requestedOptions: UInt = 0, badgeCount: Int = 0
     ) {
@@ -121,16 +121,15 @@ package struct NotificationAppState: Sendable, Codable, Hashable {
 }
 
 /// An app's state, categories and pending requests read at one moment (``NotificationStore/snapshot(for:)``).
-package struct NotificationAppSnapshot: Sendable {
-    package var state: NotificationAppState
-    package var categories: [NotificationCategoryRecord] = []
+public struct NotificationAppSnapshot: Sendable {
+    public var state: NotificationAppState
+    public var categories: [NotificationCategoryRecord] = []
     /// The pending requests in the order they were added.
-    package var pending: [PendingNotification] = []
+    public var pending: [PendingNotification] = []
     /// The device's location, when known.
-    package var deviceLocation: (latitude: Double, longitude: Double)?
+    public var deviceLocation: (latitude: Double, longitude: Double)?
 
-    package init(state: NotificationAppState, categories: [NotificationCategoryRecord] = [], pending: [PendingNotification] = [])
-    {
+    public init(state: NotificationAppState, categories: [NotificationCategoryRecord] = [], pending: [PendingNotification] = []) {
         self.state = state
         self.categories = categories
         self.pending = pending
@@ -139,15 +138,15 @@ package struct NotificationAppSnapshot: Sendable {
 
 /// An app's registration for remote notifications on this device: what the device renews with the gateway each time
 /// it connects.
-package struct RemoteRegistrationRecord: Sendable, Codable, Hashable {
+public struct RemoteRegistrationRecord: Sendable, Codable, Hashable {
     /// `development` or `production` (the app's `aps-environment`).
-    package var environment: String
+    public var environment: String
     /// The device token the gateway gave, hex; `nil` until the device was connected once.
-    package var token: String?
+    public var token: String?
     /// The app's bundle directory, where its `Localizable.strings` are; `nil` when unknown.
-    package var bundlePath: String?
+    public var bundlePath: String?
 
-    package init(environment: String, token: String? = nil, bundlePath: String? = nil) {
+    public init(environment: String, token: String? = nil, bundlePath: String? = nil) {
         self.environment = environment
         self.token = token
         self.bundlePath = bundlePath

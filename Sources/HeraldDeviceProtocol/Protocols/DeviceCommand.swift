@@ -1,6 +1,6 @@
 /// What the person does to the whole device, as the `herald device …` commands say it to the daemon on the app
 /// channel (``AppChannelMessage/device(id:command:)``): the inputs of the device's delivery rules.
-package enum DeviceCommand: Sendable, Hashable, Codable {
+public enum DeviceCommand: Sendable, Hashable, Codable {
     /// Low Power Mode on (`true`) or off: priority 5 and 1 pushes wait while it is on (D-07).
     case setPower(restricted: Bool)
     /// The person looks at the device: priority-1 pushes come in (D-06).
@@ -22,17 +22,17 @@ package enum DeviceCommand: Sendable, Hashable, Codable {
 }
 
 /// How the device's delivery rules stand: the answer to every ``DeviceCommand``.
-package struct DeviceStatus: Sendable, Hashable, Codable {
+public struct DeviceStatus: Sendable, Hashable, Codable {
     /// A push the rules hold.
-    package struct HeldPush: Sendable, Hashable, Codable {
-        package var deliveryID: String
-        package var bundleID: String
-        package var pushType: String
-        package var priority: Int
+    public struct HeldPush: Sendable, Hashable, Codable {
+        public var deliveryID: String
+        public var bundleID: String
+        public var pushType: String
+        public var priority: Int
         /// Its state's name (``DeviceDeliveryState``'s raw value).
-        package var state: String
+        public var state: String
 
-        package init(deliveryID: String, bundleID: String, pushType: String, priority: Int, state: String) {
+        public init(deliveryID: String, bundleID: String, pushType: String, priority: Int, state: String) {
             self.deliveryID = deliveryID
             self.bundleID = bundleID
             self.pushType = pushType
@@ -42,20 +42,20 @@ package struct DeviceStatus: Sendable, Hashable, Codable {
     }
 
     /// Which rules apply (``DeliveryModel/Kind``'s raw value).
-    package var deliveryRules: String
+    public var deliveryRules: String
     /// Whether the device has power restrictions.
-    package var powerRestricted: Bool
+    public var powerRestricted: Bool
     /// What the rules hold, in the order it would be handed over.
-    package var held: [HeldPush]
+    public var held: [HeldPush]
     /// The person's Focus and summary settings (`nil` from a daemon that does not say).
-    package var focus: FocusSettings?
+    public var focus: FocusSettings?
     /// The apps' widgets and controls, answering ``DeviceCommand/widgets`` (`nil` otherwise).
-    package var widgets: [WidgetStatus]?
+    public var widgets: [WidgetStatus]?
     /// The subscription made, answering ``DeviceCommand/webPushSubscribe(origin:applicationServerKey:)``: its
     /// `PushSubscription.toJSON()` (`nil` otherwise).
-    package var webPushSubscription: String?
+    public var webPushSubscription: String?
 
-    package init(
+    public init(
         deliveryRules: String, powerRestricted: Bool, held: [HeldPush], focus: FocusSettings? = nil,
         widgets: [WidgetStatus]? = nil
     ) {

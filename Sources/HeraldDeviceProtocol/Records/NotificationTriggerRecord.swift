@@ -1,13 +1,13 @@
 import Foundation
 
 /// The value behind a `UNNotificationTrigger`.
-package enum NotificationTriggerRecord: Sendable, Codable, Hashable {
+public enum NotificationTriggerRecord: Sendable, Codable, Hashable {
     case push
     case timeInterval(TimeInterval, repeats: Bool)
     case calendar(DateComponents, repeats: Bool)
     case location(NotificationRegionRecord, repeats: Bool)
 
-    package var repeats: Bool {
+    public var repeats: Bool {
         switch self {
         case .push: false
         case .timeInterval(_, let repeats), .calendar(_, let repeats), .location(_, let repeats): repeats
@@ -16,15 +16,15 @@ package enum NotificationTriggerRecord: Sendable, Codable, Hashable {
 }
 
 /// The value behind a `CLCircularRegion` in a location trigger.
-package struct NotificationRegionRecord: Sendable, Codable, Hashable {
-    package var identifier: String
-    package var latitude: Double
-    package var longitude: Double
-    package var radius: Double
-    package var notifyOnEntry: Bool
-    package var notifyOnExit: Bool
+public struct NotificationRegionRecord: Sendable, Codable, Hashable {
+    public var identifier: String
+    public var latitude: Double
+    public var longitude: Double
+    public var radius: Double
+    public var notifyOnEntry: Bool
+    public var notifyOnExit: Bool
 
-    package init(
+    public init(
         identifier: String, latitude: Double, longitude: Double, radius: Double,
         notifyOnEntry: Bool, notifyOnExit: Bool
     ) {

@@ -8,7 +8,7 @@ import Foundation
 /// `herald` CLI send it each change on the app channel (``AppChannelMessage/change(id:bundleID:change:)``) and wait for
 /// the answer. Without a daemon, the process applies the change to its own engine
 /// (``NotificationEngine/apply(_:for:)``): the same code either way.
-package enum NotificationChange: Sendable, Hashable, Codable {
+public enum NotificationChange: Sendable, Hashable, Codable {
     // What the app's own code does (UNUserNotificationCenter, the iOS 8 API, Core Location).
     /// Apple's `add` (C-8).
     case add(NotificationRequestRecord)
@@ -49,7 +49,7 @@ package enum NotificationChange: Sendable, Hashable, Codable {
     case updateLocation(latitude: Double, longitude: Double)
 
     /// Whether an app process may ask for this change for itself; the others are the person's or the device's.
-    package var isAppsOwn: Bool {
+    public var isAppsOwn: Bool {
         switch self {
         case .add, .removePending, .removeDelivered, .replaceCategories, .setBadgeCount, .requestAuthorization,
             .requestLocationAuthorization, .registerLegacySettings, .recordBundlePath:
@@ -61,12 +61,12 @@ package enum NotificationChange: Sendable, Hashable, Codable {
     }
 
     /// Whether it is the whole device's rather than one app's (its app name is empty).
-    package var isDeviceWide: Bool {
+    public var isDeviceWide: Bool {
         if case .updateLocation = self { true } else { false }
     }
 
     /// A short name for logs.
-    package var kind: String {
+    public var kind: String {
         switch self {
         case .add: "add"
         case .removePending: "removePending"
@@ -89,7 +89,7 @@ package enum NotificationChange: Sendable, Hashable, Codable {
     }
 
     /// What a change came to.
-    package enum Outcome: Sendable, Hashable, Codable {
+    public enum Outcome: Sendable, Hashable, Codable {
         /// Applied; nothing to report.
         case done
         /// ``NotificationChange/requestAuthorization(options:)``: whether notifications may be delivered.
@@ -101,12 +101,12 @@ package enum NotificationChange: Sendable, Hashable, Codable {
     }
 
     /// What became of a simulated push (``NotificationEngine/RemoteReception`` without the engine's internals).
-    package enum Reception: String, Sendable, Hashable, Codable {
+    public enum Reception: String, Sendable, Hashable, Codable {
         case kept, duplicate, notAllowed, refused
     }
 
     /// Why a change was not applied, in a form that crosses the app channel and comes back as the same error.
-    package enum Failure: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Failure: Error, Sendable, Hashable, Codable, CustomStringConvertible {
         /// Apple's error: `UNError.Code`'s raw value and the reason, if it has one.
         case notification(code: Int, reason: String?)
         /// ``HeraldNotificationError/requestTooLarge(size:limit:)``.
@@ -117,7 +117,7 @@ package enum NotificationChange: Sendable, Hashable, Codable {
         case other(String)
 
         /// `error` as it crosses the channel.
-        package init(_ error: any Error) {
+        public init(_ error: any Error) {
             switch error {
             case let failure as Failure: self = failure
             case let error as UNError:
@@ -130,7 +130,7 @@ package enum NotificationChange: Sendable, Hashable, Codable {
         }
 
         /// The error the caller would have got from its own engine.
-        package var error: any Error {
+        public var error: any Error {
             switch self {
             case .notification(let code, let reason):
                 UNError.Code(rawValue: code).map { UNError.make($0, reason: reason) } ?? self
@@ -139,7 +139,7 @@ package enum NotificationChange: Sendable, Hashable, Codable {
             }
         }
 
-        package var description: String {
+        public var description: String {
             switch self {
             case .notification(let code, let reason):
                 "\(UNError.Code(rawValue: code)?.defaultDescription ?? "UNErrorDomain \(code)")\(reason.map { ": \($0)" } ?? "")"
@@ -151,22 +151,22 @@ package enum NotificationChange: Sendable, Hashable, Codable {
 }
 
 /// Some of an app's notification switches, as the person flips them in Settings; `nil` leaves one as it is.
-package struct SettingsChange: Sendable, Hashable, Codable {
-    package var alertSetting: UNNotificationSetting?
-    package var soundSetting: UNNotificationSetting?
-    package var badgeSetting: UNNotificationSetting?
-    package var notificationCenterSetting: UNNotificationSetting?
-    package var lockScreenSetting: UNNotificationSetting?
-    package var alertStyle: UNAlertStyle?
+public struct SettingsChange: Sendable, Hashable, Codable {
+    public var alertSetting: UNNotificationSetting?
+    public var soundSetting: UNNotificationSetting?
+    public var badgeSetting: UNNotificationSetting?
+    public var notificationCenterSetting: UNNotificationSetting?
+    public var lockScreenSetting: UNNotificationSetting?
+    public var alertStyle: UNAlertStyle?
     /// Time Sensitive notifications (`herald settings APP --time-sensitive`): break through a Focus unless off.
-    package var timeSensitiveSetting: UNNotificationSetting?
+    public var timeSensitiveSetting: UNNotificationSetting?
     /// The scheduled summary (`herald settings APP --summary`): passive and active notifications wait for it.
-    package var scheduledDeliverySetting: UNNotificationSetting?
+    public var scheduledDeliverySetting: UNNotificationSetting?
 
-    package init() {}
+    public init() {}
 
     /// Applies the change to `settings`.
-    package func apply(to settings: inout NotificationSettingsRecord) {
+    public func apply(to settings: inout NotificationSettingsRecord) {
         if let alertSetting { settings.alertSetting = alertSetting }
         if let soundSetting { settings.soundSetting = soundSetting }
         if let badgeSetting { settings.badgeSetting = badgeSetting }

@@ -3,17 +3,17 @@
 ///
 /// The extension's side (`UNNotificationServiceExtension.main()`) is in `UserNotifications`; the daemon's is
 /// `ServiceExtensionHost`.
-package enum ServiceExtensionProcess {
-    package static let requestVariable = "HERALD_SERVICE_EXTENSION_REQUEST"
+public enum ServiceExtensionProcess {
+    public static let requestVariable = "HERALD_SERVICE_EXTENSION_REQUEST"
     /// What the extension writes once it can take `SIGUSR1`.
-    package static let readyLine = #"{"ready":true}"# + "\n"
+    public static let readyLine = #"{"ready":true}"# + "\n"
 
     /// What the extension answers: the content to show, or why there is none.
-    package struct Answer: Codable, Sendable {
-        package var content: NotificationContentRecord?
-        package var error: String?
+    public struct Answer: Codable, Sendable {
+        public var content: NotificationContentRecord?
+        public var error: String?
 
-        package init(content: NotificationContentRecord? = nil, error: String? = nil) {
+        public init(content: NotificationContentRecord? = nil, error: String? = nil) {
             self.content = content
             self.error = error
         }
@@ -21,5 +21,5 @@ package enum ServiceExtensionProcess {
 
     /// Set to `1` for a warm extension: requests come one per line on standard input, answers go one per line to
     /// standard output, and the process stays for the next push.
-    package static let warmVariable = "HERALD_SERVICE_EXTENSION_WARM"
+    public static let warmVariable = "HERALD_SERVICE_EXTENSION_WARM"
 }

@@ -9,7 +9,7 @@ import HeraldCore
 /// ``refused(id:failure:)``). A connection that said hello acts for its own app only, and only as the app's code does;
 /// a connection that never says hello (the `herald` CLI, acting as the person) may change any app, and send nothing
 /// else.
-package enum AppChannelMessage: Sendable, Hashable, Codable {
+public enum AppChannelMessage: Sendable, Hashable, Codable {
     // From the app.
     /// The app names itself and its state.
     case hello(bundleID: String, foreground: Bool, delegate: Bool)
@@ -95,7 +95,7 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     case deviceStatus(id: Int, status: DeviceStatus)
 
     /// The message as one line of JSON (without the newline).
-    package func encoded() -> Data {
+    public func encoded() -> Data {
         if let direct = directJSONValue() { return direct.jsonData }
         // Encoding these value types cannot fail: no floats that are not finite, no non-string keys.
         let encoder = JSONEncoder()
@@ -106,7 +106,7 @@ package enum AppChannelMessage: Sendable, Hashable, Codable {
     /// Reads one line.
     ///
     /// - Throws: `DecodingError` for a line that is not one of the messages.
-    package init(line: Data) throws {
+    public init(line: Data) throws {
         if let direct = Self(directJSON: line) {
             self = direct
             return
