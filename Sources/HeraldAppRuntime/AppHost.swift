@@ -1,4 +1,3 @@
-import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 /// What answers an app process's notification questions: its center (the delegate's `willPresent` and `didReceive`),

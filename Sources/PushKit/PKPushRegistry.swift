@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import HeraldCore
-import HeraldDeviceProtocol
 import Logging
 import Synchronization
 

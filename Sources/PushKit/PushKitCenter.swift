@@ -1,7 +1,6 @@
 import Foundation
 import HeraldAppRuntime
 import HeraldCore
-import HeraldDeviceProtocol
 import Logging
 import Synchronization
 

@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 extension NSString {

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldDeviceProtocol
 import HeraldNotificationEngine
 
 #if !canImport(Darwin)

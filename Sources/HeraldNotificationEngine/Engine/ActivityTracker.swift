@@ -1,5 +1,4 @@
 import Foundation
-import HeraldDeviceProtocol
 import Synchronization
 
 /// Knows when an engine has nothing left to do at the current time, so a virtual clock can step safely.

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldDeviceProtocol
 
 /// The scheduler's queue: a binary min-heap of (fire time, store sequence), 16 bytes an entry.
 ///

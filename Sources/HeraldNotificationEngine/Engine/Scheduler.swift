@@ -1,5 +1,4 @@
 import Foundation
-import HeraldDeviceProtocol
 
 /// The scheduler's decisions, without I/O: which entries are due, when to back off after a failure, when there is
 /// time for housekeeping, and which firings are waiting for an app's delegate.

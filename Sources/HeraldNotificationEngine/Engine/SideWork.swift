@@ -1,4 +1,3 @@
-import HeraldDeviceProtocol
 import Synchronization
 
 /// Work an engine starts beside its loop — a push presented at once, the foreground committer, an app's host work, a

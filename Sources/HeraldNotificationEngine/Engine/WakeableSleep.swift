@@ -1,6 +1,5 @@
 import Foundation
 import HeraldCore
-import HeraldDeviceProtocol
 import Synchronization
 
 /// A sleep on a ``HeraldClock`` that another task can end early: the scheduler loop sleeps until its next firing,

@@ -1,5 +1,4 @@
 import Foundation
-import HeraldDeviceProtocol
 
 /// A pending request's next fire time and its sequence in the store: what the store's schedule index holds and
 /// the engine's scheduler orders (16 bytes).
