@@ -163,7 +163,9 @@ let package = Package(
         .target(
             name: "HeraldConsole",
             dependencies: [
-                "HeraldCore", "HeraldGatewayStore", "HeraldProvider", "HeraldFCM", "HeraldWebPush",
+                "HeraldCore", "HeraldGatewayStore", "HeraldStorage", "HeraldProvider", "HeraldFCM", "HeraldWebPush",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -656,6 +658,9 @@ let package = Package(
                 "HeraldTestSupport",
                 "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
                 "HeraldFCM", "HeraldGatewayStore", "HeraldWebPush", "PostgresTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

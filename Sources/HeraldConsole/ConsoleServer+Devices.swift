@@ -86,8 +86,8 @@ extension ConsoleServer {
         let formatter = Self.timeFormatter
         let online = onlineDevices?() ?? []
         let connected = Dictionary(online.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
-        let stored = try await store.storedNotificationCounts()
-        let tokens = try await store.tokens(includingRevoked: false)
+        let stored = try await gateway.storedNotificationCounts()
+        let tokens = try await gateway.tokens(includingRevoked: false)
         let byDevice = Dictionary(grouping: tokens, by: \.deviceID)
         let all = Set(byDevice.keys).union(connected.keys).union(stored.keys).sorted()
         // A page a person reads: the first devices by ID (a search by token in the delivery log finds any other).
@@ -116,7 +116,7 @@ extension ConsoleServer {
             },
         ]
         if !deviceID.isEmpty {
-            let kept = try await store.storedNotifications(deviceID: deviceID)
+            let kept = try await gateway.storedNotifications(deviceID: deviceID)
             values["shown"] = deviceID
             values["hasKept"] = !kept.isEmpty
             values["kept"] = kept.map { notification -> [String: Any] in

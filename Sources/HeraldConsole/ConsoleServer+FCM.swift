@@ -20,7 +20,7 @@ extension ConsoleServer {
         let chosen = form["fcmProject"] ?? projects.first ?? ""
         var request = form["fcmRequest"]
         if request == nil {
-            let token = (try? await store.fcmRegistrations(projectID: chosen))?.first?.token ?? "REGISTRATION_TOKEN"
+            let token = (try? await gateway.fcmRegistrations(projectID: chosen))?.first?.token ?? "REGISTRATION_TOKEN"
             request =
                 JSONValue.object([
                     .init(

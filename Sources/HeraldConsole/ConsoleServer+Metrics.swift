@@ -43,7 +43,7 @@ extension ConsoleServer {
         // Whole buckets, the last one the current.
         let end = (now.timeIntervalSince1970 / range.bucket).rounded(.down) * range.bucket + range.bucket
         let start = end - range.span
-        let counts = try await store.eventCounts(since: Date(timeIntervalSince1970: start), bucket: range.bucket)
+        let counts = try await gateway.eventCounts(since: Date(timeIntervalSince1970: start), bucket: range.bucket)
         let buckets = Int(range.span / range.bucket)
         var series: [String: [Int]] = [:]
         for count in counts {

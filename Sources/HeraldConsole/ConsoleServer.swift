@@ -18,7 +18,10 @@ import ServiceLifecycle
 public final class ConsoleServer: Service, Sendable {
     private let host: String
     private let requestedPort: Int
-    let store: any GatewayStore
+    /// What the console reads of the gateway, and its channel changes.
+    let gateway: any ConsoleGateway
+    /// The console's own records: operator tokens, what it sent.
+    let store: any ConsoleStore
     let clock: any HeraldClock
     let logger: Logger
     private let throttle = LoginThrottle()
@@ -34,12 +37,13 @@ public final class ConsoleServer: Service, Sendable {
     let api: TestBedAPI
     private let boundPort = AwaitedValue<Int>()
 
-    /// A console for `store`'s gateway.
+    /// A console for a gateway.
     ///
     /// - Parameters:
     ///   - host: The interface to listen on (loopback unless you mean otherwise).
     ///   - port: The port; 0 picks a free one (``port()`` says which).
-    ///   - store: The gateway's store: operator tokens, the delivery log.
+    ///   - gateway: The gateway as the console sees it: its delivery log, its records read, its broadcast channels.
+    ///   - store: The console's own store: operator tokens and what it sent.
     ///   - clock: The time source (login throttling, revocations).
     ///   - liveLogDuration: How long one live delivery log (`/log/events`) streams; the browser then opens another.
     ///   - sender: How the send form reaches the gateway's provider API; `nil` leaves the form out.
@@ -49,19 +53,22 @@ public final class ConsoleServer: Service, Sendable {
     ///   - device: The device the test-bed API's notifications are on (`herald up`'s); `nil` for none.
     ///   - logger: Where the console logs.
     public init(
-        host: String = "127.0.0.1", port: Int, store: any GatewayStore, clock: any HeraldClock = SystemClock(),
+        host: String = "127.0.0.1", port: Int, gateway: any ConsoleGateway, store: any ConsoleStore,
+        clock: any HeraldClock = SystemClock(),
         liveLogDuration: Duration = .seconds(300), sender: ConsoleSender? = nil,
         onlineDevices: (@Sendable () -> [OnlineDevice])? = nil,
         sandboxStatus: SandboxStatus = SandboxStatus(.object([])), device: (any TestBedDevice)? = nil, logger: Logger
     ) {
         self.device = device
         api = TestBedAPI(
-            store: store, callers: .gatewayStore, device: device, clock: clock, sandboxStatus: sandboxStatus, logger: logger)
+            store: gateway, callers: .consoleStore(store), device: device, clock: clock, sandboxStatus: sandboxStatus,
+            logger: logger)
         self.sender = sender
         self.onlineDevices = onlineDevices
         self.liveLogDuration = liveLogDuration
         self.host = host
         self.requestedPort = port
+        self.gateway = gateway
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -159,9 +166,9 @@ public final class ConsoleServer: Service, Sendable {
             try await tools(request, context: context) { _, _ in [:] }
         }
         router.post("/tools/jwt") { [self] request, context in
-            try await tools(request, context: context) { [store, clock] _, form in
+            try await tools(request, context: context) { [gateway, clock] _, form in
                 let jwt = form["jwt"] ?? ""
-                let result = await TokenChecks.providerToken(jwt, store: store, now: clock.now)
+                let result = await TokenChecks.providerToken(jwt, gateway: gateway, now: clock.now)
                 return [
                     "jwt": jwt, "hasChecks": true, "header": result.header, "claims": result.claims,
                     "checks": result.checks.map { ["name": $0.name, "passed": $0.passed, "detail": $0.detail] as [String: Any] },
@@ -169,9 +176,9 @@ public final class ConsoleServer: Service, Sendable {
             }
         }
         router.post("/tools/token") { [self] request, context in
-            try await tools(request, context: context) { [store] _, form in
+            try await tools(request, context: context) { [gateway] _, form in
                 let token = form["token"] ?? ""
-                let result = await TokenChecks.deviceToken(token, store: store)
+                let result = await TokenChecks.deviceToken(token, gateway: gateway)
                 return ["token": token, "hasFacts": true, "facts": result.facts.map { ["label": $0.0, "value": $0.1] }]
             }
         }
@@ -194,7 +201,7 @@ public final class ConsoleServer: Service, Sendable {
                 let channel = BroadcastChannelRecord(
                     id: BroadcastChannelRecord.makeID(), bundleID: app, environment: environment, storagePolicy: policy,
                     createdAt: clock.now)
-                guard try await store.createChannel(channel, limit: BroadcastChannelRecord.limitPerApp) else {
+                guard try await gateway.createChannel(channel, limit: BroadcastChannelRecord.limitPerApp) else {
                     return
                         "\(app) has \(BroadcastChannelRecord.limitPerApp) channels in \(environment.rawValue) already (CannotCreateChannelConfig)."
                 }
@@ -205,7 +212,7 @@ public final class ConsoleServer: Service, Sendable {
         router.post("/channels/delete") { [self] request, context in
             try await changeChannels(request, context: context) { app, environment, form in
                 let id = form["id"] ?? ""
-                guard try await store.deleteChannel(id: id, bundleID: app, environment: environment) else {
+                guard try await gateway.deleteChannel(id: id, bundleID: app, environment: environment) else {
                     return "No channel \(id) for \(app) in \(environment.rawValue) (ChannelNotRegistered)."
                 }
                 logger.info("Console deleted a channel", metadata: ["app.bundle_id": "\(app)", "channel.id": "\(id)"])
@@ -222,8 +229,8 @@ public final class ConsoleServer: Service, Sendable {
             let id = (request.uri.queryParameters.get("id") ?? "").trimmingCharacters(in: .whitespaces).lowercased()
             return Response(
                 status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
-                body: ResponseBody { [store, liveLogDuration] writer in
-                    try await Self.streamEvents(of: id, from: store, for: liveLogDuration, to: &writer)
+                body: ResponseBody { [gateway, liveLogDuration] writer in
+                    try await Self.streamEvents(of: id, from: gateway, for: liveLogDuration, to: &writer)
                 })
         }
         router.get("/log") { [self] request, context in
@@ -248,16 +255,16 @@ public final class ConsoleServer: Service, Sendable {
         // An FCM message's name (`projects/<project>/messages/<id>`) is searched as its ID, the push's apns-id.
         let searched = Self.fcmMessageID(named: search) ?? search
         var uniqueID = searched.lowercased()
-        var events = try await store.events(uniqueID: uniqueID)
+        var events = try await gateway.events(uniqueID: uniqueID)
         if events.isEmpty {
-            let matches = try await store.loggedNotifications(matching: searched, limit: Self.searchLimit)
+            let matches = try await gateway.loggedNotifications(matching: searched, limit: Self.searchLimit)
             if matches.count == 1, matches[0].subject.apnsID == searched.lowercased() {
                 uniqueID = matches[0].uniqueID
-                events = try await store.events(uniqueID: uniqueID)
+                events = try await gateway.events(uniqueID: uniqueID)
             } else if !matches.isEmpty {
                 var rows: [[String: Any]] = []
                 for match in matches {
-                    let latest = try await store.events(uniqueID: match.uniqueID).last
+                    let latest = try await gateway.events(uniqueID: match.uniqueID).last
                     rows.append([
                         "uniqueID": match.uniqueID, "time": formatter.string(from: match.receivedAt),
                         "apnsID": match.subject.apnsID, "recipient": match.subject.recipient, "topic": match.subject.topic,
@@ -313,8 +320,8 @@ public final class ConsoleServer: Service, Sendable {
             let formatter = ISO8601DateFormatter()
             let channels =
                 id.isEmpty
-                ? try await store.channels(bundleID: app, environment: environment)
-                : try await store.channel(id: id, bundleID: app, environment: environment).map { [$0] } ?? []
+                ? try await gateway.channels(bundleID: app, environment: environment)
+                : try await gateway.channel(id: id, bundleID: app, environment: environment).map { [$0] } ?? []
             values["hasApp"] = true
             values["hasChannels"] = !channels.isEmpty
             values["byID"] = !id.isEmpty
@@ -521,7 +528,7 @@ public final class ConsoleServer: Service, Sendable {
         guard let token = try? signer.token() else {
             return ["generateMessage": "AuthKey_\(keyID).p8 could not sign a provider token."]
         }
-        let parts = await TokenChecks.providerToken(token, store: store, now: clock.now)
+        let parts = await TokenChecks.providerToken(token, gateway: gateway, now: clock.now)
         return ["generated": token, "generatedKey": keyID, "generatedHeader": parts.header, "generatedClaims": parts.claims]
     }
 
@@ -533,7 +540,7 @@ public final class ConsoleServer: Service, Sendable {
     /// A signer of provider tokens with the key `keyID`: its `.p8` from `sender`'s key directory, its team from the
     /// store.
     private func makeSigner(keyID: String, sender: ConsoleSender) async -> Result<ProviderTokenSigner, KeyRefusal> {
-        guard let pem = await sender.key(keyID), let key = try? await store.providerKey(id: keyID) else {
+        guard let pem = await sender.key(keyID), let key = try? await gateway.providerKey(id: keyID) else {
             return .failure(
                 KeyRefusal(message: "No key \(keyID) to sign with: its .p8 belongs in the data directory as AuthKey_\(keyID).p8.")
             )
@@ -587,7 +594,7 @@ public final class ConsoleServer: Service, Sendable {
     /// Server-Sent Events: each delivery-log event of `id` as it is written — those there already first — one
     /// `event: state` with the row as JSON (`time`, `kind`, `state`, `detail`), for `duration`.
     private static func streamEvents(
-        of id: String, from store: any GatewayStore, for duration: Duration, to writer: inout any ResponseBodyWriter
+        of id: String, from gateway: any ConsoleGateway, for duration: Duration, to writer: inout any ResponseBodyWriter
     ) async throws {
         let formatter = timeFormatter
         var sent = 0
@@ -595,7 +602,7 @@ public final class ConsoleServer: Service, Sendable {
         try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
         // A console that stops (Ctrl-C on `herald up`) ends its streams at once: the browser reconnects to the next.
         while ContinuousClock.now < end && !Task.isCancelled && !Task.isShuttingDownGracefully {
-            let events = (try? await store.events(uniqueID: id)) ?? []
+            let events = (try? await gateway.events(uniqueID: id)) ?? []
             for event in events.dropFirst(sent) {
                 let row = timelineRow(event, formatter: formatter)
                 let json =

@@ -116,9 +116,8 @@ extension TestBedAPI {
         }
         let hash = OperatorToken.hash(String(parts[1]))
         switch callers {
-        case .gatewayStore:
-            let log = try deliveryLog()
-            let record = try await storeCall { try await log.operatorToken(hash: hash) }
+        case .consoleStore(let operators):
+            let record = try await storeCall { try await operators.operatorToken(hash: hash) }
             guard let record, OperatorToken.admits(record, at: clock.now) else {
                 throw .error(
                     .unauthorized,

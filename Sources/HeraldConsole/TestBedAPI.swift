@@ -13,15 +13,15 @@ import Logging
 final class TestBedAPI: Sendable {
     /// Who may call the API.
     enum Callers: Sendable {
-        /// Holders of an operator token the gateway's store admits (`herald console token`).
-        case gatewayStore
+        /// Holders of an operator token the console's store admits (`herald console token`).
+        case consoleStore(any ConsoleStore)
         /// Holders of one of these operator tokens, by SHA-256 (``OperatorToken/hash(_:)``): a device's own API, which
         /// has no gateway store.
         case tokenHashes(Set<String>)
     }
 
-    /// The gateway's store: operator tokens and the delivery log; `nil` where a device serves its routes alone.
-    let store: (any GatewayStore)?
+    /// The gateway's delivery log; `nil` where a device serves its routes alone.
+    let store: (any DeliveryLogStore)?
     let callers: Callers
     /// The device the notifications, activities, widgets and app pushes are read from; `nil` when none runs here.
     let device: (any TestBedDevice)?
@@ -37,9 +37,9 @@ final class TestBedAPI: Sendable {
     /// child task (issue 64's memory: a thousand waits woken at once do not hold a thousand deep call chains).
     let deepWork = ConcurrencyGate(limit: 8)
 
-    /// The API over `store` and `device`, for `callers`.
+    /// The API over the delivery log `store` and `device`, for `callers`.
     init(
-        store: (any GatewayStore)?, callers: Callers, device: (any TestBedDevice)?, clock: any HeraldClock,
+        store: (any DeliveryLogStore)?, callers: Callers, device: (any TestBedDevice)?, clock: any HeraldClock,
         sandboxStatus: SandboxStatus, logger: Logger
     ) {
         self.store = store
@@ -53,7 +53,7 @@ final class TestBedAPI: Sendable {
     /// The gateway's delivery log.
     ///
     /// - Throws: ``APIAnswer`` 404 on a device's own API, saying where the deliveries are.
-    func deliveryLog() throws(APIAnswer) -> any GatewayStore {
+    func deliveryLog() throws(APIAnswer) -> any DeliveryLogStore {
         guard let store else {
             throw .error(
                 .notFound,

@@ -16,7 +16,7 @@ enum TokenChecks {
     /// Every check of a provider token, in the order the gateway makes them (A-01…A-05); the first that fails is why
     /// the gateway would refuse it.
     static func providerToken(
-        _ text: String, store: any GatewayStore, now: Date
+        _ text: String, gateway: any ConsoleGateway, now: Date
     ) async -> (checks: [Check], header: String, claims: String) {
         let compact = text.trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "bearer ", with: "", options: [.caseInsensitive, .anchored])
@@ -35,7 +35,7 @@ enum TokenChecks {
             checks.append(Check(name: "Shape", passed: false, detail: "\(error)"))
             return (checks, header, claims)
         }
-        guard let key = try? await store.providerKey(id: token.keyID) else {
+        guard let key = try? await gateway.providerKey(id: token.keyID) else {
             checks.append(
                 Check(
                     name: "Key", passed: false,
@@ -81,12 +81,12 @@ enum TokenChecks {
     }
 
     /// What the gateway knows of a device token: lines of label and value, or why it is not one of its tokens.
-    static func deviceToken(_ text: String, store: any GatewayStore) async -> (known: Bool, facts: [(String, String)]) {
+    static func deviceToken(_ text: String, gateway: any ConsoleGateway) async -> (known: Bool, facts: [(String, String)]) {
         let hex = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard DeviceToken(hex: hex) != nil else {
             return (false, [("Token", "Not a device token: an even number of hex digits (BadDeviceToken).")])
         }
-        guard let record = try? await store.token(hex) else {
+        guard let record = try? await gateway.token(hex) else {
             return (false, [("Token", "This gateway did not issue it (BadDeviceToken): a push to it is refused.")])
         }
         let formatter = ISO8601DateFormatter()

@@ -65,6 +65,9 @@ public struct HeraldDataDirectory: Sendable, Hashable {
     /// The gateway's database: provider keys, devices, tokens, stored notifications and the delivery log.
     public var gatewayDatabase: URL { url.appendingPathComponent("gateway.sqlite") }
 
+    /// The console's database: operator tokens (their SHA-256) and what the console sent.
+    public var consoleDatabase: URL { url.appendingPathComponent("console.sqlite") }
+
     /// The device daemon's app channel: the Unix socket app processes and the CLI reach it on.
     public var appChannelSocket: URL { url.appendingPathComponent("herald.sock") }
 

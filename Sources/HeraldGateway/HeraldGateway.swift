@@ -28,8 +28,9 @@ public final class HeraldGateway: Service, Sendable {
     public let metrics = GatewayMetrics()
     /// The development CA made or loaded for this gateway, when it uses one.
     public let certificateAuthority: DevelopmentCertificateAuthority?
-    /// The store, shared with the CLI.
-    public let store: any GatewayStore
+    /// The store, whole: the gateway is its owner (its parts, the console and the commands each take the aggregates
+    /// they use).
+    let store: any GatewayStore
     /// Measures how late the gateway's event loops run their tasks while it runs (`herald_event_loop_lag_seconds`).
     public let eventLoopLag: EventLoopLagMonitor
 

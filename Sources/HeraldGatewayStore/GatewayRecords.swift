@@ -251,52 +251,6 @@ public struct DeliveryCount: Sendable, Equatable {
     }
 }
 
-/// A notification sent from the console, kept 30 days so it can be sent again or changed (Apple's console history).
-public struct ConsoleSendRecord: Sendable, Equatable {
-    /// A time-ordered ID.
-    public var id: String
-    /// When it was sent.
-    public var sentAt: Date
-    /// The send form's fields as they were sent (key, target, recipient, topic, push type, priority, expiration,
-    /// collapse ID, payload).
-    public var form: [String: String]
-    /// The HTTP status APNs answered (0: none).
-    public var status: Int
-    /// The reason, for a refusal.
-    public var reason: String?
-    /// The `apns-id` answered.
-    public var apnsID: String?
-    /// The `apns-unique-id` answered.
-    public var uniqueID: String?
-
-    /// How long the console keeps what it sent.
-    public static let kept: TimeInterval = 30 * 86_400
-
-    /// Creates a record.
-    public init(
-        id: String, sentAt: Date, form: [String: String], status: Int, reason: String?, apnsID: String?, uniqueID: String?
-    ) {
-        self.id = id
-        self.sentAt = sentAt
-        self.form = form
-        self.status = status
-        self.reason = reason
-        self.apnsID = apnsID
-        self.uniqueID = uniqueID
-    }
-
-    /// The form as JSON text (how the stores keep it).
-    var formJSON: String {
-        let data = (try? JSONSerialization.data(withJSONObject: form, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// A form read back from its JSON text; empty when it is not an object of strings.
-    package static func form(json: String) -> [String: String] {
-        (try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: String] ?? [:]
-    }
-}
-
 /// A broadcast channel (B-02…B-07): Live Activity updates published once to every device subscribed to it.
 public struct BroadcastChannelRecord: Sendable, Equatable {
     /// What a channel keeps for devices that subscribe later (B-02, B-07); fixed when the channel is made.
@@ -379,20 +333,4 @@ public struct ChannelMessage: Sendable, Equatable {
 
     /// The longest a channel keeps a message (B-07).
     public static let maximumLifetime: Duration = .seconds(8 * 3600)
-}
-
-/// A console operator token, as the store keeps it: its SHA-256, never the token itself.
-public struct OperatorTokenRecord: Sendable, Equatable {
-    /// The token's SHA-256, lowercase hex.
-    public var hash: String
-    /// When it was made.
-    public var createdAt: Date
-    /// When it was revoked; the console refuses it (and ends its sessions) from then on.
-    public var revokedAt: Date?
-
-    public init(hash: String, createdAt: Date, revokedAt: Date? = nil) {
-        self.hash = hash
-        self.createdAt = createdAt
-        self.revokedAt = revokedAt
-    }
 }

@@ -1,15 +1,16 @@
 import Foundation
 import HeraldCore
 
-/// Where the gateway keeps keys, devices, tokens, channels, stored notifications, the console's records, the delivery
-/// log and Firebase Cloud Messaging's projects and registrations: one protocol per aggregate, each part of the gateway asking for the ones it uses.
+/// Where the gateway keeps keys, devices, tokens, channels, stored notifications, the delivery log and Firebase Cloud
+/// Messaging's projects and registrations: one protocol per aggregate, each part of the gateway asking for the ones it
+/// uses. The gateway (`HeraldGateway`) owns the store whole; everything else takes the aggregates it uses, or a
+/// narrower view (the console's `ConsoleGateway`). The console's own records are in its own store.
 ///
 /// A write that returned is durable (fsync'd), except ``DeliveryLogStore/appendEvents(_:)``, which survives a crash of
 /// the process and becomes durable with the next durable write. `SQLiteGatewayStore` and `PostgresGatewayStore`
 /// implement every aggregate; `GatewayStoreContractTests` checks both against the same expectations.
 public protocol GatewayStore:
-    ProviderKeyStore, DeviceTokenStore, BroadcastChannelStore, StoredPushStore, ConsoleStore, DeliveryLogStore,
-    FCMStore
+    ProviderKeyStore, DeviceTokenStore, BroadcastChannelStore, StoredPushStore, DeliveryLogStore, FCMStore
 {}
 
 /// What the gateway knows of a device that says hello.

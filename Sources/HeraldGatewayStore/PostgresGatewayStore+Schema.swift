@@ -88,18 +88,13 @@ extension PostgresGatewayStore {
                 WHERE revoked_at IS NULL
             """,
         ],
-        // 4: console operator tokens (their SHA-256).
+        // 4: made the console's operator_token table until 2026-12; the console's own store (`PostgresConsoleStore`,
+        // its versions in herald_console_schema) makes it now, and keeps the table a database made before then has.
+        [],
+        // 5: the delivery log searchable by apns-id, token and topic (on `received` events). It made the console's
+        // console_send table too until 2026-12 (see 4).
         [
-            "CREATE TABLE operator_token (hash text PRIMARY KEY, created_at double precision NOT NULL, revoked_at double precision)"
-        ],
-        // 5: the delivery log searchable by apns-id, token and topic (on `received` events); the console's history.
-        [
-            "ALTER TABLE delivery_event ADD COLUMN apns_id text, ADD COLUMN recipient text, ADD COLUMN topic text",
-            """
-            CREATE TABLE console_send (
-                id text PRIMARY KEY, sent_at double precision NOT NULL, form text NOT NULL, status integer NOT NULL,
-                reason text, apns_id text, unique_id text)
-            """,
+            "ALTER TABLE delivery_event ADD COLUMN apns_id text, ADD COLUMN recipient text, ADD COLUMN topic text"
         ],
         // 6: Firebase Cloud Messaging: projects, access tokens (their SHA-256), registrations, topic subscriptions.
         [

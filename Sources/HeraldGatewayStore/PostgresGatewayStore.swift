@@ -91,7 +91,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     /// Runs `body` with the pool, within the operation timeout; a database that is away, or does not answer in
     /// time, is ``GatewayStoreError/unavailable(_:)``.
     @discardableResult
-    func perform<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
+    package func perform<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
         try await Self.perform(client: client, configuration: configuration, body)
     }
 
@@ -117,7 +117,7 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     }
 
     /// Runs `body`; a transaction's error is the error that failed it (the closure's, else BEGIN's, COMMIT's).
-    static func unwrappingTransactionError<T>(_ body: () async throws -> T) async throws -> T {
+    package static func unwrappingTransactionError<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PostgresTransactionError {

@@ -146,15 +146,9 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                     CREATE INDEX device_token_by_app ON device_token(device_id, bundle_id, environment, purpose);
                     """)
         }
-        migrator.registerMigration("v6: console operator tokens") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE operator_token (
-                        hash TEXT PRIMARY KEY,
-                        created_at REAL NOT NULL,
-                        revoked_at REAL
-                    );
-                    """)
+        migrator.registerMigration("v6: console operator tokens") { _ in
+            // Made the console's operator_token table until 2026-12: the console keeps it in its own store now
+            // (`SQLiteConsoleStore`, console.sqlite), which copies the rows of a file made before then.
         }
         migrator.registerMigration("v7: the delivery log searchable by apns-id, token and topic; the console's history") { db in
             // Set on `received` events only; searched newest first (by id, backwards), so no index to keep up.
@@ -163,16 +157,8 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                     ALTER TABLE delivery_event ADD COLUMN apns_id TEXT;
                     ALTER TABLE delivery_event ADD COLUMN recipient TEXT;
                     ALTER TABLE delivery_event ADD COLUMN topic TEXT;
-                    CREATE TABLE console_send (
-                        id TEXT PRIMARY KEY,
-                        sent_at REAL NOT NULL,
-                        form TEXT NOT NULL,
-                        status INTEGER NOT NULL,
-                        reason TEXT,
-                        apns_id TEXT,
-                        unique_id TEXT
-                    );
                     """)
+            // Made the console's console_send table too until 2026-12 (see v6).
         }
         migrator.registerMigration("v8: Firebase Cloud Messaging") { db in
             // Bundle IDs space-separated (they have no spaces); topic subscriptions looked up by project and topic.
@@ -224,78 +210,6 @@ public final class SQLiteGatewayStore: GatewayStore, LocalStoredPushStore {
                     """)
         }
         return migrator
-    }
-
-    // MARK: Console history
-
-    public func addConsoleSend(_ record: ConsoleSendRecord, keepingSince: Date) async throws {
-        try await groupCommit.write { db in
-            try db.execute(
-                sql:
-                    "INSERT INTO console_send (id, sent_at, form, status, reason, apns_id, unique_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    record.id, record.sentAt.timeIntervalSince1970, record.formJSON, record.status, record.reason,
-                    record.apnsID, record.uniqueID,
-                ])
-            try db.execute(sql: "DELETE FROM console_send WHERE sent_at < ?", arguments: [keepingSince.timeIntervalSince1970])
-        }
-    }
-
-    public func consoleSends(since date: Date, limit: Int) async throws -> [ConsoleSendRecord] {
-        try await writer.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM console_send WHERE sent_at >= ? ORDER BY sent_at DESC, id DESC LIMIT ?",
-                arguments: [date.timeIntervalSince1970, limit]
-            ).map(Self.consoleSend)
-        }
-    }
-
-    public func consoleSend(id: String) async throws -> ConsoleSendRecord? {
-        try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM console_send WHERE id = ?", arguments: [id]).map(Self.consoleSend)
-        }
-    }
-
-    private static func consoleSend(_ row: Row) -> ConsoleSendRecord {
-        ConsoleSendRecord(
-            id: row["id"], sentAt: Date(timeIntervalSince1970: row["sent_at"]), form: ConsoleSendRecord.form(json: row["form"]),
-            status: row["status"], reason: row["reason"], apnsID: row["apns_id"], uniqueID: row["unique_id"])
-    }
-
-    // MARK: Console operators
-
-    public func addOperatorToken(_ token: OperatorTokenRecord) async throws {
-        try await groupCommit.write { db in
-            try db.execute(
-                sql: "INSERT INTO operator_token (hash, created_at, revoked_at) VALUES (?, ?, ?)",
-                arguments: [token.hash, token.createdAt.timeIntervalSince1970, token.revokedAt?.timeIntervalSince1970])
-        }
-    }
-
-    public func operatorToken(hash: String) async throws -> OperatorTokenRecord? {
-        try await writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT hash, created_at, revoked_at FROM operator_token WHERE hash = ?", arguments: [hash])
-                .map {
-                    OperatorTokenRecord(
-                        hash: $0[0], createdAt: Date(timeIntervalSince1970: $0[1]),
-                        revokedAt: ($0[2] as Double?).map(Date.init(timeIntervalSince1970:)))
-                }
-        }
-    }
-
-    public func revokeOperatorTokens(hash: String?, at: Date) async throws -> Int {
-        try await groupCommit.write { db in
-            if let hash {
-                try db.execute(
-                    sql: "UPDATE operator_token SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL",
-                    arguments: [at.timeIntervalSince1970, hash])
-            } else {
-                try db.execute(
-                    sql: "UPDATE operator_token SET revoked_at = ? WHERE revoked_at IS NULL",
-                    arguments: [at.timeIntervalSince1970])
-            }
-            return db.changesCount
-        }
     }
 
     // MARK: Keys

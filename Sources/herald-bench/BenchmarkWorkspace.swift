@@ -32,12 +32,12 @@ struct BenchmarkWorkspace {
     }
 
     /// Registers the bench key in `store` and writes it to ``keyFile``.
-    func registerProviderKey(in store: any GatewayStore) async throws {
+    func registerProviderKey(in store: any ProviderKeyStore) async throws {
         try await store.createProviderKey(keyID: Self.keyID, teamID: Self.teamID, file: keyFile, replacingFile: true)
     }
 
     /// One token of ``topic`` for each of `count` devices that are not connected.
-    func offlineTokens(_ count: Int, in store: any GatewayStore) async throws -> [String] {
+    func offlineTokens(_ count: Int, in store: any DeviceTokenStore) async throws -> [String] {
         var tokens: [String] = []
         for index in 0..<count {
             let record = try await store.activeToken(

@@ -59,8 +59,10 @@ extension HeraldBench {
                 store: store, dataDirectory: workspace.dataDirectory, logger: logger)
             try await workspace.registerProviderKey(in: store)
             let operatorToken = OperatorToken.make()
-            try await store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(operatorToken), createdAt: Date()))
-            let console = ConsoleServer(port: 0, store: store, logger: logger)
+            let consoleStore = try SQLiteConsoleStore(url: workspace.dataDirectory.consoleDatabase, logger: logger)
+            try await consoleStore.addOperatorToken(
+                OperatorTokenRecord(hash: OperatorToken.hash(operatorToken), createdAt: Date()))
+            let console = ConsoleServer(port: 0, gateway: store, store: consoleStore, logger: logger)
             let serverGroup = ServiceGroup(services: [gateway, console], gracefulShutdownSignals: [], logger: logger)
             let serverTask = Task { try await serverGroup.run() }
             let ports = try await gateway.ports()

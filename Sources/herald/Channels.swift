@@ -40,8 +40,8 @@ extension HeraldCommand {
                 let channel = BroadcastChannelRecord(
                     id: BroadcastChannelRecord.makeID(), bundleID: app.bundleID, environment: app.environment,
                     storagePolicy: storeLatest ? .mostRecentMessageStored : .noMessageStored, createdAt: Date())
-                let made = try await store.withStore {
-                    try await $0.createChannel(channel, limit: BroadcastChannelRecord.limitPerApp)
+                let made = try await store.withStore { (store: any BroadcastChannelStore) in
+                    try await store.createChannel(channel, limit: BroadcastChannelRecord.limitPerApp)
                 }
                 guard made else {
                     throw CommandFailure(
@@ -60,8 +60,8 @@ extension HeraldCommand {
             @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                let channels = try await store.withExistingStore {
-                    try await $0.channels(bundleID: app.bundleID, environment: app.environment)
+                let channels = try await store.withExistingStore { (store: any BroadcastChannelStore) in
+                    try await store.channels(bundleID: app.bundleID, environment: app.environment)
                 }
                 if output.json {
                     // Each channel with its configuration as Apple's channel management API reads it.
@@ -99,8 +99,8 @@ extension HeraldCommand {
 
             func run() async throws {
                 guard
-                    let channel = try await store.withExistingStore({
-                        try await $0.channel(id: channelID, bundleID: app.bundleID, environment: app.environment)
+                    let channel = try await store.withExistingStore({ (store: any BroadcastChannelStore) in
+                        try await store.channel(id: channelID, bundleID: app.bundleID, environment: app.environment)
                     })
                 else {
                     throw CommandFailure(
@@ -122,8 +122,8 @@ extension HeraldCommand {
             @Argument(help: "The channel ID.") var channelID: String
 
             func run() async throws {
-                let deleted = try await store.withExistingStore {
-                    try await $0.deleteChannel(id: channelID, bundleID: app.bundleID, environment: app.environment)
+                let deleted = try await store.withExistingStore { (store: any BroadcastChannelStore) in
+                    try await store.deleteChannel(id: channelID, bundleID: app.bundleID, environment: app.environment)
                 }
                 guard deleted else {
                     throw CommandFailure(

@@ -10,7 +10,7 @@ extension HeraldCommand {
             abstract: "Make and revoke the console's operator tokens.",
             discussion: """
                 The console (herald gateway --console-port, herald up) lets only a person with an operator token in. The \
-                gateway's store keeps each token's SHA-256, never the token: keep what `token` prints. A token lets its \
+                console's store keeps each token's SHA-256, never the token: keep what `token` prints. A token lets its \
                 holder in for 30 days from when it was made.
                 """,
             subcommands: [Token.self, Revoke.self])
@@ -21,7 +21,7 @@ extension HeraldCommand {
 
             func run() async throws {
                 let token = OperatorToken.make()
-                try await store.withStore { store in
+                try await store.withConsoleStore { store in
                     try await store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
                 }
                 print(token)
@@ -41,7 +41,7 @@ extension HeraldCommand {
 
             func run() async throws {
                 let hash = token.map(OperatorToken.hash)
-                try await store.withExistingStore { store in
+                try await store.withConsoleStore(existing: true) { store in
                     // Revoking twice is no mistake: say so, with when it was; an unknown token is one.
                     if let hash {
                         guard let record = try await store.operatorToken(hash: hash) else {

@@ -37,8 +37,8 @@ struct DeliveryFilterOptions: ParsableArguments {
 
     /// The filter these options name; a `--since` apns-unique-id is looked up in `store`.
     ///
-    /// - Parameter store: The gateway's store.
-    func filter(in store: any GatewayStore) async throws -> DeliveryFilter {
+    /// - Parameter store: The gateway's delivery log.
+    func filter(in store: any DeliveryLogStore) async throws -> DeliveryFilter {
         var filter = DeliveryFilter()
         filter.token = token
         filter.topic = topic
@@ -73,7 +73,7 @@ extension HeraldCommand.Deliveries {
         }
 
         func run() async throws {
-            let found = try await store.withExistingStore { store in
+            let found = try await store.withExistingStore { (store: any DeliveryLogStore) in
                 try await store.deliveries(try await filters.filter(in: store), limit: limit)
             }
             if output.json {
@@ -155,7 +155,7 @@ extension HeraldCommand.Deliveries {
         @OptionGroup var output: JSONOutputOptions
 
         func run() async throws {
-            let deleted = try await store.withExistingStore { store in
+            let deleted = try await store.withExistingStore { (store: any DeliveryLogStore) in
                 let filter = try await filters.filter(in: store)
                 guard !filter.isEmpty || all else {
                     throw CommandFailure(
@@ -177,7 +177,11 @@ extension HeraldCommand.Deliveries {
 ///
 /// - Throws: ``CommandFailure`` saying where the log's pushes are when there is none.
 func findDelivery(_ uniqueID: String, in store: GatewayStoreOptions) async throws -> LoggedDelivery {
-    guard let delivery = try await store.withExistingStore({ try await $0.delivery(uniqueID: uniqueID) }) else {
+    guard
+        let delivery = try await store.withExistingStore({ (store: any DeliveryLogStore) in
+            try await store.delivery(uniqueID: uniqueID)
+        })
+    else {
         throw CommandFailure(
             "No delivery log for \(uniqueID). The log keeps 7 days and only development-environment pushes have one; `herald deliveries list` lists them."
         )

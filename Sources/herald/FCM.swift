@@ -47,7 +47,7 @@ extension HeraldCommand {
                         throw ValidationError("\(file.path) exists; choose another --credentials or remove it first.")
                     }
                     let (account, keyFile) = try FCMServiceAccount.create(projectID: projectID)
-                    try await store.withStore { store in
+                    try await store.withStore { (store: any FCMStore & ProviderKeyStore) in
                         let keyID = try await Self.providerKeyID(key, in: store)
                         let created = try await store.createFCMProject(
                             FCMProjectRecord(account: account, providerKeyID: keyID, bundleIDs: bundleIDs, createdAt: Date()))
@@ -61,7 +61,7 @@ extension HeraldCommand {
                 }
 
                 /// `key`, checked to be the gateway's; else its only key.
-                static func providerKeyID(_ key: String?, in store: any GatewayStore) async throws -> String {
+                static func providerKeyID(_ key: String?, in store: any ProviderKeyStore) async throws -> String {
                     if let key {
                         guard try await store.providerKey(id: key) != nil else {
                             throw ValidationError("The gateway has no provider key \(key); `herald keys list` shows its keys.")
@@ -96,8 +96,8 @@ extension HeraldCommand {
                         throw ValidationError("Name the apps to add with --bundle-id com.example.app (repeatable).")
                     }
                     for bundleID in bundleIDs { try requireBundleID(bundleID, option: "--bundle-id") }
-                    let project = try await store.withStore {
-                        try await $0.addFCMProjectApps(bundleIDs, projectID: projectID)
+                    let project = try await store.withStore { (store: any FCMStore) in
+                        try await store.addFCMProjectApps(bundleIDs, projectID: projectID)
                     }
                     guard let project else {
                         throw CommandFailure("No Firebase project \(projectID); `herald fcm project list` shows the projects.")
@@ -113,7 +113,7 @@ extension HeraldCommand {
                 @OptionGroup var output: JSONOutputOptions
 
                 func run() async throws {
-                    let projects = try await store.withExistingStore { try await $0.fcmProjects() }
+                    let projects = try await store.withExistingStore { (store: any FCMStore) in try await store.fcmProjects() }
                     if output.json {
                         let listed = projects.map { project in
                             JSONValue.members([
@@ -152,7 +152,7 @@ extension HeraldCommand {
 
             func run() async throws {
                 try requireBundleID(bundleID, option: "bundle ID")
-                let registration = try await store.withStore { store in
+                let registration = try await store.withStore { (store: any FCMStore & DeviceTokenStore) in
                     let projects = try await store.fcmProjects().filter {
                         $0.bundleIDs.contains(bundleID) && (project == nil || $0.projectID == project)
                     }

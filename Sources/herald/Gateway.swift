@@ -134,9 +134,10 @@ extension HeraldCommand {
             let listenHost = consoleHost
             // The console's send form: the development TLS provider API, with `.p8` keys kept in the data directory.
             let sender = ConsoleSender(gateway: gateway, keyDirectory: directory.url)
-            let console = consolePort.flatMap { $0 == ListenerPort.off ? nil : $0 }.map {
+            let console = try consolePort.flatMap { $0 == ListenerPort.off ? nil : $0 }.map {
                 ConsoleServer(
-                    host: listenHost, port: $0, store: gatewayStore, sender: sender,
+                    host: listenHost, port: $0, gateway: gatewayStore,
+                    store: try openConsoleStore(beside: gatewayStore, in: directory, logger: logger), sender: sender,
                     onlineDevices: { gateway.onlineDevices }, logger: logger)
             }
             let banner = StartupTask {

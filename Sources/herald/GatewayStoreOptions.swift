@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HeraldConsole
 import HeraldCore
 import HeraldGateway
 import Logging
@@ -32,7 +33,7 @@ struct GatewayStoreOptions: ParsableArguments {
     /// gateway). An unreachable database, or one of a newer schema, is a one-line error.
     ///
     /// - Parameter logger: Where the store logs.
-    func openForNode(logger: Logger) async throws -> any GatewayStore {
+    func openForNode(logger: Logger) async throws -> any GatewayStore & ConsoleGateway {
         guard let url = try databaseURL() else { return try openGatewayStore(data, logger: logger) }
         return try await openPostgres(url, isNode: true, logger: logger)
     }
@@ -61,6 +62,19 @@ struct GatewayStoreOptions: ParsableArguments {
         return try await withStore(logger: logger, body)
     }
 
+    /// Runs `body` with the console's store, as a command that reads or writes it: beside the gateway's (its SQLite
+    /// file in the data directory, or its tables in the same PostgreSQL database).
+    @discardableResult
+    func withConsoleStore<T>(
+        existing: Bool = false, logger: Logger = Logger(label: "herald.console.store"),
+        _ body: (any ConsoleStore) async throws -> T
+    ) async throws -> T {
+        if existing, try databaseURL() == nil { try data.requireExisting() }
+        return try await withStore(logger: logger) { gatewayStore in
+            try await body(try openConsoleStore(beside: gatewayStore, in: directory, logger: logger))
+        }
+    }
+
     private func openPostgres(_ url: PostgresDatabaseURL, isNode: Bool, logger: Logger) async throws -> PostgresGatewayStore {
         var configuration = PostgresGatewayStore.Configuration()
         configuration.isNode = isNode
@@ -75,5 +89,27 @@ struct GatewayStoreOptions: ParsableArguments {
             throw CommandFailure(error.description)
         }
         return store
+    }
+}
+
+/// Opens the console's store beside the gateway's: its tables in the same PostgreSQL database (over the gateway
+/// store's pool, which must be running by its first call), else `console.sqlite` in the data directory — copying, once, what a
+/// `gateway.sqlite` made before 2026-12 kept for the console. A file that cannot be opened is a one-line error.
+///
+/// - Parameters:
+///   - gatewayStore: The gateway's store, opened.
+///   - directory: The data directory.
+///   - logger: Where the store logs.
+func openConsoleStore(
+    beside gatewayStore: any GatewayStore, in directory: HeraldDataDirectory, logger: Logger
+) throws -> any ConsoleStore {
+    // Its schema is brought up to date by its first call, once the pool runs (a node's pool runs in its service group).
+    if let shared = gatewayStore as? PostgresGatewayStore { return PostgresConsoleStore(sharingPoolOf: shared, logger: logger) }
+    do {
+        try directory.create()
+        try ValidationError.requireWritable(directory.consoleDatabase)
+        return try SQLiteConsoleStore(url: directory.consoleDatabase, importingFrom: directory.gatewayDatabase, logger: logger)
+    } catch {
+        throw ValidationError.cannotOpen(directory.consoleDatabase, error)
     }
 }

@@ -49,7 +49,7 @@ extension HeraldCommand {
             "Register it in place of the key with this key ID (a running gateway takes the new one within 5 s; providers signing with the old key then get 403 InvalidProviderToken)."
 
         /// Refuses a key ID that is registered already, unless `replace` says to register the new key in its place.
-        static func refuseRegistered(_ keyID: String, replace: Bool, in store: any GatewayStore) async throws {
+        static func refuseRegistered(_ keyID: String, replace: Bool, in store: any ProviderKeyStore) async throws {
             guard !replace, let existing = try await store.providerKey(id: keyID) else { return }
             throw ValidationError(
                 "Key ID \(keyID) is registered already (team \(existing.teamID)): give another --key-id, or --replace to register this key in its place."
@@ -77,7 +77,7 @@ extension HeraldCommand {
                 guard !FileManager.default.fileExists(atPath: url.path) else {
                     throw ValidationError("\(out) exists; choose another --out or remove it first.")
                 }
-                try await store.withStore { store in
+                try await store.withStore { (store: any ProviderKeyStore) in
                     try await Keys.refuseRegistered(keyID, replace: replace, in: store)
                     try await store.createProviderKey(
                         keyID: keyID, teamID: teamID, environment: scope.environment, topics: scope.topics, file: url,
@@ -119,7 +119,7 @@ extension HeraldCommand {
                 } else {
                     throw ValidationError("\(file) is not a P-256 (ES256) private or public key in PEM form.")
                 }
-                try await store.withStore { store in
+                try await store.withStore { (store: any ProviderKeyStore) in
                     try await Keys.refuseRegistered(keyID, replace: replace, in: store)
                     try await store.saveProviderKey(
                         ProviderKeyRecord(
@@ -136,7 +136,7 @@ extension HeraldCommand {
             @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                let keys = try await store.withExistingStore { try await $0.providerKeys() }
+                let keys = try await store.withExistingStore { (store: any ProviderKeyStore) in try await store.providerKeys() }
                 // Which .p8 in the data directory signs for each key now (after a --replace, the new one).
                 var files: [String: String] = [:]
                 let candidates = await ProviderKeyRecord.p8Files(in: store.directory.url)

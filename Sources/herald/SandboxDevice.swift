@@ -25,6 +25,8 @@ struct SandboxDevice: Service {
     let demoChannel: String?
     /// The demo app's Firebase project, when FCM's API is served.
     let fcm: FCMProject?
+    /// Where the gateway keeps FCM registrations: the demo device's, for the banner.
+    let fcmStore: any FCMStore
     let serviceExtensionTime: Duration
     /// Which delivery rules the device applies.
     let deliveryRules: DeliveryModel.Kind
@@ -71,7 +73,7 @@ struct SandboxDevice: Service {
             device.daemon, engine, keys, directory, demoApp, demoChannel, console, deliveryRules, logger
         )
         let (fcm, store, caPath, status) = (
-            fcm, gateway.store, gateway.certificateAuthority?.certificateURL.path ?? "-", status
+            fcm, fcmStore, gateway.certificateAuthority?.certificateURL.path ?? "-", status
         )
         let banner = StartupTask {
             let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)

@@ -23,7 +23,9 @@ extension HeraldCommand {
             @OptionGroup var output: JSONOutputOptions
 
             func run() async throws {
-                let records = try await store.withExistingStore { try await $0.tokens(includingRevoked: all) }.filter {
+                let records = try await store.withExistingStore { (store: any DeviceTokenStore) in
+                    try await store.tokens(includingRevoked: all)
+                }.filter {
                     (device == nil || $0.deviceID == device) && (topic == nil || $0.bundleID == topic)
                 }
                 if output.json {
@@ -81,7 +83,7 @@ extension HeraldCommand {
             func run() async throws {
                 try requireBundleID(topic, option: "--topic")
                 let deviceID = device ?? "offline-\(UUID().uuidString.prefix(8).lowercased())"
-                let record = try await store.withStore { store in
+                let record = try await store.withStore { (store: any DeviceTokenStore) in
                     try await store.activeToken(
                         deviceID: deviceID, bundleID: topic, environment: environment, purpose: purpose, at: Date())
                 }
@@ -98,7 +100,11 @@ extension HeraldCommand {
             func run() async throws {
                 guard DeviceToken(hex: token) != nil else { throw ValidationError("\(token) is not a hex device token.") }
                 let now = Date()
-                guard let record = try await store.withExistingStore({ try await $0.revokeToken(token, at: now) }) else {
+                guard
+                    let record = try await store.withExistingStore({ (store: any DeviceTokenStore) in
+                        try await store.revokeToken(token, at: now)
+                    })
+                else {
                     throw CommandFailure("No such token: \(token). `herald tokens list --all` lists them.")
                 }
                 // Revoking twice is no mistake: the store keeps the first revocation's time, and says so.

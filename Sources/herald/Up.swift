@@ -68,7 +68,7 @@ extension HeraldCommand {
         /// The operator token of this start: the one `HERALD_OPERATOR_TOKEN` names (added to the store if new), or a new
         /// one; the banner prints it (or the variable's name).
         static func operatorToken(
-            in store: any GatewayStore, environment: [String: String] = ProcessInfo.processInfo.environment
+            in store: any ConsoleStore, environment: [String: String] = ProcessInfo.processInfo.environment
         ) async throws -> (token: String, shown: String) {
             guard let chosen = try chosenOperatorToken(environment: environment) else {
                 let token = OperatorToken.make()
@@ -152,12 +152,14 @@ extension HeraldCommand {
             let status = SandboxStatus()
             let deviceChanges = DeviceChanges()
             if !noConsole && consolePort != ListenerPort.off {
-                let token = try await Self.operatorToken(in: gatewayStore)
+                let consoleStore = try openConsoleStore(beside: gatewayStore, in: directory, logger: logger)
+                let token = try await Self.operatorToken(in: consoleStore)
                 // The send form goes through the gateway's TLS provider API with the key `up` keeps in the data directory.
                 let sender = ConsoleSender(gateway: gateway, keyDirectory: directory.url)
                 console = (
                     ConsoleServer(
-                        port: consolePort, store: gatewayStore, sender: sender, onlineDevices: { gateway.onlineDevices },
+                        port: consolePort, gateway: gatewayStore, store: consoleStore, sender: sender,
+                        onlineDevices: { gateway.onlineDevices },
                         sandboxStatus: status,
                         device: EngineTestBedDevice(engine: engine, directory: directory, changes: deviceChanges),
                         logger: logger),
@@ -174,7 +176,8 @@ extension HeraldCommand {
                 .init(
                     service: SandboxDevice(
                         gateway: gateway, engine: engine, keys: keys, directory: directory, demoApp: demoApp,
-                        demoChannel: demoChannel?.id, fcm: fcm, serviceExtensionTime: extensions.timeLimit,
+                        demoChannel: demoChannel?.id, fcm: fcm, fcmStore: gatewayStore,
+                        serviceExtensionTime: extensions.timeLimit,
                         deliveryRules: deviceModel.kind, deliverySeed: deviceModel.seed, desktop: desktop,
                         unifiedPushBus: presentation.unifiedPushBus, changes: deviceChanges,
                         console: console, status: status, logger: logger),
@@ -198,7 +201,7 @@ extension HeraldCommand {
         ///
         /// - Returns: The project's ID and the path of its service-account file.
         static func demoFCMProject(
-            in store: any GatewayStore, keyID: String, demoApp: String, directory: HeraldDataDirectory
+            in store: any FCMStore, keyID: String, demoApp: String, directory: HeraldDataDirectory
         ) async throws -> SandboxDevice.FCMProject {
             let file = directory.url.appendingPathComponent("fcm").appendingPathComponent("\(fcmProjectID).json")
             if try await store.fcmProject(id: fcmProjectID) == nil {

@@ -27,7 +27,7 @@ import Testing
         "HeraldDeviceChannel": 1,
         "HeraldDeviceProtocol": 2,
         "HeraldGateway": 12,
-        "HeraldGatewayStore": 9,
+        "HeraldGatewayStore": 10,
         "HeraldNotificationEngine": 144,
         "HeraldProvider": 23,
         "HeraldStorage": 29,

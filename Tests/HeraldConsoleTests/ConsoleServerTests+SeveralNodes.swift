@@ -30,10 +30,12 @@ extension ConsoleServerTests {
         let url = try await PostgresServer.shared.makeDatabase()
         try await withPostgresStores(url, count: 2) { stores in
             let token = OperatorToken.make()
-            try await stores[1].addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
+            // The console's store on the same database, over node 1's pool.
+            let consoleStore = PostgresConsoleStore(sharingPoolOf: stores[1])
+            try await consoleStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
             var logger = Logger(label: "test.console")
             logger.logLevel = .warning
-            let console = ConsoleServer(port: 0, store: stores[1], logger: logger)
+            let console = ConsoleServer(port: 0, gateway: stores[1], store: consoleStore, logger: logger)
             try await withRunning([console], logger: logger) {
                 let port = try #require(await console.port())
                 let http = HTTPClient(eventLoopGroupProvider: .singleton)

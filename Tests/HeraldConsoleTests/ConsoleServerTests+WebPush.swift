@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import GatewayTestSupport
+import HeraldConsole
 import HeraldCore
 import HeraldGateway
 import HeraldGatewayStore
@@ -67,7 +68,7 @@ extension ConsoleServerTests {
 
             let history = try await browser.get("/history")
             #expect(history.body.contains("web push subscription"), "\(history.body)")
-            let sends = try await harness.store.consoleSends(since: .distantPast, limit: 10)
+            let sends = try await browser.consoleStore.consoleSends(since: .distantPast, limit: 10)
             #expect(sends.map(\.status) == [403, 201], "refusals before sending are not kept")
             let first = try #require(sends.last)
             #expect(first.uniqueID == String(messageID))

@@ -43,11 +43,14 @@ import Testing
         /// The harness's client of the gateway's provider API, for what a provider sends beside the console.
         let provider: HTTPClient
         var cookie: String?
+        /// The console's own store (operator tokens, what it sent), as a test reads or seeds it.
+        let consoleStore: any ConsoleStore
 
-        init(client: HTTPClient, port: Int, provider: HTTPClient) {
+        init(client: HTTPClient, port: Int, provider: HTTPClient, consoleStore: any ConsoleStore) {
             self.client = client
             self.port = port
             self.provider = provider
+            self.consoleStore = consoleStore
         }
 
         func get(_ path: String) async throws -> Answer {
@@ -132,12 +135,13 @@ import Testing
                 keyDirectory: keys, fcmURL: { fcmPort.flatMap { URL(string: "http://127.0.0.1:\($0)") } },
                 webPushURL: { URL(string: "https://localhost:\(devicePort)") })
             // Live logs end after 3 s, so the client can shut down soon after a test that opened one.
+            let consoleStore = try SQLiteConsoleStore()
             let console = ConsoleServer(
-                port: 0, store: harness.store, liveLogDuration: .seconds(3), sender: sender,
+                port: 0, gateway: harness.store, store: consoleStore, liveLogDuration: .seconds(3), sender: sender,
                 onlineDevices: { harness.gateway.onlineDevices }, sandboxStatus: sandboxStatus, device: device,
                 logger: logger)
             let token = OperatorToken.make()
-            try await harness.store.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
+            try await consoleStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
             try await withRunning([console], logger: logger) {
                 let port = try #require(await console.port())
                 var configuration = HTTPClient.Configuration()
@@ -146,7 +150,8 @@ import Testing
                 configuration.timeout = .init(connect: .seconds(60), read: .seconds(60))
                 let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
                 do {
-                    try await body(harness, Browser(client: client, port: port, provider: provider), token)
+                    try await body(
+                        harness, Browser(client: client, port: port, provider: provider, consoleStore: consoleStore), token)
                 } catch {
                     try? await client.shutdown()
                     throw error
@@ -196,7 +201,7 @@ import Testing
             #expect(forged.status == 401 && forged.body.contains("not a valid operator token"))
             // An expired one: made more than 30 days ago.
             let old = OperatorToken.make()
-            try await harness.store.addOperatorToken(
+            try await browser.consoleStore.addOperatorToken(
                 OperatorTokenRecord(
                     hash: OperatorToken.hash(old), createdAt: Date().addingTimeInterval(-OperatorToken.lifetime - 60)))
             let expired = try await browser.post("/login", [("token", old), ("csrf", csrf)])
@@ -226,7 +231,7 @@ import Testing
             #expect(unknown.body.contains("No delivery log for <code>&lt;b&gt;nope</code>"), "\(unknown.body)")
 
             // Revoked while logged in: the next request is sent to the login form.
-            #expect(try await harness.store.revokeOperatorTokens(hash: OperatorToken.hash(token), at: Date()) == 1)
+            #expect(try await browser.consoleStore.revokeOperatorTokens(hash: OperatorToken.hash(token), at: Date()) == 1)
             #expect(try await browser.get("/log").headers.first(name: "location") == "/login")
         }
     }
@@ -451,7 +456,7 @@ import Testing
             #expect(try await post([("payload", big), ("action", "send")]).body.contains("413 PayloadTooLarge"))
             let huge = try await post([("payload", String(repeating: "y", count: 20_000)), ("action", "send")])
             #expect(huge.status == 413, "\(huge.status)")
-            #expect(try await harness.store.consoleSends(since: .distantPast, limit: 10).map(\.status) == [413, 400, 200])
+            #expect(try await browser.consoleStore.consoleSends(since: .distantPast, limit: 10).map(\.status) == [413, 400, 200])
 
             let production = try await post([
                 ("payload", #"{"aps":{"alert":"x"}}"#), ("environment", "production"), ("action", "send"),
@@ -518,7 +523,7 @@ import Testing
             let noKey = try await send(message, project: "other-project")
             #expect(noKey.body.contains("No key file for the project other-project"), "\(noKey.body)")
 
-            let sends = try await harness.store.consoleSends(since: .distantPast, limit: 10)
+            let sends = try await browser.consoleStore.consoleSends(since: .distantPast, limit: 10)
             #expect(sends.map(\.status) == [400, 404, 200, 200], "\(sends.map(\.status))")
             let first = try #require(sends.last)
             #expect(first.form["kind"] == "fcm" && first.form["fcmRequest"] == message && first.apnsID == String(messageID))
@@ -571,7 +576,7 @@ import Testing
             #expect(rows.count == 2, "\(page.body)")
             #expect(rows.first?.contains("400 BadDeviceToken") == true && rows.last?.contains("200") == true, "\(page.body)")
             #expect(!page.body.contains("<b>kept") && !page.body.contains("<i>c"))
-            let sends = try await harness.store.consoleSends(since: .distantPast, limit: 10)
+            let sends = try await browser.consoleStore.consoleSends(since: .distantPast, limit: 10)
             #expect(sends.map(\.status) == [400, 200])
             #expect(sends.last?.form["payload"] == #"{"aps":{"alert":"<b>kept</b>"}}"# && sends.last?.form["csrf"] == nil)
             #expect(sends.last?.uniqueID != nil && page.body.contains("/log?id=\(sends.last!.uniqueID!)"))
@@ -585,7 +590,7 @@ import Testing
 
             let again = try await browser.post("/history/resend", [("csrf", csrf), ("id", sends.last!.id)])
             #expect(again.body.contains("<td>200 </td>"), "\(again.body)")
-            let after = try await harness.store.consoleSends(since: .distantPast, limit: 10)
+            let after = try await browser.consoleStore.consoleSends(since: .distantPast, limit: 10)
             #expect(after.count == 3 && after.first?.form == sends.last?.form && after.first?.uniqueID != sends.last?.uniqueID)
             #expect(try await harness.store.storedNotifications(deviceID: device.deviceID).count == 1)  // replaced: same topic
             #expect(try await browser.post("/history/resend", [("csrf", "forged"), ("id", sends.last!.id)]).status == 403)

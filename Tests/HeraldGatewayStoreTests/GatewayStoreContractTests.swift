@@ -89,27 +89,6 @@ import Testing
     }
 
     @Test(
-        "Console operator tokens: kept by hash, revoked one by one or all at once, the first revocation's time kept",
-        arguments: StoreBackEnd.allCases)
-    func operatorTokens(_ backEnd: StoreBackEnd) async throws {
-        try await withStore(backEnd) { store in
-            let first = OperatorTokenRecord(hash: String(repeating: "a", count: 64), createdAt: Self.day0)
-            let second = OperatorTokenRecord(hash: String(repeating: "b", count: 64), createdAt: Self.day0 + 1)
-            try await store.addOperatorToken(first)
-            try await store.addOperatorToken(second)
-            #expect(try await store.operatorToken(hash: first.hash) == first)
-            #expect(try await store.operatorToken(hash: String(repeating: "c", count: 64)) == nil)
-            let one = try await store.revokeOperatorTokens(hash: first.hash, at: Self.day0 + 10)
-            #expect(one == 1)
-            #expect(try await store.operatorToken(hash: first.hash)?.revokedAt == Self.day0 + 10)
-            let rest = try await store.revokeOperatorTokens(hash: nil, at: Self.day0 + 20)
-            #expect(rest == 1)
-            #expect(try await store.operatorToken(hash: first.hash)?.revokedAt == Self.day0 + 10)
-            #expect(try await store.operatorToken(hash: second.hash)?.revokedAt == Self.day0 + 20)
-        }
-    }
-
-    @Test(
         "A token per purpose: the app's, VoIP, each Live Activity and push-to-start are apart, each stable until revoked",
         arguments: StoreBackEnd.allCases)
     func tokenPurposes(_ backEnd: StoreBackEnd) async throws {
@@ -564,33 +543,6 @@ import Testing
             #expect(
                 Set(counts.map { "\(Int($0.bucket.timeIntervalSince(Self.day0))) \($0.kind.rawValue) \($0.count)" })
                     == ["0 received 2", "0 delivered 1", "60 stored 1"])
-        }
-    }
-
-    @Test("The console's history: what it sent, newest first, with the answer; kept 30 days", arguments: StoreBackEnd.allCases)
-    func consoleHistory(_ backEnd: StoreBackEnd) async throws {
-        try await withStore(backEnd) { store in
-            func record(_ id: String, at seconds: Double, status: Int) -> ConsoleSendRecord {
-                ConsoleSendRecord(
-                    id: id, sentAt: Self.day0 + seconds,
-                    form: ["payload": #"{"aps":{"alert":"<b>hi</b>"}}"#, "topic": "com.example.app"],
-                    status: status, reason: status == 200 ? nil : "BadDeviceToken", apnsID: status == 200 ? "a-\(id)" : nil,
-                    uniqueID: status == 200 ? "u-\(id)" : nil)
-            }
-            try await store.addConsoleSend(record("1", at: 0, status: 200), keepingSince: Self.day0 - ConsoleSendRecord.kept)
-            try await store.addConsoleSend(record("2", at: 10, status: 400), keepingSince: Self.day0 - ConsoleSendRecord.kept)
-            #expect(
-                try await store.consoleSends(since: Self.day0 - 1, limit: 10) == [
-                    record("2", at: 10, status: 400), record("1", at: 0, status: 200),
-                ])
-            #expect(try await store.consoleSends(since: Self.day0 + 5, limit: 10).map(\.id) == ["2"])
-            #expect(try await store.consoleSend(id: "1") == record("1", at: 0, status: 200))
-            #expect(try await store.consoleSend(id: "9") == nil)
-            // Thirty days on, a new send forgets what is older than thirty days.
-            let later = Self.day0 + ConsoleSendRecord.kept + 5
-            try await store.addConsoleSend(
-                record("3", at: ConsoleSendRecord.kept + 5, status: 200), keepingSince: later - ConsoleSendRecord.kept)
-            #expect(try await store.consoleSends(since: .distantPast, limit: 10).map(\.id) == ["3", "2"])
         }
     }
 }

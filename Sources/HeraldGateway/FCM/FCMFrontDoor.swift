@@ -44,7 +44,7 @@ struct FCMFrontDoor: Sendable {
         }
     }
 
-    let store: any GatewayStore
+    let store: any FCMStore & DeviceTokenStore
     /// Apple's provider API, to which every message goes.
     let provider: ProviderAPIResponder
     let metrics: GatewayMetrics

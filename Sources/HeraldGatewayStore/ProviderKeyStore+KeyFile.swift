@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import HeraldCore
 
-extension GatewayStore {
+extension ProviderKeyStore {
     /// Writes a new ES256 key as an Apple-style PKCS#8 `.p8` (owner-only) and registers its public half here.
     ///
     /// - Parameters:

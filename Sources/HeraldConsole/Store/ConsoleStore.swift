@@ -1,7 +1,10 @@
 import Foundation
-import HeraldCore
 
-/// What the web console keeps of its own: operator tokens (by SHA-256) and the notifications it sent.
+/// What the web console keeps of its own: operator tokens (by SHA-256) and the notifications it sent — in its own
+/// store, beside the gateway's: `console.sqlite` in the data directory (``SQLiteConsoleStore``), or its own tables in
+/// the gateway nodes' PostgreSQL database (``PostgresConsoleStore``).
+///
+/// A write that returned is durable.
 public protocol ConsoleStore: Sendable {
     /// Keeps a new console operator token (its SHA-256).
     func addOperatorToken(_ token: OperatorTokenRecord) async throws
