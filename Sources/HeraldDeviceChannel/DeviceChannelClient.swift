@@ -146,7 +146,7 @@ public final class DeviceChannelClient: Sendable {
     }
 
     /// Subscribes the device to an app's broadcast channel (B-14); its broadcasts then arrive in ``pushes``, with
-    /// ``DevicePush/channelID`` set. Throws ``Failure/refused(_:)`` when the app has no such channel.
+    /// `DevicePush.channelID` set. Throws ``Failure/refused(_:)`` when the app has no such channel.
     public func subscribe(channelID: String, bundleID: String, environment: APNsEnvironment = .development) async throws {
         _ = try await request(
             .subscribe(channelID: channelID, bundleID: bundleID, environment: environment),
@@ -180,7 +180,7 @@ public final class DeviceChannelClient: Sendable {
 
     /// Tells the gateway the device has `push`; until then the gateway keeps it for redelivery.
     ///
-    /// A broadcast (a push with a ``DevicePush/channelID``) is not acknowledged: it is best effort and kept by its
+    /// A broadcast (a push with a `DevicePush.channelID`) is not acknowledged: it is best effort and kept by its
     /// channel, not per device, so the gateway waits for nothing — this returns without writing.
     ///
     /// - Parameters:

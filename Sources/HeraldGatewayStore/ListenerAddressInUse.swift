@@ -5,7 +5,7 @@ import NIOCore
 public struct ListenerAddressInUse: Error, Sendable, Equatable, CustomStringConvertible {
     /// Which listener.
     public enum Listener: Sendable, Equatable {
-        /// ``GatewayConfiguration/providerListeners``' listener at this index.
+        /// `GatewayConfiguration.providerListeners`' listener at this index.
         case provider(index: Int)
         /// The device channel.
         case device

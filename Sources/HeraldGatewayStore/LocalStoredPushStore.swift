@@ -11,12 +11,9 @@ public protocol LocalStoredPushStore: Sendable {
     func knownToken(_ token: String) -> DeviceTokenRecord?
 
     /// Keeps `notification` for its offline device, replacing the one kept for the same token and topic, if its token
-    /// is still active — checked in the same transaction — and calls `completion` once that is durable.
-    ///
-    /// - Parameters:
-    ///   - notification: The notification.
-    ///   - completion: Called on the store's thread with `.stored(replacing:)`, `.revoked(at:)` or `.unknownToken`
-    ///     (never `.relayed`), or the error; it should only hand the outcome on.
+    /// is still active — checked in the same transaction — and calls `completion` once that is durable: on the store's
+    /// thread, with `.stored(replacing:)`, `.revoked(at:)` or `.unknownToken` (never `.relayed`), or the error; it
+    /// should only hand the outcome on.
     func keepIfTokenActive(
         _ notification: StoredNotification, completion: @escaping @Sendable (Result<SharedDelivery, any Error>) -> Void)
 }

@@ -15,17 +15,14 @@ public protocol SharedGatewayStore: GatewayStore {
     /// - Returns: `false` when the device is connected to no live node: store it for an offline device instead.
     func relay(_ notification: StoredNotification) async throws -> Bool
     /// Relays the notification as ``relay(_:)`` does when its device is connected to a live node, and otherwise
-    /// stores it for the offline device as ``GatewayStore/store(_:)`` does — in one step, so that concurrent pushes
+    /// stores it for the offline device as ``StoredPushStore/store(_:)`` does — in one step, so that concurrent pushes
     /// share commits. Its token is checked in the same step: a token revoked (or gone) meanwhile keeps nothing.
     ///
     /// - Returns: Where it went, and for a stored one the unique ID of the notification it replaced.
     func relayOrStore(_ notification: StoredNotification) async throws -> SharedDelivery
     /// ``relayOrStore(_:)`` for a caller that is not a task (a provider request answered on its event loop): the same
-    /// step, shared with the concurrent ones, and `completion` called with where the notification went.
-    ///
-    /// - Parameters:
-    ///   - notification: The notification.
-    ///   - completion: Called once, on the store's task, with the outcome or the error; it should only hand it on.
+    /// step, shared with the concurrent ones, and `completion` called with where the notification went: once, on the
+    /// store's task, with the outcome or the error (it should only hand it on).
     func relayOrStore(
         _ notification: StoredNotification, completion: @escaping @Sendable (Result<SharedDelivery, any Error>) -> Void)
     /// The token's record if this node found it active lately, without asking the database: its device, app and

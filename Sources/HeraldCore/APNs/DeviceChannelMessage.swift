@@ -3,8 +3,8 @@ import Foundation
 /// One message on the device channel: the persistent connection between a device and the gateway.
 ///
 /// Each message is one WebSocket text frame holding a JSON object with a `type` key. A device opens with
-/// ``hello``; the gateway answers ``welcome`` (or closes the connection); then the device may ``register`` apps
-/// and the gateway sends ``push`` messages in order, each answered by an ``ack`` once the device has it — except a
+/// `hello`; the gateway answers `welcome` (or closes the connection); then the device may `register` apps
+/// and the gateway sends `push` messages in order, each answered by an `ack` once the device has it — except a
 /// broadcast (a push with a channel ID), which is best effort and never acknowledged.
 public enum DeviceChannelMessage: Sendable, Equatable {
     /// Device → gateway, first: who the device is. An unknown device ID is enrolled with this secret.

@@ -6,16 +6,16 @@ import HeraldCore
 ///
 /// ``Kind/instant`` hands every push over at once, as a mock of APNs does. ``Kind/iphone`` applies what Apple says an
 /// iPhone does:
-/// - a background push (Y-10): at most ``Rules/backgroundPushesPerHour`` per app in any hour; beyond them the push is
+/// - a background push (Y-10): at most `Rules.backgroundPushesPerHour` per app in any hour; beyond them the push is
 ///   held, only the newest held one is kept (the older one is discarded), and it is handed over when the hour frees a
 ///   slot or the app is launched, or discarded when the app is force-quit;
 /// - priority 5 and 1 (D-06, D-07): held while the device has power restrictions ("Stored - Power Considerations")
 ///   and handed over in one burst when they lift; priority 1 never wakes the device — it waits for the next wake (a
 ///   priority-10 push, an app launched, the person looking);
-/// - a `widgets` push (P-11: "budgeted"): at most ``Rules/widgetPushesPerDay`` per app in any 24 hours; beyond them
+/// - a `widgets` push (P-11: "budgeted"): at most `Rules.widgetPushesPerDay` per app in any 24 hours; beyond them
 ///   held as a background push is (only the newest kept), handed over when the day frees a slot;
 /// - a Live Activity update at priority 10 (Y-13) spends the activity's hourly budget
-///   (``Rules/liveActivityUpdatesPerHour``, ``Rules/frequentLiveActivityUpdatesPerHour`` for an app with
+///   (`Rules.liveActivityUpdatesPerHour`, `Rules.frequentLiveActivityUpdatesPerHour` for an app with
 ///   `NSSupportsLiveActivitiesFrequentUpdates`); beyond it the update goes as priority 5 would;
 /// - an alert for an app whose notifications are off is discarded ("Discarded - Disabled", D-08); a held push whose
 ///   `apns-expiration` passes is discarded ("Discarded - Expired", D-03).

@@ -29,7 +29,7 @@ public struct DeviceStatus: Sendable, Hashable, Codable {
         public var bundleID: String
         public var pushType: String
         public var priority: Int
-        /// Its state's name (``DeviceDeliveryState``'s raw value).
+        /// Its state's name (`DeviceDeliveryState`'s raw value).
         public var state: String
 
         public init(deliveryID: String, bundleID: String, pushType: String, priority: Int, state: String) {

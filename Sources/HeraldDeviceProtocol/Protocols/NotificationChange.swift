@@ -7,7 +7,7 @@ import Foundation
 /// While a device daemon serves a data directory its engine is the store's only writer: an app's center and the
 /// `herald` CLI send it each change on the app channel (``AppChannelMessage/change(id:bundleID:change:)``) and wait for
 /// the answer. Without a daemon, the process applies the change to its own engine
-/// (``NotificationEngine/apply(_:for:)``): the same code either way.
+/// (`NotificationEngine.apply(_:for:)`): the same code either way.
 public enum NotificationChange: Sendable, Hashable, Codable {
     // What the app's own code does (UNUserNotificationCenter, the iOS 8 API, Core Location).
     /// Apple's `add` (C-8).
@@ -43,7 +43,7 @@ public enum NotificationChange: Sendable, Hashable, Codable {
     /// A background push arrives for the app without a gateway (`herald simulate`): its JSON payload.
     case receiveBackground(payload: String)
     /// A push with a badge or a sound and no alert arrives without a gateway (`herald simulate`): the badge set and the
-    /// sound played as the app's settings allow, nothing listed (``NotificationEngine/receiveUnlisted(_:identifier:for:)``).
+    /// sound played as the app's settings allow, nothing listed (`NotificationEngine.receiveUnlisted(_:identifier:for:)`).
     case receiveUnlisted(NotificationRequestRecord)
     /// The device moves (`herald location`): location triggers fire on crossings.
     case updateLocation(latitude: Double, longitude: Double)
@@ -100,7 +100,7 @@ public enum NotificationChange: Sendable, Hashable, Codable {
         case reception(Reception)
     }
 
-    /// What became of a simulated push (``NotificationEngine/RemoteReception`` without the engine's internals).
+    /// What became of a simulated push (`NotificationEngine.RemoteReception` without the engine's internals).
     public enum Reception: String, Sendable, Hashable, Codable {
         case kept, duplicate, notAllowed, refused
     }

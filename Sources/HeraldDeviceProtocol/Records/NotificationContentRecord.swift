@@ -8,7 +8,7 @@ public struct NotificationContentRecord: Sendable, Codable, Hashable {
     public var badge: Int?
     public var sound: NotificationSoundRecord?
     public var launchImageName = ""
-    /// `userInfo` as ``UserInfoArchive`` keeps it (JSON text, or a binary property list); `nil` when it is empty.
+    /// `userInfo` as `UserInfoArchive` keeps it (JSON text, or a binary property list); `nil` when it is empty.
     public var userInfo: Data?
     public var attachments: [NotificationAttachmentRecord] = []
     public var categoryIdentifier = ""

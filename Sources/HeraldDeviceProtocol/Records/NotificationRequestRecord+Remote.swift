@@ -6,7 +6,7 @@ extension NotificationRequestRecord {
     /// with the same one replaces it in the delivered list), else the `apns-id`; the trigger is the push trigger.
     ///
     /// - Parameters:
-    ///   - content: The payload, mapped (``RemoteNotificationContent``).
+    ///   - content: The payload, mapped (`RemoteNotificationContent`).
     ///   - apnsID: The push's `apns-id`.
     ///   - collapseID: The push's `apns-collapse-id`, if any.
     public init(remote content: RemoteNotificationContent, apnsID: String, collapseID: String?) {

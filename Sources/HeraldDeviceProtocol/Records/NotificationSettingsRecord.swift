@@ -120,7 +120,7 @@ public struct NotificationAppState: Sendable, Codable, Hashable {
     }
 }
 
-/// An app's state, categories and pending requests read at one moment (``NotificationStore/snapshot(for:)``).
+/// An app's state, categories and pending requests read at one moment (`NotificationStore.snapshot(for:)`).
 public struct NotificationAppSnapshot: Sendable {
     public var state: NotificationAppState
     public var categories: [NotificationCategoryRecord] = []

@@ -21,7 +21,7 @@ public final class GatewayMetrics: Sendable {
         case discardedDisabled = "Discarded - Disabled"
         case discardedDisabledFromStorage = "Discarded - Disabled (From Storage)"
         /// Not Apple's: device-side states of the iPhone delivery rules Apple does not report
-        /// (``DeviceDeliveryState``).
+        /// (`DeviceDeliveryState`).
         case storedBackgroundBudget = "Stored - Background Budget"
         case storedWidgetBudget = "Stored - Widget Budget"
         case storedUntilWake = "Stored - Until Wake"

@@ -3,7 +3,7 @@ import HeraldFCM
 
 extension FCMStore {
     /// The FCM registration of an app installation's APNs token in a project, issued on first use: a new
-    /// ``FCMRegistrationToken`` tied to the APNs token (revoked with it; a reinstalled app, with a new APNs token,
+    /// `FCMRegistrationToken` tied to the APNs token (revoked with it; a reinstalled app, with a new APNs token,
     /// gets a new one).
     ///
     /// - Parameters:
