@@ -304,7 +304,7 @@ let package = Package(
         .target(name: "_Testing_UIKit", swiftSettings: swiftSettings),
         .target(
             name: "HeraldTesting",
-            dependencies: ["HeraldDeviceProtocol", "HeraldCore", "UserNotifications", "UserNotificationsUI"],
+            dependencies: ["HeraldDeviceProtocol", "HeraldCore", "UserNotifications"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
