@@ -54,7 +54,7 @@ struct APNsConnectionState {
     /// RFC 9113 §3.4.
     private static let preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
-    /// Frames written and not yet handed to the channel (``takeOutbound()``).
+    /// Frames written and not yet handed to the channel (``flushOutbound(_:)``).
     private(set) var outbound: ByteBuffer
     /// Whether new requests may go on this connection: not after GOAWAY, a close, shutdown, or when stream IDs run out.
     private(set) var acceptsStreams = true
@@ -90,12 +90,16 @@ struct APNsConnectionState {
         outbound = allocator.buffer(capacity: 4096)
     }
 
-    /// The frames written since the last call, to write in one go; `nil` for none.
-    mutating func takeOutbound() -> ByteBuffer? {
-        guard outbound.readableBytes > 0 else { return nil }
-        let written = outbound
+    /// Hands the frames written since the last call to `write`, in one buffer, then empties it: its memory is used
+    /// again for the next frames when `write` let go of it (the channel wrote it), as it usually has.
+    ///
+    /// - Returns: Whether there were frames to write.
+    @discardableResult
+    mutating func flushOutbound(_ write: (ByteBuffer) -> Void) -> Bool {
+        guard outbound.readableBytes > 0 else { return false }
+        write(outbound)
         outbound.clear()
-        return written
+        return true
     }
 
     /// The step's effects, the state ready for the next step.

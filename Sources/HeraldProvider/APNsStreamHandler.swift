@@ -140,7 +140,7 @@ package final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHa
         case nil: break
         }
         if effects.flushAndClose, let context {
-            if let frames = state.takeOutbound() { context.writeAndFlush(wrapOutboundOut(frames), promise: nil) }
+            state.flushOutbound { context.writeAndFlush(wrapOutboundOut($0), promise: nil) }
             context.close(promise: nil)
         } else if state.outbound.readableBytes > 0 {
             scheduleFlush()
@@ -157,8 +157,8 @@ package final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHa
         context.eventLoop.execute {
             let handler = handler.value
             handler.flushScheduled = false
-            guard let context = handler.context, let frames = handler.state.takeOutbound() else { return }
-            context.writeAndFlush(handler.wrapOutboundOut(frames), promise: nil)
+            guard let context = handler.context else { return }
+            handler.state.flushOutbound { context.writeAndFlush(handler.wrapOutboundOut($0), promise: nil) }
         }
     }
 }
