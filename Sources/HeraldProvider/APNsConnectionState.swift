@@ -54,8 +54,11 @@ struct APNsConnectionState {
     /// RFC 9113 §3.4.
     private static let preface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
-    /// Frames written and not yet handed to the channel (``flushOutbound(_:)``).
+    /// Frames written and not yet handed to the channel (``takeOutbound()``).
     private(set) var outbound: ByteBuffer
+    /// A written buffer given back (``recycle(_:)``), for the next frames.
+    private var spare: ByteBuffer?
+    private let allocator: ByteBufferAllocator
     /// Whether new requests may go on this connection: not after GOAWAY, a close, shutdown, or when stream IDs run out.
     private(set) var acceptsStreams = true
     /// Why requests fail now: what ended or is ending the connection.
@@ -87,19 +90,27 @@ struct APNsConnectionState {
 
     /// A connection not yet started, writing its frames with `allocator`.
     init(allocator: ByteBufferAllocator = ByteBufferAllocator()) {
+        self.allocator = allocator
         outbound = allocator.buffer(capacity: 4096)
     }
 
-    /// Hands the frames written since the last call to `write`, in one buffer, then empties it: its memory is used
-    /// again for the next frames when `write` let go of it (the channel wrote it), as it usually has.
-    ///
-    /// - Returns: Whether there were frames to write.
-    @discardableResult
-    mutating func flushOutbound(_ write: (ByteBuffer) -> Void) -> Bool {
-        guard outbound.readableBytes > 0 else { return false }
-        write(outbound)
-        outbound.clear()
-        return true
+    /// The frames written since the last call, in one buffer to write in one go; `nil` for none. The state keeps no
+    /// reference to it (so writing it may call back into the state), and writes its next frames into a spare buffer:
+    /// give this one back with ``recycle(_:)`` once written, and its memory is used again.
+    mutating func takeOutbound() -> ByteBuffer? {
+        guard outbound.readableBytes > 0 else { return nil }
+        let frames = outbound
+        outbound = spare ?? allocator.buffer(capacity: 4096)
+        spare = nil
+        return frames
+    }
+
+    /// Keeps a buffer ``takeOutbound()`` gave, once written, for the frames after the next.
+    mutating func recycle(_ buffer: ByteBuffer) {
+        guard spare == nil else { return }
+        var buffer = buffer
+        buffer.clear()
+        spare = buffer
     }
 
     /// The step's effects, the state ready for the next step.

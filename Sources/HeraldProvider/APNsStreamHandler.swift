@@ -140,7 +140,7 @@ package final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHa
         case nil: break
         }
         if effects.flushAndClose, let context {
-            state.flushOutbound { context.writeAndFlush(wrapOutboundOut($0), promise: nil) }
+            writeOutbound(to: context)
             context.close(promise: nil)
         } else if state.outbound.readableBytes > 0 {
             scheduleFlush()
@@ -158,7 +158,17 @@ package final class APNsStreamHandler: ChannelInboundHandler, RemovableChannelHa
             let handler = handler.value
             handler.flushScheduled = false
             guard let context = handler.context else { return }
-            handler.state.flushOutbound { context.writeAndFlush(handler.wrapOutboundOut($0), promise: nil) }
+            handler.writeOutbound(to: context)
         }
+    }
+
+    /// Writes and flushes the frames the state wrote, then gives it the buffer back. The state is not being changed
+    /// meanwhile: a write that fails at once calls back into this handler (`errorCaught`, `channelInactive`), which
+    /// changes it.
+    private func writeOutbound(to context: ChannelHandlerContext) {
+        guard var frames = state.takeOutbound() else { return }
+        context.writeAndFlush(wrapOutboundOut(frames), promise: nil)
+        frames.clear()
+        state.recycle(frames)
     }
 }

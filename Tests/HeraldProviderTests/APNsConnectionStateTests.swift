@@ -84,9 +84,7 @@ import Testing
 
     /// The frames in what the client wrote since the last look (the preface skipped).
     static func written(_ state: inout APNsConnectionState) -> [Frame] {
-        var taken: ByteBuffer?
-        state.flushOutbound { taken = $0 }
-        guard var bytes = taken else { return [] }
+        guard var bytes = state.takeOutbound() else { return [] }
         if bytes.readableBytesView.starts(with: Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)) {
             bytes.moveReaderIndex(forwardBy: 24)
         }

@@ -2,6 +2,7 @@ import Foundation
 import HeraldTestSupport
 import HeraldTesting
 import NIOCore
+import NIOEmbedded
 import NIOHPACK
 import Synchronization
 import Testing
@@ -179,6 +180,41 @@ import Testing
             #expect(goAway.payload.getInteger(at: goAway.payload.readerIndex + 4, as: UInt32.self) == 0x6)
             await transport.shutdown()
         }
+    }
+
+    @Test(
+        "A write that fails at once and calls back into the handler (TLS's unclean shutdown on a dead socket): the request fails saying why, and the state is not changed twice at once (Swift's exclusivity check aborted the suite once)"
+    )
+    func writeFailingAtOnce() throws {
+        let channel = EmbeddedChannel()
+        try channel.pipeline.syncOperations.addHandler(FailingWrites())
+        let handler = APNsStreamHandler(eventLoop: channel.eventLoop)
+        try channel.pipeline.syncOperations.addHandler(handler)
+        let failure = Mutex<String?>(nil)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        handler.send(
+            APNsStreamHandler.Request(
+                fields: [.init(":method", "POST"), .init(":path", "/3/device/aa")], body: ByteBuffer(), timeout: .seconds(10),
+                deadline: .now() + .seconds(10),
+                answer: { result in
+                    if case .failure(let why) = result { failure.withLock { $0 = why.description } }
+                }))
+        channel.embeddedEventLoop.run()
+        #expect(
+            failure.withLock { $0 }?.contains("The connection failed") == true, "\(String(describing: failure.withLock { $0 }))")
+        _ = try? channel.finish()
+    }
+}
+
+/// Fails every write at once by telling the handlers above that the connection failed, as NIOSSL does when the socket
+/// under it is gone.
+private final class FailingWrites: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = ByteBuffer
+    struct Gone: Error {}
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        context.fireErrorCaught(Gone())
+        promise?.fail(Gone())
     }
 }
 
