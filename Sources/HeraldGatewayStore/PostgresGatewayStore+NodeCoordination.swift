@@ -44,29 +44,54 @@ extension PostgresGatewayStore {
     }
 
     func migrateInTransaction(on connection: PostgresConnection) async throws {
-        try await connection.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(7270617)", logger: logger)
-            try await connection.query(
-                "CREATE TABLE IF NOT EXISTS herald_schema (version integer NOT NULL, applied_at double precision NOT NULL)",
+        try await connection.withTransaction(logger: logger) { [logger] connection in
+            try await Self.migrate(
+                to: Self.migrations, recordedIn: "herald_schema", lock: 7_270_617, named: "gateway's", on: connection,
                 logger: logger)
-            var version = 0
-            for try await found in try await connection.query("SELECT max(version) FROM herald_schema", logger: logger)
-                .decode(Int?.self)
-            {
-                version = found ?? 0
+        }
+    }
+
+    /// Brings a schema up to date inside the caller's transaction, under an advisory lock (two nodes starting at once
+    /// migrate once): the versions after the one `versionTable` records are applied in order, each recorded there.
+    /// The gateway's schema and the console's (`PostgresConsoleStore`) both come up this way.
+    ///
+    /// - Parameters:
+    ///   - migrations: The versions this build knows, in order: each a list of statements.
+    ///   - versionTable: The table that records the versions applied (made if missing).
+    ///   - lock: The advisory lock's key, one per schema.
+    ///   - name: Whose schema, for the log (`"gateway's"`).
+    ///   - connection: A connection in a transaction.
+    ///   - logger: Where each version applied is logged.
+    /// - Throws: ``GatewayStoreError/newerSchema(found:known:)`` for a database a newer build migrated.
+    package static func migrate(
+        to migrations: [[String]], recordedIn versionTable: String, lock: Int64, named name: String,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "CREATE TABLE IF NOT EXISTS \(versionTable) (version integer NOT NULL, applied_at double precision NOT NULL)"
+            ), logger: logger)
+        var version = 0
+        for try await found in try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT max(version) FROM \(versionTable)"), logger: logger
+        ).decode(Int?.self) {
+            version = found ?? 0
+        }
+        guard version <= migrations.count else {
+            throw GatewayStoreError.newerSchema(found: version, known: migrations.count)
+        }
+        for (index, statements) in migrations.enumerated() where index + 1 > version {
+            for statement in statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
-            guard version <= Self.migrations.count else {
-                throw GatewayStoreError.newerSchema(found: version, known: Self.migrations.count)
-            }
-            for (index, statements) in Self.migrations.enumerated() where index + 1 > version {
-                for statement in statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                try await connection.query(
-                    "INSERT INTO herald_schema (version, applied_at) VALUES (\(index + 1), \(Date().timeIntervalSince1970))",
-                    logger: logger)
-                logger.info("Migrated the gateway's PostgreSQL schema", metadata: ["schema.version": "\(index + 1)"])
-            }
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL:
+                        "INSERT INTO \(versionTable) (version, applied_at) VALUES (\(index + 1), \(Date().timeIntervalSince1970))"
+                ), logger: logger)
+            logger.info("Migrated the \(name) PostgreSQL schema", metadata: ["schema.version": "\(index + 1)"])
         }
     }
 

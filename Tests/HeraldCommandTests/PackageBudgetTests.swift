@@ -27,7 +27,7 @@ import Testing
         "HeraldDeviceChannel": 1,
         "HeraldDeviceProtocol": 2,
         "HeraldGateway": 12,
-        "HeraldGatewayStore": 10,
+        "HeraldGatewayStore": 11,
         "HeraldNotificationEngine": 144,
         "HeraldProvider": 23,
         "HeraldStorage": 29,

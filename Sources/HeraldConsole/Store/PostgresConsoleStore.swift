@@ -33,28 +33,9 @@ public final class PostgresConsoleStore: ConsoleStore {
         try await gatewayStore.perform { [logger] client in
             try await PostgresGatewayStore.unwrappingTransactionError {
                 try await client.withTransaction(logger: logger) { connection in
-                    try await connection.query("SELECT pg_advisory_xact_lock(7270618)", logger: logger)
-                    try await connection.query(
-                        "CREATE TABLE IF NOT EXISTS herald_console_schema (version integer NOT NULL, applied_at double precision NOT NULL)",
-                        logger: logger)
-                    var version = 0
-                    for try await found in try await connection.query(
-                        "SELECT max(version) FROM herald_console_schema", logger: logger
-                    ).decode(Int?.self) {
-                        version = found ?? 0
-                    }
-                    guard version <= Self.migrations.count else {
-                        throw GatewayStoreError.newerSchema(found: version, known: Self.migrations.count)
-                    }
-                    for (index, statements) in Self.migrations.enumerated() where index + 1 > version {
-                        for statement in statements {
-                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                        }
-                        try await connection.query(
-                            "INSERT INTO herald_console_schema (version, applied_at) VALUES (\(index + 1), \(Date().timeIntervalSince1970))",
-                            logger: logger)
-                        logger.info("Migrated the console's PostgreSQL schema", metadata: ["schema.version": "\(index + 1)"])
-                    }
+                    try await PostgresGatewayStore.migrate(
+                        to: Self.migrations, recordedIn: "herald_console_schema", lock: 7_270_618, named: "console's",
+                        on: connection, logger: logger)
                 }
             }
         }
