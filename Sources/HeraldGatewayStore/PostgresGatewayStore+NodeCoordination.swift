@@ -169,7 +169,7 @@ extension PostgresGatewayStore {
                 SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID)) FROM saved
                 """
             ).collect()
-            if !rows.isEmpty && n.loggedAt != nil { self.localLogWrites.changed() }
+            if !rows.isEmpty && n.loggedAt != nil { self.database.localLogWrites.changed() }
             return !rows.isEmpty
         }
     }
@@ -193,7 +193,7 @@ extension PostgresGatewayStore {
     /// within the node timeout from now —, stored otherwise, in one statement and commit.
     private func relayOrStoreBatch() -> @Sendable ([StoredNotification]) async throws -> [SharedDelivery] {
         let deadline = Date().timeIntervalSince1970 - configuration.nodeTimeout.timeInterval
-        return { [client, configuration, localLogWrites] batch in
+        return { [client, configuration, localLogWrites = database.localLogWrites] batch in
             let deliveries = try await Self.perform(client: client, configuration: configuration) { client in
                 // A deadlock with another node's claim or revocation is the database's to break: the loser runs again.
                 var attempt = 1
@@ -213,7 +213,7 @@ extension PostgresGatewayStore {
     /// A token found revoked or gone is not taken on trust again (``recentlyActiveToken(_:)``).
     private func forgetIfGone(_ n: StoredNotification, _ delivery: SharedDelivery) {
         switch delivery {
-        case .revoked, .unknownToken: forgetActiveToken(n.token)
+        case .revoked, .unknownToken: deviceTokenRepository.forgetActiveToken(n.token)
         case .relayed, .stored: break
         }
     }
@@ -245,7 +245,7 @@ extension PostgresGatewayStore {
     }
 
     public func recentlyActiveToken(_ token: String) -> DeviceTokenRecord? {
-        activeTokens.withLock { $0[token.lowercased()] }
+        database.activeTokens.withLock { $0[token.lowercased()] }
     }
 
     public func announceBroadcast(channelID: String, uniqueID: String) async throws {

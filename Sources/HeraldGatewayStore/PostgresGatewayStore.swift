@@ -16,8 +16,13 @@ import Synchronization
 /// coordinator, which listens and keeps this node's heartbeat in `gateway_node`. A node whose heartbeat stops for ``Configuration/nodeTimeout`` is taken for dead by the others:
 /// its claims on stored notifications are released, so a device that reconnects elsewhere gets them.
 ///
+/// One repository per aggregate over one ``PostgresGatewayDatabase`` (``PostgresProviderKeyRepository``,
+/// ``PostgresDeviceTokenRepository``, ``PostgresBroadcastChannelRepository``, ``PostgresStoredPushRepository``,
+/// ``PostgresDeliveryLogRepository``, ``PostgresFCMRepository``); the store answers every aggregate's protocol by
+/// asking its repository (``GatewayRepositories``), and is itself what makes it a node (`+NodeCoordination`).
+///
 /// A write that returned was committed with PostgreSQL's default `synchronous_commit`: durable.
-public final class PostgresGatewayStore: SharedGatewayStore, Service {
+public final class PostgresGatewayStore: SharedGatewayStore, GatewayRepositories, Service {
     /// How the store works with its database.
     public struct Configuration: Sendable {
         /// How long one operation may wait for the database before it counts as unavailable.
@@ -39,26 +44,23 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     }
 
     /// This node's ID in `gateway_node`, unique per run.
-    public let nodeID: String
+    public var nodeID: String { database.nodeID }
     /// Where the database is.
     public let url: PostgresDatabaseURL
-    let configuration: Configuration
-    let client: PostgresClient
-    let logger: Logger
+    /// The pool and what the repositories share besides it.
+    public let database: PostgresGatewayDatabase
+    public let providerKeyRepository: PostgresProviderKeyRepository
+    public let deviceTokenRepository: PostgresDeviceTokenRepository
+    public let broadcastChannelRepository: PostgresBroadcastChannelRepository
+    public let storedPushRepository: PostgresStoredPushRepository
+    public let deliveryLogRepository: PostgresDeliveryLogRepository
+    public let fcmRepository: PostgresFCMRepository
+    var configuration: Configuration { database.configuration }
+    var client: PostgresClient { database.client }
+    var logger: Logger { database.logger }
     /// Its place among the other nodes: listener and heartbeat (run by ``run()`` when it is a node).
     let coordinator: PostgresNodeCoordinator
     let prepared = Mutex(false)
-    /// Changes to the delivery log, this node's and (announced by their nodes) the others': a wait on one node answers
-    /// for a push another accepted.
-    public let deliveryLogChanges = ChangeSignal()
-    /// This node's own writes to the delivery log (relayed to ``deliveryLogChanges``): what the coordinator announces.
-    let localLogWrites = ChangeSignal()
-    /// Tokens this node found active (``recentlyActiveToken(_:)``), by token.
-    let activeTokens = Mutex<[String: DeviceTokenRecord]>([:])
-    /// The most tokens ``activeTokens`` keeps.
-    static let activeTokenLimit = 100_000
-    /// Token lookups, at most 128 a query.
-    let tokenLookups = RequestBatcher<String, DeviceTokenRecord?>(maximumBatch: 128) { _ in nil }
     /// Pushes relayed or stored by ``relayOrStore(_:)``, in shared commits: at most 64 a commit, never two for the same
     /// token and topic in one.
     let deliveries = RequestBatcher<StoredNotification, SharedDelivery>(maximumBatch: 64) {
@@ -73,26 +75,24 @@ public final class PostgresGatewayStore: SharedGatewayStore, Service {
     ///   - logger: Where connection trouble is reported.
     public init(url: PostgresDatabaseURL, configuration: Configuration = .init(), logger: Logger) throws {
         self.url = url
-        self.configuration = configuration
-        self.logger = logger
-        self.nodeID = RandomUUID.timeOrderedLowercasedString(at: Date())
-        var clientConfiguration = try url.clientConfiguration()
-        clientConfiguration.options.maximumConnections = configuration.maximumConnections
-        clientConfiguration.options.connectTimeout = configuration.operationTimeout
-        var poolLogger = logger
-        poolLogger.logLevel = max(logger.logLevel, .warning)
-        client = PostgresClient(configuration: clientConfiguration, backgroundLogger: poolLogger)
-        localLogWrites.relay(to: deliveryLogChanges)
+        let database = try PostgresGatewayDatabase(url: url, configuration: configuration, logger: logger)
+        self.database = database
+        providerKeyRepository = PostgresProviderKeyRepository(database: database)
+        deviceTokenRepository = PostgresDeviceTokenRepository(database: database)
+        broadcastChannelRepository = PostgresBroadcastChannelRepository(database: database)
+        storedPushRepository = PostgresStoredPushRepository(database: database)
+        deliveryLogRepository = PostgresDeliveryLogRepository(database: database)
+        fcmRepository = PostgresFCMRepository(database: database)
         coordinator = PostgresNodeCoordinator(
-            nodeID: nodeID, url: url, configuration: configuration, client: client, logger: logger,
-            logWrites: (local: localLogWrites, all: deliveryLogChanges))
+            nodeID: database.nodeID, url: url, configuration: configuration, client: database.client, logger: logger,
+            logWrites: (local: database.localLogWrites, all: database.deliveryLogChanges))
     }
 
     /// Runs `body` with the pool, within the operation timeout; a database that is away, or does not answer in
     /// time, is ``GatewayStoreError/unavailable(_:)``.
     @discardableResult
     package func perform<T: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> T) async throws -> T {
-        try await Self.perform(client: client, configuration: configuration, body)
+        try await database.perform(body)
     }
 
     /// ``perform(_:)`` for code that does not hold the store (a batch of writes, run by whichever caller leads).

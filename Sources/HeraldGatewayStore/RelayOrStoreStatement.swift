@@ -51,7 +51,7 @@ struct RelayOrStoreStatement: PostgresPreparedStatement {
             FROM accepted WHERE device_id NOT IN (SELECT device_id FROM present)
             -- Rows locked in key order, as every node's batches do: two batches that share rows never deadlock.
             ORDER BY token, topic
-            \(PostgresGatewayStore.replaceStoredNotification)
+            \(PostgresStoredPushRepository.replaceStoredNotification)
             RETURNING device_id
         ), logged_events AS (
             -- The log of what this statement did, with it: no commit keeps a push without its events.

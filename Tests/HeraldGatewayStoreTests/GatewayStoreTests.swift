@@ -84,6 +84,40 @@ import Testing
         #expect(gateway.knownToken(elsewhere.token) == revokedHere)
     }
 
+    @Test(
+        "D-08: each aggregate's repository works alone over the shared database, and shares its known tokens, transactions and log signal with the others"
+    )
+    func repositoriesShareOneDatabase() async throws {
+        let file = try Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
+        let database = try SQLiteGatewayDatabase(url: file)
+        let tokens = SQLiteDeviceTokenRepository(database: database)
+        let pushes = SQLiteStoredPushRepository(database: database)
+        let log = SQLiteDeliveryLogRepository(database: database)
+        let issued = try await tokens.activeToken(
+            deviceID: "device-1", bundleID: "com.example.app", environment: .development, at: Date())
+        // The token the tokens' repository issued is known to the stored pushes' one without the file.
+        #expect(pushes.knownToken(issued.token) == issued)
+
+        let generation = log.deliveryLogChanges.generation
+        var notification = StoredNotification(
+            token: issued.token, deviceID: "device-1", topic: "com.example.app", bundleID: "com.example.app",
+            apnsID: "first", uniqueID: "first", pushType: .alert, priority: .immediate, collapseID: nil,
+            payload: Data(#"{"aps":{}}"#.utf8), receivedAt: Date(), expiresAt: Date().addingTimeInterval(60))
+        notification.loggedAt = Date()
+        #expect(try await pushes.store(notification) == nil)
+        // Kept with its log events in one transaction: the log's repository reads them and was told.
+        #expect(try await log.events(uniqueID: "first").map(\.kind).contains(.stored))
+        #expect(log.deliveryLogChanges.generation > generation)
+
+        // And the store made of the same database's repositories answers for all of them.
+        let store = SQLiteGatewayStore(database: database)
+        #expect(try await store.storedNotifications(deviceID: "device-1").map(\.uniqueID) == ["first"])
+        _ = try await store.revokeToken(issued.token, at: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(pushes.knownToken(issued.token)?.revokedAt != nil)
+        #expect(try await pushes.storedNotifications(deviceID: "device-1").isEmpty)
+    }
+
     @Test("D-04: storing for the same device token and topic reports the apns-unique-id it replaced")
     func storeReportsReplacedUniqueID() async throws {
         let file = try Self.temporaryFile()
@@ -109,7 +143,7 @@ import Testing
         do {
             // A gateway.sqlite as the first release left it, with an AUTOINCREMENT log.
             let queue = try DatabaseQueue(path: file.path)
-            try SQLiteGatewayStore.migrator.migrate(queue, upTo: "v1")
+            try SQLiteGatewayDatabase.migrator.migrate(queue, upTo: "v1")
             try await queue.write { db in
                 for (index, kind) in ["received", "stored", "delivered"].enumerated() {
                     try db.execute(

@@ -6,12 +6,19 @@ import ServiceLifecycle
 import Synchronization
 
 /// `BroadcastChannelStore` on PostgreSQL.
-extension PostgresGatewayStore {
+public struct PostgresBroadcastChannelRepository: BroadcastChannelStore, PostgresGatewayRepository {
+    let database: PostgresGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: PostgresGatewayDatabase) {
+        self.database = database
+    }
+
     // MARK: Broadcast channels
 
     public func createChannel(_ channel: BroadcastChannelRecord, limit: Int) async throws -> Bool {
         try await perform { [logger] client in
-            try await Self.unwrappingTransactionError {
+            try await PostgresGatewayStore.unwrappingTransactionError {
                 try await client.withTransaction(logger: logger) { connection in
                     // One creation per app and environment at a time, on every node: the count holds until the commit.
                     let app = channel.bundleID + " " + channel.environment.rawValue

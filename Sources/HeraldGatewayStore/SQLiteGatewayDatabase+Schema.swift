@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The gateway's SQLite schema: its migrations, in order (a file is brought up to date when it opens).
-extension SQLiteGatewayStore {
+extension SQLiteGatewayDatabase {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -6,24 +6,31 @@ import Logging
 import Synchronization
 
 /// `StoredPushStore` and `LocalStoredPushStore` on SQLite: notifications kept for offline devices.
-extension SQLiteGatewayStore {
+public struct SQLiteStoredPushRepository: StoredPushStore, LocalStoredPushStore, SQLiteGatewayRepository {
+    let database: SQLiteGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: SQLiteGatewayDatabase) {
+        self.database = database
+    }
+
     public func store(_ n: StoredNotification) async throws -> String? {
         let kept = try await groupCommit.write(.durable, oneChange: n.loggedAt == nil) { db in
             try Self.keep(n, in: db, checkingToken: false)
         }
-        if n.loggedAt != nil { deliveryLogChanges.changed() }
+        if n.loggedAt != nil { database.deliveryLogChanges.changed() }
         guard case .stored(let replaced) = kept else { return nil }
         return replaced
     }
 
     public func knownToken(_ token: String) -> DeviceTokenRecord? {
-        knownTokens.withLock { $0[token] }
+        database.knownTokens.withLock { $0[token] }
     }
 
     public func keepIfTokenActive(
         _ n: StoredNotification, completion: @escaping @Sendable (Result<SharedDelivery, any Error>) -> Void
     ) {
-        let changes = n.loggedAt == nil ? nil : deliveryLogChanges
+        let changes = n.loggedAt == nil ? nil : database.deliveryLogChanges
         groupCommit.write(
             .durable, oneChange: n.loggedAt == nil, { db in try Self.keep(n, in: db, checkingToken: true) },
             completion: { result in
@@ -81,7 +88,7 @@ extension SQLiteGatewayStore {
             $0.bind(n.receivedAt.timeIntervalSince1970)
             $0.bind(n.expiresAt.timeIntervalSince1970)
         }
-        try appendEvents(DeliveryEvent.keeping(n, replacing: previous), in: db)
+        try SQLiteDeliveryLogRepository.appendEvents(DeliveryEvent.keeping(n, replacing: previous), in: db)
         return .stored(replacing: previous)
     }
 
@@ -114,6 +121,16 @@ extension SQLiteGatewayStore {
         try await groupCommit.write(.crashSafe) { db in
             try db.cachedStatement(sql: "DELETE FROM stored_notification WHERE token = ? AND topic = ? AND unique_id = ?")
                 .execute(arguments: [token, topic, uniqueID])
+        }
+    }
+
+    public func storedNotificationCounts() async throws -> [String: Int] {
+        try await writer.read { db in
+            var counts: [String: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT device_id, COUNT(*) FROM stored_notification GROUP BY device_id") {
+                counts[row[0]] = row[1]
+            }
+            return counts
         }
     }
 

@@ -6,7 +6,14 @@ import ServiceLifecycle
 import Synchronization
 
 /// `ProviderKeyStore` on PostgreSQL.
-extension PostgresGatewayStore {
+public struct PostgresProviderKeyRepository: ProviderKeyStore, PostgresGatewayRepository {
+    let database: PostgresGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: PostgresGatewayDatabase) {
+        self.database = database
+    }
+
     // MARK: Keys
 
     public func providerKey(id: String) async throws -> ProviderKeyRecord? {

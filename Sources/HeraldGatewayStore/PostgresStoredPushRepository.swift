@@ -6,12 +6,19 @@ import ServiceLifecycle
 import Synchronization
 
 /// `StoredPushStore` on PostgreSQL: claims held per session, released when a node is taken for dead.
-extension PostgresGatewayStore {
+public struct PostgresStoredPushRepository: StoredPushStore, PostgresGatewayRepository {
+    let database: PostgresGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: PostgresGatewayDatabase) {
+        self.database = database
+    }
+
     // MARK: Stored notifications
 
     public func store(_ n: StoredNotification) async throws -> String? {
         if n.loggedAt != nil {
-            defer { localLogWrites.changed() }
+            defer { database.localLogWrites.changed() }
             return try await storeLogged(n)
         }
         return try await perform { client in
@@ -42,7 +49,7 @@ extension PostgresGatewayStore {
     /// previous notification, the new row, the events and the announcement in one transaction.
     private func storeLogged(_ n: StoredNotification) async throws -> String? {
         try await perform { [logger] client in
-            try await Self.unwrappingTransactionError {
+            try await PostgresGatewayStore.unwrappingTransactionError {
                 try await client.withTransaction(logger: logger) { connection in
                     let previous = try await connection.query(
                         "SELECT unique_id FROM stored_notification WHERE token = \(n.token) AND topic = \(n.topic) FOR UPDATE",
@@ -58,7 +65,8 @@ extension PostgresGatewayStore {
                                 \(n.receivedAt.timeIntervalSince1970), \(n.expiresAt.timeIntervalSince1970))
                         \(unescaped: Self.replaceStoredNotification)
                         """, logger: logger)
-                    try await Self.appendEvents(DeliveryEvent.keeping(n, replacing: previous), on: connection)
+                    try await PostgresDeliveryLogRepository.appendEvents(
+                        DeliveryEvent.keeping(n, replacing: previous), on: connection)
                     try await connection.query(
                         "SELECT pg_notify(\(PostgresNodeCoordinator.channel), \("stored " + n.deviceID))", logger: logger)
                     return previous
@@ -92,7 +100,7 @@ extension PostgresGatewayStore {
     public func claimStoredNotifications(
         deviceID: String, claimant: String, until: Date, now: Date, limit: Int
     ) async throws -> [StoredNotification] {
-        let claim = nodeID + "/" + claimant
+        let claim = database.nodeID + "/" + claimant
         return try await perform { client in
             // Rows another claimant holds (a session of the same device on another node) are skipped, not waited
             // for: each stored or relayed notification goes to one session. Stored ones first (they are older).
@@ -129,7 +137,7 @@ extension PostgresGatewayStore {
     }
 
     public func releaseStoredNotifications(deviceID: String, claimant: String) async throws {
-        let claim = nodeID + "/" + claimant
+        let claim = database.nodeID + "/" + claimant
         try await perform { client in
             // Announced again when anything was given back: another session of the device (on another node) may be
             // the one that takes it now.

@@ -6,7 +6,14 @@ import Logging
 import Synchronization
 
 /// `DeviceTokenStore` on SQLite: devices, their tokens, and the tokens this process knows.
-extension SQLiteGatewayStore {
+public struct SQLiteDeviceTokenRepository: DeviceTokenStore, SQLiteGatewayRepository {
+    let database: SQLiteGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: SQLiteGatewayDatabase) {
+        self.database = database
+    }
+
     public func deviceEnrollment(deviceID: String) async throws -> DeviceEnrollment {
         try await writer.read { db -> DeviceEnrollment in
             guard
@@ -32,7 +39,7 @@ extension SQLiteGatewayStore {
         // Every push reads its token: synchronously, on a connection of its own (see `SQLiteDatabase.lookup`), with a
         // cached statement.
         let key = token.utf8.contains(where: { (0x41...0x5A).contains($0) }) ? token.lowercased() : token
-        let record = try database.lookup { db in
+        let record = try database.sqlite.lookup { db in
             try db.cachedStatement(sql: "SELECT \(Self.tokenColumns) FROM device_token WHERE token = ?")
                 .fetchFirstDirectly({ $0.bind(key) }, Self.tokenRecord)
         }
@@ -42,8 +49,8 @@ extension SQLiteGatewayStore {
 
     /// Keeps `record` as the token's known one (``knownToken(_:)``).
     func remember(_ record: DeviceTokenRecord) {
-        knownTokens.withLock { known in
-            if known.count < Self.knownTokenLimit || known[record.token] != nil { known[record.token] = record }
+        database.knownTokens.withLock { known in
+            if known.count < SQLiteGatewayDatabase.knownTokenLimit || known[record.token] != nil { known[record.token] = record }
         }
     }
 

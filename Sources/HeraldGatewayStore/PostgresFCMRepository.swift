@@ -3,7 +3,14 @@ import Logging
 import PostgresNIO
 
 /// `FCMStore` on PostgreSQL.
-extension PostgresGatewayStore {
+public struct PostgresFCMRepository: FCMStore, PostgresGatewayRepository {
+    let database: PostgresGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: PostgresGatewayDatabase) {
+        self.database = database
+    }
+
     // MARK: Projects
 
     public func createFCMProject(_ project: FCMProjectRecord) async throws -> Bool {
@@ -37,7 +44,7 @@ extension PostgresGatewayStore {
 
     public func addFCMProjectApps(_ bundleIDs: [String], projectID: String) async throws -> FCMProjectRecord? {
         try await perform { [logger] client in
-            try await Self.unwrappingTransactionError {
+            try await PostgresGatewayStore.unwrappingTransactionError {
                 try await client.withTransaction(logger: logger) { connection in
                     guard
                         var project = try await connection.query(
@@ -71,7 +78,7 @@ extension PostgresGatewayStore {
 
     public func addFCMAccessToken(_ token: FCMAccessTokenRecord, pruningBefore: Date) async throws {
         try await perform { [logger] client in
-            try await Self.unwrappingTransactionError {
+            try await PostgresGatewayStore.unwrappingTransactionError {
                 try await client.withTransaction(logger: logger) { connection in
                     try await connection.query(
                         "DELETE FROM fcm_access_token WHERE expires_at < \(pruningBefore.timeIntervalSince1970)",

@@ -6,7 +6,14 @@ import ServiceLifecycle
 import Synchronization
 
 /// `DeviceTokenStore` on PostgreSQL: enrolment, and tokens looked up in batches and remembered while active.
-extension PostgresGatewayStore {
+public struct PostgresDeviceTokenRepository: DeviceTokenStore, PostgresGatewayRepository {
+    let database: PostgresGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: PostgresGatewayDatabase) {
+        self.database = database
+    }
+
     // MARK: Devices and tokens
 
     public func deviceEnrollment(deviceID: String) async throws -> DeviceEnrollment {
@@ -29,15 +36,15 @@ extension PostgresGatewayStore {
 
     /// Forgets that the token was active (it was found revoked, or unknown).
     func forgetActiveToken(_ token: String) {
-        _ = activeTokens.withLock { $0.removeValue(forKey: token) }
+        _ = database.activeTokens.withLock { $0.removeValue(forKey: token) }
     }
 
     public func token(_ token: String) async throws -> DeviceTokenRecord? {
         let record = try await lookUpToken(token)
-        activeTokens.withLock { tokens in
+        database.activeTokens.withLock { tokens in
             if let record, record.revokedAt == nil {
                 // A bound on memory: start again rather than grow without end.
-                if tokens.count >= Self.activeTokenLimit { tokens.removeAll(keepingCapacity: true) }
+                if tokens.count >= PostgresGatewayDatabase.activeTokenLimit { tokens.removeAll(keepingCapacity: true) }
                 tokens[record.token] = record
             } else {
                 tokens.removeValue(forKey: token.lowercased())
@@ -50,10 +57,13 @@ extension PostgresGatewayStore {
     func lookUpToken(_ token: String) async throws -> DeviceTokenRecord? {
         // Every push looks its token up: concurrent lookups share one query (each sees what was committed before it
         // was asked, so a revocation on any node holds at once).
-        try await tokenLookups.submit(token.lowercased()) { [client, configuration] tokens in
-            try await Self.perform(client: client, configuration: configuration) { client in
+        try await database.tokenLookups.submit(token.lowercased()) {
+            [client = database.client, configuration = database.configuration] tokens in
+            try await PostgresGatewayStore.perform(client: client, configuration: configuration) { client in
                 var records: [String: DeviceTokenRecord] = [:]
-                for try await record in try await client.execute(TokenLookup(tokens: tokens), logger: Self.statementLogger) {
+                for try await record in try await client.execute(
+                    TokenLookup(tokens: tokens), logger: PostgresGatewayStore.statementLogger)
+                {
                     records[record.token] = record
                 }
                 return tokens.map { records[$0] }
@@ -109,7 +119,7 @@ extension PostgresGatewayStore {
         let key = token.lowercased()
         forgetActiveToken(key)
         return try await perform { [logger] client in
-            try await Self.unwrappingTransactionError {
+            try await PostgresGatewayStore.unwrappingTransactionError {
                 try await client.withTransaction(logger: logger) { connection in
                     try await connection.query(
                         "UPDATE device_token SET revoked_at = \(at.timeIntervalSince1970) WHERE token = \(key) AND revoked_at IS NULL",
@@ -129,7 +139,7 @@ extension PostgresGatewayStore {
     /// The records of a batch of tokens, prepared once per connection.
     private struct TokenLookup: PostgresPreparedStatement {
         static let name = "herald_token_lookup_v2"
-        static let sql = "SELECT \(PostgresGatewayStore.tokenColumns) FROM device_token WHERE token = ANY($1::text[])"
+        static let sql = "SELECT \(PostgresDeviceTokenRepository.tokenColumns) FROM device_token WHERE token = ANY($1::text[])"
         typealias Row = DeviceTokenRecord
         var tokens: [String]
 
@@ -140,7 +150,7 @@ extension PostgresGatewayStore {
         }
 
         func decodeRow(_ row: PostgresRow) throws -> DeviceTokenRecord {
-            try PostgresGatewayStore.tokenRecord(row)
+            try PostgresDeviceTokenRepository.tokenRecord(row)
         }
     }
 

@@ -3,7 +3,14 @@ import GRDB
 import HeraldStorage
 
 /// `FCMStore` on SQLite.
-extension SQLiteGatewayStore {
+public struct SQLiteFCMRepository: FCMStore, SQLiteGatewayRepository {
+    let database: SQLiteGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: SQLiteGatewayDatabase) {
+        self.database = database
+    }
+
     // MARK: Projects
 
     public func createFCMProject(_ project: FCMProjectRecord) async throws -> Bool {

@@ -6,7 +6,14 @@ import Logging
 import Synchronization
 
 /// `BroadcastChannelStore` on SQLite: channels and the broadcast each keeps.
-extension SQLiteGatewayStore {
+public struct SQLiteBroadcastChannelRepository: BroadcastChannelStore, SQLiteGatewayRepository {
+    let database: SQLiteGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: SQLiteGatewayDatabase) {
+        self.database = database
+    }
+
     public func createChannel(_ channel: BroadcastChannelRecord, limit: Int) async throws -> Bool {
         try await groupCommit.write { db in
             let count =

@@ -6,7 +6,16 @@ import Logging
 import Synchronization
 
 /// `DeliveryLogStore` on SQLite: the delivery log, its search, counts and deliveries.
-extension SQLiteGatewayStore {
+public struct SQLiteDeliveryLogRepository: DeliveryLogStore, SQLiteGatewayRepository {
+    let database: SQLiteGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: SQLiteGatewayDatabase) {
+        self.database = database
+    }
+
+    public var deliveryLogChanges: ChangeSignal { database.deliveryLogChanges }
+
     public func appendEvents(_ events: [DeliveryEvent]) async throws {
         guard !events.isEmpty else { return }
         try await groupCommit.write(.crashSafeShared) { db in try Self.appendEvents(events, in: db) }
@@ -263,16 +272,6 @@ extension SQLiteGatewayStore {
                     bucket: Date(timeIntervalSince1970: Double(row["bucket"] as Int64) * bucket),
                     kind: DeliveryEvent.Kind(rawValue: row["kind"]) ?? .received, detail: row["detail"], count: row["n"])
             }
-        }
-    }
-
-    public func storedNotificationCounts() async throws -> [String: Int] {
-        try await writer.read { db in
-            var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT device_id, COUNT(*) FROM stored_notification GROUP BY device_id") {
-                counts[row[0]] = row[1]
-            }
-            return counts
         }
     }
 

@@ -6,7 +6,14 @@ import Logging
 import Synchronization
 
 /// `ProviderKeyStore` on SQLite.
-extension SQLiteGatewayStore {
+public struct SQLiteProviderKeyRepository: ProviderKeyStore, SQLiteGatewayRepository {
+    let database: SQLiteGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: SQLiteGatewayDatabase) {
+        self.database = database
+    }
+
     public func providerKey(id: String) async throws -> ProviderKeyRecord? {
         try await writer.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM provider_key WHERE key_id = ?", arguments: [id]).map(Self.key)

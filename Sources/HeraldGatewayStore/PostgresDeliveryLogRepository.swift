@@ -6,22 +6,31 @@ import ServiceLifecycle
 import Synchronization
 
 /// `DeliveryLogStore` on PostgreSQL.
-extension PostgresGatewayStore {
+public struct PostgresDeliveryLogRepository: DeliveryLogStore, PostgresGatewayRepository {
+    let database: PostgresGatewayDatabase
+
+    /// The repository over `database`.
+    public init(database: PostgresGatewayDatabase) {
+        self.database = database
+    }
+
+    public var deliveryLogChanges: ChangeSignal { database.deliveryLogChanges }
+
     // MARK: Delivery log
 
     public func appendEvents(_ events: [DeliveryEvent]) async throws {
         guard !events.isEmpty else { return }
         try await perform { client in
             // One statement for the batch, rows in the batch's order.
-            for try await _ in try await client.execute(AppendEvents(events), logger: Self.statementLogger) {}
+            for try await _ in try await client.execute(AppendEvents(events), logger: PostgresGatewayStore.statementLogger) {}
         }
-        localLogWrites.changed()
+        database.localLogWrites.changed()
     }
 
     /// Writes delivery-log events on `connection` (in its open transaction), as ``appendEvents(_:)`` does.
     static func appendEvents(_ events: [DeliveryEvent], on connection: PostgresConnection) async throws {
         guard !events.isEmpty else { return }
-        for try await _ in try await connection.execute(AppendEvents(events), logger: statementLogger) {}
+        for try await _ in try await connection.execute(AppendEvents(events), logger: PostgresGatewayStore.statementLogger) {}
     }
 
     /// A batch of delivery-log events, prepared once per connection.
@@ -195,7 +204,7 @@ extension PostgresGatewayStore {
             removed += ids.count
             if found.count < 500 { break }
         }
-        if removed > 0 { localLogWrites.changed() }
+        if removed > 0 { database.localLogWrites.changed() }
         return removed
     }
 
