@@ -86,6 +86,7 @@ let package = Package(
             dependencies: ["HeraldCore", .product(name: "CryptoExtras", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        .target(name: "HeraldFaults", dependencies: ["HeraldCore"], swiftSettings: swiftSettings),
         .target(
             name: "HeraldGatewayStore",
             dependencies: [
@@ -108,6 +109,7 @@ let package = Package(
                 "HeraldFCM",
                 "HeraldWebPush",
                 "HeraldGatewayStore",
+                "HeraldFaults",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -164,6 +166,7 @@ let package = Package(
             name: "HeraldConsole",
             dependencies: [
                 "HeraldCore", "HeraldGatewayStore", "HeraldStorage", "HeraldProvider", "HeraldFCM", "HeraldWebPush",
+                "HeraldFaults",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -314,6 +317,7 @@ let package = Package(
                 "HeraldDevice", "HeraldAppRuntime", "HeraldNotificationEngine", "HeraldDeviceProtocol",
                 "UserNotifications",
                 "HeraldGateway",
+                "HeraldFaults",
                 "HeraldFCM",
                 "HeraldWebPush",
                 "HeraldProvider",
@@ -578,6 +582,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HeraldFaultsTests", dependencies: ["HeraldFaults", "HeraldCore"], swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HeraldGatewayStoreTests",
             dependencies: [
                 "HeraldTestSupport", "GatewayTestSupport", "HeraldGatewayStore", "HeraldCore", "HeraldStorage", "HeraldTesting",
@@ -593,7 +600,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "GatewayTestSupport", "HeraldProvider", "HeraldGateway", "HeraldDeviceChannel", "HeraldCore", "HeraldStorage",
-                "HeraldFCM", "HeraldWebPush",
+                "HeraldFCM", "HeraldWebPush", "HeraldFaults",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),

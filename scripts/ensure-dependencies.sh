@@ -70,6 +70,12 @@ if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] \
       openapi-spec-validator==0.9.0
 fi
 
+if [ "${HERALD_SKIP_PYTHON_CLIENTS:-0}" != 1 ] && ! python3 -c "import httpx, h2" >/dev/null 2>&1; then
+  echo "Installing httpx and h2 from PyPI (the fault rules' example reads APNs answers' headers over HTTP/2)…" >&2
+  python3 -m pip install --quiet --disable-pip-version-check "httpx[http2]==0.28.1" \
+    || python3 -m pip install --quiet --disable-pip-version-check --break-system-packages "httpx[http2]==0.28.1"
+fi
+
 if [ "${HERALD_SKIP_BROWSER_TOOLS:-0}" != 1 ] && ! python3 -c "import selenium" >/dev/null 2>&1; then
   echo "Installing Selenium from PyPI (the console's browser test)…" >&2
   python3 -m pip install --quiet --disable-pip-version-check "selenium>=4.20" \

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import HeraldGatewayStore
 import HeraldProvider
 import Hummingbird
@@ -51,18 +52,21 @@ public final class ConsoleServer: Service, Sendable {
     ///   - sandboxStatus: What the test-bed API's status says (`herald up`'s banner); by default ready, with nothing
     ///     to add.
     ///   - device: The device the test-bed API's notifications are on (`herald up`'s); `nil` for none.
+    ///   - faults: The gateway's fault rules, which the test-bed API edits (`/api/v1/faults`); `nil` when the gateway
+    ///     does not run in this process.
     ///   - logger: Where the console logs.
     public init(
         host: String = "127.0.0.1", port: Int, gateway: any ConsoleGateway, store: any ConsoleStore,
         clock: any HeraldClock = SystemClock(),
         liveLogDuration: Duration = .seconds(300), sender: ConsoleSender? = nil,
         onlineDevices: (@Sendable () -> [OnlineDevice])? = nil,
-        sandboxStatus: SandboxStatus = SandboxStatus(.object([])), device: (any TestBedDevice)? = nil, logger: Logger
+        sandboxStatus: SandboxStatus = SandboxStatus(.object([])), device: (any TestBedDevice)? = nil,
+        faults: FaultBook? = nil, logger: Logger
     ) {
         self.device = device
         api = TestBedAPI(
-            store: gateway, callers: .consoleStore(store), device: device, clock: clock, sandboxStatus: sandboxStatus,
-            logger: logger)
+            store: gateway, callers: .consoleStore(store), device: device, faults: faults, clock: clock,
+            sandboxStatus: sandboxStatus, logger: logger)
         self.sender = sender
         self.onlineDevices = onlineDevices
         self.liveLogDuration = liveLogDuration

@@ -23,6 +23,7 @@ extension TestBedAPI {
                 status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
                 body: .init(byteBuffer: ByteBuffer(string: TestBedAPIDocument.json)))
         }
+        faultRoutes(api)
         api.get("status") { [self] request, _ in
             await answeringListing(request) { () async throws(APIAnswer) -> APIListing in
                 try await authorize(request)

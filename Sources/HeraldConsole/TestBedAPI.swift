@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import HeraldCore
+import HeraldFaults
 import HeraldGatewayStore
 import Logging
 
@@ -25,6 +26,8 @@ final class TestBedAPI: Sendable {
     let callers: Callers
     /// The device the notifications, activities, widgets and app pushes are read from; `nil` when none runs here.
     let device: (any TestBedDevice)?
+    /// The gateway's fault rules; `nil` where no gateway runs beside the API.
+    let faults: FaultBook?
     let clock: any HeraldClock
     let logger: Logger
     /// What `GET /api/v1/status` says (`herald up`'s banner as JSON).
@@ -37,12 +40,13 @@ final class TestBedAPI: Sendable {
     /// child task (issue 64's memory: a thousand waits woken at once do not hold a thousand deep call chains).
     let deepWork = ConcurrencyGate(limit: 8)
 
-    /// The API over the delivery log `store` and `device`, for `callers`.
+    /// The API over the delivery log `store`, `device` and the gateway's `faults`, for `callers`.
     init(
-        store: (any DeliveryLogStore)?, callers: Callers, device: (any TestBedDevice)?, clock: any HeraldClock,
-        sandboxStatus: SandboxStatus, logger: Logger
+        store: (any DeliveryLogStore)?, callers: Callers, device: (any TestBedDevice)?, faults: FaultBook? = nil,
+        clock: any HeraldClock, sandboxStatus: SandboxStatus, logger: Logger
     ) {
         self.store = store
+        self.faults = faults
         self.callers = callers
         self.device = device
         self.clock = clock

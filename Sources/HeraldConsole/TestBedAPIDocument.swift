@@ -11,6 +11,49 @@ enum TestBedAPIDocument {
           },
           "security": [{"operatorToken": []}],
           "paths": {
+            "/api/v1/faults": {
+              "get": {
+                "operationId": "listFaults",
+                "summary": "The fault rules, in the order they apply, each with its hits.",
+                "responses": {
+                  "200": {"description": "The rules.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FaultListing"}}}},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              },
+              "post": {
+                "operationId": "addFault",
+                "summary": "Adds a fault rule after the others: the first rule that matches a request decides what happens to it.",
+                "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FaultRuleRequest"}}}},
+                "responses": {
+                  "201": {"description": "The rule as stored: its id, every default written out, its seed.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/FaultRule"}}}},
+                  "400": {"description": "A field is unknown or not valid; field names it.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              },
+              "delete": {
+                "operationId": "deleteFaults",
+                "summary": "Removes every fault rule.",
+                "responses": {
+                  "200": {"description": "How many went.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Deleted"}}}},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              }
+            },
+            "/api/v1/faults/{id}": {
+              "delete": {
+                "operationId": "deleteFault",
+                "summary": "Removes one fault rule.",
+                "parameters": [{"name": "id", "in": "path", "required": true, "description": "The rule's id (fault-1, …).", "schema": {"type": "string"}}],
+                "responses": {
+                  "200": {"description": "It went.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Deleted"}}}},
+                  "401": {"$ref": "#/components/responses/Unauthorized"},
+                  "404": {"$ref": "#/components/responses/NotFound"}
+                }
+              }
+            },
             "/api/v1/status": {
               "get": {
                 "operationId": "getStatus",
@@ -228,7 +271,72 @@ enum TestBedAPIDocument {
             "schemas": {
               "Error": {
                 "type": "object", "required": ["error"], "additionalProperties": false,
-                "properties": {"error": {"type": "string"}, "parameter": {"type": "string"}}
+                "properties": {"error": {"type": "string"}, "parameter": {"type": "string"}, "field": {"type": "string", "description": "For a fault rule: the field at fault (effect.status, probability, …)."}}
+              },
+              "FaultMatch": {
+                "type": "object", "additionalProperties": false,
+                "description": "Every field given must equal the request's; none matches every request of the door.",
+                "properties": {
+                  "token": {"type": "string", "minLength": 1}, "topic": {"type": "string", "minLength": 1},
+                  "pushType": {"type": "string", "minLength": 1}, "bundle": {"type": "string", "minLength": 1},
+                  "path": {"type": "string", "minLength": 1}
+                }
+              },
+              "FaultEffect": {
+                "description": "A refusal as APNs sends it (status and reason Apple documents; timestamp, in milliseconds, for 410 only; retryAfter adds Retry-After), or a late answer (delay in seconds, or a range drawn from the rule's seed).",
+                "oneOf": [
+                  {
+                    "type": "object", "additionalProperties": false, "minProperties": 1,
+                    "properties": {
+                      "status": {"type": "integer"}, "reason": {"type": "string"},
+                      "timestamp": {"type": "integer", "minimum": 0}, "retryAfter": {"type": "integer", "minimum": 0}
+                    }
+                  },
+                  {
+                    "type": "object", "additionalProperties": false, "required": ["delay"],
+                    "properties": {
+                      "delay": {
+                        "oneOf": [
+                          {"type": "number", "minimum": 0, "maximum": 300},
+                          {
+                            "type": "object", "additionalProperties": false, "required": ["min", "max"],
+                            "properties": {"min": {"type": "number", "minimum": 0, "maximum": 300}, "max": {"type": "number", "minimum": 0, "maximum": 300}}
+                          }
+                        ]
+                      }
+                    }
+                  }
+                ]
+              },
+              "FaultRuleRequest": {
+                "type": "object", "additionalProperties": false, "required": ["door", "effect"],
+                "properties": {
+                  "door": {"type": "string", "enum": ["apns"], "description": "The door: apns (fcm and webpush are documented for a later version and refused now)."},
+                  "match": {"$ref": "#/components/schemas/FaultMatch"},
+                  "effect": {"$ref": "#/components/schemas/FaultEffect"},
+                  "times": {"type": ["integer", "null"], "minimum": 1, "description": "Hits before the rule is spent; default: no limit."},
+                  "after": {"type": "integer", "minimum": 0, "description": "Matching requests that pass before the first hit; default 0."},
+                  "probability": {"type": "number", "minimum": 0, "maximum": 1, "description": "The chance a matching request is hit; default 1."},
+                  "seed": {"type": "integer", "minimum": 0, "description": "The seed of the rule's draws; default: chosen at random and reported."},
+                  "ttl": {"type": ["number", "null"], "exclusiveMinimum": 0, "description": "Seconds until the rule removes itself; default: never."}
+                }
+              },
+              "FaultRule": {
+                "type": "object", "additionalProperties": false,
+                "required": ["id", "door", "match", "effect", "times", "after", "probability", "seed", "ttl", "addedAt", "hits", "spent"],
+                "properties": {
+                  "id": {"type": "string"}, "door": {"$ref": "#/components/schemas/Door"},
+                  "match": {"$ref": "#/components/schemas/FaultMatch"}, "effect": {"$ref": "#/components/schemas/FaultEffect"},
+                  "times": {"type": ["integer", "null"]}, "after": {"type": "integer"}, "probability": {"type": "number"},
+                  "seed": {"type": "integer"}, "ttl": {"type": ["number", "null"]},
+                  "addedAt": {"type": "string", "format": "date-time"}, "expiresAt": {"type": "string", "format": "date-time"},
+                  "hits": {"type": "integer", "description": "Requests it has hit."},
+                  "spent": {"type": "boolean", "description": "Whether it has hit times requests (it then matches none)."}
+                }
+              },
+              "FaultListing": {
+                "type": "object", "additionalProperties": false, "required": ["faults"],
+                "properties": {"faults": {"type": "array", "items": {"$ref": "#/components/schemas/FaultRule"}}}
               },
               "Door": {"type": "string", "enum": ["apns", "fcm", "webpush"]},
               "Status": {

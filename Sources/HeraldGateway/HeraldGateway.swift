@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -31,6 +32,8 @@ public final class HeraldGateway: Service, Sendable {
     /// The store, whole: the gateway is its owner (its parts, the console and the commands each take the aggregates
     /// they use).
     let store: any GatewayStore
+    /// The test-bed's fault rules, asked by the provider API's dispatch; the console's `/api/v1/faults` edits them.
+    public let faults: FaultBook
     /// Measures how late the gateway's event loops run their tasks while it runs (`herald_event_loop_lag_seconds`).
     public let eventLoopLag: EventLoopLagMonitor
 
@@ -63,6 +66,7 @@ public final class HeraldGateway: Service, Sendable {
     ///   - store: Keys, tokens, stored notifications and the delivery log.
     ///   - dataDirectory: Where the development CA lives when `configuration.tlsIdentity` is `nil`.
     ///   - clock: The time source for expiry, token age and acknowledgement timeouts.
+    ///   - faults: The fault rules its doors ask (the console's `/api/v1/faults` edits the same book).
     ///   - logger: Where the gateway logs.
     ///   - eventLoopGroup: The event loops every listener runs on.
     /// - Throws: When TLS files cannot be read or created.
@@ -71,6 +75,7 @@ public final class HeraldGateway: Service, Sendable {
         store: any GatewayStore,
         dataDirectory: HeraldDataDirectory,
         clock: any HeraldClock = SystemClock(),
+        faults: FaultBook = FaultBook(),
         logger: Logger = Logger(label: "herald.gateway"),
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) throws {
@@ -81,6 +86,7 @@ public final class HeraldGateway: Service, Sendable {
             metrics.recordEventLoopLag(lag.nanoseconds, loop: loop)
         }
         self.store = store
+        self.faults = faults
         self.clock = clock
         self.logger = logger
         self.log = DeliveryLog(store: store, logger: logger)
@@ -91,7 +97,7 @@ public final class HeraldGateway: Service, Sendable {
                 acknowledgementTimeout: configuration.acknowledgementTimeout, logger: logger))
         self.dispatcher = PushDispatcher(
             store: store, hub: hub, log: log, metrics: metrics, clock: clock, configuration: configuration,
-            logger: logger)
+            faults: faults, logger: logger)
         let shuttingDown = self.shuttingDown
         // One per-token limit for every door a push comes in by.
         let rateLimiter = configuration.perTokenRateLimit.map(TokenRateLimiter.init(limit:))

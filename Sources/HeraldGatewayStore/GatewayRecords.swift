@@ -129,6 +129,8 @@ public struct DeliveryEvent: Sendable, Equatable {
         case stored
         case delivered
         case discarded
+        /// A fault rule (the test-bed's faults) did something to it that is not its state: answered it late.
+        case fault
     }
 
     /// The notification's `apns-unique-id`.
@@ -179,7 +181,7 @@ extension DeliveryEvent {
         case .delivered:
             detail.hasPrefix("Delivered to Device (From Storage)")
                 ? "Delivered to Device (From Storage)" : "Delivered to Device"
-        case .discarded: name(detail)
+        case .discarded, .fault: name(detail)
         }
     }
 

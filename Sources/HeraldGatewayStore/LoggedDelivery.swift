@@ -23,7 +23,9 @@ public struct LoggedDelivery: Sendable, Equatable {
     }
 
     /// Apple's name of its latest state, as `herald log` and the console print it.
-    public var state: String { events.last.map(\.stateName) ?? DeliveryEvent.receivedDetail }
+    public var state: String {
+        events.last(where: { $0.kind != .fault }).map(\.stateName) ?? DeliveryEvent.receivedDetail
+    }
 }
 
 /// One event of the delivery log, with its place in the log and what its notification was sent as: what the test-bed

@@ -138,7 +138,7 @@ extension HeraldCommand {
                 ConsoleServer(
                     host: listenHost, port: $0, gateway: gatewayStore,
                     store: try openConsoleStore(beside: gatewayStore, in: directory, logger: logger), sender: sender,
-                    onlineDevices: { gateway.onlineDevices }, logger: logger)
+                    onlineDevices: { gateway.onlineDevices }, faults: gateway.faults, logger: logger)
             }
             let banner = StartupTask {
                 guard let ports = try? await gateway.ports() else { return }  // stopped (or failed) before listening

@@ -162,7 +162,7 @@ extension HeraldCommand {
                         onlineDevices: { gateway.onlineDevices },
                         sandboxStatus: status,
                         device: EngineTestBedDevice(engine: engine, directory: directory, changes: deviceChanges),
-                        logger: logger),
+                        faults: gateway.faults, logger: logger),
                     token.shown
                 )
             }

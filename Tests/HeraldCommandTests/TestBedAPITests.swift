@@ -39,6 +39,29 @@ import Testing
     }
 
     @Test(
+        "Issue 66: the fault rules' Python example — aioapns and httpx over HTTP/2 — gets R-02's 429 TooManyRequests with Retry-After once then 200, 410 Unregistered with the rule's timestamp (R-04), a late 200, after + times hitting exactly the requests they name, a seeded rule's same hits twice, the refused push in the delivery log with its rule, and 400 naming the field for each mistake"
+    )
+    func faultsExample() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, api, token) = try await Self.startUp(herald) else { return }
+        defer { up.send(SIGKILL) }
+        let result = try await ChildProcess.run(
+            "python3", [Self.examples.appendingPathComponent("faults_example.py").path],
+            environment: ProcessInfo.processInfo.environment.merging(["HERALD_API": api, "HERALD_TOKEN": token]) { $1 },
+            timeout: .seconds(150))
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        let lines = result.output.split(separator: "\n").map(String.init)
+        #expect(
+            Array(lines.prefix(3)) == [
+                "mistakes named", "429 TooManyRequests retry-after 3 then 200", "logged Discarded - Fault",
+            ],
+            "\(result.output)")
+        #expect(lines.contains("410 Unregistered 1767225600000") && lines.contains("delayed 200"), "\(result.output)")
+        #expect(lines.contains("after 2 times 2 200 200 500 500 200 200"), "\(result.output)")
+        #expect(lines.contains { $0.hasPrefix("seeded hits repeat ") } && lines.last == "ok", "\(result.output)")
+    }
+
+    @Test(
         "Issue 64 (1, 2, 3): the Node example — fetch and node:http2 — waits on the server for the push it sends, finds it by its apns-unique-id, and the app's notification by its apns-id"
     )
     func nodeExample() async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import Testing
 
 @testable import HeraldGateway
@@ -62,5 +63,26 @@ import Testing
         #expect(
             Self.decide(.storagePolicy, Self.severalNodes)
                 == .offline(.keep(until: Self.now.addingTimeInterval(30 * 24 * 3600))))
+    }
+
+    @Test(
+        "Issue 66: a fault rule's refusal decides before everything else — a retry, a connected device, an offline one; a delay decides nothing (the push goes its way, answered late)"
+    )
+    func faults() {
+        let refusal = FaultHit(ruleID: "fault-1", action: .answer(FaultAnswer(status: 429, reason: "TooManyRequests")))
+        let delay = FaultHit(ruleID: "fault-2", action: .delay(seconds: 2))
+        for (repeating, connected) in [("u1", false), (nil, true), (nil, false)] as [(String?, Bool)] {
+            let refused = DispatchDecision(
+                fault: refusal, repeating: repeating, connectedHere: connected, expiration: .storagePolicy, now: Self.now,
+                rules: Self.oneNode)
+            #expect(
+                refused
+                    == .refuse(
+                        FaultRefusal(hit: refusal, answer: FaultAnswer(status: 429, reason: "TooManyRequests"))))
+            let delayed = DispatchDecision(
+                fault: delay, repeating: repeating, connectedHere: connected, expiration: .storagePolicy, now: Self.now,
+                rules: Self.oneNode)
+            #expect(delayed == Self.decide(repeating: repeating, connected: connected))
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 
 /// What the gateway does with a push it accepted: the one decision both dispatch paths run — the task's
 /// (``PushDispatcher/dispatch(_:)``) and the event loop's (``PushDispatcher/dispatch(_:_:on:)``) — made from what is
@@ -8,6 +9,8 @@ import HeraldCore
 /// A rule about where a push goes (a retry, a connected device, store-and-forward, expiration, several nodes) is
 /// written here once; the paths only carry it out.
 enum DispatchDecision: Equatable, Sendable {
+    /// A fault rule (the test-bed's faults) refuses the push: answered as the rule says, neither kept nor delivered.
+    case refuse(FaultRefusal)
     /// A provider's retry of a push accepted lately (the same `apns-id` and payload for the same device): answered as
     /// accepted and not delivered again. The associated value is the unique ID of the push it repeats.
     case discardDuplicate(of: String)
@@ -66,15 +69,20 @@ enum DispatchDecision: Equatable, Sendable {
     /// The decision for a push.
     ///
     /// - Parameters:
+    ///   - fault: What the fault rules do to this push, if one hit it: a refusal decides; a delay does not (the push
+    ///     is handled as usual and answered late).
     ///   - repeating: The unique ID of the push accepted lately that this one repeats, if it is a provider's retry.
     ///   - connectedHere: Whether its device is connected to this node.
     ///   - expiration: Its `apns-expiration`.
     ///   - now: The gateway clock's time.
     ///   - rules: The gateway's settings.
     init(
-        repeating: String?, connectedHere: Bool, expiration: APNsRequestHeaders.Expiration, now: Date, rules: Rules
+        fault: FaultHit? = nil, repeating: String?, connectedHere: Bool, expiration: APNsRequestHeaders.Expiration,
+        now: Date, rules: Rules
     ) {
-        if let repeating {
+        if let fault, case .answer(let answer) = fault.action {
+            self = .refuse(FaultRefusal(hit: fault, answer: answer))
+        } else if let repeating {
             self = .discardDuplicate(of: repeating)
         } else if connectedHere {
             self = .deliver

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import HeraldGatewayStore
 import NIOCore
 
@@ -43,6 +44,8 @@ extension PushDispatcher {
     func dispatchingWithoutTask(
         deviceID: String, expiration: APNsRequestHeaders.Expiration, fingerprint: PushFingerprint?, now: Date
     ) -> DispatchWithoutTask? {
+        // Fault rules are asked once per push, by the task's dispatch: with any in the book, every push goes there.
+        guard faults.isEmpty else { return nil }
         let (decision, session) = decide(deviceID: deviceID, expiration: expiration, fingerprint: fingerprint, now: now)
         switch decision {
         case .deliver:
@@ -53,7 +56,7 @@ extension PushDispatcher {
             if let local { return .keep(KeepingWithoutTask(store: .local(local), expiresAt: expiresAt, now: now)) }
             if let shared { return .keep(KeepingWithoutTask(store: .shared(shared), expiresAt: expiresAt, now: now)) }
             return nil
-        case .discardDuplicate, .offline(.relayOnce), .offline(.discardExpired):
+        case .refuse, .discardDuplicate, .offline(.relayOnce), .offline(.discardExpired):
             return nil
         }
     }

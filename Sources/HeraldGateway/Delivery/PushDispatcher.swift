@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import Logging
 
 /// A notification the provider API accepted, on its way to a device.
@@ -60,11 +61,13 @@ final class PushDispatcher: Sendable {
     private let logger: Logger
     /// Pushes answered 200 lately, so that a provider's retry is not delivered twice.
     let recent: RecentPushes
+    /// The test-bed's fault rules, asked once for each push of the APNs door (``dispatch(_:)``).
+    let faults: FaultBook
 
     init(
         store: (any DeviceTokenStore & StoredPushStore), hub: DeviceHub, log: DeliveryLog, metrics: GatewayMetrics,
         clock: any HeraldClock,
-        configuration: GatewayConfiguration, logger: Logger
+        configuration: GatewayConfiguration, faults: FaultBook = FaultBook(), logger: Logger
     ) {
         self.store = store
         self.shared = store as? any SharedGatewayStore
@@ -76,16 +79,28 @@ final class PushDispatcher: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.recent = RecentPushes()
+        self.faults = faults
     }
 
     /// Delivers or stores `push`; returns once it is acknowledged, durably stored, or discarded by rule — or at once
     /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
+    /// A fault rule that hits it (``faults``) refuses it — throwing ``FaultRefusal`` — or delays the return.
     func dispatch(_ push: AcceptedPush) async throws {
         var push = push
         countReceived(push)
+        let fault = faultHit(push)
         let (decision, session) = decide(
-            deviceID: push.token.deviceID, expiration: push.expiration, fingerprint: push.fingerprint, now: clock.now)
+            deviceID: push.token.deviceID, expiration: push.expiration, fingerprint: push.fingerprint, now: clock.now,
+            fault: fault)
         switch decision {
+        case .refuse(let refusal):
+            log.record(
+                receivedEvent(push),
+                DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .discarded, detail: refusal.hit.description))
+            logger.debug(
+                "A fault rule refused a push",
+                metadata: ["apns.id": "\(push.apnsID)", "apns.unique_id": "\(push.uniqueID)", "fault": "\(refusal.hit.ruleID)"])
+            throw refusal
         case .discardDuplicate(let first):
             try await confirmToken(&push)
             log.record(
@@ -114,6 +129,19 @@ final class PushDispatcher: Sendable {
             try await settle(&push, offline, now: clock.now)
         }
         remember(push)
+        if let fault, case .delay(let seconds) = fault.action {
+            log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .fault, detail: fault.description))
+            try? await clock.sleep(for: seconds)
+        }
+    }
+
+    /// What the fault rules do to `push`, asked once: a push of the APNs door (not one FCM's or web push's door made).
+    private func faultHit(_ push: AcceptedPush) -> FaultHit? {
+        guard !faults.isEmpty, push.fcmMessage == nil, push.pushType != .webpush else { return nil }
+        let request = FaultRequest(
+            token: push.token.token, topic: push.topic, pushType: push.pushType.rawValue, bundle: push.token.bundleID,
+            path: "/3/device/\(push.token.token)")
+        return faults.hit(.apns, request, now: clock.now)
     }
 
     /// The gateway's settings its dispatch decisions depend on.
@@ -132,12 +160,14 @@ final class PushDispatcher: Sendable {
     ///   - fingerprint: What recognises a retry of the push, if the provider chose its `apns-id`.
     ///   - now: The gateway clock's time.
     func decide(
-        deviceID: String, expiration: APNsRequestHeaders.Expiration, fingerprint: PushFingerprint?, now: Date
+        deviceID: String, expiration: APNsRequestHeaders.Expiration, fingerprint: PushFingerprint?, now: Date,
+        fault: FaultHit? = nil
     ) -> (DispatchDecision, session: DeviceSession?) {
         let first = fingerprint.flatMap { recent.acceptance(of: $0, now: now) }
         let session = first == nil ? hub.session(for: deviceID) : nil
         let decision = DispatchDecision(
-            repeating: first?.uniqueID, connectedHere: session != nil, expiration: expiration, now: now, rules: rules)
+            fault: fault, repeating: first?.uniqueID, connectedHere: session != nil, expiration: expiration, now: now,
+            rules: rules)
         return (decision, session)
     }
 

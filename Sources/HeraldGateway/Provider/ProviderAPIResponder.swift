@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import Logging
 import NIOCore
 import NIOSSL
@@ -128,6 +129,8 @@ struct ProviderAPIResponder: Sendable {
             let push = made
             do {
                 try await dispatcher.dispatch(push)
+            } catch let fault as FaultRefusal {
+                return refuse(fault, apnsID: read.apnsID, authenticated: checks.authenticated, logger: logger)
             } catch {
                 throw dispatchRefusal(error, apnsID: read.apnsID, logger: logger)
             }
@@ -220,6 +223,19 @@ struct ProviderAPIResponder: Sendable {
         let refusal = (error as? APNsRefusal) ?? APNsRefusal(.internalServerError)
         var answer = refuse(APNsRefusal(refusal.reason, apnsID: apnsID, timestamp: refusal.timestamp), logger: logger)
         answer.authenticated = authenticated
+        return answer
+    }
+
+    /// The answer to a push a fault rule refused: its status and reason as APNs sends them (`timestamp` for 410), the
+    /// push's `apns-id`, and `retry-after` when the rule gives one.
+    func refuse(_ fault: FaultRefusal, apnsID: String, authenticated: Bool, logger: Logger) -> ProviderAnswer {
+        let reason =
+            APNsReason.named(fault.answer.reason)
+            ?? APNsReason(
+                status: fault.answer.status, reason: fault.answer.reason, retry: .withBackoff)
+        var answer = refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: fault.answer.timestamp), logger: logger)
+        answer.authenticated = authenticated
+        if let retryAfter = fault.answer.retryAfter { answer.fields.append((name: "retry-after", value: "\(retryAfter)")) }
         return answer
     }
 

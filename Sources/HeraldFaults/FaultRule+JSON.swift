@@ -1,0 +1,259 @@
+import Foundation
+import HeraldCore
+
+extension FaultRule {
+    /// A rule as a client asks for it, checked, before the book gives it an ID.
+    public struct Draft: Sendable, Equatable {
+        /// The door.
+        public var door: FaultDoor
+        /// Which requests.
+        public var match = FaultMatch()
+        /// What it does.
+        public var effect: FaultEffect
+        /// How many hits; `nil`: no limit.
+        public var times: Int?
+        /// How many matching requests pass first.
+        public var after = 0
+        /// The chance of a hit.
+        public var probability = 1.0
+        /// The seed; `nil`: chosen at random.
+        public var seed: UInt64?
+        /// Seconds until it removes itself; `nil`: never.
+        public var ttl: Double?
+
+        /// A draft of these values.
+        public init(door: FaultDoor, effect: FaultEffect) {
+            self.door = door
+            self.effect = effect
+        }
+    }
+
+    /// How the API writes a time: RFC 3339 with milliseconds, as the rest of the test-bed API.
+    static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    /// The fields a rule may have.
+    static let fields = ["door", "match", "effect", "times", "after", "probability", "seed", "ttl"]
+    /// The effects this version applies, and those documented for later doors and versions.
+    static let effectFields = ["status", "reason", "timestamp", "retryAfter", "delay"]
+    static let laterEffects = ["goaway", "rstStream", "close", "closeBeforeSettings", "quota"]
+    /// A reason for each APNs status whose rule names none.
+    static let defaultReasons: [Int: APNsReason] = [
+        404: .badPath, 405: .methodNotAllowed, 410: .unregistered, 413: .payloadTooLarge, 429: .tooManyRequests,
+        500: .internalServerError, 503: .serviceUnavailable,
+    ]
+
+    /// The rule as the API shows it: every field, defaults included, with its ID, hits and whether it is spent.
+    public var json: JSONValue {
+        var members: [JSONValue.Member] = [
+            .init("id", .string(id)), .init("door", .string(door.rawValue)), .init("match", match.json),
+            .init("effect", effect.json), .init("times", times.map { .integer(Int64($0)) } ?? .null),
+            .init("after", .integer(Int64(after))), .init("probability", .number(probability)),
+            .init("seed", .unsignedInteger(seed)), .init("ttl", ttl.map { .number($0) } ?? .null),
+            .init("addedAt", .string(addedAt.formatted(Self.timeFormat))),
+        ]
+        if let expiresAt { members.append(.init("expiresAt", .string(expiresAt.formatted(Self.timeFormat)))) }
+        members.append(.init("hits", .integer(Int64(hits))))
+        members.append(.init("spent", .bool(isSpent)))
+        return .object(members)
+    }
+}
+
+extension FaultRule.Draft {
+    /// Reads a rule from the API's JSON, every field checked.
+    ///
+    /// - Parameter json: The request's body.
+    /// - Throws: ``FaultRuleError`` naming the first field at fault.
+    public init(json: JSONValue) throws(FaultRuleError) {
+        guard case .object(let members) = json else { throw FaultRuleError(field: "", "a rule is a JSON object") }
+        for member in members where !FaultRule.fields.contains(member.key) {
+            throw FaultRuleError(
+                field: member.key, "unknown field; a rule has \(FaultRule.fields.joined(separator: ", "))")
+        }
+        guard let doorValue = json["door"] else {
+            throw FaultRuleError(field: "door", "required: apns, fcm or webpush")
+        }
+        guard let name = doorValue.stringValue, let door = FaultDoor(rawValue: name) else {
+            throw FaultRuleError(field: "door", "must be apns, fcm or webpush")
+        }
+        guard door == .apns else {
+            throw FaultRuleError(
+                field: "door", "faults on the \(door.rawValue) door are not applied by this version of Herald: apns only")
+        }
+        guard let effect = json["effect"] else { throw FaultRuleError(field: "effect", "required") }
+        self.init(door: door, effect: try Self.effect(effect))
+        if let match = json["match"], match != .null { self.match = try Self.match(match) }
+        if let times = try Self.integer(json["times"], "times", atLeast: 1) { self.times = times }
+        if let after = try Self.integer(json["after"], "after", atLeast: 0) { self.after = after }
+        if let value = json["probability"], value != .null {
+            guard let probability = value.doubleValue, (0...1).contains(probability) else {
+                throw FaultRuleError(field: "probability", "must be a number from 0 to 1")
+            }
+            self.probability = probability
+        }
+        if let value = json["seed"], value != .null {
+            switch value {
+            case .integer(let seed) where seed >= 0: self.seed = UInt64(seed)
+            case .unsignedInteger(let seed): self.seed = seed
+            default: throw FaultRuleError(field: "seed", "must be a whole number from 0 to 18446744073709551615")
+            }
+        }
+        if let value = json["ttl"], value != .null {
+            guard let ttl = value.doubleValue, ttl > 0, ttl.isFinite else {
+                throw FaultRuleError(field: "ttl", "must be a number of seconds above 0")
+            }
+            self.ttl = ttl
+        }
+    }
+
+    private static func integer(_ value: JSONValue?, _ field: String, atLeast least: Int) throws(FaultRuleError) -> Int? {
+        guard let value, value != .null else { return nil }
+        guard case .integer = value, let number = value.integerValue, number >= least else {
+            throw FaultRuleError(field: field, "must be a whole number of at least \(least)")
+        }
+        return number
+    }
+
+    private static func match(_ json: JSONValue) throws(FaultRuleError) -> FaultMatch {
+        guard case .object(let members) = json else {
+            throw FaultRuleError(field: "match", "must be an object of \(FaultMatch.fields.joined(separator: ", "))")
+        }
+        var values: [String: String] = [:]
+        for member in members {
+            guard FaultMatch.fields.contains(member.key) else {
+                throw FaultRuleError(
+                    field: "match.\(member.key)", "unknown field; a match has \(FaultMatch.fields.joined(separator: ", "))")
+            }
+            guard let text = member.value.stringValue, !text.isEmpty else {
+                throw FaultRuleError(field: "match.\(member.key)", "must be a non-empty string")
+            }
+            values[member.key] = text
+        }
+        if let pushType = values["pushType"], APNsPushType(rawValue: pushType) == nil {
+            throw FaultRuleError(field: "match.pushType", "not a push type APNs knows: \(pushType)")
+        }
+        return FaultMatch(
+            token: values["token"], topic: values["topic"], pushType: values["pushType"], bundle: values["bundle"],
+            path: values["path"])
+    }
+
+    private static func effect(_ json: JSONValue) throws(FaultRuleError) -> FaultEffect {
+        guard case .object(let members) = json, !members.isEmpty else {
+            throw FaultRuleError(
+                field: "effect", #"must be an object: {"status": 429, "reason": "TooManyRequests"} or {"delay": 2}"#)
+        }
+        for member in members where !FaultRule.effectFields.contains(member.key) {
+            if FaultRule.laterEffects.contains(member.key) {
+                throw FaultRuleError(
+                    field: "effect.\(member.key)",
+                    "not applied by this version of Herald: status (with reason, timestamp, retryAfter) and delay are")
+            }
+            throw FaultRuleError(
+                field: "effect.\(member.key)", "unknown effect; one of status (with reason, timestamp, retryAfter), delay")
+        }
+        if let delay = json["delay"] {
+            if let other = members.first(where: { $0.key != "delay" }) {
+                throw FaultRuleError(field: "effect.\(other.key)", "a delay is an effect of its own; add another rule")
+            }
+            return .delay(try Self.delay(delay))
+        }
+        return .answer(try Self.answer(json))
+    }
+
+    private static func delay(_ json: JSONValue) throws(FaultRuleError) -> FaultDelay {
+        func seconds(_ value: JSONValue?, _ field: String) throws(FaultRuleError) -> Double {
+            guard let seconds = value?.doubleValue, seconds >= 0, seconds <= FaultDelay.longest else {
+                throw FaultRuleError(
+                    field: field, "must be a number of seconds from 0 to \(Int(FaultDelay.longest))")
+            }
+            return seconds
+        }
+        if case .object(let members) = json {
+            for member in members where member.key != "min" && member.key != "max" {
+                throw FaultRuleError(field: "effect.delay.\(member.key)", "unknown field; a delay range has min and max")
+            }
+            let least = try seconds(json["min"], "effect.delay.min")
+            let most = try seconds(json["max"], "effect.delay.max")
+            guard least <= most else { throw FaultRuleError(field: "effect.delay.max", "must not be below min") }
+            return .between(min: least, max: most)
+        }
+        return .fixed(try seconds(json, "effect.delay"))
+    }
+
+    private static func answer(_ json: JSONValue) throws(FaultRuleError) -> FaultAnswer {
+        var status: Int?
+        if let value = json["status"] {
+            guard case .integer = value, let number = value.integerValue else {
+                throw FaultRuleError(field: "effect.status", "must be a whole number")
+            }
+            guard APNsReason.all.contains(where: { $0.status == number }) else {
+                let statuses = Set(APNsReason.all.map(\.status)).sorted().map(String.init).joined(separator: ", ")
+                throw FaultRuleError(field: "effect.status", "APNs never answers \(number); it answers \(statuses)")
+            }
+            status = number
+        }
+        let reason: APNsReason
+        if let value = json["reason"] {
+            guard let name = value.stringValue, let named = APNsReason.named(name) else {
+                throw FaultRuleError(field: "effect.reason", "not a reason APNs documents")
+            }
+            if let status, named.status != status {
+                let valid = APNsReason.all.filter { $0.status == status }.map(\.reason).joined(separator: ", ")
+                throw FaultRuleError(
+                    field: "effect.reason", "\(name) is APNs's \(named.status), not \(status); \(status) has \(valid)")
+            }
+            reason = named
+        } else if let status {
+            guard let fallback = FaultRule.defaultReasons[status] else {
+                let valid = APNsReason.all.filter { $0.status == status }.map(\.reason).joined(separator: ", ")
+                throw FaultRuleError(field: "effect.reason", "required for \(status): one of \(valid)")
+            }
+            reason = fallback
+        } else {
+            throw FaultRuleError(field: "effect.status", "required (or reason, or delay)")
+        }
+        var answer = FaultAnswer(status: reason.status, reason: reason.reason)
+        if let value = json["timestamp"], value != .null {
+            guard reason.status == 410 else {
+                throw FaultRuleError(field: "effect.timestamp", "only a 410 answer has a timestamp")
+            }
+            guard case .integer(let milliseconds) = value, milliseconds >= 0 else {
+                throw FaultRuleError(field: "effect.timestamp", "must be milliseconds since 1970, as APNs sends it")
+            }
+            answer.timestamp = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        }
+        if let retryAfter = try integer(json["retryAfter"], "effect.retryAfter", atLeast: 0) {
+            answer.retryAfter = retryAfter
+        }
+        return answer
+    }
+}
+
+extension FaultMatch {
+    /// The match as the API shows it: the fields it names.
+    var json: JSONValue {
+        let named: [(String, String?)] = [
+            ("token", token), ("topic", topic), ("pushType", pushType), ("bundle", bundle), ("path", path),
+        ]
+        return .object(named.compactMap { key, value in value.map { JSONValue.Member(key, .string($0)) } })
+    }
+}
+
+extension FaultEffect {
+    /// The effect as the API shows it, defaults filled in.
+    var json: JSONValue {
+        switch self {
+        case .delay(.fixed(let seconds)):
+            return .object([.init("delay", .number(seconds))])
+        case .delay(.between(let least, let most)):
+            return .object([.init("delay", .object([.init("min", .number(least)), .init("max", .number(most))]))])
+        case .answer(let answer):
+            var members: [JSONValue.Member] = [
+                .init("status", .integer(Int64(answer.status))), .init("reason", .string(answer.reason)),
+            ]
+            if let timestamp = answer.timestamp {
+                members.append(.init("timestamp", .integer(Int64((timestamp.timeIntervalSince1970 * 1000).rounded()))))
+            }
+            if let retryAfter = answer.retryAfter { members.append(.init("retryAfter", .integer(Int64(retryAfter)))) }
+            return .object(members)
+        }
+    }
+}

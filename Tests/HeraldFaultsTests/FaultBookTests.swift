@@ -1,0 +1,175 @@
+import Foundation
+import HeraldCore
+import Testing
+
+@testable import HeraldFaults
+
+/// The fault rules' book on an injected time: matching, order, `after`, `times`, seeded probability, `ttl`.
+@Suite struct FaultBookTests {
+    private let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private func draft(_ json: String) throws -> FaultRule.Draft {
+        try FaultRule.Draft(json: try JSONValue(parsing: Data(json.utf8)))
+    }
+
+    private func request(token: String = "aa", topic: String = "com.example.app") -> FaultRequest {
+        FaultRequest(token: token, topic: topic, pushType: "alert", bundle: topic, path: "/3/device/\(token)")
+    }
+
+    /// Which of `count` requests the book hits (1-based).
+    private func hits(_ book: FaultBook, count: Int, request: FaultRequest? = nil) -> [Int] {
+        (1...count).filter { _ in book.hit(.apns, request ?? self.request(), now: start) != nil }
+    }
+
+    @Test(
+        "after + times hit exactly the requests they name: the first `after` pass, the next `times` are hit, then the rule is spent"
+    )
+    func afterAndTimes() throws {
+        let book = FaultBook()
+        book.add(try draft(#"{"door":"apns","effect":{"status":429},"after":2,"times":3}"#), now: start)
+        #expect(hits(book, count: 10) == [3, 4, 5])
+        let rule = try #require(book.rules(now: start).first)
+        #expect(rule.hits == 3 && rule.isSpent)
+    }
+
+    @Test("A seeded rule gives the same sequence of hits run after run; another seed another sequence")
+    func seededProbability() throws {
+        func sequence(seed: Int) throws -> [Int] {
+            let book = FaultBook()
+            book.add(try draft(#"{"door":"apns","effect":{"status":503},"probability":0.3,"seed":\#(seed)}"#), now: start)
+            return hits(book, count: 200)
+        }
+        let first = try sequence(seed: 42)
+        #expect(try sequence(seed: 42) == first)
+        #expect(try sequence(seed: 43) != first)
+        // About 30 %: a rule's draws are not all hits nor all passes.
+        #expect((30...90).contains(first.count))
+    }
+
+    @Test("A rule with a ttl is gone at its time, on the gateway's clock")
+    func ttlRemovesTheRule() throws {
+        let book = FaultBook()
+        let rule = book.add(try draft(#"{"door":"apns","effect":{"status":500},"ttl":10}"#), now: start)
+        #expect(rule.expiresAt == start.addingTimeInterval(10))
+        #expect(book.hit(.apns, request(), now: start.addingTimeInterval(9.9)) != nil)
+        #expect(book.hit(.apns, request(), now: start.addingTimeInterval(10)) == nil)
+        #expect(book.rules(now: start.addingTimeInterval(10)).isEmpty)
+        #expect(book.isEmpty)
+    }
+
+    @Test("Rules apply in the order added: the first that matches decides, even when it lets the request pass")
+    func firstMatchWins() throws {
+        let book = FaultBook()
+        book.add(try draft(#"{"door":"apns","match":{"token":"AA"},"effect":{"status":410},"probability":0}"#), now: start)
+        let catchAll = book.add(try draft(#"{"door":"apns","effect":{"delay":1.5}}"#), now: start)
+        #expect(book.hit(.apns, request(token: "aa"), now: start) == nil)
+        #expect(book.hit(.apns, request(token: "bb"), now: start) == FaultHit(ruleID: catchAll.id, action: .delay(seconds: 1.5)))
+        // Another door's requests are not this door's rules'.
+        #expect(book.hit(.fcm, request(token: "bb"), now: start) == nil)
+        #expect(book.remove(id: catchAll.id))
+        #expect(!book.remove(id: catchAll.id))
+        #expect(book.hit(.apns, request(token: "bb"), now: start) == nil)
+    }
+
+    @Test("R-04: a 410 hit carries the rule's timestamp, or the time of the hit; a delay range is drawn within its bounds")
+    func drawnValues() throws {
+        let book = FaultBook()
+        let dated = book.add(
+            try draft(#"{"door":"apns","match":{"topic":"a"},"effect":{"status":410,"timestamp":1700000000123}}"#), now: start)
+        let undated = book.add(
+            try draft(#"{"door":"apns","match":{"topic":"b"},"effect":{"reason":"Unregistered","retryAfter":7}}"#),
+            now: start)
+        book.add(try draft(#"{"door":"apns","effect":{"delay":{"min":0.5,"max":2}},"seed":7}"#), now: start)
+        #expect(
+            book.hit(.apns, request(topic: "a"), now: start)
+                == FaultHit(
+                    ruleID: dated.id,
+                    action: .answer(
+                        FaultAnswer(
+                            status: 410, reason: "Unregistered", timestamp: Date(timeIntervalSince1970: 1_700_000_000.123))))
+        )
+        #expect(
+            book.hit(.apns, request(topic: "b"), now: start)
+                == FaultHit(
+                    ruleID: undated.id,
+                    action: .answer(FaultAnswer(status: 410, reason: "Unregistered", timestamp: start, retryAfter: 7))))
+        var delays: [Double] = []
+        for _ in 0..<50 {
+            guard case .delay(let seconds)? = book.hit(.apns, request(topic: "c"), now: start)?.action else {
+                Issue.record("not a delay")
+                return
+            }
+            delays.append(seconds)
+        }
+        #expect(delays.allSatisfy { (0.5...2).contains($0) })
+        #expect(Set(delays).count > 1)
+    }
+
+    @Test("A rule is shown with every default written out — never a silent zero — and a seed chosen for it when it gave none")
+    func defaultsAreShown() throws {
+        let book = FaultBook()
+        let rule = book.add(try draft(#"{"door":"apns","effect":{"status":429}}"#), now: start)
+        let json = rule.json
+        #expect(json["id"] == .string("fault-1"))
+        #expect(json["effect"] == .object([.init("status", .integer(429)), .init("reason", .string("TooManyRequests"))]))
+        #expect(json["times"] == .null)
+        #expect(json["after"] == .integer(0))
+        #expect(json["probability"] == .number(1))
+        #expect(json["ttl"] == .null)
+        #expect(json["hits"] == .integer(0))
+        #expect(json["spent"] == .bool(false))
+        #expect(rule.seed < 1 << 53)
+        // The rule as shown, added again, is the same rule (with its seed: the same hits).
+        let again = try FaultRule.Draft(json: .object(json.objectMembers.filter { FaultRule.fields.contains($0.key) }))
+        #expect(again.seed == rule.seed && again.effect == rule.effect && again.times == nil && again.probability == 1)
+    }
+
+    @Test(
+        "Bad input: every field at fault is named, with what to do",
+        arguments: [
+            (#"[1]"#, ""),
+            (#"{"effect":{"status":429}}"#, "door"),
+            (#"{"door":"mqtt","effect":{"status":429}}"#, "door"),
+            (#"{"door":"fcm","effect":{"status":429}}"#, "door"),
+            (#"{"door":"apns"}"#, "effect"),
+            (#"{"door":"apns","effect":{"status":429},"color":"red"}"#, "color"),
+            (#"{"door":"apns","effect":{}}"#, "effect"),
+            (#"{"door":"apns","effect":{"teapot":true}}"#, "effect.teapot"),
+            (#"{"door":"apns","effect":{"goaway":"Shutdown"}}"#, "effect.goaway"),
+            (#"{"door":"apns","effect":{"status":418}}"#, "effect.status"),
+            (#"{"door":"apns","effect":{"status":"429"}}"#, "effect.status"),
+            (#"{"door":"apns","effect":{"status":429,"reason":"Unregistered"}}"#, "effect.reason"),
+            (#"{"door":"apns","effect":{"status":400}}"#, "effect.reason"),
+            (#"{"door":"apns","effect":{"reason":"NoSuchReason"}}"#, "effect.reason"),
+            (#"{"door":"apns","effect":{"status":429,"timestamp":1}}"#, "effect.timestamp"),
+            (#"{"door":"apns","effect":{"status":429,"retryAfter":-1}}"#, "effect.retryAfter"),
+            (#"{"door":"apns","effect":{"delay":-1}}"#, "effect.delay"),
+            (#"{"door":"apns","effect":{"delay":{"min":3,"max":2}}}"#, "effect.delay.max"),
+            (#"{"door":"apns","effect":{"delay":1,"status":429}}"#, "effect.status"),
+            (#"{"door":"apns","effect":{"status":429},"probability":1.5}"#, "probability"),
+            (#"{"door":"apns","effect":{"status":429},"times":0}"#, "times"),
+            (#"{"door":"apns","effect":{"status":429},"times":-1}"#, "times"),
+            (#"{"door":"apns","effect":{"status":429},"after":-1}"#, "after"),
+            (#"{"door":"apns","effect":{"status":429},"after":1.5}"#, "after"),
+            (#"{"door":"apns","effect":{"status":429},"seed":-1}"#, "seed"),
+            (#"{"door":"apns","effect":{"status":429},"ttl":0}"#, "ttl"),
+            (#"{"door":"apns","effect":{"status":429},"match":{"device":"x"}}"#, "match.device"),
+            (#"{"door":"apns","effect":{"status":429},"match":{"pushType":"fax"}}"#, "match.pushType"),
+        ])
+    func badInput(json: String, field: String) throws {
+        #expect(throws: FaultRuleError.self) { try draft(json) }
+        do {
+            _ = try draft(json)
+        } catch let error as FaultRuleError {
+            #expect(error.field == field, "\(json): \(error)")
+            #expect(!error.message.isEmpty)
+        }
+    }
+}
+
+extension JSONValue {
+    fileprivate var objectMembers: [Member] {
+        if case .object(let members) = self { return members }
+        return []
+    }
+}
