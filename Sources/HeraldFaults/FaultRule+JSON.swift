@@ -104,6 +104,44 @@ extension FaultRule.Draft {
         }
     }
 
+    /// The fields a listing shows that a rule does not take: what the book gave it.
+    static let shownOnly: Set<String> = ["id", "addedAt", "expiresAt", "hits", "spent"]
+
+    /// Reads the rules of a file (`herald up --faults FILE`): an array of rules, or what `GET /api/v1/faults` answers
+    /// (`{"faults": [...]}`, the fields the book gave each rule — `id`, `hits`, … — left out), or one rule.
+    ///
+    /// - Parameter json: The file's JSON.
+    /// - Throws: ``FaultRuleError`` naming the rule and its field (`faults[2].effect.status`).
+    public static func list(json: JSONValue) throws(FaultRuleError) -> [FaultRule.Draft] {
+        let rules: [JSONValue]
+        let prefix: String
+        switch json {
+        case .array(let values):
+            (rules, prefix) = (values, "")
+        case .object(let members) where members.contains(where: { $0.key == "faults" }):
+            guard members.count == 1, case .array(let values)? = json["faults"] else {
+                throw FaultRuleError(field: "faults", #"a file of rules is [rule, …] or {"faults": [rule, …]}"#)
+            }
+            (rules, prefix) = (values, "faults")
+        case .object:
+            return [try FaultRule.Draft(json: json)]
+        default:
+            throw FaultRuleError(field: "", #"a file of rules is [rule, …], {"faults": [rule, …]} or one rule"#)
+        }
+        var drafts: [FaultRule.Draft] = []
+        for (index, rule) in rules.enumerated() {
+            var rule = rule
+            if case .object(let members) = rule { rule = .object(members.filter { !shownOnly.contains($0.key) }) }
+            do {
+                drafts.append(try FaultRule.Draft(json: rule))
+            } catch {
+                let place = "\(prefix)[\(index)]"
+                throw FaultRuleError(field: error.field.isEmpty ? place : "\(place).\(error.field)", error.message)
+            }
+        }
+        return drafts
+    }
+
     private static func integer(_ value: JSONValue?, _ field: String, atLeast least: Int) throws(FaultRuleError) -> Int? {
         guard let value, value != .null else { return nil }
         guard case .integer = value, let number = value.integerValue, number >= least else {

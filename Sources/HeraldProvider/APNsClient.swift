@@ -128,7 +128,8 @@ public final class APNsClient: Sendable {
             var result = await attemptOnce(path: path, headers: headers, body: body, deviceToken: deviceToken)
             result.attempts = attempt
             let retryable = result.status == 0 || APNsRetryPolicy.isRetryable(status: result.status, reason: result.reasonText)
-            if !retryable || attempt >= retryPolicy.maximumAttempts {
+            let wait = retryPolicy.delay(beforeAttempt: attempt + 1, retryAfter: result.retryAfter)
+            if !retryable || attempt >= retryPolicy.maximumAttempts || wait == nil {
                 if result.invalidatesToken { onInvalidToken?(result) }
                 if !result.isSuccess {
                     logger.warning(
@@ -141,7 +142,7 @@ public final class APNsClient: Sendable {
                 return result
             }
             attempt += 1
-            let delay = retryPolicy.delay(beforeAttempt: attempt)
+            let delay = wait ?? retryPolicy.delay(beforeAttempt: attempt)
             logger.debug(
                 "Retrying notification",
                 metadata: [
@@ -166,6 +167,9 @@ public final class APNsClient: Sendable {
                 deviceToken: deviceToken, status: response.status, apnsID: response.headers.first(name: "apns-id"),
                 uniqueID: response.headers.first(name: "apns-unique-id"), attempts: 1)
             result.requestID = response.headers.first(name: "apns-request-id")
+            result.retryAfter = response.headers.first(name: "retry-after").flatMap {
+                APNsRetryPolicy.retryAfter($0, now: clock.now)
+            }
             if result.status != 200, response.body.readableBytes > 0,
                 let object = try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
             {

@@ -17,6 +17,8 @@ public struct APNsResult: Sendable, Hashable {
     public var reasonText: String?
     /// For 410: when the token stopped being valid.
     public var timestamp: Date?
+    /// How long the server asked to wait before sending again (`Retry-After`, RFC 9110 §10.2.3), if it did.
+    public var retryAfter: Duration? = nil
     /// How many times it was sent (retries included).
     public var attempts: Int
     /// Why no answer came: a connection or TLS error, described.

@@ -34,6 +34,38 @@ public struct APNsRetryPolicy: Sendable, Hashable {
         return status == 429 || status == 500 || status == 503
     }
 
+    /// The wait before attempt `attempt` when the answer asked for `retryAfter`: the longer of the two — a server's
+    /// `Retry-After` is a floor, never shortened —, or `nil` (do not retry) when it asked for longer than
+    /// ``maximumDelay``.
+    ///
+    /// - Parameters:
+    ///   - attempt: The attempt about to be made (2 for the first retry).
+    ///   - retryAfter: What the answer's `Retry-After` asked for, if it had one.
+    public func delay(beforeAttempt attempt: Int, retryAfter: Duration?) -> Duration? {
+        let own = delay(beforeAttempt: attempt)
+        guard let retryAfter else { return own }
+        if retryAfter > maximumDelay { return nil }
+        return max(own, retryAfter)
+    }
+
+    /// A `Retry-After` value (RFC 9110 §10.2.3) as a wait from `now`: delay-seconds, or an HTTP date; `nil` when it is
+    /// neither.
+    ///
+    /// - Parameters:
+    ///   - value: The header's value.
+    ///   - now: The time the answer came.
+    public static func retryAfter(_ value: String, now: Date) -> Duration? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if let seconds = Int(text), seconds >= 0 { return .seconds(seconds) }
+        // IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), the form RFC 9110 says senders use.
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = format.date(from: text) else { return nil }
+        return .seconds(max(0, date.timeIntervalSince(now)))
+    }
+
     /// The wait before attempt `attempt` (2 for the first retry).
     public func delay(beforeAttempt attempt: Int) -> Duration {
         let factor = 1 << min(max(0, attempt - 2), 20)

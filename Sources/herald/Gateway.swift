@@ -22,6 +22,7 @@ extension HeraldCommand {
         )
 
         @OptionGroup var store: GatewayStoreOptions
+        @OptionGroup var faultFile: FaultFileOptions
         @Option(help: "The interface to listen on.") var host = "127.0.0.1"
         @Option(help: "The TLS provider port (development environment).", transform: ListenerPort.parse) var port = 2197
         @Option(
@@ -92,6 +93,7 @@ extension HeraldCommand {
                 logger.debug("Open file limit", metadata: ["limit.before": "\(limit.before)", "limit.after": "\(limit.after)"])
             }
             let directory = store.directory
+            let faults = try await faultFile.book(now: Date())
             var listeners = [GatewayConfiguration.ProviderListener(host: host, port: port, usesTLS: true)]
             // The option that sets each listener's port, for a port that is in use.
             var options = ["--port"]
@@ -129,7 +131,8 @@ extension HeraldCommand {
             configuration.fcmPort = fcmPort.flatMap { $0 == ListenerPort.off ? nil : $0 }
             let gatewayStore = try await store.openForNode(logger: logger)
             let gateway = try HeraldGateway(
-                configuration: configuration, store: gatewayStore, dataDirectory: directory, logger: logger)
+                configuration: configuration, store: gatewayStore, dataDirectory: directory, faults: faults,
+                logger: logger)
             let providerListeners = listeners
             let listenHost = consoleHost
             // The console's send form: the development TLS provider API, with `.p8` keys kept in the data directory.

@@ -12,7 +12,7 @@ struct HeraldCommand: AsyncParsableCommand {
             Certificates.self, FCM.self, Push.self, JWT.self, Log.self, Deliveries.self, Notifications.self, Respond.self,
             Settings.self,
             Simulate.self,
-            Location.self, Focus.self, Widgets.self, WebPush.self,
+            Location.self, Focus.self, Widgets.self, WebPush.self, Faults.self,
         ]
     )
 

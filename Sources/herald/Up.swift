@@ -61,6 +61,7 @@ extension HeraldCommand {
         )
         var webPushRules: WebPushRules = .apple
         @OptionGroup var deviceModel: DeviceModelOptions
+        @OptionGroup var faultFile: FaultFileOptions
 
         /// The environment variable a CI job names the operator token in, so that it knows it without reading the banner.
         static let operatorTokenVariable = "HERALD_OPERATOR_TOKEN"
@@ -108,6 +109,7 @@ extension HeraldCommand {
                 logger.debug("Open file limit", metadata: ["limit.before": "\(limit.before)", "limit.after": "\(limit.after)"])
             }
             let directory = data.directory
+            let faults = try await faultFile.book(now: Date())
             try await preflight(directory)
             let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
             let engine = try openDeviceEngine(directory, presenter: presenter, logger: logger)
@@ -121,7 +123,8 @@ extension HeraldCommand {
             gatewayConfiguration.fcmPort = noFCM || fcmPort == ListenerPort.off ? nil : fcmPort
             gatewayConfiguration.webPushRules = webPushRules
             let gateway = try HeraldGateway(
-                configuration: gatewayConfiguration, store: gatewayStore, dataDirectory: directory, logger: logger)
+                configuration: gatewayConfiguration, store: gatewayStore, dataDirectory: directory, faults: faults,
+                logger: logger)
             var keys = try await gatewayStore.providerKeys()
             if keys.isEmpty {
                 // One provider key for the sandbox, so `herald up` alone is enough to push.

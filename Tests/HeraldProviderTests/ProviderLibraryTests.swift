@@ -256,6 +256,24 @@ import Testing
         #expect((2...5).map(policy.delay(beforeAttempt:)) == [.seconds(1), .seconds(2), .seconds(3), .seconds(3)])
     }
 
+    @Test(
+        "Issue 66: a server's Retry-After (seconds or an HTTP date) is a floor under the policy's wait; one longer than the longest wait is not waited for — the answer is final"
+    )
+    func retryAfter() {
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
+        #expect(APNsRetryPolicy.retryAfter("3", now: now) == .seconds(3))
+        #expect(APNsRetryPolicy.retryAfter(" 0 ", now: now) == .seconds(0))
+        #expect(APNsRetryPolicy.retryAfter("Sun, 06 Nov 1994 08:49:47 GMT", now: now) == .seconds(10))
+        #expect(APNsRetryPolicy.retryAfter("Sun, 06 Nov 1994 08:49:27 GMT", now: now) == .seconds(0))
+        #expect(APNsRetryPolicy.retryAfter("-1", now: now) == nil)
+        #expect(APNsRetryPolicy.retryAfter("soon", now: now) == nil)
+        let policy = APNsRetryPolicy(maximumAttempts: 5, initialDelay: .seconds(1), maximumDelay: .seconds(30))
+        #expect(policy.delay(beforeAttempt: 2, retryAfter: nil) == .seconds(1))
+        #expect(policy.delay(beforeAttempt: 2, retryAfter: .seconds(3)) == .seconds(3))
+        #expect(policy.delay(beforeAttempt: 4, retryAfter: .milliseconds(100)) == .seconds(4))
+        #expect(policy.delay(beforeAttempt: 2, retryAfter: .seconds(31)) == nil)
+    }
+
     @Test("A-10: certificate authentication through the library")
     func certificateAuthentication() async throws {
         try await withGateway { harness, _ in
