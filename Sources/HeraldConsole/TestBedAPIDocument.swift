@@ -283,8 +283,12 @@ enum TestBedAPIDocument {
                 }
               },
               "FaultEffect": {
-                "description": "A refusal as APNs sends it (status and reason Apple documents; timestamp, in milliseconds, for 410 only; retryAfter adds Retry-After), or a late answer (delay in seconds, or a range drawn from the rule's seed).",
+                "description": "A refusal as APNs sends it (status and reason Apple documents; timestamp, in milliseconds, for 410 only; retryAfter adds Retry-After); a late answer (delay in seconds, or a range drawn from the rule's seed); a stream reset (rstStream: an HTTP/2 error code); a GOAWAY before the request's stream (goaway: an APNs reason for its data); the connection closed unanswered (close); a new connection closed before SETTINGS (closeBeforeSettings).",
                 "oneOf": [
+                  {"type": "object", "additionalProperties": false, "required": ["rstStream"], "properties": {"rstStream": {"type": "string", "enum": ["NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED"]}}},
+                  {"type": "object", "additionalProperties": false, "required": ["goaway"], "properties": {"goaway": {"type": "string"}}},
+                  {"type": "object", "additionalProperties": false, "required": ["close"], "properties": {"close": {"const": true}}},
+                  {"type": "object", "additionalProperties": false, "required": ["closeBeforeSettings"], "properties": {"closeBeforeSettings": {"const": true}}},
                   {
                     "type": "object", "additionalProperties": false, "minProperties": 1,
                     "properties": {

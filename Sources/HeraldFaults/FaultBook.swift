@@ -95,14 +95,17 @@ public final class FaultBook: Sendable {
     ///   - door: The door the request came in on.
     ///   - request: What the request offers the rules' matches.
     ///   - now: The gateway clock's time.
-    public func hit(_ door: FaultDoor, _ request: FaultRequest, now: Date) -> FaultHit? {
+    ///   - connection: Whether a connection is opening (only the rules of connections — `closeBeforeSettings` — are
+    ///     asked) rather than a request arriving (only the others are).
+    public func hit(_ door: FaultDoor, _ request: FaultRequest, now: Date, connection: Bool = false) -> FaultHit? {
         if isEmpty { return nil }
         return state.withLock { state in
             Self.prune(&state, now: now)
             count.store(state.entries.count, ordering: .relaxed)
             guard
                 let index = state.entries.firstIndex(where: {
-                    $0.rule.door == door && !$0.rule.isSpent && $0.rule.match.matches(request)
+                    $0.rule.door == door && $0.rule.effect.isConnectionLevel == connection && !$0.rule.isSpent
+                        && $0.rule.match.matches(request)
                 })
             else { return nil }
             return Self.draw(&state.entries[index], now: now)
@@ -126,6 +129,10 @@ public final class FaultBook: Sendable {
             action = .delay(seconds: seconds)
         case .delay(.between(let least, let most)):
             action = .delay(seconds: least + (most - least) * unitInterval(&entry.draws))
+        case .resetStream(let code): action = .resetStream(code: code)
+        case .goAway(let reason): action = .goAway(reason: reason)
+        case .close: action = .close
+        case .closeBeforeSettings: action = .closeBeforeSettings
         }
         return FaultHit(ruleID: entry.rule.id, action: action)
     }

@@ -13,6 +13,23 @@ public struct FaultHit: Sendable, Equatable {
         case answer(FaultAnswer)
         /// Handled as usual, answered this many seconds late.
         case delay(seconds: Double)
+        /// The stream reset with this HTTP/2 error code.
+        case resetStream(code: String)
+        /// A GOAWAY with this reason, the request refused.
+        case goAway(reason: String)
+        /// The connection closed, the request unanswered.
+        case close
+        /// A new connection closed before SETTINGS.
+        case closeBeforeSettings
+
+        /// Whether the request is refused — not processed, neither kept nor delivered — rather than handled as usual.
+        public var refuses: Bool {
+            switch self {
+            case .answer, .goAway: true
+            case .resetStream(let code): code == "REFUSED_STREAM"
+            case .delay, .close, .closeBeforeSettings: false
+            }
+        }
     }
 
     /// A hit of rule `ruleID`.
@@ -31,6 +48,16 @@ public struct FaultHit: Sendable, Equatable {
             return text + " by fault rule \(ruleID)"
         case .delay(let seconds):
             return "Answered late by fault rule \(ruleID): \(String(format: "%.3f", seconds)) s"
+        case .goAway(let reason):
+            return "Discarded - Fault: GOAWAY \(reason) before its stream by fault rule \(ruleID)"
+        case .resetStream(let code) where action.refuses:
+            return "Discarded - Fault: RST_STREAM \(code) by fault rule \(ruleID)"
+        case .resetStream(let code):
+            return "Answer lost by fault rule \(ruleID): RST_STREAM \(code) after it was handled"
+        case .close:
+            return "Answer lost by fault rule \(ruleID): the connection closed after it was handled"
+        case .closeBeforeSettings:
+            return "A connection closed before SETTINGS by fault rule \(ruleID)"
         }
     }
 }

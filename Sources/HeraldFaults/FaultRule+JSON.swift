@@ -33,8 +33,12 @@ extension FaultRule {
     /// The fields a rule may have.
     static let fields = ["door", "match", "effect", "times", "after", "probability", "seed", "ttl"]
     /// The effects this version applies, and those documented for later doors and versions.
-    static let effectFields = ["status", "reason", "timestamp", "retryAfter", "delay"]
-    static let laterEffects = ["goaway", "rstStream", "close", "closeBeforeSettings", "quota"]
+    static let effectFields = [
+        "status", "reason", "timestamp", "retryAfter", "delay", "rstStream", "goaway", "close", "closeBeforeSettings",
+    ]
+    static let laterEffects = ["quota"]
+    /// The effects that are a whole effect on their own.
+    static let soleEffects = ["delay", "rstStream", "goaway", "close", "closeBeforeSettings"]
     /// A reason for each APNs status whose rule names none.
     static let defaultReasons: [Int: APNsReason] = [
         404: .badPath, 405: .methodNotAllowed, 410: .unregistered, 413: .payloadTooLarge, 429: .tooManyRequests,
@@ -80,7 +84,13 @@ extension FaultRule.Draft {
         }
         guard let effect = json["effect"] else { throw FaultRuleError(field: "effect", "required") }
         self.init(door: door, effect: try Self.effect(effect))
-        if let match = json["match"], match != .null { self.match = try Self.match(match) }
+        if let match = json["match"], match != .null {
+            self.match = try Self.match(match)
+            if self.effect.isConnectionLevel, self.match != FaultMatch() {
+                throw FaultRuleError(
+                    field: "match", "a connection that opens has no token, topic or path yet: leave match out")
+            }
+        }
         if let times = try Self.integer(json["times"], "times", atLeast: 1) { self.times = times }
         if let after = try Self.integer(json["after"], "after", atLeast: 0) { self.after = after }
         if let value = json["probability"], value != .null {
@@ -176,24 +186,45 @@ extension FaultRule.Draft {
     private static func effect(_ json: JSONValue) throws(FaultRuleError) -> FaultEffect {
         guard case .object(let members) = json, !members.isEmpty else {
             throw FaultRuleError(
-                field: "effect", #"must be an object: {"status": 429, "reason": "TooManyRequests"} or {"delay": 2}"#)
+                field: "effect",
+                #"must be an object: {"status": 429}, {"delay": 2}, {"rstStream": "INTERNAL_ERROR"}, {"goaway": "Shutdown"}, {"close": true} or {"closeBeforeSettings": true}"#
+            )
         }
         for member in members where !FaultRule.effectFields.contains(member.key) {
             if FaultRule.laterEffects.contains(member.key) {
                 throw FaultRuleError(
                     field: "effect.\(member.key)",
-                    "not applied by this version of Herald: status (with reason, timestamp, retryAfter) and delay are")
+                    "not applied by this version of Herald: status, delay, rstStream, goaway, close and closeBeforeSettings are")
             }
             throw FaultRuleError(
-                field: "effect.\(member.key)", "unknown effect; one of status (with reason, timestamp, retryAfter), delay")
+                field: "effect.\(member.key)",
+                "unknown effect; one of status (with reason, timestamp, retryAfter), delay, rstStream, goaway, close, closeBeforeSettings"
+            )
         }
-        if let delay = json["delay"] {
-            if let other = members.first(where: { $0.key != "delay" }) {
-                throw FaultRuleError(field: "effect.\(other.key)", "a delay is an effect of its own; add another rule")
+        guard let sole = members.first(where: { FaultRule.soleEffects.contains($0.key) }) else {
+            return .answer(try Self.answer(json))
+        }
+        if let other = members.first(where: { $0.key != sole.key }) {
+            throw FaultRuleError(field: "effect.\(other.key)", "\(sole.key) is an effect of its own; add another rule")
+        }
+        let field = "effect.\(sole.key)"
+        switch sole.key {
+        case "delay":
+            return .delay(try Self.delay(sole.value))
+        case "rstStream":
+            guard let code = sole.value.stringValue, FaultEffect.http2ErrorCodes[code] != nil else {
+                throw FaultRuleError(field: field, "must be an HTTP/2 error code: INTERNAL_ERROR, REFUSED_STREAM, CANCEL, …")
             }
-            return .delay(try Self.delay(delay))
+            return .resetStream(code: code)
+        case "goaway":
+            guard let reason = sole.value.stringValue, APNsReason.named(reason) != nil else {
+                throw FaultRuleError(field: field, "must be a reason APNs documents, for its GOAWAY's data: Shutdown, …")
+            }
+            return .goAway(reason: reason)
+        default:
+            guard sole.value == .bool(true) else { throw FaultRuleError(field: field, "must be true") }
+            return sole.key == "close" ? .close : .closeBeforeSettings
         }
-        return .answer(try Self.answer(json))
     }
 
     private static func delay(_ json: JSONValue) throws(FaultRuleError) -> FaultDelay {
@@ -283,6 +314,10 @@ extension FaultEffect {
             return .object([.init("delay", .number(seconds))])
         case .delay(.between(let least, let most)):
             return .object([.init("delay", .object([.init("min", .number(least)), .init("max", .number(most))]))])
+        case .resetStream(let code): return .object([.init("rstStream", .string(code))])
+        case .goAway(let reason): return .object([.init("goaway", .string(reason))])
+        case .close: return .object([.init("close", .bool(true))])
+        case .closeBeforeSettings: return .object([.init("closeBeforeSettings", .bool(true))])
         case .answer(let answer):
             var members: [JSONValue.Member] = [
                 .init("status", .integer(Int64(answer.status))), .init("reason", .string(answer.reason)),

@@ -62,6 +62,26 @@ import Testing
     }
 
     @Test(
+        "Issue 66: the frame-level faults' example — Python's h2 — gets RST_STREAM INTERNAL_ERROR (the push handled, its answer lost) and REFUSED_STREAM (not processed), a GOAWAY whose last-stream-id is below the push's stream with {\"reason\":\"Shutdown\"}, a connection closed unanswered whose retry with the same apns-id is 200 and not delivered twice, and a connection closed before SETTINGS"
+    )
+    func frameFaultsExample() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, api, token) = try await Self.startUp(herald) else { return }
+        defer { up.send(SIGKILL) }
+        let result = try await ChildProcess.run(
+            "python3", [Self.examples.appendingPathComponent("faults_h2_example.py").path],
+            environment: ProcessInfo.processInfo.environment.merging(["HERALD_API": api, "HERALD_TOKEN": token]) { $1 },
+            timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        #expect(
+            result.output.split(separator: "\n").map(String.init) == [
+                "rst INTERNAL_ERROR handled Delivered to Device", "rst REFUSED_STREAM refused",
+                "goaway Shutdown last-stream-id 5 of 7", "close handled, retry not delivered twice", "closed before settings",
+                "ok",
+            ], "\(result.output)")
+    }
+
+    @Test(
         "Issue 64 (1, 2, 3): the Node example — fetch and node:http2 — waits on the server for the push it sends, finds it by its apns-unique-id, and the app's notification by its apns-id"
     )
     func nodeExample() async throws {

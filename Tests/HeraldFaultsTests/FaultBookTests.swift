@@ -105,6 +105,26 @@ import Testing
         #expect(Set(delays).count > 1)
     }
 
+    @Test(
+        "Frame-level effects: a reset, a GOAWAY and a close are asked for by requests; closeBeforeSettings only by connections that open; a refusal is a reset with REFUSED_STREAM or a GOAWAY"
+    )
+    func frameLevelEffects() throws {
+        let book = FaultBook()
+        let atConnection = book.add(try draft(#"{"door":"apns","effect":{"closeBeforeSettings":true},"times":1}"#), now: start)
+        let reset = book.add(try draft(#"{"door":"apns","effect":{"rstStream":"INTERNAL_ERROR"}}"#), now: start)
+        #expect(
+            book.hit(.apns, request(), now: start) == FaultHit(ruleID: reset.id, action: .resetStream(code: "INTERNAL_ERROR")))
+        #expect(
+            book.hit(.apns, FaultRequest(), now: start, connection: true)
+                == FaultHit(ruleID: atConnection.id, action: .closeBeforeSettings))
+        #expect(book.hit(.apns, FaultRequest(), now: start, connection: true) == nil, "spent")
+        #expect(reset.json["effect"] == .object([.init("rstStream", .string("INTERNAL_ERROR"))]))
+        #expect(FaultHit.Action.goAway(reason: "Shutdown").refuses && FaultHit.Action.resetStream(code: "REFUSED_STREAM").refuses)
+        #expect(!FaultHit.Action.resetStream(code: "CANCEL").refuses && !FaultHit.Action.close.refuses)
+        #expect(try draft(#"{"door":"apns","effect":{"goaway":"Shutdown"}}"#).effect == .goAway(reason: "Shutdown"))
+        #expect(try draft(#"{"door":"apns","effect":{"close":true}}"#).effect == .close)
+    }
+
     @Test("A rule is shown with every default written out — never a silent zero — and a seed chosen for it when it gave none")
     func defaultsAreShown() throws {
         let book = FaultBook()
@@ -135,7 +155,12 @@ import Testing
             (#"{"door":"apns","effect":{"status":429},"color":"red"}"#, "color"),
             (#"{"door":"apns","effect":{}}"#, "effect"),
             (#"{"door":"apns","effect":{"teapot":true}}"#, "effect.teapot"),
-            (#"{"door":"apns","effect":{"goaway":"Shutdown"}}"#, "effect.goaway"),
+            (#"{"door":"apns","effect":{"goaway":"Teapot"}}"#, "effect.goaway"),
+            (#"{"door":"apns","effect":{"goaway":"Shutdown","status":503}}"#, "effect.status"),
+            (#"{"door":"apns","effect":{"rstStream":"OOPS"}}"#, "effect.rstStream"),
+            (#"{"door":"apns","effect":{"close":false}}"#, "effect.close"),
+            (#"{"door":"apns","effect":{"closeBeforeSettings":true},"match":{"topic":"a"}}"#, "match"),
+            (#"{"door":"apns","effect":{"quota":{"requests":1,"per":1}}}"#, "effect.quota"),
             (#"{"door":"apns","effect":{"status":418}}"#, "effect.status"),
             (#"{"door":"apns","effect":{"status":"429"}}"#, "effect.status"),
             (#"{"door":"apns","effect":{"status":429,"reason":"Unregistered"}}"#, "effect.reason"),

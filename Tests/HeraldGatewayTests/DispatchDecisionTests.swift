@@ -66,7 +66,7 @@ import Testing
     }
 
     @Test(
-        "Issue 66: a fault rule's refusal decides before everything else — a retry, a connected device, an offline one; a delay decides nothing (the push goes its way, answered late)"
+        "Issue 66: a fault rule's refusal (an APNs answer, a GOAWAY before its stream, RST_STREAM REFUSED_STREAM) decides before everything else — a retry, a connected device, an offline one; a delay, a close or another reset decides nothing (the push goes its way, its answer late or lost)"
     )
     func faults() {
         let refusal = FaultHit(ruleID: "fault-1", action: .answer(FaultAnswer(status: 429, reason: "TooManyRequests")))
@@ -75,10 +75,22 @@ import Testing
             let refused = DispatchDecision(
                 fault: refusal, repeating: repeating, connectedHere: connected, expiration: .storagePolicy, now: Self.now,
                 rules: Self.oneNode)
-            #expect(
-                refused
-                    == .refuse(
-                        FaultRefusal(hit: refusal, answer: FaultAnswer(status: 429, reason: "TooManyRequests"))))
+            #expect(refused == .refuse(FaultRefusal(hit: refusal)))
+            for action: FaultHit.Action in [.goAway(reason: "Shutdown"), .resetStream(code: "REFUSED_STREAM")] {
+                let hit = FaultHit(ruleID: "fault-3", action: action)
+                #expect(
+                    DispatchDecision(
+                        fault: hit, repeating: repeating, connectedHere: connected, expiration: .storagePolicy, now: Self.now,
+                        rules: Self.oneNode) == .refuse(FaultRefusal(hit: hit)))
+            }
+            // Handled as usual, its answer lost: a close, a reset that does not say "not processed".
+            for action: FaultHit.Action in [.close, .resetStream(code: "INTERNAL_ERROR")] {
+                #expect(
+                    DispatchDecision(
+                        fault: FaultHit(ruleID: "fault-4", action: action), repeating: repeating, connectedHere: connected,
+                        expiration: .storagePolicy, now: Self.now, rules: Self.oneNode)
+                        == Self.decide(repeating: repeating, connected: connected))
+            }
             let delayed = DispatchDecision(
                 fault: delay, repeating: repeating, connectedHere: connected, expiration: .storagePolicy, now: Self.now,
                 rules: Self.oneNode)

@@ -69,8 +69,8 @@ enum DispatchDecision: Equatable, Sendable {
     /// The decision for a push.
     ///
     /// - Parameters:
-    ///   - fault: What the fault rules do to this push, if one hit it: a refusal decides; a delay does not (the push
-    ///     is handled as usual and answered late).
+    ///   - fault: What the fault rules do to this push, if one hit it: a refusal decides; a delay, a reset other than
+    ///     `REFUSED_STREAM` or a close does not (the push is handled as usual, and its answer is late or lost).
     ///   - repeating: The unique ID of the push accepted lately that this one repeats, if it is a provider's retry.
     ///   - connectedHere: Whether its device is connected to this node.
     ///   - expiration: Its `apns-expiration`.
@@ -80,8 +80,8 @@ enum DispatchDecision: Equatable, Sendable {
         fault: FaultHit? = nil, repeating: String?, connectedHere: Bool, expiration: APNsRequestHeaders.Expiration,
         now: Date, rules: Rules
     ) {
-        if let fault, case .answer(let answer) = fault.action {
-            self = .refuse(FaultRefusal(hit: fault, answer: answer))
+        if let fault, fault.action.refuses {
+            self = .refuse(FaultRefusal(hit: fault))
         } else if let repeating {
             self = .discardDuplicate(of: repeating)
         } else if connectedHere {

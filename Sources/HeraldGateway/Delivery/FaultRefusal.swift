@@ -1,10 +1,8 @@
 import HeraldFaults
 
-/// A push refused by a fault rule (``DispatchDecision/refuse(_:)``): answered as the rule says, neither kept nor
-/// delivered.
+/// A push refused by a fault rule (``DispatchDecision/refuse(_:)``): answered as the rule says — an APNs refusal, a
+/// GOAWAY before its stream, `RST_STREAM REFUSED_STREAM` —, neither kept nor delivered.
 struct FaultRefusal: Error, Sendable, Equatable {
-    /// The rule's hit, its answer drawn.
+    /// The rule's hit, its values drawn (``FaultHit/Action/refuses``).
     var hit: FaultHit
-    /// The answer.
-    var answer: FaultAnswer
 }

@@ -84,8 +84,10 @@ final class PushDispatcher: Sendable {
 
     /// Delivers or stores `push`; returns once it is acknowledged, durably stored, or discarded by rule — or at once
     /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
-    /// A fault rule that hits it (``faults``) refuses it — throwing ``FaultRefusal`` — or delays the return.
-    func dispatch(_ push: AcceptedPush) async throws {
+    /// A fault rule that hits it (``faults``) refuses it — throwing ``FaultRefusal`` —, delays the return, or is
+    /// returned: a reset or a close that takes the place of the push's answer once it was handled.
+    @discardableResult
+    func dispatch(_ push: AcceptedPush) async throws -> FaultHit? {
         var push = push
         countReceived(push)
         let fault = faultHit(push)
@@ -114,7 +116,7 @@ final class PushDispatcher: Sendable {
                 metadata: [
                     "apns.id": "\(push.apnsID)", "apns.unique_id": "\(push.uniqueID)", "apns.first_unique_id": "\(first)",
                 ])
-            return
+            return nil
         case .deliver:
             try await confirmToken(&push)
             if let session, let acknowledgement = await session.deliver(DevicePush(push)) {
@@ -129,10 +131,13 @@ final class PushDispatcher: Sendable {
             try await settle(&push, offline, now: clock.now)
         }
         remember(push)
-        if let fault, case .delay(let seconds) = fault.action {
-            log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .fault, detail: fault.description))
+        guard let fault else { return nil }
+        log.record(DeliveryEvent(uniqueID: push.uniqueID, at: clock.now, kind: .fault, detail: fault.description))
+        if case .delay(let seconds) = fault.action {
             try? await clock.sleep(for: seconds)
+            return nil
         }
+        return fault
     }
 
     /// What the fault rules do to `push`, asked once: a push of the APNs door (not one FCM's or web push's door made).

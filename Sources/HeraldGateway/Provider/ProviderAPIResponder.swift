@@ -127,14 +127,18 @@ struct ProviderAPIResponder: Sendable {
                     read, token: passed.token.token, topic: passed.addressing.topic, payload: passed.payload.data))
             made.fcmMessage = connection.fcmMessage
             let push = made
+            let lost: FaultHit?
             do {
-                try await dispatcher.dispatch(push)
+                lost = try await dispatcher.dispatch(push)
             } catch let fault as FaultRefusal {
-                return refuse(fault, apnsID: read.apnsID, authenticated: checks.authenticated, logger: logger)
+                return refuse(fault.hit, apnsID: read.apnsID, authenticated: checks.authenticated, logger: logger)
             } catch {
                 throw dispatchRefusal(error, apnsID: read.apnsID, logger: logger)
             }
-            return accepted(push, environment: connection.environment, logger: logger)
+            var answer = accepted(push, environment: connection.environment, logger: logger)
+            // Handled as usual; a fault rule loses its answer (a close, a reset other than REFUSED_STREAM).
+            answer.transportFault = lost.flatMap(Self.transportFault)
+            return answer
         } catch {
             return refuse(error, apnsID: read.apnsID, authenticated: checks.authenticated, logger: logger)
         }
@@ -227,16 +231,30 @@ struct ProviderAPIResponder: Sendable {
     }
 
     /// The answer to a push a fault rule refused: its status and reason as APNs sends them (`timestamp` for 410), the
-    /// push's `apns-id`, and `retry-after` when the rule gives one.
-    func refuse(_ fault: FaultRefusal, apnsID: String, authenticated: Bool, logger: Logger) -> ProviderAnswer {
+    /// push's `apns-id`, and `retry-after` when the rule gives one; or, for a GOAWAY or a `REFUSED_STREAM` reset, that
+    /// in the answer's place.
+    func refuse(_ fault: FaultHit, apnsID: String, authenticated: Bool, logger: Logger) -> ProviderAnswer {
+        guard case .answer(let refusal) = fault.action else {
+            var answer = ProviderAnswer(status: 0, fields: [], body: ByteBuffer(), authenticated: authenticated)
+            answer.transportFault = Self.transportFault(fault)
+            return answer
+        }
         let reason =
-            APNsReason.named(fault.answer.reason)
-            ?? APNsReason(
-                status: fault.answer.status, reason: fault.answer.reason, retry: .withBackoff)
-        var answer = refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: fault.answer.timestamp), logger: logger)
+            APNsReason.named(refusal.reason) ?? APNsReason(status: refusal.status, reason: refusal.reason, retry: .withBackoff)
+        var answer = refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: refusal.timestamp), logger: logger)
         answer.authenticated = authenticated
-        if let retryAfter = fault.answer.retryAfter { answer.fields.append((name: "retry-after", value: "\(retryAfter)")) }
+        if let retryAfter = refusal.retryAfter { answer.fields.append((name: "retry-after", value: "\(retryAfter)")) }
         return answer
+    }
+
+    /// What a fault rule's hit does on the connection in an answer's place, if it does.
+    static func transportFault(_ hit: FaultHit) -> ProviderAnswer.TransportFault? {
+        switch hit.action {
+        case .resetStream(let code): .resetStream(FaultEffect.http2ErrorCodes[code] ?? 0x2)
+        case .goAway(let reason): .goAway(reason: reason)
+        case .close: .close
+        case .answer, .delay, .closeBeforeSettings: nil
+        }
     }
 
     /// The answer when the store failed: 503 `ServiceUnavailable` while the database is away (the provider retries

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldFaults
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -63,6 +64,14 @@ struct ProviderChannel: ServerChildChannel {
         _ = channel.setOption(ChannelOptions.maxMessagesPerRead, value: 1)
         _ = channel.setOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: 16_384))
         let configureHTTP2 = { @Sendable (certificate: NIOSSLCertificate?) throws -> Void in
+            // A fault rule of connections (docs/faults.md): closed before the gateway's SETTINGS, as Pushy #831 met it.
+            if let hit = self.responder.dispatcher.faults.hit(
+                .apns, FaultRequest(), now: self.responder.clock.now, connection: true)
+            {
+                logger.info("A fault rule closed a new connection before SETTINGS", metadata: ["fault": "\(hit.ruleID)"])
+                channel.close(promise: nil)
+                return
+            }
             // The identity is decided here, once, before HTTP/2 can carry a request.
             connection.state.withLock { $0.identity = ProviderConnection.Identity(certificate: certificate) }
             try ProviderHTTP2Pipeline.configure(

@@ -17,6 +17,15 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     /// Sent down the connection's pipeline by a stream whose request carried a valid provider token.
     struct LiftStreamLimit: Sendable {}
 
+    /// Sent down the connection's pipeline by a stream a fault rule answers with a GOAWAY (docs/faults.md): its
+    /// last-stream-id is below the stream, so the client knows it was not processed.
+    struct GoAwayBefore: Sendable {
+        /// The stream the GOAWAY refuses.
+        var streamID: HTTP2StreamID
+        /// The reason in its data (`{"reason": …}`).
+        var reason: String
+    }
+
     /// The settings the connection starts with (H-22: Apple's 2021 production values): its whole stream limit if
     /// it starts authenticated, one stream otherwise (H-05, H-23).
     var initialSettings: HTTP2Settings {
@@ -134,6 +143,12 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if let fault = event as? GoAwayBefore {
+            let below = HTTP2StreamID(max(0, Int(fault.streamID) - 2))
+            goAway(reasonText: fault.reason, lastStreamID: min(lastStreamID, below), context: context)
+            promise?.succeed()
+            return
+        }
         guard event is LiftStreamLimit else {
             context.triggerUserOutboundEvent(event, promise: promise)
             return
@@ -152,6 +167,9 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
         // Protocol errors were answered by the HTTP/2 handler (GOAWAY or RST_STREAM); stream errors leave the
         // connection up, connection errors close it.
         if error is NIOHTTP2Errors.StreamError { return }
+        // After this side's GOAWAY the connection is closing already, once what was written has left: a frame the
+        // client sent meanwhile must not cut that short (the GOAWAY would be lost in a reset).
+        if isClosing { return }
         context.close(promise: nil)
     }
 
@@ -191,10 +209,19 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
 
     /// Sends GOAWAY with `{"reason": …}`, refuses new streams, and closes once the open ones have finished.
     private func goAway(_ reason: APNsReason, context: ChannelHandlerContext) {
+        goAway(reasonText: reason.reason, lastStreamID: lastStreamID, context: context)
+    }
+
+    /// Sends GOAWAY with `{"reason": reasonText}` and `lastStreamID` — the streams above it refused, not processed —,
+    /// and closes once the open ones have finished.
+    private func goAway(reasonText: String, lastStreamID: HTTP2StreamID, context: ChannelHandlerContext) {
         guard !isClosing else { return }
         isClosing = true
         idleTimer?.cancel()
-        let data = context.channel.allocator.buffer(string: APNsRefusal(reason).body)
+        var data = context.channel.allocator.buffer(capacity: reasonText.utf8.count + 12)
+        data.writeString(#"{"reason":""#)
+        data.writeString(reasonText)
+        data.writeString(#""}"#)
         let frame = HTTP2Frame(
             streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: data))
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)

@@ -47,6 +47,18 @@ struct ProviderAnswer: Sendable {
     var authenticated: Bool
     /// Why the request was refused, for a refusal.
     var refusal: APNsRefusal? = nil
+    /// What a fault rule puts in the answer's place on the connection, if one does (docs/faults.md).
+    var transportFault: TransportFault? = nil
+
+    /// A fault rule's effect on the connection instead of an answer.
+    enum TransportFault: Sendable, Equatable {
+        /// The stream reset with this HTTP/2 error code.
+        case resetStream(UInt32)
+        /// A GOAWAY with `{"reason": …}` and its last-stream-id below the request's stream, then a graceful close.
+        case goAway(reason: String)
+        /// The connection closed at once, the request unanswered.
+        case close
+    }
 }
 
 extension ProviderAnswer {

@@ -66,6 +66,7 @@ final class ProviderStreamHandler: ChannelInboundHandler {
     }
 
     private func write(_ answer: ProviderAnswer, context: ChannelHandlerContext) {
+        if let fault = answer.transportFault { return write(fault, context: context) }
         // H-05, H-23: a request with a valid token lifts the connection's one-stream limit (the manager sends the
         // new limit once). It goes out before the answer, so the client can open more streams as soon as it reads it.
         if answer.authenticated {
@@ -91,5 +92,20 @@ final class ProviderStreamHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(answer.body), endStream: true))), promise: written)
         context.flush()
         deadline.untilWritten(written.futureResult, context)
+    }
+
+    /// A fault rule's effect in the answer's place (docs/faults.md): the stream reset, a GOAWAY whose last-stream-id is
+    /// below this stream (the connection's manager sends it, then closes gracefully), or the connection closed.
+    private func write(_ fault: ProviderAnswer.TransportFault, context: ChannelHandlerContext) {
+        switch fault {
+        case .resetStream(let code):
+            context.writeAndFlush(wrapOutboundOut(.rstStream(HTTP2ErrorCode(networkCode: Int(code)))), promise: nil)
+        case .goAway(let reason):
+            let streamID = (try? context.channel.syncOptions?.getOption(HTTP2StreamChannelOptions.streamID)) ?? .maxID
+            connectionChannel.triggerUserOutboundEvent(
+                ProviderConnectionManager.GoAwayBefore(streamID: streamID, reason: reason), promise: nil)
+        case .close:
+            connectionChannel.close(promise: nil)
+        }
     }
 }
