@@ -405,6 +405,7 @@ let package = Package(
                 "HeraldDevice",
                 "HeraldProvider",
                 "HeraldWebPush",
+                "HeraldFaults",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "SystemPackage", package: "swift-system"),

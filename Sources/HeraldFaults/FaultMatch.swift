@@ -26,9 +26,9 @@ public struct FaultMatch: Sendable, Equatable {
         self.path = path
     }
 
-    /// Whether `request` has every value this match names.
+    /// Whether `request` has every value this match names (its token lowercase, as ``FaultRequest/token`` is).
     public func matches(_ request: FaultRequest) -> Bool {
-        (token == nil || token == request.token?.lowercased()) && (topic == nil || topic == request.topic)
+        (token == nil || token == request.token) && (topic == nil || topic == request.topic)
             && (pushType == nil || pushType == request.pushType) && (bundle == nil || bundle == request.bundle)
             && (path == nil || path == request.path)
     }

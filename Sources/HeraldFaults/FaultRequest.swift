@@ -1,6 +1,6 @@
 /// What a request offers a fault rule's ``FaultMatch`` to compare: each is `nil` where the door has no such thing.
 public struct FaultRequest: Sendable, Equatable {
-    /// The device token (lowercase hex), or the door's own token or registration.
+    /// The device token, lowercase (hex), or the door's own token or registration.
     public var token: String?
     /// The topic (`apns-topic`).
     public var topic: String?

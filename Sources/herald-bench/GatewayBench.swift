@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HeraldCore
 import HeraldDeviceChannel
+import HeraldFaults
 import HeraldGateway
 import HeraldTestSupport
 import HeraldTesting
@@ -47,6 +48,11 @@ extension HeraldBench {
         var devicesProcess = false
         @OptionGroup var tools: ReferenceTools
         @Option(help: "Where to put the data directory (a fresh temporary folder by default).") var directory: String?
+        @Option(
+            help: ArgumentHelp(
+                "Also measure what this many fault rules for other tokens cost a push (offline devices; runs alternating with none).",
+                valueName: "n"))
+        var faultRules = 0
 
         func validate() throws {
             guard requests > 0, clients > 0, streams > 0, devices > 0 else {
@@ -148,6 +154,33 @@ extension HeraldBench {
             let offlineRun = try await load.run(urls: urls(port: ports.provider[0], tokens: offlineTokens), in: folder)
             let lag = EventLoopLag(prometheusText: gateway.metrics.prometheusText()).since(lagBefore)
             let referenceAgain = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), in: folder)
+            // Issue 66: what fault rules that match none of the pushes cost them (the rules' index by token), in runs
+            // alternating with none, three of each.
+            var faultRows: [String] = []
+            if faultRules > 0 {
+                var without: [H2Load.Result] = []
+                var with: [H2Load.Result] = []
+                for _ in 0..<3 {
+                    without.append(try await load.run(urls: urls(port: ports.provider[0], tokens: offlineTokens), in: folder))
+                    for n in 0..<faultRules {
+                        var rule = FaultRule.Draft(
+                            door: .apns, effect: .answer(FaultAnswer(status: 429, reason: "TooManyRequests")))
+                        rule.match = FaultMatch(token: String(format: "%064x", n))
+                        gateway.faults.add(rule, now: Date())
+                    }
+                    with.append(try await load.run(urls: urls(port: ports.provider[0], tokens: offlineTokens), in: folder))
+                    gateway.faults.removeAll()
+                }
+                func median(_ runs: [H2Load.Result]) -> H2Load.Result {
+                    runs.sorted { $0.requestsPerSecond < $1.requestsPerSecond }[runs.count / 2]
+                }
+                let ratio = median(with).requestsPerSecond / median(without).requestsPerSecond
+                faultRows = [
+                    "| offline devices, no fault rules (median of 3) | \(median(without).summary) |",
+                    "| offline devices, \(faultRules) fault rules for other tokens (median of 3, alternating) | \(median(with).summary) |",
+                    "| ratio with / without | \(String(format: "%.3f", ratio)) (each run: \(without.map { Int($0.requestsPerSecond) }) without, \(with.map { Int($0.requestsPerSecond) }) with) |",
+                ]
+            }
             // What a request costs this process (the servers run in it), in runs of their own.
             var costRows: [String] = []
             if costs {
@@ -194,6 +227,15 @@ extension HeraldBench {
                 nginx before: \(reference.summary); after: \(referenceAgain.summary)
                 stored notifications for one offline device (one per topic): \(stored)
                 """)
+            if !faultRows.isEmpty {
+                print(
+                    """
+
+                    | fault rules (issue 66) | requests/s, latency |
+                    |---|---|
+                    \(faultRows.joined(separator: "\n"))
+                    """)
+            }
             if !costRows.isEmpty {
                 print(
                     """

@@ -71,6 +71,29 @@ import Testing
         #expect(book.hit(.apns, request(token: "bb"), now: start) == nil)
     }
 
+    @Test(
+        "Rules indexed by token keep the order they were added in: a token's rule and a rule for every token, whichever came first; a thousand other tokens' rules change nothing"
+    )
+    func indexKeepsOrder() throws {
+        let book = FaultBook()
+        for n in 0..<1000 {
+            book.add(try draft(#"{"door":"apns","match":{"token":"t\#(n)"},"effect":{"status":500}}"#), now: start)
+        }
+        let first = book.add(try draft(#"{"door":"apns","match":{"token":"aa"},"effect":{"status":500},"times":1}"#), now: start)
+        let everyToken = book.add(try draft(#"{"door":"apns","effect":{"status":503}}"#), now: start)
+        book.add(try draft(#"{"door":"apns","match":{"token":"aa"},"effect":{"status":429}}"#), now: start)
+        #expect(book.hit(.apns, request(token: "aa"), now: start)?.ruleID == first.id)
+        // Spent: the next in order is the rule for every token, not the later one for this token.
+        #expect(book.hit(.apns, request(token: "aa"), now: start)?.ruleID == everyToken.id)
+        #expect(book.hit(.apns, request(token: "bb"), now: start)?.ruleID == everyToken.id)
+        #expect(book.hit(.apns, request(token: "t7"), now: start)?.ruleID == "fault-8")
+        #expect(book.remove(id: everyToken.id))
+        #expect(
+            book.hit(.apns, request(token: "aa"), now: start)?.action
+                == .answer(FaultAnswer(status: 429, reason: "TooManyRequests")))
+        #expect(book.hit(.apns, request(token: "bb"), now: start) == nil)
+    }
+
     @Test("R-04: a 410 hit carries the rule's timestamp, or the time of the hit; a delay range is drawn within its bounds")
     func drawnValues() throws {
         let book = FaultBook()

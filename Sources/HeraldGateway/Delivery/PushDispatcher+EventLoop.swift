@@ -44,8 +44,6 @@ extension PushDispatcher {
     func dispatchingWithoutTask(
         deviceID: String, expiration: APNsRequestHeaders.Expiration, fingerprint: PushFingerprint?, now: Date
     ) -> DispatchWithoutTask? {
-        // Fault rules are asked once per push, by the task's dispatch: with any in the book, every push goes there.
-        guard faults.isEmpty else { return nil }
         let (decision, session) = decide(deviceID: deviceID, expiration: expiration, fingerprint: fingerprint, now: now)
         switch decision {
         case .deliver:

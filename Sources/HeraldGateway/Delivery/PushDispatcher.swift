@@ -86,11 +86,16 @@ final class PushDispatcher: Sendable {
     /// when it repeats a push accepted lately (the provider's retry after a lost answer), which is not delivered again.
     /// A fault rule that hits it (``faults``) refuses it — throwing ``FaultRefusal`` —, delays the return, or is
     /// returned: a reset or a close that takes the place of the push's answer once it was handled.
+    ///
+    /// - Parameters:
+    ///   - push: The push, its checks passed.
+    ///   - asked: What the fault rules said of it, when the event loop asked them already (``faultHit(for:)``); `nil`:
+    ///     ask them here.
     @discardableResult
-    func dispatch(_ push: AcceptedPush) async throws -> FaultHit? {
+    func dispatch(_ push: AcceptedPush, faultsAsked asked: FaultHit?? = nil) async throws -> FaultHit? {
         var push = push
         countReceived(push)
-        let fault = faultHit(push)
+        let fault = asked ?? faultHit(for: push)
         let (decision, session) = decide(
             deviceID: push.token.deviceID, expiration: push.expiration, fingerprint: push.fingerprint, now: clock.now,
             fault: fault)
@@ -140,8 +145,9 @@ final class PushDispatcher: Sendable {
         return fault
     }
 
-    /// What the fault rules do to `push`, asked once: a push of the APNs door (not one FCM's or web push's door made).
-    private func faultHit(_ push: AcceptedPush) -> FaultHit? {
+    /// What the fault rules do to `push` — ask once per push: a push of the APNs door (not one FCM's or web push's door
+    /// made).
+    func faultHit(for push: AcceptedPush) -> FaultHit? {
         guard !faults.isEmpty, push.fcmMessage == nil, push.pushType != .webpush else { return nil }
         let request = FaultRequest(
             token: push.token.token, topic: push.topic, pushType: push.pushType.rawValue, bundle: push.token.bundleID,

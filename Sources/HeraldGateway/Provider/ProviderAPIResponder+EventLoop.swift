@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import Logging
 import NIOCore
 
@@ -82,6 +83,14 @@ extension ProviderAPIResponder: ProviderAnswering {
                             read, token: passed.token.token, topic: passed.addressing.topic, payload: passed.payload.data))
                     made.fcmMessage = connection.fcmMessage
                     let push = made
+                    // The fault rules, asked once: a push one hits goes on in a task, which carries the hit out.
+                    if let hit = dispatcher.faultHit(for: push) {
+                        return inTask(on: eventLoop) { [checks] in
+                            await self.answer(
+                                read, of: request, connection: connection, resumed: checks, faultsAsked: .some(hit),
+                                logger: logger)
+                        }
+                    }
                     let environment = connection.environment
                     let tokenAuthenticated = checks.authenticated
                     metrics.recordProviderAnswer(onEventLoop: true)

@@ -92,10 +92,11 @@ struct ProviderAPIResponder: Sendable {
     ///   - connection: The state of the connection it came on.
     ///   - keyID: For a push the gateway makes itself: the provider key it is sent with.
     ///   - resumed: The checks as far as the event loop ran them (``answer(_:connection:logger:on:)``).
+    ///   - faultsAsked: What the fault rules said of the push, when the event loop asked them already.
     ///   - logger: Where to log.
     func answer(
         _ read: DevicePushRequest, of request: ProviderRequest, connection: ProviderConnection,
-        sentWithKey keyID: String? = nil, resumed: DevicePushChecks? = nil, logger: Logger
+        sentWithKey keyID: String? = nil, resumed: DevicePushChecks? = nil, faultsAsked: FaultHit?? = nil, logger: Logger
     ) async -> ProviderAnswer {
         var checks = resumed ?? DevicePushChecks(read)
         do {
@@ -129,7 +130,7 @@ struct ProviderAPIResponder: Sendable {
             let push = made
             let lost: FaultHit?
             do {
-                lost = try await dispatcher.dispatch(push)
+                lost = try await dispatcher.dispatch(push, faultsAsked: faultsAsked)
             } catch let fault as FaultRefusal {
                 return refuse(fault.hit, apnsID: read.apnsID, authenticated: checks.authenticated, logger: logger)
             } catch {
