@@ -686,6 +686,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "HeraldProvider", "HeraldCore", "GatewayTestSupport", "HeraldGateway", "HeraldDeviceChannel", "HeraldTesting",
+                "HeraldFaults",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
