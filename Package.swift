@@ -668,7 +668,7 @@ let package = Package(
             dependencies: [
                 "HeraldTestSupport",
                 "HeraldConsole", "HeraldCore", "GatewayTestSupport", "HeraldDeviceChannel", "HeraldGateway", "HeraldTesting",
-                "HeraldFCM", "HeraldGatewayStore", "HeraldWebPush", "PostgresTesting",
+                "HeraldFCM", "HeraldGatewayStore", "HeraldWebPush", "PostgresTesting", "HeraldFaults",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -18,7 +18,7 @@ enum ConsolePages {
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><title>{{title}} — Herald console</title>
         <link rel="stylesheet" href="/console.css"><script src="/console.js" defer></script></head><body>
-        <header><strong>Herald</strong> console{{#signedIn}} · <a href="/send">Send</a> · <a href="/history">History</a> · <a href="/log">Delivery log</a> · <a href="/devices">Devices</a> · <a href="/channels">Channels</a> · <a href="/metrics">Metrics</a> · <a href="/tools">Tools</a>
+        <header><strong>Herald</strong> console{{#signedIn}} · <a href="/send">Send</a> · <a href="/history">History</a> · <a href="/log">Delivery log</a> · <a href="/devices">Devices</a> · <a href="/channels">Channels</a> · <a href="/faults">Faults</a> · <a href="/metrics">Metrics</a> · <a href="/tools">Tools</a>
         <form class="inline" method="post" action="/logout"><input type="hidden" name="csrf" value="{{csrf}}">
         <button type="submit">Log out</button></form>{{/signedIn}}</header><main>
         """,
@@ -102,6 +102,29 @@ enum ConsolePages {
         {{#hasFacts}}
         <table><tbody>{{#facts}}<tr><th>{{label}}</th><td>{{value}}</td></tr>{{/facts}}</tbody></table>
         {{/hasFacts}}
+        {{> foot}}
+        """,
+        "faults": """
+        {{> head}}
+        <h1>Fault rules</h1>
+        <p class="hint">Make the gateway's APNs door fail on demand, the way APNs does: each push the first matching rule hits is refused, answered late, reset or cut off (docs/faults.md). The same rules as <code>/api/v1/faults</code> and <code>herald faults</code>.</p>
+        {{#message}}<p class="error">{{message}}</p>{{/message}}
+        {{#noGateway}}<p>No gateway runs beside this console: fault rules are the gateway's.</p>{{/noGateway}}
+        {{^noGateway}}
+        {{#hasRules}}
+        <table><thead><tr><th>Rule</th><th>Door</th><th>Matches</th><th>Effect</th><th>How often</th><th>Hits</th><th></th></tr></thead><tbody>
+        {{#rules}}<tr{{#spent}} class="spent"{{/spent}}><td><code>{{id}}</code></td><td>{{door}}</td><td><code>{{match}}</code></td><td><code>{{effect}}</code></td><td>{{often}}</td><td>{{hits}}{{#spent}} (spent){{/spent}}</td>
+        <td><form method="post" action="/faults/delete"><input type="hidden" name="csrf" value="{{csrf}}">
+        <input type="hidden" name="id" value="{{id}}"><button type="submit">Remove</button></form></td></tr>{{/rules}}
+        </tbody></table>
+        <form method="post" action="/faults/clear"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Remove all</button></form>
+        {{/hasRules}}
+        {{^hasRules}}<p>No fault rules: every push is handled as usual.</p>{{/hasRules}}
+        <h2>Add a rule</h2>
+        <form method="post" action="/faults"><input type="hidden" name="csrf" value="{{csrf}}">
+        <label>Rule (JSON) <textarea name="rule" rows="4" cols="90">{{rule}}</textarea></label>
+        <button type="submit">Add</button></form>
+        {{/noGateway}}
         {{> foot}}
         """,
         "channels": """

@@ -245,6 +245,7 @@ public final class ConsoleServer: Service, Sendable {
         historyRoutes(router)
         deviceRoutes(router)
         metricsRoutes(router)
+        faultRoutes(router)
     }
 
     /// How many notifications a search by apns-id, token or topic lists.

@@ -6,6 +6,7 @@ import HeraldConsole
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldFCM
+import HeraldFaults
 import HeraldGateway
 import HeraldGatewayStore
 import HeraldTestSupport
@@ -139,7 +140,7 @@ import Testing
             let console = ConsoleServer(
                 port: 0, gateway: harness.store, store: consoleStore, liveLogDuration: .seconds(3), sender: sender,
                 onlineDevices: { harness.gateway.onlineDevices }, sandboxStatus: sandboxStatus, device: device,
-                logger: logger)
+                faults: harness.gateway.faults, logger: logger)
             let token = OperatorToken.make()
             try await consoleStore.addOperatorToken(OperatorTokenRecord(hash: OperatorToken.hash(token), createdAt: Date()))
             try await withRunning([console], logger: logger) {
@@ -329,6 +330,38 @@ import Testing
             #expect(unknown.body.contains("did not issue it (BadDeviceToken)"))
             let junk = try await browser.post("/tools/token", [("token", "<b>zz"), ("csrf", csrf)])
             #expect(junk.body.contains("value=\"&lt;b&gt;zz\"") && junk.body.contains("Not a device token"))
+        }
+    }
+
+    @Test(
+        "Issue 66: the faults page lists the gateway's rules with their hits, adds one from its JSON (a mistake shown with its field, the text kept to fix), removes one and all — each with the CSRF token, escaped"
+    )
+    func faults() async throws {
+        try await withConsole { harness, browser, token in
+            try await logIn(browser, token)
+            let empty = try await browser.get("/faults")
+            let csrf = try #require(empty.csrf)
+            #expect(empty.body.contains("No fault rules") && empty.body.contains(#"href="/faults""#))
+            let added = try await browser.post(
+                "/faults",
+                [("csrf", csrf), ("rule", #"{"door":"apns","match":{"topic":"<b>x"},"effect":{"status":503},"times":2}"#)])
+            #expect(added.status == 200)
+            let rules = harness.gateway.faults.rules(now: Date())
+            #expect(rules.count == 1 && rules.first?.times == 2 && rules.first?.match.topic == "<b>x")
+            #expect(
+                added.body.contains("<code>fault-1</code>") && added.body.contains("ServiceUnavailable")
+                    && added.body.contains("2 times") && added.body.contains("&lt;b&gt;x") && !added.body.contains("<b>x"))
+            let teapot = try await browser.post(
+                "/faults", [("csrf", csrf), ("rule", #"{"door":"apns","effect":{"status":418}}"#)])
+            #expect(teapot.body.contains("effect.status: APNs never answers 418") && teapot.body.contains("418}}</textarea>"))
+            #expect(try await browser.post("/faults", [("csrf", "forged"), ("rule", "{}")]).status == 403)
+            #expect(harness.gateway.faults.rules(now: Date()).count == 1)
+            let second = try await browser.post("/faults", [("csrf", csrf), ("rule", #"{"door":"apns","effect":{"delay":1}}"#)])
+            #expect(second.body.contains("<code>fault-2</code>"))
+            let removed = try await browser.post("/faults/delete", [("csrf", csrf), ("id", "fault-1")])
+            #expect(!removed.body.contains("<code>fault-1</code>") && removed.body.contains("<code>fault-2</code>"))
+            let cleared = try await browser.post("/faults/clear", [("csrf", csrf)])
+            #expect(cleared.body.contains("No fault rules") && harness.gateway.faults.isEmpty)
         }
     }
 
