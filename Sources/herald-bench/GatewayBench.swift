@@ -155,12 +155,12 @@ extension HeraldBench {
             let lag = EventLoopLag(prometheusText: gateway.metrics.prometheusText()).since(lagBefore)
             let referenceAgain = try await load.run(urls: urls(port: nginxPort, tokens: offlineTokens), in: folder)
             // Issue 66: what fault rules that match none of the pushes cost them (the rules' index by token), in runs
-            // alternating with none, three of each.
+            // alternating with none, five of each.
             var faultRows: [String] = []
             if faultRules > 0 {
                 var without: [H2Load.Result] = []
                 var with: [H2Load.Result] = []
-                for _ in 0..<3 {
+                for _ in 0..<5 {
                     without.append(try await load.run(urls: urls(port: ports.provider[0], tokens: offlineTokens), in: folder))
                     for n in 0..<faultRules {
                         var rule = FaultRule.Draft(
@@ -176,8 +176,8 @@ extension HeraldBench {
                 }
                 let ratio = median(with).requestsPerSecond / median(without).requestsPerSecond
                 faultRows = [
-                    "| offline devices, no fault rules (median of 3) | \(median(without).summary) |",
-                    "| offline devices, \(faultRules) fault rules for other tokens (median of 3, alternating) | \(median(with).summary) |",
+                    "| offline devices, no fault rules (median of 5) | \(median(without).summary) |",
+                    "| offline devices, \(faultRules) fault rules for other tokens (median of 5, alternating) | \(median(with).summary) |",
                     "| ratio with / without | \(String(format: "%.3f", ratio)) (each run: \(without.map { Int($0.requestsPerSecond) }) without, \(with.map { Int($0.requestsPerSecond) }) with) |",
                 ]
             }
