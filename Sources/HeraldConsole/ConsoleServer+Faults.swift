@@ -25,7 +25,7 @@ extension ConsoleServer {
                 do {
                     draft = try FaultRule.Draft(json: json)
                 } catch let error as FaultRuleError {
-                    return (text, error.field.isEmpty ? error.message : "\(error.field): \(error.message)")
+                    return (text, error.description)
                 } catch {
                     return (text, "\(error)")
                 }

@@ -89,7 +89,7 @@ extension TestBedAPI {
             throw APIAnswer(
                 status: .badRequest,
                 body: .object([
-                    .init("error", .string(error.field.isEmpty ? error.message : "\(error.field): \(error.message)")),
+                    .init("error", .string(error.description)),
                     .init("field", .string(error.field)),
                 ]))
         }

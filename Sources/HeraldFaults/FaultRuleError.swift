@@ -11,5 +11,6 @@ public struct FaultRuleError: Error, Sendable, Equatable, CustomStringConvertibl
         self.message = message
     }
 
-    public var description: String { "\(field): \(message)" }
+    /// The error in one line: `field: message`, or the message alone when no field is at fault.
+    public var description: String { field.isEmpty ? message : "\(field): \(message)" }
 }

@@ -128,8 +128,10 @@ public final class APNsClient: Sendable {
             var result = await attemptOnce(path: path, headers: headers, body: body, deviceToken: deviceToken)
             result.attempts = attempt
             let retryable = result.status == 0 || APNsRetryPolicy.isRetryable(status: result.status, reason: result.reasonText)
-            let wait = retryPolicy.delay(beforeAttempt: attempt + 1, retryAfter: result.retryAfter)
-            if !retryable || attempt >= retryPolicy.maximumAttempts || wait == nil {
+            // The wait before the next attempt; none when this answer is final.
+            guard retryable, attempt < retryPolicy.maximumAttempts,
+                let delay = retryPolicy.delay(beforeAttempt: attempt + 1, retryAfter: result.retryAfter)
+            else {
                 if result.invalidatesToken { onInvalidToken?(result) }
                 if !result.isSuccess {
                     logger.warning(
@@ -142,7 +144,6 @@ public final class APNsClient: Sendable {
                 return result
             }
             attempt += 1
-            let delay = wait ?? retryPolicy.delay(beforeAttempt: attempt)
             logger.debug(
                 "Retrying notification",
                 metadata: [

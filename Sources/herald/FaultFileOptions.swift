@@ -28,8 +28,7 @@ struct FaultFileOptions: ParsableArguments {
         do {
             for draft in try FaultRule.Draft.list(json: json) { book.add(draft, now: now) }
         } catch {
-            let place = error.field.isEmpty ? "" : " \(error.field):"
-            throw CommandFailure("Cannot use --faults \(faults):\(place) \(error.message).")
+            throw CommandFailure("Cannot use --faults \(faults): \(error).")
         }
         return book
     }

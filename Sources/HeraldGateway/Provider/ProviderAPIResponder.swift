@@ -252,7 +252,8 @@ struct ProviderAPIResponder: Sendable {
     static func transportFault(_ hit: FaultHit) -> ProviderAnswer.TransportFault? {
         switch hit.action {
         case .resetStream(let code): .resetStream(FaultEffect.http2ErrorCodes[code] ?? 0x2)
-        case .goAway(let reason): .goAway(reason: reason)
+        // The rule's reason was checked against Apple's table when it was added.
+        case .goAway(let reason): .goAway(APNsReason.named(reason) ?? .shutdown)
         case .close: .close
         case .answer, .delay, .closeBeforeSettings: nil
         }

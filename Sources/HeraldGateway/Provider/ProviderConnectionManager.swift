@@ -23,7 +23,7 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
         /// The stream the GOAWAY refuses.
         var streamID: HTTP2StreamID
         /// The reason in its data (`{"reason": …}`).
-        var reason: String
+        var reason: APNsReason
     }
 
     /// The settings the connection starts with (H-22: Apple's 2021 production values): its whole stream limit if
@@ -145,7 +145,7 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         if let fault = event as? GoAwayBefore {
             let below = HTTP2StreamID(max(0, Int(fault.streamID) - 2))
-            goAway(reasonText: fault.reason, lastStreamID: min(lastStreamID, below), context: context)
+            goAway(fault.reason, lastStreamID: min(lastStreamID, below), context: context)
             promise?.succeed()
             return
         }
@@ -207,21 +207,14 @@ final class ProviderConnectionManager: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    /// Sends GOAWAY with `{"reason": …}`, refuses new streams, and closes once the open ones have finished.
-    private func goAway(_ reason: APNsReason, context: ChannelHandlerContext) {
-        goAway(reasonText: reason.reason, lastStreamID: lastStreamID, context: context)
-    }
-
-    /// Sends GOAWAY with `{"reason": reasonText}` and `lastStreamID` — the streams above it refused, not processed —,
-    /// and closes once the open ones have finished.
-    private func goAway(reasonText: String, lastStreamID: HTTP2StreamID, context: ChannelHandlerContext) {
+    /// Sends GOAWAY with `{"reason": …}` and `lastStreamID` (by default the last stream opened) — the streams above it
+    /// refused, not processed —, refuses new streams, and closes once the open ones have finished.
+    private func goAway(_ reason: APNsReason, lastStreamID: HTTP2StreamID? = nil, context: ChannelHandlerContext) {
         guard !isClosing else { return }
         isClosing = true
         idleTimer?.cancel()
-        var data = context.channel.allocator.buffer(capacity: reasonText.utf8.count + 12)
-        data.writeString(#"{"reason":""#)
-        data.writeString(reasonText)
-        data.writeString(#""}"#)
+        let lastStreamID = lastStreamID ?? self.lastStreamID
+        let data = context.channel.allocator.buffer(string: APNsRefusal(reason).body)
         let frame = HTTP2Frame(
             streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: data))
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)

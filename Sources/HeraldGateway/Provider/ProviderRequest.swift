@@ -55,7 +55,7 @@ struct ProviderAnswer: Sendable {
         /// The stream reset with this HTTP/2 error code.
         case resetStream(UInt32)
         /// A GOAWAY with `{"reason": …}` and its last-stream-id below the request's stream, then a graceful close.
-        case goAway(reason: String)
+        case goAway(APNsReason)
         /// The connection closed at once, the request unanswered.
         case close
     }
