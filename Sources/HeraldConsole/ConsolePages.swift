@@ -107,7 +107,7 @@ enum ConsolePages {
         "faults": """
         {{> head}}
         <h1>Fault rules</h1>
-        <p class="hint">Make the gateway's APNs door fail on demand, the way APNs does: each push the first matching rule hits is refused, answered late, reset or cut off (docs/faults.md). The same rules as <code>/api/v1/faults</code> and <code>herald faults</code>.</p>
+        <p class="hint">Make the gateway's doors fail on demand, the way APNs, FCM and web push services do: each request the first matching rule hits is refused, limited by a quota, answered late, reset or cut off (docs/faults.md). The same rules as <code>/api/v1/faults</code> and <code>herald faults</code>.</p>
         {{#message}}<p class="error">{{message}}</p>{{/message}}
         {{#noGateway}}<p>No gateway runs beside this console: fault rules are the gateway's.</p>{{/noGateway}}
         {{^noGateway}}

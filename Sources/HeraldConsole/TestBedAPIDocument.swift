@@ -283,16 +283,28 @@ enum TestBedAPIDocument {
                 }
               },
               "FaultEffect": {
-                "description": "A refusal as APNs sends it (status and reason Apple documents; timestamp, in milliseconds, for 410 only; retryAfter adds Retry-After); a late answer (delay in seconds, or a range drawn from the rule's seed); a stream reset (rstStream: an HTTP/2 error code); a GOAWAY before the request's stream (goaway: an APNs reason for its data); the connection closed unanswered (close); a new connection closed before SETTINGS (closeBeforeSettings).",
+                "description": "A refusal as the door's service sends it (status with APNs's or web push's reason, FCM's errorCode; timestamp, in milliseconds, for APNs's 410 only; retryAfter adds Retry-After); a late answer (delay in seconds, or a range drawn from the rule's seed); a stream reset (rstStream: an HTTP/2 error code; apns and fcm); a GOAWAY before the request's stream (goaway: an APNs reason for its data; apns); the connection closed unanswered (close); a new connection closed before SETTINGS (closeBeforeSettings; apns); a quota (requests per window of per seconds, counted by token, topic, connection (apns) or all: past it, the door's 429 with Retry-After).",
                 "oneOf": [
                   {"type": "object", "additionalProperties": false, "required": ["rstStream"], "properties": {"rstStream": {"type": "string", "enum": ["NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED"]}}},
                   {"type": "object", "additionalProperties": false, "required": ["goaway"], "properties": {"goaway": {"type": "string"}}},
                   {"type": "object", "additionalProperties": false, "required": ["close"], "properties": {"close": {"const": true}}},
                   {"type": "object", "additionalProperties": false, "required": ["closeBeforeSettings"], "properties": {"closeBeforeSettings": {"const": true}}},
                   {
+                    "type": "object", "additionalProperties": false, "required": ["quota"],
+                    "properties": {
+                      "quota": {
+                        "type": "object", "additionalProperties": false, "required": ["requests", "per"],
+                        "properties": {
+                          "requests": {"type": "integer", "minimum": 1}, "per": {"type": "number", "exclusiveMinimum": 0, "maximum": 86400},
+                          "by": {"type": "string", "enum": ["token", "topic", "connection", "all"], "default": "token"}
+                        }
+                      }
+                    }
+                  },
+                  {
                     "type": "object", "additionalProperties": false, "minProperties": 1,
                     "properties": {
-                      "status": {"type": "integer"}, "reason": {"type": "string"},
+                      "status": {"type": "integer"}, "reason": {"type": "string"}, "errorCode": {"type": "string"},
                       "timestamp": {"type": "integer", "minimum": 0}, "retryAfter": {"type": "integer", "minimum": 0}
                     }
                   },
@@ -315,7 +327,7 @@ enum TestBedAPIDocument {
               "FaultRuleRequest": {
                 "type": "object", "additionalProperties": false, "required": ["door", "effect"],
                 "properties": {
-                  "door": {"type": "string", "enum": ["apns"], "description": "The door: apns (fcm and webpush are documented for a later version and refused now)."},
+                  "door": {"$ref": "#/components/schemas/Door"},
                   "match": {"$ref": "#/components/schemas/FaultMatch"},
                   "effect": {"$ref": "#/components/schemas/FaultEffect"},
                   "times": {"type": ["integer", "null"], "minimum": 1, "description": "Hits before the rule is spent; default: no limit."},
@@ -381,7 +393,7 @@ enum TestBedAPIDocument {
                 "type": "object", "required": ["state", "at", "kind", "detail"], "additionalProperties": false,
                 "properties": {
                   "state": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
-                  "kind": {"type": "string", "enum": ["received", "stored", "delivered", "discarded"]},
+                  "kind": {"type": "string", "enum": ["received", "stored", "delivered", "discarded", "fault"], "description": "fault: a fault rule answered late or lost the answer; the state is unchanged."},
                   "detail": {"type": "string"}
                 }
               },
@@ -413,7 +425,7 @@ enum TestBedAPIDocument {
                 "required": ["sequence", "uniqueID", "kind", "state", "detail", "at", "apnsID", "token", "topic", "door", "pushType"],
                 "properties": {
                   "sequence": {"type": "integer"}, "uniqueID": {"type": "string"},
-                  "kind": {"type": "string", "enum": ["received", "stored", "delivered", "discarded"]},
+                  "kind": {"type": "string", "enum": ["received", "stored", "delivered", "discarded", "fault"], "description": "fault: a fault rule answered late or lost the answer; the state is unchanged."},
                   "state": {"type": "string"}, "detail": {"type": "string"}, "at": {"type": "string", "format": "date-time"},
                   "apnsID": {"type": ["string", "null"]}, "token": {"type": ["string", "null"]}, "topic": {"type": ["string", "null"]},
                   "door": {"type": ["string", "null"], "enum": ["apns", "fcm", "webpush", null]},

@@ -77,6 +77,8 @@ public struct FCMError: Error, Sendable, Hashable, CustomStringConvertible {
     /// For ``Code/invalidArgument``: the field at fault (`message.topic`), reported as a `google.rpc.BadRequest`
     /// field violation.
     public var field: String?
+    /// Seconds the caller should wait before it tries again, sent as `Retry-After`; `nil`: no header.
+    public var retryAfter: Int?
 
     /// An error with `code` and `message`.
     ///

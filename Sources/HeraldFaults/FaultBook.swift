@@ -15,7 +15,18 @@ public final class FaultBook: Sendable {
         /// Matching requests seen, hit or not: the first ``FaultRule/after`` of them pass.
         var seen = 0
         var draws: SplitMix64
+        /// For a quota: the open window of each count (by token, topic, connection, or one for all).
+        var windows: [String: QuotaWindow] = [:]
     }
+
+    /// A quota's window: when it opened, and how many requests it admitted.
+    private struct QuotaWindow {
+        var start: Date
+        var admitted: Int
+    }
+
+    /// How many windows a quota keeps before it drops those that ended.
+    private static let windowsKept = 4_096
 
     /// Where to look for a request's rules: positions in `entries`, ascending (the order rules apply in).
     private struct Index {
@@ -135,7 +146,7 @@ public final class FaultBook: Sendable {
         return state.withLock { state in
             prune(&state, now: now)
             guard let position = Self.firstMatch(state, door, request, connection: connection) else { return nil }
-            return Self.draw(&state.entries[position], now: now)
+            return Self.draw(&state.entries[position], request, now: now)
         }
     }
 
@@ -154,10 +165,12 @@ public final class FaultBook: Sendable {
         }
     }
 
-    /// One matching request for `entry`: passed (one of its first `after`, or a draw above its probability) or hit.
-    private static func draw(_ entry: inout Entry, now: Date) -> FaultHit? {
+    /// One matching request for `entry`: passed (one of its first `after`, a draw above its probability, or within its
+    /// quota) or hit.
+    private static func draw(_ entry: inout Entry, _ request: FaultRequest, now: Date) -> FaultHit? {
         entry.seen += 1
         guard entry.seen > entry.rule.after else { return nil }
+        if case .quota(let quota) = entry.rule.effect { return count(&entry, quota, request, now: now) }
         // One draw for every request past `after`, hit or not: the sequence of hits depends on the seed alone.
         let chance = unitInterval(&entry.draws)
         guard chance < entry.rule.probability else { return nil }
@@ -175,8 +188,36 @@ public final class FaultBook: Sendable {
         case .goAway(let reason): action = .goAway(reason: reason)
         case .close: action = .close
         case .closeBeforeSettings: action = .closeBeforeSettings
+        case .quota: return nil  // counted above
         }
         return FaultHit(ruleID: entry.rule.id, action: action)
+    }
+
+    /// A request against a quota: admitted while its window has room (a window opens with the first request after
+    /// the last one ended), else the door's 429 with the seconds until the window ends.
+    private static func count(_ entry: inout Entry, _ quota: FaultQuota, _ request: FaultRequest, now: Date) -> FaultHit? {
+        let key =
+            switch quota.by {
+            case .token: request.token ?? ""
+            case .topic: request.topic ?? ""
+            case .connection: request.connection.map(String.init) ?? ""
+            case .all: ""
+            }
+        var window = entry.windows[key] ?? QuotaWindow(start: now, admitted: 0)
+        if now >= window.start.addingTimeInterval(quota.per) { window = QuotaWindow(start: now, admitted: 0) }
+        if window.admitted < quota.requests {
+            window.admitted += 1
+            if entry.windows[key] == nil, entry.windows.count >= windowsKept {
+                entry.windows = entry.windows.filter { now < $0.value.start.addingTimeInterval(quota.per) }
+            }
+            entry.windows[key] = window
+            return nil
+        }
+        entry.rule.hits += 1
+        let left = window.start.addingTimeInterval(quota.per).timeIntervalSince(now)
+        let answer = FaultAnswer(
+            status: 429, reason: entry.rule.door.tooManyRequests, retryAfter: max(1, Int(left.rounded(.up))))
+        return FaultHit(ruleID: entry.rule.id, action: .answer(answer))
     }
 
     /// A number in 0..<1 from the rule's sequence.

@@ -17,6 +17,9 @@ public enum FaultEffect: Sendable, Equatable {
     case close
     /// A new connection is closed before the gateway's SETTINGS (Pushy #831): a rule of connections, not requests.
     case closeBeforeSettings
+    /// A limit of requests per window, kept per token, topic, connection or for the whole door: past it, the door's
+    /// `429` with `Retry-After` until the window ends.
+    case quota(FaultQuota)
 
     /// Whether the rule applies when a connection opens, rather than to each request.
     public var isConnectionLevel: Bool { self == .closeBeforeSettings }
@@ -30,11 +33,12 @@ public enum FaultEffect: Sendable, Equatable {
 }
 
 /// A refusal as the door's service sends it: for APNs, a status and reason Apple documents, its body `{"reason": …}`
-/// (with `timestamp` for 410).
+/// (with `timestamp` for 410); for FCM, Google's error JSON with the `FcmError` code; for web push, RFC 8030's status
+/// with `{"reason": …}` as Apple's service writes it.
 public struct FaultAnswer: Sendable, Equatable {
     /// The HTTP status.
     public var status: Int
-    /// The reason (APNs's `reason`).
+    /// The reason: APNs's and web push's `reason`, FCM's `errorCode`.
     public var reason: String
     /// For 410: the time the token stopped being valid (`timestamp`, milliseconds); `nil`: the time of the hit.
     public var timestamp: Date?
@@ -59,4 +63,36 @@ public enum FaultDelay: Sendable, Equatable {
 
     /// The longest delay a rule may ask for, in seconds: longer than any provider waits for an answer.
     public static let longest = 300.0
+}
+
+/// A stateful limit: `requests` in each window of `per` seconds, counted per ``Scope``.
+///
+/// A window opens with the first request counted and lasts `per` seconds; the requests past `requests` in it are
+/// answered `429` with `Retry-After` (the seconds left, rounded up) and do not count.
+public struct FaultQuota: Sendable, Equatable {
+    /// What a count is kept for.
+    public enum Scope: String, Sendable, CaseIterable {
+        /// Each device token (FCM: registration token; web push: subscription) — APNs's and FCM's per-device limits.
+        case token
+        /// Each topic (APNs: `apns-topic`; FCM: the message's topic; web push: the `Topic` header).
+        case topic
+        /// Each provider connection (the APNs door only).
+        case connection
+        /// Every request the rule matches, together — FCM's per-project quota.
+        case all
+    }
+
+    /// How many requests a window admits.
+    public var requests: Int
+    /// The window, in seconds.
+    public var per: Double
+    /// What a count is kept for.
+    public var by: Scope
+
+    /// A quota of these values.
+    public init(requests: Int, per: Double, by: Scope = .token) {
+        self.requests = requests
+        self.per = per
+        self.by = by
+    }
 }

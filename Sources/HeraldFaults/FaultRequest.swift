@@ -10,6 +10,8 @@ public struct FaultRequest: Sendable, Equatable {
     public var bundle: String?
     /// The request's path.
     public var path: String?
+    /// The connection it came on, for a quota kept per connection.
+    public var connection: UInt64?
 
     /// A request with these values.
     ///
@@ -19,9 +21,12 @@ public struct FaultRequest: Sendable, Equatable {
     ///   - pushType: The push type.
     ///   - bundle: The app's bundle ID.
     ///   - path: The request's path.
+    ///   - connection: The connection it came on.
     public init(
-        token: String? = nil, topic: String? = nil, pushType: String? = nil, bundle: String? = nil, path: String? = nil
+        token: String? = nil, topic: String? = nil, pushType: String? = nil, bundle: String? = nil, path: String? = nil,
+        connection: UInt64? = nil
     ) {
+        self.connection = connection
         self.token = token
         self.topic = topic
         self.pushType = pushType

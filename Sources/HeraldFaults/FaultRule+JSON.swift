@@ -32,13 +32,15 @@ extension FaultRule {
     static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     /// The fields a rule may have.
     static let fields = ["door", "match", "effect", "times", "after", "probability", "seed", "ttl"]
-    /// The effects this version applies, and those documented for later doors and versions.
+    /// The fields an effect may have: the effects, and what an answer (`status`) has besides.
     static let effectFields = [
-        "status", "reason", "timestamp", "retryAfter", "delay", "rstStream", "goaway", "close", "closeBeforeSettings",
+        "status", "reason", "errorCode", "timestamp", "retryAfter", "delay", "rstStream", "goaway", "close",
+        "closeBeforeSettings", "quota",
     ]
-    static let laterEffects = ["quota"]
     /// The effects that are a whole effect on their own.
-    static let soleEffects = ["delay", "rstStream", "goaway", "close", "closeBeforeSettings"]
+    static let soleEffects = ["delay", "rstStream", "goaway", "close", "closeBeforeSettings", "quota"]
+    /// The longest quota window, in seconds: a day.
+    static let longestQuotaWindow = 86_400.0
     /// A reason for each APNs status whose rule names none.
     static let defaultReasons: [Int: APNsReason] = [
         404: .badPath, 405: .methodNotAllowed, 410: .unregistered, 413: .payloadTooLarge, 429: .tooManyRequests,
@@ -49,7 +51,7 @@ extension FaultRule {
     public var json: JSONValue {
         var members: [JSONValue.Member] = [
             .init("id", .string(id)), .init("door", .string(door.rawValue)), .init("match", match.json),
-            .init("effect", effect.json), .init("times", times.map { .integer(Int64($0)) } ?? .null),
+            .init("effect", effect.json(door: door)), .init("times", times.map { .integer(Int64($0)) } ?? .null),
             .init("after", .integer(Int64(after))), .init("probability", .number(probability)),
             .init("seed", .unsignedInteger(seed)), .init("ttl", ttl.map { .number($0) } ?? .null),
             .init("addedAt", .string(addedAt.formatted(Self.timeFormat))),
@@ -78,12 +80,8 @@ extension FaultRule.Draft {
         guard let name = doorValue.stringValue, let door = FaultDoor(rawValue: name) else {
             throw FaultRuleError(field: "door", "must be apns, fcm or webpush")
         }
-        guard door == .apns else {
-            throw FaultRuleError(
-                field: "door", "faults on the \(door.rawValue) door are not applied by this version of Herald: apns only")
-        }
         guard let effect = json["effect"] else { throw FaultRuleError(field: "effect", "required") }
-        self.init(door: door, effect: try Self.effect(effect))
+        self.init(door: door, effect: try Self.effect(effect, door: door))
         if let match = json["match"], match != .null {
             self.match = try Self.match(match)
             if self.effect.isConnectionLevel, self.match != FaultMatch() {
@@ -96,6 +94,9 @@ extension FaultRule.Draft {
         if let value = json["probability"], value != .null {
             guard let probability = value.doubleValue, (0...1).contains(probability) else {
                 throw FaultRuleError(field: "probability", "must be a number from 0 to 1")
+            }
+            if case .quota = self.effect, probability != 1 {
+                throw FaultRuleError(field: "probability", "a quota counts every request it matches: leave probability out")
             }
             self.probability = probability
         }
@@ -183,26 +184,26 @@ extension FaultRule.Draft {
             path: values["path"])
     }
 
-    private static func effect(_ json: JSONValue) throws(FaultRuleError) -> FaultEffect {
+    private static func effect(_ json: JSONValue, door: FaultDoor) throws(FaultRuleError) -> FaultEffect {
         guard case .object(let members) = json, !members.isEmpty else {
             throw FaultRuleError(
                 field: "effect",
-                #"must be an object: {"status": 429}, {"delay": 2}, {"rstStream": "INTERNAL_ERROR"}, {"goaway": "Shutdown"}, {"close": true} or {"closeBeforeSettings": true}"#
+                #"must be an object: {"status": 429}, {"delay": 2}, {"rstStream": "INTERNAL_ERROR"}, {"goaway": "Shutdown"}, {"close": true}, {"closeBeforeSettings": true} or {"quota": {"requests": 10, "per": 60}}"#
             )
         }
-        for member in members where !FaultRule.effectFields.contains(member.key) {
-            if FaultRule.laterEffects.contains(member.key) {
+        for member in members {
+            guard FaultRule.effectFields.contains(member.key) else {
                 throw FaultRuleError(
                     field: "effect.\(member.key)",
-                    "not applied by this version of Herald: status, delay, rstStream, goaway, close and closeBeforeSettings are")
+                    "unknown effect; one of status (with \(door.reasonField), retryAfter\(door == .apns ? ", timestamp" : "")), \(door.effects.dropFirst().joined(separator: ", "))"
+                )
             }
-            throw FaultRuleError(
-                field: "effect.\(member.key)",
-                "unknown effect; one of status (with reason, timestamp, retryAfter), delay, rstStream, goaway, close, closeBeforeSettings"
-            )
+            if FaultRule.soleEffects.contains(member.key), let refusal = door.refusal(of: member.key) {
+                throw FaultRuleError(field: "effect.\(member.key)", refusal)
+            }
         }
         guard let sole = members.first(where: { FaultRule.soleEffects.contains($0.key) }) else {
-            return .answer(try Self.answer(json))
+            return .answer(try Self.answer(json, door: door))
         }
         if let other = members.first(where: { $0.key != sole.key }) {
             throw FaultRuleError(field: "effect.\(other.key)", "\(sole.key) is an effect of its own; add another rule")
@@ -211,6 +212,8 @@ extension FaultRule.Draft {
         switch sole.key {
         case "delay":
             return .delay(try Self.delay(sole.value))
+        case "quota":
+            return .quota(try Self.quota(sole.value, door: door))
         case "rstStream":
             guard let code = sole.value.stringValue, FaultEffect.http2ErrorCodes[code] != nil else {
                 throw FaultRuleError(field: field, "must be an HTTP/2 error code: INTERNAL_ERROR, REFUSED_STREAM, CANCEL, …")
@@ -225,6 +228,36 @@ extension FaultRule.Draft {
             guard sole.value == .bool(true) else { throw FaultRuleError(field: field, "must be true") }
             return sole.key == "close" ? .close : .closeBeforeSettings
         }
+    }
+
+    private static func quota(_ json: JSONValue, door: FaultDoor) throws(FaultRuleError) -> FaultQuota {
+        let scopes = FaultQuota.Scope.allCases.map(\.rawValue).joined(separator: ", ")
+        guard case .object(let members) = json else {
+            throw FaultRuleError(
+                field: "effect.quota", #"must be an object: {"requests": 10, "per": 60, "by": "token"}"#)
+        }
+        for member in members where !["requests", "per", "by"].contains(member.key) {
+            throw FaultRuleError(field: "effect.quota.\(member.key)", "unknown field; a quota has requests, per and by")
+        }
+        guard let requests = try integer(json["requests"], "effect.quota.requests", atLeast: 1) else {
+            throw FaultRuleError(field: "effect.quota.requests", "required: how many requests a window admits")
+        }
+        guard let per = json["per"]?.doubleValue, per > 0, per <= FaultRule.longestQuotaWindow else {
+            throw FaultRuleError(
+                field: "effect.quota.per",
+                "required: the window in seconds, above 0 and at most \(Int(FaultRule.longestQuotaWindow))")
+        }
+        var scope = FaultQuota.Scope.token
+        if let value = json["by"], value != .null {
+            guard let name = value.stringValue, let named = FaultQuota.Scope(rawValue: name) else {
+                throw FaultRuleError(field: "effect.quota.by", "must be one of \(scopes)")
+            }
+            guard named != .connection || door == .apns else {
+                throw FaultRuleError(field: "effect.quota.by", "connection is the apns door's: token, topic or all here")
+            }
+            scope = named
+        }
+        return FaultQuota(requests: requests, per: per, by: scope)
     }
 
     private static func delay(_ json: JSONValue) throws(FaultRuleError) -> FaultDelay {
@@ -247,41 +280,52 @@ extension FaultRule.Draft {
         return .fixed(try seconds(json, "effect.delay"))
     }
 
-    private static func answer(_ json: JSONValue) throws(FaultRuleError) -> FaultAnswer {
+    private static func answer(_ json: JSONValue, door: FaultDoor) throws(FaultRuleError) -> FaultAnswer {
+        let reasonField = door.reasonField
+        let wrongField = reasonField == "reason" ? "errorCode" : "reason"
+        if json[wrongField] != nil {
+            throw FaultRuleError(
+                field: "effect.\(wrongField)", "the \(door.rawValue) door's answers name their \(reasonField), not \(wrongField)")
+        }
+        let table = door.reasons
         var status: Int?
         if let value = json["status"] {
             guard case .integer = value, let number = value.integerValue else {
                 throw FaultRuleError(field: "effect.status", "must be a whole number")
             }
-            guard APNsReason.all.contains(where: { $0.status == number }) else {
-                let statuses = Set(APNsReason.all.map(\.status)).sorted().map(String.init).joined(separator: ", ")
-                throw FaultRuleError(field: "effect.status", "APNs never answers \(number); it answers \(statuses)")
+            guard table[number] != nil else {
+                let statuses = table.keys.sorted().map(String.init).joined(separator: ", ")
+                throw FaultRuleError(
+                    field: "effect.status", "\(Self.service(door)) never answers \(number); it answers \(statuses)")
             }
             status = number
         }
-        let reason: APNsReason
-        if let value = json["reason"] {
-            guard let name = value.stringValue, let named = APNsReason.named(name) else {
-                throw FaultRuleError(field: "effect.reason", "not a reason APNs documents")
+        var answer: FaultAnswer
+        if let value = json[reasonField] {
+            guard let name = value.stringValue, let named = table.first(where: { $0.value.contains(name) }) else {
+                throw FaultRuleError(field: "effect.\(reasonField)", "not a \(reasonField) \(Self.service(door)) documents")
             }
-            if let status, named.status != status {
-                let valid = APNsReason.all.filter { $0.status == status }.map(\.reason).joined(separator: ", ")
+            if let status, named.key != status {
+                let valid = table[status, default: []].joined(separator: ", ")
                 throw FaultRuleError(
-                    field: "effect.reason", "\(name) is APNs's \(named.status), not \(status); \(status) has \(valid)")
+                    field: "effect.\(reasonField)",
+                    "\(name) is \(Self.service(door))'s \(named.key), not \(status); \(status) has \(valid)")
             }
-            reason = named
+            answer = FaultAnswer(status: named.key, reason: name)
         } else if let status {
-            guard let fallback = FaultRule.defaultReasons[status] else {
-                let valid = APNsReason.all.filter { $0.status == status }.map(\.reason).joined(separator: ", ")
-                throw FaultRuleError(field: "effect.reason", "required for \(status): one of \(valid)")
+            guard let fallback = door.defaultReason(for: status) else {
+                let valid = table[status, default: []].joined(separator: ", ")
+                throw FaultRuleError(field: "effect.\(reasonField)", "required for \(status): one of \(valid)")
             }
-            reason = fallback
+            answer = FaultAnswer(status: status, reason: fallback)
         } else {
-            throw FaultRuleError(field: "effect.status", "required (or reason, or delay)")
+            throw FaultRuleError(field: "effect.status", "required (or \(reasonField), or delay)")
         }
-        var answer = FaultAnswer(status: reason.status, reason: reason.reason)
         if let value = json["timestamp"], value != .null {
-            guard reason.status == 410 else {
+            guard door == .apns else {
+                throw FaultRuleError(field: "effect.timestamp", "only APNs's 410 has a timestamp")
+            }
+            guard answer.status == 410 else {
                 throw FaultRuleError(field: "effect.timestamp", "only a 410 answer has a timestamp")
             }
             guard case .integer(let milliseconds) = value, milliseconds >= 0 else {
@@ -293,6 +337,15 @@ extension FaultRule.Draft {
             answer.retryAfter = retryAfter
         }
         return answer
+    }
+
+    /// The door's service, as an error names it.
+    private static func service(_ door: FaultDoor) -> String {
+        switch door {
+        case .apns: "APNs"
+        case .fcm: "FCM"
+        case .webpush: "a web push service"
+        }
     }
 }
 
@@ -308,7 +361,9 @@ extension FaultMatch {
 
 extension FaultEffect {
     /// The effect as the API shows it, defaults filled in.
-    var json: JSONValue {
+    ///
+    /// - Parameter door: The rule's door, whose answers name their reason `reason` or `errorCode`.
+    func json(door: FaultDoor) -> JSONValue {
         switch self {
         case .delay(.fixed(let seconds)):
             return .object([.init("delay", .number(seconds))])
@@ -318,9 +373,15 @@ extension FaultEffect {
         case .goAway(let reason): return .object([.init("goaway", .string(reason))])
         case .close: return .object([.init("close", .bool(true))])
         case .closeBeforeSettings: return .object([.init("closeBeforeSettings", .bool(true))])
+        case .quota(let quota):
+            let members: [JSONValue.Member] = [
+                .init("requests", .integer(Int64(quota.requests))), .init("per", .number(quota.per)),
+                .init("by", .string(quota.by.rawValue)),
+            ]
+            return .object([.init("quota", .object(members))])
         case .answer(let answer):
             var members: [JSONValue.Member] = [
-                .init("status", .integer(Int64(answer.status))), .init("reason", .string(answer.reason)),
+                .init("status", .integer(Int64(answer.status))), .init(door.reasonField, .string(answer.reason)),
             ]
             if let timestamp = answer.timestamp {
                 members.append(.init("timestamp", .integer(Int64((timestamp.timeIntervalSince1970 * 1000).rounded()))))

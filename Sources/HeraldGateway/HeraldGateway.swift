@@ -32,7 +32,7 @@ public final class HeraldGateway: Service, Sendable {
     /// The store, whole: the gateway is its owner (its parts, the console and the commands each take the aggregates
     /// they use).
     let store: any GatewayStore
-    /// The test-bed's fault rules, asked by the provider API's dispatch; the console's `/api/v1/faults` edits them.
+    /// The test-bed's fault rules, asked by the APNs, FCM and web push doors; the console's `/api/v1/faults` edits them.
     public let faults: FaultBook
     /// Measures how late the gateway's event loops run their tasks while it runs (`herald_event_loop_lag_seconds`).
     public let eventLoopLag: EventLoopLagMonitor

@@ -124,9 +124,19 @@ public final class APNsClient: Sendable {
         path: String, headers: [(name: String, value: String)], body: Data, deviceToken: String
     ) async -> APNsResult {
         var attempt = 1
+        var renewed = false
         while true {
-            var result = await attemptOnce(path: path, headers: headers, body: body, deviceToken: deviceToken)
+            var (result, providerToken) = await attemptOnce(
+                path: path, headers: headers, body: body, deviceToken: deviceToken)
             result.attempts = attempt
+            // A-04: a token APNs calls expired is signed anew and the push resent at once, on a new connection — once.
+            if result.status == 403, result.reasonText == "ExpiredProviderToken", !renewed, let providerToken {
+                renewed = true
+                transport.renewToken(replacing: providerToken)
+                logger.info("Provider token refused as expired: signed a new one, resending on a new connection")
+                attempt += 1
+                continue
+            }
             let retryable = result.status == 0 || APNsRetryPolicy.isRetryable(status: result.status, reason: result.reasonText)
             // The wait before the next attempt; none when this answer is final.
             guard retryable, attempt < retryPolicy.maximumAttempts,
@@ -158,9 +168,10 @@ public final class APNsClient: Sendable {
         }
     }
 
+    /// One attempt: its result, and the provider token it carried.
     private func attemptOnce(
         path: String, headers: [(name: String, value: String)], body: Data, deviceToken: String
-    ) async -> APNsResult {
+    ) async -> (APNsResult, providerToken: String?) {
         do {
             let response = try await transport.execute(
                 .init(method: "POST", path: path, fields: headers, body: ByteBuffer(bytes: body)))
@@ -184,9 +195,9 @@ public final class APNsClient: Sendable {
                 metadata: [
                     "apns.status": "\(result.status)", "apns.id": "\(result.apnsID ?? "")", "apns.device_token": "\(deviceToken)",
                 ])
-            return result
+            return (result, response.providerToken)
         } catch {
-            return APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "\(error)")
+            return (APNsResult(deviceToken: deviceToken, status: 0, attempts: 1, failure: "\(error)"), nil)
         }
     }
 }

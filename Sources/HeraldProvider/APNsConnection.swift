@@ -76,6 +76,16 @@ final class APNsConnection: Sendable {
         try? await closed.get()
     }
 
+    /// Takes no more requests on the current connection: it closes once its requests in flight are answered, and the
+    /// next request makes a new one.
+    func retire() {
+        eventLoop.execute {
+            guard case .ready(let handler) = self.state.value else { return }
+            self.state.value = .idle
+            _ = handler.closeWhenIdle()
+        }
+    }
+
     private func start(_ request: APNsStreamHandler.Request) {
         switch state.value {
         case .ready(let handler) where handler.acceptsStreams:

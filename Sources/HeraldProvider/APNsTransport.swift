@@ -27,6 +27,8 @@ package final class APNsTransport: Sendable {
         var status: Int
         var headers: HPACKHeaders
         var body: ByteBuffer
+        /// The provider token the request carried, if it carried one.
+        var providerToken: String? = nil
     }
 
     /// Why a request got no answer.
@@ -105,15 +107,30 @@ package final class APNsTransport: Sendable {
             fields.append(
                 .init(field.name, field.value, isIndexable: field.name != "apns-id" && field.name != "apns-request-id"))
         }
+        var providerToken: String?
         if let signer {
             do {
-                fields.append(.init("authorization", "bearer " + (try signer.token())))
+                providerToken = try signer.token()
+                fields.append(.init("authorization", "bearer " + providerToken!))
             } catch {
                 throw Failure(description: "cannot sign a provider token: \(error)")
             }
         }
         let connection = connections[Int(next.wrappingAdd(1, ordering: .relaxed).oldValue % UInt(connections.count))]
-        return try await connection.execute(fields: fields, body: request.body, timeout: request.timeout ?? requestTimeout)
+        var response = try await connection.execute(
+            fields: fields, body: request.body, timeout: request.timeout ?? requestTimeout)
+        response.providerToken = providerToken
+        return response
+    }
+
+    /// After APNs answered `ExpiredProviderToken` for `rejected`: the next request signs a new token and goes on a new
+    /// connection — a connection's token may change only every 20 minutes, so the new one starts one of its own;
+    /// the old connections close once their requests in flight are answered.
+    ///
+    /// - Parameter rejected: The token APNs refused.
+    func renewToken(replacing rejected: String) {
+        guard let signer, signer.renew(replacing: rejected) else { return }
+        for connection in connections { connection.retire() }
     }
 
     /// Closes every connection once its requests in flight are answered; requests after this fail.

@@ -59,4 +59,18 @@ public final class ProviderTokenSigner: Sendable {
             return token
         }
     }
+
+    /// Drops `rejected` when it is still the token in use, so that the next ``token()`` signs a new one — after APNs
+    /// answered `ExpiredProviderToken` for it.
+    ///
+    /// - Parameter rejected: The token APNs refused.
+    /// - Returns: Whether it was dropped; `false` when a newer one replaced it already.
+    @discardableResult
+    func renew(replacing rejected: String) -> Bool {
+        current.withLock { current in
+            guard current?.token == rejected else { return false }
+            current = nil
+            return true
+        }
+    }
 }

@@ -10,7 +10,7 @@ extension HeraldCommand {
     /// process, so this command asks it.
     struct Faults: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add, list, remove and clear fault rules: make the gateway's APNs door fail on demand.",
+            abstract: "Add, list, remove and clear fault rules: make the gateway's APNs, FCM and web push doors fail on demand.",
             discussion: """
                 The rules are the running gateway's (herald up, herald gateway); this command asks its console's \
                 test-bed API (/api/v1/faults) with an operator token: HERALD_OPERATOR_TOKEN or --operator-token. \
@@ -110,8 +110,19 @@ extension HeraldCommand.Faults {
                 if let delay = effectValue["delay"] {
                     effect.append(
                         delay.isObject ? "delay \(text(delay["min"]))–\(text(delay["max"])) s" : "delay \(text(delay)) s")
+                } else if let quota = effectValue["quota"] {
+                    effect.append("quota \(text(quota["requests"]))/\(text(quota["per"])) s by \(text(quota["by"]))")
+                } else if let code = effectValue["rstStream"] {
+                    effect.append("rstStream \(text(code))")
+                } else if let reason = effectValue["goaway"] {
+                    effect.append("goaway \(text(reason))")
+                } else if effectValue["close"] != nil {
+                    effect.append("close")
+                } else if effectValue["closeBeforeSettings"] != nil {
+                    effect.append("closeBeforeSettings")
                 } else {
-                    effect.append("\(text(effectValue["status"])) \(text(effectValue["reason"]))")
+                    let reason = effectValue["reason"] ?? effectValue["errorCode"]
+                    effect.append("\(text(effectValue["status"])) \(text(reason))")
                     if let retryAfter = effectValue["retryAfter"] { effect.append("retry-after \(text(retryAfter))") }
                     if let timestamp = effectValue["timestamp"] { effect.append("timestamp \(text(timestamp))") }
                 }
@@ -131,24 +142,30 @@ extension HeraldCommand.Faults {
         static let configuration = CommandConfiguration(
             abstract: "Add a fault rule after the others.",
             discussion: """
-                Refuse with --status and/or --reason (and --retry-after, --timestamp for 410), or answer late with \
-                --delay; or give the whole rule as JSON with --rule. Matches every request of the door unless --token, \
-                --topic, --push-type, --bundle or --path narrow it. Example: herald faults add --token <token> \
-                --status 429 --retry-after 3 --times 1
+                Refuse with --status and/or --reason (and --retry-after, --timestamp for 410), answer late with \
+                --delay, or limit with --quota; or give the whole rule as JSON with --rule (rstStream, goaway, close, \
+                closeBeforeSettings). Matches every request of the door unless --token, --topic, --push-type, --bundle \
+                or --path narrow it. Examples: herald faults add --token <token> --status 429 --retry-after 3 --times 1; \
+                herald faults add --door fcm --reason UNAVAILABLE --times 2; herald faults add --door webpush \
+                --quota 2/60
                 """)
         @OptionGroup var api: ConsoleAPIOptions
-        @Option(help: "The door: apns.") var door = "apns"
+        @Option(help: "The door: apns, fcm or webpush.") var door = "apns"
         @Option(help: "Only pushes to this device token.") var token: String?
         @Option(help: "Only pushes with this apns-topic.") var topic: String?
         @Option(help: "Only pushes of this apns-push-type.") var pushType: String?
         @Option(help: "Only pushes for this app's bundle ID.") var bundle: String?
         @Option(help: "Only requests to this path.") var path: String?
-        @Option(help: "Refuse with this HTTP status (one APNs documents).") var status: Int?
-        @Option(help: "Refuse with this APNs reason (TooManyRequests, Unregistered, …).") var reason: String?
+        @Option(help: "Refuse with this HTTP status (one the door's service documents).") var status: Int?
+        @Option(help: "Refuse with this reason: APNs's or web push's (TooManyRequests, …), FCM's errorCode (UNAVAILABLE, …).")
+        var reason: String?
         @Option(help: "For 410: the timestamp, milliseconds since 1970 (default: the time of the hit).") var timestamp: Int64?
         @Option(help: "Add Retry-After with these seconds.") var retryAfter: Int?
         @Option(help: ArgumentHelp("Answer late by these seconds, or by a time drawn between two.", valueName: "s|a-b"))
         var delay: String?
+        @Option(help: ArgumentHelp("Admit n requests per window of s seconds, then 429 with Retry-After.", valueName: "n/s"))
+        var quota: String?
+        @Option(help: "What a quota counts by: token (default), topic, connection (apns) or all.") var quotaBy: String?
         @Option(help: "Hit at most this many requests (default: no limit).") var times: Int?
         @Option(help: "Let this many matching requests pass first (default 0).") var after: Int?
         @Option(help: "The chance, 0–1, that a matching request is hit (default 1).") var probability: Double?
@@ -163,23 +180,30 @@ extension HeraldCommand.Faults {
             "door": "--door", "match.token": "--token", "match.topic": "--topic", "match.pushType": "--push-type",
             "match.bundle": "--bundle", "match.path": "--path", "effect.status": "--status", "effect.reason": "--reason",
             "effect.timestamp": "--timestamp", "effect.retryAfter": "--retry-after", "effect.delay": "--delay",
-            "effect.delay.min": "--delay", "effect.delay.max": "--delay", "effect": "--status, --reason or --delay",
+            "effect.delay.min": "--delay", "effect.delay.max": "--delay", "effect.errorCode": "--reason",
+            "effect.quota": "--quota", "effect.quota.requests": "--quota", "effect.quota.per": "--quota",
+            "effect.quota.by": "--quota-by", "effect": "--status, --reason, --delay or --quota",
             "times": "--times", "after": "--after", "probability": "--probability", "seed": "--seed", "ttl": "--ttl",
         ]
 
         func validate() throws {
             let ruleOptions: [Any?] = [
-                token, topic, pushType, bundle, path, status, reason, timestamp, retryAfter, delay, times, after,
-                probability, seed, ttl,
+                token, topic, pushType, bundle, path, status, reason, timestamp, retryAfter, delay, quota, quotaBy, times,
+                after, probability, seed, ttl,
             ]
             if rule != nil, ruleOptions.contains(where: { $0 != nil }) || door != "apns" {
                 throw ValidationError("--rule is the whole rule: give it alone, or the options without it")
             }
-            if rule == nil, delay != nil, status != nil || reason != nil || retryAfter != nil || timestamp != nil {
-                throw ValidationError("--delay is an effect of its own: give it, or --status/--reason, not both")
+            let answers = status != nil || reason != nil || retryAfter != nil || timestamp != nil
+            if rule == nil, [answers, delay != nil, quota != nil].filter({ $0 }).count > 1 {
+                throw ValidationError("--status/--reason, --delay and --quota are effects of their own: give one")
             }
-            if rule == nil, delay == nil, status == nil, reason == nil {
-                throw ValidationError("say what the rule does: --status and/or --reason, or --delay (or --rule JSON)")
+            if rule == nil, quotaBy != nil, quota == nil {
+                throw ValidationError("--quota-by goes with --quota n/s")
+            }
+            if rule == nil, delay == nil, quota == nil, status == nil, reason == nil {
+                throw ValidationError(
+                    "say what the rule does: --status and/or --reason, --delay or --quota (or --rule JSON)")
             }
         }
 
@@ -218,8 +242,19 @@ extension HeraldCommand.Faults {
                     throw CommandFailure("--delay takes seconds (1.5) or a range (0.5-2); got \(delay)")
                 }
             }
+            if let quota {
+                let parts = quota.split(separator: "/", omittingEmptySubsequences: false)
+                guard parts.count == 2, let requests = Int(parts[0]), let per = Double(parts[1]) else {
+                    throw CommandFailure("--quota takes requests/seconds (10/60); got \(quota)")
+                }
+                var members: [JSONValue.Member] = [
+                    .init("requests", .integer(Int64(requests))), .init("per", .number(per)),
+                ]
+                if let quotaBy { members.append(.init("by", .string(quotaBy))) }
+                effect.append(.init("quota", .object(members)))
+            }
             if let status { effect.append(.init("status", .integer(Int64(status)))) }
-            if let reason { effect.append(.init("reason", .string(reason))) }
+            if let reason { effect.append(.init(door == "fcm" ? "errorCode" : "reason", .string(reason))) }
             if let timestamp { effect.append(.init("timestamp", .integer(timestamp))) }
             if let retryAfter { effect.append(.init("retryAfter", .integer(Int64(retryAfter)))) }
             var members: [JSONValue.Member] = [.init("door", .string(door))]

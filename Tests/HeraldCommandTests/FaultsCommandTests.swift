@@ -59,6 +59,13 @@ import Testing
         #expect(delayed.output.hasPrefix("Added fault-3  apns  every request  delay 0.5–2 s"), "\(delayed.output)")
         let whole = try await faults(["add", "--rule", #"{"door":"apns","effect":{"reason":"Unregistered"},"times":2}"#])
         #expect(whole.output.hasPrefix("Added fault-4  apns  every request  410 Unregistered"), "\(whole.output)")
+        // The other doors: FCM's errorCode through --reason; a quota.
+        let fcm = try await faults(["add", "--door", "fcm", "--reason", "UNAVAILABLE", "--retry-after", "5", "--times", "1"])
+        #expect(fcm.output.hasPrefix("Added fault-5  fcm  every request  503 UNAVAILABLE retry-after 5"), "\(fcm.output)")
+        let quota = try await faults(["add", "--door", "webpush", "--quota", "2/60", "--quota-by", "topic"])
+        #expect(quota.output.hasPrefix("Added fault-6  webpush  every request  quota 2/60 s by topic"), "\(quota.output)")
+        #expect(try await faults(["remove", "fault-5"]).status == 0)
+        #expect(try await faults(["remove", "fault-6"]).status == 0)
 
         // Mistakes: one line, the option named; the command line's own mistakes with usage (64).
         let teapot = try await faults(["add", "--status", "418"])
@@ -69,7 +76,11 @@ import Testing
         let wrongReason = try await faults(["add", "--status", "429", "--reason", "Unregistered"])
         #expect(wrongReason.error.hasPrefix("Error: --reason: Unregistered is APNs's 410, not 429"), "\(wrongReason.error)")
         let both = try await faults(["add", "--status", "429", "--delay", "1"])
-        #expect(both.status == 64 && both.error.contains("--delay is an effect of its own"), "\(both.error)")
+        #expect(both.status == 64 && both.error.contains("are effects of their own: give one"), "\(both.error)")
+        let badQuota = try await faults(["add", "--quota", "ten"])
+        #expect(badQuota.status == 1 && badQuota.error.hasPrefix("Error: --quota takes requests/seconds"), "\(badQuota.error)")
+        let webTimestamp = try await faults(["add", "--door", "webpush", "--status", "410", "--timestamp", "1"])
+        #expect(webTimestamp.error.hasPrefix("Error: --timestamp: only APNs's 410 has a timestamp"), "\(webTimestamp.error)")
         let badJSON = try await faults(["add", "--rule", #"{"door":"apns","effect":{"status":429},"times":0}"#])
         #expect(badJSON.error.hasPrefix("Error: times: must be a whole number of at least 1"), "\(badJSON.error)")
         let noToken = try await faults(["list"], token: nil)

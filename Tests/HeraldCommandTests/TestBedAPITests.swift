@@ -39,7 +39,7 @@ import Testing
     }
 
     @Test(
-        "Issue 66: the fault rules' Python example — aioapns and httpx over HTTP/2 — gets R-02's 429 TooManyRequests with Retry-After once then 200, 410 Unregistered with the rule's timestamp (R-04), a late 200, after + times hitting exactly the requests they name, a seeded rule's same hits twice, the refused push in the delivery log with its rule, and 400 naming the field for each mistake"
+        "Issue 66: the fault rules' Python example — aioapns and httpx over HTTP/2 — gets R-02's 429 TooManyRequests with Retry-After once then 200, 410 Unregistered with the rule's timestamp (R-04), a late 200, after + times hitting exactly the requests they name, a seeded rule's same hits twice, a quota per token and per connection, the refused push in the delivery log with its rule, and 400 naming the field for each mistake"
     )
     func faultsExample() async throws {
         let herald = try HeraldProcess()
@@ -58,6 +58,7 @@ import Testing
             "\(result.output)")
         #expect(lines.contains("410 Unregistered 1767225600000") && lines.contains("delayed 200"), "\(result.output)")
         #expect(lines.contains("after 2 times 2 200 200 500 500 200 200"), "\(result.output)")
+        #expect(lines.contains("quota 429 TooManyRequests retry-after by token, by connection"), "\(result.output)")
         #expect(lines.contains { $0.hasPrefix("seeded hits repeat ") } && lines.last == "ok", "\(result.output)")
     }
 
@@ -78,6 +79,33 @@ import Testing
                 "rst INTERNAL_ERROR handled Delivered to Device", "rst REFUSED_STREAM refused",
                 "goaway Shutdown last-stream-id 5 of 7", "close handled, retry not delivered twice", "closed before settings",
                 "ok",
+            ], "\(result.output)")
+    }
+
+    @Test(
+        "Issue 66: the other doors' faults' example — firebase-admin raises its own class for each FCM errorCode, retries UNAVAILABLE after Retry-After into a sent message, waits out a per-token quota's Retry-After, a refused topic message, a late answer and a close it resends; pywebpush gets 429 with Retry-After, 410, 413, 503, a quota, a late 201 and a close; a GOAWAY on the HTTP/1.1 web push door is a 400"
+    )
+    func doorFaultsExample() async throws {
+        let herald = try HeraldProcess()
+        guard let (up, api, token) = try await Self.startUp(herald) else { return }
+        defer { up.send(SIGKILL) }
+        let result = try await ChildProcess.run(
+            "python3", [Self.examples.appendingPathComponent("faults_doors_example.py").path],
+            environment: ProcessInfo.processInfo.environment.merging(["HERALD_API": api, "HERALD_TOKEN": token]) { $1 },
+            timeout: .seconds(240))
+        #expect(result.status == 0, "\(result.output)\n\(result.error)")
+        #expect(
+            result.output.split(separator: "\n").map(String.init) == [
+                "mistakes named",
+                // firebase-admin retries a 401 after refreshing its token (twice) and a 500 four times.
+                "fcm UNREGISTERED=UnregisteredErrorx1 QUOTA_EXCEEDED=QuotaExceededErrorx1 SENDER_ID_MISMATCH=SenderIdMismatchErrorx1 THIRD_PARTY_AUTH_ERROR=ThirdPartyAuthErrorx3 INVALID_ARGUMENT=InvalidArgumentErrorx1 INTERNAL=InternalErrorx5",
+                "fcm 503 twice, retried after Retry-After, sent",
+                "fcm quota 2/2 s: the third QUOTA_EXCEEDED, waited out by firebase-admin, sent",
+                "fcm topic QuotaExceededError", "fcm delayed",
+                "fcm close, resent by firebase-admin, delivered twice",
+                "webpush 429 TooManyRequests retry-after 30 then 201",
+                "webpush 410 Gone, 413 PayloadTooLarge, 503 ServiceUnavailable", "webpush quota 1/60 s then 429",
+                "webpush delayed 201", "webpush close unanswered", "ok",
             ], "\(result.output)")
     }
 

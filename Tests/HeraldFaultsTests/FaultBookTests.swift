@@ -168,12 +168,82 @@ import Testing
     }
 
     @Test(
+        "A quota admits its requests in each window, counted per token, and answers the door's 429 with the seconds left as Retry-After"
+    )
+    func quota() throws {
+        let book = FaultBook()
+        book.add(try draft(#"{"door":"apns","effect":{"quota":{"requests":2,"per":10}}}"#), now: start)
+        func answer(_ token: String, at seconds: Double) -> FaultAnswer? {
+            guard let hit = book.hit(.apns, request(token: token), now: start.addingTimeInterval(seconds)) else { return nil }
+            guard case .answer(let answer) = hit.action else { return nil }
+            return answer
+        }
+        #expect(answer("aa", at: 0) == nil)
+        #expect(answer("aa", at: 1) == nil)
+        #expect(answer("aa", at: 2.5) == FaultAnswer(status: 429, reason: "TooManyRequests", retryAfter: 8))
+        #expect(answer("bb", at: 3) == nil, "another token has a count of its own")
+        #expect(answer("aa", at: 9.9) == FaultAnswer(status: 429, reason: "TooManyRequests", retryAfter: 1))
+        #expect(answer("aa", at: 10) == nil, "a new window opens when the last ended")
+        #expect(book.rules(now: start).first?.hits == 2, "refused requests are the rule's hits; admitted ones are not")
+
+        let fcm = FaultBook()
+        fcm.add(try draft(#"{"door":"fcm","effect":{"quota":{"requests":1,"per":60,"by":"all"}}}"#), now: start)
+        #expect(fcm.hit(.fcm, FaultRequest(token: "a"), now: start) == nil)
+        let hit = fcm.hit(.fcm, FaultRequest(token: "b"), now: start.addingTimeInterval(30))
+        #expect(hit?.action == .answer(FaultAnswer(status: 429, reason: "QUOTA_EXCEEDED", retryAfter: 30)))
+
+        let connections = FaultBook()
+        connections.add(
+            try draft(#"{"door":"apns","effect":{"quota":{"requests":1,"per":60,"by":"connection"}}}"#), now: start)
+        #expect(connections.hit(.apns, FaultRequest(token: "a", connection: 1), now: start) == nil)
+        #expect(connections.hit(.apns, FaultRequest(token: "b", connection: 2), now: start) == nil)
+        #expect(connections.hit(.apns, FaultRequest(token: "c", connection: 1), now: start) != nil)
+    }
+
+    @Test("Each door's answers in its service's words: FCM's errorCode and web push's reasons, with their defaults")
+    func doorAnswers() throws {
+        #expect(
+            try draft(#"{"door":"fcm","effect":{"status":503}}"#).effect
+                == .answer(FaultAnswer(status: 503, reason: "UNAVAILABLE")))
+        #expect(
+            try draft(#"{"door":"fcm","effect":{"errorCode":"UNREGISTERED"}}"#).effect
+                == .answer(FaultAnswer(status: 404, reason: "UNREGISTERED")))
+        #expect(
+            try draft(#"{"door":"webpush","effect":{"status":410}}"#).effect
+                == .answer(FaultAnswer(status: 410, reason: "Gone")))
+        #expect(
+            try draft(#"{"door":"webpush","effect":{"status":429,"retryAfter":5}}"#).effect
+                == .answer(FaultAnswer(status: 429, reason: "TooManyRequests", retryAfter: 5)))
+        let rule = FaultBook().add(try draft(#"{"door":"fcm","effect":{"status":429}}"#), now: start)
+        #expect(
+            rule.json["effect"]
+                == .object([.init("status", .integer(429)), .init("errorCode", .string("QUOTA_EXCEEDED"))]))
+        let quota = FaultBook().add(try draft(#"{"door":"webpush","effect":{"quota":{"requests":3,"per":1.5}}}"#), now: start)
+        let shown = try FaultRule.Draft(json: .object(quota.json.objectMembers.filter { FaultRule.fields.contains($0.key) }))
+        #expect(shown.effect == .quota(FaultQuota(requests: 3, per: 1.5, by: .token)))
+    }
+
+    @Test(
         "Bad input: every field at fault is named, with what to do",
         arguments: [
             (#"[1]"#, ""),
             (#"{"effect":{"status":429}}"#, "door"),
             (#"{"door":"mqtt","effect":{"status":429}}"#, "door"),
-            (#"{"door":"fcm","effect":{"status":429}}"#, "door"),
+            (#"{"door":"fcm","effect":{"status":410}}"#, "effect.status"),
+            (#"{"door":"fcm","effect":{"status":429,"reason":"TooManyRequests"}}"#, "effect.reason"),
+            (#"{"door":"fcm","effect":{"errorCode":"TEAPOT"}}"#, "effect.errorCode"),
+            (#"{"door":"fcm","effect":{"status":503,"errorCode":"QUOTA_EXCEEDED"}}"#, "effect.errorCode"),
+            (#"{"door":"fcm","effect":{"goaway":"Shutdown"}}"#, "effect.goaway"),
+            (#"{"door":"fcm","effect":{"closeBeforeSettings":true}}"#, "effect.closeBeforeSettings"),
+            (#"{"door":"fcm","effect":{"quota":{"requests":1,"per":1,"by":"connection"}}}"#, "effect.quota.by"),
+            (#"{"door":"fcm","effect":{"status":404,"timestamp":1}}"#, "effect.timestamp"),
+            (#"{"door":"webpush","effect":{"status":410,"timestamp":1}}"#, "effect.timestamp"),
+            (#"{"door":"webpush","effect":{"goaway":"Shutdown"}}"#, "effect.goaway"),
+            (#"{"door":"webpush","effect":{"rstStream":"CANCEL"}}"#, "effect.rstStream"),
+            (#"{"door":"webpush","effect":{"closeBeforeSettings":true}}"#, "effect.closeBeforeSettings"),
+            (#"{"door":"webpush","effect":{"status":400}}"#, "effect.reason"),
+            (#"{"door":"webpush","effect":{"status":418}}"#, "effect.status"),
+            (#"{"door":"webpush","effect":{"errorCode":"UNAVAILABLE"}}"#, "effect.errorCode"),
             (#"{"door":"apns"}"#, "effect"),
             (#"{"door":"apns","effect":{"status":429},"color":"red"}"#, "color"),
             (#"{"door":"apns","effect":{}}"#, "effect"),
@@ -183,7 +253,13 @@ import Testing
             (#"{"door":"apns","effect":{"rstStream":"OOPS"}}"#, "effect.rstStream"),
             (#"{"door":"apns","effect":{"close":false}}"#, "effect.close"),
             (#"{"door":"apns","effect":{"closeBeforeSettings":true},"match":{"topic":"a"}}"#, "match"),
-            (#"{"door":"apns","effect":{"quota":{"requests":1,"per":1}}}"#, "effect.quota"),
+            (#"{"door":"apns","effect":{"quota":{"per":1}}}"#, "effect.quota.requests"),
+            (#"{"door":"apns","effect":{"quota":{"requests":0,"per":1}}}"#, "effect.quota.requests"),
+            (#"{"door":"apns","effect":{"quota":{"requests":1,"per":0}}}"#, "effect.quota.per"),
+            (#"{"door":"apns","effect":{"quota":{"requests":1,"per":1,"by":"moon"}}}"#, "effect.quota.by"),
+            (#"{"door":"apns","effect":{"quota":{"requests":1,"per":1,"burst":2}}}"#, "effect.quota.burst"),
+            (#"{"door":"apns","effect":{"quota":{"requests":1,"per":1},"status":429}}"#, "effect.status"),
+            (#"{"door":"apns","effect":{"quota":{"requests":1,"per":1}},"probability":0.5}"#, "probability"),
             (#"{"door":"apns","effect":{"status":418}}"#, "effect.status"),
             (#"{"door":"apns","effect":{"status":"429"}}"#, "effect.status"),
             (#"{"door":"apns","effect":{"status":429,"reason":"Unregistered"}}"#, "effect.reason"),

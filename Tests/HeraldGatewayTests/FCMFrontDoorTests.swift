@@ -6,6 +6,7 @@ import GatewayTestSupport
 import HeraldCore
 import HeraldDeviceChannel
 import HeraldFCM
+import HeraldFaults
 import HeraldGateway
 import HeraldTestSupport
 import HeraldTesting
@@ -131,6 +132,12 @@ import Testing
 
     static func payload(_ push: DevicePush) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(push.payload.utf8)) as? [String: Any])
+    }
+
+    /// The alert title of a push, if it has one.
+    static func title(_ push: DevicePush?) throws -> String? {
+        guard let push else { return nil }
+        return ((try payload(push)["aps"] as? [String: Any])?["alert"] as? [String: Any])?["title"] as? String
     }
 
     static func fcmErrorCode(_ body: [String: Any]) -> String? {
@@ -429,6 +436,67 @@ import Testing
                 #expect(lines.first?.contains("Request payload size exceeds the limit") == true, "\(version)")
                 #expect(lines.first?.contains("INVALID_ARGUMENT") == true, "\(version)")
             }
+        }
+    }
+
+    @Test(
+        "Issue 66: the FCM door's faults as curl meets them — 503 UNAVAILABLE with Retry-After in Google's JSON (the message logged with its rule, not delivered); a stream reset with INTERNAL_ERROR on HTTP/2 and a close on HTTP/1.1 after the message was handled (delivered, the answer lost); a topic message refused before its fan-out"
+    )
+    func faults() async throws {
+        try await Self.withSetup { setup in
+            let access = try await setup.accessToken()
+            let token = try await setup.registrationToken()
+            let book = setup.harness.gateway.faults
+            func add(_ json: String) throws {
+                book.add(try FaultRule.Draft(json: try JSONValue(parsing: Data(json.utf8))), now: setup.harness.clock.now)
+            }
+            func send(_ title: String, _ version: String, target: String? = nil) async throws -> ChildProcess.Result {
+                let message = #"{"message":{\#(target ?? #""token":"\#(token)""#),"notification":{"title":"\#(title)"}}}"#
+                return try await ChildProcess.run(
+                    "curl",
+                    [
+                        "--silent", "--show-error", "--max-time", "30", version, "--include", "--header",
+                        "authorization: Bearer \(access)", "--header", "content-type: application/json", "--data", message,
+                        "http://127.0.0.1:\(setup.port)/v1/projects/\(Self.projectID)/messages:send",
+                    ])
+            }
+
+            try add(#"{"door":"fcm","match":{"token":"\#(token)"},"effect":{"status":503,"retryAfter":7},"times":1}"#)
+            let refused = try await send("refused", "--http1.1")
+            #expect(refused.output.hasPrefix("HTTP/1.1 503"), "\(refused.output)")
+            #expect(refused.output.lowercased().contains("retry-after: 7\r\n"), "\(refused.output)")
+            #expect(
+                refused.output.contains(#""errorCode" : "UNAVAILABLE""#)
+                    || refused.output.contains(#""errorCode":"UNAVAILABLE""#), "\(refused.output)")
+            await setup.harness.gateway.flushDeliveryLog()
+            var filter = DeliveryFilter()
+            filter.token = setup.apnsToken
+            let logged = try await setup.harness.store.deliveries(filter, limit: 10)
+            #expect(
+                logged.map(\.state) == ["Discarded - Fault"]
+                    && logged.first?.events.last?.detail.contains("fault-1") == true, "\(logged)")
+
+            try add(#"{"door":"fcm","effect":{"rstStream":"INTERNAL_ERROR"},"times":1}"#)
+            let reset = try await send("reset", "--http2-prior-knowledge")
+            #expect(reset.status == 92 && reset.error.contains("INTERNAL_ERROR"), "\(reset.status) \(reset.error)")
+            #expect(try Self.title(await setup.inbox.next()) == "reset", "handled: delivered")
+
+            try add(#"{"door":"fcm","effect":{"close":true},"times":1}"#)
+            let closed = try await send("closed", "--http1.1")
+            #expect(closed.status == 52, "curl: empty reply: \(closed.status) \(closed.error)")
+            #expect(try Self.title(await setup.inbox.next()) == "closed", "handled: delivered")
+
+            // A topic message: refused once, before its fan-out — nothing delivered; then sent.
+            let subscribed = try await setup.call(
+                "/v1/projects/\(Self.projectID)/registrations/\(token)/topicSubscriptions?topic_name=faults", bearer: access)
+            #expect(subscribed.status == 200, "\(subscribed.body)")
+            try add(#"{"door":"fcm","match":{"topic":"faults"},"effect":{"errorCode":"QUOTA_EXCEEDED"},"times":1}"#)
+            let topic = try await send("topic refused", "--http2-prior-knowledge", target: #""topic":"faults""#)
+            #expect(topic.output.hasPrefix("HTTP/2 429") && topic.output.contains("QUOTA_EXCEEDED"), "\(topic.output)")
+            let sent = try await send("topic sent", "--http2-prior-knowledge", target: #""topic":"faults""#)
+            #expect(sent.output.hasPrefix("HTTP/2 200"), "\(sent.output)")
+            #expect(try Self.title(await setup.inbox.next()) == "topic sent", "the refused one was not delivered")
+            #expect(book.rules(now: setup.harness.clock.now).map(\.hits) == [1, 1, 1, 1])
         }
     }
 

@@ -15,10 +15,11 @@ import Testing
 /// one went away, with the same `apns-id`, so the device gets the push once.
 @Suite(.heavy, .timeLimit(.minutes(3))) struct ProviderFaultTests {
     @Test(
-        "Issue 66: after a GOAWAY before its stream, RST_STREAM REFUSED_STREAM or INTERNAL_ERROR, a connection closed unanswered or closed before SETTINGS, a 500 or a 503, HeraldProvider resends — the second attempt is 200 and the device has the push exactly once",
+        "Issue 66: after a GOAWAY before its stream, RST_STREAM REFUSED_STREAM or INTERNAL_ERROR, a connection closed unanswered or closed before SETTINGS, a 500 or a 503, HeraldProvider resends — after a 403 ExpiredProviderToken with a new token on a new connection (A-04) — the second attempt is 200 and the device has the push exactly once",
         arguments: [
             #"{"goaway":"Shutdown"}"#, #"{"rstStream":"REFUSED_STREAM"}"#, #"{"rstStream":"INTERNAL_ERROR"}"#,
             #"{"close":true}"#, #"{"closeBeforeSettings":true}"#, #"{"status":500}"#, #"{"status":503}"#,
+            #"{"status":403,"reason":"ExpiredProviderToken"}"#,
         ])
     func resendsOnce(effect: String) async throws {
         try await withGateway { harness, _ in

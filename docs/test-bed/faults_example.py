@@ -3,9 +3,9 @@
 Waits for `herald up`, removes every rule, then adds rules through the test-bed API (`/api/v1/faults`) and pushes to
 the demo app with aioapns (unmodified but for host and CA) and with httpx over HTTP/2 (to read the answer's headers):
 a 429 with Retry-After once, then the push goes through; a 410 Unregistered with its timestamp; a late answer; a
-seeded 50 % rule whose hits repeat run after run; `after` + `times` hitting exactly the requests they name; a refused
-push's delivery-log entry with its rule; mistakes answered 400 with the field named. Every answer is checked against
-the API's OpenAPI document.
+seeded 50 % rule whose hits repeat run after run; `after` + `times` hitting exactly the requests they name; a quota
+per token and per connection; a refused push's delivery-log entry with its rule; mistakes answered 400 with the field
+named. Every answer is checked against the API's OpenAPI document.
 
     HERALD_API=http://127.0.0.1:<console port> HERALD_TOKEN=<operator token> python3 docs/test-bed/faults_example.py
 
@@ -190,6 +190,22 @@ async def main():
     second = await hit_sequence(provider, token, seed=20261207)
     check(first == second and 0 < len(first) < 12, f"the same hits: {first} {second}")
     print("seeded hits repeat", len(first))
+
+    # A quota: two pushes per token a minute, the third 429 TooManyRequests with the seconds left as Retry-After.
+    call("DELETE", "/api/v1/faults")
+    add_rule({"door": "apns", "match": {"token": token}, "effect": {"quota": {"requests": 2, "per": 60}}})
+    statuses = [(await provider.push(token)).status for _ in range(2)]
+    answer = provider.raw_push(token)
+    check(statuses == ["200", "200"] and answer.status_code == 429
+          and answer.json() == {"reason": "TooManyRequests"} and 0 < int(answer.headers["retry-after"]) <= 60,
+          f"quota by token: {statuses} {answer.status_code} {answer.headers} {answer.text}")
+    # By connection: aioapns's one connection meets it; each of httpx's new connections starts a count of its own.
+    call("DELETE", "/api/v1/faults")
+    add_rule({"door": "apns", "effect": {"quota": {"requests": 1, "per": 60, "by": "connection"}}})
+    statuses = [(await provider.push(token)).status for _ in range(2)]
+    fresh = [provider.raw_push(token).status_code for _ in range(2)]
+    check(statuses == ["200", "429"] and fresh == [200, 200], f"quota by connection: {statuses} {fresh}")
+    print("quota 429 TooManyRequests retry-after", "by token, by connection")
 
     gone = conforms(call("DELETE", "/api/v1/faults/fault-0"), "Error")
     check(gone.get("parameter") == "id", f"404 names the id: {gone}")

@@ -3,7 +3,7 @@ import HeraldCore
 import HeraldFaults
 
 /// What the gateway does with a push it accepted: the one decision both dispatch paths run — the task's
-/// (``PushDispatcher/dispatch(_:)``) and the event loop's (``PushDispatcher/dispatch(_:_:on:)``) — made from what is
+/// (``PushDispatcher/dispatch(_:fault:)``) and the event loop's (``PushDispatcher/dispatch(_:_:on:)``) — made from what is
 /// known at that moment, with no I/O.
 ///
 /// A rule about where a push goes (a retry, a connected device, store-and-forward, expiration, several nodes) is

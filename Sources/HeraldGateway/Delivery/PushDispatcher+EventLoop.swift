@@ -34,7 +34,7 @@ extension PushDispatcher {
     /// one node, written to the device's session when it is connected here (``DispatchDecision/deliver``); kept when it
     /// is not (``DispatchDecision/Offline/keep(until:)``) — on several nodes by the store's one step that relays or
     /// keeps it. `nil` for a decision that waits for something (a retry's or a token's check on several nodes, a relay
-    /// of one attempt) or discards the push: ``dispatch(_:)`` carries those out in a task.
+    /// of one attempt) or discards the push: ``dispatch(_:fault:)`` carries those out in a task.
     ///
     /// - Parameters:
     ///   - deviceID: The device the push is for.
@@ -59,7 +59,7 @@ extension PushDispatcher {
         }
     }
 
-    /// Dispatches an accepted push as ``dispatch(_:)`` would, with no task: the future completes on `eventLoop` once
+    /// Dispatches an accepted push as ``dispatch(_:fault:)`` would, with no task: the future completes on `eventLoop` once
     /// the device acknowledged it, or it is durably kept (the device did not acknowledge it in time, or is offline),
     /// or discarded by rule; or fails with the refusal — `Unregistered` with the time of revocation, `BadDeviceToken`
     /// — or the store's error.

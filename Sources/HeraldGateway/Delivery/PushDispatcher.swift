@@ -44,7 +44,7 @@ struct AcceptedPush: Sendable {
 /// Delivers accepted notifications: straight to a connected device, else into the store until it connects
 /// (store-and-forward, APNs §5).
 ///
-/// ``dispatch(_:)`` returns only when the notification was acknowledged by the device, durably stored, or
+/// ``dispatch(_:fault:)`` returns only when the notification was acknowledged by the device, durably stored, or
 /// discarded under Apple's rules (expiration 0 / past, D-05) — so a 200 never covers a notification that a crash
 /// could lose.
 final class PushDispatcher: Sendable {
@@ -61,7 +61,8 @@ final class PushDispatcher: Sendable {
     private let logger: Logger
     /// Pushes answered 200 lately, so that a provider's retry is not delivered twice.
     let recent: RecentPushes
-    /// The test-bed's fault rules, asked once for each push of the APNs door (``dispatch(_:)``).
+    /// The test-bed's fault rules: asked once per push (``faultHit(for:connection:)``, the web push and FCM doors), their
+    /// hit handed to ``dispatch(_:fault:)``.
     let faults: FaultBook
 
     init(
@@ -89,13 +90,11 @@ final class PushDispatcher: Sendable {
     ///
     /// - Parameters:
     ///   - push: The push, its checks passed.
-    ///   - asked: What the fault rules said of it, when the event loop asked them already (``faultHit(for:)``); `nil`:
-    ///     ask them here.
+    ///   - fault: What the fault rules said of it (``faultHit(for:connection:)``, the web push door's), asked once.
     @discardableResult
-    func dispatch(_ push: AcceptedPush, faultsAsked asked: FaultHit?? = nil) async throws -> FaultHit? {
+    func dispatch(_ push: AcceptedPush, fault: FaultHit? = nil) async throws -> FaultHit? {
         var push = push
         countReceived(push)
-        let fault = asked ?? faultHit(for: push)
         let (decision, session) = decide(
             deviceID: push.token.deviceID, expiration: push.expiration, fingerprint: push.fingerprint, now: clock.now,
             fault: fault)
@@ -145,14 +144,21 @@ final class PushDispatcher: Sendable {
         return fault
     }
 
-    /// What the fault rules do to `push` — ask once per push: a push of the APNs door (not one FCM's or web push's door
-    /// made).
-    func faultHit(for push: AcceptedPush) -> FaultHit? {
-        guard !faults.isEmpty, push.fcmMessage == nil, push.pushType != .webpush else { return nil }
-        let request = FaultRequest(
-            token: push.token.token, topic: push.topic, pushType: push.pushType.rawValue, bundle: push.token.bundleID,
-            path: "/3/device/\(push.token.token)")
-        return faults.hit(.apns, request, now: clock.now)
+    /// What the fault rules do to `push`, come on `connection` — ask once per push: the APNs door's rules for a
+    /// provider's push, the FCM door's for the push of an FCM message to a token (``ProviderConnection/faults``).
+    func faultHit(for push: AcceptedPush, connection: ProviderConnection) -> FaultHit? {
+        guard !faults.isEmpty else { return nil }
+        switch connection.faults {
+        case .apns:
+            let request = FaultRequest(
+                token: push.token.token, topic: push.topic, pushType: push.pushType.rawValue, bundle: push.token.bundleID,
+                path: "/3/device/\(push.token.token)", connection: connection.serial)
+            return faults.hit(.apns, request, now: clock.now)
+        case .fcm(let request):
+            return faults.hit(.fcm, request, now: clock.now)
+        case .none:
+            return nil
+        }
     }
 
     /// The gateway's settings its dispatch decisions depend on.

@@ -68,6 +68,8 @@ final class DeviceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let answered = context.eventLoop.makePromise(of: WebPushFrontDoor.Response.self)
         answered.completeWithTask { await frontDoor.answer(request) }
         answered.futureResult.assumeIsolated().whenSuccess { answer in
+            // A fault rule's close: the push was handled, its answer lost with the connection (docs/faults.md).
+            if answer.closesConnection { return context.close(promise: nil) }
             self.write(
                 status: HTTPResponseStatus(statusCode: answer.status), headers: answer.headers,
                 body: answer.body, for: head, context: context)

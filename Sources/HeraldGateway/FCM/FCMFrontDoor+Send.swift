@@ -1,6 +1,7 @@
 import Foundation
 import HeraldCore
 import HeraldFCM
+import HeraldFaults
 import Logging
 import NIOCore
 
@@ -13,14 +14,20 @@ extension FCMFrontDoor {
     /// those refused are logged and left out, as FCM does not report them either). `validate_only` checks everything
     /// up to the push itself and answers with FCM's dry-run name, `fake_message_id`.
     ///
+    /// The FCM door's fault rules (docs/faults.md) are asked once per message that is not a dry run: for a message to a
+    /// token or installation when its push is handed over (so the push's delivery log has the hit), for a topic or
+    /// condition message before its fan-out.
+    ///
     /// - Parameters:
     ///   - request: The request.
     ///   - projectID: The project in the path.
     func send(_ request: Request, projectID: String) async -> Response {
         do throws(FCMError) {
-            let name = try await sendMessage(request, projectID: projectID)
+            let (name, lost) = try await sendMessage(request, projectID: projectID)
             metrics.recordFCMResponse(call: "send", outcome: "OK")
-            return .ok(.object([.init("name", .string(name))]))
+            var response = Response.ok(.object([.init("name", .string(name))]))
+            response.transportFault = lost
+            return response
         } catch {
             metrics.recordFCMResponse(call: "send", outcome: error.code.rawValue)
             logger.debug("FCM: send refused", metadata: ["fcm.project": "\(projectID)", "fcm.error": "\(error)"])
@@ -28,7 +35,10 @@ extension FCMFrontDoor {
         }
     }
 
-    private func sendMessage(_ request: Request, projectID: String) async throws(FCMError) -> String {
+    /// The message's name, and what a fault rule puts in its answer's place if one does.
+    private func sendMessage(
+        _ request: Request, projectID: String
+    ) async throws(FCMError) -> (String, ProviderAnswer.TransportFault?) {
         let project = try await project(authorizing: request, for: projectID)
         let sendRequest = try FCMSendRequest(body: request.body)
         let message = sendRequest.message
@@ -40,6 +50,7 @@ extension FCMFrontDoor {
                 field: "message.apns.live_activity_token")
         }
         let name = "projects/\(project.projectID)/messages/\(sendRequest.validateOnly ? "fake_message_id" : messageID)"
+        let pushType = push.headers["apns-push-type"]
         switch message.target {
         case .token(let text):
             let live: (registration: FCMRegistrationRecord, apnsToken: DeviceTokenRecord)
@@ -48,8 +59,12 @@ extension FCMFrontDoor {
             } catch {
                 throw error.code == .invalidArgument ? FCMError(error.code, error.message, field: "message.token") : error
             }
-            try await deliver(
-                push, to: live.apnsToken, messageID: messageID, project: project, validateOnly: sendRequest.validateOnly)
+            let faults = FaultRequest(
+                token: text.lowercased(), pushType: pushType, bundle: live.apnsToken.bundleID, path: request.path)
+            let lost = try await deliver(
+                push, to: live.apnsToken, messageID: messageID, project: project, validateOnly: sendRequest.validateOnly,
+                faults: .fcm(faults))
+            return (name, lost)
         case .fid(let installationID):
             guard FCMRegistrationToken.isWellFormedInstallationID(installationID) else {
                 throw FCMError(
@@ -64,22 +79,66 @@ extension FCMFrontDoor {
             guard let registration else { throw FCMError(.unregistered, "Requested entity was not found.") }
             cache.keep(registration)  // so the token's read below is not a second store read
             let (_, apnsToken) = try await sendingRegistration(registration.token, projectID: project.projectID)
-            try await deliver(
-                push, to: apnsToken, messageID: messageID, project: project, validateOnly: sendRequest.validateOnly)
+            let faults = FaultRequest(
+                token: installationID.lowercased(), pushType: pushType, bundle: apnsToken.bundleID, path: request.path)
+            let lost = try await deliver(
+                push, to: apnsToken, messageID: messageID, project: project, validateOnly: sendRequest.validateOnly,
+                faults: .fcm(faults))
+            return (name, lost)
         case .topic(let topic):
-            if !sendRequest.validateOnly {
-                try await fanOut(
-                    push, project: project, messageID: messageID, topics: [topic], includingUnsubscribed: false
-                ) { subscribed in subscribed.contains(topic) }
-            }
+            if sendRequest.validateOnly { return (name, nil) }
+            let fault = try messageFault(FaultRequest(topic: topic, pushType: pushType, path: request.path), name: name)
+            if fault?.refuses == true { return (name, fault?.lost) }
+            try await fanOut(
+                push, project: project, messageID: messageID, topics: [topic], includingUnsubscribed: false
+            ) { subscribed in subscribed.contains(topic) }
+            return (name, try await fault?.afterHandling(clock))
         case .condition(let condition):
-            if !sendRequest.validateOnly {
-                try await fanOut(
-                    push, project: project, messageID: messageID, topics: condition.topics,
-                    includingUnsubscribed: condition.matches([]), matching: condition.matches)
-            }
+            if sendRequest.validateOnly { return (name, nil) }
+            let fault = try messageFault(FaultRequest(pushType: pushType, path: request.path), name: name)
+            if fault?.refuses == true { return (name, fault?.lost) }
+            try await fanOut(
+                push, project: project, messageID: messageID, topics: condition.topics,
+                includingUnsubscribed: condition.matches([]), matching: condition.matches)
+            return (name, try await fault?.afterHandling(clock))
         }
-        return name
+    }
+
+    /// What the FCM door's fault rules do to a topic or condition message, asked once for it before its fan-out: a
+    /// refusal in FCM's words is thrown; a reset, a close or a delay is returned for after the fan-out (or in its
+    /// place, for a `REFUSED_STREAM` reset: not processed).
+    private func messageFault(_ request: FaultRequest, name: String) throws(FCMError) -> MessageFault? {
+        let faults = provider.dispatcher.faults
+        guard !faults.isEmpty, let hit = faults.hit(.fcm, request, now: clock.now) else { return nil }
+        logger.info("A fault rule hit an FCM message", metadata: ["fcm.message": "\(name)", "fault": "\(hit.description)"])
+        if case .answer(let answer) = hit.action { throw Self.error(answer, by: hit.ruleID) }
+        return MessageFault(hit: hit)
+    }
+
+    /// A fault rule's hit on a topic or condition message.
+    private struct MessageFault {
+        var hit: FaultHit
+
+        /// Whether the message is not processed.
+        var refuses: Bool { hit.action.refuses }
+        /// What takes the answer's place on the connection.
+        var lost: ProviderAnswer.TransportFault? { ProviderAPIResponder.transportFault(hit) }
+
+        /// Once the message was handled: waits out a delay, or returns what takes the answer's place.
+        func afterHandling(_ clock: any HeraldClock) async throws(FCMError) -> ProviderAnswer.TransportFault? {
+            if case .delay(let seconds) = hit.action { try? await clock.sleep(for: seconds) }
+            return lost
+        }
+    }
+
+    /// A fault rule's answer in FCM's words: Google's error JSON with the rule's `FcmError` code, and its
+    /// `Retry-After`.
+    static func error(_ answer: FaultAnswer, by ruleID: String) -> FCMError {
+        var error = FCMError(
+            FCMError.Code(rawValue: answer.reason) ?? .internal,
+            "Herald's fault rule \(ruleID) answered \(answer.status) \(answer.reason).")
+        error.retryAfter = answer.retryAfter
+        return error
     }
 
     /// A registration token of `projectID` to send to, and its APNs token as first read live: from the cache when it
@@ -107,12 +166,16 @@ extension FCMFrontDoor {
     ///   - messageID: The message's ID: the push's `apns-id` unless the message gave one.
     ///   - project: The project.
     ///   - validateOnly: Whether to stop before the push (`validate_only`).
-    /// - Throws: APNs' refusal as FCM's error.
+    ///   - faults: Which fault rules the push is asked of: the FCM door's for a message to one registration, none for
+    ///     a topic message's push (the message was asked).
+    /// - Returns: What a fault rule puts in the answer's place on the connection, if one does.
+    /// - Throws: APNs' refusal, or a fault rule's, as FCM's error.
+    @discardableResult
     func deliver(
         _ push: FCMAPNsPush, to record: DeviceTokenRecord, messageID: String, project: FCMProjectRecord,
-        validateOnly: Bool
-    ) async throws(FCMError) {
-        if validateOnly { return }
+        validateOnly: Bool, faults: ProviderConnection.FaultAsking = .none
+    ) async throws(FCMError) -> ProviderAnswer.TransportFault? {
+        if validateOnly { return nil }
         let pushType = push.headers["apns-push-type"].flatMap(APNsPushType.init(rawValue:)) ?? .alert
         var fields = push.headers.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
         if push.headers["apns-topic"] == nil {
@@ -126,11 +189,16 @@ extension FCMFrontDoor {
             request,
             connection: ProviderConnection(
                 usesTLS: true, environment: record.environment,
-                fcmMessage: "projects/\(project.projectID)/messages/\(messageID)"),
+                fcmMessage: "projects/\(project.projectID)/messages/\(messageID)", faults: faults),
             sentWithKey: project.providerKeyID, logger: logger)
+        if let hit = answer.fault {
+            if case .answer(let refusal) = hit.action { throw Self.error(refusal, by: hit.ruleID) }
+            if hit.action.refuses { return answer.transportFault }
+        }
         guard answer.status == 200 else {
             throw FCMError(apnsReason: answer.refusal?.reason ?? .internalServerError)
         }
+        return answer.transportFault
     }
 
     /// Delivers a topic or condition message to every registration of the project it matches, ``fanOutWidth`` at a

@@ -29,15 +29,21 @@ struct FCMFrontDoor: Sendable {
         var body: Data
     }
 
-    /// The answer: a status and a JSON body.
+    /// The answer: a status and a JSON body — or, when a fault rule says so, what takes its place on the connection.
     struct Response: Sendable, Equatable {
         var status: Int
         var body: Data
+        /// Seconds for a `Retry-After` header (a fault rule's); `nil`: none.
+        var retryAfter: Int? = nil
+        /// What a fault rule puts in the answer's place: the connection closed, or the stream reset (docs/faults.md).
+        var transportFault: ProviderAnswer.TransportFault? = nil
 
         /// A 200 with `body`.
         static func ok(_ body: JSONValue) -> Response { Response(status: 200, body: body.jsonData) }
         /// FCM's error.
-        static func error(_ error: FCMError) -> Response { Response(status: error.code.httpStatus, body: error.body.jsonData) }
+        static func error(_ error: FCMError) -> Response {
+            Response(status: error.code.httpStatus, body: error.body.jsonData, retryAfter: error.retryAfter)
+        }
         /// The token endpoint's error.
         static func error(_ error: FCMOAuthError) -> Response {
             Response(status: error.httpStatus, body: error.body.jsonData)

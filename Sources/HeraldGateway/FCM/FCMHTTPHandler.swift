@@ -62,9 +62,15 @@ final class FCMHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func respond(
         _ answer: FCMFrontDoor.Response, version: HTTPVersion, keepAlive: Bool, context: ChannelHandlerContext
     ) {
+        if answer.transportFault != nil {
+            // A fault rule's close or reset: HTTP/1.1 has no streams, so the connection closes unanswered.
+            context.close(promise: nil)
+            return
+        }
         var headers = HTTPHeaders([
             ("content-type", "application/json; charset=UTF-8"), ("content-length", String(answer.body.count)),
         ])
+        if let retryAfter = answer.retryAfter { headers.add(name: "retry-after", value: String(retryAfter)) }
         if version.major < 2 && !keepAlive { headers.add(name: "connection", value: "close") }
         context.write(
             wrapOutboundOut(

@@ -99,10 +99,24 @@ final class FCMStreamHandler: ChannelInboundHandler {
     }
 
     private func write(_ answer: FCMFrontDoor.Response, context: ChannelHandlerContext) {
-        let headers: HPACKHeaders = [
+        switch answer.transportFault {
+        case .resetStream(let code)?:
+            // A fault rule's reset in the answer's place (docs/faults.md).
+            context.writeAndFlush(wrapOutboundOut(.rstStream(HTTP2ErrorCode(networkCode: Int(code)))), promise: nil)
+            context.close(promise: nil)
+            return
+        case .close?, .goAway?:
+            // A fault rule's close: the connection, with the request unanswered.
+            (context.channel.parent ?? context.channel).close(promise: nil)
+            return
+        case nil:
+            break
+        }
+        var headers: HPACKHeaders = [
             ":status": String(answer.status), "content-type": "application/json; charset=UTF-8",
             "content-length": String(answer.body.count),
         ]
+        if let retryAfter = answer.retryAfter { headers.add(name: "retry-after", value: String(retryAfter)) }
         context.write(wrapOutboundOut(.headers(.init(headers: headers))), promise: nil)
         // The body must be taken in time too (``StreamDeadline``).
         let written = context.eventLoop.makePromise(of: Void.self)

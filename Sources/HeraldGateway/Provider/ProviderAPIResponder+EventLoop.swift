@@ -84,7 +84,7 @@ extension ProviderAPIResponder: ProviderAnswering {
                     made.fcmMessage = connection.fcmMessage
                     let push = made
                     // The fault rules, asked once: a push one hits goes on in a task, which carries the hit out.
-                    if let hit = dispatcher.faultHit(for: push) {
+                    if let hit = dispatcher.faultHit(for: push, connection: connection) {
                         return inTask(on: eventLoop) { [checks] in
                             await self.answer(
                                 read, of: request, connection: connection, resumed: checks, faultsAsked: .some(hit),

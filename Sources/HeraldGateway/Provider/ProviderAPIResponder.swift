@@ -130,7 +130,8 @@ struct ProviderAPIResponder: Sendable {
             let push = made
             let lost: FaultHit?
             do {
-                lost = try await dispatcher.dispatch(push, faultsAsked: faultsAsked)
+                let fault = faultsAsked ?? dispatcher.faultHit(for: push, connection: connection)
+                lost = try await dispatcher.dispatch(push, fault: fault)
             } catch let fault as FaultRefusal {
                 return refuse(fault.hit, apnsID: read.apnsID, authenticated: checks.authenticated, logger: logger)
             } catch {
@@ -238,6 +239,7 @@ struct ProviderAPIResponder: Sendable {
         guard case .answer(let refusal) = fault.action else {
             var answer = ProviderAnswer(status: 0, fields: [], body: ByteBuffer(), authenticated: authenticated)
             answer.transportFault = Self.transportFault(fault)
+            answer.fault = fault
             return answer
         }
         let reason =
@@ -245,6 +247,7 @@ struct ProviderAPIResponder: Sendable {
         var answer = refuse(APNsRefusal(reason, apnsID: apnsID, timestamp: refusal.timestamp), logger: logger)
         answer.authenticated = authenticated
         if let retryAfter = refusal.retryAfter { answer.fields.append((name: "retry-after", value: "\(retryAfter)")) }
+        answer.fault = fault
         return answer
     }
 

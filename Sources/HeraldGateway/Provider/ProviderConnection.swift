@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import NIOSSL
 import SwiftASN1
 import Synchronization
@@ -52,16 +53,34 @@ final class ProviderConnection: Sendable {
     let api: GatewayConfiguration.ProviderListener.API
     /// For the push an FCM message maps to: the message's name (its delivery log says it came by FCM).
     let fcmMessage: String?
+    /// Which fault rules its pushes are asked of (docs/faults.md).
+    let faults: FaultAsking
+    /// A number no other connection of this process has: what a quota kept per connection counts by.
+    let serial: UInt64
     let state = Mutex(State())
+
+    /// Which fault rules a connection's pushes are asked of.
+    enum FaultAsking: Sendable {
+        /// The APNs door's, each push as it comes.
+        case apns
+        /// The FCM door's, with what the FCM message offers their matches (one push of a message to a token).
+        case fcm(FaultRequest)
+        /// None: the door asked them once already (a topic message's pushes).
+        case none
+    }
+
+    private static let serials = Atomic<UInt64>(0)
 
     init(
         usesTLS: Bool, environment: APNsEnvironment, api: GatewayConfiguration.ProviderListener.API = .provider,
-        fcmMessage: String? = nil
+        fcmMessage: String? = nil, faults: FaultAsking = .apns
     ) {
         self.usesTLS = usesTLS
         self.environment = environment
         self.api = api
         self.fcmMessage = fcmMessage
+        self.faults = faults
+        self.serial = Self.serials.add(1, ordering: .relaxed).newValue
     }
 
     /// How the connection authenticates.

@@ -1,4 +1,5 @@
 import HeraldCore
+import HeraldFaults
 import NIOCore
 
 /// One provider-API request as the gateway checks it, whichever HTTP version carried it.
@@ -49,6 +50,8 @@ struct ProviderAnswer: Sendable {
     var refusal: APNsRefusal? = nil
     /// What a fault rule puts in the answer's place on the connection, if one does (docs/faults.md).
     var transportFault: TransportFault? = nil
+    /// The fault rule's hit that refused the request, if one did: the FCM door answers it in FCM's words.
+    var fault: FaultHit? = nil
 
     /// A fault rule's effect on the connection instead of an answer.
     enum TransportFault: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldCore
+import HeraldFaults
 import HeraldGatewayStore
 import HeraldWebPush
 import Logging
@@ -19,6 +20,10 @@ import Logging
 ///   10 (now), `low` is 5 (waits while the device saves power), `very-low` is 1 (waits for the person to use it).
 /// - Messages are kept one per `Topic` (a new one replaces the stored one, §5.4) and, without a topic, every one until
 ///   its `TTL` — the store's "one per token and topic" with the message's own ID as its topic.
+///
+/// The web push door's fault rules (docs/faults.md) are asked once per push that passed every check: a refusal is
+/// RFC 8030's status with `{"reason": …}` (and `Retry-After` when the rule gives one), a delay answers late, a close
+/// closes the connection once the push was handled, unanswered.
 final class WebPushFrontDoor: Sendable {
     /// A request to the service as the device port read it.
     struct Request: Sendable {
@@ -31,14 +36,21 @@ final class WebPushFrontDoor: Sendable {
         var origin: String
     }
 
-    /// The answer: a status, header fields and a body (`{"reason":…}` for a refusal).
+    /// The answer: a status, header fields and a body (`{"reason":…}` for a refusal) — or, when a fault rule says so,
+    /// none: the connection closed.
     struct Response: Sendable {
         var status: Int
         var headers: [(String, String)]
         var body: String
+        /// The refusal's reason, for the metrics; `nil` for `201 Created`.
+        var reason: String? = nil
+        /// Whether a fault rule closes the connection in the answer's place.
+        var closesConnection = false
 
-        static func refusal(_ failure: WebPushFailure) -> Response {
-            Response(status: failure.status, headers: [("content-type", "application/json")], body: failure.body)
+        static func refusal(_ failure: WebPushFailure, retryAfter: Int? = nil) -> Response {
+            var headers = [("content-type", "application/json")]
+            if let retryAfter { headers.append(("retry-after", "\(retryAfter)")) }
+            return Response(status: failure.status, headers: headers, body: failure.body, reason: failure.reason)
         }
     }
 
@@ -75,7 +87,7 @@ final class WebPushFrontDoor: Sendable {
         let response: Response
         do throws(WebPushFailure) {
             response = try await accept(request)
-            metrics.recordWebPushResponse(status: response.status, reason: "Created")
+            metrics.recordWebPushResponse(status: response.status, reason: response.reason ?? "Created")
         } catch {
             metrics.recordWebPushResponse(status: error.status, reason: error.reason)
             logger.debug(
@@ -113,14 +125,31 @@ final class WebPushFrontDoor: Sendable {
         // One ID names the message everywhere: `Location`, the delivery log (`herald log <id>`), the device.
         let uniqueID = RandomUUID.timeOrderedLowercasedString(at: now)
         let messageID = uniqueID
+        let faults = dispatcher.faults
+        let fault =
+            faults.isEmpty
+            ? nil
+            : faults.hit(
+                .webpush,
+                FaultRequest(
+                    token: request.path.dropFirst(WebPushEndpoint.pathPrefix.count).lowercased(), topic: push.topic,
+                    bundle: record.bundleID, path: request.path),
+                now: now)
         let accepted = AcceptedPush(
             token: record, topic: "\(record.bundleID)/\(push.topic ?? messageID)", pushType: .webpush,
             priority: Self.priority(of: push.urgency), apnsID: messageID, uniqueID: uniqueID, collapseID: push.topic,
             payload: Data(push.body.base64URLEncodedString().utf8),
             expiration: push.ttl == 0 ? .immediately : .at(now.addingTimeInterval(Double(push.ttl))), receivedAt: now,
             fingerprint: nil)
+        let lost: FaultHit?
         do {
-            try await dispatcher.dispatch(accepted)
+            lost = try await dispatcher.dispatch(accepted, fault: fault)
+        } catch let refusal as FaultRefusal {
+            // The web push door's rules refuse only with an answer (no streams, no GOAWAY on HTTP/1.1).
+            guard case .answer(let answer) = refusal.hit.action else { throw Self.unavailable(refusal) }
+            logger.debug("A fault rule refused a web push", metadata: ["fault": "\(refusal.hit.description)"])
+            let failure = WebPushFailure(status: answer.status, reason: answer.reason, detail: refusal.hit.description)
+            return .refusal(failure, retryAfter: answer.retryAfter)
         } catch let refusal as APNsRefusal {
             // Revoked (or gone) while the push was on its way.
             throw refusal.reason == .unregistered ? .gone : .notFound
@@ -135,8 +164,10 @@ final class WebPushFrontDoor: Sendable {
                 "webpush.message_id": "\(messageID)", "apns.unique_id": "\(uniqueID)", "app.bundle_id": "\(record.bundleID)",
                 "webpush.ttl": "\(push.ttl)", "webpush.urgency": "\(push.urgency.rawValue)",
             ])
-        return Response(
+        var response = Response(
             status: 201, headers: [("location", "/m/\(messageID)"), ("ttl", "\(push.ttl)")], body: "")
+        response.closesConnection = lost?.action == .close
+        return response
     }
 
     /// The APNs priority an `Urgency` maps onto (see the type's notes).
