@@ -653,7 +653,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HeraldCoreTests",
-            dependencies: ["HeraldCore", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "HeraldCore", "HeraldTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

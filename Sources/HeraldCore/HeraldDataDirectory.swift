@@ -74,7 +74,8 @@ public struct HeraldDataDirectory: Sendable, Hashable {
     /// The gateway's development CA and server certificate.
     public var tlsDirectory: URL { url.appendingPathComponent("tls", isDirectory: true) }
 
-    /// Creates the directory (and parents) with owner-only permissions if it does not exist.
+    /// Creates the directory (and parents) with owner-only permissions if it does not exist, and tightens an existing
+    /// one that its group or others may read (``tightenPermissions()``).
     ///
     /// - Throws: The file system's error when the directory cannot be created.
     public func create() throws {
@@ -83,5 +84,20 @@ public struct HeraldDataDirectory: Sendable, Hashable {
             withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700]
         )
+        try tightenPermissions()
+    }
+
+    /// Makes an existing directory owner-only (0700) when its group or others may enter or read it: it holds keys,
+    /// tokens, subscriptions' private keys and payloads (issue 71), and files an older version wrote readable by all.
+    ///
+    /// - Returns: The mode it had, when it was tightened; `nil` when it was owner-only already or does not exist.
+    /// - Throws: The file system's error when the mode cannot be changed.
+    @discardableResult
+    public func tightenPermissions() throws -> Int? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0
+        else { return nil }
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: url.path)
+        return mode
     }
 }

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import HeraldCore
+import Logging
 
 @main
 struct HeraldCommand: AsyncParsableCommand {
@@ -21,6 +23,10 @@ struct HeraldCommand: AsyncParsableCommand {
     /// `validate()` refuses — printed with that subcommand's usage; 1 anything found while running (a file that is not
     /// a key, a token the store does not have, a gateway that is not there), in one line without usage text.
     static func main() async {
+        // Every log line's text from senders as text (docs/security.md): control characters escaped.
+        LoggingSystem.bootstrap { label in EscapingLogHandler(StreamLogHandler.standardError(label: label)) }
+        // Every file Herald makes — keys, tokens, subscriptions, payloads — is its user's alone (docs/security.md).
+        umask(0o077)
         let command: any ParsableCommand
         do {
             command = try parseAsRoot()

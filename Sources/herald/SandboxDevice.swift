@@ -42,6 +42,8 @@ struct SandboxDevice: Service {
     let console: (server: ConsoleServer, operatorToken: String)?
     /// What the test-bed API's status says, set with the banner.
     let status: SandboxStatus
+    /// The data directory's mode before `herald up` made it owner-only, if it did: said once it is up.
+    let tightenedFrom: Int?
     let logger: Logger
 
     /// A Firebase project of the sandbox: its ID and its service-account file.
@@ -75,7 +77,13 @@ struct SandboxDevice: Service {
         let (fcm, store, caPath, status) = (
             fcm, fcmStore, gateway.certificateAuthority?.certificateURL.path ?? "-", status
         )
+        let tightenedFrom = self.tightenedFrom
         let banner = StartupTask {
+            if let mode = tightenedFrom {
+                logger.notice(
+                    "Made the data directory owner-only: its group or others could read its keys and tokens",
+                    metadata: ["directory": "\(directory.url.path)", "mode.before": "\(String(mode, radix: 8))", "mode": "700"])
+            }
             let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)
             let webApp = await Self.prepareDemoWebApp(
                 daemon: daemon, serviceOrigin: "https://localhost:\(ports.device)", directory: directory, logger: logger)

@@ -109,6 +109,8 @@ extension HeraldCommand {
                 logger.debug("Open file limit", metadata: ["limit.before": "\(limit.before)", "limit.after": "\(limit.after)"])
             }
             let directory = data.directory
+            // Owner-only before anything is written; said once it is up (a start that fails stays one line).
+            let tightenedFrom = (try? directory.tightenPermissions()) ?? nil
             let faults = try await faultFile.book(now: Date())
             try await preflight(directory)
             let (presenter, desktop) = try await presentation.makePresenter(logger: logger)
@@ -183,7 +185,7 @@ extension HeraldCommand {
                         serviceExtensionTime: extensions.timeLimit,
                         deliveryRules: deviceModel.kind, deliverySeed: deviceModel.seed, desktop: desktop,
                         unifiedPushBus: presentation.unifiedPushBus, changes: deviceChanges,
-                        console: console, status: status, logger: logger),
+                        console: console, status: status, tightenedFrom: tightenedFrom, logger: logger),
                     failureTerminationBehavior: .gracefullyShutdownGroup))
             var configuration = ServiceGroupConfiguration(services: services, logger: logger)
             configuration.gracefulShutdownSignals = [.sigterm, .sigint]

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldDeviceProtocol
 import HeraldNotificationEngine
 import Logging
@@ -108,7 +109,9 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
         guard presentation.style.banner else { return }
         let key = presentation.bundleIdentifier + "\u{0}" + presentation.identifier
         let replaces = state.withLock { $0.byRequest[key] } ?? 0
+        // The sender's text as text: control characters escaped, as on the terminal.
         let summary = [presentation.title, presentation.subtitle].filter { !$0.isEmpty }.joined(separator: " — ")
+            .escapingControlCharacters
         var actions = ["default", "Open"]
         var replyAction: String?
         for action in presentation.actions {
@@ -116,7 +119,7 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
                 if replyAction == nil && capabilities.contains("inline-reply") { replyAction = action.identifier }
                 continue
             }
-            actions += [action.identifier, action.title]
+            actions += [action.identifier, action.title.escapingControlCharacters]
         }
         var hints: [(String, DBusMessage.Value)] = [("urgency", .byte(1))]
         if let image = presentation.attachmentPaths.first(where: Self.isImage) { hints.append(("image-path", .string(image))) }
@@ -134,7 +137,7 @@ public final class FreedesktopPresenter: NotificationPresenter, Sendable {
                 destination: Self.service, path: Self.path, interface: Self.service, member: "Notify",
                 body: [
                     .string(presentation.bundleIdentifier), .uint32(replaces), .string(""), .string(summary),
-                    .string(presentation.body), .strings(actions), .dictionary(hints), .int32(-1),
+                    .string(presentation.body.escapingControlCharacters), .strings(actions), .dictionary(hints), .int32(-1),
                 ])
             guard case .uint32(let id)? = reply.body.first else { return }
             state.withLock { state in

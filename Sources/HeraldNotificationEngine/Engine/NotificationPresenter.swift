@@ -1,4 +1,5 @@
 import Foundation
+import HeraldCore
 import HeraldDeviceProtocol
 
 /// Shows delivered notifications to the person: a terminal line, a desktop notification, a test recorder.
@@ -147,7 +148,8 @@ public struct TerminalPresenter: NotificationPresenter {
         output.write(Data((TerminalPresenter.line(for: activity) + "\n").utf8))
     }
 
-    /// The line shown for a Live Activity each time it changes, e.g.
+    /// The line shown for a Live Activity each time it changes — its text from the sender, control characters
+    /// escaped (`String/escapingControlCharacters`) — e.g.
     /// `⏱ com.example.app  Live Activity 1F2E… (ScoreAttributes) active: score: 3, team: Lions  [alert: Goal! — 3:2]`.
     public static func line(for activity: LiveActivityPresentation) -> String {
         var text = "⏱ \(activity.bundleIdentifier)  Live Activity \(activity.activityID.prefix(8))… (\(activity.attributesType)) "
@@ -159,10 +161,12 @@ public struct TerminalPresenter: NotificationPresenter {
             if let sound = activity.alertSound { text += ", sound: \(sound)" }
             text += "]"
         }
-        return text
+        return text.escapingControlCharacters
     }
 
-    /// The line shown for a notification, e.g. `🔔 com.example.app  Title — Subtitle: Body  [sound: default]`.
+    /// The line shown for a notification — its text from the sender, control characters escaped
+    /// (`String/escapingControlCharacters`: an ESC or CR in a title can neither retitle the terminal nor rewrite a
+    /// line) — e.g. `🔔 com.example.app  Title — Subtitle: Body  [sound: default]`.
     public static func line(for presentation: NotificationPresentation) -> String {
         var text = presentation.style.banner ? "🔔 " : "📥 "
         text += presentation.bundleIdentifier + "  "
@@ -182,7 +186,7 @@ public struct TerminalPresenter: NotificationPresenter {
         case nil: break
         }
         if !details.isEmpty { text += "  [" + details.joined(separator: ", ") + "]" }
-        return text
+        return text.escapingControlCharacters
     }
 }
 
