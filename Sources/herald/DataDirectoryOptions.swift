@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HeraldCore
+import Logging
 
 /// The `--data-dir` option every subcommand that touches state takes.
 struct DataDirectoryOptions: ParsableArguments {
@@ -26,6 +27,19 @@ struct DataDirectoryOptions: ParsableArguments {
 }
 
 extension HeraldDataDirectory {
+    /// Says, once `herald up` or `herald gateway` is up, that it made the directory owner-only at start
+    /// (``tightenPermissions()``), if it did.
+    ///
+    /// - Parameters:
+    ///   - mode: The mode it had before, or `nil` when it was owner-only already.
+    ///   - logger: Where to say it.
+    func sayTightened(from mode: Int?, logger: Logger) {
+        guard let mode else { return }
+        logger.notice(
+            "Made the data directory owner-only: its group or others could read its keys and tokens",
+            metadata: ["directory": "\(url.path)", "mode.before": "\(String(mode, radix: 8))", "mode": "700"])
+    }
+
     /// ` --data-dir <absolute path>` for a command line printed for another terminal, or nothing when this is the
     /// default location, the one a shell without `HERALD_DATA_DIR` or `XDG_DATA_HOME` resolves (a relative
     /// `--data-dir`, or one set by the environment, would name another directory there).

@@ -95,7 +95,7 @@ extension HeraldCommand {
             let directory = store.directory
             // Owner-only before anything is written; said once it is up (a start that fails stays one line).
             let tightenedFrom = (try? directory.tightenPermissions()) ?? nil
-            let startLogger = logger
+            let startLogger = logger  // the banner's task takes a copy
             let faults = try await faultFile.book(now: Date())
             var listeners = [GatewayConfiguration.ProviderListener(host: host, port: port, usesTLS: true)]
             // The option that sets each listener's port, for a port that is in use.
@@ -148,13 +148,7 @@ extension HeraldCommand {
             }
             let banner = StartupTask {
                 guard let ports = try? await gateway.ports() else { return }  // stopped (or failed) before listening
-                if let mode = tightenedFrom {
-                    startLogger.notice(
-                        "Made the data directory owner-only: its group or others could read its keys and tokens",
-                        metadata: [
-                            "directory": "\(directory.url.path)", "mode.before": "\(String(mode, radix: 8))", "mode": "700",
-                        ])
-                }
+                directory.sayTightened(from: tightenedFrom, logger: startLogger)
                 var lines = ["Herald gateway is up.", "  data directory: \(directory.url.path)"]
                 if let shared = gatewayStore as? PostgresGatewayStore {
                     lines.append("  database:       \(shared.url) (node \(shared.nodeID))")

@@ -79,11 +79,7 @@ struct SandboxDevice: Service {
         )
         let tightenedFrom = self.tightenedFrom
         let banner = StartupTask {
-            if let mode = tightenedFrom {
-                logger.notice(
-                    "Made the data directory owner-only: its group or others could read its keys and tokens",
-                    metadata: ["directory": "\(directory.url.path)", "mode.before": "\(String(mode, radix: 8))", "mode": "700"])
-            }
+            directory.sayTightened(from: tightenedFrom, logger: logger)
             let token = await Self.prepareDemoApp(demoApp, engine: engine, daemon: daemon, logger: logger)
             let webApp = await Self.prepareDemoWebApp(
                 daemon: daemon, serviceOrigin: "https://localhost:\(ports.device)", directory: directory, logger: logger)
