@@ -5,6 +5,7 @@ import HeraldGatewayStore
 import HeraldProvider
 import Hummingbird
 import HummingbirdAuth
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -101,7 +102,10 @@ public final class ConsoleServer: Service, Sendable {
         let responder = router.buildResponder()
         var application = Application(
             responder: responder, server: .http1HandingOffWaits(to: responder, gate: api.deepWork, logger: logger),
-            configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
+            configuration: .init(
+                address: .hostname(host, port: requestedPort), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(
+                    HTTPServerBuilder.consoleConnectionCap, logger: logger)),
             onServerRunning: { [boundPort, requestedPort] channel in
                 boundPort.set(channel.localAddress?.port ?? requestedPort)
             },
@@ -123,9 +127,13 @@ public final class ConsoleServer: Service, Sendable {
                 body: .init(byteBuffer: ByteBuffer(string: ConsolePages.stylesheet)))
         }
         router.get("/") { _, _ in Response.redirect(to: "/log", type: .normal) }
-        router.get("/login") { _, context in
-            let session = Self.anonymousSession(context)
-            return Self.page("login", ["title": "Log in", "csrf": session.csrf])
+        router.get("/login") { _, _ in
+            // No session until a login: the form's CSRF token is a cookie's value too (a double submit), so a visitor
+            // who never logs in costs the console nothing.
+            let csrf = OperatorToken.make()
+            var page = Self.page("login", ["title": "Log in", "csrf": csrf])
+            page.setCookie(Self.loginCookie(csrf))
+            return page
         }
         router.post("/login") { [self] request, context in
             try await login(request, context: context)
@@ -557,31 +565,33 @@ public final class ConsoleServer: Service, Sendable {
         }
     }
 
-    /// `POST /login`: the form's CSRF token must be the session's; the operator token must be known and not revoked.
+    /// `POST /login`: the form's CSRF token must be its login cookie's; the operator token must be known and not revoked.
+    /// Wrong tokens from one address are throttled; the right one logs in whatever came from its address before (every
+    /// local user is 127.0.0.1, and an operator token cannot be guessed).
     private func login(_ request: Request, context: ConsoleRequestContext) async throws -> Response {
         let address = context.remoteAddress
         let now = clock.now
-        guard throttle.admits(address, at: now) else {
-            logger.warning("Console login refused: too many failures", metadata: ["client.address": "\(address)"])
-            return Self.page(
-                "error", ["title": "Too many attempts", "message": "Too many failed logins from this address; wait a minute."],
-                status: .tooManyRequests)
-        }
-        guard let session = context.sessions.session,
-            let form = try await Self.form(request, context: context, checkedAgainst: session)
-        else {
+        let form = try await Self.form(request, context: context)
+        guard let csrf = request.cookies[Self.loginCookieName]?.value, Self.same(form["csrf"], csrf) else {
             throttle.failed(address, at: now)
             return Self.staleForm
         }
         let hash = OperatorToken.hash(form["token"] ?? "")
         guard let record = try await store.operatorToken(hash: hash), OperatorToken.admits(record, at: now) else {
+            guard throttle.admits(address, at: now) else {
+                logger.warning("Console login refused: too many failures", metadata: ["client.address": "\(address)"])
+                return Self.page(
+                    "error",
+                    ["title": "Too many attempts", "message": "Too many failed logins from this address; wait a minute."],
+                    status: .tooManyRequests)
+            }
             throttle.failed(address, at: now)
             logger.notice(
                 "Console login refused: unknown, revoked or expired operator token", metadata: ["client.address": "\(address)"])
             return Self.page(
                 "login",
                 [
-                    "title": "Log in", "csrf": session.csrf,
+                    "title": "Log in", "csrf": csrf,
                     "message":
                         "That is not a valid operator token (unknown, revoked, or older than 30 days): make one with herald console token.",
                 ],
@@ -590,7 +600,21 @@ public final class ConsoleServer: Service, Sendable {
         // A new session (a new cookie) for the operator: one made before the login cannot be carried over.
         context.sessions.createSession(ConsoleSession(csrf: OperatorToken.make(), operatorHash: hash))
         logger.info("Console login", metadata: ["client.address": "\(address)"])
-        return Response.redirect(to: "/log", type: .normal)
+        var response = Response.redirect(to: "/log", type: .normal)
+        response.setCookie(Self.loginCookie("", maxAge: 0))
+        return response
+    }
+
+    /// The cookie the login form's CSRF token is sent back in.
+    static let loginCookieName = "herald_login"
+
+    /// The login form's cookie: for `/login` only, not readable by scripts, never sent from another site.
+    ///
+    /// - Parameters:
+    ///   - csrf: The form's CSRF token.
+    ///   - maxAge: How long it lasts, in seconds; 0 ends it.
+    private static func loginCookie(_ csrf: String, maxAge: Int = 3600) -> Cookie {
+        Cookie(name: loginCookieName, value: csrf, maxAge: maxAge, path: "/login", httpOnly: true, sameSite: .strict)
     }
 
     /// How often a live delivery log looks for new events.
@@ -626,14 +650,6 @@ public final class ConsoleServer: Service, Sendable {
         guard let session = context.sessions.session, let hash = session.operatorHash,
             let record = try? await store.operatorToken(hash: hash), OperatorToken.admits(record, at: clock.now)
         else { return nil }
-        return session
-    }
-
-    /// The session, made now (with its CSRF token) if the browser has none.
-    private static func anonymousSession(_ context: ConsoleRequestContext) -> ConsoleSession {
-        if let session = context.sessions.session { return session }
-        let session = ConsoleSession(csrf: OperatorToken.make(), operatorHash: nil)
-        context.sessions.createSession(session, expiresIn: .seconds(3600))
         return session
     }
 

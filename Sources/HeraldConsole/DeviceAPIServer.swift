@@ -2,6 +2,7 @@ import Foundation
 import HeraldCore
 import HeraldGatewayStore
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -57,7 +58,10 @@ public final class DeviceAPIServer: Service, Sendable {
         let responder = router.buildResponder()
         let application = Application(
             responder: responder, server: .http1HandingOffWaits(to: responder, gate: api.deepWork, logger: logger),
-            configuration: .init(address: .hostname(host, port: requestedPort), serverName: nil),
+            configuration: .init(
+                address: .hostname(host, port: requestedPort), serverName: nil,
+                availableConnectionsDelegate: MaximumAvailableConnections(
+                    HTTPServerBuilder.consoleConnectionCap, logger: logger)),
             onServerRunning: { [boundPort, requestedPort] channel in
                 boundPort.set(channel.localAddress?.port ?? requestedPort)
             },

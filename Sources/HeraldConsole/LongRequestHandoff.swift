@@ -1,4 +1,5 @@
 import HTTPTypes
+import HeraldCore
 import Hummingbird
 import HummingbirdCore
 import Logging
@@ -315,21 +316,33 @@ extension HTTPServerBuilder {
         to responder: RouterResponder<ConsoleRequestContext>, gate: ConcurrencyGate, logger: Logger
     ) -> HTTPServerBuilder {
         .http1(
-            configuration: .init(additionalChannelHandlers: [
-                LongRequestHandoff(
-                    respond: { request, channel in
-                        let context = ConsoleRequestContext(
-                            source: ApplicationRequestContextSource(channel: channel, logger: logger))
-                        do {
-                            return try await responder.respond(to: request, context: context)
-                        } catch let error as any HTTPResponseError {
-                            return (try? error.response(from: request, context: context))
-                                ?? Response(status: error.status)
-                        } catch {
-                            logger.error("Test-bed API: a waiting request failed", metadata: ["error": "\(error)"])
-                            return Response(status: .internalServerError)
-                        }
-                    }, gate: gate, logger: logger)
-            ]))
+            configuration: .init(
+                additionalChannelHandlers: [
+                    LongRequestHandoff(
+                        respond: { request, channel in
+                            let context = ConsoleRequestContext(
+                                source: ApplicationRequestContextSource(channel: channel, logger: logger))
+                            do {
+                                return try await responder.respond(to: request, context: context)
+                            } catch let error as any HTTPResponseError {
+                                return (try? error.response(from: request, context: context))
+                                    ?? Response(status: error.status)
+                            } catch {
+                                logger.error("Test-bed API: a waiting request failed", metadata: ["error": "\(error)"])
+                                return Response(status: .internalServerError)
+                            }
+                        }, gate: gate, logger: logger)
+                ],
+                // Hummingbird's idle timer counts from the connection's start and each response's end, and is put off
+                // only by a whole request part: an idle connection, or a slow-loris head, is closed after it.
+                idleTimeout: consoleIdleTimeout))
+    }
+
+    /// How long a console connection may go without a whole request part while no request is being answered.
+    static let consoleIdleTimeout = TimeAmount.seconds(20)
+
+    /// The console's connection cap: a share of the process's open-file limit (``ConnectionCaps``).
+    static var consoleConnectionCap: Int {
+        ConnectionCaps.ofThisProcess(providerListeners: 0).console
     }
 }

@@ -50,16 +50,18 @@ enum TokenChecks {
                     ? "iss \(token.teamID) is the key's team."
                     : "iss \(token.teamID) is not the key's team \(key.teamID) (InvalidProviderToken)."))
         let lifetime = Double(ProviderToken.lifetime.components.seconds)
+        let skew = Double(ProviderToken.clockSkew.components.seconds)
         let age = now.timeIntervalSince(token.issuedAt)
         let ageDetail: String
         if age > lifetime {
             ageDetail = "Issued \(Int(age)) s ago: older than an hour (ExpiredProviderToken); sign a new one."
-        } else if -age > lifetime {
-            ageDetail = "Issued \(Int(-age)) s in the future: check the provider's clock (InvalidProviderToken)."
+        } else if -age > skew {
+            ageDetail =
+                "Issued \(Int(-age)) s in the future, more than the \(Int(skew)) s a clock may be ahead: check the provider's clock (InvalidProviderToken)."
         } else {
             ageDetail = "Issued \(Int(age)) s ago (valid for an hour)."
         }
-        checks.append(Check(name: "Age", passed: age <= lifetime && -age <= lifetime, detail: ageDetail))
+        checks.append(Check(name: "Age", passed: age <= lifetime && -age <= skew, detail: ageDetail))
         guard let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM) else {
             checks.append(Check(name: "Signature", passed: false, detail: "The key on record cannot be read."))
             return (checks, header, claims)

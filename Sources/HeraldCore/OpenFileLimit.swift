@@ -24,6 +24,13 @@ public enum OpenFileLimit {
         return (before, Int(clamping: raised.rlim_cur))
     }
 
+    /// The soft limit: how many descriptors the process may have open now; `nil` when it cannot be read.
+    public static var softLimit: Int? {
+        var limit = rlimit()
+        guard getrlimit(resourceNumber, &limit) == 0 else { return nil }
+        return Int(clamping: limit.rlim_cur)
+    }
+
     /// The hard limit: how far the soft limit can be raised without privileges; `nil` when it cannot be read.
     public static var hardLimit: Int? {
         var limit = rlimit()

@@ -87,6 +87,12 @@ public struct GatewayConfiguration: Sendable {
     /// How often the gateway pings every connected device: one that answers neither the ping nor anything else
     /// until the next is disconnected (its pushes are stored for its return).
     public var devicePingInterval: Duration
+    /// How many connections each port holds at most; `nil`: shares of the process's open-file limit when the gateway
+    /// starts (``ConnectionCaps/ofThisProcess(providerListeners:)``).
+    public var connectionCaps: ConnectionCaps? = nil
+    /// Whether the device port's `/metrics` answers clients off this machine too; loopback clients only otherwise
+    /// (`herald gateway --public-metrics`).
+    public var metricsFromAnywhere = false
 
     /// At most `count` requests per `window`.
     public struct RateLimit: Sendable, Hashable {

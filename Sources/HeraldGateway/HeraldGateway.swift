@@ -138,6 +138,7 @@ public final class HeraldGateway: Service, Sendable {
         let key = try NIOSSLPrivateKey(file: identity.privateKey.path, format: .pem)
         var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
         tls.minimumTLSVersion = .tlsv12
+        tls.cipherSuites = TLSCipherSuites.intermediate
         tls.applicationProtocols = protocols
         // Closing a connection waits for the client's close_notify this long at most (NIOSSL's default is 5 s,
         // which held graceful shutdown up whenever a client had already gone).
@@ -193,6 +194,9 @@ public final class HeraldGateway: Service, Sendable {
         defer { boundPorts.finish() }
         var applications: [(service: any Service, listener: ListenerAddressInUse.Listener, host: String, port: Int)] = []
         let responder = self.responder
+        let caps =
+            configuration.connectionCaps
+            ?? .ofThisProcess(providerListeners: configuration.providerListeners.count)
         for (index, listener) in configuration.providerListeners.enumerated() {
             let sslContext = try listener.usesTLS ? providerTLS.map { try NIOSSLContext(configuration: $0) } : nil
             let connections = self.connections
@@ -207,7 +211,9 @@ public final class HeraldGateway: Service, Sendable {
                 (
                     Application(
                         responder: ProviderHTTP1Responder(responder: responder, connections: connections), server: server,
-                        configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: nil),
+                        configuration: .init(
+                            address: .hostname(listener.host, port: listener.port), serverName: nil,
+                            availableConnectionsDelegate: MaximumAvailableConnections(caps.provider, logger: logger)),
                         onServerRunning: { [weak self] channel in
                             self?.bound(.provider(index: index), port: channel.localAddress?.port ?? listener.port)
                         },
@@ -216,9 +222,11 @@ public final class HeraldGateway: Service, Sendable {
                     .provider(index: index), listener.host, listener.port
                 ))
         }
-        applications.append((try deviceListener(), .device, configuration.deviceHost, configuration.devicePort))
+        applications.append(
+            (try deviceListener(maximumConnections: caps.devices), .device, configuration.deviceHost, configuration.devicePort))
         if let fcmPort = configuration.fcmPort {
-            applications.append((try fcmListener(port: fcmPort), .fcm, configuration.fcmHost, fcmPort))
+            applications.append(
+                (try fcmListener(port: fcmPort, maximumConnections: caps.fcm), .fcm, configuration.fcmHost, fcmPort))
         }
         logger.info(
             "Gateway starting",
@@ -261,33 +269,37 @@ public final class HeraldGateway: Service, Sendable {
 
     /// The FCM port: Firebase Cloud Messaging's API, and a CONNECT proxy for Google's hosts with a certificate for them
     /// from the development CA (none with `--cert`: CONNECT is refused then).
-    private func fcmListener(port: Int) throws -> PortListener {
+    private func fcmListener(port: Int, maximumConnections: Int) throws -> PortListener {
         let tls = try certificateAuthority.map { ca in
             let issued = try ca.issueServerCertificate(hostNames: FCMProxyEntryHandler.hosts, now: clock.now)
             var tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(issued.certificatePEM.utf8)).map { .certificate($0) },
                 privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(issued.privateKeyPEM.utf8), format: .pem)))
             tls.minimumTLSVersion = .tlsv12
+            tls.cipherSuites = TLSCipherSuites.intermediate
             tls.applicationProtocols = ["h2", "http/1.1"]
             tls.shutdownTimeout = .seconds(1)
             return try NIOSSLContext(configuration: tls)
         }
         return PortListener(
-            host: configuration.fcmHost, port: port,
-            connections: FCMPort(frontDoor: fcm, tls: tls, idleTimeout: .seconds(120), logger: logger),
+            host: configuration.fcmHost, port: port, maximumConnections: maximumConnections,
+            connections: FCMPort(
+                frontDoor: fcm, tls: tls, idleTimeout: .seconds(120),
+                headTimeout: TimeAmount(configuration.connectionSetupTimeout), logger: logger),
             eventLoopGroup: eventLoopGroup, bound: { [weak self] port in self?.bound(.fcm, port: port) })
     }
 
     /// The device port: the device channel, the web push service and `/metrics`.
-    private func deviceListener() throws -> PortListener {
+    private func deviceListener(maximumConnections: Int) throws -> PortListener {
         let server = DeviceChannelServer(
             store: store, hub: hub, metrics: metrics, log: log, clock: clock,
             acknowledgementTimeout: configuration.acknowledgementTimeout)
         let device = DevicePort(
             tls: deviceTLS, setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server,
-            metrics: metrics, webPush: webPush, logger: logger)
+            metrics: metrics, webPush: webPush, metricsFromAnywhere: configuration.metricsFromAnywhere, logger: logger)
         return PortListener(
-            host: configuration.deviceHost, port: configuration.devicePort, connections: device,
+            host: configuration.deviceHost, port: configuration.devicePort, maximumConnections: maximumConnections,
+            connections: device,
             eventLoopGroup: eventLoopGroup, bound: { [weak self] port in self?.bound(.device, port: port) })
     }
 }

@@ -49,6 +49,8 @@ extension HeraldCommand {
                 valueName: "bundle-ids"))
         var broadcastApps: String?
         @Flag(help: "Serve the device channel without TLS (ws:// instead of wss://).") var plaintextDevices = false
+        @Flag(help: "Serve /metrics on the device port to clients off this machine too (this machine's only otherwise).")
+        var publicMetrics = false
         @Option(
             parsing: .unconditional,
             help: "Serve the console on this port (off unless given, or -1; operator tokens from `herald console token`).",
@@ -130,6 +132,7 @@ extension HeraldCommand {
                 acknowledgementTimeout: .milliseconds(Int(ackTimeout * 1000)))
             configuration.broadcastApps = broadcastAppList.map(Set.init)
             configuration.fcmHost = host
+            configuration.metricsFromAnywhere = publicMetrics
             configuration.webPushRules = webPushRules
             configuration.fcmPort = fcmPort.flatMap { $0 == ListenerPort.off ? nil : $0 }
             let gatewayStore = try await store.openForNode(logger: logger)

@@ -24,8 +24,8 @@ import Testing
         #expect(up.error.contains("Made the data directory owner-only") && up.error.contains("mode.before=755"), "\(up.error)")
         let files = try FileManager.default.subpathsOfDirectory(atPath: data).filter { path in
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: "\(data)/\(path)", isDirectory: &isDirectory)
-            return !isDirectory.boolValue && !path.hasSuffix(".sock")
+            let exists = FileManager.default.fileExists(atPath: "\(data)/\(path)", isDirectory: &isDirectory)
+            return exists && !isDirectory.boolValue && !path.hasSuffix(".sock")
         }
         for required in ["webpush/demo-vapid.pem", "gateway.sqlite"] {
             #expect(files.contains(required), "\(required) in \(files)")

@@ -34,14 +34,15 @@ import UserNotifications
     /// `herald up` on free ports (plus `options`), and the provider options its banner's push line gives (`--gateway`,
     /// `--p8`, key and team); `nil` (recorded) when it printed no push line.
     static func startUp(
-        _ herald: HeraldProcess, _ options: [String] = [], environment: [String: String] = [:]
+        _ herald: HeraldProcess, _ options: [String] = [], environment: [String: String] = [:],
+        openFileLimit: Int? = nil
     ) async throws -> (ChildProcess, [String])? {
         let up = try await herald.launch(
             [
                 "up", "--port", "0", "--plaintext-port", "0", "--device-port", "0", "--channels-port", "0", "--fcm-port", "0",
                 "--console-port", "0",
             ]
-                + options, environment: environment)
+                + options, environment: environment, openFileLimit: openFileLimit)
         guard let pushLine = await up.waitForOutput(containing: "herald push", timeout: .seconds(30)) else {
             Issue.record("herald up printed no push line: \(await up.stop()) \(up.error)")
             return nil

@@ -48,14 +48,20 @@ struct HeraldProcess {
         arguments + (passingDataDirectory ? ["--data-dir", dataDirectory.path] : [])
     }
 
-    /// Starts `herald arguments… --data-dir <dir>` (or without `--data-dir`) and returns it running.
+    /// Starts `herald arguments… --data-dir <dir>` (or without `--data-dir`) and returns it running; with
+    /// `openFileLimit`, under that limit on open descriptors (soft and hard: `prlimit`, which execs it).
     func launch(
-        _ arguments: [String], passingDataDirectory: Bool = true, environment extra: [String: String] = [:]
+        _ arguments: [String], passingDataDirectory: Bool = true, environment extra: [String: String] = [:],
+        openFileLimit: Int? = nil
     )
         async throws -> ChildProcess
     {
-        try await ChildProcess.launch(
-            Self.executable.path, self.arguments(arguments, passingDataDirectory: passingDataDirectory),
+        let arguments = self.arguments(arguments, passingDataDirectory: passingDataDirectory)
+        guard let openFileLimit else {
+            return try await ChildProcess.launch(Self.executable.path, arguments, environment: environment(extra))
+        }
+        return try await ChildProcess.launch(
+            "/usr/bin/prlimit", ["--nofile=\(openFileLimit)", "--", Self.executable.path] + arguments,
             environment: environment(extra))
     }
 

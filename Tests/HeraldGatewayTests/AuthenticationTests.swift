@@ -124,6 +124,29 @@ import Testing
         }
     }
 
+    @Test(
+        "Issue 71 (5): a token whose iat is up to 60 s ahead of the gateway's clock (skew) is taken; 61 s or an hour ahead is InvalidProviderToken"
+    )
+    func futureTokens() async throws {
+        let clock = VirtualClock()
+        try await withGateway(clock: clock) { harness, _ in
+            let token = try await harness.offlineToken().token
+            for (ahead, status, reason) in [
+                (60.0, 200, nil), (61.0, 403, "InvalidProviderToken"), (3_000.0, 403, "InvalidProviderToken"),
+            ]
+                as [(Double, Int, String?)]
+            {
+                let jwt = try harness.jwt(issuedAt: clock.now.addingTimeInterval(ahead))
+                // A connection of its own for each token: a new token on a used connection is a token update.
+                try await using(harness.makeHTTPClient()) { client in
+                    let answer = try await client.push(
+                        port: harness.tlsPort, token: token, headers: headers("bearer \(jwt)"), body: Self.alert)
+                    #expect(answer.status == status && answer.reason == reason, "\(ahead) s ahead: \(answer)")
+                }
+            }
+        }
+    }
+
     @Test("A-04 H-05: concurrent first requests carrying the same new token are one token, not an update")
     func concurrentFirstRequestsShareToken() async throws {
         try await withGateway { harness, client in

@@ -3,6 +3,7 @@ import GatewayTestSupport
 import HeraldCore
 import HeraldTestSupport
 import HeraldTesting
+import NIOCore
 import NIOSSL
 import Testing
 
@@ -222,5 +223,19 @@ import Testing
         #expect(await http.waitUntilClosed(timeout: Self.wait))
         await shutdown.value
         #expect(harness.gateway.hub.session(for: "leaving") == nil)
+    }
+
+    @Test(
+        "Issue 71 (5): /metrics answers this machine's clients only — 127/8, ::1 and IPv4-mapped 127/8, a Unix socket — unless the operator chose otherwise"
+    )
+    func metricsForLoopbackOnly() throws {
+        for local in ["127.0.0.1", "127.1.2.3", "::1", "::ffff:127.0.0.1"] {
+            #expect(DeviceHTTPHandler.isLoopback(try SocketAddress(ipAddress: local, port: 1)), "\(local)")
+        }
+        for remote in ["10.0.0.1", "192.168.1.20", "128.0.0.1", "2001:db8::1", "::ffff:10.0.0.1", "::2"] {
+            #expect(!DeviceHTTPHandler.isLoopback(try SocketAddress(ipAddress: remote, port: 1)), "\(remote)")
+        }
+        #expect(DeviceHTTPHandler.isLoopback(try SocketAddress(unixDomainSocketPath: "/tmp/herald.sock")))
+        #expect(!DeviceHTTPHandler.isLoopback(nil))
     }
 }

@@ -93,4 +93,11 @@ import Testing
         #expect(MozillaPushProtocol.outbound(.push(alert), serviceOrigin: origin) == nil)
         #expect(MozillaPushProtocol.outbound(.error("x"), serviceOrigin: origin) == nil)
     }
+
+    @Test("Issue 71 (5): a Firefox profile's UAID, its credential, is logged as its first 8 digits; other device IDs whole")
+    func loggableDeviceIDs() {
+        #expect(MozillaPushProtocol.loggable("moz.ea3b12846a18e2652a953379d16e12fb") == "moz.ea3b1284…")
+        #expect(MozillaPushProtocol.loggable("vm-7e2e8888") == "vm-7e2e8888")
+        #expect(MozillaPushProtocol.loggable("moz.ab12") == "moz.ab12")
+    }
 }

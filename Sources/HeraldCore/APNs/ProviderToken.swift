@@ -23,13 +23,17 @@ public struct ProviderToken: Sendable, Equatable {
     /// How long a token stays valid after `iat`.
     public static let lifetime: Duration = .seconds(3600)
 
+    /// How far in the future an `iat` may lie: the provider's clock ahead of the gateway's, and no more. Apple gives
+    /// no figure; a token dated later than this is refused `InvalidProviderToken` (it could otherwise outlive its hour).
+    public static let clockSkew: Duration = .seconds(60)
+
     /// Why a token was refused.
     public enum Failure: Error, Equatable, Sendable {
         /// Not a well-formed ES256 JWT with `kid`, `iss` and `iat`.
         case malformed(String)
         /// Issued more than ``ProviderToken/lifetime`` ago.
         case expired
-        /// `iat` lies more than ``ProviderToken/lifetime`` in the future.
+        /// `iat` lies more than ``ProviderToken/clockSkew`` in the future.
         case issuedInFuture
         /// The signature does not verify with the key.
         case badSignature
@@ -86,7 +90,7 @@ public struct ProviderToken: Sendable, Equatable {
         guard ES256JWT.isValid(signature: signature, of: signingInput, with: key) else { throw .badSignature }
         let age = now.timeIntervalSince(issuedAt)
         if age > Double(Self.lifetime.components.seconds) { throw .expired }
-        if -age > Double(Self.lifetime.components.seconds) { throw .issuedInFuture }
+        if -age > Double(Self.clockSkew.components.seconds) { throw .issuedInFuture }
     }
 
     /// Makes a signed token, as a provider does.

@@ -1,4 +1,5 @@
 import HeraldCore
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -22,6 +23,8 @@ struct PortListener: Service {
     let host: String
     /// The port; 0 picks one.
     let port: Int
+    /// How many connections it holds at most: at the cap it stops accepting until one closes (``ConnectionCaps``).
+    let maximumConnections: Int
     /// What the port serves.
     let connections: any Connections
     /// The loops the connections run on.
@@ -34,6 +37,12 @@ struct PortListener: Service {
         let listener = try await ServerBootstrap(group: eventLoopGroup)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { [maximumConnections] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        AvailableConnectionsChannelHandler(maxConnections: maximumConnections))
+                }
+            }
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try connections.setUp(channel) }

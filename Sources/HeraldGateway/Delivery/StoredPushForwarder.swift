@@ -48,7 +48,9 @@ final class StoredPushForwarder: Sendable {
                     deviceID: deviceID, claimant: session.claimant,
                     until: now.addingTimeInterval(claimLifetime.timeInterval), now: now, limit: Self.batchSize)
             } catch {
-                logger.error("Could not read stored notifications", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
+                logger.error(
+                    "Could not read stored notifications",
+                    metadata: ["device.id": "\(MozillaPushProtocol.loggable(deviceID))", "error": "\(error)"])
                 return
             }
             // A batch of nothing new: all forwarded (or forgotten but not removed, which a log line reported).

@@ -62,12 +62,13 @@ struct DeviceChannelServer: Sendable {
                 try await store.enrollDevice(id: deviceID, secretHash: secretHash, at: clock.now)
             }
         } catch {
-            logger.error("Device store failed", metadata: ["device.id": "\(deviceID)", "error": "\(error)"])
+            logger.error(
+                "Device store failed", metadata: ["device.id": "\(MozillaPushProtocol.loggable(deviceID))", "error": "\(error)"])
             await fail("The gateway could not read its store; try again.")
             return nil
         }
         var logger = logger
-        logger[metadataKey: "device.id"] = "\(deviceID)"
+        logger[metadataKey: "device.id"] = "\(MozillaPushProtocol.loggable(deviceID))"
         let metrics = self.metrics
         let sessionLogger = logger
         /// Closes the connection on the gateway's own account: counted by `reason`, logged; what waited is stored for

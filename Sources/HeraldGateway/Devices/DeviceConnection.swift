@@ -11,6 +11,11 @@ import Synchronization
 /// Driven by what happens on the connection — no task of its own while it is idle: the device's messages are handled
 /// by a task only while some wait (``OnDemandWork``), an acknowledgement at once on the event loop; when the connection
 /// closes, a last task takes the session off the hub, and the listener waits for it (``DeviceConnections``).
+///
+/// Bounded: once ``readBudget`` messages wait (the device sends faster than they are answered, or does not read the
+/// answers, which holds up the one being answered), the connection stops reading until no more than
+/// ``readResumeLevel`` do. The device's own TCP buffers then fill and its sending stalls; the gateway holds at most the
+/// budget and one read's worth of frames for it, however fast it sends.
 final class DeviceConnection: Sendable {
     private enum Phase {
         /// Plain HTTP (`/metrics`, `/healthz`), or an upgrade on its way.
@@ -31,7 +36,14 @@ final class DeviceConnection: Sendable {
         var waiting: [DeviceChannelMessage?] = []
         /// Whether the gateway sent its WebSocket close frame.
         var closeSent = false
+        /// Whether the connection stopped reading because ``readBudget`` messages wait.
+        var readingPaused = false
     }
+
+    /// How many of a device's messages may wait to be handled before its connection stops reading.
+    static let readBudget = 256
+    /// How few must wait again before a connection that stopped reading reads on.
+    static let readResumeLevel = 64
 
     /// The connection.
     let channel: any Channel
@@ -108,38 +120,65 @@ final class DeviceConnection: Sendable {
     /// A whole message came from the device; `nil` when it is not a JSON text frame with a type. Called on the event
     /// loop, in the order messages arrive.
     func received(_ message: DeviceChannelMessage?) {
-        let (session, start) = state.withLock { state -> (DeviceSession?, Bool) in
+        let (session, start, pause) = state.withLock { state -> (DeviceSession?, Bool, Bool) in
             switch state.phase {
             case .http, .closed:
-                return (nil, false)
+                return (nil, false, false)
             case .connected(let session):
                 // An acknowledgement answers a push waiting for it at once, without a hop to a task.
-                if case .ack = message { return (session, false) }
+                if case .ack = message { return (session, false, false) }
             case .awaitingHello:
                 state.phase = .admitting
             case .admitting:
                 break
             }
             state.waiting.append(message)
-            return (nil, true)
+            guard !state.readingPaused, state.waiting.count >= Self.readBudget else { return (nil, true, false) }
+            state.readingPaused = true
+            return (nil, true, true)
         }
         if let session, case .ack(let deliveryID, let deviceState) = message {
             session.acknowledge(deliveryID, state: deviceState)
         }
+        if pause { applyReading() }
         if start { work.request { await self.handleWaitingMessages() } }
+    }
+
+    /// Makes the connection read, or not, as its state now says: on the event loop, so that a pause and a resume asked
+    /// from two threads end as the later state has it.
+    private func applyReading() {
+        let channel = self.channel
+        let apply: @Sendable () -> Void = {
+            let paused = self.state.withLock { $0.readingPaused }
+            // Turning `autoRead` back on reads at once.
+            try? channel.syncOptions?.setOption(ChannelOptions.autoRead, value: !paused)
+        }
+        if channel.eventLoop.inEventLoop {
+            apply()
+        } else {
+            channel.eventLoop.execute { apply() }
+        }
     }
 
     /// Handles the messages that wait, in order, until none does; the first admits the device.
     private func handleWaitingMessages() async {
         while true {
+            var resume = false
             let next = state.withLock { state -> (message: DeviceChannelMessage?, session: DeviceSession?)? in
                 guard !state.waiting.isEmpty else { return nil }
+                let next: (message: DeviceChannelMessage?, session: DeviceSession?)
                 switch state.phase {
-                case .admitting: return (state.waiting.removeFirst(), nil)
-                case .connected(let session): return (state.waiting.removeFirst(), session)
+                case .admitting: next = (state.waiting.removeFirst(), nil)
+                case .connected(let session): next = (state.waiting.removeFirst(), session)
                 case .http, .awaitingHello, .closed: return nil
                 }
+                if state.readingPaused, state.waiting.count <= Self.readResumeLevel {
+                    state.readingPaused = false
+                    resume = true
+                }
+                return next
             }
+            if resume { applyReading() }
             guard let (message, session) = next else { return }
             guard let session else {
                 // The hello.
@@ -302,7 +341,7 @@ final class DeviceConnection: Sendable {
     /// The connection's logger with the device's ID.
     private func deviceLogger(_ session: DeviceSession) -> Logger {
         var logger = self.logger
-        logger[metadataKey: "device.id"] = "\(session.deviceID)"
+        logger[metadataKey: "device.id"] = "\(MozillaPushProtocol.loggable(session.deviceID))"
         return logger
     }
 }

@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Plain HTTP on the device port (requests that are not the device channel's upgrade): `GET /metrics` (Prometheus
-/// text), `GET /healthz`, and the web push service's endpoints (`POST /push/<id>`, ``WebPushFrontDoor``); anything
+/// text; to loopback clients only unless the operator chose otherwise), `GET /healthz`, and the web push service's endpoints (`POST /push/<id>`, ``WebPushFrontDoor``); anything
 /// else is 404. One request at a time; a kept-alive connection closes after a minute of quiet.
 final class DeviceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
@@ -13,6 +13,8 @@ final class DeviceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let idleTimeout = TimeAmount.seconds(60)
 
     private let metrics: GatewayMetrics
+    /// Whether `/metrics` answers clients off this machine too.
+    private let metricsFromAnywhere: Bool
     private let webPush: WebPushFrontDoor?
     private let scheme: String
     private var head: HTTPRequestHead?
@@ -23,10 +25,12 @@ final class DeviceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     ///
     /// - Parameters:
     ///   - metrics: What `/metrics` serves.
+    ///   - metricsFromAnywhere: Whether `/metrics` answers clients off this machine too (loopback only otherwise).
     ///   - webPush: The web push service, or `nil` for none (`/push/…` is then 404).
     ///   - usesTLS: Whether the port is `https` (the origin a VAPID `aud` names).
-    init(metrics: GatewayMetrics, webPush: WebPushFrontDoor? = nil, usesTLS: Bool = true) {
+    init(metrics: GatewayMetrics, metricsFromAnywhere: Bool = false, webPush: WebPushFrontDoor? = nil, usesTLS: Bool = true) {
         self.metrics = metrics
+        self.metricsFromAnywhere = metricsFromAnywhere
         self.webPush = webPush
         self.scheme = usesTLS ? "https" : "http"
     }
@@ -85,11 +89,34 @@ final class DeviceHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
         let path = Self.path(of: head)
         let (status, contentType, body): (HTTPResponseStatus, String?, String) =
             switch (head.method, path) {
-            case (.GET, "/metrics"): (.ok, "text/plain; version=0.0.4", metrics.prometheusText())
+            case (.GET, "/metrics") where metricsFromAnywhere || Self.isLoopback(context.channel.remoteAddress):
+                (.ok, "text/plain; version=0.0.4", metrics.prometheusText())
+            case (.GET, "/metrics"):
+                (
+                    .forbidden, "text/plain; charset=utf-8",
+                    "/metrics answers this machine's clients only; start herald gateway with --public-metrics to serve it to others.\n"
+                )
             case (.GET, "/healthz"): (.ok, "text/plain; charset=utf-8", "ok")
             default: (.notFound, nil, "")
             }
         write(status: status, headers: contentType.map { [("content-type", $0)] } ?? [], body: body, for: head, context: context)
+    }
+
+    /// Whether `address` is this machine's: IPv4 127/8, IPv6 `::1` (or an IPv4-mapped 127/8), a Unix socket.
+    static func isLoopback(_ address: SocketAddress?) -> Bool {
+        switch address {
+        case .v4(let v4)?:
+            return UInt32(bigEndian: v4.address.sin_addr.s_addr) >> 24 == 127
+        case .v6(let v6)?:
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            let loopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
+            let mapped = bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+            return loopback || mapped
+        case .unixDomainSocket?:
+            return true
+        case nil:
+            return false
+        }
     }
 
     private func write(

@@ -26,6 +26,8 @@ struct DevicePort: PortListener.Connections {
     let metrics: GatewayMetrics
     /// The web push service at `/push/<id>`.
     let webPush: WebPushFrontDoor?
+    /// Whether `/metrics` answers clients off this machine too.
+    let metricsFromAnywhere: Bool
     /// Where connections log.
     let logger: Logger
     private let connections = DeviceConnections()
@@ -41,11 +43,13 @@ struct DevicePort: PortListener.Connections {
     ///   - server: Admits devices and answers their messages.
     ///   - metrics: What `/metrics` serves.
     ///   - webPush: The web push service at `/push/<id>`.
+    ///   - metricsFromAnywhere: Whether `/metrics` answers clients off this machine too.
     ///   - logger: Where connections log.
     init(
         tls: CompactTLSContext?, setupTimeout: TimeAmount, server: DeviceChannelServer, metrics: GatewayMetrics,
-        webPush: WebPushFrontDoor?, logger: Logger
+        webPush: WebPushFrontDoor?, metricsFromAnywhere: Bool = false, logger: Logger
     ) {
+        self.metricsFromAnywhere = metricsFromAnywhere
         self.tls = tls
         self.setupTimeout = setupTimeout
         self.server = server
@@ -100,19 +104,22 @@ struct DevicePort: PortListener.Connections {
                 }
             })
         let idle = IdleStateHandler(allTimeout: DeviceHTTPHandler.idleTimeout)
-        let http = DeviceHTTPHandler(metrics: metrics, webPush: webPush, usesTLS: tls != nil)
-        let httpHandlers = NIOLoopBound((idle, http), eventLoop: channel.eventLoop)
+        let headDeadline = HTTP1HeadDeadline(timeout: setupTimeout)
+        let http = DeviceHTTPHandler(
+            metrics: metrics, metricsFromAnywhere: metricsFromAnywhere, webPush: webPush, usesTLS: tls != nil)
+        let httpHandlers = NIOLoopBound((idle, headDeadline, http), eventLoop: channel.eventLoop)
         try pipeline.configureHTTPServerPipeline(
             withServerUpgrade: (
                 upgraders: [upgrader],
                 completionHandler: { context in
                     // The device channel has its own liveness check and no HTTP.
-                    let (idle, http) = httpHandlers.value
+                    let (idle, headDeadline, http) = httpHandlers.value
                     context.pipeline.syncOperations.removeHandler(idle, promise: nil)
+                    context.pipeline.syncOperations.removeHandler(headDeadline, promise: nil)
                     context.pipeline.syncOperations.removeHandler(http, promise: nil)
                 }
             ))
-        try pipeline.addHandlers(idle, http)
+        try pipeline.addHandlers(idle, headDeadline, http)
     }
 
     func closeAll() async {

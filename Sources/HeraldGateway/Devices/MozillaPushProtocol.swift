@@ -19,6 +19,15 @@ package enum MozillaPushProtocol {
     /// What a UAID's device ID and a channel ID's app ID start with.
     package static let prefix = "moz."
 
+    /// A device ID as log lines show it: a Firefox profile's UAID is its credential, so only its first 8 digits
+    /// (`moz.ea3b1284…`), enough to tell profiles apart; any other device ID whole.
+    ///
+    /// - Parameter deviceID: The device's ID.
+    static func loggable(_ deviceID: String) -> String {
+        guard deviceID.hasPrefix(prefix), deviceID.count > prefix.count + 8 else { return deviceID }
+        return String(deviceID.prefix(prefix.count + 8)) + "…"
+    }
+
     /// What a message from Firefox asks for.
     package enum Inbound: Equatable {
         /// Device-channel messages to handle as a device's (`hello`, `register`, `unregister`, `ack`).

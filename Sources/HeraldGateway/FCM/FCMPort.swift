@@ -16,6 +16,9 @@ struct FCMPort: PortListener.Connections {
     let tls: NIOSSLContext?
     /// How long a connection may be idle (nothing read or written) before it is closed.
     let idleTimeout: TimeAmount
+    /// How long a connection has for its first request's head, and an HTTP/1.1 one for each next head and between
+    /// requests: an idle or slow-loris client holds its socket only this long.
+    let headTimeout: TimeAmount
     let logger: Logger
     private let channels = FCMProxyConnections()
 
@@ -25,19 +28,23 @@ struct FCMPort: PortListener.Connections {
     ///   - frontDoor: Answers FCM's API.
     ///   - tls: TLS for Google's hosts; `nil` refuses CONNECT.
     ///   - idleTimeout: How long a connection may be idle before it is closed.
+    ///   - headTimeout: How long a connection has for each HTTP/1.1 request's head, and may stay idle between them.
     ///   - logger: Where connections log.
-    init(frontDoor: FCMFrontDoor, tls: NIOSSLContext?, idleTimeout: TimeAmount, logger: Logger) {
+    init(frontDoor: FCMFrontDoor, tls: NIOSSLContext?, idleTimeout: TimeAmount, headTimeout: TimeAmount, logger: Logger) {
         self.frontDoor = frontDoor
         self.tls = tls
         self.idleTimeout = idleTimeout
+        self.headTimeout = headTimeout
         self.logger = logger
     }
 
     func setUp(_ channel: any Channel) throws {
         guard channels.add(channel) else { throw ChannelError.ioOnClosedChannel }
         let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(ConnectionDeadline(timeout: headTimeout, expired: {}))
         try pipeline.addHandler(IdleStateHandler(allTimeout: idleTimeout))
-        try pipeline.addHandler(FCMProxyEntryHandler(frontDoor: frontDoor, tls: tls, logger: logger))
+        try pipeline.addHandler(
+            FCMProxyEntryHandler(frontDoor: frontDoor, tls: tls, headTimeout: headTimeout, logger: logger))
         try pipeline.addHandler(IdleConnectionCloser())
     }
 

@@ -29,13 +29,23 @@ final class FCMProxyEntryHandler: ChannelInboundHandler, RemovableChannelHandler
     private let frontDoor: FCMFrontDoor
     /// TLS for Google's hosts; `nil` when the gateway has no development CA (it runs with `--cert`).
     private let tls: NIOSSLContext?
+    /// How long an HTTP/1.1 request's head may take to come whole, and the connection stay idle between requests.
+    private let headTimeout: TimeAmount
     private let logger: Logger
     private var buffered = ByteBuffer()
     private var decided = false
 
-    init(frontDoor: FCMFrontDoor, tls: NIOSSLContext?, logger: Logger) {
+    /// Creates the handler of a new connection.
+    ///
+    /// - Parameters:
+    ///   - frontDoor: Answers FCM's API.
+    ///   - tls: TLS for Google's hosts; `nil` refuses CONNECT.
+    ///   - headTimeout: How long an HTTP/1.1 request's head may take, and the connection stay idle between requests.
+    ///   - logger: Where the connection logs.
+    init(frontDoor: FCMFrontDoor, tls: NIOSSLContext?, headTimeout: TimeAmount, logger: Logger) {
         self.frontDoor = frontDoor
         self.tls = tls
+        self.headTimeout = headTimeout
         self.logger = logger
     }
 
@@ -53,6 +63,8 @@ final class FCMProxyEntryHandler: ChannelInboundHandler, RemovableChannelHandler
             return
         }
         decided = true
+        // The first head came whole: the port's ConnectionDeadline steps aside.
+        context.triggerUserOutboundEvent(ConnectionDeadline.Met(), promise: nil)
         let head = String(decoding: buffered.readableBytesView.prefix(headLength), as: UTF8.self)
         // `\r\n` is one `Character`, a newline.
         let requestLine = head.prefix { !$0.isNewline }.split(separator: " ")
@@ -99,6 +111,7 @@ final class FCMProxyEntryHandler: ChannelInboundHandler, RemovableChannelHandler
         let pipeline = context.pipeline.syncOperations
         try pipeline.addHandler(NIOSSLServerHandler(context: tls))
         let frontDoor = self.frontDoor
+        let headTimeout = self.headTimeout
         try pipeline.addHandler(
             ApplicationProtocolNegotiationHandler { result, channel in
                 channel.eventLoop.makeCompletedFuture {
@@ -106,7 +119,8 @@ final class FCMProxyEntryHandler: ChannelInboundHandler, RemovableChannelHandler
                         try Self.configureHTTP2(channel.pipeline.syncOperations, frontDoor: frontDoor)
                     } else {
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                        try channel.pipeline.syncOperations.addHandler(FCMHTTPHandler(frontDoor: frontDoor))
+                        try channel.pipeline.syncOperations.addHandlers(
+                            HTTP1HeadDeadline(timeout: headTimeout), FCMHTTPHandler(frontDoor: frontDoor))
                     }
                 }
             })
@@ -143,7 +157,7 @@ final class FCMProxyEntryHandler: ChannelInboundHandler, RemovableChannelHandler
     private func serveHTTP1(_ context: ChannelHandlerContext) throws {
         let pipeline = context.pipeline.syncOperations
         try pipeline.configureHTTPServerPipeline()
-        try pipeline.addHandler(FCMHTTPHandler(frontDoor: frontDoor))
+        try pipeline.addHandlers(HTTP1HeadDeadline(timeout: headTimeout), FCMHTTPHandler(frontDoor: frontDoor))
         let bytes = buffered
         buffered = ByteBuffer()
         context.fireChannelRead(wrapInboundOut(bytes))

@@ -4,7 +4,7 @@ import Foundation
 /// The device port's TLS settings: BoringSSL's `SSL_CTX` with the gateway's certificate chain and key, for
 /// ``CompactTLSServerHandler``.
 ///
-/// TLS 1.2 at least, no session cache (TLS 1.3 resumes with stateless tickets; a cache would hold a session for
+/// TLS 1.2 at least with Mozilla's intermediate suites (``TLSCipherSuites``), no session cache (TLS 1.3 resumes with stateless tickets; a cache would hold a session for
 /// every device that ever connected), ALPN `http/1.1` when the client offers it (the port speaks nothing else; a
 /// client that offers only other protocols gets no ALPN answer, as RFC 7301 §3.2 allows, and goes on as it can).
 /// BoringSSL is swift-nio-ssl's copy (`CNIOBoringSSL`, reached through NIOSSL), pinned by `Package.resolved`.
@@ -26,6 +26,9 @@ final class CompactTLSContext: @unchecked Sendable {
         ERR_clear_error()
         guard SSL_CTX_set_min_proto_version(context, UInt16(TLS1_2_VERSION)) == 1 else {
             throw CompactTLSError.fromQueue("setting TLS 1.2 as the minimum")
+        }
+        guard SSL_CTX_set_strict_cipher_list(context, TLSCipherSuites.intermediate) == 1 else {
+            throw CompactTLSError.fromQueue("setting the TLS 1.2 cipher suites")
         }
         _ = SSL_CTX_set_session_cache_mode(context, Int32(SSL_SESS_CACHE_OFF))
         SSL_CTX_set_alpn_select_cb(
