@@ -8,7 +8,7 @@ import NIOWebSocket
 /// The gateway's side of the device channel: authenticates devices, registers their apps' tokens, and connects
 /// each device's session to the hub (through which pushes reach it).
 struct DeviceChannelServer: Sendable {
-    let store: (any DeviceTokenStore & BroadcastChannelStore)
+    let store: (any DeviceTokenStore & BroadcastChannelStore & DeliveryLogStore)
     let hub: DeviceHub
     let metrics: GatewayMetrics
     /// Where the states devices report go.
@@ -151,7 +151,14 @@ struct DeviceChannelServer: Sendable {
         case .ack(let deliveryID, let deviceState):
             session.acknowledge(deliveryID, state: deviceState)
         case .deliveryState(let report):
-            // What became of a push the device held: its delivery rules' states, in Apple's names (C-07).
+            // What became of a push the device held: its delivery rules' states, in Apple's names (C-07). Issue 71:
+            // only for a push sent to this device; another device's push, or one never sent, keeps its story.
+            guard try await wasSent(report.deliveryID, to: deviceID) else {
+                logger.debug(
+                    "A delivery state for a push not sent to this device; ignored",
+                    metadata: ["push.delivery_id": "\(report.deliveryID.prefix(64))"])
+                return
+            }
             metrics.record(
                 .init(report.state), pushType: APNsPushType(rawValue: report.pushType) ?? .alert,
                 priority: APNsPriority(rawValue: report.priority) ?? .immediate)
@@ -206,6 +213,25 @@ struct DeviceChannelServer: Sendable {
             try await session.sendMessage(
                 .error("A device may send register, unregister, subscribe, unsubscribe, ack and deliveryState only."))
         }
+    }
+
+    /// Whether the delivery log has the push `uniqueID` as sent to a token of `deviceID`. A push the device was just
+    /// given may not be written yet: the log is flushed once before the answer is no.
+    ///
+    /// - Parameters:
+    ///   - uniqueID: The push's `apns-unique-id`, as the device reported it.
+    ///   - deviceID: The reporting device.
+    private func wasSent(_ uniqueID: String, to deviceID: String) async throws -> Bool {
+        guard UUID(uuidString: uniqueID) != nil else { return false }
+        var delivery = try await store.delivery(uniqueID: uniqueID)
+        if delivery == nil {
+            await log.flush()
+            delivery = try await store.delivery(uniqueID: uniqueID)
+        }
+        guard let recipient = delivery?.subject.recipient, let record = try await store.token(recipient) else {
+            return false
+        }
+        return record.deviceID == deviceID
     }
 
     /// Whether `id` can name a device: 1–128 letters, digits, `.`, `-` or `_`.
