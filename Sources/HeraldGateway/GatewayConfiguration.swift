@@ -90,6 +90,11 @@ public struct GatewayConfiguration: Sendable {
     /// How many connections each port holds at most; `nil`: shares of the process's open-file limit when the gateway
     /// starts (``ConnectionCaps/ofThisProcess(providerListeners:)``).
     public var connectionCaps: ConnectionCaps? = nil
+    /// How many active tokens one device may have — its apps' tokens, VoIP and Live Activity tokens, web push
+    /// subscriptions; a registration past it is refused. `nil`: no limit.
+    public var tokensPerDevice: Int? = defaultTokensPerDevice
+    /// The default of ``tokensPerDevice``: far more than a phone's apps need, far fewer than a flood's.
+    public static let defaultTokensPerDevice = 1_000
     /// Whether the device port's `/metrics` answers clients off this machine too; loopback clients only otherwise
     /// (`herald gateway --public-metrics`).
     public var metricsFromAnywhere = false

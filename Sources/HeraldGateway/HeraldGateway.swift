@@ -291,9 +291,10 @@ public final class HeraldGateway: Service, Sendable {
 
     /// The device port: the device channel, the web push service and `/metrics`.
     private func deviceListener(maximumConnections: Int) throws -> PortListener {
-        let server = DeviceChannelServer(
+        var server = DeviceChannelServer(
             store: store, hub: hub, metrics: metrics, log: log, clock: clock,
             acknowledgementTimeout: configuration.acknowledgementTimeout)
+        server.tokensPerDevice = configuration.tokensPerDevice
         let device = DevicePort(
             tls: deviceTLS, setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server,
             metrics: metrics, webPush: webPush, metricsFromAnywhere: configuration.metricsFromAnywhere, logger: logger)

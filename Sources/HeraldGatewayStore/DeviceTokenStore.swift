@@ -11,9 +11,11 @@ public protocol DeviceTokenStore: Sendable {
 
     /// The record for a token.
     func token(_ token: String) async throws -> DeviceTokenRecord?
-    /// The device's active token for an app in an environment and for a purpose, issuing a new one if it has none.
+    /// The device's active token for an app in an environment and for a purpose, issuing a new one if it has none —
+    /// unless the device has `limit` active tokens already (``GatewayStoreError/tokenQuota(limit:)``; `nil`: no
+    /// limit). Between nodes racing to issue, the limit may be passed by a token or two.
     func activeToken(
-        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
+        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date, limit: Int?
     ) async throws -> DeviceTokenRecord
     /// Every token the gateway issued, by device, then app, then environment, oldest first.
     ///

@@ -63,10 +63,10 @@ extension GatewayRepositories {
     }
 
     public func activeToken(
-        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
+        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date, limit: Int?
     ) async throws -> DeviceTokenRecord {
         try await deviceTokenRepository.activeToken(
-            deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: at)
+            deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: at, limit: limit)
     }
 
     public func tokens(includingRevoked: Bool) async throws -> [DeviceTokenRecord] {

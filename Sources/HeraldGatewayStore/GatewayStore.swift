@@ -25,6 +25,14 @@ public enum DeviceEnrollment: Sendable, Equatable {
 }
 
 extension DeviceTokenStore {
+    /// The device's active token for an app in an environment and for a purpose, issuing a new one if it has none.
+    public func activeToken(
+        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
+    ) async throws -> DeviceTokenRecord {
+        try await activeToken(
+            deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: at, limit: nil)
+    }
+
     /// The device's active token for an app's notifications in an environment, issuing a new one if it has none.
     public func activeToken(
         deviceID: String, bundleID: String, environment: APNsEnvironment, at: Date

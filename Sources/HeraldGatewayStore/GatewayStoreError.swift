@@ -6,6 +6,8 @@ public enum GatewayStoreError: Error, Equatable, CustomStringConvertible {
     case unavailable(String)
     /// The database's schema is newer than this build knows: a newer Herald migrated it.
     case newerSchema(found: Int, known: Int)
+    /// The device has this many active tokens, the most one may have: a new one is not issued.
+    case tokenQuota(limit: Int)
 
     public var description: String {
         switch self {
@@ -16,6 +18,8 @@ public enum GatewayStoreError: Error, Equatable, CustomStringConvertible {
         case .newerSchema(let found, let known):
             "The database has schema version \(found), newer than this Herald knows (\(known)): run the Herald that "
                 + "migrated it, or a newer one."
+        case .tokenQuota(let limit):
+            "This device has \(limit) active tokens, the most a device may have: unregister one first."
         }
     }
 }

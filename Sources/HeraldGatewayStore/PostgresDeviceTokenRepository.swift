@@ -72,7 +72,7 @@ public struct PostgresDeviceTokenRepository: DeviceTokenStore, PostgresGatewayRe
     }
 
     public func activeToken(
-        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
+        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date, limit: Int?
     ) async throws -> DeviceTokenRecord {
         let candidate = DeviceToken.random().hex
         return try await perform { client in
@@ -83,6 +83,20 @@ public struct PostgresDeviceTokenRepository: DeviceTokenStore, PostgresGatewayRe
                 INSERT INTO device (id, secret_hash, created_at) VALUES (\(deviceID), NULL, \(at.timeIntervalSince1970))
                 ON CONFLICT (id) DO NOTHING
                 """)
+            if let limit {
+                // Past the quota only a token the device has already is answered (approximate between racing nodes).
+                let rows = try await client.query(
+                    """
+                    SELECT (SELECT COUNT(*) FROM device_token WHERE device_id = \(deviceID) AND revoked_at IS NULL),
+                    EXISTS (SELECT 1 FROM device_token WHERE device_id = \(deviceID) AND bundle_id = \(bundleID)
+                        AND environment = \(environment.rawValue) AND purpose = \(purpose.rawValue) AND revoked_at IS NULL)
+                    """
+                ).collect()
+                if let row = rows.first {
+                    let (active, has) = try row.decode((Int64, Bool).self)
+                    if !has && active >= limit { throw GatewayStoreError.tokenQuota(limit: limit) }
+                }
+            }
             try await client.query(
                 """
                 INSERT INTO device_token (token, device_id, bundle_id, environment, created_at, purpose)

@@ -55,7 +55,7 @@ public struct SQLiteDeviceTokenRepository: DeviceTokenStore, SQLiteGatewayReposi
     }
 
     public func activeToken(
-        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date
+        deviceID: String, bundleID: String, environment: APNsEnvironment, purpose: TokenPurpose, at: Date, limit: Int?
     ) async throws -> DeviceTokenRecord {
         let record = try await groupCommit.write { db in
             try db.execute(
@@ -70,6 +70,13 @@ public struct SQLiteDeviceTokenRepository: DeviceTokenStore, SQLiteGatewayReposi
                 arguments: [deviceID, bundleID, environment.rawValue, purpose.rawValue])
             {
                 return Self.tokenRecord(row)
+            }
+            if let limit {
+                let active =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM device_token WHERE device_id = ? AND revoked_at IS NULL",
+                        arguments: [deviceID]) ?? 0
+                guard active < limit else { throw GatewayStoreError.tokenQuota(limit: limit) }
             }
             let record = DeviceTokenRecord(
                 token: DeviceToken.random().hex, deviceID: deviceID, bundleID: bundleID, environment: environment,

@@ -89,6 +89,27 @@ import Testing
     }
 
     @Test(
+        "Issue 71 (2): past a device's token quota no new token is issued (tokenQuota); a token it has is still answered, another device is not held back, and a revoked token frees a place",
+        arguments: StoreBackEnd.allCases)
+    func tokenQuota(_ backEnd: StoreBackEnd) async throws {
+        try await withStore(backEnd) { store in
+            func token(_ device: String, _ app: String) async throws -> DeviceTokenRecord {
+                try await store.activeToken(
+                    deviceID: device, bundleID: app, environment: .development, purpose: .app, at: Self.day0, limit: 3)
+            }
+            let first = try await token("d", "com.example.a")
+            _ = try await token("d", "com.example.b")
+            _ = try await token("d", "com.example.c")
+            await #expect(throws: GatewayStoreError.tokenQuota(limit: 3)) { try await token("d", "com.example.d") }
+            #expect(try await token("d", "com.example.a") == first)
+            _ = try await token("other", "com.example.d")
+            _ = try await store.revokeToken(first.token, at: Self.day0 + 1)
+            #expect(try await token("d", "com.example.d").bundleID == "com.example.d")
+            #expect(try await store.tokens(includingRevoked: false).filter { $0.deviceID == "d" }.count == 3)
+        }
+    }
+
+    @Test(
         "A token per purpose: the app's, VoIP, each Live Activity and push-to-start are apart, each stable until revoked",
         arguments: StoreBackEnd.allCases)
     func tokenPurposes(_ backEnd: StoreBackEnd) async throws {

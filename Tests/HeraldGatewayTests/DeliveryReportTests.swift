@@ -58,4 +58,27 @@ import Testing
             await phone.close()
         }
     }
+
+    @Test(
+        "Issue 71 (2): a device at its token quota (1,000 by default; 5 here) is refused its next registration with a message saying so, keeps its connection and its tokens, and registers again once it unregisters one"
+    )
+    func tokenQuota() async throws {
+        try await withGateway(configure: { $0.tokensPerDevice = 5 }) { harness, _ in
+            #expect(GatewayConfiguration.defaultTokensPerDevice == 1_000)
+            let device = try await harness.connectDevice("greedy")
+            for index in 0..<5 { _ = try await device.register(bundleID: "com.example.app\(index)") }
+            await #expect(
+                throws: DeviceChannelClient.Failure.refused(
+                    "This device has 5 active tokens, the most a device may have: unregister one first.")
+            ) {
+                try await device.register(bundleID: "com.example.app5")
+            }
+            // The connection holds; a token it has is answered; a place freed is taken.
+            _ = try await device.register(bundleID: "com.example.app0")
+            try await device.unregister(bundleID: "com.example.app0")
+            _ = try await device.register(bundleID: "com.example.app5")
+            #expect(try await harness.store.tokens(includingRevoked: false).filter { $0.deviceID == "greedy" }.count == 5)
+            await device.close()
+        }
+    }
 }

@@ -16,6 +16,9 @@ struct DeviceChannelServer: Sendable {
     let clock: any HeraldClock
     /// How long a push waits for the device's acknowledgement.
     let acknowledgementTimeout: Duration
+    /// How many active tokens a device may have (apps, VoIP, Live Activities, web push subscriptions); `nil`: no
+    /// limit.
+    var tokensPerDevice: Int? = GatewayConfiguration.defaultTokensPerDevice
 
     /// The largest message a device may send.
     static let maximumMessageSize = 64 * 1024
@@ -169,8 +172,16 @@ struct DeviceChannelServer: Sendable {
                 try await session.sendMessage(.error("\(bundleID) is not a bundle ID."))
                 return
             }
-            let record = try await store.activeToken(
-                deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now)
+            let record: DeviceTokenRecord
+            do {
+                record = try await store.activeToken(
+                    deviceID: deviceID, bundleID: bundleID, environment: environment, purpose: purpose, at: clock.now,
+                    limit: tokensPerDevice)
+            } catch let quota as GatewayStoreError where quota == .tokenQuota(limit: tokensPerDevice ?? 0) {
+                logger.notice("Device at its token quota; a registration refused", metadata: ["app.bundle_id": "\(bundleID)"])
+                try await session.sendMessage(.error(quota.description))
+                return
+            }
             try await session.sendMessage(
                 .registered(bundleID: bundleID, environment: environment, purpose: purpose, token: record.token))
         case .unregister(let bundleID, let environment, let purpose) where purpose.isWebPush:
