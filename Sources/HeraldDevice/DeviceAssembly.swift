@@ -45,6 +45,7 @@ package struct DeviceAssembly: Sendable {
     ///   - deliverySeed: The seed of the choices the iPhone's rules leave to the device (`--seed`), `nil` for none.
     ///   - unifiedPushBus: The session bus to be a UnifiedPush distributor on, `nil` for none.
     ///   - changes: What the device's parts signal when what they keep changes.
+    ///   - enrolmentSecret: The gateway's enrolment credential, for a first connection from another machine.
     ///   - logger: Where the device logs.
     /// - Throws: ``Failure`` for a gateway URL that is not a device channel's, an identity or CA file that cannot be
     ///   read.
@@ -52,7 +53,7 @@ package struct DeviceAssembly: Sendable {
         engine: NotificationEngine, gateway: String, trustedCA: String?, directory: HeraldDataDirectory,
         environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?,
         deliveryRules: DeliveryModel.Kind = .instant, deliverySeed: UInt64? = nil, unifiedPushBus: String? = nil,
-        changes: DeviceChanges = DeviceChanges(), logger: Logger
+        changes: DeviceChanges = DeviceChanges(), enrolmentSecret: String? = nil, logger: Logger
     ) throws {
         guard gateway.hasPrefix("ws://") || gateway.hasPrefix("wss://") else {
             throw Failure(description: "--gateway takes the device channel's URL, e.g. wss://localhost:2199/device/v1.")
@@ -86,6 +87,7 @@ package struct DeviceAssembly: Sendable {
         configuration.deliveryRuleNumbers.seed = deliverySeed
         configuration.unifiedPushBusAddress = unifiedPushBus
         configuration.changes = changes
+        configuration.enrolmentSecret = enrolmentSecret
         self.engine = engine
         self.daemon = DeviceDaemon(
             configuration: configuration, engine: engine, liveActivitiesDatabase: directory.liveActivitiesDatabase,

@@ -241,7 +241,7 @@ public final class DeviceDaemon: Service, Sendable {
                 let client = try await DeviceChannelClient.connect(
                     to: configuration.gatewayURL, deviceID: configuration.identity.deviceID,
                     secret: configuration.identity.secret, tlsConfiguration: configuration.tlsConfiguration,
-                    logger: logger, pushesInto: arrived)
+                    enrolmentSecret: configuration.enrolmentSecret, logger: logger, pushesInto: arrived)
                 backoff.reset()
                 logger.info("Connected to the gateway", metadata: ["gateway.url": "\(configuration.gatewayURL)"])
                 if await serve(client, arrived: arrived) {

@@ -31,6 +31,8 @@ public struct DeviceDaemonConfiguration: Sendable {
     public var serviceExtensionGrace: Duration = .seconds(5)
     /// Whether an extension's process stays for the next push (warm) rather than starting for each.
     public var keepsServiceExtensionsWarm = true
+    /// The gateway's enrolment credential, for a device's first connection from another machine (`nil`: none).
+    public var enrolmentSecret: String?
     /// Which delivery rules the device applies (`herald up --device-model`): ``DeliveryModel/Kind/instant`` by
     /// default — every push at once, as every mock of APNs and a provider's own test suite expect — or an iPhone's
     /// budgets, power and wakes.

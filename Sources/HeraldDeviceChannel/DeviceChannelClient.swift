@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HeraldCore
 import HummingbirdWSClient
 import Logging
@@ -62,16 +63,18 @@ public final class DeviceChannelClient: Sendable {
     ///   - tlsConfiguration: For `wss://`: trust the gateway's CA here.
     ///   - serverName: For `wss://` to an address: the name to ask for and check the certificate against (`nil`: the
     ///     URL's host).
+    ///   - enrolmentSecret: The gateway's enrolment credential, for a new device connecting from another machine
+    ///     (sent as the upgrade's `Herald-Enrolment` header).
     ///   - logger: Where the client logs.
     /// - Throws: ``Failure`` when the gateway refuses the device or the connection fails; `CancellationError` when
     ///   the calling task is cancelled first.
     public static func connect(
         to url: String, deviceID: String, secret: String, tlsConfiguration: TLSConfiguration? = nil,
-        serverName: String? = nil, logger: Logger = Logger(label: "herald.device-channel")
+        serverName: String? = nil, enrolmentSecret: String? = nil, logger: Logger = Logger(label: "herald.device-channel")
     ) async throws -> DeviceChannelClient {
         try await connect(
             DeviceChannelClient(deviceID: deviceID, logger: logger, pushBatch: nil), to: url, secret: secret,
-            tlsConfiguration: tlsConfiguration, serverName: serverName)
+            tlsConfiguration: tlsConfiguration, serverName: serverName, enrolmentSecret: enrolmentSecret)
     }
 
     /// Connects as ``connect(to:deviceID:secret:tlsConfiguration:serverName:logger:)`` does, and hands each push to
@@ -79,17 +82,17 @@ public final class DeviceChannelClient: Sendable {
     /// batch, without a task between it and the connection. `batch` is finished when the connection closes.
     package static func connect(
         to url: String, deviceID: String, secret: String, tlsConfiguration: TLSConfiguration? = nil,
-        serverName: String? = nil, logger: Logger = Logger(label: "herald.device-channel"),
+        serverName: String? = nil, enrolmentSecret: String? = nil, logger: Logger = Logger(label: "herald.device-channel"),
         pushesInto batch: BatchQueue<DevicePush>
     ) async throws -> DeviceChannelClient {
         try await connect(
             DeviceChannelClient(deviceID: deviceID, logger: logger, pushBatch: batch), to: url, secret: secret,
-            tlsConfiguration: tlsConfiguration, serverName: serverName)
+            tlsConfiguration: tlsConfiguration, serverName: serverName, enrolmentSecret: enrolmentSecret)
     }
 
     private static func connect(
         _ client: DeviceChannelClient, to url: String, secret: String, tlsConfiguration: TLSConfiguration?,
-        serverName: String?
+        serverName: String?, enrolmentSecret: String?
     ) async throws -> DeviceChannelClient {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (welcome: CheckedContinuation<Void, any Error>) in
@@ -100,7 +103,9 @@ public final class DeviceChannelClient: Sendable {
                 }
                 if cancelled { return welcome.resume(throwing: CancellationError()) }
                 let task = Task {
-                    await client.run(url: url, secret: secret, tlsConfiguration: tlsConfiguration, serverName: serverName)
+                    await client.run(
+                        url: url, secret: secret, tlsConfiguration: tlsConfiguration, serverName: serverName,
+                        enrolmentSecret: enrolmentSecret)
                 }
                 let abandoned = client.state.withLock { state -> Bool in
                     state.task = task
@@ -210,10 +215,15 @@ public final class DeviceChannelClient: Sendable {
         await task?.value
     }
 
-    private func run(url: String, secret: String, tlsConfiguration: TLSConfiguration?, serverName: String?) async {
+    private func run(
+        url: String, secret: String, tlsConfiguration: TLSConfiguration?, serverName: String?, enrolmentSecret: String?
+    ) async {
+        var headers = HTTPFields()
+        if let enrolmentSecret, let name = HTTPField.Name("Herald-Enrolment") { headers[name] = enrolmentSecret }
         do {
             try await WebSocketClient.connect(
-                url: url, configuration: .init(sniHostname: serverName), tlsConfiguration: tlsConfiguration, logger: logger
+                url: url, configuration: .init(additionalHeaders: headers, sniHostname: serverName),
+                tlsConfiguration: tlsConfiguration, logger: logger
             ) {
                 inbound, outbound, _ in
                 self.state.withLock { $0.writer = outbound }

@@ -95,6 +95,8 @@ public struct GatewayConfiguration: Sendable {
     public var tokensPerDevice: Int? = defaultTokensPerDevice
     /// The default of ``tokensPerDevice``: far more than a phone's apps need, far fewer than a flood's.
     public static let defaultTokensPerDevice = 1_000
+    /// Who may enrol a new device: by default one on this machine only.
+    public var deviceEnrolment = DeviceEnrolment()
     /// Whether the device port's `/metrics` answers clients off this machine too; loopback clients only otherwise
     /// (`herald gateway --public-metrics`).
     public var metricsFromAnywhere = false

@@ -295,6 +295,7 @@ public final class HeraldGateway: Service, Sendable {
             store: store, hub: hub, metrics: metrics, log: log, clock: clock,
             acknowledgementTimeout: configuration.acknowledgementTimeout)
         server.tokensPerDevice = configuration.tokensPerDevice
+        server.enrolment = configuration.deviceEnrolment
         let device = DevicePort(
             tls: deviceTLS, setupTimeout: TimeAmount(configuration.connectionSetupTimeout), server: server,
             metrics: metrics, webPush: webPush, metricsFromAnywhere: configuration.metricsFromAnywhere, logger: logger)

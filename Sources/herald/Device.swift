@@ -51,6 +51,11 @@ extension HeraldCommand.Device {
         var apiPort: Int?
         @Option(help: "The interface the device's API listens on (loopback unless you mean otherwise).")
         var apiHost = "127.0.0.1"
+        @Option(
+            help:
+                "A file holding the gateway's enrolment credential, for this device's first connection to a gateway on another machine (its --enrolment-secret-file)."
+        )
+        var enrolmentSecretFile: String?
 
         func validate() throws {
             if let apiPort, !(0...65_535).contains(apiPort) {
@@ -72,7 +77,8 @@ extension HeraldCommand.Device {
             let device = try assembleDevice(
                 engine: engine, gateway: gateway, cacert: cacert, directory: directory, environment: environment,
                 serviceExtensionTime: extensions.timeLimit, desktop: desktop, deliveryRules: deviceModel.kind,
-                deliverySeed: deviceModel.seed, unifiedPushBus: presentation.unifiedPushBus, changes: changes, logger: logger)
+                deliverySeed: deviceModel.seed, unifiedPushBus: presentation.unifiedPushBus, changes: changes,
+                enrolmentSecret: try enrolmentSecretFile.map(readEnrolmentSecret), logger: logger)
             var services = device.services
             if let apiPort, let apiToken {
                 let server = DeviceAPIServer(
@@ -142,7 +148,7 @@ func assembleDevice(
     engine: NotificationEngine, gateway: String, cacert: String?, directory: HeraldDataDirectory,
     environment: APNsEnvironment, serviceExtensionTime: Duration, desktop: FreedesktopPresenter?,
     deliveryRules: DeliveryModel.Kind, deliverySeed: UInt64?, unifiedPushBus: String?,
-    changes: DeviceChanges = DeviceChanges(), logger: Logger
+    changes: DeviceChanges = DeviceChanges(), enrolmentSecret: String? = nil, logger: Logger
 ) throws -> DeviceAssembly {
     let trustedCA = gateway.hasPrefix("wss://") ? try directory.trustedCA(explicit: cacert) : nil
     do {
@@ -150,7 +156,7 @@ func assembleDevice(
             engine: engine, gateway: gateway, trustedCA: trustedCA, directory: directory, environment: environment,
             serviceExtensionTime: serviceExtensionTime, desktop: desktop, deliveryRules: deliveryRules,
             deliverySeed: deliverySeed, unifiedPushBus: unifiedPushBus, changes: changes,
-            logger: logger)
+            enrolmentSecret: enrolmentSecret, logger: logger)
     } catch let failure as DeviceAssembly.Failure {
         throw ValidationError(failure.description)
     }

@@ -73,6 +73,11 @@ extension HeraldCommand {
         @Option(help: "CA that provider client certificates must chain to, with --cert.") var clientCA: String?
         @Option(help: "Seconds to wait for a device's acknowledgement before storing a notification.")
         var ackTimeout: Double = 10
+        @Option(
+            help:
+                "A file holding the credential a device on another machine presents to enrol (herald device --enrolment-secret-file); without it, only devices on this machine enrol."
+        )
+        var enrolmentSecretFile: String?
 
         /// `--broadcast-apps` as a list.
         private var broadcastAppList: [String]? {
@@ -133,6 +138,7 @@ extension HeraldCommand {
             configuration.broadcastApps = broadcastAppList.map(Set.init)
             configuration.fcmHost = host
             configuration.metricsFromAnywhere = publicMetrics
+            configuration.deviceEnrolment.secret = try enrolmentSecretFile.map(readEnrolmentSecret)
             configuration.webPushRules = webPushRules
             configuration.fcmPort = fcmPort.flatMap { $0 == ListenerPort.off ? nil : $0 }
             let gatewayStore = try await store.openForNode(logger: logger)
@@ -169,7 +175,14 @@ extension HeraldCommand {
                     }
                 }
                 lines.append("  device channel: \(plaintextDevices ? "ws" : "wss")://\(host):\(ports.device)/device/v1")
-                lines.append("  metrics:        \(plaintextDevices ? "http" : "https")://\(host):\(ports.device)/metrics")
+                lines.append(
+                    "  metrics:        \(plaintextDevices ? "http" : "https")://\(host):\(ports.device)/metrics\(publicMetrics ? "" : " (this machine's clients only; --public-metrics)")"
+                )
+                lines.append(
+                    enrolmentSecretFile == nil
+                        ? "  enrolment:      new devices from this machine only (--enrolment-secret-file for others)"
+                        : "  enrolment:      new devices from this machine, or with the credential in \(enrolmentSecretFile ?? "")"
+                )
                 if let ca = gateway.certificateAuthority {
                     lines.append("  trust this CA:  \(ca.certificateURL.path)")
                 }
@@ -195,4 +208,20 @@ extension HeraldCommand {
             }
         }
     }
+}
+
+/// The enrolment credential in `path`: its first line, without surrounding white space.
+///
+/// - Parameter path: The file (`--enrolment-secret-file`).
+/// - Throws: ``CommandFailure`` saying what to do when it cannot be read or is empty.
+func readEnrolmentSecret(_ path: String) throws -> String {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw CommandFailure(
+            "Cannot read --enrolment-secret-file \(path); give a readable file with the credential on its first line.")
+    }
+    let secret = text.split(whereSeparator: \.isNewline).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+    guard !secret.isEmpty else {
+        throw CommandFailure("--enrolment-secret-file \(path) is empty; put the credential on its first line.")
+    }
+    return secret
 }

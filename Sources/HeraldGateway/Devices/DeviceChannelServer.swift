@@ -19,6 +19,8 @@ struct DeviceChannelServer: Sendable {
     /// How many active tokens a device may have (apps, VoIP, Live Activities, web push subscriptions); `nil`: no
     /// limit.
     var tokensPerDevice: Int? = GatewayConfiguration.defaultTokensPerDevice
+    /// Who may enrol a new device.
+    var enrolment = DeviceEnrolment()
 
     /// The largest message a device may send.
     static let maximumMessageSize = 64 * 1024
@@ -62,6 +64,17 @@ struct DeviceChannelServer: Sendable {
             case .secret:
                 break
             case .withoutSecret, .unknown:
+                // Issue 71 (2): a new device from this machine, or with the gateway's enrolment credential.
+                guard enrolment.admits(from: channel.remoteAddress, presenting: connection.enrolmentCredential) else {
+                    logger.notice(
+                        "A new device was not enrolled: no enrolment credential",
+                        metadata: [
+                            "device.id": "\(MozillaPushProtocol.loggable(deviceID))",
+                            "client.address": "\(channel.remoteAddress.map { "\($0)" } ?? "")",
+                        ])
+                    await fail(enrolment.refusal)
+                    return nil
+                }
                 try await store.enrollDevice(id: deviceID, secretHash: secretHash, at: clock.now)
             }
         } catch {

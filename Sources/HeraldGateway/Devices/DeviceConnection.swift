@@ -57,6 +57,8 @@ final class DeviceConnection: Sendable {
     /// For a Firefox profile speaking Mozilla's WebPush protocol (``MozillaPushProtocol``): the push service's origin
     /// as it reached it; `nil` for a device speaking the device channel. Set once, at the upgrade.
     private let mozilla = Mutex<String?>(nil)
+    /// The enrolment credential its WebSocket upgrade presented (``DeviceEnrolment/header``); set once, at the upgrade.
+    private let presentedEnrolment = Mutex<String?>(nil)
 
     /// Creates the connection's state; nothing happens until it upgrades and the device speaks.
     ///
@@ -105,6 +107,16 @@ final class DeviceConnection: Sendable {
         case .invalid:
             logger.debug("A message that is not Mozilla's WebPush protocol; ignored", metadata: ["text": "\(text.prefix(200))"])
         }
+    }
+
+    /// The enrolment credential the connection's upgrade presented, if any.
+    var enrolmentCredential: String? { presentedEnrolment.withLock { $0 } }
+
+    /// The connection's upgrade presented an enrolment credential.
+    ///
+    /// - Parameter credential: The `Herald-Enrolment` header's value.
+    func presented(enrolmentCredential credential: String) {
+        presentedEnrolment.withLock { $0 = credential }
     }
 
     /// The connection upgraded to the device channel: its next message is the device's hello.

@@ -91,6 +91,9 @@ struct DevicePort: PortListener.Connections {
             },
             upgradePipelineHandler: { channel, head in
                 let mozilla = DeviceHTTPHandler.path(of: head) != Self.path
+                if let credential = head.headers.first(name: DeviceEnrolment.header) {
+                    connection.presented(enrolmentCredential: credential)
+                }
                 if mozilla {
                     connection.speaksMozillaProtocol(
                         serviceOrigin: "\(usesTLS ? "https" : "http")://\(head.headers.first(name: "host") ?? "localhost")")
