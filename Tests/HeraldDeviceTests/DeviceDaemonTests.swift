@@ -33,6 +33,30 @@ import UserNotifications
         try await withRunning([daemon], logger: logger) { try await body(daemon) }
     }
 
+    @Test(
+        "Issue 71 (2): a daemon with the gateway's enrolment credential (herald device --enrolment-secret-file) is enrolled by a gateway that takes new devices only with it, and registers its app"
+    )
+    func enrolsWithTheCredential() async throws {
+        try await withGateway(configure: {
+            $0.deviceEnrolment = DeviceEnrolment(secret: "enrolment-credential", trustsLoopback: false)
+        }) { harness, _ in
+            let (device, _) = try await Self.authorizedDevice(GatewayHarness.bundleID)
+            var logger = Logger(label: "test.daemon")
+            logger.logLevel = .warning
+            var configuration = DeviceDaemonConfiguration(
+                gatewayURL: "wss://localhost:\(harness.ports.device)/device/v1",
+                identity: DeviceIdentity(deviceID: "remote-\(UUID().uuidString.prefix(6))", secret: "s3cret"),
+                tlsConfiguration: try harness.clientTLS(), registrationTimeout: GatewayHarness.registrationTimeout,
+                backoff: ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200)))
+            configuration.enrolmentSecret = "enrolment-credential"
+            let daemon = DeviceDaemon(configuration: configuration, engine: device.engine, logger: logger)
+            try await withRunning([daemon], logger: logger) {
+                let token = try await daemon.register(bundleIdentifier: GatewayHarness.bundleID)
+                #expect(try await harness.store.token(token)?.deviceID == configuration.identity.deviceID)
+            }
+        }
+    }
+
     @Test("Seed 001: permission → register → the provider pushes with a .p8 JWT → the foreground app's willPresent and the list")
     func pushReachesTheApp() async throws {
         try await withGateway { harness, _ in
