@@ -341,7 +341,7 @@ extension HTTPServerBuilder {
     /// How long a console connection may go without a whole request part while no request is being answered.
     static let consoleIdleTimeout = TimeAmount.seconds(20)
 
-    /// The console's connection cap: a share of the process's open-file limit (``ConnectionCaps``).
+    /// The console's connection cap: a share of the process's open-file limit (`ConnectionCaps`).
     static var consoleConnectionCap: Int {
         ConnectionCaps.ofThisProcess(providerListeners: 0).console
     }

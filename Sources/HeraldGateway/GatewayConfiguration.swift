@@ -88,7 +88,7 @@ public struct GatewayConfiguration: Sendable {
     /// until the next is disconnected (its pushes are stored for its return).
     public var devicePingInterval: Duration
     /// How many connections each port holds at most; `nil`: shares of the process's open-file limit when the gateway
-    /// starts (``ConnectionCaps/ofThisProcess(providerListeners:)``).
+    /// starts (`ConnectionCaps.ofThisProcess(providerListeners:)`).
     public var connectionCaps: ConnectionCaps? = nil
     /// How many active tokens one device may have — its apps' tokens, VoIP and Live Activity tokens, web push
     /// subscriptions; a registration past it is refused. `nil`: no limit.

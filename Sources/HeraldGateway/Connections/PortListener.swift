@@ -23,7 +23,7 @@ struct PortListener: Service {
     let host: String
     /// The port; 0 picks one.
     let port: Int
-    /// How many connections it holds at most: at the cap it stops accepting until one closes (``ConnectionCaps``).
+    /// How many connections it holds at most: at the cap it stops accepting until one closes (`ConnectionCaps`).
     let maximumConnections: Int
     /// What the port serves.
     let connections: any Connections
