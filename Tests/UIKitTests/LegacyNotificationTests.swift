@@ -120,8 +120,11 @@ struct LegacyNotificationTests {
         "Seed 002 as written: registration → didRegister with the three types; the notification fires at 10 s, not before; a banner shows the minimal context's one action"
     )
     func seedSchedulesAndFires() async throws {
-        // The seed's fire date is `Date(timeIntervalSinceNow: 10)`: the device's clock starts at the real time.
-        try await withApp(clock: VirtualClock(now: Date())) { device, center, delegate in
+        // The seed's fire date is `Date(timeIntervalSinceNow: 10)`: the device's clock starts at the real time. The
+        // real clock runs on while the app starts (seconds on a hogged machine), so the fire date is 10 s after the
+        // seed's call, not after the device clock's start: the steps below count from it.
+        let clock = VirtualClock(now: Date())
+        try await withApp(clock: clock) { device, center, delegate in
             device.setForeground(false)
             Seed002.registerAndSchedule()
             // The synchronous getter sees the call at once.
@@ -136,7 +139,8 @@ struct LegacyNotificationTests {
             #expect(pending.map(\.content.body) == ["Testing"])
             #expect(pending.first?.trigger is UNCalendarNotificationTrigger)
 
-            await device.advance(by: 9)
+            let fireDate = try #require(scheduled.first?.fireDate)
+            await device.advance(by: fireDate.timeIntervalSince(clock.now) - 1)
             #expect(device.presenter.presentations.isEmpty)
             await device.advance(by: 2.5)  // 10 s from the seed's "now", rounded up to the second
             let shown = try #require(device.presenter.presentations.first)
