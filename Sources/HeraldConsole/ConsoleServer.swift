@@ -689,9 +689,6 @@ public final class ConsoleServer: Service, Sendable {
 
     /// Two secrets compared in time that does not depend on where they differ.
     private static func same(_ given: String?, _ expected: String) -> Bool {
-        guard let given else { return false }
-        let a = Array(given.utf8), b = Array(expected.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        given?.isSameSecret(as: expected) ?? false
     }
 }

@@ -1,3 +1,4 @@
+import HeraldCore
 import NIOCore
 
 /// Who may enrol a new device — a device ID the gateway has not seen with a secret: one on this machine (loopback),
@@ -35,9 +36,7 @@ public struct DeviceEnrolment: Sendable, Equatable {
     func admits(from address: SocketAddress?, presenting presented: String?) -> Bool {
         if trustsLoopback, DeviceHTTPHandler.isLoopback(address) { return true }
         guard let secret, let presented else { return false }
-        let a = Array(presented.utf8), b = Array(secret.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+        return presented.isSameSecret(as: secret)
     }
 
     /// Why a device was not enrolled, as it is told.
